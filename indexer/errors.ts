@@ -1,0 +1,35 @@
+// Every refusal and failure a tool can report. The code is stable (scripts and
+// the Ollama loop branch on it); the message is one line for a human or a model.
+
+export const ERROR_CODES = [
+  'invalid_arguments', // schema rejected the arguments (unknown/missing field, wrong type, out of range)
+  'unknown_tool',      // name not on the allowlist
+  'path_denied',       // absolute, escapes the root, NUL byte, encoded escape, symlink out of root
+  'secret_denied',     // the path is a secret file (contract §4): never indexed, searched or read
+  'not_indexed',       // a path inside the root that the index does not hold (ignored, binary, too big, missing)
+  'out_of_range',      // a line number past the end of the file
+  'not_a_git_repo',    // read_git_diff on a root that is not inside a git work tree
+  'bad_ref',           // read_git_diff base that does not verify or starts with '-'
+  'git_failed',        // git ran and failed for another reason
+  'index_unavailable', // no index yet / index is being built and cannot answer
+  'internal_error',    // a bug: reported, never crashes the daemon
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class ToolError extends Error {
+  constructor(readonly code: ErrorCode, message: string) {
+    // One line, always: a model gets this text back verbatim.
+    super(message.replace(/\s*\n\s*/g, ' '));
+    this.name = 'ToolError';
+  }
+  toJSON(): { code: ErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** Turns anything thrown into a ToolError, keeping ToolErrors as they are. */
+export function asToolError(err: unknown): ToolError {
+  if (err instanceof ToolError) return err;
+  const msg = err instanceof Error ? err.message : String(err);
+  return new ToolError('internal_error', `internal error: ${msg}`);
+}

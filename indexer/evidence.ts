@@ -1,0 +1,47 @@
+// The one output shape of every tool (contract §1). Build items only through
+// makeEvidence so the snippet invariant — snippet equals lines start..end of the
+// file as indexed — holds by construction.
+
+export const EVIDENCE_KINDS = [
+  'path_match', 'content_match', 'class', 'function', 'method', 'variable', 'import', 'source', 'diff',
+] as const;
+export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
+
+export interface Evidence {
+  path: string;
+  start_line: number;
+  end_line: number;
+  kind: EvidenceKind;
+  name: string;
+  snippet: string;
+  truncated?: true;
+}
+
+/** Snippets longer than this are cut to a prefix and flagged `truncated`. */
+export const SNIPPET_MAX_CHARS = 4000;
+
+/** Cuts text to SNIPPET_MAX_CHARS without splitting a UTF-16 surrogate pair. */
+export function capSnippet(text: string): { snippet: string; truncated?: true } {
+  if (text.length <= SNIPPET_MAX_CHARS) return { snippet: text };
+  let end = SNIPPET_MAX_CHARS;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // keep the pair whole: drop its first half
+  return { snippet: text.slice(0, end), truncated: true };
+}
+
+/**
+ * One Evidence item over `lines` (the file split by splitLines), lines
+ * start..end 1-based inclusive. Throws on an out-of-range span: that is a bug in
+ * the caller, never something to clamp silently.
+ */
+export function makeEvidence(
+  path: string, lines: readonly string[], start: number, end: number, kind: EvidenceKind, name: string,
+): Evidence {
+  if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 1 && start <= end && end <= lines.length)) {
+    throw new Error(`internal: evidence span ${start}-${end} outside ${path} (${lines.length} lines)`);
+  }
+  const { snippet, truncated } = capSnippet(lines.slice(start - 1, end).join('\n'));
+  const item: Evidence = { path, start_line: start, end_line: end, kind, name, snippet };
+  if (truncated) item.truncated = true;
+  return item;
+}

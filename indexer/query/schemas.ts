@@ -1,0 +1,133 @@
+// The allowlist (contract §2): exactly five read-only tools, each defined once
+// here as a strict zod schema. Validation, the JSON Schema sent to Ollama,
+// `tools/list` and `evidex tools` all derive from TOOLS; nothing else may
+// describe a tool's arguments.
+import { z } from 'zod';
+import { ToolError } from '../errors.js';
+
+const limit = z.number().int().min(1).max(200)
+  .describe('Maximum number of evidence items to return (1-200, default 20). `total` still counts every match.');
+
+export const SearchCodeArgs = z.strictObject({
+  query: z.string().min(1).max(200)
+    .describe('Literal text to find (not a regex), 1-200 characters. Matches file paths and file lines.'),
+  limit: limit.optional(),
+  case_sensitive: z.boolean().optional().describe('Match case exactly (default false).'),
+  path_prefix: z.string().min(1).max(1000).optional()
+    .describe('Only files whose repository-relative path starts with this prefix, e.g. "src/".'),
+});
+
+export const SYMBOL_KINDS = ['class', 'function', 'method', 'variable'] as const;
+export const FindSymbolArgs = z.strictObject({
+  name: z.string().min(1).max(500)
+    .describe('Simple name ("run") or qualified name ("Server.run", "outer.inner") of a Python definition.'),
+  kind: z.enum(SYMBOL_KINDS).optional().describe('Only definitions of this kind.'),
+  limit: limit.optional(),
+});
+
+export const READ_MAX_LINES = 400;
+const lineNo = z.number().int().min(1);
+export const ReadEvidenceArgs = z.strictObject({
+  path: z.string().min(1).max(1000).describe('Repository-relative POSIX path of an indexed file.'),
+  start_line: lineNo.describe('First line to read, 1-based.'),
+  end_line: lineNo.optional().describe('Last line to read, inclusive (default start_line).'),
+  context: z.number().int().min(0).max(50).optional()
+    .describe('Extra lines on each side (0-50, default 0). Clamped to the file; at most 400 lines in all.'),
+});
+
+export const FindImportersArgs = z.strictObject({
+  module_name: z.string().min(1).max(1000)
+    .describe('Dotted module name ("pkg.mod") or a repository path of a Python file ("src/rag_common.py").'),
+});
+
+export const ReadGitDiffArgs = z.strictObject({
+  path: z.string().min(1).max(1000).optional().describe('Only this repository-relative file or folder.'),
+  staged: z.boolean().optional().describe('Diff the index (staged changes) instead of the working tree (default false).'),
+  base: z.string().min(1).max(200).optional()
+    .describe('Commit-ish to diff against (default HEAD). Must not start with "-".'),
+});
+
+export const TOOLS = {
+  search_code: {
+    schema: SearchCodeArgs,
+    description:
+      'Find a literal string in the repository. Returns path_match items (files whose path contains the query, by path) ' +
+      'then content_match items (one per matching line, by path and line).',
+  },
+  find_symbol: {
+    schema: FindSymbolArgs,
+    description:
+      'Find Python definitions (class, function, method, module/class variable) by simple or qualified name. ' +
+      'Each item spans the whole definition, decorators included.',
+  },
+  read_evidence: {
+    schema: ReadEvidenceArgs,
+    description: 'Read lines of an indexed file, optionally widened by context lines. At most 400 lines.',
+  },
+  find_importers: {
+    schema: FindImportersArgs,
+    description:
+      'Find the import statements that import a Python module (dotted name or repository path), one item per statement.',
+  },
+  read_git_diff: {
+    schema: ReadGitDiffArgs,
+    description:
+      'Show uncommitted changes as one diff item per hunk (working tree or staged, against HEAD or a base ref). ' +
+      'Line numbers are those of the new file.',
+  },
+} as const;
+
+export type ToolName = keyof typeof TOOLS;
+export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
+export type ToolArgs = {
+  search_code: z.infer<typeof SearchCodeArgs>;
+  find_symbol: z.infer<typeof FindSymbolArgs>;
+  read_evidence: z.infer<typeof ReadEvidenceArgs>;
+  find_importers: z.infer<typeof FindImportersArgs>;
+  read_git_diff: z.infer<typeof ReadGitDiffArgs>;
+};
+
+/** A validated call: the name is on the allowlist and the arguments passed its schema unchanged. */
+export type ToolCall = { [N in ToolName]: { name: N; args: ToolArgs[N] } }[ToolName];
+
+export function isToolName(name: unknown): name is ToolName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(TOOLS, name);
+}
+
+/** One line naming the first problem zod found, e.g. `limit: expected number, received string`. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.length ? issue.path.map(String).join('.') : 'arguments';
+  return `${where}: ${issue.message}`;
+}
+
+/**
+ * Checks a call by exact name and strict schema. Nothing is coerced: the
+ * string "5" is not a number, an unknown field is an error, and the returned
+ * arguments are exactly the ones given.
+ */
+export function validateToolCall(name: unknown, args: unknown): ToolCall {
+  if (!isToolName(name)) {
+    throw new ToolError('unknown_tool',
+      `unknown tool ${JSON.stringify(name)}; the allowed tools are ${TOOL_NAMES.join(', ')}`);
+  }
+  const parsed = TOOLS[name].schema.safeParse(args ?? undefined);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(describeIssue);
+    throw new ToolError('invalid_arguments', `${name}: ${issues.join('; ')}`);
+  }
+  return { name, args: parsed.data } as ToolCall;
+}
+
+export interface ToolDescriptor {
+  name: ToolName;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** JSON Schema of each tool's arguments, generated from the same zod schema that validates. */
+export function toolDescriptors(): ToolDescriptor[] {
+  return TOOL_NAMES.map((name) => {
+    const { $schema: _drop, ...inputSchema } = z.toJSONSchema(TOOLS[name].schema, { io: 'input' }) as Record<string, unknown>;
+    return { name, description: TOOLS[name].description, inputSchema };
+  });
+}

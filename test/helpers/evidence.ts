@@ -1,0 +1,44 @@
+// The checkable-evidence property (contract §1), asserted over every answer a
+// test sees: open `path`, take lines start..end, compare with the snippet.
+// Deliberately re-implements line splitting from the contract's words instead of
+// importing indexer/text.ts, so a bug there cannot hide itself here.
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import * as assert from 'uvu/assert';
+
+interface EvidenceLike {
+  path: string; start_line: number; end_line: number; kind: string; name: string; snippet: string; truncated?: boolean;
+}
+
+const KINDS = new Set(['path_match', 'content_match', 'class', 'function', 'method', 'variable', 'import', 'source', 'diff']);
+
+function contractLines(bytes: Buffer): string[] {
+  const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
+  const parts = text.split('\n');
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  return parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+/** Asserts the six required fields and, except for `diff`, that the snippet is exactly the file's lines. */
+export function assertEvidenceChecks(root: string, items: readonly EvidenceLike[]): void {
+  for (const e of items) {
+    const where = `${e.path}:${e.start_line}-${e.end_line} (${e.kind})`;
+    assert.type(e.path, 'string', where);
+    assert.ok(!isAbsolute(e.path) && !e.path.split('/').includes('..') && !e.path.includes('\\'), `path not relative POSIX: ${where}`);
+    assert.ok(Number.isInteger(e.start_line) && e.start_line >= 1, `start_line: ${where}`);
+    assert.ok(Number.isInteger(e.end_line) && e.end_line >= e.start_line, `end_line: ${where}`);
+    assert.ok(KINDS.has(e.kind), `kind: ${where}`);
+    assert.type(e.name, 'string', where);
+    assert.type(e.snippet, 'string', where);
+    if (e.kind === 'diff') continue;
+    const lines = contractLines(readFileSync(join(root, e.path)));
+    assert.ok(e.end_line <= lines.length, `end_line past end of file: ${where}`);
+    const expected = lines.slice(e.start_line - 1, e.end_line).join('\n');
+    if (e.truncated) {
+      assert.ok(e.snippet.length <= 4000 && expected.length > 4000, `truncated flag without need: ${where}`);
+      assert.ok(expected.startsWith(e.snippet), `truncated snippet is not a prefix of the lines: ${where}`);
+    } else {
+      assert.is(e.snippet, expected, `snippet differs from the file's lines: ${where}`);
+    }
+  }
+}
