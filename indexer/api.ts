@@ -1,0 +1,64 @@
+// The face the indexer shows to the daemon and the in-process CLI: open an
+// index for a root, keep it fresh, answer validated tool calls. The daemon holds
+// one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
+import type { Evidence } from './evidence.js';
+import type { ToolCall } from './query/schemas.js';
+
+/** What every tool answers (contract §2, §5): the items, how many matched in all, and which index generation answered. */
+export interface ToolResult {
+  evidence: Evidence[];
+  total: number;
+  generation: number;
+}
+
+export interface IndexStatus {
+  root: string;
+  formatVersion: number;
+  generation: number;          // rises by one with every applied update (a file, a batch, a build step)
+  files: number;
+  pythonFiles: number;
+  symbols: number;
+  imports: number;
+  lines: number;
+  bytes: number;               // source bytes indexed
+  lastUpdate: string | null;   // ISO time of the last applied update
+  state: 'empty' | 'building' | 'ready';
+}
+
+export interface BuildProgress {
+  phase: 'walk' | 'parse' | 'write' | 'done';
+  done: number;                // files processed so far in this phase
+  total: number;               // files known in this phase (0 while unknown)
+}
+
+export interface BuildSummary {
+  files: number; parsed: number; unchanged: number; removed: number;
+  symbols: number; imports: number; lines: number; seconds: number;
+}
+
+export interface UpdateSummary {
+  changed: string[];           // re-indexed (new or different content)
+  removed: string[];           // gone from the index (deleted, now ignored, now binary...)
+  unchanged: string[];         // same content hash: nothing rewritten
+  generation: number;
+}
+
+export interface OpenOptions {
+  /** Folder for this root's LMDB environment (the daemon passes <state>/<root-id>/). */
+  stateDir: string;
+  maxFileBytes?: number;       // default 2 MiB
+  extraSecrets?: string[];     // glob patterns added to the contract's secret list
+  workers?: number;            // parse threads for a build (default: cores)
+}
+
+export interface IndexHandle {
+  readonly root: string;
+  status(): IndexStatus;
+  /** Runs one already-validated call. Refusals are thrown as ToolError. */
+  runTool(call: ToolCall): Promise<ToolResult>;
+  /** Walks the tree and brings the index up to date: a first full build, or a catch-up that re-parses only files whose content changed. */
+  refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary>;
+  /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */
+  update(paths: string[]): Promise<UpdateSummary>;
+  close(): Promise<void>;
+}
