@@ -1,0 +1,66 @@
+// What one `ask` reports while it runs (AskEvent, streamed to the client as
+// notifications) and what it returns (AskResult). Shared by the daemon and the
+// CLI, so everything here is plain JSON: no classes, no Dates, no Maps.
+import type { Evidence } from '../../indexer/evidence.js';
+
+/** JSON-RPC notification method the daemon uses to forward AskEvents (params: the event itself). */
+export const ASK_EVENT_NOTIFICATION = 'ask/event';
+
+export type StopReason = 'answered' | 'refused_twice' | 'step_cap' | 'time_limit' | 'cancelled' | 'model_error';
+
+/** Why talking to Ollama failed; each gets its own one-line message (see ollama-errors.ts). */
+export type AskErrorCode =
+  | 'ollama_unreachable'  // connection refused / host unknown: Ollama is not running at OLLAMA_HOST
+  | 'model_not_found'     // HTTP 404: the model is not installed
+  | 'model_no_tools'      // the model lacks the `tools` capability (from /api/show, or a 400 from /api/chat)
+  | 'ollama_http_error'   // any other non-2xx answer
+  | 'ollama_stream_error' // an {"error": ...} line inside a 200 stream
+  | 'ollama_stream_cut'   // the stream ended or broke before its `done: true` line
+  | 'ollama_bad_reply';   // a reply evidex cannot use (no message, malformed tool call list)
+
+export interface AskFailure { code: AskErrorCode; message: string }
+
+/** One tool call the model asked for, as decided and (when allowed) run. */
+export interface AttemptLog {
+  step: number;                     // the model turn that asked for it (1-based)
+  tool: string;                     // the name exactly as the model sent it
+  arguments: unknown;               // exactly as the model sent them (never repaired)
+  decision: 'allowed' | 'refused';
+  code?: string;                    // ToolError code when refused (unknown_tool, invalid_arguments, path_denied, ...)
+  reason?: string;                  // the one-line reason the model got back
+  items?: number;                   // evidence items returned (allowed calls)
+  total?: number;                   // matches in all (allowed calls)
+  ms: number;                       // validation + run time
+}
+
+export interface CitationCheck {
+  cite: string;                     // as written in the answer, e.g. "src/rag_common.py:12-14"
+  path: string;
+  start_line: number;
+  end_line: number;
+  backed: boolean;                  // every cited line lies inside evidence gathered for this question
+}
+
+export type AskEvent =
+  | { type: 'started'; questionId: string; model: string; host: string; maxSteps: number; timeoutMs: number }
+  | { type: 'step'; step: number; maxSteps: number }
+  | { type: 'thinking'; step: number; text: string }          // a delta of the model's thinking
+  | { type: 'content'; step: number; text: string }           // a delta of the model's visible text (the answer, on the last step)
+  | { type: 'tool_call'; step: number; index: number; name: string; arguments: unknown;
+      decision: 'allowed' | 'refused'; code?: string; reason?: string }
+  | { type: 'tool_result'; step: number; index: number; name: string; items: number; total: number; generation: number; ms: number }
+  | { type: 'citations'; citations: CitationCheck[] }
+  | { type: 'stopped'; why: StopReason; message?: string };
+
+export interface AskResult {
+  questionId: string;
+  model: string;
+  answer: string;                   // the model's final text ('' when it never answered)
+  evidence: Evidence[];             // every item the model was shown for this question, in order
+  citations: CitationCheck[];       // each distinct path:line the answer cites, checked against `evidence`
+  stopped: StopReason;
+  message?: string;                 // for every stop but `answered`: what happened, for the user
+  error?: AskFailure;               // set when stopped is `model_error`
+  attempts: AttemptLog[];
+  steps: number;                    // model turns taken
+}

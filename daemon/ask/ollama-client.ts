@@ -1,0 +1,81 @@
+// The one place evidex builds an `ollama` client and turns what it throws into
+// AskFailures with distinct, actionable one-line messages.
+import { Ollama } from 'ollama';
+import type { AskErrorCode, AskFailure } from './events.js';
+
+export class AskError extends Error {
+  constructor(readonly code: AskErrorCode, message: string) {
+    super(message.replace(/\s*\n\s*/g, ' '));
+    this.name = 'AskError';
+  }
+  toJSON(): AskFailure { return { code: this.code, message: this.message }; }
+}
+
+/**
+ * An Ollama client whose every HTTP request (show, tags, chat — streamed or
+ * not) ends when `signal` aborts. The package only aborts a streamed chat, and
+ * only after its response headers arrive (its AbortController is created inside
+ * chat()); routing our signal through its `fetch` option also covers the wait for
+ * headers and the non-streamed calls. Aborting a fetch makes undici destroy the
+ * socket, so Ollama sees the connection close and stops generating.
+ */
+export function makeOllama(host: string, signal: AbortSignal): Ollama {
+  const abortableFetch: typeof fetch = (input, init) => {
+    const signals = init?.signal ? [init.signal, signal] : [signal];
+    return fetch(input, { ...init, signal: AbortSignal.any(signals) });
+  };
+  return new Ollama({ host, fetch: abortableFetch });
+}
+
+/** The system error code under a fetch failure (undici wraps it as TypeError('fetch failed', {cause})). */
+function causeCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    // AggregateError (happy-eyeballs tried several addresses): look at the first.
+    const errors = (e as { errors?: unknown[] }).errors;
+    e = Array.isArray(errors) && errors.length ? errors[0] : (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function isAbortError(err: unknown): boolean {
+  return !!err && typeof err === 'object' && ((err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError');
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const STREAM_INCOMPLETE = 'Did not receive done or success response in stream.';
+
+/**
+ * Classifies an error thrown by the `ollama` package. `phase` says whether the
+ * HTTP response had already begun streaming: a plain Error thrown while reading
+ * a stream is the package re-throwing an {"error": ...} line.
+ */
+export function classifyOllamaError(err: unknown, host: string, model: string, phase: 'request' | 'stream'): AskError {
+  if (err instanceof AskError) return err;
+  const e = err as { name?: string; message?: string; status_code?: number; error?: string };
+  const msg = String(e?.message ?? err).replace(/\s*\n\s*/g, ' ');
+  if (e?.name === 'ResponseError' && typeof e.status_code === 'number') {
+    const text = e.error ?? msg;
+    if (/does not support tools/i.test(text)) {
+      return new AskError('model_no_tools', `model "${model}" does not support tool calling in Ollama at ${host} (Ollama said: ${text}); choose a model with the "tools" capability (--model or EVIDEX_MODEL)`);
+    }
+    if (e.status_code === 404) {
+      return new AskError('model_not_found', `model "${model}" is not installed in Ollama at ${host} (Ollama said: ${text}); install it with \`ollama pull ${model}\` or choose another with --model / EVIDEX_MODEL`);
+    }
+    return new AskError('ollama_http_error', `Ollama at ${host} answered HTTP ${e.status_code}: ${text}`);
+  }
+  const sys = causeCode(err);
+  if (phase === 'request' && (sys === undefined ? /fetch failed/i.test(msg) : UNREACHABLE.has(sys))) {
+    const why = sys === 'ECONNREFUSED' ? 'connection refused' : sys ?? msg;
+    return new AskError('ollama_unreachable', `cannot reach Ollama at ${host} (${why}); start it with \`ollama serve\`, or point OLLAMA_HOST at the running server`);
+  }
+  if (msg === STREAM_INCOMPLETE || (phase === 'stream' && (e?.name === 'TypeError' || sys !== undefined))) {
+    return new AskError('ollama_stream_cut', `the reply from Ollama at ${host} ended before it was complete (${sys ?? msg}); Ollama may have crashed or been restarted`);
+  }
+  if (phase === 'stream' && e?.name === 'Error') {
+    return new AskError('ollama_stream_error', `Ollama reported an error in the middle of its reply: ${msg}`);
+  }
+  return new AskError('ollama_http_error', `talking to Ollama at ${host} failed: ${msg}`);
+}

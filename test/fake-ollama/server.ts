@@ -1,0 +1,199 @@
+// A fake Ollama that speaks the real wire protocol over loopback HTTP, so
+// tests drive the real `ollama` package end to end. Each /api/chat request
+// takes the next scripted turn; every request is recorded (the transcript
+// tests assert), including whether the client closed it before it finished.
+//
+// Shapes follow Ollama's own server (api/types.go, server/routes.go): NDJSON
+// chunks with `done: false`, then a final `done: true` chunk with done_reason and
+// durations; errors as {"error": "..."} with the HTTP status Ollama uses; an
+// error after streaming began is an {"error": ...} line inside the 200 stream.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeModel { name: string; capabilities: string[]; family?: string }
+
+/** One NDJSON line's worth of message. Tool calls in Ollama's shape: `{function: {name, arguments}}`. */
+export interface FakeChunk {
+  content?: string;
+  thinking?: string;
+  tool_calls?: Array<{ function: { name: unknown; arguments: unknown } }>;
+}
+
+export interface ChatTurn {
+  chunks?: FakeChunk[];        // each becomes one `done: false` line (streamed); merged into one message when not streaming
+  delayMs?: number;            // pause before each line
+  splitLines?: boolean;        // write each line in two TCP writes, cutting it in the middle of the JSON
+  errorLine?: string;          // after the chunks, an {"error": ...} line and the end of the response (no done line)
+  hang?: boolean;              // after the chunks, keep the response open until the client goes away
+  status?: number;             // answer this HTTP status with {"error": error} instead of a reply
+  error?: string;
+  doneReason?: string;         // default "stop"
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: any;                   // parsed JSON body (undefined for GET)
+  completed: boolean;          // the server finished its response
+  aborted: boolean;            // the client closed the connection before the response finished
+}
+
+/** Handy constructors for scripted chunks. */
+export const call = (name: unknown, args: unknown): { function: { name: unknown; arguments: unknown } } =>
+  ({ function: { name, arguments: args } });
+
+function fullName(model: string): string {
+  return model.includes(':') ? model : `${model}:latest`;
+}
+
+export class FakeOllama {
+  readonly requests: RecordedRequest[] = [];
+  readonly turns: ChatTurn[] = [];
+  /** Called when the scripted queue is empty (e.g. an endless tool-calling model); undefined → HTTP 500. */
+  fallback?: (body: any, n: number) => ChatTurn;
+  private server: Server;
+  private closeWaiters: Array<() => void> = [];
+  port = 0;
+
+  constructor(public models: FakeModel[] = [{ name: 'qwen3:8b', capabilities: ['completion', 'tools', 'thinking'] }]) {
+    this.server = createServer((req, res) => { void this.handle(req, res); });
+  }
+
+  get url(): string { return `http://127.0.0.1:${this.port}`; }
+  /** Only the /api/chat requests, in order. */
+  get chats(): RecordedRequest[] { return this.requests.filter((r) => r.path === '/api/chat'); }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  script(...turns: ChatTurn[]): this { this.turns.push(...turns); return this; }
+
+  /** Resolves once some recorded request has been aborted by the client (or after `ms`, rejecting). */
+  waitForAbort(ms = 5000): Promise<RecordedRequest> {
+    const found = (): RecordedRequest | undefined => this.requests.find((r) => r.aborted);
+    return new Promise((resolve, reject) => {
+      const hit = found();
+      if (hit) { resolve(hit); return; }
+      const t = setTimeout(() => reject(new Error(`fake-ollama: no request was aborted within ${ms} ms`)), ms);
+      this.closeWaiters.push(() => { const r = found(); if (r) { clearTimeout(t); resolve(r); } });
+    });
+  }
+
+  private find(model: unknown): FakeModel | undefined {
+    return typeof model === 'string' ? this.models.find((m) => fullName(m.name) === fullName(model)) : undefined;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const rec: RecordedRequest = { method: req.method ?? '', path: (req.url ?? '').split('?')[0], body: undefined, completed: false, aborted: false };
+    this.requests.push(rec);
+    res.on('close', () => {
+      if (!res.writableFinished) { rec.aborted = true; for (const w of this.closeWaiters) w(); }
+    });
+    if (raw) {
+      try { rec.body = JSON.parse(raw); } catch { return this.json(res, rec, 400, { error: 'invalid character in JSON body' }); }
+    }
+    if (rec.method === 'GET' && rec.path === '/api/tags') {
+      return this.json(res, rec, 200, {
+        models: this.models.map((m) => ({
+          name: fullName(m.name), model: fullName(m.name), modified_at: '2025-01-01T00:00:00Z', size: 5_000_000_000,
+          digest: 'sha256:' + '0'.repeat(64), details: this.details(m),
+        })),
+      });
+    }
+    if (rec.method === 'POST' && rec.path === '/api/show') {
+      const m = this.find(rec.body?.model);
+      if (!m) return this.json(res, rec, 404, { error: `model '${rec.body?.model}' not found` });
+      return this.json(res, rec, 200, {
+        license: '', modelfile: `FROM ${fullName(m.name)}`, parameters: '', template: '{{ .Prompt }}',
+        details: this.details(m), model_info: { 'general.architecture': m.family ?? 'qwen3' },
+        capabilities: m.capabilities, modified_at: '2025-01-01T00:00:00Z',
+      });
+    }
+    if (rec.method === 'POST' && rec.path === '/api/chat') return this.chat(req, res, rec);
+    return this.json(res, rec, 404, { error: `404 page not found` });
+  }
+
+  private details(m: FakeModel): Record<string, unknown> {
+    return { parent_model: '', format: 'gguf', family: m.family ?? 'qwen3', families: [m.family ?? 'qwen3'], parameter_size: '8.2B', quantization_level: 'Q4_K_M' };
+  }
+
+  private json(res: ServerResponse, rec: RecordedRequest, status: number, body: unknown): void {
+    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body), () => { rec.completed = true; });
+  }
+
+  private async chat(_req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): Promise<void> {
+    const body = rec.body ?? {};
+    const model = this.find(body.model);
+    if (!model) return this.json(res, rec, 404, { error: `model "${body.model}" not found, try pulling it first` });
+    if (Array.isArray(body.tools) && body.tools.length && !model.capabilities.includes('tools')) {
+      return this.json(res, rec, 400, { error: `registry.ollama.ai/library/${fullName(model.name)} does not support tools` });
+    }
+    const n = this.chats.length - 1;
+    const turn = this.turns.shift() ?? this.fallback?.(body, n);
+    if (!turn) return this.json(res, rec, 500, { error: 'fake-ollama: no scripted turn left' });
+    if (turn.status) return this.json(res, rec, turn.status, { error: turn.error ?? 'error' });
+
+    const base = (): Record<string, unknown> => ({ model: body.model, created_at: new Date().toISOString() });
+    const message = (c: FakeChunk): Record<string, unknown> => {
+      const m: Record<string, unknown> = { role: 'assistant', content: c.content ?? '' };
+      if (c.thinking !== undefined) m.thinking = c.thinking;
+      if (c.tool_calls !== undefined) m.tool_calls = c.tool_calls;
+      return m;
+    };
+    const final = {
+      done_reason: turn.doneReason ?? 'stop', done: true, total_duration: 1_234_567, load_duration: 12_345,
+      prompt_eval_count: 42, prompt_eval_duration: 100_000, eval_count: 7, eval_duration: 200_000,
+    };
+    const stream = body.stream !== false; // Ollama streams unless told not to
+    if (!stream) {
+      if (turn.errorLine) return this.json(res, rec, 500, { error: turn.errorLine });
+      const merged: FakeChunk = { content: '', thinking: undefined, tool_calls: undefined };
+      for (const c of turn.chunks ?? []) {
+        merged.content += c.content ?? '';
+        if (c.thinking) merged.thinking = (merged.thinking ?? '') + c.thinking;
+        if (c.tool_calls) merged.tool_calls = [...(merged.tool_calls ?? []), ...c.tool_calls];
+      }
+      return this.json(res, rec, 200, { ...base(), message: message(merged), ...final });
+    }
+    res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+    const send = async (obj: unknown): Promise<boolean> => {
+      if (turn.delayMs) await sleep(turn.delayMs);
+      if (res.destroyed) return false;
+      const line = JSON.stringify(obj) + '\n';
+      if (turn.splitLines && line.length > 4) {
+        const cut = Math.floor(line.length / 2);
+        res.write(line.slice(0, cut));
+        await sleep(5); // let the first half reach the client on its own
+        if (res.destroyed) return false;
+        res.write(line.slice(cut));
+      } else {
+        res.write(line);
+      }
+      return true;
+    };
+    for (const c of turn.chunks ?? []) {
+      if (!(await send({ ...base(), message: message(c), done: false }))) return;
+    }
+    if (turn.hang) return; // the response stays open; only the client can end it
+    if (turn.errorLine !== undefined) {
+      if (!(await send({ error: turn.errorLine }))) return;
+      res.end(() => { rec.completed = true; });
+      return;
+    }
+    if (!(await send({ ...base(), message: { role: 'assistant', content: '' }, ...final }))) return;
+    res.end(() => { rec.completed = true; });
+  }
+}
