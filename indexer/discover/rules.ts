@@ -1,0 +1,297 @@
+// Which repository paths evidex must never index (contract §4): `.git/`, what
+// `.gitignore` files (root and nested) exclude, what `.evidexignore` files
+// exclude, and secrets. This module only answers "is this path excluded?"; the
+// walk (walk.ts) and the watcher ask it, and nothing here touches the index.
+//
+// Ignore semantics follow git's: for one path, the ignore files of its folder
+// and of every ancestor folder are consulted deepest first, and within one file
+// the last matching pattern wins; the first file with a matching pattern
+// decides. A path whose parent folder is excluded is excluded, whatever a
+// deeper negation says (git never looks inside an excluded folder).
+//
+// `.evidexignore` is a second, independent layer with the same syntax: a path is
+// excluded when git's rules exclude it OR the .evidexignore rules do. A `!` in
+// an .evidexignore only re-includes what .evidexignore itself excluded, so it
+// can never expose something .gitignore hides.
+import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { lstat, readFile, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+// `ignore` (v7, pinned) compiles gitignore patterns to regexes. Its public
+// test() also re-checks parent folders against the SAME file's rules, which is
+// wrong across nested files (a parent excluded by the root file but re-included
+// by a deeper file would still exclude its children). We do the parent walk
+// ourselves, so we call the single-path matcher below and fail loudly at load
+// time if a future version renames it.
+const ignoreFactory = require('ignore') as (opts: { ignorecase?: boolean; allowRelativePaths?: boolean }) => IgnoreInstance;
+interface IgnoreTestResult { ignored: boolean; unignored: boolean }
+interface IgnoreInstance {
+  add(patterns: string): IgnoreInstance;
+  _rules?: { test(path: string, checkUnignored: boolean, mode: string): IgnoreTestResult };
+}
+
+export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
+  '.env', '.env.*', '*.pem', '*.key', '*.p12', '*.pfx', 'id_rsa*', 'id_ed25519*', '.netrc', '.npmrc', '.pypirc',
+]);
+export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
+export const IGNORE_FILE_NAMES: readonly string[] = Object.freeze(['.gitignore', '.evidexignore']);
+
+export interface DiscoverOptions {
+  /** Files larger than this are not indexed (default 2 MiB). */
+  maxFileBytes?: number;
+  /**
+   * Glob patterns added to DEFAULT_SECRET_PATTERNS. A pattern without `/`
+   * matches a file's basename at any depth; one with `/` matches the whole
+   * repository-relative path (`*` stays within a folder, `**` crosses folders).
+   */
+  extraSecrets?: string[];
+}
+
+/** The compiled rules of one folder: its .gitignore and its .evidexignore (either may be absent). */
+interface FolderRules { git: IgnoreInstance | null; evidex: IgnoreInstance | null }
+
+type Verdict = 'ignored' | 'unignored' | 'none';
+
+/** True when any segment of a POSIX relative path is `.git` (the repository's, or a nested repository's). */
+export function inGitDir(relPath: string): boolean {
+  return relPath === '.git' || relPath.startsWith('.git/') || relPath.endsWith('/.git') || relPath.includes('/.git/');
+}
+
+function parentOf(relPath: string): string {
+  const i = relPath.lastIndexOf('/');
+  return i < 0 ? '' : relPath.slice(0, i);
+}
+
+function basenameOf(relPath: string): string {
+  return relPath.slice(relPath.lastIndexOf('/') + 1);
+}
+
+/**
+ * Translates a secret glob to a RegExp: `*` and `?` stay within one folder,
+ * `**` crosses folders, `[...]` is a character class (`[!...]` negated);
+ * everything else is literal. Case-insensitive on purpose: `SERVER.PEM` is
+ * still a key, and refusing too much is the safe side for secrets.
+ */
+function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') {
+      if (glob[i + 1] === '*') {
+        i++;
+        if (glob[i + 1] === '/') { i++; re += '(?:.*/)?'; } else re += '.*';
+      } else re += '[^/]*';
+    } else if (c === '?') {
+      re += '[^/]';
+    } else if (c === '[') {
+      const close = glob.indexOf(']', i + 2);
+      if (close < 0) { re += '\\['; continue; }
+      let body = glob.slice(i + 1, close);
+      const negate = body.startsWith('!') || body.startsWith('^');
+      if (negate) body = body.slice(1);
+      re += `[${negate ? '^/' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
+      i = close;
+    } else {
+      re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    }
+  }
+  return new RegExp(`^${re}$`, 'i');
+}
+
+function compileIgnore(text: string): IgnoreInstance {
+  // ignorecase false: git's default on Linux (core.ignorecase=false), and the
+  // `ignore` package's default is the opposite.
+  const ig = ignoreFactory({ ignorecase: false, allowRelativePaths: true });
+  // A UTF-8 BOM at the start would otherwise become part of the first pattern;
+  // git skips it too.
+  ig.add(text.replace(/^\uFEFF/, ''));
+  if (typeof ig._rules?.test !== 'function') {
+    throw new Error('internal: the installed `ignore` package has no single-path matcher (expected ignore@7)');
+  }
+  return ig;
+}
+
+function verdictOf(ig: IgnoreInstance | null, rel: string, isDir: boolean): Verdict {
+  if (!ig) return 'none';
+  // Dir-only patterns (`build/`) match only a path given with a trailing slash.
+  const r = ig._rules!.test(isDir ? `${rel}/` : rel, true, 'regex');
+  return r.ignored ? 'ignored' : r.unignored ? 'unignored' : 'none';
+}
+
+export class RepoRules {
+  /** Folder (relative, '' = root) → its compiled rules, or null when it has no ignore file. Filled lazily. */
+  private readonly folders = new Map<string, FolderRules | null>();
+  /** Decisions for folders, so isIgnored() does not re-walk a long ancestor chain for every file. */
+  private readonly folderDecisions = new Map<string, boolean>();
+  private readonly basenameSecrets: RegExp[] = [];
+  private readonly pathSecrets: RegExp[] = [];
+
+  private constructor(
+    /** The root as given (absolute). */
+    readonly root: string,
+    /** The root with every symlink resolved: the boundary that real paths are checked against. */
+    readonly realRoot: string,
+    readonly maxFileBytes: number,
+    secretPatterns: readonly string[],
+  ) {
+    for (const p of secretPatterns) {
+      const pattern = p.trim();
+      if (!pattern) continue;
+      if (pattern.includes('/')) this.pathSecrets.push(globToRegExp(pattern.replace(/^\/+/, '')));
+      else this.basenameSecrets.push(globToRegExp(pattern));
+    }
+  }
+
+  /** Compiles the rules for `root`. The root's ignore files are read now; nested ones when their folder is first seen. */
+  static async load(root: string, opts: DiscoverOptions = {}): Promise<RepoRules> {
+    const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (!Number.isInteger(maxFileBytes) || maxFileBytes < 0) {
+      throw new Error(`maxFileBytes must be a non-negative integer, got ${String(opts.maxFileBytes)}`);
+    }
+    let realRoot: string;
+    try {
+      realRoot = await realpath(root);
+    } catch (err) {
+      throw new Error(`repository root ${root} cannot be opened: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+    if (!(await lstat(realRoot)).isDirectory()) throw new Error(`repository root ${root} is not a folder`);
+    const rules = new RepoRules(root, realRoot, maxFileBytes, [...DEFAULT_SECRET_PATTERNS, ...(opts.extraSecrets ?? [])]);
+    await rules.loadFolder('');
+    return rules;
+  }
+
+  /** Basename is .gitignore or .evidexignore. */
+  isIgnoreFile(relPath: string): boolean {
+    return IGNORE_FILE_NAMES.includes(basenameOf(relPath));
+  }
+
+  /** True for a secret (contract §4 list plus configured extras). Judged on the path's own name, not its folders. */
+  isSecret(relPath: string): boolean {
+    const base = basenameOf(relPath);
+    return this.basenameSecrets.some((re) => re.test(base)) || this.pathSecrets.some((re) => re.test(relPath));
+  }
+
+  /**
+   * True when `relPath` (POSIX, relative to the root) must not be indexed
+   * because of `.git/` or ignore rules — its own or any ancestor folder's.
+   */
+  isIgnored(relPath: string, isDir: boolean): boolean {
+    if (relPath === '' || relPath === '.') return false;
+    if (inGitDir(relPath)) return true;
+    const parent = parentOf(relPath);
+    if (parent !== '' && this.isFolderIgnored(parent)) return true;
+    return this.excludedHere(relPath, isDir);
+  }
+
+  /**
+   * The decision for one path whose ancestors are already known NOT to be
+   * excluded (the walk descends only into kept folders, so it needs no more).
+   * The ignore files of every ancestor folder must already be loaded (the walk
+   * loads each folder's files before judging its entries).
+   */
+  excludedHere(relPath: string, isDir: boolean): boolean {
+    if (basenameOf(relPath) === '.git') return true;
+    let gitVerdict: Verdict = 'none';
+    let evxVerdict: Verdict = 'none';
+    // Deepest folder first: the first file with a matching pattern decides.
+    let dir = parentOf(relPath);
+    for (;;) {
+      const f = this.folderRulesSync(dir);
+      if (f) {
+        const rel = dir === '' ? relPath : relPath.slice(dir.length + 1);
+        if (gitVerdict === 'none') gitVerdict = verdictOf(f.git, rel, isDir);
+        if (evxVerdict === 'none') evxVerdict = verdictOf(f.evidex, rel, isDir);
+        if (gitVerdict !== 'none' && evxVerdict !== 'none') break;
+      }
+      if (dir === '') break;
+      dir = parentOf(dir);
+    }
+    return gitVerdict === 'ignored' || evxVerdict === 'ignored';
+  }
+
+  /** Re-reads one ignore file after it changed, was created or was deleted (the watcher calls this). */
+  async reloadIgnoreFile(relPathOfIgnoreFile: string): Promise<void> {
+    if (!this.isIgnoreFile(relPathOfIgnoreFile)) {
+      throw new Error(`not an ignore file: ${relPathOfIgnoreFile}`);
+    }
+    this.folders.delete(parentOf(relPathOfIgnoreFile));
+    this.folderDecisions.clear();
+    await this.loadFolder(parentOf(relPathOfIgnoreFile));
+  }
+
+  /**
+   * Loads a folder's ignore files unless already loaded. `names`, when the
+   * caller has just listed the folder, says which ignore files exist as
+   * regular files, which saves two failed reads per folder.
+   */
+  async loadFolder(dirRel: string, names?: ReadonlySet<string>): Promise<void> {
+    if (this.folders.has(dirRel)) return;
+    const read = async (name: string): Promise<IgnoreInstance | null> => {
+      if (names && !names.has(name)) return null;
+      const abs = join(this.realRoot, dirRel, name);
+      try {
+        // Like git (>= 2.32), a symlinked ignore file is not followed.
+        if (!names && !(await lstat(abs)).isFile()) return null;
+        return compileIgnore(await readFile(abs, 'utf8'));
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+    };
+    const [git, evidex] = await Promise.all([read('.gitignore'), read('.evidexignore')]);
+    if (!this.folders.has(dirRel)) this.folders.set(dirRel, git || evidex ? { git, evidex } : null);
+  }
+
+  private folderRulesSync(dirRel: string): FolderRules | null {
+    const known = this.folders.get(dirRel);
+    if (known !== undefined) return known;
+    const read = (name: string): IgnoreInstance | null => {
+      const abs = join(this.realRoot, dirRel, name);
+      try {
+        if (!lstatSync(abs).isFile()) return null;
+        return compileIgnore(readFileSync(abs, 'utf8'));
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+    };
+    const git = read('.gitignore');
+    const evidex = read('.evidexignore');
+    const f = git || evidex ? { git, evidex } : null;
+    this.folders.set(dirRel, f);
+    return f;
+  }
+
+  private isFolderIgnored(dirRel: string): boolean {
+    const known = this.folderDecisions.get(dirRel);
+    if (known !== undefined) return known;
+    const parent = parentOf(dirRel);
+    const ignored = (parent !== '' && this.isFolderIgnored(parent)) || this.excludedHere(dirRel, true);
+    this.folderDecisions.set(dirRel, ignored);
+    return ignored;
+  }
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
+}
+
+/** A real absolute path relative to the real root ('' for the root), or null when it lies outside. */
+export function realRelative(realRoot: string, absReal: string): string | null {
+  if (absReal === realRoot) return '';
+  const prefix = realRoot.endsWith('/') ? realRoot : `${realRoot}/`;
+  return absReal.startsWith(prefix) ? absReal.slice(prefix.length) : null;
+}
+
+/** Sync realpath that answers null for a path that does not exist. */
+export function realpathOrNull(abs: string): string | null {
+  try {
+    return realpathSync.native(abs);
+  } catch (err) {
+    if (isMissing(err) || (err as NodeJS.ErrnoException).code === 'ELOOP') return null;
+    throw err;
+  }
+}
