@@ -25,6 +25,7 @@ export interface ChatTurn {
   splitLines?: boolean;        // write each line in two TCP writes, cutting it in the middle of the JSON
   errorLine?: string;          // after the chunks, an {"error": ...} line and the end of the response (no done line)
   hang?: boolean;              // after the chunks, keep the response open until the client goes away
+  endEarly?: boolean;          // after the chunks, end the response without a done line (a crashed server)
   status?: number;             // answer this HTTP status with {"error": error} instead of a reply
   error?: string;
   doneReason?: string;         // default "stop"
@@ -69,7 +70,18 @@ export class FakeOllama {
     return this;
   }
 
+  private timers = new Set<NodeJS.Timeout>();
+  /** A pause that stop() cancels, so a scripted delay never keeps the test process alive. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => { this.timers.delete(t); resolve(); }, ms);
+      this.timers.add(t);
+    });
+  }
+
   async stop(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -167,16 +179,17 @@ export class FakeOllama {
       }
       return this.json(res, rec, 200, { ...base(), message: message(merged), ...final });
     }
-    res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+    // Like Go's net/http, headers leave with the first body write: while a model
+    // loads (delayMs before the first line) the client is still waiting for them.
     const send = async (obj: unknown): Promise<boolean> => {
-      if (turn.delayMs) await sleep(turn.delayMs);
+      if (turn.delayMs) await this.sleep(turn.delayMs);
       if (res.destroyed) return false;
+      if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
       const line = JSON.stringify(obj) + '\n';
       if (turn.splitLines && line.length > 4) {
         const cut = Math.floor(line.length / 2);
         res.write(line.slice(0, cut));
-        await sleep(5); // let the first half reach the client on its own
+        await this.sleep(5); // let the first half reach the client on its own
         if (res.destroyed) return false;
         res.write(line.slice(cut));
       } else {
@@ -187,7 +200,8 @@ export class FakeOllama {
     for (const c of turn.chunks ?? []) {
       if (!(await send({ ...base(), message: message(c), done: false }))) return;
     }
-    if (turn.hang) return; // the response stays open; only the client can end it
+    if (turn.hang) { if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' }); return; } // open until the client goes away
+    if (turn.endEarly) { res.end(() => { rec.completed = true; }); return; }
     if (turn.errorLine !== undefined) {
       if (!(await send({ error: turn.errorLine }))) return;
       res.end(() => { rec.completed = true; });

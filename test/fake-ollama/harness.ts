@@ -1,0 +1,75 @@
+// Test plumbing shared by the ask tests: a real index over the fixture repo in
+// a temp state folder, and one-call helpers that run a question against a
+// fake Ollama and collect its events.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { IndexHandle, OpenOptions, ToolResult } from '../../indexer/api.js';
+import { validateToolCall } from '../../indexer/query/schemas.js';
+import type { AskConfig } from '../../daemon/ask/config.js';
+import type { AskEvent, AskResult } from '../../daemon/ask/events.js';
+import { runAsk } from '../../daemon/ask/loop.js';
+import type { FakeOllama } from './server.js';
+
+// dist/test/fake-ollama/ → repository root
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const FIXTURE = join(REPO_ROOT, 'fixtures', 'mobileai-local-rag');
+
+export interface FixtureIndex {
+  root: string;
+  stateDir: string;
+  handle: IndexHandle;
+  runTool: (name: unknown, args: unknown) => Promise<ToolResult>;
+  close: () => Promise<void>;
+}
+
+/** Opens and builds a real index of the fixture in a fresh temp folder. */
+export async function openFixtureIndex(): Promise<FixtureIndex> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'evidex-ask-'));
+  // Loaded at run time: indexer/index.ts is the store helper's module.
+  const mod = (await import(new URL('../../indexer/index.js', import.meta.url).href)) as {
+    openIndex(root: string, opts: OpenOptions): Promise<IndexHandle>;
+  };
+  const handle = await mod.openIndex(FIXTURE, { stateDir: join(stateDir, 'index-state') });
+  await handle.refresh();
+  return {
+    root: FIXTURE, stateDir, handle,
+    // The daemon's runTool: validate by exact name and strict schema, then run.
+    runTool: async (name, args) => handle.runTool(validateToolCall(name, args)),
+    close: async () => { await handle.close(); rmSync(stateDir, { recursive: true, force: true }); },
+  };
+}
+
+export function tempStateDir(): string {
+  return mkdtempSync(join(tmpdir(), 'evidex-ask-state-'));
+}
+
+export interface AskRun { result: AskResult; events: AskEvent[]; ms: number }
+
+export async function askFake(fake: FakeOllama, question: string, opts: {
+  runTool: (name: unknown, args: unknown) => Promise<ToolResult>;
+  stateDir: string;
+  model?: string;
+  config?: Partial<AskConfig>;
+  signal?: AbortSignal;
+  onEvent?: (e: AskEvent) => void;
+  clientId?: string;
+}): Promise<AskRun> {
+  const events: AskEvent[] = [];
+  const t0 = Date.now();
+  const result = await runAsk({ question, ...(opts.model ? { model: opts.model } : {}) }, {
+    clientId: opts.clientId ?? 'test-client',
+    runTool: opts.runTool,
+    notify: (e) => { events.push(e); opts.onEvent?.(e); },
+    signal: opts.signal ?? new AbortController().signal,
+    stateDir: opts.stateDir,
+    config: { host: fake.url, model: 'qwen3:8b', maxSteps: 8, timeoutMs: 20_000, ...opts.config },
+  });
+  return { result, events, ms: Date.now() - t0 };
+}
+
+/** A runTool for tests where every call must be refused before running; reaching it is a test failure. */
+export const mustNotRun = async (name: unknown): Promise<ToolResult> => {
+  throw new Error(`runTool reached for ${String(name)}: the call should have been refused before running`);
+};
