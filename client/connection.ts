@@ -1,0 +1,260 @@
+// The client's side of the daemon: find it (daemon.json in the root's state
+// folder), check it is alive, connect with its token, start one when none runs,
+// and the `evidex daemon start|stop|status` helpers. Errors are one line and
+// say what to do next.
+import { spawn } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { RpcConnection, RpcError } from '../daemon/jsonrpc.js';
+import {
+  MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult,
+} from '../daemon/protocol.js';
+import {
+  canonicalRoot, ensureStateDir, files, isDaemonPid, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
+} from '../daemon/state.js';
+
+export { resolveRepoRoot, RpcError };
+
+/** A connection problem with a message that tells the user what to do. */
+export class ConnectionError extends Error {
+  constructor(message: string) { super(message); this.name = 'ConnectionError'; }
+}
+
+export type NotificationListener = (method: string, params: unknown) => void;
+
+export interface Client {
+  readonly info: DaemonInfo;
+  readonly stateDir: string;
+  /** Sends one request; rejects with RpcError (its `data` holds `{code, message}` for tool refusals). */
+  request<K extends MethodKey>(method: (typeof Methods)[K]['method'], params?: ParamsOf<K>, signal?: AbortSignal): Promise<ResultOf<K>>;
+  /** Untyped form for scripts and tests that send arbitrary method names. */
+  requestRaw(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown>;
+  onNotification(fn: NotificationListener): () => void;
+  /** Resolves when the daemon closes the connection (or it breaks). */
+  readonly closed: Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** Start a daemon when none runs (CLI commands that need the index do). */
+  autoStart?: boolean;
+  /** How long to wait for a daemon we started (default 30 s). */
+  startTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Path of the compiled daemon entry, next to this file in dist/. */
+export function daemonEntry(): string {
+  return fileURLToPath(new URL('../daemon/main.js', import.meta.url));
+}
+
+/** Opens one authenticated WebSocket to the daemon described by `info`. */
+export function openSocket(info: DaemonInfo, timeoutMs = 5000): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(info.url, {
+      headers: { Authorization: `Bearer ${info.token}` },
+      maxPayload: MAX_PAYLOAD_BYTES,
+      perMessageDeflate: false,
+      handshakeTimeout: timeoutMs,
+    });
+    const fail = (e: Error) => { ws.removeAllListeners(); ws.terminate(); reject(e); };
+    ws.once('open', () => { ws.removeAllListeners('error'); ws.removeAllListeners('unexpected-response'); resolve(ws); });
+    ws.once('error', (e) => fail(e));
+    ws.once('unexpected-response', (_req, res) => fail(new Error(`the daemon refused the connection: HTTP ${res.statusCode}`)));
+  });
+}
+
+function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): Client {
+  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES });
+  const closed = new Promise<string>((r) => conn.onClose(r));
+  return {
+    info,
+    stateDir,
+    request: (method, params, signal) => conn.sendRequest(method, params, signal) as Promise<never>,
+    requestRaw: (method, params, signal) => conn.sendRequest(method, params, signal),
+    onNotification: (fn) => conn.onNotification(fn),
+    closed,
+    close: async () => {
+      if ((ws.readyState as number) === WebSocket.CLOSED) return;
+      conn.close(1000, 'client done');
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
+      if ((ws.readyState as number) !== WebSocket.CLOSED) ws.terminate();
+    },
+  };
+}
+
+type Probe =
+  | { kind: 'none' }                       // no daemon.json (or a stale one from a dead process, now removed)
+  | { kind: 'running'; info: DaemonInfo; ws: WebSocket }
+  | { kind: 'unreachable'; info: DaemonInfo; error: string }; // a live daemon pid that does not answer
+
+/** Looks for a daemon for this state folder and connects to it if one answers. */
+async function probe(stateDir: string): Promise<Probe> {
+  const info = await readDaemonInfo(stateDir);
+  if (!info) return { kind: 'none' };
+  if (!isDaemonPid(info.pid)) {
+    // Left behind by a daemon that was killed: nobody serves it; clear it so status is truthful.
+    await removeDaemonInfo(stateDir, info.pid).catch(() => undefined);
+    return { kind: 'none' };
+  }
+  try {
+    return { kind: 'running', info, ws: await openSocket(info) };
+  } catch (e) {
+    return { kind: 'unreachable', info, error: (e as Error).message };
+  }
+}
+
+/** Spawns `node <dist>/daemon/main.js --repo ROOT` detached, its output appended to daemon.log. */
+function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv): number {
+  const fd = openSync(files(stateDir).log, 'a', 0o600);
+  try {
+    const child = spawn(process.execPath, [daemonEntry(), '--repo', root], {
+      detached: true, stdio: ['ignore', fd, fd], env, cwd: root,
+    });
+    child.unref();
+    return child.pid ?? -1;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Waits until a daemon answers for this state folder (ours, or a racing starter's that won the lock). */
+async function waitForDaemon(root: string, stateDir: string, timeoutMs: number): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const p = await probe(stateDir);
+    if (p.kind === 'running') return p;
+    if (p.kind === 'unreachable') last = p.error;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new ConnectionError(`the evidex daemon for ${root} did not start within ${Math.round(timeoutMs / 1000)} s${last ? ` (${last})` : ''}; see ${files(stateDir).log}`);
+}
+
+/** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
+export async function connect(root: string, opts: ConnectOptions = {}): Promise<Client> {
+  const env = opts.env ?? process.env;
+  const real = canonicalRoot(root);
+  const stateDir = stateDirFor(real, env);
+  const p = await probe(stateDir);
+  if (p.kind === 'running') return makeClient(p.ws, p.info, stateDir);
+  if (p.kind === 'unreachable') {
+    throw new ConnectionError(`the evidex daemon for ${real} (pid ${p.info.pid}) is not answering at ${p.info.url}: ${p.error}; `
+      + `restart it with \`evidex daemon stop\` then \`evidex daemon start\` (log: ${files(stateDir).log})`);
+  }
+  if (!opts.autoStart) {
+    throw new ConnectionError(`no evidex daemon for ${real}; start one with \`evidex daemon start --repo ${real}\``);
+  }
+  await ensureStateDir(stateDir);
+  spawnDaemon(real, stateDir, env);
+  const started = await waitForDaemon(real, stateDir, opts.startTimeoutMs ?? 30_000);
+  return makeClient(started.ws, started.info, stateDir);
+}
+
+// ---- evidex daemon start | stop | status --------------------------------------
+
+export interface StartResult { started: boolean; info: DaemonInfo; stateDir: string; log: string }
+
+/** `evidex daemon start`: starts a detached daemon unless one already answers. */
+export async function daemonStart(root: string, opts: ConnectOptions = {}): Promise<StartResult> {
+  const env = opts.env ?? process.env;
+  const real = canonicalRoot(root);
+  const stateDir = stateDirFor(real, env);
+  const p = await probe(stateDir);
+  if (p.kind === 'running') { p.ws.terminate(); return { started: false, info: p.info, stateDir, log: files(stateDir).log }; }
+  if (p.kind === 'unreachable') {
+    throw new ConnectionError(`a daemon for ${real} (pid ${p.info.pid}) is running but not answering (${p.error}); stop it with \`evidex daemon stop\``);
+  }
+  await ensureStateDir(stateDir);
+  spawnDaemon(real, stateDir, env);
+  const s = await waitForDaemon(real, stateDir, opts.startTimeoutMs ?? 30_000);
+  s.ws.terminate();
+  return { started: true, info: s.info, stateDir, log: files(stateDir).log };
+}
+
+export interface StopResult { stopped: boolean; pid?: number; how?: 'shutdown' | 'SIGTERM' | 'SIGKILL'; message: string }
+
+async function waitGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!isDaemonPid(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return !isDaemonPid(pid);
+}
+
+/** `evidex daemon stop`: asks for daemon/shutdown; a daemon that does not answer gets SIGTERM, then SIGKILL. */
+export async function daemonStop(root: string, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<StopResult> {
+  const env = opts.env ?? process.env;
+  const real = canonicalRoot(root);
+  const stateDir = stateDirFor(real, env);
+  const timeout = opts.timeoutMs ?? 10_000;
+  const p = await probe(stateDir);
+  if (p.kind === 'none') return { stopped: false, message: `no evidex daemon running for ${real}` };
+  const pid = p.info.pid;
+  if (p.kind === 'running') {
+    const c = makeClient(p.ws, p.info, stateDir);
+    try {
+      await c.request<'daemonShutdown'>('daemon/shutdown');
+      await Promise.race([c.closed, new Promise((r) => setTimeout(r, timeout))]);
+    } catch { /* it may close before answering; the pid check below decides */ }
+    await c.close();
+    if (await waitGone(pid, timeout)) return { stopped: true, pid, how: 'shutdown', message: `stopped the evidex daemon for ${real} (pid ${pid})` };
+  }
+  try { process.kill(pid, 'SIGTERM'); } catch { /* gone already */ }
+  if (await waitGone(pid, timeout)) return { stopped: true, pid, how: 'SIGTERM', message: `stopped the evidex daemon for ${real} (pid ${pid}, SIGTERM)` };
+  try { process.kill(pid, 'SIGKILL'); } catch { /* gone already */ }
+  await waitGone(pid, 2000);
+  await removeDaemonInfo(stateDir, pid).catch(() => undefined);
+  return { stopped: true, pid, how: 'SIGKILL', message: `killed the unresponsive evidex daemon for ${real} (pid ${pid})` };
+}
+
+export type StatusReport =
+  | { running: false; root: string; stateDir: string; message: string }
+  | { running: true; root: string; stateDir: string; pid: number; url: string; files: number; symbols: number;
+      generation: number; lastUpdate: string | null; watcher: string; state: string; status: StatusResult };
+
+/** `evidex daemon status`: never starts a daemon. */
+export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StatusReport> {
+  const env = opts.env ?? process.env;
+  const real = canonicalRoot(root);
+  const stateDir = stateDirFor(real, env);
+  const p = await probe(stateDir);
+  if (p.kind === 'none') return { running: false, root: real, stateDir, message: `no evidex daemon running for ${real}` };
+  if (p.kind === 'unreachable') {
+    return { running: false, root: real, stateDir, message: `the daemon for ${real} (pid ${p.info.pid}) is not answering: ${p.error}` };
+  }
+  const c = makeClient(p.ws, p.info, stateDir);
+  try {
+    const s = await c.request<'indexStatus'>('index/status');
+    return {
+      running: true, root: real, stateDir, pid: s.daemon.pid, url: s.daemon.url, files: s.index.files, symbols: s.index.symbols,
+      generation: s.index.generation, lastUpdate: s.index.lastUpdate, watcher: s.daemon.watcher, state: s.index.state, status: s,
+    };
+  } finally {
+    await c.close();
+  }
+}
+
+/** The human form of `evidex daemon status`. */
+export function formatStatus(r: StatusReport): string {
+  if (!r.running) return `${r.message}\n`;
+  const d = r.status.daemon;
+  const lines = [
+    `running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
+    `url          ${r.url}`,
+    `root         ${r.root}`,
+    `index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? ` (start-up failed: ${d.startupError})` : ''}`,
+    `files        ${r.files}`,
+    `symbols      ${r.symbols}`,
+    `generation   ${r.generation}`,
+    `last update  ${r.lastUpdate ?? 'never'}`,
+    `watcher      ${r.watcher}${d.watcherNote ? ` (${d.watcherNote})` : ''}`,
+    `clients      ${d.clients}`,
+    `state        ${r.stateDir}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export { MAX_MESSAGE_BYTES };

@@ -1,0 +1,261 @@
+// JSON-RPC 2.0 transport, shared by the daemon and the client (the layering of
+// vscode-jsonrpc: this file knows messages, ids and error codes, nothing about
+// evidex's methods — those live in protocol.ts). One RpcConnection wraps one
+// WebSocket; either end may send requests and notifications.
+import type { WebSocket, RawData } from 'ws';
+
+/** The error codes JSON-RPC 2.0 itself defines. Server-defined codes (-32000..-32099) are in protocol.ts. */
+export const RpcCode = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+} as const;
+
+/** Code for a message over the per-message soft limit (server-defined range). */
+export const MESSAGE_TOO_LARGE = -32003;
+
+export type RpcId = string | number;
+
+export interface RpcErrorObject { code: number; message: string; data?: unknown }
+
+export class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message.replace(/\s*\n\s*/g, ' ')); // one line, always
+    this.name = 'RpcError';
+  }
+  toObject(): RpcErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export type Incoming =
+  | { kind: 'request'; id: RpcId; method: string; params: unknown }
+  | { kind: 'notification'; method: string; params: unknown }
+  | { kind: 'response'; id: RpcId | null; result?: unknown; error?: RpcErrorObject }
+  // A message we must answer with an error (id is null when it could not be read).
+  | { kind: 'invalid'; id: RpcId | null; error: RpcError };
+
+function isId(v: unknown): v is RpcId {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+/** Classifies one decoded JSON value. Batches (arrays) are refused: one request per message keeps per-message limits and ordering simple. */
+export function classify(msg: unknown): Incoming {
+  if (Array.isArray(msg)) {
+    return { kind: 'invalid', id: null, error: new RpcError(RpcCode.INVALID_REQUEST, 'batch requests are not supported; send one JSON-RPC request per message') };
+  }
+  if (msg === null || typeof msg !== 'object') {
+    return { kind: 'invalid', id: null, error: new RpcError(RpcCode.INVALID_REQUEST, 'a JSON-RPC message must be a JSON object') };
+  }
+  const m = msg as Record<string, unknown>;
+  const id = isId(m.id) ? m.id : null;
+  if (m.jsonrpc !== '2.0') {
+    return { kind: 'invalid', id, error: new RpcError(RpcCode.INVALID_REQUEST, 'missing "jsonrpc": "2.0"') };
+  }
+  if ('method' in m) {
+    if (typeof m.method !== 'string' || m.method === '') {
+      return { kind: 'invalid', id, error: new RpcError(RpcCode.INVALID_REQUEST, '"method" must be a non-empty string') };
+    }
+    if (m.params !== undefined && (m.params === null || typeof m.params !== 'object')) {
+      return { kind: 'invalid', id, error: new RpcError(RpcCode.INVALID_REQUEST, '"params" must be an object or an array') };
+    }
+    if (!('id' in m)) return { kind: 'notification', method: m.method, params: m.params };
+    if (!isId(m.id)) {
+      return { kind: 'invalid', id: null, error: new RpcError(RpcCode.INVALID_REQUEST, '"id" must be a string or a number') };
+    }
+    return { kind: 'request', id: m.id, method: m.method, params: m.params };
+  }
+  if ('result' in m || 'error' in m) {
+    const err = m.error as RpcErrorObject | undefined;
+    return { kind: 'response', id: isId(m.id) ? m.id : null, result: m.result, error: err };
+  }
+  return { kind: 'invalid', id, error: new RpcError(RpcCode.INVALID_REQUEST, 'neither a request ("method") nor a response ("result"/"error")') };
+}
+
+/** Reads the id of an oversized message so its sender's pending request can fail; null when it has none. */
+function idOf(text: string): RpcId | null {
+  try {
+    const v = JSON.parse(text) as { id?: unknown };
+    return v && typeof v === 'object' && isId(v.id) ? v.id : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface RequestContext {
+  id: RpcId;
+  /** Aborted when the peer cancels this request ($/cancelRequest) or disconnects. */
+  signal: AbortSignal;
+}
+export type RequestHandler = (method: string, params: unknown, ctx: RequestContext) => Promise<unknown>;
+export type NotificationHandler = (method: string, params: unknown) => void;
+
+export interface RpcConnectionOptions {
+  /** Soft per-message limit in bytes: a larger message gets an error answer, the connection stays open. */
+  maxMessageBytes?: number;
+  /** Disconnect a peer whose unsent output grows past this many bytes (a slow reader must not hold the daemon's memory). */
+  maxBufferedBytes?: number;
+  /** Called for every error answer this end sends, and for protocol problems (for logs). */
+  onProtocolError?: (err: RpcError) => void;
+}
+
+/** The LSP name for cancelling an in-flight request: `{id}`. */
+export const CANCEL_NOTIFICATION = '$/cancelRequest';
+
+export class RpcConnection {
+  private nextId = 1;
+  private readonly pending = new Map<RpcId, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly inflight = new Map<RpcId, AbortController>();
+  private requestHandler: RequestHandler | null = null;
+  private readonly notificationHandlers = new Set<NotificationHandler>();
+  private readonly closeHandlers = new Set<(reason: string) => void>();
+  private closedReason: string | null = null;
+  readonly maxMessageBytes: number;
+  readonly maxBufferedBytes: number;
+
+  constructor(private readonly ws: WebSocket, private readonly opts: RpcConnectionOptions = {}) {
+    this.maxMessageBytes = opts.maxMessageBytes ?? 1 << 20;
+    this.maxBufferedBytes = opts.maxBufferedBytes ?? 16 << 20;
+    ws.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
+    ws.on('close', (code: number, reason: Buffer) => this.closed(`connection closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`));
+    ws.on('error', (err: Error) => this.closed(`connection error: ${err.message}`));
+  }
+
+  get isOpen(): boolean { return this.closedReason === null; }
+
+  onRequest(handler: RequestHandler): void { this.requestHandler = handler; }
+  onNotification(handler: NotificationHandler): () => void {
+    this.notificationHandlers.add(handler);
+    return () => this.notificationHandlers.delete(handler);
+  }
+  onClose(handler: (reason: string) => void): void { this.closeHandlers.add(handler); }
+
+  sendRequest(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown> {
+    if (this.closedReason !== null) return Promise.reject(new RpcError(RpcCode.INTERNAL_ERROR, this.closedReason));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (signal) {
+        const onAbort = () => { if (this.pending.has(id)) this.sendNotification(CANCEL_NOTIFICATION, { id }); };
+        if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
+      }
+      this.write({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+    });
+  }
+
+  sendNotification(method: string, params?: unknown): void {
+    this.write({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+  }
+
+  close(code = 1000, reason = ''): void {
+    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, reason);
+  }
+
+  /** Drops the peer at once (no closing handshake): for peers that stopped reading. */
+  terminate(reason: string): void {
+    this.closed(reason);
+    this.ws.terminate();
+  }
+
+  private write(msg: object): void {
+    if (this.closedReason !== null || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify(msg));
+    // A peer that does not read lets ws buffer everything in our memory; cut it off instead.
+    if (this.ws.bufferedAmount > this.maxBufferedBytes) {
+      this.terminate(`peer not reading: ${this.ws.bufferedAmount} bytes unsent`);
+    }
+  }
+
+  private sendError(id: RpcId | null, err: RpcError): void {
+    this.opts.onProtocolError?.(err);
+    this.write({ jsonrpc: '2.0', id, error: err.toObject() });
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    if (isBinary) {
+      this.sendError(null, new RpcError(RpcCode.INVALID_REQUEST, 'binary frames are not supported; send JSON text'));
+      return;
+    }
+    const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    if (buf.length > this.maxMessageBytes) {
+      const text = buf.toString('utf8');
+      this.sendError(idOf(text), new RpcError(MESSAGE_TOO_LARGE,
+        `message of ${buf.length} bytes exceeds the ${this.maxMessageBytes}-byte limit`, { limit: this.maxMessageBytes, size: buf.length }));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(buf.toString('utf8'));
+    } catch (e) {
+      this.sendError(null, new RpcError(RpcCode.PARSE_ERROR, `parse error: ${(e as Error).message}`));
+      return;
+    }
+    const msg = classify(value);
+    switch (msg.kind) {
+      case 'invalid': this.sendError(msg.id, msg.error); return;
+      case 'response': this.settle(msg); return;
+      case 'notification': this.notification(msg.method, msg.params); return;
+      case 'request': void this.request(msg.id, msg.method, msg.params); return;
+    }
+  }
+
+  private settle(msg: { id: RpcId | null; result?: unknown; error?: RpcErrorObject }): void {
+    if (msg.id === null) {
+      // An error about a message the peer could not attribute (bad JSON, oversized without id...).
+      if (msg.error) this.opts.onProtocolError?.(new RpcError(msg.error.code, msg.error.message, msg.error.data));
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    if (msg.error) {
+      const e = msg.error;
+      p.reject(new RpcError(typeof e.code === 'number' ? e.code : RpcCode.INTERNAL_ERROR, String(e.message ?? 'error'), e.data));
+    } else {
+      p.resolve(msg.result);
+    }
+  }
+
+  private notification(method: string, params: unknown): void {
+    if (method === CANCEL_NOTIFICATION) {
+      const id = (params as { id?: unknown } | undefined)?.id;
+      if (isId(id)) this.inflight.get(id)?.abort(new Error('cancelled by the client'));
+      return;
+    }
+    for (const h of this.notificationHandlers) {
+      try { h(method, params); } catch { /* a listener's bug must not break the connection */ }
+    }
+  }
+
+  private async request(id: RpcId, method: string, params: unknown): Promise<void> {
+    if (!this.requestHandler) {
+      this.sendError(id, new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`));
+      return;
+    }
+    const ac = new AbortController();
+    this.inflight.set(id, ac);
+    try {
+      const result = await this.requestHandler(method, params, { id, signal: ac.signal });
+      this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+    } catch (e) {
+      const err = e instanceof RpcError ? e
+        : new RpcError(RpcCode.INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+      this.sendError(id, err);
+    } finally {
+      this.inflight.delete(id);
+    }
+  }
+
+  private closed(reason: string): void {
+    if (this.closedReason !== null) return;
+    this.closedReason = reason;
+    for (const ac of this.inflight.values()) ac.abort(new Error(reason));
+    for (const p of this.pending.values()) p.reject(new RpcError(RpcCode.INTERNAL_ERROR, reason));
+    this.pending.clear();
+    for (const h of this.closeHandlers) {
+      try { h(reason); } catch { /* ignore */ }
+    }
+  }
+}

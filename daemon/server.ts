@@ -1,0 +1,371 @@
+// The evidex daemon: one per repository root. It owns the index handle, the
+// watcher and a WebSocket JSON-RPC server on 127.0.0.1, and serves any number of
+// clients without letting one of them (an error, an exception, a slow socket)
+// affect the others. Methods and their params schemas come from protocol.ts.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { IndexHandle, ToolResult } from '../indexer/api.js';
+import { RepoRules } from '../indexer/discover/rules.js';
+import { asToolError, ToolError } from '../indexer/errors.js';
+import { openIndex } from '../indexer/index.js';
+import { toolDescriptors, validateToolCall } from '../indexer/query/schemas.js';
+import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
+import { RpcCode, RpcConnection, RpcError, type RequestContext } from './jsonrpc.js';
+import {
+  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
+  type AskResult, type DaemonInfoStatus, type StatusResult,
+} from './protocol.js';
+import {
+  acquireLock, createToken, ensureStateDir, removeDaemonInfo, tokensEqual, writeDaemonInfo, type DaemonInfo, type Lock,
+} from './state.js';
+
+export interface DaemonOptions {
+  /** Canonical (real) path of the repository root. */
+  root: string;
+  stateDir: string;
+  /** 0 (default) = a free port chosen by the OS. */
+  port?: number;
+  /** Origins a browser connection may come from (default none: non-browser clients send no Origin). */
+  allowedOrigins?: string[];
+  maxMessageBytes?: number;
+  maxPayloadBytes?: number;
+  /** A client with more unsent bytes than this is disconnected (default 8 MiB). */
+  maxBufferedBytes?: number;
+  watch?: WatchMode;
+  maxFileBytes?: number;
+  extraSecrets?: string[];
+  log?: (line: string) => void;
+}
+
+/** Runs `fn`s one after another: every index write (refresh, watcher batch) goes through one queue. */
+class WriteQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  waiting = 0;
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    this.waiting++;
+    const p = this.tail.then(fn);
+    this.tail = p.then(() => undefined, () => undefined).finally(() => { this.waiting--; });
+    return p;
+  }
+  /** Resolves when everything queued so far has finished, or after `ms`, whichever is first; true if drained. */
+  async drain(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const t = new Promise<boolean>((r) => { timer = setTimeout(() => r(false), ms); });
+    const done = this.tail.then(() => true);
+    try { return await Promise.race([done, t]); } finally { clearTimeout(timer); }
+  }
+}
+
+interface ClientState { id: string; conn: RpcConnection; ws: WebSocket; alive: boolean }
+
+const HEARTBEAT_MS = 30_000;
+
+export class Daemon {
+  private readonly queue = new WriteQueue();
+  private readonly clients = new Map<string, ClientState>();
+  private nextClient = 1;
+  private watcher: RepoWatcher | null = null;
+  private startup: Promise<void> = Promise.resolve();
+  private startupState: 'running' | 'done' | 'failed' = 'running';
+  private startupError: string | undefined;
+  private stopping: Promise<void> | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly startedAt = new Date();
+  private resolveStopped!: () => void;
+  /** Resolves once the daemon has shut down (files removed, sockets closed). */
+  readonly stopped = new Promise<void>((r) => { this.resolveStopped = r; });
+  info!: DaemonInfo;
+
+  private constructor(
+    private readonly opts: DaemonOptions,
+    private readonly lock: Lock,
+    private readonly handle: IndexHandle,
+    private readonly rules: RepoRules,
+    private readonly token: string,
+    private readonly http: Server,
+    private readonly wss: WebSocketServer,
+  ) {}
+
+  private log(line: string): void { this.opts.log?.(line); }
+
+  /**
+   * Takes the root's lock, opens the index, listens, writes daemon.json, then
+   * (in the background) catches the index up with the tree and starts watching.
+   */
+  static async start(opts: DaemonOptions): Promise<Daemon> {
+    await ensureStateDir(opts.stateDir);
+    const lock = await acquireLock(opts.stateDir, opts.root);
+    let handle: IndexHandle | null = null;
+    try {
+      const rules = await RepoRules.load(opts.root, { maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets });
+      const h = await openIndex(opts.root, { stateDir: opts.stateDir, maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets });
+      handle = h;
+      const token = await createToken(opts.stateDir);
+      const allowed = new Set(opts.allowedOrigins ?? []);
+      const http = createServer((_req, res) => {
+        // Plain HTTP gets nothing but a pointer: the daemon speaks WebSocket only.
+        res.writeHead(426, { 'Content-Type': 'text/plain', Connection: 'close' }).end('evidex daemon: WebSocket only\n');
+      });
+      const wss = new WebSocketServer({
+        server: http,
+        maxPayload: opts.maxPayloadBytes ?? MAX_PAYLOAD_BYTES,
+        perMessageDeflate: false,
+        // Checked during the HTTP upgrade, so a refused connection never opens.
+        verifyClient: (info: { origin: string; req: IncomingMessage }, cb: (ok: boolean, code?: number, msg?: string, headers?: Record<string, string>) => void) => {
+          const origin = info.req.headers.origin;
+          if (origin !== undefined && !allowed.has(origin)) return cb(false, 403, 'Origin not allowed');
+          const auth = info.req.headers.authorization ?? '';
+          const m = /^Bearer ([^\s]+)$/.exec(auth);
+          if (!m || !tokensEqual(m[1], token)) return cb(false, 401, 'Unauthorized', { 'WWW-Authenticate': 'Bearer' });
+          const path = (info.req.url ?? '/').split('?')[0];
+          if (path !== '/') return cb(false, 404, 'Not Found');
+          cb(true);
+        },
+      });
+      const d = new Daemon(opts, lock, h, rules, token, http, wss);
+      await d.listen();
+      d.begin();
+      return d;
+    } catch (e) {
+      await handle?.close().catch(() => undefined);
+      await lock.release().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    this.wss.on('connection', (ws) => this.accept(ws));
+    this.wss.on('error', (e) => this.log(`server error: ${e.message}`));
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(this.opts.port ?? 0, '127.0.0.1', () => { this.http.off('error', reject); resolve(); });
+    });
+    const port = (this.http.address() as AddressInfo).port;
+    this.info = { pid: process.pid, port, url: `ws://127.0.0.1:${port}/`, token: this.token, root: this.opts.root };
+    // Written only now that the server listens: a client that finds the file can connect.
+    await writeDaemonInfo(this.opts.stateDir, this.info);
+    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    this.log(`listening on ${this.info.url} for ${this.opts.root} (pid ${process.pid})`);
+  }
+
+  /** The start-up catch-up (first build or compare-by-hash refresh) and the watcher, both in the background. */
+  private begin(): void {
+    const t0 = performance.now();
+    let lastPhase = '';
+    this.startup = this.queue.run(() => this.handle.refresh((p) => {
+      if (p.phase !== lastPhase) { lastPhase = p.phase; this.log(`index: ${p.phase} (${p.done}/${p.total})`); }
+    })).then((s) => {
+      this.startupState = 'done';
+      this.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    }, (e: unknown) => {
+      this.startupState = 'failed';
+      this.startupError = e instanceof Error ? e.message : String(e);
+      this.log(`index build failed: ${this.startupError}`);
+    });
+    const watchStart = performance.now();
+    RepoWatcher.start({
+      root: this.opts.root,
+      rules: this.rules,
+      index: this.handle,
+      exclusive: (fn) => this.queue.run(fn),
+      mode: this.opts.watch ?? 'auto',
+      log: (l) => this.log(l),
+      onApplied: (a) => {
+        if (a.refreshed) this.log(`watch: re-walked after an ignore-file change (${a.ms.toFixed(1)} ms)`);
+        else if (a.summary) {
+          const s = a.summary;
+          this.log(`watch: ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged.length} unchanged → generation ${s.generation} (${a.ms.toFixed(1)} ms)`);
+        }
+      },
+    }).then((w) => {
+      if (this.stopping) { void w.close(); return; }
+      this.watcher = w;
+      this.log(`watcher ${w.state} (${(performance.now() - watchStart).toFixed(0)} ms to scan)`);
+      // The start-up refresh walked while the watcher was still scanning; a change in that window
+      // could have been seen by neither, so one more (cheap, hash-comparing) catch-up closes it.
+      if (w.state !== 'off') w.requestRefresh();
+    }, (e: unknown) => {
+      this.log(`watcher failed to start: ${e instanceof Error ? e.message : String(e)}; serving without live updates`);
+    });
+  }
+
+  private beat(): void {
+    for (const c of this.clients.values()) {
+      // A peer that did not answer the last ping is gone (half-open TCP); free its slot.
+      if (!c.alive) { c.conn.terminate('no pong: peer unresponsive'); continue; }
+      c.alive = false;
+      try { c.ws.ping(); } catch { /* closed meanwhile */ }
+    }
+  }
+
+  private accept(ws: WebSocket): void {
+    const id = `c${this.nextClient++}`;
+    const conn = new RpcConnection(ws, {
+      maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
+      maxBufferedBytes: this.opts.maxBufferedBytes ?? 8 << 20,
+    });
+    const state: ClientState = { id, conn, ws, alive: true };
+    ws.on('pong', () => { state.alive = true; });
+    this.clients.set(id, state);
+    conn.onClose((reason) => {
+      this.clients.delete(id);
+      this.log(`client ${id} left: ${reason}`);
+    });
+    conn.onRequest((method, params, ctx) => this.dispatch(state, method, params, ctx));
+    if (this.stopping) conn.close(1001, 'daemon shutting down');
+  }
+
+  /** Every request passes here: method lookup, params schema, then the handler; nothing thrown escapes as anything but an RpcError. */
+  private async dispatch(client: ClientState, method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
+    const found = methodByName(method);
+    if (!found) throw new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`);
+    if (this.stopping && found.key !== 'indexStatus') throw new RpcError(SHUTTING_DOWN, 'the daemon is shutting down');
+    const parsed = found.def.params.safeParse(params);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.map(String).join('.') : 'params';
+      const message = `${method}: ${where}: ${issue?.message ?? 'invalid'}`;
+      throw new RpcError(RpcCode.INVALID_PARAMS, message, { code: 'invalid_arguments', message });
+    }
+    const p = (parsed.data ?? {}) as Record<string, unknown>;
+    try {
+      switch (found.key) {
+        case 'toolsList': return { tools: toolDescriptors() };
+        case 'toolsCall': return await this.callTool(p.name, p.arguments);
+        case 'ask': return await this.ask(client, ctx, p as { question: string; model?: string });
+        case 'indexStatus': return this.status();
+        case 'indexRefresh': return await this.refresh(client, ctx);
+        case 'daemonShutdown':
+          // Answer first; the shutdown starts once this response is on its way.
+          setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });
+          return { stopping: true, pid: process.pid };
+      }
+    } catch (e) {
+      if (e instanceof RpcError) throw e;
+      if (e instanceof ToolError) throw new RpcError(TOOL_ERROR, e.message, e.toJSON());
+      const msg = e instanceof Error ? e.message : String(e);
+      this.log(`internal error in ${method} for ${client.id}: ${e instanceof Error && e.stack ? e.stack : msg}`);
+      throw new RpcError(RpcCode.INTERNAL_ERROR, `internal error: ${msg}`);
+    }
+  }
+
+  /** Validates (exact name, strict schema), waits for the start-up build, then runs. Refusals throw ToolError. */
+  async runTool(name: unknown, args: unknown): Promise<ToolResult> {
+    const call = validateToolCall(name, args);
+    await this.startup;
+    if (this.startupState === 'failed') {
+      throw new ToolError('index_unavailable', `the index could not be built: ${this.startupError ?? 'unknown error'}`);
+    }
+    try {
+      return await this.handle.runTool(call);
+    } catch (e) {
+      throw asToolError(e);
+    }
+  }
+
+  private async callTool(name: unknown, args: unknown): Promise<ToolResult> {
+    const r = await this.runTool(name, args);
+    return { evidence: r.evidence, total: r.total, generation: r.generation };
+  }
+
+  private async ask(client: ClientState, ctx: RequestContext, req: { question: string; model?: string }): Promise<AskResult> {
+    // Loaded on first use: a daemon that never asks never loads the Ollama client.
+    const { runAsk } = await import('./ask/loop.js');
+    try {
+      return await runAsk(req, {
+        clientId: client.id,
+        runTool: (name, args) => this.runTool(name, args),
+        // Events go to the asking client only; the params are the event itself plus the request id.
+        notify: (event) => client.conn.sendNotification(Notifications.askEvent, { ...event, requestId: ctx.id }),
+        signal: ctx.signal, // aborted when this client disconnects or sends $/cancelRequest
+        stateDir: this.opts.stateDir,
+      });
+    } catch (e) {
+      if (e instanceof RpcError || e instanceof ToolError) throw e;
+      const err = e as { code?: unknown; message?: unknown };
+      const code = typeof err?.code === 'string' ? err.code : 'ask_failed';
+      const message = typeof err?.message === 'string' ? err.message.replace(/\s*\n\s*/g, ' ') : String(e);
+      throw new RpcError(ASK_ERROR, message, { code, message });
+    }
+  }
+
+  private async refresh(client: ClientState, ctx: RequestContext) {
+    const summary = await this.queue.run(() => this.handle.refresh((progress) => {
+      client.conn.sendNotification(Notifications.indexProgress, { requestId: ctx.id, progress });
+    }));
+    return { ...summary, generation: this.handle.status().generation };
+  }
+
+  status(): StatusResult {
+    const w = this.watcher;
+    const daemon: DaemonInfoStatus = {
+      pid: process.pid,
+      url: this.info.url,
+      root: this.opts.root,
+      stateDir: this.opts.stateDir,
+      startedAt: this.startedAt.toISOString(),
+      uptimeSeconds: Math.round((Date.now() - this.startedAt.getTime()) / 1000),
+      watcher: w ? w.state : (this.opts.watch === 'off' ? 'off' : 'starting'),
+      ...(w?.note ? { watcherNote: w.note } : {}),
+      lastWatchUpdate: w?.lastUpdate ?? null,
+      startup: this.startupState,
+      ...(this.startupError ? { startupError: this.startupError } : {}),
+      clients: this.clients.size,
+      pendingUpdates: (w?.queued ?? 0) + Math.max(0, this.queue.waiting - 1),
+    };
+    return { index: this.handle.status(), daemon };
+  }
+
+  /** Test and shutdown aid: resolves when the watcher has applied everything it has seen. */
+  async idle(): Promise<void> {
+    await this.startup;
+    await this.watcher?.idle();
+  }
+
+  /**
+   * Stops taking work, closes clients, the watcher and the index, removes
+   * daemon.json and the lock. An update in progress gets a few seconds to
+   * finish; past that the process may exit anyway — the index is crash-safe.
+   */
+  shutdown(reason: string): Promise<void> {
+    if (this.stopping) return this.stopping;
+    this.stopping = (async () => {
+      this.log(`shutting down: ${reason}`);
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      for (const c of this.clients.values()) c.conn.close(1001, 'daemon shutting down');
+      await this.watcher?.close().catch((e: Error) => this.log(`closing the watcher: ${e.message}`));
+      const drained = await this.queue.drain(5000);
+      if (drained) await this.handle.close().catch((e: Error) => this.log(`closing the index: ${e.message}`));
+      else this.log('an index update is still running; leaving it to crash recovery');
+      await removeDaemonInfo(this.opts.stateDir, process.pid).catch(() => undefined);
+      await this.lock.release().catch(() => undefined);
+      // Give closing handshakes a moment, then drop whoever is left.
+      await new Promise((r) => setTimeout(r, 200));
+      for (const c of this.wss.clients) c.terminate();
+      await new Promise<void>((r) => this.wss.close(() => r()));
+      await new Promise<void>((r) => this.http.close(() => r()));
+      this.log('stopped');
+      this.resolveStopped();
+    })();
+    return this.stopping;
+  }
+}
+
+/**
+ * Runs a daemon in this process until it is told to stop (daemon/shutdown,
+ * SIGTERM, SIGINT), then exits 0. `evidex daemon run` and daemon/main.js use it.
+ */
+export async function serveForeground(opts: DaemonOptions): Promise<never> {
+  const log = opts.log ?? ((l: string) => process.stdout.write(`${new Date().toISOString()} ${l}\n`));
+  const daemon = await Daemon.start({ ...opts, log });
+  const stop = (sig: string) => { void daemon.shutdown(sig); };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // A bug in one code path must not take every client down with it; it is logged instead.
+  process.on('uncaughtException', (e) => log(`uncaught exception: ${e.stack ?? e.message}`));
+  process.on('unhandledRejection', (e) => log(`unhandled rejection: ${e instanceof Error ? e.stack ?? e.message : String(e)}`));
+  await daemon.stopped;
+  process.exit(0);
+}

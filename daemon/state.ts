@@ -1,0 +1,241 @@
+// The daemon's state folder (contract §5): where it lives, the lock that makes
+// one daemon per root, the token, and daemon.json — the file that lets any
+// local client the owner runs find and reach the daemon. Everything here is
+// owner-only (folders 0700, files 0600) because daemon.json holds the token.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { promises as fsp, readFileSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join, resolve as resolvePath } from 'node:path';
+
+export interface DaemonInfo {
+  pid: number;
+  port: number;
+  url: string;
+  token: string;
+  root: string;
+}
+
+/** `$EVIDEX_HOME`, else `$XDG_CACHE_HOME/evidex`, else `~/.cache/evidex`. */
+export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.EVIDEX_HOME) return env.EVIDEX_HOME;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'evidex');
+  return join(homedir(), '.cache', 'evidex');
+}
+
+/** The repository root as the daemon knows it: its real path (so a symlinked checkout shares one daemon). */
+export function canonicalRoot(root: string): string {
+  try {
+    return realpathSync(root);
+  } catch (e) {
+    throw new Error(`repository folder ${root} cannot be opened: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+/** One subfolder per root: a readable name plus a short hash of the real path (e.g. `myrepo-3f9a1c2b`). */
+export function stateDirFor(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  const real = canonicalRoot(root);
+  const hash = createHash('sha256').update(real).digest('hex').slice(0, 8);
+  const name = (basename(real) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
+  return join(stateRoot(env), `${name}-${hash}`);
+}
+
+export const files = (stateDir: string) => ({
+  daemonJson: join(stateDir, 'daemon.json'),
+  token: join(stateDir, 'token'),
+  lock: join(stateDir, 'daemon.lock'),
+  log: join(stateDir, 'daemon.log'),
+});
+
+/** Creates the state folder (and its parent) owner-only; tightens the mode if it already exists. */
+export async function ensureStateDir(stateDir: string): Promise<void> {
+  await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
+  await fsp.chmod(stateDir, 0o700);
+}
+
+/** Writes a file owner-only and atomically: a reader sees the old content or the new, never a half-written file. */
+export async function writeFileAtomic(path: string, content: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fh = await fsp.open(tmp, 'wx', 0o600);
+  try {
+    await fh.writeFile(content);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fsp.rename(tmp, path);
+}
+
+// ---- process liveness -------------------------------------------------------
+
+/** True when a process with this pid exists (EPERM: it exists but is someone else's). */
+export function isPidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * True when `pid` is alive and, where /proc shows it, is an evidex daemon — so a
+ * pid reused by an unrelated process after a crash does not pass for a daemon.
+ */
+export function isDaemonPid(pid: number): boolean {
+  if (!isPidAlive(pid)) return false;
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    // daemon/main.js, or `evidex daemon run` (the CLI serving in the foreground).
+    return /daemon/.test(cmd);
+  } catch {
+    return true; // no /proc (not Linux) or unreadable: trust liveness
+  }
+}
+
+// ---- token ------------------------------------------------------------------
+
+/** A fresh token per daemon start, so a token that leaked from an earlier run is worthless. */
+export async function createToken(stateDir: string): Promise<string> {
+  const token = randomBytes(32).toString('hex');
+  await writeFileAtomic(files(stateDir).token, `${token}\n`);
+  return token;
+}
+
+/** Constant-time comparison of a presented token with the daemon's. */
+export function tokensEqual(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  // timingSafeEqual needs equal lengths; compare against itself to spend the same time, then fail.
+  if (a.length !== b.length) { timingSafeEqual(b, b); return false; }
+  return timingSafeEqual(a, b);
+}
+
+// ---- daemon.json ------------------------------------------------------------
+
+export async function writeDaemonInfo(stateDir: string, info: DaemonInfo): Promise<void> {
+  await writeFileAtomic(files(stateDir).daemonJson, `${JSON.stringify(info, null, 2)}\n`);
+}
+
+function isDaemonInfo(v: unknown): v is DaemonInfo {
+  const o = v as Record<string, unknown>;
+  return !!o && typeof o === 'object' && Number.isInteger(o.pid) && Number.isInteger(o.port)
+    && typeof o.url === 'string' && typeof o.token === 'string' && typeof o.root === 'string';
+}
+
+/** daemon.json's content, or null when it is missing or malformed (a torn or foreign file is as good as none). */
+export async function readDaemonInfo(stateDir: string): Promise<DaemonInfo | null> {
+  let text: string;
+  try {
+    text = await fsp.readFile(files(stateDir).daemonJson, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  try {
+    const v = JSON.parse(text) as unknown;
+    return isDaemonInfo(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes daemon.json if it still describes this pid (a newer daemon's file is left alone). */
+export async function removeDaemonInfo(stateDir: string, pid: number): Promise<void> {
+  const info = await readDaemonInfo(stateDir).catch(() => null);
+  if (info && info.pid !== pid) return;
+  await fsp.rm(files(stateDir).daemonJson, { force: true });
+  await fsp.rm(files(stateDir).token, { force: true });
+}
+
+// ---- the one-daemon-per-root lock -------------------------------------------
+
+export class DaemonRunningError extends Error {
+  constructor(readonly pid: number, root: string) {
+    super(`a daemon for ${root} is already running (pid ${pid})`);
+    this.name = 'DaemonRunningError';
+  }
+}
+
+export interface Lock { path: string; release(): Promise<void> }
+
+async function readLockPid(path: string): Promise<number | null | 'missing'> {
+  try {
+    const text = await fsp.readFile(path, 'utf8');
+    const pid = Number.parseInt(text.trim(), 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw e;
+  }
+}
+
+/**
+ * Takes the root's lock: an O_EXCL file holding our pid. A lock left by a dead
+ * process is taken over by renaming it aside (atomic: of two racing starters only
+ * one moves that file) and retrying. Throws DaemonRunningError when a live daemon holds it.
+ */
+export async function acquireLock(stateDir: string, root: string): Promise<Lock> {
+  const path = files(stateDir).lock;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      const fh = await fsp.open(path, 'wx', 0o600);
+      try { await fh.writeFile(`${process.pid}\n`); } finally { await fh.close(); }
+      return {
+        path,
+        release: async () => {
+          if ((await readLockPid(path).catch(() => null)) === process.pid) await fsp.rm(path, { force: true });
+        },
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = await readLockPid(path);
+    if (holder === 'missing') continue;
+    if (holder === null) {
+      // Empty or garbled: a starter may be between open and write. Give it a moment; if still so, it is stale.
+      const st = await fsp.stat(path).catch(() => null);
+      if (st && Date.now() - st.mtimeMs < 2000) { await new Promise((r) => setTimeout(r, 100)); continue; }
+    } else if (holder === process.pid) {
+      throw new Error(`this process (pid ${holder}) already holds the lock for ${root}`);
+    } else if (isDaemonPid(holder)) {
+      throw new DaemonRunningError(holder, root);
+    }
+    const aside = `${path}.stale.${process.pid}`;
+    try {
+      await fsp.rename(path, aside);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // someone else moved it first
+      throw e;
+    }
+    // If what we moved is not the stale lock we judged (a racer replaced it meanwhile), put it back.
+    const moved = await readLockPid(aside);
+    if (moved !== holder && moved !== 'missing' && moved !== null && isDaemonPid(moved)) {
+      await fsp.rename(aside, path).catch(() => undefined);
+      throw new DaemonRunningError(moved, root);
+    }
+    await fsp.rm(aside, { force: true });
+  }
+  throw new Error(`could not take the daemon lock ${path} (it keeps changing)`);
+}
+
+// ---- which repository -------------------------------------------------------
+
+/**
+ * The repository root for `--repo DIR` (or the current folder when absent): the
+ * git top-level of that folder when it is inside a work tree, else the folder
+ * itself; returned as a real path. Throws a one-line error for a missing folder.
+ */
+export function resolveRepoRoot(dirArg?: string, cwd: string = process.cwd()): string {
+  const dir = resolvePath(cwd, dirArg ?? '.');
+  let st;
+  try { st = statSync(dir); } catch { throw new Error(`no such folder: ${dir}`); }
+  if (!st.isDirectory()) throw new Error(`not a folder: ${dir}`);
+  const r = spawnSync('git', ['rev-parse', '--show-toplevel'], {
+    cwd: dir, encoding: 'utf8', shell: false, timeout: 10_000,
+    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+  });
+  const top = r.status === 0 ? r.stdout.trim() : '';
+  return canonicalRoot(top || dir);
+}
