@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { IndexHandle, OpenOptions, ToolResult } from '../../indexer/api.js';
+import type { IndexHandle, ToolResult } from '../../indexer/api.js';
+import { openIndex } from '../../indexer/index.js';
 import { validateToolCall } from '../../indexer/query/schemas.js';
 import type { AskConfig } from '../../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../../daemon/ask/events.js';
@@ -27,11 +28,7 @@ export interface FixtureIndex {
 /** Opens and builds a real index of the fixture in a fresh temp folder. */
 export async function openFixtureIndex(): Promise<FixtureIndex> {
   const stateDir = mkdtempSync(join(tmpdir(), 'evidex-ask-'));
-  // Loaded at run time: indexer/index.ts is the store helper's module.
-  const mod = (await import(new URL('../../indexer/index.js', import.meta.url).href)) as {
-    openIndex(root: string, opts: OpenOptions): Promise<IndexHandle>;
-  };
-  const handle = await mod.openIndex(FIXTURE, { stateDir: join(stateDir, 'index-state') });
+  const handle = await openIndex(FIXTURE, { stateDir: join(stateDir, 'index-state') });
   await handle.refresh();
   return {
     root: FIXTURE, stateDir, handle,
