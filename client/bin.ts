@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `evidex` executable: everything lives in cli.ts so tests can call main() in-process.
+import { main } from './cli.js';
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unknown) => {
+  process.stderr.write(`evidex: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exitCode = 1;
+});
