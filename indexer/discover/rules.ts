@@ -47,12 +47,18 @@ export interface DiscoverOptions {
    * repository-relative path (`*` stays within a folder, `**` crosses folders).
    */
   extraSecrets?: string[];
+  /**
+   * Extra exclusion patterns in .evidexignore syntax, applied as if they opened
+   * the root .evidexignore (configuration, or a test skipping site-packages).
+   */
+  extraIgnore?: string[];
 }
 
 /** The compiled rules of one folder: its .gitignore and its .evidexignore (either may be absent). */
 interface FolderRules { git: IgnoreInstance | null; evidex: IgnoreInstance | null }
 
 type Verdict = 'ignored' | 'unignored' | 'none';
+interface ChainLink { dir: string; rules: FolderRules }
 
 /** True when any segment of a POSIX relative path is `.git` (the repository's, or a nested repository's). */
 export function inGitDir(relPath: string): boolean {
@@ -74,7 +80,7 @@ function basenameOf(relPath: string): string {
  * everything else is literal. Case-insensitive on purpose: `SERVER.PEM` is
  * still a key, and refusing too much is the safe side for secrets.
  */
-function globToRegExp(glob: string): RegExp {
+function globToRegExpSource(glob: string): string {
   let re = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
@@ -97,7 +103,11 @@ function globToRegExp(glob: string): RegExp {
       re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     }
   }
-  return new RegExp(`^${re}$`, 'i');
+  return `(?:${re})`;
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function compileIgnore(text: string): IgnoreInstance {
@@ -106,7 +116,7 @@ function compileIgnore(text: string): IgnoreInstance {
   const ig = ignoreFactory({ ignorecase: false, allowRelativePaths: true });
   // A UTF-8 BOM at the start would otherwise become part of the first pattern;
   // git skips it too.
-  ig.add(text.replace(/^\uFEFF/, ''));
+  ig.add(stripBom(text));
   if (typeof ig._rules?.test !== 'function') {
     throw new Error('internal: the installed `ignore` package has no single-path matcher (expected ignore@7)');
   }
@@ -125,8 +135,11 @@ export class RepoRules {
   private readonly folders = new Map<string, FolderRules | null>();
   /** Decisions for folders, so isIgnored() does not re-walk a long ancestor chain for every file. */
   private readonly folderDecisions = new Map<string, boolean>();
-  private readonly basenameSecrets: RegExp[] = [];
-  private readonly pathSecrets: RegExp[] = [];
+  /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
+  private readonly chains = new Map<string, readonly ChainLink[]>();
+  /** One alternation per kind: a single regex test per file instead of one per pattern. */
+  private readonly basenameSecret: RegExp | null;
+  private readonly pathSecret: RegExp | null;
 
   private constructor(
     /** The root as given (absolute). */
@@ -135,13 +148,18 @@ export class RepoRules {
     readonly realRoot: string,
     readonly maxFileBytes: number,
     secretPatterns: readonly string[],
+    private readonly extraIgnore: readonly string[],
   ) {
+    const byName: string[] = [];
+    const byPath: string[] = [];
     for (const p of secretPatterns) {
       const pattern = p.trim();
       if (!pattern) continue;
-      if (pattern.includes('/')) this.pathSecrets.push(globToRegExp(pattern.replace(/^\/+/, '')));
-      else this.basenameSecrets.push(globToRegExp(pattern));
+      if (pattern.includes('/')) byPath.push(globToRegExpSource(pattern.replace(/^\/+/, '')));
+      else byName.push(globToRegExpSource(pattern));
     }
+    this.basenameSecret = byName.length ? new RegExp(`^(?:${byName.join('|')})$`, 'i') : null;
+    this.pathSecret = byPath.length ? new RegExp(`^(?:${byPath.join('|')})$`, 'i') : null;
   }
 
   /** Compiles the rules for `root`. The root's ignore files are read now; nested ones when their folder is first seen. */
@@ -157,7 +175,9 @@ export class RepoRules {
       throw new Error(`repository root ${root} cannot be opened: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
     if (!(await lstat(realRoot)).isDirectory()) throw new Error(`repository root ${root} is not a folder`);
-    const rules = new RepoRules(root, realRoot, maxFileBytes, [...DEFAULT_SECRET_PATTERNS, ...(opts.extraSecrets ?? [])]);
+    const rules = new RepoRules(
+      root, realRoot, maxFileBytes, [...DEFAULT_SECRET_PATTERNS, ...(opts.extraSecrets ?? [])], opts.extraIgnore ?? [],
+    );
     await rules.loadFolder('');
     return rules;
   }
@@ -170,7 +190,7 @@ export class RepoRules {
   /** True for a secret (contract §4 list plus configured extras). Judged on the path's own name, not its folders. */
   isSecret(relPath: string): boolean {
     const base = basenameOf(relPath);
-    return this.basenameSecrets.some((re) => re.test(base)) || this.pathSecrets.some((re) => re.test(relPath));
+    return (this.basenameSecret?.test(base) ?? false) || (this.pathSecret?.test(relPath) ?? false);
   }
 
   /**
@@ -196,19 +216,28 @@ export class RepoRules {
     let gitVerdict: Verdict = 'none';
     let evxVerdict: Verdict = 'none';
     // Deepest folder first: the first file with a matching pattern decides.
-    let dir = parentOf(relPath);
-    for (;;) {
-      const f = this.folderRulesSync(dir);
-      if (f) {
-        const rel = dir === '' ? relPath : relPath.slice(dir.length + 1);
-        if (gitVerdict === 'none') gitVerdict = verdictOf(f.git, rel, isDir);
-        if (evxVerdict === 'none') evxVerdict = verdictOf(f.evidex, rel, isDir);
-        if (gitVerdict !== 'none' && evxVerdict !== 'none') break;
-      }
-      if (dir === '') break;
-      dir = parentOf(dir);
+    for (const { dir, rules: f } of this.chainOf(parentOf(relPath))) {
+      const rel = dir === '' ? relPath : relPath.slice(dir.length + 1);
+      if (gitVerdict === 'none') gitVerdict = verdictOf(f.git, rel, isDir);
+      if (evxVerdict === 'none') evxVerdict = verdictOf(f.evidex, rel, isDir);
+      if (gitVerdict !== 'none' && evxVerdict !== 'none') break;
     }
     return gitVerdict === 'ignored' || evxVerdict === 'ignored';
+  }
+
+  /**
+   * The folders at or above `dirRel` that have ignore files, deepest first.
+   * Cached per folder, so judging a folder's entries costs one lookup rather
+   * than a walk up the whole ancestor chain per entry.
+   */
+  private chainOf(dirRel: string): readonly ChainLink[] {
+    const known = this.chains.get(dirRel);
+    if (known) return known;
+    const parentChain = dirRel === '' ? [] : this.chainOf(parentOf(dirRel));
+    const own = this.folderRulesSync(dirRel);
+    const chain = own ? [{ dir: dirRel, rules: own }, ...parentChain] : parentChain;
+    this.chains.set(dirRel, chain);
+    return chain;
   }
 
   /** Re-reads one ignore file after it changed, was created or was deleted (the watcher calls this). */
@@ -218,6 +247,7 @@ export class RepoRules {
     }
     this.folders.delete(parentOf(relPathOfIgnoreFile));
     this.folderDecisions.clear();
+    this.chains.clear();
     await this.loadFolder(parentOf(relPathOfIgnoreFile));
   }
 
@@ -228,40 +258,51 @@ export class RepoRules {
    */
   async loadFolder(dirRel: string, names?: ReadonlySet<string>): Promise<void> {
     if (this.folders.has(dirRel)) return;
-    const read = async (name: string): Promise<IgnoreInstance | null> => {
+    const read = async (name: string): Promise<string | null> => {
       if (names && !names.has(name)) return null;
       const abs = join(this.realRoot, dirRel, name);
       try {
         // Like git (>= 2.32), a symlinked ignore file is not followed.
         if (!names && !(await lstat(abs)).isFile()) return null;
-        return compileIgnore(await readFile(abs, 'utf8'));
+        return await readFile(abs, 'utf8');
       } catch (err) {
         if (isMissing(err)) return null;
         throw err;
       }
     };
     const [git, evidex] = await Promise.all([read('.gitignore'), read('.evidexignore')]);
-    if (!this.folders.has(dirRel)) this.folders.set(dirRel, git || evidex ? { git, evidex } : null);
+    if (!this.folders.has(dirRel)) this.folders.set(dirRel, this.folderRules(dirRel, git, evidex));
   }
 
   private folderRulesSync(dirRel: string): FolderRules | null {
     const known = this.folders.get(dirRel);
     if (known !== undefined) return known;
-    const read = (name: string): IgnoreInstance | null => {
+    const read = (name: string): string | null => {
       const abs = join(this.realRoot, dirRel, name);
       try {
         if (!lstatSync(abs).isFile()) return null;
-        return compileIgnore(readFileSync(abs, 'utf8'));
+        return readFileSync(abs, 'utf8');
       } catch (err) {
         if (isMissing(err)) return null;
         throw err;
       }
     };
-    const git = read('.gitignore');
-    const evidex = read('.evidexignore');
-    const f = git || evidex ? { git, evidex } : null;
+    const f = this.folderRules(dirRel, read('.gitignore'), read('.evidexignore'));
     this.folders.set(dirRel, f);
     return f;
+  }
+
+  /**
+   * Compiles a folder's ignore files. The root's .evidexignore layer starts
+   * with the configured extraIgnore lines, so the file can still negate them.
+   */
+  private folderRules(dirRel: string, gitText: string | null, evidexText: string | null): FolderRules | null {
+    if (dirRel === '' && this.extraIgnore.length > 0) {
+      evidexText = [...this.extraIgnore, stripBom(evidexText ?? '')].join('\n');
+    }
+    const git = gitText === null ? null : compileIgnore(gitText);
+    const evidex = evidexText === null ? null : compileIgnore(evidexText);
+    return git || evidex ? { git, evidex } : null;
   }
 
   private isFolderIgnored(dirRel: string): boolean {
