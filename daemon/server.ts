@@ -173,10 +173,11 @@ export class Daemon {
       mode: this.opts.watch ?? 'auto',
       log: (l) => this.log(l),
       onApplied: (a) => {
-        if (a.refreshed) this.log(`watch: re-walked after an ignore-file change (${a.ms.toFixed(1)} ms)`);
+        if (a.refreshed) this.log(`watch: re-walked (${a.why}) in ${a.ms.toFixed(1)} ms`);
         else if (a.summary) {
           const s = a.summary;
-          this.log(`watch: ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged.length} unchanged → generation ${s.generation} (${a.ms.toFixed(1)} ms)`);
+          const shown = a.paths.length <= 3 ? a.paths.join(' ') : `${a.paths.slice(0, 3).join(' ')} +${a.paths.length - 3}`;
+          this.log(`watch: ${shown}: ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged.length} unchanged → generation ${s.generation} (${a.ms.toFixed(1)} ms)`);
         }
       },
     }).then((w) => {
@@ -185,7 +186,7 @@ export class Daemon {
       this.log(`watcher ${w.state} (${(performance.now() - watchStart).toFixed(0)} ms to scan)`);
       // The start-up refresh walked while the watcher was still scanning; a change in that window
       // could have been seen by neither, so one more (cheap, hash-comparing) catch-up closes it.
-      if (w.state !== 'off') w.requestRefresh();
+      if (w.state !== 'off') w.requestRefresh('catch-up after the watcher scan');
     }, (e: unknown) => {
       this.log(`watcher failed to start: ${e instanceof Error ? e.message : String(e)}; serving without live updates`);
     });

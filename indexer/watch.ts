@@ -26,7 +26,8 @@ export type WatchState = 'starting' | 'watching' | 'polling' | 'polling (inotify
 
 export interface WatchApplied {
   paths: string[];            // what the batch re-checked (empty for a refresh)
-  refreshed: boolean;         // an ignore file changed (or the watcher restarted): the whole tree was re-walked
+  refreshed: boolean;         // the whole tree was re-walked (see `why`)
+  why?: string;               // for a re-walk: which ignore files changed, or who asked
   summary?: UpdateSummary;
   ms: number;
 }
@@ -59,6 +60,7 @@ export class RepoWatcher {
   private readonly pending = new Set<string>();
   private readonly pendingIgnoreFiles = new Set<string>();
   private needRefresh = false;
+  private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
@@ -83,8 +85,9 @@ export class RepoWatcher {
   get queued(): number { return this.pending.size + (this.needRefresh ? 1 : 0); }
 
   /** Queues a full re-walk (catch-up) behind whatever is pending. */
-  requestRefresh(): void {
+  requestRefresh(why = 'requested'): void {
     this.needRefresh = true;
+    this.refreshWhy.push(why);
     this.schedule();
   }
 
@@ -190,8 +193,7 @@ export class RepoWatcher {
     if (this.closed) return;
     await this.open('polling (inotify limit reached)');
     this.switching = false;
-    this.needRefresh = true;
-    this.schedule();
+    this.requestRefresh('fell back to polling');
   }
 
   private schedule(): void {
@@ -204,7 +206,9 @@ export class RepoWatcher {
     this.pending.clear();
     const refresh = this.needRefresh;
     const ignoreFiles = [...this.pendingIgnoreFiles];
+    const why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
     this.needRefresh = false;
+    this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
     try {
@@ -216,7 +220,7 @@ export class RepoWatcher {
           if (ignoreFiles.length && !this.closed && this.fsw) await this.restart();
           await this.opts.index.refresh();
           this.lastUpdate = new Date().toISOString();
-          this.opts.onApplied?.({ paths: [], refreshed: true, ms: performance.now() - t0 });
+          this.opts.onApplied?.({ paths: [], refreshed: true, why, ms: performance.now() - t0 });
         } else if (paths.length) {
           const summary = await this.opts.index.update(paths);
           this.lastUpdate = new Date().toISOString();

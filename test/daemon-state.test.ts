@@ -1,0 +1,184 @@
+// Lifecycle and the state folder: one daemon per root, stale daemon.json and
+// lock files from dead processes, clean shutdown by daemon/shutdown and SIGTERM,
+// auto-start from the client, and the messages a user sees when no daemon runs.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ConnectionError, connect, daemonStart, daemonStatus, daemonStop, formatStatus, resolveRepoRoot,
+} from '../client/connection.js';
+import { acquireLock, DaemonRunningError, files, isPidAlive, readDaemonInfo, stateDirFor, tokensEqual } from '../daemon/state.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+import {
+  cleanupTemp, DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, tempDir, waitFor,
+} from './helpers/daemon.js';
+
+test.after(() => cleanupTemp());
+
+/** A pid that certainly belonged to a process that has exited. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  const pid = Number(r.stdout);
+  assert.ok(!isPidAlive(pid));
+  return pid;
+}
+
+test('a second daemon for the same root refuses to start (exit 3) and names the running one', async () => {
+  const root = realpathSync(fixtureCopy());
+  const d = await startDaemon(root);
+  try {
+    const r = spawnSync(process.execPath, [DAEMON_MAIN, '--repo', root], { env: d.env, encoding: 'utf8', timeout: 20_000 });
+    assert.is(r.status, 3, r.stderr);
+    assert.is(r.stderr.trim(), `evidex daemon: a daemon for ${root} is already running (pid ${d.info.pid})`);
+    assert.is((await readDaemonInfo(d.stateDir))?.pid, d.info.pid, 'the loser did not touch daemon.json');
+  } finally {
+    assert.is((await stopDaemon(d)).code, 0);
+  }
+  assert.not.ok(existsSync(files(d.stateDir).daemonJson), 'daemon.json removed on clean exit');
+  assert.not.ok(existsSync(files(d.stateDir).lock), 'lock removed on clean exit');
+  assert.not.ok(existsSync(files(d.stateDir).token), 'token removed on clean exit');
+});
+
+test('after kill -9: the stale daemon.json and lock are detected, the client says so, a new daemon takes over', async () => {
+  const root = realpathSync(fixtureCopy());
+  const d = await startDaemon(root);
+  d.proc.kill('SIGKILL');
+  await d.exited;
+  assert.ok(existsSync(files(d.stateDir).daemonJson), 'kill -9 leaves daemon.json behind');
+  assert.ok(existsSync(files(d.stateDir).lock), 'and the lock');
+  const st = await daemonStatus(root, { env: d.env });
+  assert.is(st.running, false);
+  assert.not.ok(existsSync(files(d.stateDir).daemonJson), 'status cleared the stale daemon.json');
+  try {
+    await connect(root, { env: d.env });
+    assert.unreachable('connect without autoStart must fail when no daemon runs');
+  } catch (e) {
+    assert.instance(e, ConnectionError);
+    assert.is((e as Error).message, `no evidex daemon for ${root}; start one with \`evidex daemon start --repo ${root}\``);
+  }
+  const d2 = await startDaemon(root, { home: d.home });
+  try {
+    assert.is.not(d2.info.pid, d.info.pid);
+    assert.is.not(d2.info.token, d.info.token, 'a fresh token per start');
+    assert.is(readFileSync(files(d2.stateDir).lock, 'utf8').trim(), String(d2.info.pid));
+  } finally {
+    assert.is((await stopDaemon(d2)).code, 0);
+  }
+});
+
+test('a lock and daemon.json naming a dead pid are taken over; a garbled daemon.json counts as none', async () => {
+  const root = realpathSync(fixtureCopy());
+  const home = tempDir('home');
+  const env = daemonEnv(home);
+  const stateDir = stateDirFor(root, env);
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const dead = deadPid();
+  writeFileSync(files(stateDir).lock, `${dead}\n`);
+  writeFileSync(files(stateDir).daemonJson, JSON.stringify({ pid: dead, port: 1, url: 'ws://127.0.0.1:1/', token: 'x', root }));
+  assert.is((await daemonStatus(root, { env })).running, false);
+  writeFileSync(files(stateDir).daemonJson, '{"pid": 12, "po');
+  assert.is((await daemonStatus(root, { env })).running, false);
+  const d = await startDaemon(root, { home });
+  try {
+    const st = await daemonStatus(root, { env });
+    assert.ok(st.running);
+    if (st.running) {
+      assert.is(st.pid, d.info.pid);
+      assert.is(st.root, root);
+      assert.ok(st.files > 0 || st.state !== 'ready');
+      assert.match(formatStatus(st), /^running {6}yes \(pid \d+/);
+    }
+  } finally {
+    await stopDaemon(d);
+  }
+});
+
+test('acquireLock: O_EXCL with our pid; a live holder is refused', async () => {
+  const stateDir = tempDir('lock');
+  const lock = await acquireLock(stateDir, '/r');
+  assert.is(readFileSync(files(stateDir).lock, 'utf8').trim(), String(process.pid));
+  assert.is(statSync(files(stateDir).lock).mode & 0o777, 0o600);
+  await lock.release();
+  assert.not.ok(existsSync(files(stateDir).lock));
+  // A live process that is a daemon by its command line holds it.
+  const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)', 'daemon/main.js'], { stdio: 'ignore' });
+  try {
+    writeFileSync(files(stateDir).lock, `${holder.pid}\n`);
+    try {
+      await acquireLock(stateDir, '/r');
+      assert.unreachable('a live holder keeps the lock');
+    } catch (e) {
+      assert.instance(e, DaemonRunningError);
+      assert.is((e as DaemonRunningError).pid, holder.pid);
+    }
+  } finally { holder.kill('SIGKILL'); }
+});
+
+test('tokensEqual compares exactly', () => {
+  assert.ok(tokensEqual('abc', 'abc'));
+  assert.not.ok(tokensEqual('abd', 'abc'));
+  assert.not.ok(tokensEqual('abc', 'abcd'));
+  assert.not.ok(tokensEqual('', 'abc'));
+});
+
+test('connect({autoStart}) starts a detached daemon that logs to daemon.log; daemon stop shuts it down', async () => {
+  const root = realpathSync(fixtureCopy({ git: true }));
+  const env = daemonEnv(tempDir('home'));
+  // Two clients racing to auto-start: one daemon wins the lock, both end up connected to it.
+  const [a, b] = await Promise.all([connect(root, { autoStart: true, env }), connect(root, { autoStart: true, env })]);
+  try {
+    assert.is(a.info.pid, b.info.pid);
+    const r = await a.request<'toolsCall'>('tools/call', { name: 'search_code', arguments: { query: 'COLLECTION_NAME' } });
+    assertEvidenceChecks(root, r.evidence);
+    assert.ok(r.total >= 1);
+    const log = readFileSync(files(a.stateDir).log, 'utf8');
+    assert.match(log, /listening on ws:\/\/127\.0\.0\.1:\d+\//);
+    assert.is(statSync(files(a.stateDir).daemonJson).mode & 0o777, 0o600);
+  } finally {
+    await a.close(); await b.close();
+  }
+  const again = await daemonStart(root, { env });
+  assert.is(again.started, false, 'daemon start with one running reuses it');
+  const stop = await daemonStop(root, { env });
+  assert.ok(stop.stopped);
+  assert.is(stop.how, 'shutdown');
+  assert.not.ok(isPidAlive(stop.pid!));
+  assert.not.ok(existsSync(files(stateDirFor(root, env)).daemonJson));
+  assert.equal(await daemonStop(root, { env }), { stopped: false, message: `no evidex daemon running for ${root}` });
+  const st = await daemonStart(root, { env });
+  assert.ok(st.started);
+  assert.is((await daemonStop(root, { env })).how, 'shutdown');
+});
+
+test('daemon/shutdown answers, then the process exits 0 and removes daemon.json', async () => {
+  const root = realpathSync(fixtureCopy());
+  const d = await startDaemon(root);
+  const c = await connect(root, { env: d.env });
+  const r = await c.request<'daemonShutdown'>('daemon/shutdown');
+  assert.equal(r, { stopping: true, pid: d.info.pid });
+  const reason = await c.closed;
+  assert.match(reason, /1001 daemon shutting down/);
+  assert.equal(await d.exited, { code: 0, signal: null });
+  assert.not.ok(existsSync(files(d.stateDir).daemonJson));
+});
+
+test('resolveRepoRoot: git top-level of the folder, else the folder; a missing folder is a one-line error', () => {
+  const root = realpathSync(fixtureCopy({ git: true }));
+  assert.is(resolveRepoRoot(join(root, 'src', 'mobileai_rag')), root);
+  assert.is(resolveRepoRoot(undefined, join(root, 'src')), root);
+  const plain = realpathSync(tempDir('plain'));
+  mkdirSync(join(plain, 'sub'));
+  assert.is(resolveRepoRoot(join(plain, 'sub')), join(plain, 'sub'));
+  assert.throws(() => resolveRepoRoot(join(plain, 'missing')), /^no such folder: /);
+});
+
+test('the daemon refuses bad arguments with a one-line usage error (exit 2)', async () => {
+  const r = spawnSync(process.execPath, [DAEMON_MAIN, '--port', 'eighty'], { encoding: 'utf8', env: daemonEnv(tempDir('home')) });
+  assert.is(r.status, 2);
+  assert.is(r.stderr.trim(), 'evidex daemon: --port: expected a port number 0-65535, got "eighty"');
+  await waitFor('nothing', () => true);
+});
+
+test.run();

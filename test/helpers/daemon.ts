@@ -1,0 +1,128 @@
+// Test aids for the daemon: temp repositories, a real daemon process
+// (dist/daemon/main.js) with its own EVIDEX_HOME, raw WebSocket probes for the
+// refusal tests, and small polling helpers. No mocks: every test talks to a
+// real process over loopback.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../daemon/state.js';
+
+/** The project root (dist/test/helpers → ../../..). */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const DAEMON_MAIN = join(PROJECT_ROOT, 'dist', 'daemon', 'main.js');
+export const FIXTURE = join(PROJECT_ROOT, 'fixtures', 'mobileai-local-rag');
+
+const made: string[] = [];
+export function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), `evidex-${prefix}-`));
+  made.push(d);
+  return d;
+}
+/** Removes every temp folder made through tempDir (call at the end of a test file). */
+export function cleanupTemp(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+/** A fresh copy of the fixture repository (symlinks kept as links), optionally a git repo with one commit. */
+export function fixtureCopy(opts: { git?: boolean } = {}): string {
+  const root = join(tempDir('repo'), 'mobileai-local-rag');
+  cpSync(FIXTURE, root, { recursive: true, verbatimSymlinks: true });
+  if (opts.git) git(root, 'init', '-q'), git(root, 'add', '-A'), git(root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init');
+  return root;
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+export interface TestDaemon {
+  root: string;
+  home: string;
+  stateDir: string;
+  info: DaemonInfo;
+  proc: ChildProcess;
+  log(): string;
+  /** Resolves with the exit code/signal once the process is gone. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  env: NodeJS.ProcessEnv;
+}
+
+export function daemonEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  // Tests must never reach a real Ollama or pick up the developer's state folder.
+  return { ...process.env, EVIDEX_HOME: home, EVIDEX_PORT: '', OLLAMA_HOST: 'http://127.0.0.1:9', ...extra };
+}
+
+export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 20): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (e) { last = e; }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Spawns a real daemon for `root` (foreground child, output to daemon.log) and waits for its daemon.json. */
+export async function startDaemon(root: string, opts: { home?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<TestDaemon> {
+  const home = opts.home ?? tempDir('home');
+  const env = daemonEnv(home, opts.env);
+  const stateDir = stateDirFor(root, env);
+  const out: Buffer[] = [];
+  const proc = spawn(process.execPath, [DAEMON_MAIN, '--repo', root, ...(opts.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.on('data', (b: Buffer) => out.push(b));
+  proc.stderr!.on('data', (b: Buffer) => out.push(b));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.once('exit', (code, signal) => r({ code, signal })));
+  let gone = false;
+  void exited.then(() => { gone = true; });
+  const info = await waitFor('daemon.json', async () => {
+    if (gone) throw new Error(`daemon exited early: ${Buffer.concat(out).toString()}`);
+    const i = await readDaemonInfo(stateDir);
+    return i && i.pid === proc.pid ? i : null;
+  }, 20_000);
+  return { root, home, stateDir, info, proc, exited, env, log: () => Buffer.concat(out).toString() };
+}
+
+/** Stops a test daemon with SIGTERM (clean shutdown) unless it is gone already. */
+export async function stopDaemon(d: TestDaemon): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (d.proc.exitCode === null && d.proc.signalCode === null) d.proc.kill('SIGTERM');
+  return d.exited;
+}
+
+/** Result of a raw connection attempt: open socket, or the HTTP status of the refusal. */
+export function tryConnect(url: string, headers: Record<string, string>): Promise<{ ws: WebSocket } | { status: number }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+    ws.once('open', () => resolve({ ws }));
+    ws.once('unexpected-response', (_req, res) => { resolve({ status: res.statusCode ?? 0 }); ws.terminate(); });
+    ws.once('error', (e) => reject(e));
+  });
+}
+
+/** Sends one raw text frame and resolves with the next message the daemon sends back (parsed). */
+export function rawExchange(ws: WebSocket, text: string | Buffer, binary = false): Promise<Record<string, any>> {
+  return new Promise((resolve, reject) => {
+    const onMsg = (data: WebSocket.RawData) => { cleanup(); resolve(JSON.parse(data.toString())); };
+    const onClose = (code: number) => { cleanup(); reject(new Error(`socket closed (${code})`)); };
+    const cleanup = () => { ws.off('message', onMsg); ws.off('close', onClose); };
+    ws.on('message', onMsg);
+    ws.on('close', onClose);
+    ws.send(text, { binary });
+  });
+}
+
+export function logOf(d: TestDaemon): string {
+  try { return readFileSync(files(d.stateDir).log, 'utf8'); } catch { return d.log(); }
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
