@@ -223,15 +223,17 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
 // ---- which repository -------------------------------------------------------
 
 /**
- * The repository root for `--repo DIR` (or the current folder when absent): the
- * git top-level of that folder when it is inside a work tree, else the folder
- * itself; returned as a real path. Throws a one-line error for a missing folder.
+ * The repository root (contract §7): `--repo DIR` is that folder, as given; with
+ * no --repo, the git top-level of the current folder when it is inside a work
+ * tree, else the current folder. Returned as a real path. Throws a one-line
+ * error for a missing folder.
  */
 export function resolveRepoRoot(dirArg?: string, cwd: string = process.cwd()): string {
   const dir = resolvePath(cwd, dirArg ?? '.');
   let st;
   try { st = statSync(dir); } catch { throw new Error(`no such folder: ${dir}`); }
   if (!st.isDirectory()) throw new Error(`not a folder: ${dir}`);
+  if (dirArg !== undefined) return canonicalRoot(dir);
   const r = spawnSync('git', ['rev-parse', '--show-toplevel'], {
     cwd: dir, encoding: 'utf8', shell: false, timeout: 10_000,
     env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
