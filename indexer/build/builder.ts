@@ -1,0 +1,234 @@
+// Brings the store in line with the tree: full build, catch-up (refresh) and
+// incremental update. Discovery decides what may be indexed (indexer/discover),
+// workers parse (parse-worker.ts), this module decides what to write and
+// writes it through Store.commit — the only writer.
+//
+// Crash safety: the state is set to `building` before the first write of a
+// refresh and to `ready` after the last. Every commit holds whole files (row,
+// text, buckets, symbols, imports and lookup keys together), so after a kill
+// the index is a mix of old and new whole files; the next refresh compares
+// size+mtime, then content hashes, and finishes the job.
+import { stat } from 'node:fs/promises';
+import type { BuildProgress, BuildSummary, UpdateSummary } from '../api.js';
+import { RepoRules } from '../discover/rules.js';
+import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
+import type { FileWrite, Store, StoreOp } from '../store/store.js';
+import type { ParseResult, ParseTask } from './messages.js';
+import { parseOne } from './parse-worker.js';
+import { defaultWorkers, parseAll } from './pool.js';
+import { dirOf, isInitPy, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
+
+/** A build commits whenever this many files or bytes of text have accumulated: bounded transactions, steady progress. */
+const COMMIT_FILES = 400;
+const COMMIT_BYTES = 16 << 20;
+
+export interface BuilderOptions {
+  maxFileBytes?: number;
+  extraSecrets?: string[];
+  workers?: number;
+}
+
+export class Builder {
+  private rules: RepoRules | null = null;
+  /** Files parsed (content read and extracted) since this builder was made — tests check that unchanged files are not re-parsed. */
+  parsed = 0;
+
+  constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {}
+
+  async currentRules(): Promise<RepoRules> {
+    return (this.rules ??= await RepoRules.load(this.root, { maxFileBytes: this.opts.maxFileBytes, extraSecrets: this.opts.extraSecrets }));
+  }
+
+  private get maxBytes(): number { return this.rules?.maxFileBytes ?? this.opts.maxFileBytes ?? 2 * 1024 * 1024; }
+
+  /** Turns one parse result into store ops under the given package folders. */
+  private opFor(res: ParseResult, pkgDirs: ReadonlySet<string>): StoreOp | null {
+    const indexed = this.store.fileByPath(res.path);
+    switch (res.kind) {
+      case 'file': {
+        this.parsed++;
+        const { mods, imports } = res.py ? resolvePython(res.path, res.imports, pkgDirs) : { mods: [], imports: [] };
+        const file: FileWrite = {
+          path: res.path, size: res.size, mtimeMs: res.mtimeMs, hash: res.hash, lines: res.lines,
+          text: res.text, tri: res.tri, py: res.py, defs: res.defs, imports, mods,
+        };
+        return { op: 'put', file };
+      }
+      case 'same':
+        return indexed && (indexed.size !== res.size || indexed.mtimeMs !== res.mtimeMs)
+          ? { op: 'touch', path: res.path, size: res.size, mtimeMs: res.mtimeMs } : null;
+      case 'gone':
+      case 'excluded':
+        return indexed ? { op: 'remove', path: res.path } : null;
+      case 'error':
+        // Unreadable right now (permissions, I/O): keep what we had; the next refresh tries again.
+        return null;
+    }
+  }
+
+  /** Re-resolve ops for indexed .py files (not in `skip`) whose names depend on a package folder that flipped. */
+  private resolveOps(oldDirs: ReadonlySet<string>, newDirs: ReadonlySet<string>, skip: ReadonlySet<string>): StoreOp[] {
+    const flipped = [...oldDirs].filter((d) => !newDirs.has(d)).concat([...newDirs].filter((d) => !oldDirs.has(d)));
+    if (flipped.length === 0) return [];
+    const ops: StoreOp[] = [];
+    for (const f of this.store.ordered()) {
+      if (!f.py || skip.has(f.path) || !flipped.some((d) => isUnder(f.path, d))) continue;
+      const { mods, imports } = resolvePython(f.path, this.store.imports(f.fid).map((i) => i.raw), newDirs);
+      ops.push({ op: 'resolve', path: f.path, mods, imports });
+    }
+    return ops;
+  }
+
+  /** Full walk: first build or catch-up. Re-parses only files whose size/mtime and then content hash differ. */
+  async refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
+    const t0 = performance.now();
+    this.rules = null; // ignore files may have changed: read them afresh
+    const rules = await this.currentRules();
+    onProgress?.({ phase: 'walk', done: 0, total: 0 });
+    const { files: walked } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+    onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
+    return this.reconcile(walked, null, onProgress, t0);
+  }
+
+  /**
+   * Makes the index hold exactly `walked` within `scope` (null = the whole tree,
+   * else a folder prefix): parses new/changed files, removes the rest.
+   */
+  private async reconcile(
+    walked: WalkEntry[], scope: string | null, onProgress: ((p: BuildProgress) => void) | undefined, t0: number,
+  ): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
+    const store = this.store;
+    const inScope = (p: string): boolean => scope === null || isUnder(p, scope);
+    const seen = new Set(walked.map((w) => w.path));
+    const tasks: Array<ParseTask & { size: number }> = [];
+    const unchangedPaths: string[] = [];
+    for (const w of walked) {
+      const f = store.fileByPath(w.path);
+      if (f && f.size === w.size && f.mtimeMs === w.mtimeMs) unchangedPaths.push(w.path);
+      else tasks.push({ path: w.path, abs: w.abs, knownHash: f?.hash, size: w.size });
+    }
+    const removedPaths = store.ordered().filter((f) => inScope(f.path) && !seen.has(f.path)).map((f) => f.path);
+
+    // Package folders as they will be once this pass is done (walk's view).
+    const outside = store.ordered().filter((f) => !inScope(f.path)).map((f) => f.path);
+    const target = packageDirsOf([...outside, ...seen]);
+    const oldDirs = new Set(store.pkgDirs);
+    if (tasks.length || removedPaths.length || !sameSet(oldDirs, target)) {
+      // First write of the pass: mark building, switch package folders, re-resolve
+      // unchanged files under flipped folders — all in one transaction.
+      const parsing = new Set(tasks.map((t) => t.path));
+      store.commit(this.resolveOps(oldDirs, target, parsing), { state: 'building', pkgDirs: [...target].sort() });
+    }
+
+    const changedPaths: string[] = [];
+    let done = 0;
+    let ops: StoreOp[] = [];
+    let opBytes = 0;
+    const flush = (): void => {
+      if (ops.length) store.commit(ops);
+      ops = []; opBytes = 0;
+    };
+    const take = (results: ParseResult[]): void => {
+      for (const res of results) {
+        const op = this.opFor(res, target);
+        if (res.kind === 'file') changedPaths.push(res.path);
+        else if (res.kind === 'same') unchangedPaths.push(res.path);
+        else if ((res.kind === 'gone' || res.kind === 'excluded') && store.fileByPath(res.path)) removedPaths.push(res.path);
+        if (op) { ops.push(op); if (op.op === 'put') opBytes += op.file.text.length; }
+      }
+      done += results.length;
+      if (ops.length >= COMMIT_FILES || opBytes >= COMMIT_BYTES) flush();
+      onProgress?.({ phase: 'parse', done, total: tasks.length });
+    };
+    await parseAll(tasks, this.maxBytes, this.opts.workers ?? defaultWorkers(), take);
+    flush();
+    onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });
+    const removals: StoreOp[] = [];
+    for (const p of new Set(removedPaths)) if (store.fileByPath(p) && !changedPaths.includes(p)) removals.push({ op: 'remove', path: p });
+    if (removals.length) store.commit(removals);
+
+    // Package folders as they really are now (an __init__.py may have been binary or vanished meanwhile).
+    const actual = packageDirsOf(store.ordered().map((f) => f.path));
+    const finalOps = sameSet(new Set(store.pkgDirs), actual) ? [] : this.resolveOps(new Set(store.pkgDirs), actual, new Set());
+    if (finalOps.length || store.state !== 'ready' || !sameSet(new Set(store.pkgDirs), actual)) {
+      store.commit(finalOps, { state: 'ready', pkgDirs: [...actual].sort() });
+    }
+    onProgress?.({ phase: 'done', done: store.fileCount, total: store.fileCount });
+    const c = store.counts;
+    return {
+      files: store.fileCount, parsed: changedPaths.length, unchanged: unchangedPaths.length, removed: new Set(removedPaths).size,
+      symbols: c.symbols, imports: c.imports, lines: c.lines, seconds: (performance.now() - t0) / 1000,
+      changedPaths, removedPaths: [...new Set(removedPaths)], unchangedPaths,
+    };
+  }
+
+  /**
+   * Re-checks these paths and applies the result as ONE transaction: changed
+   * files re-parsed (on this thread: one file is faster here than a round trip
+   * to a worker), gone/excluded ones removed, package-dependent names of other
+   * files re-resolved when an __init__.py came or went. A changed ignore file
+   * means the whole tree may be differently visible: that becomes a refresh.
+   */
+  async update(paths: string[]): Promise<UpdateSummary> {
+    const rules = await this.currentRules();
+    const clean = [...new Set(paths.map((p) => p.replace(/^\.\/+/, '').replace(/\/+$/, '')).filter((p) => p !== '' && p !== '.'))];
+    if (clean.some((p) => rules.isIgnoreFile(p))) {
+      const r = await this.refresh();
+      return { changed: r.changedPaths, removed: r.removedPaths, unchanged: r.unchangedPaths, generation: this.store.generation };
+    }
+    const store = this.store;
+    const results: ParseResult[] = [];
+    for (const path of clean) {
+      const entry = await checkPath(this.root, rules, path, { maxFileBytes: this.opts.maxFileBytes });
+      if (entry !== null && entry !== 'gone') {
+        const f = store.fileByPath(path);
+        results.push(parseOne({ path, abs: entry.abs, knownHash: f?.hash }, this.maxBytes));
+        continue;
+      }
+      if (store.fileByPath(path)) results.push({ path, kind: 'gone' });
+      // A folder: deleted or renamed away (drop what was under it) or appeared (index what it holds).
+      const under = store.ordered().filter((f) => isUnder(f.path, path));
+      const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));
+      if (isDir && !rules.isIgnored(path, true)) {
+        const { files } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
+        const listed = new Set(files.map((w) => w.path));
+        for (const f of under) if (!listed.has(f.path)) results.push({ path: f.path, kind: 'gone' });
+        for (const w of files) {
+          const f = store.fileByPath(w.path);
+          if (f && f.size === w.size && f.mtimeMs === w.mtimeMs) { results.push({ path: w.path, kind: 'same', size: w.size, mtimeMs: w.mtimeMs }); continue; }
+          results.push(parseOne({ path: w.path, abs: w.abs, knownHash: f?.hash }, this.maxBytes));
+        }
+      } else {
+        for (const f of under) results.push({ path: f.path, kind: 'gone' });
+      }
+    }
+    // The last word per path wins (a folder walk may repeat a path also given alone).
+    const byPath = new Map<string, ParseResult>();
+    for (const r of results) byPath.set(r.path, r);
+
+    // Package folders after this update.
+    const oldDirs = new Set(store.pkgDirs);
+    const newDirs = new Set(oldDirs);
+    for (const r of byPath.values()) {
+      if (!isInitPy(r.path)) continue;
+      if (r.kind === 'file' || r.kind === 'same') newDirs.add(dirOf(r.path));
+      else if (r.kind === 'gone' || r.kind === 'excluded') newDirs.delete(dirOf(r.path));
+    }
+    const ops: StoreOp[] = [];
+    const summary: UpdateSummary = { changed: [], removed: [], unchanged: [], generation: store.generation };
+    for (const r of byPath.values()) {
+      const op = this.opFor(r, newDirs);
+      if (r.kind === 'file') summary.changed.push(r.path);
+      else if (op?.op === 'remove') summary.removed.push(r.path);
+      else summary.unchanged.push(r.path);
+      if (op) ops.push(op);
+    }
+    const touched = new Set([...byPath.values()].filter((r) => r.kind === 'file' || r.kind === 'gone' || r.kind === 'excluded').map((r) => r.path));
+    ops.push(...this.resolveOps(oldDirs, newDirs, touched));
+    const dirsChanged = !sameSet(oldDirs, newDirs);
+    if (ops.length || dirsChanged) {
+      summary.generation = store.commit(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
+    }
+    return summary;
+  }
+}

@@ -1,0 +1,22 @@
+// What the build's main thread and its parse workers exchange.
+import type { PyDef, PyImport } from '../model.js';
+
+export interface ParseTask {
+  path: string;         // repository-relative POSIX path
+  abs: string;          // where to read it
+  knownHash?: string;   // the indexed content's hash: if unchanged, the worker answers 'same' without parsing
+}
+
+export interface ParseRequest { id: number; maxBytes: number; tasks: ParseTask[] }
+
+export type ParseResult =
+  | { path: string; kind: 'gone' }
+  | { path: string; kind: 'excluded'; reason: 'binary' | 'too_large' }
+  | { path: string; kind: 'same'; size: number; mtimeMs: number }
+  | { path: string; kind: 'error'; message: string }
+  | {
+      path: string; kind: 'file'; size: number; mtimeMs: number; hash: string; lines: number;
+      text: Uint8Array; tri: Uint8Array; py: boolean; defs: PyDef[]; imports: PyImport[];
+    };
+
+export interface ParseResponse { id: number; results: ParseResult[] }

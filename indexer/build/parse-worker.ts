@@ -1,0 +1,90 @@
+// Parse worker: everything per-file that does not need the index — read,
+// binary check, hash, decode, line count, Python extraction and the trigram
+// bucket set — so the main thread only writes. Runs in a worker_thread
+// (see pool.ts); one tree-sitter parser and one bucket collector per thread.
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { BINARY_SNIFF_BYTES, isBinary } from '../discover/content.js';
+import { extractPython } from '../python/extract.js';
+import { decodeText, splitLines } from '../text.js';
+import { BucketCollector, encodeBuckets } from '../store/trigrams.js';
+import type { ParseRequest, ParseResult, ParseTask } from './messages.js';
+
+const collector = new BucketCollector();
+
+function readSmart(abs: string, maxBytes: number): { bytes: Uint8Array; size: number; mtimeMs: number } | 'gone' | 'binary' | 'too_large' {
+  let fd: number;
+  try { fd = openSync(abs, 'r'); } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP') return 'gone';
+    throw err;
+  }
+  try {
+    // Stat before reading: if the file changes while we read, the stored mtime
+    // is the older one and the next catch-up looks again.
+    const st = fstatSync(fd);
+    if (!st.isFile()) return 'gone';
+    if (st.size > maxBytes) return 'too_large';
+    // Sniff first, so big binaries (.pyc, .so) cost one small read.
+    const head = Buffer.allocUnsafe(Math.min(st.size, BINARY_SNIFF_BYTES));
+    const got = readSync(fd, head, 0, head.length, 0);
+    if (isBinary(head.subarray(0, got))) return 'binary';
+    const bytes = Buffer.allocUnsafe(st.size);
+    head.copy(bytes, 0, 0, got);
+    let pos = got;
+    while (pos < st.size) {
+      const n = readSync(fd, bytes, pos, st.size - pos, pos);
+      if (n === 0) break;
+      pos += n;
+    }
+    const view = pos === st.size ? bytes : bytes.subarray(0, pos);
+    if (isBinary(view)) return 'binary';
+    return { bytes: view, size: view.length, mtimeMs: st.mtimeMs };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
+  const r = readSmart(task.abs, maxBytes);
+  if (r === 'gone') return { path: task.path, kind: 'gone' };
+  if (r === 'binary' || r === 'too_large') return { path: task.path, kind: 'excluded', reason: r };
+  const hash = createHash('sha1').update(r.bytes).digest('hex');
+  if (task.knownHash === hash) return { path: task.path, kind: 'same', size: r.size, mtimeMs: r.mtimeMs };
+  const text = decodeText(r.bytes);
+  const lines = splitLines(text);
+  for (const line of lines) collector.addLine(line.toLowerCase());
+  const tri = encodeBuckets(collector.take());
+  const py = task.path.endsWith('.py');
+  const extract = py ? extractPython(text) : null;
+  return {
+    path: task.path, kind: 'file', size: r.size, mtimeMs: r.mtimeMs, hash, lines: lines.length,
+    text: r.bytes, tri, py, defs: extract?.defs ?? [], imports: extract?.imports ?? [],
+  };
+}
+
+if (parentPort) {
+  const port = parentPort;
+  port.on('message', (req: ParseRequest) => {
+    const results: ParseResult[] = [];
+    const transfer: ArrayBuffer[] = [];
+    for (const task of req.tasks) {
+      let res: ParseResult;
+      try {
+        res = parseOne(task, req.maxBytes);
+      } catch (err) {
+        res = { path: task.path, kind: 'error', message: err instanceof Error ? err.message : String(err) };
+      }
+      if (res.kind === 'file') {
+        // Copy into exact-size buffers we own, then transfer instead of cloning.
+        const text = new Uint8Array(res.text);
+        const tri = new Uint8Array(res.tri);
+        res.text = text; res.tri = tri;
+        transfer.push(text.buffer as ArrayBuffer, tri.buffer as ArrayBuffer);
+      }
+      results.push(res);
+    }
+    port.postMessage({ id: req.id, results }, transfer);
+  });
+}

@@ -1,0 +1,42 @@
+// Module names and resolved import targets of a Python file depend on which
+// folders are packages (hold an indexed __init__.py). They are computed here,
+// on the main thread, from the raw imports the parser produced — so when a
+// package appears or disappears they are recomputed without re-parsing.
+import type { PyImport } from '../model.js';
+import { importTargets, moduleNamesOf } from '../python/modules.js';
+import type { ImportRec } from '../store/store.js';
+
+export function isInitPy(path: string): boolean {
+  return path === '__init__.py' || path.endsWith('/__init__.py');
+}
+
+/** The folder holding an __init__.py ('' for the root). */
+export function dirOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+export function packageDirsOf(paths: Iterable<string>): Set<string> {
+  const dirs = new Set<string>();
+  for (const p of paths) if (isInitPy(p)) dirs.add(dirOf(p));
+  return dirs;
+}
+
+export function resolvePython(path: string, raw: readonly PyImport[], pkgDirs: ReadonlySet<string>): { mods: string[]; imports: ImportRec[] } {
+  const isPkg = (d: string): boolean => pkgDirs.has(d);
+  return {
+    mods: moduleNamesOf(path, isPkg),
+    imports: raw.map((imp) => ({ start: imp.start, end: imp.end, targets: importTargets(imp, path, isPkg), raw: imp })),
+  };
+}
+
+/** True when a file under `dir` ('' = everywhere) may change its names when dir's package status flips. */
+export function isUnder(path: string, dir: string): boolean {
+  return dir === '' || path.startsWith(dir + '/');
+}
+
+export function sameSet(a: ReadonlySet<string>, b: Iterable<string>): boolean {
+  let n = 0;
+  for (const x of b) { if (!a.has(x)) return false; n++; }
+  return n === a.size;
+}

@@ -1,0 +1,94 @@
+// openIndex: the indexer's one entry point (API in ./api.ts). Wires the LMDB
+// store (indexer/store), the builder (indexer/build) and the tools
+// (indexer/query/tools.ts) for one repository root, and serialises writers:
+// refresh() and update() never run at the same time, while queries run
+// whenever they are called and see whole updates only.
+import { join, resolve } from 'node:path';
+import type { BuildProgress, BuildSummary, IndexHandle, IndexStatus, OpenOptions, ToolResult, UpdateSummary } from './api.js';
+import { Builder } from './build/builder.js';
+import { ToolError } from './errors.js';
+import type { ToolCall } from './query/schemas.js';
+import { runTool } from './query/tools.js';
+import { FORMAT_VERSION, Store } from './store/store.js';
+
+export class EvidexIndex implements IndexHandle {
+  readonly root: string;
+  readonly builder: Builder;
+  private writes: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private warming: Promise<void> | null = null;
+
+  constructor(root: string, readonly store: Store, opts: OpenOptions) {
+    this.root = root;
+    this.builder = new Builder(root, store, { maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, workers: opts.workers });
+  }
+
+  status(): IndexStatus {
+    const c = this.store.counts;
+    return {
+      root: this.root, formatVersion: FORMAT_VERSION, generation: this.store.generation,
+      files: this.store.fileCount, pythonFiles: c.py, symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
+      lastUpdate: this.store.lastUpdate, state: this.store.state,
+    };
+  }
+
+  async runTool(call: ToolCall): Promise<ToolResult> {
+    if (this.closed) throw new ToolError('index_unavailable', 'the index is closed');
+    if (call.name !== 'read_git_diff' && this.store.state === 'empty') {
+      throw new ToolError('index_unavailable', 'no index yet for this repository: it has not been built');
+    }
+    return runTool({ root: this.root, store: this.store, rules: () => this.builder.currentRules() }, call);
+  }
+
+  /** Runs writers one after another, in call order. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(() => {
+      if (this.closed) throw new Error('the index is closed');
+      return fn();
+    });
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary> {
+    return this.serial(async () => {
+      const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress);
+      this.warm();
+      return summary;
+    });
+  }
+
+  update(paths: string[]): Promise<UpdateSummary> {
+    return this.serial(() => this.builder.update(paths));
+  }
+
+  /**
+   * Loads every file's search text into memory in the background (small
+   * slices, yielding to queries and writes), so search latency does not
+   * depend on which files earlier queries happened to touch.
+   */
+  warm(): Promise<void> {
+    return (this.warming ??= this.store.warmSearchCache().finally(() => { this.warming = null; }));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.writes;
+    this.closed = true;
+    this.store.stopWarming = true;
+    await this.warming;
+    await this.store.close();
+  }
+}
+
+/** Opens the index of `root` kept under `opts.stateDir/index/` (created if missing). Call refresh() to build or catch up. */
+export async function openIndex(root: string, opts: OpenOptions): Promise<IndexHandle> {
+  return openEvidexIndex(root, opts);
+}
+
+/** openIndex with the concrete type (tests and benchmarks read parse counts and the store). */
+export async function openEvidexIndex(root: string, opts: OpenOptions): Promise<EvidexIndex> {
+  if (!opts || typeof opts.stateDir !== 'string' || opts.stateDir === '') throw new Error('openIndex: opts.stateDir is required');
+  const store = await Store.open(join(resolve(opts.stateDir), 'index'));
+  return new EvidexIndex(resolve(root), store, opts);
+}

@@ -1,0 +1,461 @@
+// The LMDB index of one repository root (layout in ./FORMAT.md). This module is
+// the only code that touches LMDB. Every change goes through commit(): one write
+// transaction, after which the in-memory derived state (file table, path order,
+// trigram postings, caches) is patched in the same synchronous step, so a query
+// — which runs synchronously too — sees the index wholly before or wholly after
+// an update.
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { PyDef, PyImport } from '../model.js';
+import { decodeText, splitLines } from '../text.js';
+import { Postings } from './postings.js';
+
+/** Bump whenever a table's key or value layout changes: an index of another version is rebuilt from scratch. */
+export const FORMAT_VERSION = 1;
+
+/** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
+const MAX_KEY_BYTES = 400;
+/** Appended postings past this many entries trigger a rebuild from `tri` (keeps memory and lookups tight). */
+const POSTINGS_REBUILD_AT = 2_000_000;
+
+export type IndexState = 'empty' | 'building' | 'ready';
+
+/** One indexed file, as held in memory for every file (the `files` table). */
+export interface FileMeta {
+  fid: number;
+  path: string;
+  pathLower: string;  // for case-insensitive path matching
+  size: number;       // bytes on disk when indexed
+  mtimeMs: number;
+  hash: string;       // sha-1 of the bytes, hex
+  lines: number;
+  py: boolean;
+  mods: string[];     // module names (Python files only), contract §3
+  nDefs: number;
+  nImports: number;
+}
+
+/** An import statement with the targets it resolved to when written (contract §3). */
+export interface ImportRec {
+  start: number;
+  end: number;
+  targets: string[];
+  raw: PyImport;
+}
+
+export interface FileWrite {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  hash: string;
+  lines: number;
+  text: Uint8Array;       // the file's bytes (decoded with decodeText when read)
+  tri: Uint8Array;        // encoded trigram buckets (trigrams.ts)
+  py: boolean;
+  defs: PyDef[];
+  imports: ImportRec[];
+  mods: string[];
+}
+
+export type StoreOp =
+  | { op: 'put'; file: FileWrite }
+  | { op: 'touch'; path: string; size: number; mtimeMs: number }   // same content, new stat
+  | { op: 'remove'; path: string }
+  | { op: 'resolve'; path: string; mods: string[]; imports: ImportRec[] }; // package layout changed
+
+export interface MetaPatch { state?: IndexState; pkgDirs?: string[] }
+
+interface FileRow { p: string; s: number; m: number; h: string; n: number; py: boolean; mods: string[]; nd: number; ni: number }
+type DefRow = [name: string, qualname: string, kind: PyDef['kind'], start: number, end: number];
+
+/** Per-file search text, built on first use and dropped when the file changes. */
+export class SearchText {
+  private _lowerStarts: Int32Array | null = null;
+  private _canon: string | null = null;
+  private _canonStarts: Int32Array | null = null;
+  /** Lines lowercased one by one (contract semantics), joined by "\n". */
+  readonly lower: string;
+  constructor(readonly lines: string[]) {
+    this.lower = lines.map((l) => l.toLowerCase()).join('\n');
+  }
+  get canon(): string { return (this._canon ??= this.lines.join('\n')); }
+  lowerStarts(): Int32Array { return (this._lowerStarts ??= lineStarts(this.lines, true)); }
+  canonStarts(): Int32Array { return (this._canonStarts ??= lineStarts(this.lines, false)); }
+}
+
+function lineStarts(lines: string[], lower: boolean): Int32Array {
+  const starts = new Int32Array(lines.length);
+  let pos = 0;
+  for (let i = 0; i < lines.length; i++) {
+    starts[i] = pos;
+    pos += (lower ? lines[i].toLowerCase().length : lines[i].length) + 1;
+  }
+  return starts;
+}
+
+function keyOk(key: string): boolean {
+  return key.length > 0 && Buffer.byteLength(key) <= MAX_KEY_BYTES;
+}
+
+export class Store {
+  private env: RootDatabase;
+  private meta: Database<any, string>;
+  private filesDb: Database<FileRow, number>;
+  private textDb: Database<Buffer, number>;
+  private triDb: Database<Buffer, number>;
+  private defsDb: Database<DefRow[], number>;
+  private impsDb: Database<ImportRec[], number>;
+  private symDb: Database<number, string>;
+  private targetDb: Database<number, string>;
+  private modDb: Database<number, string>;
+
+  private files = new Map<number, FileMeta>();
+  private byPath = new Map<string, number>();
+  private order: number[] = [];           // live fids sorted by path (JS string order)
+  private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
+  private readonly postings = new Postings();
+  private textCache = new Map<number, SearchText>();
+  private linesCache = new Map<number, string[]>();
+  private defsCache = new Map<number, PyDef[]>();
+  private impsCache = new Map<number, ImportRec[]>();
+
+  generation = 0;
+  state: IndexState = 'empty';
+  lastUpdate: string | null = null;
+  pkgDirs: string[] = [];
+  private nextFid = 1;
+  private totals = { lines: 0, bytes: 0, symbols: 0, imports: 0, py: 0 };
+
+  private constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+    this.env = open({ path: dir, maxDbs: 16 });
+    this.meta = this.env.openDB({ name: 'meta', encoding: 'msgpack' });
+    this.filesDb = this.env.openDB({ name: 'files', keyEncoding: 'uint32', encoding: 'msgpack' });
+    this.textDb = this.env.openDB({ name: 'text', keyEncoding: 'uint32', encoding: 'binary', compression: true });
+    this.triDb = this.env.openDB({ name: 'tri', keyEncoding: 'uint32', encoding: 'binary' });
+    this.defsDb = this.env.openDB({ name: 'defs', keyEncoding: 'uint32', encoding: 'msgpack' });
+    this.impsDb = this.env.openDB({ name: 'imports', keyEncoding: 'uint32', encoding: 'msgpack' });
+    this.symDb = this.env.openDB({ name: 'sym', dupSort: true, encoding: 'ordered-binary' });
+    this.targetDb = this.env.openDB({ name: 'target', dupSort: true, encoding: 'ordered-binary' });
+    this.modDb = this.env.openDB({ name: 'module', dupSort: true, encoding: 'ordered-binary' });
+  }
+
+  /**
+   * Opens (or creates) the index in `dir`. An index written by another format
+   * version — or one that predates versioning — is deleted and started afresh:
+   * it is derived data, the next refresh rebuilds it.
+   */
+  static async open(dir: string): Promise<Store> {
+    let store = new Store(dir);
+    const version = store.meta.get('formatVersion');
+    if (version !== FORMAT_VERSION) {
+      const empty = version === undefined && store.filesDb.getKeysCount() === 0;
+      if (!empty) {
+        await store.env.close();
+        rmSync(dir, { recursive: true, force: true });
+        store = new Store(dir);
+      }
+      store.env.transactionSync(() => {
+        store.meta.putSync('formatVersion', FORMAT_VERSION);
+        store.meta.putSync('generation', 0);
+        store.meta.putSync('state', 'empty');
+        store.meta.putSync('nextFileId', 1);
+        store.meta.putSync('pkgDirs', []);
+      });
+    }
+    store.load();
+    return store;
+  }
+
+  /** Builds the in-memory state from LMDB: file table, path order, postings. */
+  private load(): void {
+    this.generation = this.meta.get('generation') ?? 0;
+    this.state = this.meta.get('state') ?? 'empty';
+    this.lastUpdate = this.meta.get('lastUpdate') ?? null;
+    this.nextFid = this.meta.get('nextFileId') ?? 1;
+    this.pkgDirs = this.meta.get('pkgDirs') ?? [];
+    this.files.clear(); this.byPath.clear();
+    this.totals = { lines: 0, bytes: 0, symbols: 0, imports: 0, py: 0 };
+    for (const { key, value } of this.filesDb.getRange()) this.remember(key, value);
+    this.order = [...this.files.values()].sort((a, b) => cmp(a.path, b.path)).map((f) => f.fid);
+    this.rank = null;
+    this.rebuildPostings();
+  }
+
+  private rebuildPostings(): void {
+    const lists: Array<[number, Uint8Array]> = [];
+    for (const { key, value } of this.triDb.getRange()) {
+      if (this.files.has(key)) lists.push([key, value]);
+    }
+    this.postings.build(lists);
+  }
+
+  private remember(fid: number, r: FileRow): FileMeta {
+    const f: FileMeta = { fid, path: r.p, pathLower: r.p.toLowerCase(), size: r.s, mtimeMs: r.m, hash: r.h, lines: r.n, py: r.py, mods: r.mods, nDefs: r.nd, nImports: r.ni };
+    this.files.set(fid, f);
+    this.byPath.set(f.path, fid);
+    this.totals.lines += f.lines; this.totals.bytes += f.size;
+    this.totals.symbols += f.nDefs; this.totals.imports += f.nImports; this.totals.py += f.py ? 1 : 0;
+    return f;
+  }
+
+  private forget(f: FileMeta): void {
+    this.files.delete(f.fid);
+    this.byPath.delete(f.path);
+    this.totals.lines -= f.lines; this.totals.bytes -= f.size;
+    this.totals.symbols -= f.nDefs; this.totals.imports -= f.nImports; this.totals.py -= f.py ? 1 : 0;
+    this.dropCaches(f.fid);
+  }
+
+  private dropCaches(fid: number): void {
+    this.textCache.delete(fid); this.linesCache.delete(fid);
+    this.defsCache.delete(fid); this.impsCache.delete(fid);
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  /**
+   * Applies ops as ONE write transaction (and one generation), then patches the
+   * in-memory state. A throw inside leaves both LMDB and memory untouched.
+   */
+  commit(ops: readonly StoreOp[], patch: MetaPatch = {}): number {
+    const after: Array<() => void> = [];
+    const generation = this.generation + 1;
+    const now = new Date().toISOString();
+    let nextFid = this.nextFid;
+    this.env.transactionSync(() => {
+      for (const o of ops) {
+        const fid = this.byPath.get(o.op === 'put' ? o.file.path : o.path);
+        const old = fid === undefined ? undefined : this.files.get(fid);
+        switch (o.op) {
+          case 'put': {
+            const f = o.file;
+            const id = fid ?? nextFid++;
+            const prevTri = old ? this.triDb.getBinary(id) ?? null : null;
+            if (old) this.unlinkKeys(id, old);
+            const row: FileRow = {
+              p: f.path, s: f.size, m: f.mtimeMs, h: f.hash, n: f.lines, py: f.py, mods: f.py ? f.mods : [],
+              nd: f.defs.length, ni: f.imports.length,
+            };
+            this.filesDb.putSync(id, row);
+            this.textDb.putSync(id, f.text as Buffer);
+            this.triDb.putSync(id, f.tri as Buffer);
+            if (f.py) {
+              this.defsDb.putSync(id, f.defs.map((d): DefRow => [d.name, d.qualname, d.kind, d.start, d.end]));
+              this.impsDb.putSync(id, f.imports);
+            } else {
+              this.defsDb.removeSync(id); this.impsDb.removeSync(id);
+            }
+            this.linkKeys(id, row.mods, f.defs, f.imports);
+            const prev = prevTri ? Uint8Array.from(prevTri) : null;
+            after.push(() => {
+              if (old) this.forget(old);
+              const m = this.remember(id, row);
+              if (!old) this.insertOrder(m);
+              this.postings.add(id, f.tri, prev);
+            });
+            break;
+          }
+          case 'touch': {
+            if (!old || fid === undefined) break;
+            const row = this.filesDb.get(fid);
+            if (!row) break;
+            row.s = o.size; row.m = o.mtimeMs;
+            this.filesDb.putSync(fid, row);
+            after.push(() => { this.totals.bytes += o.size - old.size; old.size = o.size; old.mtimeMs = o.mtimeMs; });
+            break;
+          }
+          case 'remove': {
+            if (!old || fid === undefined) break;
+            this.unlinkKeys(fid, old);
+            for (const db of [this.filesDb, this.textDb, this.triDb, this.defsDb, this.impsDb]) db.removeSync(fid);
+            after.push(() => { this.forget(old); this.removeOrder(old); });
+            break;
+          }
+          case 'resolve': {
+            if (!old || fid === undefined || !old.py) break;
+            this.unlinkKeys(fid, old, true);
+            const row = this.filesDb.get(fid);
+            if (!row) break;
+            row.mods = o.mods;
+            this.filesDb.putSync(fid, row);
+            this.impsDb.putSync(fid, o.imports);
+            this.linkKeys(fid, o.mods, [], o.imports);
+            after.push(() => { old.mods = o.mods; this.impsCache.delete(fid); });
+            break;
+          }
+        }
+      }
+      this.meta.putSync('generation', generation);
+      this.meta.putSync('lastUpdate', now);
+      this.meta.putSync('nextFileId', nextFid);
+      if (patch.state) this.meta.putSync('state', patch.state);
+      if (patch.pkgDirs) this.meta.putSync('pkgDirs', patch.pkgDirs);
+    });
+    // Committed: patch memory before anything else can run.
+    for (const fn of after) fn();
+    this.generation = generation;
+    this.lastUpdate = now;
+    this.nextFid = nextFid;
+    if (patch.state) this.state = patch.state;
+    if (patch.pkgDirs) this.pkgDirs = patch.pkgDirs;
+    if (this.postings.appended > POSTINGS_REBUILD_AT) this.rebuildPostings();
+    return generation;
+  }
+
+  /** Adds the lookup-table entries of a file (sym: names and qualnames; module; target). */
+  private linkKeys(fid: number, mods: string[], defs: PyDef[], imports: ImportRec[]): void {
+    for (const d of defs) {
+      if (keyOk(d.name)) this.symDb.putSync(d.name, fid);
+      if (keyOk(d.qualname)) this.symDb.putSync(d.qualname, fid);
+    }
+    for (const m of mods) if (keyOk(m)) this.modDb.putSync(m, fid);
+    for (const imp of imports) for (const t of imp.targets) if (keyOk(t)) this.targetDb.putSync(t, fid);
+  }
+
+  /** Removes what linkKeys added for the stored version of a file (reads the old rows inside the transaction). */
+  private unlinkKeys(fid: number, old: FileMeta, keepDefs = false): void {
+    if (!keepDefs) {
+      for (const d of this.defsDb.get(fid) ?? []) {
+        if (keyOk(d[0])) this.symDb.removeSync(d[0], fid);
+        if (keyOk(d[1])) this.symDb.removeSync(d[1], fid);
+      }
+    }
+    for (const m of old.mods) if (keyOk(m)) this.modDb.removeSync(m, fid);
+    for (const imp of this.impsDb.get(fid) ?? []) for (const t of imp.targets) if (keyOk(t)) this.targetDb.removeSync(t, fid);
+  }
+
+  private insertOrder(f: FileMeta): void {
+    let lo = 0, hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(this.files.get(this.order[mid])!.path, f.path) < 0) lo = mid + 1; else hi = mid;
+    }
+    this.order.splice(lo, 0, f.fid);
+    this.rank = null;
+  }
+
+  private removeOrder(f: FileMeta): void {
+    const i = this.order.indexOf(f.fid);
+    if (i >= 0) this.order.splice(i, 1);
+    this.rank = null;
+  }
+
+  /** Marks the state without touching files (e.g. `building` before a refresh, `ready` after). */
+  setState(state: IndexState, pkgDirs?: string[]): void {
+    if (state === this.state && !pkgDirs) return;
+    this.commit([], { state, pkgDirs });
+  }
+
+  // ---------------------------------------------------------------- reading (synchronous: one consistent view)
+
+  get fileCount(): number { return this.files.size; }
+  get counts(): { lines: number; bytes: number; symbols: number; imports: number; py: number } { return { ...this.totals }; }
+  get maxFid(): number { return this.nextFid; }
+
+  fileByPath(path: string): FileMeta | undefined {
+    const fid = this.byPath.get(path);
+    return fid === undefined ? undefined : this.files.get(fid);
+  }
+  file(fid: number): FileMeta | undefined { return this.files.get(fid); }
+  isLive = (fid: number): boolean => this.files.has(fid);
+
+  /** Live files in path order. */
+  ordered(): FileMeta[] { return this.order.map((fid) => this.files.get(fid)!); }
+
+  /** Sorts file ids by path. */
+  sortByPath(fids: number[]): number[] {
+    if (!this.rank) {
+      const rank = new Int32Array(this.nextFid + 1);
+      this.order.forEach((fid, i) => { rank[fid] = i; });
+      this.rank = rank;
+    }
+    const rank = this.rank;
+    return fids.sort((a, b) => rank[a] - rank[b]);
+  }
+
+  /** Files whose lines may contain every bucket (see trigrams.ts). */
+  candidates(buckets: readonly number[]): number[] {
+    return this.postings.candidates(buckets, this.isLive, this.nextFid);
+  }
+
+  /** The file's lines exactly as indexed (contract §1 splitting). */
+  lines(fid: number): string[] {
+    const cached = this.linesCache.get(fid) ?? this.textCache.get(fid)?.lines;
+    if (cached) return cached;
+    const bytes = this.textDb.getBinary(fid);
+    if (!bytes) throw new Error(`internal: no text stored for file id ${fid}`);
+    const lines = splitLines(decodeText(bytes));
+    this.linesCache.set(fid, lines);
+    return lines;
+  }
+
+  searchText(fid: number): SearchText {
+    let t = this.textCache.get(fid);
+    if (!t) {
+      t = new SearchText(this.lines(fid));
+      this.textCache.set(fid, t);
+      this.linesCache.delete(fid);
+    }
+    return t;
+  }
+
+  defs(fid: number): PyDef[] {
+    let d = this.defsCache.get(fid);
+    if (!d) {
+      d = (this.defsDb.get(fid) ?? []).map(([name, qualname, kind, start, end]) => ({ name, qualname, kind, start, end }));
+      this.defsCache.set(fid, d);
+    }
+    return d;
+  }
+
+  imports(fid: number): ImportRec[] {
+    let i = this.impsCache.get(fid);
+    if (!i) { i = this.impsDb.get(fid) ?? []; this.impsCache.set(fid, i); }
+    return i;
+  }
+
+  /** Files defining something whose name or qualname is `name`. */
+  symbolFiles(name: string): number[] { return keyOk(name) ? [...this.symDb.getValues(name)] : this.scanFiles((f) => f.nDefs > 0); }
+  /** Files with an import statement that has `target` among its targets. */
+  targetFiles(target: string): number[] { return keyOk(target) ? [...this.targetDb.getValues(target)] : this.scanFiles((f) => f.nImports > 0); }
+  /** Files that have `module` among their module names. */
+  moduleFiles(module: string): number[] { return keyOk(module) ? [...this.modDb.getValues(module)] : this.scanFiles((f) => f.mods.includes(module)); }
+
+  /** Fallback for keys too long for the lookup tables: callers filter the returned files precisely. */
+  private scanFiles(pred: (f: FileMeta) => boolean): number[] {
+    return [...this.files.values()].filter(pred).map((f) => f.fid);
+  }
+
+  /** Reads every file's search text into memory in small slices, yielding between them (the daemon calls this once after opening). */
+  async warmSearchCache(sliceMs = 8): Promise<void> {
+    const fids = [...this.order];
+    let i = 0;
+    while (i < fids.length) {
+      const t0 = performance.now();
+      while (i < fids.length && performance.now() - t0 < sliceMs) {
+        const fid = fids[i++];
+        if (this.files.has(fid)) this.searchText(fid);
+      }
+      await new Promise((r) => setImmediate(r));
+      if (this.closed || this.stopWarming) return;
+    }
+  }
+
+  private closed = false;
+  /** Set by the owner before close() so a background warm-up stops at its next slice. */
+  stopWarming = false;
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.env.close();
+  }
+}
+
+/** The one path order used everywhere: JS string comparison (UTF-16 code units). */
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function dataFile(dir: string): string { return join(dir, 'data.mdb'); }
