@@ -17,9 +17,8 @@ export function formatEvidence(items: readonly Evidence[]): string {
       out.push(`${e.path}:${e.start_line}: [path] ${lines[0]}`);
       continue;
     }
-    if (e.start_line !== e.end_line || (e.kind !== 'content_match' && e.kind !== 'source')) {
-      if (e.kind !== 'source') out.push(`${e.path}:${e.start_line}-${e.end_line}: ${e.kind} ${e.name}`);
-    }
+    // A multi-line item (a definition, an import spanning lines) gets a header saying what it is.
+    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(`${e.path}:${e.start_line}-${e.end_line}: ${e.kind} ${e.name}`);
     lines.forEach((text, i) => out.push(`${e.path}:${e.start_line + i}: ${text}`));
     if (e.truncated) out.push(`${e.path}: … (snippet cut at 4,000 characters; read more with \`evidex read ${e.path}:${e.start_line + lines.length - 1}-${e.end_line}\`)`);
   }
