@@ -11,7 +11,7 @@
 // is now, so any interleaving of add/change/unlink ends in the right state.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
 
 /** What the watcher needs from the repository's rules (RepoRules in indexer/discover/rules.ts provides it). */
@@ -144,6 +144,10 @@ export class RepoWatcher {
     });
     this.fsw = fsw;
     fsw.on('all', (event, path) => this.onEvent(event, path));
+    // chokidar drops a second `change` of one path within 50 ms (its own throttle) and may
+    // miss a temp file that lives only microseconds; the raw fs.watch events see every
+    // touched directory entry, so they are fed in too (update() ignores no-op paths).
+    if (!polling) fsw.on('raw', (_ev, evPath, details) => this.onRaw(evPath, (details as { watchedPath?: string })?.watchedPath));
     fsw.on('error', (err) => this.onError(err as Error));
     await new Promise<void>((resolve) => fsw.once('ready', () => resolve()));
     if (this.stateValue !== 'polling (inotify limit reached)' || target !== 'watching') this.stateValue = target;
@@ -153,13 +157,9 @@ export class RepoWatcher {
     if (this.closed) return;
     const rel = this.rel(abs);
     if (rel === null) return;
-    if (event === 'addDir' || event === 'unlinkDir') {
-      // A folder appearing or going away: its files arrive as their own add/unlink events.
-      // A renamed or new folder may hold an ignore file, which the re-walk picks up.
-      if (event === 'addDir') this.pending.add(rel); // harmless: update() of a folder path is a no-op
-      this.schedule();
-      return;
-    }
+    if (rel === '.git' || rel.startsWith('.git/')) return;
+    // A folder appearing or going away: chokidar reports each file inside as its own add/unlink.
+    if (event === 'addDir' || event === 'unlinkDir') return;
     if (this.opts.rules.isIgnoreFile(rel)) {
       this.pendingIgnoreFiles.add(rel);
       this.needRefresh = true;
@@ -169,6 +169,16 @@ export class RepoWatcher {
       if (!skip) this.pending.add(rel);
     }
     this.schedule();
+  }
+
+  private onRaw(evPath: string | null | undefined, watchedPath: string | undefined): void {
+    if (this.closed || !evPath || !watchedPath) return;
+    // A directory's watcher names a child; a file's own watcher names the file itself.
+    // When the watched path's basename equals the name, it is (almost always) the file's
+    // own watcher, but a folder d/ holding d would look the same: take both readings.
+    const child = join(watchedPath, evPath);
+    if (basename(watchedPath) === evPath) this.onEvent('raw', watchedPath);
+    this.onEvent('raw', child);
   }
 
   private onError(err: Error): void {

@@ -1,0 +1,170 @@
+// Live updates through a real daemon: edit, create, rename-over (editor save),
+// delete and rename each become visible to queries; save-to-queryable latency
+// is measured over 30 saves; .gitignore changes are honoured live; changes made
+// while the daemon was down are caught up at start.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appendFileSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect, RpcError, type Client } from '../client/connection.js';
+import type { ToolResult } from '../indexer/api.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon } from './helpers/daemon.js';
+
+let root: string;
+let d: TestDaemon;
+let c: Client;
+
+test.before(async () => {
+  root = realpathSync(fixtureCopy({ git: true }));
+  d = await startDaemon(root);
+  c = await connect(root, { env: d.env });
+  // Let the start-up catch-up and the watcher's first scan settle before measuring anything.
+  await waitFor('watcher ready', async () => {
+    const s = await c.request<'indexStatus'>('index/status');
+    return s.daemon.watcher === 'watching' && s.daemon.startup === 'done' && s.daemon.pendingUpdates === 0;
+  }, 15_000, 50);
+});
+test.after(async () => {
+  await c?.close();
+  if (d) assert.is((await stopDaemon(d)).code, 0, d.log());
+  cleanupTemp();
+});
+
+async function call(name: string, args: unknown): Promise<ToolResult> {
+  const r = await c.request<'toolsCall'>('tools/call', { name, arguments: args });
+  // Checked against the disk as it is now; inside waitFor an answer from just before
+  // an update fails this and is simply asked again.
+  assertEvidenceChecks(root, r.evidence);
+  return r;
+}
+
+const hits = async (query: string, prefix?: string) =>
+  (await call('search_code', { query, case_sensitive: true, limit: 200, ...(prefix ? { path_prefix: prefix } : {}) }))
+    .evidence.filter((e) => e.kind === 'content_match').map((e) => `${e.path}:${e.start_line}`);
+
+async function notIndexed(path: string): Promise<boolean> {
+  try {
+    await c.request<'toolsCall'>('tools/call', { name: 'read_evidence', arguments: { path, start_line: 1 } });
+    return false;
+  } catch (e) {
+    return e instanceof RpcError && (e.data as { code?: string })?.code === 'not_indexed';
+  }
+}
+
+test('edit: an appended line becomes searchable', async () => {
+  const f = join(root, 'src/rag_common.py');
+  const lines = readFileSync(f, 'utf8').split('\n').length;
+  appendFileSync(f, 'EDITED_MARKER_ONE = 1\n');
+  const got = await waitFor('edit visible', async () => { const h = await hits('EDITED_MARKER_ONE'); return h.length ? h : null; });
+  assert.equal(got, [`src/rag_common.py:${lines}`]);
+});
+
+test('create: a new Python file is searchable and its definitions findable', async () => {
+  mkdirSync(join(root, 'src/newpkg'));
+  writeFileSync(join(root, 'src/newpkg/fresh.py'), 'import rag_common\n\n\ndef brand_new_function(x):\n    return x\n');
+  const r = await waitFor('new file', async () => {
+    const s = await call('find_symbol', { name: 'brand_new_function' });
+    return s.total ? s : null;
+  });
+  assert.equal(r.evidence.map((e) => [e.path, e.start_line, e.end_line, e.kind]), [['src/newpkg/fresh.py', 4, 5, 'function']]);
+  const imp = await call('find_importers', { module_name: 'rag_common' });
+  assert.ok(imp.evidence.some((e) => e.path === 'src/newpkg/fresh.py' && e.start_line === 1));
+});
+
+test('rename-over (write a temp file, rename it onto the original) ends as an update of the original', async () => {
+  const f = join(root, 'src/build_index.py');
+  const before = readFileSync(f, 'utf8');
+  const after = before.replace(/^/, '# REPLACED_BY_RENAME_OVER\n');
+  writeFileSync(`${f}.swp~tmp`, after);
+  renameSync(`${f}.swp~tmp`, f);
+  await waitFor('rename-over visible', async () => (await hits('REPLACED_BY_RENAME_OVER')).length === 1);
+  assert.equal(await hits('REPLACED_BY_RENAME_OVER'), ['src/build_index.py:1']);
+  assert.ok(await notIndexed('src/build_index.py.swp~tmp'), 'the temp file is not left in the index');
+  const imp = await call('find_importers', { module_name: 'rag_common' });
+  assert.ok(imp.evidence.some((e) => e.path === 'src/build_index.py' && e.start_line === 5), 'import line moved down by one');
+});
+
+test('delete: a removed file leaves the index', async () => {
+  const before = await hits('CHUNK_OVERLAP');
+  assert.ok(before.some((h) => h.startsWith('src/rag_common.py:')));
+  writeFileSync(join(root, 'notes/doomed.txt'), 'DOOMED_TEXT here\n');
+  await waitFor('doomed indexed', async () => (await hits('DOOMED_TEXT')).length === 1);
+  rmSync(join(root, 'notes/doomed.txt'));
+  await waitFor('delete visible', async () => (await hits('DOOMED_TEXT')).length === 0);
+  assert.ok(await notIndexed('notes/doomed.txt'));
+});
+
+test('rename: the old path leaves, the new path arrives', async () => {
+  renameSync(join(root, 'src/chat_reranker.py'), join(root, 'src/chat_reranker_v2.py'));
+  await waitFor('rename visible', async () => {
+    const imp = await call('find_importers', { module_name: 'rag_common' });
+    const paths = imp.evidence.map((e) => e.path);
+    return paths.includes('src/chat_reranker_v2.py') && !paths.includes('src/chat_reranker.py');
+  });
+  assert.ok(await notIndexed('src/chat_reranker.py'));
+  // A folder rename moves every file inside it.
+  renameSync(join(root, 'src/newpkg'), join(root, 'src/movedpkg'));
+  await waitFor('folder rename visible', async () => {
+    const s = await call('find_symbol', { name: 'brand_new_function' });
+    return s.evidence.length === 1 && s.evidence[0].path === 'src/movedpkg/fresh.py';
+  });
+});
+
+test('save-to-queryable latency over 30 saves (in-place writes and rename-over saves)', async () => {
+  const f = join(root, 'src/mobileai_rag/config.py');
+  const base = readFileSync(f, 'utf8');
+  const ms: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const marker = `LATENCY_MARK_${i}_${Date.now()}`;
+    const text = `${base}${marker} = ${i}\n`;
+    const t0 = performance.now();
+    if (i % 2) { writeFileSync(`${f}.tmp`, text); renameSync(`${f}.tmp`, f); } else writeFileSync(f, text);
+    await waitFor(`save ${i}`, async () => (await hits(marker)).length === 1, 5000, 1);
+    ms.push(performance.now() - t0);
+  }
+  const med = median(ms);
+  const max = Math.max(...ms);
+  console.log(`  save-to-queryable over ${ms.length} saves: median ${med.toFixed(1)} ms, max ${max.toFixed(1)} ms, min ${Math.min(...ms).toFixed(1)} ms`);
+  assert.ok(med < 300, `median ${med} ms should be a fraction of a second`);
+});
+
+test('.gitignore changes are honoured live, both ways', async () => {
+  const gi = join(root, '.gitignore');
+  const original = readFileSync(gi, 'utf8');
+  const docsBefore = (await call('search_code', { query: 'docs/README', limit: 200 })).evidence.filter((e) => e.kind === 'path_match');
+  assert.is(docsBefore.length, 1);
+  writeFileSync(gi, `${original}docs/\n`);
+  await waitFor('docs/ ignored', async () => (await call('search_code', { query: 'docs/README' })).total === 0);
+  assert.ok(await notIndexed('docs/README.md'));
+  // Edits inside an ignored folder are not indexed...
+  appendFileSync(join(root, 'docs/README.md'), 'WHILE_IGNORED_MARK\n');
+  writeFileSync(gi, original);
+  // ...and once it is included again, the folder is back with its current content and watched again.
+  await waitFor('docs/ back', async () => (await hits('WHILE_IGNORED_MARK')).length === 1);
+  appendFileSync(join(root, 'docs/README.md'), 'AFTER_UNIGNORE_MARK\n');
+  await waitFor('docs/ watched again', async () => (await hits('AFTER_UNIGNORE_MARK')).length === 1);
+  // A nested ignore file works too.
+  writeFileSync(join(root, 'notes/.evidexignore'), 'design.txt\n');
+  await waitFor('nested .evidexignore', async () => notIndexed('notes/design.txt'));
+  rmSync(join(root, 'notes/.evidexignore'));
+  await waitFor('nested .evidexignore removed', async () => !(await notIndexed('notes/design.txt')));
+});
+
+test('changes made while the daemon was down are caught up at start', async () => {
+  await c.close();
+  assert.is((await stopDaemon(d)).code, 0);
+  writeFileSync(join(root, 'src/offline_new.py'), 'OFFLINE_CREATED = 1\n');
+  appendFileSync(join(root, 'src/rag_chat.py'), 'OFFLINE_EDITED = 2\n');
+  rmSync(join(root, 'src/chat_reranker_guarded.py'));
+  d = await startDaemon(root, { home: d.home });
+  c = await connect(root, { env: d.env });
+  // No waiting: tools/call waits for the start-up catch-up itself.
+  assert.equal(await hits('OFFLINE_CREATED'), ['src/offline_new.py:1']);
+  assert.is((await hits('OFFLINE_EDITED')).length, 1);
+  assert.ok(await notIndexed('src/chat_reranker_guarded.py'));
+  const s = await c.request<'indexStatus'>('index/status');
+  assert.is(s.daemon.startup, 'done');
+});
+
+test.run();
