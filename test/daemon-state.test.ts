@@ -164,13 +164,13 @@ test('daemon/shutdown answers, then the process exits 0 and removes daemon.json'
   assert.not.ok(existsSync(files(d.stateDir).daemonJson));
 });
 
-test('resolveRepoRoot: git top-level of the folder, else the folder; a missing folder is a one-line error', () => {
+test('resolveRepoRoot: --repo names the root itself; the default is the git top-level of the folder, else the folder', () => {
   const root = realpathSync(fixtureCopy({ git: true }));
-  assert.is(resolveRepoRoot(join(root, 'src', 'mobileai_rag')), root);
+  assert.is(resolveRepoRoot(join(root, 'src', 'mobileai_rag')), join(root, 'src', 'mobileai_rag'));
   assert.is(resolveRepoRoot(undefined, join(root, 'src')), root);
   const plain = realpathSync(tempDir('plain'));
   mkdirSync(join(plain, 'sub'));
-  assert.is(resolveRepoRoot(join(plain, 'sub')), join(plain, 'sub'));
+  assert.is(resolveRepoRoot(undefined, join(plain, 'sub')), join(plain, 'sub'));
   assert.throws(() => resolveRepoRoot(join(plain, 'missing')), /^no such folder: /);
 });
 
