@@ -1,0 +1,122 @@
+// kill -9 of the daemon in the middle of a large (re-)index: the next start must
+// answer exactly like a fresh index of the same tree. The tree is a copy of part
+// of this machine's Python stdlib (found at run time, never a fixed path).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect, RpcError } from '../client/connection.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, startDaemon, stopDaemon, tempDir, type TestDaemon } from './helpers/daemon.js';
+
+test.after(() => cleanupTemp());
+
+function stdlibDir(): string {
+  const r = spawnSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`python3 not usable: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** A few MB of real Python: top-level modules plus some packages (no tests, no caches, no site-packages). */
+function makeTree(): string {
+  const lib = stdlibDir();
+  const root = join(tempDir('crash'), 'stdlib-part');
+  const pkgs = ['email', 'json', 'asyncio', 'unittest', 'xml', 'concurrent', 'logging', 'http', 'importlib', 'multiprocessing'];
+  const skip = (src: string) => !/(__pycache__|site-packages|[/\\]test[/\\]?$|[/\\]tests[/\\]?$)/.test(src);
+  for (const p of pkgs) cpSync(join(lib, p), join(root, p), { recursive: true, filter: skip });
+  for (const name of readdirSync(lib)) {
+    if (name.endsWith('.py') && statSync(join(lib, name)).isFile()) cpSync(join(lib, name), join(root, name));
+  }
+  return realpathSync(root);
+}
+
+const QUERIES: [string, unknown][] = [
+  ['search_code', { query: 'def ', limit: 200 }],
+  ['search_code', { query: 'import os', limit: 200 }],
+  ['search_code', { query: 'class Message', case_sensitive: true, limit: 200 }],
+  ['search_code', { query: 'CRASH_EDIT_MARK', limit: 200 }],
+  ['search_code', { query: 'json/', limit: 200 }],
+  ['find_symbol', { name: '__init__', limit: 200 }],
+  ['find_symbol', { name: 'Message' }],
+  ['find_symbol', { name: 'get_event_loop', limit: 200 }],
+  ['find_importers', { module_name: 'email.message' }],
+  ['find_importers', { module_name: 'json' }],
+  ['find_importers', { module_name: 'asyncio.events' }],
+  ['read_evidence', { path: 'json/__init__.py', start_line: 1, end_line: 40 }],
+];
+
+/** Everything a client can observe about the index, minus the generation counter. */
+async function snapshot(d: TestDaemon): Promise<unknown> {
+  const c = await connect(d.root, { env: d.env });
+  try {
+    const answers: unknown[] = [];
+    for (const [name, args] of QUERIES) {
+      try {
+        const r = await c.request<'toolsCall'>('tools/call', { name, arguments: args });
+        assertEvidenceChecks(d.root, r.evidence);
+        answers.push({ evidence: r.evidence, total: r.total });
+      } catch (e) {
+        if (!(e instanceof RpcError)) throw e;
+        answers.push({ error: e.data });
+      }
+    }
+    const s = await c.request<'indexStatus'>('index/status');
+    const { files, pythonFiles, symbols, imports, lines, bytes, state } = s.index;
+    return { answers, counts: { files, pythonFiles, symbols, imports, lines, bytes, state } };
+  } finally { await c.close(); }
+}
+
+/** Starts a daemon, waits `ms` after it listens, notes whether its start-up build is still running, and kill -9s it. */
+async function killDuringBuild(root: string, home: string, ms: number): Promise<boolean> {
+  const d = await startDaemon(root, { home });
+  await new Promise((r) => setTimeout(r, ms));
+  let running = false;
+  try {
+    const c = await connect(root, { env: d.env });
+    const s = await c.request<'indexStatus'>('index/status');
+    running = s.daemon.startup === 'running' || s.daemon.pendingUpdates > 0;
+    await c.close();
+  } catch { /* it may be busy; the kill still counts */ }
+  d.proc.kill('SIGKILL');
+  const r = await d.exited;
+  assert.is(r.signal, 'SIGKILL');
+  return running;
+}
+
+test('kill -9 during the first build and during a catch-up: the next start answers like a fresh index', async () => {
+  const root = makeTree();
+  const home = tempDir('home');
+  const t0 = performance.now();
+  const hits: boolean[] = [];
+  for (const ms of [150, 400, 900]) hits.push(await killDuringBuild(root, home, ms));
+  console.log(`  first build killed at 150/400/900 ms; build still running at the kill: ${hits.join('/')}`);
+  assert.ok(hits.some(Boolean), 'at least one kill landed mid-build');
+
+  let d = await startDaemon(root, { home });
+  const recovered = await snapshot(d);
+  await stopDaemon(d);
+  const fresh1 = await startDaemon(root);
+  const expected1 = await snapshot(fresh1);
+  await stopDaemon(fresh1);
+  assert.equal(recovered, expected1, 'after kill -9 in the first build, answers equal a fresh index');
+
+  // Change many files while no daemon runs, then kill the catch-up that the next start does.
+  const py = readdirSync(join(root, 'email')).filter((n) => n.endsWith('.py'));
+  for (const n of py) appendFileSync(join(root, 'email', n), '\nCRASH_EDIT_MARK = 1\n');
+  const caughtUp = await killDuringBuild(root, home, 60);
+  d = await startDaemon(root, { home });
+  const afterEdits = await snapshot(d);
+  await stopDaemon(d);
+
+  const fresh = await startDaemon(root);
+  const expected = await snapshot(fresh);
+  await stopDaemon(fresh);
+  assert.equal(afterEdits, expected, 'after kill -9 in the catch-up, answers equal a fresh index');
+  const marks = (afterEdits as { answers: { total?: number }[] }).answers[3].total;
+  assert.is(marks, py.length, 'every edited file is searchable');
+  const before = recovered as { counts: { files: number } };
+  console.log(`  catch-up killed mid-run: ${caughtUp}; ${before.counts.files} files; whole test ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+});
+
+test.run();
