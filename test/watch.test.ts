@@ -1,0 +1,117 @@
+// RepoWatcher in-process over a real index (LMDB in a temp folder) and real
+// files: bursts of saves end with the index equal to the disk, writes never
+// overlap, a rename-over is applied as an update of the original path, and an
+// out-of-watches error switches to polling while serving continues.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IndexHandle } from '../indexer/api.js';
+import { RepoRules } from '../indexer/discover/rules.js';
+import { openIndex } from '../indexer/index.js';
+import { validateToolCall } from '../indexer/query/schemas.js';
+import { RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, fixtureCopy, tempDir, waitFor } from './helpers/daemon.js';
+
+test.after(() => cleanupTemp());
+
+interface Rig { root: string; handle: IndexHandle; watcher: RepoWatcher; applied: WatchApplied[]; maxConcurrent: number; close(): Promise<void> }
+
+async function rig(mode: WatchMode = 'auto', pollMs?: number): Promise<Rig> {
+  const root = realpathSync(fixtureCopy());
+  const handle = await openIndex(root, { stateDir: tempDir('state') });
+  await handle.refresh();
+  const rules = await RepoRules.load(root);
+  const applied: WatchApplied[] = [];
+  let running = 0;
+  const r: Rig = { root, handle, watcher: null as unknown as RepoWatcher, applied, maxConcurrent: 0, close: async () => { await r.watcher.close(); await handle.close(); } };
+  // The daemon's write queue, reduced to its contract: one writer at a time (counted, to prove it).
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = tail.then(async () => {
+      running++; r.maxConcurrent = Math.max(r.maxConcurrent, running);
+      try { return await fn(); } finally { running--; }
+    });
+    tail = p.catch(() => undefined);
+    return p;
+  };
+  r.watcher = await RepoWatcher.start({ root, rules, index: handle, exclusive, mode, pollMs, onApplied: (a) => applied.push(a) });
+  return r;
+}
+
+async function search(h: IndexHandle, root: string, query: string): Promise<string[]> {
+  const r = await h.runTool(validateToolCall('search_code', { query, case_sensitive: true, limit: 200 }));
+  assertEvidenceChecks(root, r.evidence);
+  return r.evidence.filter((e) => e.kind === 'content_match').map((e) => `${e.path}:${e.start_line}`);
+}
+
+test('a burst of saves to many files ends with the index equal to the disk; writes never overlap', async () => {
+  const r = await rig();
+  try {
+    const targets = ['src/rag_common.py', 'src/rag_chat.py', 'src/build_index.py', 'notes/design.txt', 'docs/README.md'];
+    const base = new Map(targets.map((t) => [t, readFileSync(join(r.root, t), 'utf8')]));
+    // 5 files × 20 saves, back to back: events keep arriving while earlier batches are applied.
+    for (let i = 0; i < 20; i++) {
+      for (const t of targets) writeFileSync(join(r.root, t), `${base.get(t)}BURST_${i}_${t.replace(/\W/g, '_')} = 1\n`);
+      if (i % 5 === 0) await new Promise((res) => setTimeout(res, 3));
+    }
+    await waitFor('watcher idle', async () => { await r.watcher.idle(); return true; });
+    await new Promise((res) => setTimeout(res, 100)); // late inotify events, if any
+    await r.watcher.idle();
+    for (const t of targets) {
+      const lines = base.get(t)!.split('\n').length;
+      assert.equal(await search(r.handle, r.root, `BURST_19_${t.replace(/\W/g, '_')}`), [`${t}:${lines}`], t);
+      assert.equal(await search(r.handle, r.root, `BURST_18_${t.replace(/\W/g, '_')} `), [], `${t}: older content gone`);
+    }
+    assert.is(r.maxConcurrent, 1, 'updates ran one at a time');
+    assert.ok(r.applied.length >= 2, `events were batched into ${r.applied.length} updates`);
+    assert.ok(r.applied.length < 100, `and batched: ${r.applied.length} updates for 100 saves`);
+  } finally { await r.close(); }
+});
+
+test('a rename-over save is applied as an update of the original path', async () => {
+  const r = await rig();
+  try {
+    const f = join(r.root, 'src/rag_common.py');
+    writeFileSync(`${f}.new`, `${readFileSync(f, 'utf8')}RENAMED_OVER = 1\n`);
+    renameSync(`${f}.new`, f);
+    await waitFor('applied', async () => (await search(r.handle, r.root, 'RENAMED_OVER')).length === 1);
+    const changed = r.applied.flatMap((a) => a.summary?.changed ?? []);
+    assert.ok(changed.includes('src/rag_common.py'), JSON.stringify(r.applied));
+    assert.equal(await search(r.handle, r.root, 'RENAMED_OVER'), [`src/rag_common.py:${readFileSync(f, 'utf8').split('\n').length - 1}`], 'only the original path holds the text');
+  } finally { await r.close(); }
+});
+
+test('running out of inotify watches: the watcher says so, polls, and updates keep arriving', async () => {
+  const r = await rig('auto', 100);
+  try {
+    assert.is(r.watcher.state, 'watching');
+    // Fault injection into the real chokidar instance: the error fs.watch raises when the
+    // per-user inotify watch limit is reached (the limit itself is machine-wide and cannot be lowered in a test).
+    const fsw = (r.watcher as unknown as { fsw: import('node:events').EventEmitter }).fsw;
+    const err = Object.assign(new Error('ENOSPC: System limit for number of file watchers reached, watch \'/x\''), { code: 'ENOSPC' });
+    fsw.emit('error', err);
+    await waitFor('polling', () => r.watcher.state === 'polling (inotify limit reached)');
+    assert.match(r.watcher.note ?? '', /^ENOSPC: /);
+    await r.watcher.idle();
+    writeFileSync(join(r.root, 'notes/polled.txt'), 'SEEN_BY_POLLING\n');
+    await waitFor('polled update', async () => (await search(r.handle, r.root, 'SEEN_BY_POLLING')).length === 1, 10_000, 50);
+    assert.ok(r.applied.some((a) => a.refreshed && /polling/.test(a.why ?? '')), 'a catch-up re-walk followed the switch');
+  } finally { await r.close(); }
+});
+
+test('mode poll watches by polling from the start; mode off does not watch', async () => {
+  const r = await rig('poll', 100);
+  try {
+    assert.is(r.watcher.state, 'polling');
+    writeFileSync(join(r.root, 'src/polled.py'), 'def polled_fn():\n    pass\n');
+    await waitFor('poll update', async () => (await r.handle.runTool(validateToolCall('find_symbol', { name: 'polled_fn' }))).total === 1, 10_000, 50);
+  } finally { await r.close(); }
+  const off = await rig('off');
+  try {
+    assert.is(off.watcher.state, 'off');
+  } finally { await off.close(); }
+});
+
+test.run();
