@@ -18,9 +18,14 @@ import { parseOne } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
 import { dirOf, isInitPy, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 
-/** A build commits whenever this many files or bytes of text have accumulated: bounded transactions, steady progress. */
+/**
+ * A build commits whenever this many files or bytes of text have accumulated,
+ * or this much time has passed: bounded transactions, and parsed work becomes
+ * durable (and queryable) steadily rather than all at the end.
+ */
 const COMMIT_FILES = 400;
 const COMMIT_BYTES = 16 << 20;
+const COMMIT_MS = 500;
 
 export interface BuilderOptions {
   maxFileBytes?: number;
@@ -57,9 +62,10 @@ export class Builder {
       case 'same':
         return indexed && (indexed.size !== res.size || indexed.mtimeMs !== res.mtimeMs)
           ? { op: 'touch', path: res.path, size: res.size, mtimeMs: res.mtimeMs } : null;
-      case 'gone':
       case 'excluded':
-        return indexed ? { op: 'remove', path: res.path } : null;
+        return { op: 'skip', path: res.path, size: res.size, mtimeMs: res.mtimeMs };
+      case 'gone':
+        return indexed || this.store.skipped.has(res.path) ? { op: 'remove', path: res.path } : null;
       case 'error':
         // Unreadable right now (permissions, I/O): keep what we had; the next refresh tries again.
         return null;
@@ -104,7 +110,9 @@ export class Builder {
     const unchangedPaths: string[] = [];
     for (const w of walked) {
       const f = store.fileByPath(w.path);
+      const sk = store.skipped.get(w.path);
       if (f && f.size === w.size && f.mtimeMs === w.mtimeMs) unchangedPaths.push(w.path);
+      else if (!f && sk && sk.size === w.size && sk.mtimeMs === w.mtimeMs) continue; // known binary, untouched
       else tasks.push({ path: w.path, abs: w.abs, knownHash: f?.hash, size: w.size });
     }
     const removedPaths = store.ordered().filter((f) => inScope(f.path) && !seen.has(f.path)).map((f) => f.path);
@@ -113,7 +121,7 @@ export class Builder {
     const outside = store.ordered().filter((f) => !inScope(f.path)).map((f) => f.path);
     const target = packageDirsOf([...outside, ...seen]);
     const oldDirs = new Set(store.pkgDirs);
-    if (tasks.length || removedPaths.length || !sameSet(oldDirs, target)) {
+    if (tasks.length || removedPaths.length || !sameSet(oldDirs, target) || store.state !== 'ready') {
       // First write of the pass: mark building, switch package folders, re-resolve
       // unchanged files under flipped folders — all in one transaction.
       const parsing = new Set(tasks.map((t) => t.path));
@@ -124,9 +132,10 @@ export class Builder {
     let done = 0;
     let ops: StoreOp[] = [];
     let opBytes = 0;
+    let lastFlush = performance.now();
     const flush = (): void => {
       if (ops.length) store.commit(ops);
-      ops = []; opBytes = 0;
+      ops = []; opBytes = 0; lastFlush = performance.now();
     };
     const take = (results: ParseResult[]): void => {
       for (const res of results) {
@@ -137,14 +146,17 @@ export class Builder {
         if (op) { ops.push(op); if (op.op === 'put') opBytes += op.file.text.length; }
       }
       done += results.length;
-      if (ops.length >= COMMIT_FILES || opBytes >= COMMIT_BYTES) flush();
+      if (ops.length >= COMMIT_FILES || opBytes >= COMMIT_BYTES || performance.now() - lastFlush >= COMMIT_MS) flush();
       onProgress?.({ phase: 'parse', done, total: tasks.length });
     };
     await parseAll(tasks, this.maxBytes, this.opts.workers ?? defaultWorkers(), take);
     flush();
     onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });
     const removals: StoreOp[] = [];
-    for (const p of new Set(removedPaths)) if (store.fileByPath(p) && !changedPaths.includes(p)) removals.push({ op: 'remove', path: p });
+    const changedSet = new Set(changedPaths);
+    for (const p of new Set(removedPaths)) if (store.fileByPath(p) && !changedSet.has(p)) removals.push({ op: 'remove', path: p });
+    // Forget skip records of paths the walk no longer lists.
+    for (const p of store.skipped.keys()) if (inScope(p) && !seen.has(p)) removals.push({ op: 'remove', path: p });
     if (removals.length) store.commit(removals);
 
     // Package folders as they really are now (an __init__.py may have been binary or vanished meanwhile).
@@ -219,7 +231,7 @@ export class Builder {
     for (const r of byPath.values()) {
       const op = this.opFor(r, newDirs);
       if (r.kind === 'file') summary.changed.push(r.path);
-      else if (op?.op === 'remove') summary.removed.push(r.path);
+      else if ((r.kind === 'gone' || r.kind === 'excluded') && store.fileByPath(r.path)) summary.removed.push(r.path);
       else summary.unchanged.push(r.path);
       if (op) ops.push(op);
     }

@@ -11,7 +11,7 @@ export interface ParseRequest { id: number; maxBytes: number; tasks: ParseTask[]
 
 export type ParseResult =
   | { path: string; kind: 'gone' }
-  | { path: string; kind: 'excluded'; reason: 'binary' | 'too_large' }
+  | { path: string; kind: 'excluded'; reason: 'binary' | 'too_large'; size: number; mtimeMs: number }
   | { path: string; kind: 'same'; size: number; mtimeMs: number }
   | { path: string; kind: 'error'; message: string }
   | {

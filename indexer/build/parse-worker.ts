@@ -13,23 +13,28 @@ import type { ParseRequest, ParseResult, ParseTask } from './messages.js';
 
 const collector = new BucketCollector();
 
-function readSmart(abs: string, maxBytes: number): { bytes: Uint8Array; size: number; mtimeMs: number } | 'gone' | 'binary' | 'too_large' {
+type ReadOutcome =
+  | { kind: 'text'; bytes: Uint8Array; size: number; mtimeMs: number }
+  | { kind: 'binary' | 'too_large'; size: number; mtimeMs: number }
+  | { kind: 'gone' };
+
+function readSmart(abs: string, maxBytes: number): ReadOutcome {
   let fd: number;
   try { fd = openSync(abs, 'r'); } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP') return 'gone';
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP') return { kind: 'gone' };
     throw err;
   }
   try {
     // Stat before reading: if the file changes while we read, the stored mtime
     // is the older one and the next catch-up looks again.
     const st = fstatSync(fd);
-    if (!st.isFile()) return 'gone';
-    if (st.size > maxBytes) return 'too_large';
+    if (!st.isFile()) return { kind: 'gone' };
+    if (st.size > maxBytes) return { kind: 'too_large', size: st.size, mtimeMs: st.mtimeMs };
     // Sniff first, so big binaries (.pyc, .so) cost one small read.
     const head = Buffer.allocUnsafe(Math.min(st.size, BINARY_SNIFF_BYTES));
     const got = readSync(fd, head, 0, head.length, 0);
-    if (isBinary(head.subarray(0, got))) return 'binary';
+    if (isBinary(head.subarray(0, got))) return { kind: 'binary', size: st.size, mtimeMs: st.mtimeMs };
     const bytes = Buffer.allocUnsafe(st.size);
     head.copy(bytes, 0, 0, got);
     let pos = got;
@@ -39,8 +44,8 @@ function readSmart(abs: string, maxBytes: number): { bytes: Uint8Array; size: nu
       pos += n;
     }
     const view = pos === st.size ? bytes : bytes.subarray(0, pos);
-    if (isBinary(view)) return 'binary';
-    return { bytes: view, size: view.length, mtimeMs: st.mtimeMs };
+    if (isBinary(view)) return { kind: 'binary', size: st.size, mtimeMs: st.mtimeMs };
+    return { kind: 'text', bytes: view, size: view.length, mtimeMs: st.mtimeMs };
   } finally {
     closeSync(fd);
   }
@@ -48,8 +53,8 @@ function readSmart(abs: string, maxBytes: number): { bytes: Uint8Array; size: nu
 
 export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   const r = readSmart(task.abs, maxBytes);
-  if (r === 'gone') return { path: task.path, kind: 'gone' };
-  if (r === 'binary' || r === 'too_large') return { path: task.path, kind: 'excluded', reason: r };
+  if (r.kind === 'gone') return { path: task.path, kind: 'gone' };
+  if (r.kind !== 'text') return { path: task.path, kind: 'excluded', reason: r.kind, size: r.size, mtimeMs: r.mtimeMs };
   const hash = createHash('sha1').update(r.bytes).digest('hex');
   if (task.knownHash === hash) return { path: task.path, kind: 'same', size: r.size, mtimeMs: r.mtimeMs };
   const text = decodeText(r.bytes);

@@ -18,6 +18,8 @@ export const FORMAT_VERSION = 1;
 const MAX_KEY_BYTES = 400;
 /** Appended postings past this many entries trigger a rebuild from `tri` (keeps memory and lookups tight). */
 const POSTINGS_REBUILD_AT = 2_000_000;
+/** Commits with more file writes than this mark the postings stale instead of patching them. */
+const BULK_PUTS = 32;
 
 export type IndexState = 'empty' | 'building' | 'ready';
 
@@ -61,7 +63,8 @@ export interface FileWrite {
 export type StoreOp =
   | { op: 'put'; file: FileWrite }
   | { op: 'touch'; path: string; size: number; mtimeMs: number }   // same content, new stat
-  | { op: 'remove'; path: string }
+  | { op: 'remove'; path: string }                                  // gone: drops the file and any skip record
+  | { op: 'skip'; path: string; size: number; mtimeMs: number }    // listed by the walk but not indexable (binary): remembered so an unchanged one is not read again
   | { op: 'resolve'; path: string; mods: string[]; imports: ImportRec[] }; // package layout changed
 
 export interface MetaPatch { state?: IndexState; pkgDirs?: string[] }
@@ -94,6 +97,16 @@ function lineStarts(lines: string[], lower: boolean): Int32Array {
   return starts;
 }
 
+/** The distinct `sym` keys of a file's definitions (simple names and qualnames): one put per key, not per definition. */
+function symKeys(defs: ReadonlyArray<{ name: string; qualname: string }>): Set<string> {
+  const keys = new Set<string>();
+  for (const d of defs) {
+    if (keyOk(d.name)) keys.add(d.name);
+    if (keyOk(d.qualname)) keys.add(d.qualname);
+  }
+  return keys;
+}
+
 function keyOk(key: string): boolean {
   return key.length > 0 && Buffer.byteLength(key) <= MAX_KEY_BYTES;
 }
@@ -104,6 +117,7 @@ export class Store {
   private filesDb: Database<FileRow, number>;
   private textDb: Database<Buffer, number>;
   private triDb: Database<Buffer, number>;
+  private skipDb: Database<[number, number], string>;
   private defsDb: Database<DefRow[], number>;
   private impsDb: Database<ImportRec[], number>;
   private symDb: Database<number, string>;
@@ -111,6 +125,10 @@ export class Store {
   private modDb: Database<number, string>;
 
   private files = new Map<number, FileMeta>();
+  /** Paths the walk lists but that are not indexable (binary), with the stat they had when judged. */
+  readonly skipped = new Map<string, { size: number; mtimeMs: number }>();
+  /** Set when a bulk commit skipped patching the postings; the next search rebuilds them. */
+  private postingsDirty = false;
   private byPath = new Map<string, number>();
   private order: number[] = [];           // live fids sorted by path (JS string order)
   private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
@@ -134,6 +152,7 @@ export class Store {
     this.filesDb = this.env.openDB({ name: 'files', keyEncoding: 'uint32', encoding: 'msgpack' });
     this.textDb = this.env.openDB({ name: 'text', keyEncoding: 'uint32', encoding: 'binary', compression: true });
     this.triDb = this.env.openDB({ name: 'tri', keyEncoding: 'uint32', encoding: 'binary' });
+    this.skipDb = this.env.openDB({ name: 'skip', encoding: 'msgpack' });
     this.defsDb = this.env.openDB({ name: 'defs', keyEncoding: 'uint32', encoding: 'msgpack' });
     this.impsDb = this.env.openDB({ name: 'imports', keyEncoding: 'uint32', encoding: 'msgpack' });
     this.symDb = this.env.openDB({ name: 'sym', dupSort: true, encoding: 'ordered-binary' });
@@ -178,6 +197,8 @@ export class Store {
     this.files.clear(); this.byPath.clear();
     this.totals = { lines: 0, bytes: 0, symbols: 0, imports: 0, py: 0 };
     for (const { key, value } of this.filesDb.getRange()) this.remember(key, value);
+    this.skipped.clear();
+    for (const { key, value } of this.skipDb.getRange()) this.skipped.set(key, { size: value[0], mtimeMs: value[1] });
     this.order = [...this.files.values()].sort((a, b) => cmp(a.path, b.path)).map((f) => f.fid);
     this.rank = null;
     this.rebuildPostings();
@@ -189,6 +210,7 @@ export class Store {
       if (this.files.has(key)) lists.push([key, value]);
     }
     this.postings.build(lists);
+    this.postingsDirty = false;
   }
 
   private remember(fid: number, r: FileRow): FileMeta {
@@ -224,6 +246,9 @@ export class Store {
     const generation = this.generation + 1;
     const now = new Date().toISOString();
     let nextFid = this.nextFid;
+    // A bulk commit (a build step) leaves the postings to be rebuilt once at the
+    // next search instead of patching them file by file.
+    const bulk = this.postingsDirty || ops.filter((o) => o.op === 'put').length > BULK_PUTS;
     this.env.transactionSync(() => {
       for (const o of ops) {
         const fid = this.byPath.get(o.op === 'put' ? o.file.path : o.path);
@@ -248,12 +273,15 @@ export class Store {
               this.defsDb.removeSync(id); this.impsDb.removeSync(id);
             }
             this.linkKeys(id, row.mods, f.defs, f.imports);
-            const prev = prevTri ? Uint8Array.from(prevTri) : null;
+            const skipped = this.skipped.has(f.path);
+            if (skipped) this.skipDb.removeSync(f.path);
+            const prev = prevTri && !bulk ? Uint8Array.from(prevTri) : null;
             after.push(() => {
               if (old) this.forget(old);
+              if (skipped) this.skipped.delete(f.path);
               const m = this.remember(id, row);
               if (!old) this.insertOrder(m);
-              this.postings.add(id, f.tri, prev);
+              if (!bulk) this.postings.add(id, f.tri, prev);
             });
             break;
           }
@@ -266,7 +294,15 @@ export class Store {
             after.push(() => { this.totals.bytes += o.size - old.size; old.size = o.size; old.mtimeMs = o.mtimeMs; });
             break;
           }
+          case 'skip':
           case 'remove': {
+            if (o.op === 'skip') {
+              this.skipDb.putSync(o.path, [o.size, o.mtimeMs]);
+              after.push(() => this.skipped.set(o.path, { size: o.size, mtimeMs: o.mtimeMs }));
+            } else if (this.skipped.has(o.path)) {
+              this.skipDb.removeSync(o.path);
+              after.push(() => this.skipped.delete(o.path));
+            }
             if (!old || fid === undefined) break;
             this.unlinkKeys(fid, old);
             for (const db of [this.filesDb, this.textDb, this.triDb, this.defsDb, this.impsDb]) db.removeSync(fid);
@@ -300,16 +336,14 @@ export class Store {
     this.nextFid = nextFid;
     if (patch.state) this.state = patch.state;
     if (patch.pkgDirs) this.pkgDirs = patch.pkgDirs;
-    if (this.postings.appended > POSTINGS_REBUILD_AT) this.rebuildPostings();
+    if (bulk) this.postingsDirty = true;
+    else if (this.postings.appended > POSTINGS_REBUILD_AT) this.rebuildPostings();
     return generation;
   }
 
   /** Adds the lookup-table entries of a file (sym: names and qualnames; module; target). */
   private linkKeys(fid: number, mods: string[], defs: PyDef[], imports: ImportRec[]): void {
-    for (const d of defs) {
-      if (keyOk(d.name)) this.symDb.putSync(d.name, fid);
-      if (keyOk(d.qualname)) this.symDb.putSync(d.qualname, fid);
-    }
+    for (const k of symKeys(defs)) this.symDb.putSync(k, fid);
     for (const m of mods) if (keyOk(m)) this.modDb.putSync(m, fid);
     for (const imp of imports) for (const t of imp.targets) if (keyOk(t)) this.targetDb.putSync(t, fid);
   }
@@ -317,10 +351,8 @@ export class Store {
   /** Removes what linkKeys added for the stored version of a file (reads the old rows inside the transaction). */
   private unlinkKeys(fid: number, old: FileMeta, keepDefs = false): void {
     if (!keepDefs) {
-      for (const d of this.defsDb.get(fid) ?? []) {
-        if (keyOk(d[0])) this.symDb.removeSync(d[0], fid);
-        if (keyOk(d[1])) this.symDb.removeSync(d[1], fid);
-      }
+      const defs = (this.defsDb.get(fid) ?? []).map(([name, qualname]) => ({ name, qualname }));
+      for (const k of symKeys(defs)) this.symDb.removeSync(k, fid);
     }
     for (const m of old.mods) if (keyOk(m)) this.modDb.removeSync(m, fid);
     for (const imp of this.impsDb.get(fid) ?? []) for (const t of imp.targets) if (keyOk(t)) this.targetDb.removeSync(t, fid);
@@ -377,6 +409,7 @@ export class Store {
 
   /** Files whose lines may contain every bucket (see trigrams.ts). */
   candidates(buckets: readonly number[]): number[] {
+    if (this.postingsDirty) this.rebuildPostings();
     return this.postings.candidates(buckets, this.isLive, this.nextFid);
   }
 
@@ -441,6 +474,34 @@ export class Store {
       await new Promise((r) => setImmediate(r));
       if (this.closed || this.stopWarming) return;
     }
+  }
+
+  /**
+   * Everything the index holds, keyed by path instead of file id (ids differ
+   * between two builds of the same tree): rows, lookup tables and skip records.
+   * For tests that compare an updated index with a fresh one.
+   */
+  dump(): Record<string, unknown> {
+    const pathOf = (fid: number): string => this.files.get(fid)?.path ?? `<dangling ${fid}>`;
+    const files = this.ordered().map((f) => ({
+      path: f.path, size: f.size, hash: f.hash, lines: f.lines, py: f.py, mods: f.mods,
+      defs: this.defsDb.get(f.fid) ?? null,
+      imports: (this.impsDb.get(f.fid) ?? []).map((i) => [i.start, i.end, i.targets]),
+      text: (this.textDb.getBinary(f.fid) ?? Buffer.alloc(0)).toString('base64').length,
+      tri: Buffer.from(this.triDb.getBinary(f.fid) ?? []).toString('base64'),
+    }));
+    const table = (db: Database<number, string>): string[] => {
+      const out: string[] = [];
+      for (const { key, value } of db.getRange()) out.push(`${String(key)} -> ${pathOf(value)}`);
+      return out.sort();
+    };
+    const rowsOf = (db: Database<any, number>): string[] => [...db.getKeys()].map((fid) => pathOf(fid as number)).sort();
+    return {
+      state: this.state, pkgDirs: this.pkgDirs, files,
+      sym: table(this.symDb), target: table(this.targetDb), module: table(this.modDb),
+      skip: [...this.skipDb.getRange()].map(({ key, value }) => `${String(key)} ${value[0]}`).sort(),
+      rows: { files: rowsOf(this.filesDb), text: rowsOf(this.textDb), tri: rowsOf(this.triDb), defs: rowsOf(this.defsDb), imports: rowsOf(this.impsDb) },
+    };
   }
 
   private closed = false;

@@ -1,0 +1,186 @@
+// The builder against real files and a real LMDB: incremental updates and
+// catch-ups must leave exactly what a fresh build of the new tree holds, files
+// whose content did not change are not parsed again, and a build killed with
+// SIGKILL at any moment is finished by the next refresh.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+
+// Child mode: build the index of argv[3] into state argv[4] and exit (the parent kills it midway).
+if (process.argv[2] === '--build-child') {
+  const idx = await openEvidexIndex(process.argv[3], { stateDir: process.argv[4] });
+  await idx.refresh();
+  await idx.close();
+  process.stdout.write('built\n');
+  process.exit(0);
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'evidex-build-'));
+let n = 0;
+const stateDir = (): string => join(tmp, `state-${n++}`);
+
+function write(root: string, rel: string, text: string | Buffer): void {
+  mkdirSync(join(root, rel, '..'), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+async function freshDump(root: string): Promise<Record<string, unknown>> {
+  const idx = await openEvidexIndex(root, { stateDir: stateDir() });
+  await idx.refresh();
+  const d = idx.store.dump();
+  await idx.close();
+  return d;
+}
+
+async function assertSameAsFresh(idx: EvidexIndex, what: string): Promise<void> {
+  const got = idx.store.dump();
+  const want = await freshDump(idx.root);
+  assert.equal(got, want, `index after ${what} differs from a fresh build`);
+}
+
+function makeRepo(): string {
+  const root = mkdtempSync(join(tmp, 'repo-'));
+  write(root, 'pkg/__init__.py', 'from .a import helper\n');
+  write(root, 'pkg/a.py', 'import os\nfrom . import b as bee\n\n\ndef helper(x):\n    return os.path.join(x, "a")\n\n\nclass Thing:\n    size = 3\n\n    def run(self):\n        return helper(self)\n');
+  write(root, 'pkg/sub/b.py', 'from .. import a\nfrom ..a import Thing\nfrom . import c\nVALUE = 1\n');
+  write(root, 'pkg/sub/c.py', 'import pkg.a\n');
+  write(root, 'top.py', 'import pkg\nfrom pkg.sub import b\n\ndef main():\n    pass\n');
+  write(root, 'README.md', '# demo\nSome text with helper in it.\n');
+  write(root, 'data.bin', Buffer.from([1, 2, 0, 3, 4]));
+  write(root, '.gitignore', 'build/\n*.log\n');
+  write(root, 'build/out.py', 'def ignored():\n    pass\n');
+  write(root, 'debug.log', 'helper log line\n');
+  write(root, '.env', 'SECRET=helper\n');
+  return root;
+}
+
+test('incremental updates leave exactly what a fresh build holds; unchanged files are not re-parsed', async () => {
+  const root = makeRepo();
+  const idx = await openEvidexIndex(root, { stateDir: stateDir() });
+  const first = await idx.refresh();
+  assert.is(first.files, 7, 'indexed: pkg/__init__.py, pkg/a.py, pkg/sub/b.py, pkg/sub/c.py, top.py, README.md, .gitignore');
+  assert.is(idx.builder.parsed, 7);
+  await assertSameAsFresh(idx, 'first build');
+
+  const step = async (what: string, paths: string[], expectParsed: number, mutate: () => void): Promise<void> => {
+    mutate();
+    const before = idx.builder.parsed;
+    const gen = idx.status().generation;
+    const r = await idx.update(paths);
+    assert.is(idx.builder.parsed - before, expectParsed, `${what}: files parsed`);
+    if (r.changed.length || r.removed.length) assert.ok(r.generation > gen, `${what}: generation rises`);
+    await assertSameAsFresh(idx, what);
+  };
+
+  await step('edit', ['pkg/a.py'], 1, () => write(root, 'pkg/a.py', 'import os\n\ndef helper(x):\n    return x\n\ndef extra():\n    pass\n'));
+  // Same content, new mtime: hashed, not parsed, nothing changes but the stat.
+  await step('touch', ['pkg/a.py'], 0, () => utimesSync(join(root, 'pkg/a.py'), new Date(), new Date(Date.now() + 5000)));
+  await step('create', ['new.py'], 1, () => write(root, 'new.py', 'from pkg.sub.b import VALUE\n'));
+  await step('delete', ['top.py'], 0, () => rmSync(join(root, 'top.py')));
+  // pkg/sub becomes a package: b.py and c.py change module names and relative targets without being parsed.
+  await step('add __init__.py', ['pkg/sub/__init__.py'], 1, () => write(root, 'pkg/sub/__init__.py', ''));
+  await step('remove __init__.py', ['pkg/__init__.py'], 0, () => rmSync(join(root, 'pkg/__init__.py')));
+  await step('text becomes binary', ['README.md'], 0, () => write(root, 'README.md', Buffer.from('# x\n\0\n')));
+  await step('binary becomes text', ['data.bin'], 1, () => write(root, 'data.bin', 'now text\n'));
+  await step('secret and ignored paths', ['.env', 'debug.log', 'build/out.py'], 0, () => write(root, 'debug.log', 'more\n'));
+  await step('folder deleted', ['pkg/sub'], 0, () => rmSync(join(root, 'pkg/sub'), { recursive: true }));
+  await step('folder created', ['lib'], 2, () => { write(root, 'lib/x.py', 'X = 1\n'); write(root, 'lib/y.txt', 'why\n'); });
+  // A changed ignore file re-walks: *.md and lib/ now ignored, build/ visible.
+  await step('.gitignore changed', ['.gitignore'], 2, () => write(root, '.gitignore', '*.log\nlib/\n'));
+
+  const r = await idx.runTool({ name: 'find_symbol', args: { name: 'ignored' } });
+  assert.is(r.total, 1, 'build/out.py is indexed once .gitignore stops excluding it');
+  assertEvidenceChecks(root, r.evidence);
+  await idx.close();
+});
+
+test('catch-up after changes made while closed re-parses only changed files; binaries are not re-read', async () => {
+  const root = makeRepo();
+  const sd = stateDir();
+  let idx = await openEvidexIndex(root, { stateDir: sd });
+  await idx.refresh();
+  const gen = idx.status().generation;
+  await idx.close();
+
+  idx = await openEvidexIndex(root, { stateDir: sd });
+  assert.is(idx.status().generation, gen, 'generation persists');
+  const nothing = await idx.refresh();
+  assert.is(nothing.parsed, 0);
+  assert.is(nothing.unchanged, 7);
+  assert.is(idx.status().generation, gen, 'an unchanged tree writes nothing');
+  await idx.close();
+
+  write(root, 'top.py', 'def main():\n    return 2\n');
+  rmSync(join(root, 'pkg/sub/c.py'));
+  write(root, 'notes.txt', 'hello\n');
+  utimesSync(join(root, 'README.md'), new Date(), new Date(Date.now() + 9000)); // stat differs, content same
+  idx = await openEvidexIndex(root, { stateDir: sd });
+  const r = await idx.refresh();
+  assert.is(r.parsed, 2, 'top.py and notes.txt');
+  assert.is(r.removed, 1, 'pkg/sub/c.py');
+  assert.is(idx.builder.parsed, 2);
+  await assertSameAsFresh(idx, 'catch-up');
+  await idx.close();
+});
+
+test('an index of another format version is discarded and rebuilt', async () => {
+  const root = makeRepo();
+  const sd = stateDir();
+  let idx = await openEvidexIndex(root, { stateDir: sd });
+  await idx.refresh();
+  await idx.close();
+  const { open } = await import('lmdb');
+  const env = open({ path: join(sd, 'index'), maxDbs: 16 });
+  const meta = env.openDB({ name: 'meta', encoding: 'msgpack' });
+  await meta.put('formatVersion', 999);
+  await env.close();
+  idx = await openEvidexIndex(root, { stateDir: sd });
+  assert.is(idx.status().state, 'empty');
+  assert.is(idx.status().files, 0);
+  const r = await idx.refresh();
+  assert.is(r.parsed, 7);
+  await assertSameAsFresh(idx, 'format rebuild');
+  await idx.close();
+});
+
+/** A few real stdlib packages, copied so the test may build them freely. */
+function stdlibSubset(): string {
+  const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
+  const root = mkdtempSync(join(tmp, 'std-'));
+  for (const name of ['email', 'json', 'asyncio', 'http', 'urllib', 'xml', 'logging', 'importlib', 'concurrent', 'argparse.py', 'typing.py', 'os.py']) {
+    if (existsSync(join(stdlib, name))) cpSync(join(stdlib, name), join(root, name), { recursive: true, filter: (p) => !p.includes('__pycache__') });
+  }
+  return root;
+}
+
+test('a build killed with SIGKILL at any moment is finished by the next refresh', async () => {
+  const root = stdlibSubset();
+  const want = await freshDump(root);
+  const self = fileURLToPath(import.meta.url);
+  for (const delay of [50, 400, 1000, 1500, 2000, 4000]) {
+    const sd = stateDir();
+    const child = spawn(process.execPath, [self, '--build-child', root, sd], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += String(d); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), delay);
+    await new Promise((r) => child.on('exit', r));
+    clearTimeout(timer);
+    const idx = await openEvidexIndex(root, { stateDir: sd });
+    const state = idx.status().state;
+    const files = idx.status().files;
+    const r = await idx.refresh();
+    if (process.env.EVIDEX_TEST_VERBOSE) console.log(`killed after ${delay} ms: state ${state}, ${files} files held, ${r.parsed} parsed by the repair, ${out.includes('built') ? 'child had finished' : 'child killed'}`);
+    assert.equal(idx.store.dump(), want, `killed after ${delay} ms (state ${state}, ${out.includes('built') ? 'finished' : 'killed'}): repaired index differs from a fresh build`);
+    await idx.close();
+  }
+});
+
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+test.run();
