@@ -16,21 +16,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-// `ignore` (v7, pinned) compiles gitignore patterns to regexes. Its public
-// test() also re-checks parent folders against the SAME file's rules, which is
-// wrong across nested files (a parent excluded by the root file but re-included
-// by a deeper file would still exclude its children). We do the parent walk
-// ourselves, so we call the single-path matcher below and fail loudly at load
-// time if a future version renames it.
-const ignoreFactory = require('ignore') as (opts: { ignorecase?: boolean; allowRelativePaths?: boolean }) => IgnoreInstance;
-interface IgnoreTestResult { ignored: boolean; unignored: boolean }
-interface IgnoreInstance {
-  add(patterns: string): IgnoreInstance;
-  _rules?: { test(path: string, checkUnignored: boolean, mode: string): IgnoreTestResult };
-}
+import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
 
 export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
   '.env', '.env.*', '*.pem', '*.key', '*.p12', '*.pfx', 'id_rsa*', 'id_ed25519*', '.netrc', '.npmrc', '.pypirc',
@@ -55,9 +41,7 @@ export interface DiscoverOptions {
 }
 
 /** The compiled rules of one folder: its .gitignore and its .evidexignore (either may be absent). */
-interface FolderRules { git: IgnoreInstance | null; evidex: IgnoreInstance | null }
-
-type Verdict = 'ignored' | 'unignored' | 'none';
+interface FolderRules { git: IgnorePattern[] | null; evidex: IgnorePattern[] | null }
 interface ChainLink { dir: string; rules: FolderRules }
 
 /** True when any segment of a POSIX relative path is `.git` (the repository's, or a nested repository's). */
@@ -110,24 +94,8 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-function compileIgnore(text: string): IgnoreInstance {
-  // ignorecase false: git's default on Linux (core.ignorecase=false), and the
-  // `ignore` package's default is the opposite.
-  const ig = ignoreFactory({ ignorecase: false, allowRelativePaths: true });
-  // A UTF-8 BOM at the start would otherwise become part of the first pattern;
-  // git skips it too.
-  ig.add(stripBom(text));
-  if (typeof ig._rules?.test !== 'function') {
-    throw new Error('internal: the installed `ignore` package has no single-path matcher (expected ignore@7)');
-  }
-  return ig;
-}
-
-function verdictOf(ig: IgnoreInstance | null, rel: string, isDir: boolean): Verdict {
-  if (!ig) return 'none';
-  // Dir-only patterns (`build/`) match only a path given with a trailing slash.
-  const r = ig._rules!.test(isDir ? `${rel}/` : rel, true, 'regex');
-  return r.ignored ? 'ignored' : r.unignored ? 'unignored' : 'none';
+function verdictOf(patterns: IgnorePattern[] | null, rel: string, isDir: boolean): Verdict {
+  return patterns ? matchPatterns(patterns, rel, isDir) : 'none';
 }
 
 export class RepoRules {
@@ -300,8 +268,8 @@ export class RepoRules {
     if (dirRel === '' && this.extraIgnore.length > 0) {
       evidexText = [...this.extraIgnore, stripBom(evidexText ?? '')].join('\n');
     }
-    const git = gitText === null ? null : compileIgnore(gitText);
-    const evidex = evidexText === null ? null : compileIgnore(evidexText);
+    const git = gitText === null ? null : parseIgnoreFile(gitText);
+    const evidex = evidexText === null ? null : parseIgnoreFile(evidexText);
     return git || evidex ? { git, evidex } : null;
   }
 
