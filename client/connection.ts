@@ -11,7 +11,7 @@ import {
   MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult,
 } from '../daemon/protocol.js';
 import {
-  canonicalRoot, ensureStateDir, files, isDaemonPid, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
+  canonicalRoot, daemonAlive, ensureStateDir, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
 } from '../daemon/state.js';
 
 export { resolveRepoRoot, RpcError };
@@ -93,7 +93,7 @@ type Probe =
 async function probe(stateDir: string): Promise<Probe> {
   const info = await readDaemonInfo(stateDir);
   if (!info) return { kind: 'none' };
-  if (!isDaemonPid(info.pid)) {
+  if (!(await daemonAlive(stateDir, info.pid))) {
     // Left behind by a daemon that was killed: nobody serves it; clear it so status is truthful.
     await removeDaemonInfo(stateDir, info.pid).catch(() => undefined);
     return { kind: 'none' };
@@ -178,10 +178,10 @@ export interface StopResult { stopped: boolean; pid?: number; how?: 'shutdown' |
 async function waitGone(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (!isDaemonPid(pid)) return true;
+    if (!isPidAlive(pid)) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return !isDaemonPid(pid);
+  return !isPidAlive(pid);
 }
 
 /** `evidex daemon stop`: asks for daemon/shutdown; a daemon that does not answer gets SIGTERM, then SIGKILL. */

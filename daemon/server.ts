@@ -340,7 +340,7 @@ export class Daemon {
       const drained = await this.queue.drain(5000);
       if (drained) await this.handle.close().catch((e: Error) => this.log(`closing the index: ${e.message}`));
       else this.log('an index update is still running; leaving it to crash recovery');
-      await removeDaemonInfo(this.opts.stateDir, process.pid).catch(() => undefined);
+      await removeDaemonInfo(this.opts.stateDir, process.pid, { token: true }).catch(() => undefined);
       await this.lock.release().catch(() => undefined);
       // Give closing handshakes a moment, then drop whoever is left.
       await new Promise((r) => setTimeout(r, 200));

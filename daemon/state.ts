@@ -40,6 +40,15 @@ export function stateDirFor(root: string, env: NodeJS.ProcessEnv = process.env):
   return join(stateRoot(env), `${name}-${hash}`);
 }
 
+/**
+ * True when the daemon described by daemon.json (pid) is alive: it must hold the
+ * root's lock, and the lock's start time must match the running process.
+ */
+export async function daemonAlive(stateDir: string, pid: number): Promise<boolean> {
+  const h = await readLockHolder(files(stateDir).lock).catch(() => null);
+  return !!h && h !== 'missing' && h.pid === pid && holderAlive(h);
+}
+
 export const files = (stateDir: string) => ({
   daemonJson: join(stateDir, 'daemon.json'),
   token: join(stateDir, 'token'),
@@ -80,18 +89,29 @@ export function isPidAlive(pid: number): boolean {
 }
 
 /**
- * True when `pid` is alive and, where /proc shows it, is an evidex daemon — so a
- * pid reused by an unrelated process after a crash does not pass for a daemon.
+ * When the process started (Linux: field 22 of /proc/PID/stat, clock ticks since
+ * boot), or null where that is not available. Stored next to the pid in the lock
+ * so a pid reused by an unrelated process after a crash is not taken for the holder.
  */
-export function isDaemonPid(pid: number): boolean {
-  if (!isPidAlive(pid)) return false;
+export function processStartTime(pid: number): string | null {
   try {
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    // daemon/main.js, or `evidex daemon run` (the CLI serving in the foreground).
-    return /daemon/.test(cmd);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: split after its last ')'.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return rest[19] ?? null; // fields 3.. → index 0 is field 3, so field 22 is index 19
   } catch {
-    return true; // no /proc (not Linux) or unreadable: trust liveness
+    return null;
   }
+}
+
+export interface LockHolder { pid: number; start: string | null }
+
+/** True when the process that wrote this lock is still the one running under its pid. */
+export function holderAlive(h: LockHolder): boolean {
+  if (!isPidAlive(h.pid)) return false;
+  if (h.start === null) return true;
+  const now = processStartTime(h.pid);
+  return now === null || now === h.start;
 }
 
 // ---- token ------------------------------------------------------------------
@@ -141,12 +161,16 @@ export async function readDaemonInfo(stateDir: string): Promise<DaemonInfo | nul
   }
 }
 
-/** Removes daemon.json if it still describes this pid (a newer daemon's file is left alone). */
-export async function removeDaemonInfo(stateDir: string, pid: number): Promise<void> {
+/**
+ * Removes daemon.json if it still describes this pid (a newer daemon's file is
+ * left alone). The daemon itself also removes its token file; a client clearing
+ * a stale daemon.json does not, since a new daemon may have just written it.
+ */
+export async function removeDaemonInfo(stateDir: string, pid: number, opts: { token?: boolean } = {}): Promise<void> {
   const info = await readDaemonInfo(stateDir).catch(() => null);
   if (info && info.pid !== pid) return;
   await fsp.rm(files(stateDir).daemonJson, { force: true });
-  await fsp.rm(files(stateDir).token, { force: true });
+  if (opts.token) await fsp.rm(files(stateDir).token, { force: true });
 }
 
 // ---- the one-daemon-per-root lock -------------------------------------------
@@ -160,11 +184,12 @@ export class DaemonRunningError extends Error {
 
 export interface Lock { path: string; release(): Promise<void> }
 
-async function readLockPid(path: string): Promise<number | null | 'missing'> {
+/** The lock's holder (`PID START` or a bare `PID`), null when garbled or empty, 'missing' when absent. */
+export async function readLockHolder(path: string): Promise<LockHolder | null | 'missing'> {
   try {
-    const text = await fsp.readFile(path, 'utf8');
-    const pid = Number.parseInt(text.trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
+    const [pidText, start] = (await fsp.readFile(path, 'utf8')).trim().split(/\s+/);
+    const pid = Number.parseInt(pidText ?? '', 10);
+    return Number.isInteger(pid) && pid > 0 ? { pid, start: start || null } : null;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
     throw e;
@@ -181,26 +206,27 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
       const fh = await fsp.open(path, 'wx', 0o600);
-      try { await fh.writeFile(`${process.pid}\n`); } finally { await fh.close(); }
+      try { await fh.writeFile(`${process.pid} ${processStartTime(process.pid) ?? ''}\n`); } finally { await fh.close(); }
       return {
         path,
         release: async () => {
-          if ((await readLockPid(path).catch(() => null)) === process.pid) await fsp.rm(path, { force: true });
+          const h = await readLockHolder(path).catch(() => null);
+          if (h && h !== 'missing' && h.pid === process.pid) await fsp.rm(path, { force: true });
         },
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const holder = await readLockPid(path);
+    const holder = await readLockHolder(path);
     if (holder === 'missing') continue;
     if (holder === null) {
       // Empty or garbled: a starter may be between open and write. Give it a moment; if still so, it is stale.
       const st = await fsp.stat(path).catch(() => null);
       if (st && Date.now() - st.mtimeMs < 2000) { await new Promise((r) => setTimeout(r, 100)); continue; }
-    } else if (holder === process.pid) {
-      throw new Error(`this process (pid ${holder}) already holds the lock for ${root}`);
-    } else if (isDaemonPid(holder)) {
-      throw new DaemonRunningError(holder, root);
+    } else if (holder.pid === process.pid) {
+      throw new Error(`this process (pid ${holder.pid}) already holds the lock for ${root}`);
+    } else if (holderAlive(holder)) {
+      throw new DaemonRunningError(holder.pid, root);
     }
     const aside = `${path}.stale.${process.pid}`;
     try {
@@ -210,10 +236,10 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
       throw e;
     }
     // If what we moved is not the stale lock we judged (a racer replaced it meanwhile), put it back.
-    const moved = await readLockPid(aside);
-    if (moved !== holder && moved !== 'missing' && moved !== null && isDaemonPid(moved)) {
+    const moved = await readLockHolder(aside);
+    if (moved !== 'missing' && moved !== null && (holder === null || moved.pid !== holder.pid) && holderAlive(moved)) {
       await fsp.rename(aside, path).catch(() => undefined);
-      throw new DaemonRunningError(moved, root);
+      throw new DaemonRunningError(moved.pid, root);
     }
     await fsp.rm(aside, { force: true });
   }

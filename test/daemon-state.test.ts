@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import {
   ConnectionError, connect, daemonStart, daemonStatus, daemonStop, formatStatus, resolveRepoRoot,
 } from '../client/connection.js';
-import { acquireLock, DaemonRunningError, files, isPidAlive, readDaemonInfo, stateDirFor, tokensEqual } from '../daemon/state.js';
+import {
+  acquireLock, DaemonRunningError, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor, tokensEqual,
+} from '../daemon/state.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
   cleanupTemp, DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, tempDir, waitFor,
@@ -62,7 +64,7 @@ test('after kill -9: the stale daemon.json and lock are detected, the client say
   try {
     assert.is.not(d2.info.pid, d.info.pid);
     assert.is.not(d2.info.token, d.info.token, 'a fresh token per start');
-    assert.is(readFileSync(files(d2.stateDir).lock, 'utf8').trim(), String(d2.info.pid));
+    assert.is(readFileSync(files(d2.stateDir).lock, 'utf8').split(' ')[0], String(d2.info.pid));
   } finally {
     assert.is((await stopDaemon(d2)).code, 0);
   }
@@ -95,24 +97,31 @@ test('a lock and daemon.json naming a dead pid are taken over; a garbled daemon.
   }
 });
 
-test('acquireLock: O_EXCL with our pid; a live holder is refused', async () => {
+test('acquireLock: O_EXCL with our pid and start time; a live holder is refused, a reused pid is not', async () => {
   const stateDir = tempDir('lock');
   const lock = await acquireLock(stateDir, '/r');
-  assert.is(readFileSync(files(stateDir).lock, 'utf8').trim(), String(process.pid));
+  assert.is(readFileSync(files(stateDir).lock, 'utf8').trim(), `${process.pid} ${processStartTime(process.pid)}`);
   assert.is(statSync(files(stateDir).lock).mode & 0o777, 0o600);
   await lock.release();
   assert.not.ok(existsSync(files(stateDir).lock));
-  // A live process that is a daemon by its command line holds it.
-  const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)', 'daemon/main.js'], { stdio: 'ignore' });
+  const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
   try {
-    writeFileSync(files(stateDir).lock, `${holder.pid}\n`);
-    try {
-      await acquireLock(stateDir, '/r');
-      assert.unreachable('a live holder keeps the lock');
-    } catch (e) {
-      assert.instance(e, DaemonRunningError);
-      assert.is((e as DaemonRunningError).pid, holder.pid);
+    await waitFor('holder start time', () => processStartTime(holder.pid!));
+    for (const content of [`${holder.pid} ${processStartTime(holder.pid!)}\n`, `${holder.pid}\n`]) {
+      writeFileSync(files(stateDir).lock, content);
+      try {
+        await acquireLock(stateDir, '/r');
+        assert.unreachable(`a live holder keeps the lock (${content.trim()})`);
+      } catch (e) {
+        assert.instance(e, DaemonRunningError);
+        assert.is((e as DaemonRunningError).pid, holder.pid);
+      }
     }
+    // The same pid with another start time is a reused pid: the lock is stale and taken over.
+    writeFileSync(files(stateDir).lock, `${holder.pid} 1\n`);
+    const taken = await acquireLock(stateDir, '/r');
+    assert.is(readFileSync(files(stateDir).lock, 'utf8').split(' ')[0], String(process.pid));
+    await taken.release();
   } finally { holder.kill('SIGKILL'); }
 });
 
