@@ -211,6 +211,25 @@ test('ask without a reachable Ollama ends with a model_error naming the cause, a
   } finally { await c.close(); }
 });
 
+test('index/refresh re-walks, with progress notifications to the asking client only', async () => {
+  const a = await connect(root, { env: d.env });
+  const b = await connect(root, { env: d.env });
+  const seenA: { requestId?: unknown; progress?: { phase: string } }[] = [];
+  const seenB: unknown[] = [];
+  a.onNotification((m, p) => { if (m === 'index/progress') seenA.push(p as never); });
+  b.onNotification((m, p) => seenB.push([m, p]));
+  try {
+    const r = await a.request<'indexRefresh'>('index/refresh');
+    const s = await a.request<'indexStatus'>('index/status');
+    assert.is(r.files, s.index.files);
+    assert.is(r.parsed, 0, 'nothing changed: nothing re-parsed');
+    assert.is(r.generation, s.index.generation);
+    assert.ok(seenA.length >= 1, 'progress arrived');
+    assert.ok(seenA.every((p) => p.requestId !== undefined && typeof p.progress?.phase === 'string'));
+    assert.equal(seenB, [], 'the other client saw nothing');
+  } finally { await a.close(); await b.close(); }
+});
+
 // ---- many clients ------------------------------------------------------------
 
 /** A deterministic PRNG so a failure replays. */
