@@ -1,0 +1,119 @@
+// normalizeCallerPath against a real temp tree with real symlinks: each refusal
+// is checked by code AND message, each accepted form by its exact result.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolError } from '../indexer/errors.js';
+import { normalizeCallerPath, type CallerPathOptions } from '../indexer/paths.js';
+import { RepoRules } from '../indexer/discover/rules.js';
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'evidex-paths-')));
+const outside = realpathSync(mkdtempSync(join(tmpdir(), 'evidex-paths-out-')));
+mkdirSync(join(root, 'src/sub'), { recursive: true });
+mkdirSync(join(root, 'config'), { recursive: true });
+writeFileSync(join(root, 'src/x.py'), 'x = 1\n');
+writeFileSync(join(root, '.env'), 'TOKEN=1\n');
+writeFileSync(join(root, 'config/.env.local'), 'TOKEN=2\n');
+writeFileSync(join(outside, 'o.py'), 'outside\n');
+symlinkSync(outside, join(root, 'out'));                     // folder outside
+symlinkSync(join(outside, 'o.py'), join(root, 'out.py'));    // file outside
+symlinkSync('src', join(root, 'alias'));                     // folder inside
+symlinkSync('.env', join(root, 'notes.txt'));                // innocent name, secret target
+symlinkSync('../../..', join(root, 'src/sub/up'));           // escapes by a relative link
+
+function refusal(input: unknown, opts: CallerPathOptions = {}): ToolError {
+  try {
+    const got = normalizeCallerPath(root, input as string, opts);
+    assert.unreachable(`${JSON.stringify(input)} was accepted as ${JSON.stringify(got)}`);
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    assert.not.match(err.message, /\n/, 'one line');
+    return err;
+  }
+  throw new Error('unreachable');
+}
+
+function refused(input: unknown, code: string, message: RegExp, opts: CallerPathOptions = {}): void {
+  const err = refusal(input, opts);
+  assert.is(err.code, code, `code for ${JSON.stringify(input)}`);
+  assert.match(err.message, message, `message for ${JSON.stringify(input)}: ${err.message}`);
+}
+
+test('absolute paths are refused (POSIX, Windows drive, UNC)', () => {
+  refused('/etc/passwd', 'path_denied', /^path "\/etc\/passwd" refused: it is absolute/);
+  refused(join(root, 'src/x.py'), 'path_denied', /it is absolute/);
+  refused('C:\\Windows\\win.ini', 'path_denied', /absolute Windows path \(drive letter\)/);
+  refused('c:/x', 'path_denied', /drive letter/);
+  refused('\\\\server\\share\\x', 'path_denied', /UNC network path/);
+});
+
+test('NUL bytes and backslashes are refused', () => {
+  refused('src/x.py\0.txt', 'path_denied', /contains a NUL byte/);
+  refused('src/x.py\0.txt', 'path_denied', /\\u0000/); // shown escaped in the message
+  refused('src\\x.py', 'path_denied', /contains a backslash; use "\/"/);
+  refused('..\\..\\etc', 'path_denied', /backslash/);
+});
+
+test('.. that leaves the root is refused; .. that stays inside is normalised', () => {
+  for (const p of ['..', '../x', 'a/../../x', './..', 'src/../..', 'src/sub/../../../etc/passwd']) {
+    refused(p, 'path_denied', /escapes the repository root through "\.\."/);
+  }
+  assert.is(normalizeCallerPath(root, 'src/sub/../x.py'), 'src/x.py');
+  assert.is(normalizeCallerPath(root, 'a/../src/x.py'), 'src/x.py');
+});
+
+test('encoded dots, slashes and overlong forms are refused; other escapes stay literal', () => {
+  for (const [p, seq] of [['%2e%2e/etc', '%2e'], ['%2E%2E/etc', '%2E'], ['src%2fx.py', '%2f'], ['src%2Fx.py', '%2F'], ['a%5cb', '%5c'],
+    ['%c0%ae%c0%ae/x', '%c0'], ['%e0%80%ae', '%e0'], ['%252e%252e', '%25'], ['x%00y', '%00']]) {
+    refused(p, 'path_denied', new RegExp(`percent-encoded sequence ${seq}; give the path literally`));
+  }
+  assert.is(normalizeCallerPath(root, 'docs/100%20done.md'), 'docs/100%20done.md');
+  assert.is(normalizeCallerPath(root, '50%.txt'), '50%.txt');
+});
+
+test('symlinks that lead outside the root are refused, even to paths that do not exist', () => {
+  refused('out/o.py', 'path_denied', /resolves through a symbolic link to outside the repository root/);
+  refused('out/not-there.py', 'path_denied', /symbolic link to outside/);
+  refused('out', 'path_denied', /symbolic link to outside/, { allowRoot: true });
+  refused('out.py', 'path_denied', /symbolic link to outside/);
+  refused('src/sub/up/etc/passwd', 'path_denied', /symbolic link to outside/);
+  assert.is(normalizeCallerPath(root, 'alias/x.py'), 'alias/x.py', 'a link inside the root is fine');
+});
+
+test('the root itself only where allowed', () => {
+  for (const p of ['', '.', './', 'src/..', './/.']) {
+    refused(p, 'path_denied', /names the repository root, not a file/);
+    assert.is(normalizeCallerPath(root, p, { allowRoot: true }), '');
+  }
+});
+
+test('legit forms normalise to a clean POSIX relative path', () => {
+  const cases: Array<[string, string]> = [
+    ['src/x.py', 'src/x.py'], ['./src/x.py', 'src/x.py'], ['src//x.py', 'src/x.py'], ['src/./x.py', 'src/x.py'],
+    ['src/x.py/', 'src/x.py'], ['src/', 'src'], ['new/file.py', 'new/file.py'], ['ünï cödé/ß.py', 'ünï cödé/ß.py'],
+    ['~/x', '~/x'], ['...', '...'], ['.hidden/..x', '.hidden/..x'],
+  ];
+  for (const [input, want] of cases) assert.is(normalizeCallerPath(root, input), want, input);
+});
+
+test('secrets are refused with secret_denied when rules are given (by name and by symlink target)', async () => {
+  const rules = await RepoRules.load(root, { extraSecrets: ['*.secret'] });
+  refused('.env', 'secret_denied', /^path "\.env" refused: it is a secret file/, { rules });
+  refused('./config//.env.local', 'secret_denied', /^path "config\/\.env\.local" refused: it is a secret file/, { rules });
+  refused('notes.txt', 'secret_denied', /secret file/, { rules });
+  refused('a/b.secret', 'secret_denied', /secret file/, { rules });
+  // path refusals come first: an escaping secret is a path problem
+  refused('../.env', 'path_denied', /escapes/, { rules });
+  assert.is(normalizeCallerPath(root, 'src/x.py', { rules }), 'src/x.py');
+  assert.is(normalizeCallerPath(root, 'notes.txt'), 'notes.txt', 'without rules no secret check (documented)');
+});
+
+test('a non-string is refused, not coerced', () => {
+  refused(42, 'path_denied', /path must be a string, got number/);
+  refused(undefined, 'path_denied', /got undefined/);
+});
+
+test.after(() => { rmSync(root, { recursive: true, force: true }); rmSync(outside, { recursive: true, force: true }); });
+test.run();
