@@ -11,6 +11,12 @@ import type { ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
 
+/** OpenOptions plus what the indexer also understands (not yet part of the shared API). */
+export interface EvidexOpenOptions extends OpenOptions {
+  /** Extra ignore lines (gitignore syntax) applied at the root, e.g. ['site-packages/']. */
+  extraIgnore?: string[];
+}
+
 export class EvidexIndex implements IndexHandle {
   readonly root: string;
   readonly builder: Builder;
@@ -18,9 +24,11 @@ export class EvidexIndex implements IndexHandle {
   private closed = false;
   private warming: Promise<void> | null = null;
 
-  constructor(root: string, readonly store: Store, opts: OpenOptions) {
+  constructor(root: string, readonly store: Store, opts: EvidexOpenOptions) {
     this.root = root;
-    this.builder = new Builder(root, store, { maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, workers: opts.workers });
+    this.builder = new Builder(root, store, {
+      maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, extraIgnore: opts.extraIgnore, workers: opts.workers,
+    });
   }
 
   status(): IndexStatus {
@@ -87,7 +95,7 @@ export async function openIndex(root: string, opts: OpenOptions): Promise<IndexH
 }
 
 /** openIndex with the concrete type (tests and benchmarks read parse counts and the store). */
-export async function openEvidexIndex(root: string, opts: OpenOptions): Promise<EvidexIndex> {
+export async function openEvidexIndex(root: string, opts: EvidexOpenOptions): Promise<EvidexIndex> {
   if (!opts || typeof opts.stateDir !== 'string' || opts.stateDir === '') throw new Error('openIndex: opts.stateDir is required');
   const store = await Store.open(join(resolve(opts.stateDir), 'index'));
   return new EvidexIndex(resolve(root), store, opts);

@@ -30,6 +30,7 @@ const COMMIT_MS = 500;
 export interface BuilderOptions {
   maxFileBytes?: number;
   extraSecrets?: string[];
+  extraIgnore?: string[];   // gitignore-syntax lines applied at the root, before .evidexignore
   workers?: number;
 }
 
@@ -41,7 +42,9 @@ export class Builder {
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {}
 
   async currentRules(): Promise<RepoRules> {
-    return (this.rules ??= await RepoRules.load(this.root, { maxFileBytes: this.opts.maxFileBytes, extraSecrets: this.opts.extraSecrets }));
+    return (this.rules ??= await RepoRules.load(this.root, {
+      maxFileBytes: this.opts.maxFileBytes, extraSecrets: this.opts.extraSecrets, extraIgnore: this.opts.extraIgnore,
+    }));
   }
 
   private get maxBytes(): number { return this.rules?.maxFileBytes ?? this.opts.maxFileBytes ?? 2 * 1024 * 1024; }

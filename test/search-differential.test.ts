@@ -1,0 +1,159 @@
+// search_code against a plain scan, over the machine's whole Python stdlib and
+// the fixture repo: ~200 seeded queries (real substrings of random lines,
+// mixed-case variants, 1-2 char queries, misses, path-like queries), with and
+// without case_sensitive and path_prefix, limit 200. Items (same order) and
+// total must agree exactly. Also prints in-process latency (p50/p99).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'evidex-search-'));
+const fixture = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures', 'mobileai-local-rag');
+
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The contract's line rules, written out again here (not imported) so the oracle is independent. */
+function fileLines(abs: string): string[] {
+  const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(readFileSync(abs));
+  const parts = text.split('\n');
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  return parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+interface Corpus { root: string; paths: string[]; lines: string[][]; lower: string[][] }
+
+interface Query { query: string; case_sensitive?: boolean; path_prefix?: string; limit: number }
+interface Item { path: string; start_line: number; end_line: number; kind: string; name: string; snippet: string }
+
+/** search_code by brute force: the definition, nothing clever. */
+function plainSearch(c: Corpus, q: Query): { items: Item[]; total: number } {
+  const cs = q.case_sensitive ?? false;
+  const needle = cs ? q.query : q.query.toLowerCase();
+  const pathItems: Item[] = [];
+  const lineItems: Item[] = [];
+  c.paths.forEach((path, i) => {
+    if (q.path_prefix !== undefined && !path.startsWith(q.path_prefix)) return;
+    if ((cs ? path : path.toLowerCase()).includes(needle)) {
+      pathItems.push({ path, start_line: 1, end_line: 1, kind: 'path_match', name: path, snippet: c.lines[i][0] });
+    }
+    const hay = cs ? c.lines[i] : c.lower[i];
+    for (let l = 0; l < hay.length; l++) {
+      if (hay[l].includes(needle)) {
+        lineItems.push({ path, start_line: l + 1, end_line: l + 1, kind: 'content_match', name: q.query, snippet: c.lines[i][l] });
+      }
+    }
+  });
+  const all = [...pathItems, ...lineItems];
+  return { items: all.slice(0, q.limit), total: all.length };
+}
+
+function loadCorpus(idx: EvidexIndex): Corpus {
+  // The files the index says it holds, sorted by path the JS way.
+  const paths = idx.store.ordered().map((f) => f.path);
+  const sorted = [...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  assert.equal(paths, sorted, 'index file order is JS string order');
+  const lines = paths.map((p) => fileLines(join(idx.root, p)));
+  return { root: idx.root, paths, lines, lower: lines.map((ls) => ls.map((l) => l.toLowerCase())) };
+}
+
+function makeQueries(c: Corpus, count: number, seed: number): Query[] {
+  const rnd = mulberry32(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const withText = c.lines.map((ls, i) => i).filter((i) => c.lines[i].some((l) => l.length >= 3));
+  const sample = (minLen: number, maxLen: number): string => {
+    for (;;) {
+      const ls = c.lines[pick(withText)];
+      const line = pick(ls);
+      if (line.length < minLen) continue;
+      const len = minLen + Math.floor(rnd() * (Math.min(maxLen, line.length) - minLen + 1));
+      const start = Math.floor(rnd() * (line.length - len + 1));
+      return line.slice(start, start + len);
+    }
+  };
+  const mixCase = (s: string): string => [...s].map((ch) => (rnd() < 0.5 ? ch.toUpperCase() : ch.toLowerCase())).join('');
+  const prefixes = [...new Set(c.paths.map((p) => (p.includes('/') ? p.slice(0, p.indexOf('/') + 1) : p.slice(0, 2))))];
+  const out: Query[] = [];
+  const n = (share: number): number => Math.max(1, Math.round(count * share));
+  for (let i = 0; i < n(0.45); i++) out.push({ query: sample(3, 20), limit: 200 });
+  for (let i = 0; i < n(0.15); i++) out.push({ query: mixCase(sample(3, 20)), limit: 200 });
+  for (let i = 0; i < n(0.1); i++) out.push({ query: sample(1, 2), limit: 200 });
+  for (let i = 0; i < n(0.1); i++) out.push({ query: `zq${Math.floor(rnd() * 1e9).toString(36)}xj`, limit: 200 });
+  for (let i = 0; i < n(0.1); i++) {
+    const p = pick(c.paths);
+    const len = 2 + Math.floor(rnd() * Math.min(12, p.length - 1));
+    const s = Math.floor(rnd() * (p.length - len + 1));
+    out.push({ query: p.slice(s, s + len), limit: 200 });
+  }
+  for (let i = 0; i < n(0.1); i++) out.push({ query: sample(3, 8), limit: 1 + Math.floor(rnd() * 30) });
+  for (const q of out) {
+    if (rnd() < 0.35) q.case_sensitive = rnd() < 0.5;
+    if (rnd() < 0.25) q.path_prefix = pick(prefixes);
+  }
+  return out;
+}
+
+async function differential(idx: EvidexIndex, count: number, seed: number): Promise<number[]> {
+  const corpus = loadCorpus(idx);
+  const queries = makeQueries(corpus, count, seed);
+  const times: number[] = [];
+  let nonEmpty = 0;
+  for (const q of queries) {
+    const want = plainSearch(corpus, q);
+    const args: Record<string, unknown> = { query: q.query, limit: q.limit };
+    if (q.case_sensitive !== undefined) args.case_sensitive = q.case_sensitive;
+    if (q.path_prefix !== undefined) args.path_prefix = q.path_prefix;
+    const t0 = performance.now();
+    const got = await idx.runTool({ name: 'search_code', args: args as { query: string } });
+    times.push(performance.now() - t0);
+    const label = JSON.stringify(args);
+    assert.is(got.total, want.total, `total for ${label}`);
+    assert.equal(got.evidence, want.items, `items for ${label}`);
+    assertEvidenceChecks(idx.root, got.evidence);
+    if (want.total > 0) nonEmpty++;
+  }
+  assert.ok(nonEmpty > queries.length / 2, `most queries should match something (${nonEmpty}/${queries.length})`);
+  return times;
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+test('search_code equals a plain scan over the whole Python stdlib', async () => {
+  const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
+  const idx = await openEvidexIndex(stdlib, { stateDir: join(tmp, 'std'), extraIgnore: ['site-packages/', '__pycache__/'] });
+  const t0 = performance.now();
+  const r = await idx.refresh();
+  const st = idx.status();
+  console.log(`stdlib: ${r.files} files (${st.pythonFiles} .py), ${r.lines} lines, ${st.bytes} bytes indexed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  assert.ok(st.pythonFiles > 1000, 'the stdlib has well over 1000 .py files');
+  await idx.warm();
+  const times = await differential(idx, 200, 20240611);
+  console.log(`search_code over ${times.length} queries: p50 ${pct(times, 50).toFixed(2)} ms, p99 ${pct(times, 99).toFixed(2)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+  await idx.close();
+});
+
+test('search_code equals a plain scan over the fixture repo', async () => {
+  if (!existsSync(fixture)) { console.log('fixture repo absent: skipped'); return; }
+  const idx = await openEvidexIndex(fixture, { stateDir: join(tmp, 'fx') });
+  await idx.refresh();
+  await differential(idx, 120, 7);
+  await idx.close();
+});
+
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+test.run();
