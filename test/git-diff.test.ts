@@ -209,8 +209,11 @@ test('no commits yet: diff against the empty tree (staged files are all new)', a
 });
 
 test('git runs read-only: .git/index untouched, caller GIT_* variables ignored', async () => {
-  // Make the index stat-dirty so a plain `git diff` would refresh and rewrite it.
+  // Make the index stat-dirty for a file whose content did not change: that is
+  // what makes `git diff` refresh and rewrite .git/index (diff.autoRefreshIndex),
+  // with or without --no-optional-locks.
   const t = new Date(Date.now() + 5000);
+  utimesSync(join(repo, '.gitignore'), t, t);
   utimesSync(join(repo, 'b.txt'), t, t);
   const indexPath = join(repo, '.git/index');
   const before = { hash: createHash('sha256').update(readFileSync(indexPath)).digest('hex'), mtime: statSync(indexPath).mtimeMs };

@@ -2,9 +2,10 @@
 // (or the index, with `staged`) against a base commit (default HEAD).
 //
 // git runs read-only: execFile with a fixed argument list (never a shell), no
-// pager, no external diff, no textconv, no fsmonitor, no optional locks (so
-// .git/index is never rewritten), no transports (a partial clone must not
-// fetch), and an environment with every GIT_* variable of the caller removed.
+// pager, no external diff, no textconv, no fsmonitor, no optional locks and no
+// diff.autoRefreshIndex (so .git/index is never rewritten), no transports (a
+// partial clone must not fetch), and an environment with every GIT_* variable
+// of the caller removed.
 // The caller's `base` is only ever passed to `rev-parse --verify` after
 // `--end-of-options`; the diff itself gets the verified commit id.
 //
@@ -32,7 +33,10 @@ const GIT_GLOBAL_ARGS = [
   '-c', 'core.quotepath=off',   // non-ASCII names as raw UTF-8, not octal escapes
   '-c', 'diff.external=',
   '-c', 'protocol.allow=never', // no transport at all: a partial clone must not fetch missing blobs
-  '--no-optional-locks',        // git diff must not refresh and rewrite .git/index
+  '--no-optional-locks',        // no opportunistic index refresh (git status & co)...
+  // ...but `git diff` refreshes .git/index after finding stat-only changes even
+  // with --no-optional-locks (seen with git 2.39; a test pins it): turn that off.
+  '-c', 'diff.autoRefreshIndex=false',
 ];
 
 /** Diff options shared by the listing and the patch, so both see exactly the same set of changes. */
