@@ -4,36 +4,21 @@
 // Then hand-written cases with exact expected answers for the tricky rules.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { extractPython } from '../indexer/python/extract.js';
 import { importTargets, moduleNamesOf } from '../indexer/python/modules.js';
 import { decodeText, splitLines } from '../indexer/text.js';
 import { makeEvidence, type Evidence } from '../indexer/evidence.js';
-import type { PyDef } from '../indexer/model.js';
-import { listPyFiles, stdlibRoot } from './helpers/corpus.js';
+import type { PyDef, PyExtract, PyImport } from '../indexer/model.js';
+import { listPyFiles, runPyOracle, startPyOracle, stdlibRoot } from './helpers/corpus.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-const oracleScript = join(projectRoot, 'test', 'oracle', 'py_oracle.py');
 
-interface OracleFile {
-  path: string; ok: boolean;
-  defs: PyDef[];
-  imports: { start: number; end: number; targets: string[] }[];
-  modules: string[];
-}
-
-function runOracle(root: string, files: string[]): OracleFile[] {
-  const out = execFileSync('python3', [oracleScript], {
-    input: JSON.stringify({ root, files }), encoding: 'utf8', maxBuffer: 1 << 30,
-  });
-  return JSON.parse(out) as OracleFile[];
-}
-
-const defKey = (d: PyDef): string => `${d.kind} ${d.qualname} (${d.name}) ${d.start}-${d.end}`;
+const defKey = (d: { kind: string; qualname: string; name: string; start: number; end: number }): string => `${d.kind} ${d.qualname} (${d.name}) ${d.start}-${d.end}`;
 const impKey = (i: { start: number; end: number; targets: string[] }): string => `import ${i.start}-${i.end} -> [${i.targets.join(', ')}]`;
 
 /** Items in `a` not matched in `b`, as a multiset difference. */
@@ -48,35 +33,24 @@ function missing(a: string[], b: string[]): string[] {
   return out;
 }
 
-interface CorpusResult { compared: number; excluded: string[]; lines: number; extractMs: number; diffs: string[] }
+interface CorpusResult { compared: number; excluded: string[]; lines: number; extractMs: number; diffs: string[]; defs: number; variables: number; imports: number }
 
-/** Runs both sides over one corpus and collects every disagreement. */
-function compareCorpus(root: string, files: string[], checkEvidenceEvery: number): CorpusResult {
-  const oracle = runOracle(root, files);
-  assert.is(oracle.length, files.length, 'oracle answered for every file');
+/**
+ * Runs both sides over one corpus and collects every disagreement. The oracle
+ * runs in its own process while this thread extracts, so the two overlap.
+ */
+async function compareCorpus(root: string, files: string[], checkEvidenceEvery: number): Promise<CorpusResult> {
+  const pending = startPyOracle(root, files);
   const fileSet = new Set(files);
   const isPackageDir = (dir: string): boolean => fileSet.has(dir === '' ? '__init__.py' : `${dir}/__init__.py`);
-  const res: CorpusResult = { compared: 0, excluded: [], lines: 0, extractMs: 0, diffs: [] };
-  files.forEach((path, i) => {
-    const want = oracle[i];
-    assert.is(want.path, path);
-    const gotModules = moduleNamesOf(path, isPackageDir);
-    if (gotModules.join(',') !== want.modules.join(',')) res.diffs.push(`${path}: module names expected [${want.modules}] got [${gotModules}]`);
+  const res: CorpusResult = { compared: 0, excluded: [], lines: 0, extractMs: 0, diffs: [], defs: 0, variables: 0, imports: 0 };
+  const ours = files.map((path, i) => {
     const text = decodeText(readFileSync(join(root, path)));
     const lines = splitLines(text);
     const t0 = performance.now();
     const got = extractPython(text); // must never throw, parsable or not
     res.extractMs += performance.now() - t0;
     res.lines += lines.length;
-    if (!want.ok) { res.excluded.push(path); return; }
-    res.compared += 1;
-    const expected = [...want.defs.map(defKey), ...want.imports.map(impKey)];
-    const actual = [
-      ...got.defs.map(defKey),
-      ...got.imports.map((imp) => impKey({ start: imp.start, end: imp.end, targets: importTargets(imp, path, isPackageDir) })),
-    ];
-    for (const m of missing(expected, actual)) res.diffs.push(`${path}: expected ${m} — missing from extractPython`);
-    for (const m of missing(actual, expected)) res.diffs.push(`${path}: got ${m} — not in the ast oracle`);
     // Every span must be a valid evidence span (makeEvidence throws otherwise);
     // on a sample, also re-check snippets against the file from scratch.
     const items: Evidence[] = [
@@ -84,6 +58,27 @@ function compareCorpus(root: string, files: string[], checkEvidenceEvery: number
       ...got.imports.map((imp) => makeEvidence(path, lines, imp.start, imp.end, 'import', imp.module ?? imp.names.join(','))),
     ];
     if (i % checkEvidenceEvery === 0) assertEvidenceChecks(root, items);
+    return {
+      modules: moduleNamesOf(path, isPackageDir),
+      keys: [
+        ...got.defs.map(defKey),
+        ...got.imports.map((imp) => impKey({ start: imp.start, end: imp.end, targets: importTargets(imp, path, isPackageDir) })),
+      ],
+    };
+  });
+  const oracle = await pending;
+  files.forEach((path, i) => {
+    const want = oracle[i];
+    assert.is(want.path, path);
+    const got = ours[i];
+    if (got.modules.join(',') !== want.modules.join(',')) res.diffs.push(`${path}: module names expected [${want.modules}] got [${got.modules}]`);
+    if (!want.ok) { res.excluded.push(path); return; }
+    res.compared += 1;
+    for (const d of want.defs) { if (d.kind === 'variable') res.variables += 1; else res.defs += 1; }
+    res.imports += want.imports.length;
+    const expected = [...want.defs.map(defKey), ...want.imports.map(impKey)];
+    for (const m of missing(expected, got.keys)) res.diffs.push(`${path}: expected ${m} — missing from extractPython`);
+    for (const m of missing(got.keys, expected)) res.diffs.push(`${path}: got ${m} — not in the ast oracle`);
   });
   return res;
 }
@@ -91,7 +86,7 @@ function compareCorpus(root: string, files: string[], checkEvidenceEvery: number
 function report(label: string, r: CorpusResult): void {
   const agreeing = r.compared - new Set(r.diffs.map((d) => d.slice(0, d.indexOf(':')))).size;
   console.log(`[${label}] compared ${r.compared} files with the ast oracle, ${agreeing} agree `
-    + `(${r.compared ? ((100 * agreeing) / r.compared).toFixed(2) : '100.00'}%); excluded ${r.excluded.length} that ast cannot parse`
+    + `(${r.compared ? ((100 * agreeing) / r.compared).toFixed(2) : '100.00'}%) on ${r.defs} class/def, ${r.variables} variable and ${r.imports} import records; excluded ${r.excluded.length} that ast cannot parse`
     + `${r.excluded.length ? ` (${r.excluded.slice(0, 8).join(', ')}${r.excluded.length > 8 ? ', ...' : ''})` : ''}; `
     + `extract ${r.lines} lines in ${r.extractMs.toFixed(0)} ms = ${Math.round(r.lines / (r.extractMs / 1000))} lines/s single-threaded`);
   if (r.diffs.length) {
@@ -101,24 +96,269 @@ function report(label: string, r: CorpusResult): void {
   }
 }
 
-test('stdlib: every def, variable and import agrees with Python ast', () => {
+test('stdlib: every def, variable and import agrees with Python ast', async () => {
   const root = stdlibRoot();
   const files = listPyFiles(root, { skipDirs: ['site-packages', '__pycache__'] });
   assert.ok(files.length > 1000, `expected a full stdlib, found ${files.length} .py files under ${root}`);
-  const r = compareCorpus(root, files, 25);
+  const r = await compareCorpus(root, files, 25);
   report('stdlib', r);
   assert.ok(r.compared > 1000, 'most of the stdlib parses');
   assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
 });
 
-test('fixtures/: every def, variable and import agrees with Python ast', () => {
+test('fixtures/: every def, variable and import agrees with Python ast', async () => {
   const root = join(projectRoot, 'fixtures');
   if (!existsSync(root)) { console.log('[fixtures] no fixtures/ folder yet: skipped'); return; }
   const files = listPyFiles(root, { skipDirs: ['__pycache__', '.git'] });
   if (files.length === 0) { console.log('[fixtures] no .py files yet: skipped'); return; }
-  const r = compareCorpus(root, files, 1);
+  const r = await compareCorpus(root, files, 1);
   report('fixtures', r);
   assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
+});
+
+// ---------------------------------------------------------------------------
+// Hand-written cases: exact answers, written from the contract. Each file is
+// also put before the oracle, which must give the same answer, so these double
+// as tests of the oracle itself.
+
+type D = [kind: string, qualname: string, start: number, end: number];
+const lines = (...ls: string[]): string => `${ls.join('\n')}\n`;
+
+/** Writes files into a fresh temp folder, runs fn, removes the folder. */
+function withRepo(files: Record<string, string | Buffer>, fn: (root: string) => void): void {
+  const root = mkdtempSync(join(tmpdir(), 'evidex-pyx-'));
+  try {
+    for (const [rel, body] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, rel)), { recursive: true });
+      writeFileSync(join(root, rel), body);
+    }
+    fn(root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const asD = (d: { kind: string; qualname: string; start: number; end: number }): string => `${d.kind} ${d.qualname} ${d.start}-${d.end}`;
+
+/** Asserts extractPython's defs (and the oracle's) equal `want`, and that they are valid evidence spans. */
+function checkDefs(source: string | Buffer, want: D[], opts: { oracleOk?: boolean } = {}): PyExtract {
+  let got: PyExtract = { defs: [], imports: [] };
+  withRepo({ 'm.py': source }, (root) => {
+    const text = decodeText(readFileSync(join(root, 'm.py')));
+    got = extractPython(text);
+    const expected = want.map(([kind, qualname, start, end]) => `${kind} ${qualname} ${start}-${end}`).sort();
+    assert.equal(got.defs.map(asD).sort(), expected, 'extractPython');
+    for (const d of got.defs) assert.is(d.name, d.qualname.split('.').pop(), `simple name of ${d.qualname}`);
+    const ls = splitLines(text);
+    assertEvidenceChecks(root, got.defs.map((d) => makeEvidence('m.py', ls, d.start, d.end, d.kind, d.qualname)));
+    const [oracle] = runPyOracle(root, ['m.py']);
+    assert.is(oracle.ok, opts.oracleOk ?? true, 'ast.parse verdict');
+    if (oracle.ok) assert.equal(oracle.defs.map(asD).sort(), expected, 'oracle');
+  });
+  return got;
+}
+
+test('definitions: decorators, async def, nesting, methods inside if/try in a class body, trailing comments', () => {
+  const got = checkDefs(lines(
+    'import os', //                                   1
+    '',
+    '@decorator', //                                  3
+    '@other(',
+    '    arg)',
+    'async def handler(x):', //                       6
+    '    def inner():',
+    '        class Local:',
+    '            def m(self):',
+    '                return 1', //                    10
+    '        return Local',
+    '    # a comment inside the body',
+    '    return inner', //                            13
+    '    # trailing comment, not part of the span',
+    '',
+    '# module comment',
+    'class Server:', //                               17
+    '    port: int = 80',
+    '    host: str',
+    '    if True:', //                                20
+    '        def run(self):',
+    '            pass',
+    '    else:',
+    '        timeout = 3',
+    '    try:', //                                    25
+    '        import json',
+    '    except ImportError:',
+    '        json = None',
+    '    @dataclass',
+    '    class Inner:', //                            30
+    '        a = b = 1',
+    '        @staticmethod',
+    '        def sm():',
+    '            local = 1',
+    '    count += 1', //                              35
+    '    def __init__(self):',
+    '        self.y = 2',
+    '        z = 3',
+  ), [
+    ['function', 'handler', 3, 13], ['function', 'handler.inner', 7, 11],
+    ['class', 'handler.inner.Local', 8, 10], ['method', 'handler.inner.Local.m', 9, 10],
+    ['class', 'Server', 17, 38], ['variable', 'Server.port', 18, 18], ['variable', 'Server.host', 19, 19],
+    ['method', 'Server.run', 21, 22], ['variable', 'Server.timeout', 24, 24], ['variable', 'Server.json', 28, 28],
+    ['class', 'Server.Inner', 29, 34], ['variable', 'Server.Inner.a', 31, 31], ['variable', 'Server.Inner.b', 31, 31],
+    ['method', 'Server.Inner.sm', 32, 34], ['variable', 'Server.count', 35, 35], ['method', 'Server.__init__', 36, 38],
+  ]);
+  assert.equal(got.imports, [
+    { start: 1, end: 1, isFrom: false, level: 0, module: null, names: ['os'] },
+    { start: 26, end: 26, isFrom: false, level: 0, module: null, names: ['json'] },
+  ]);
+});
+
+test('variables: unpacking, chained and augmented assignment, scopes, what is not a variable', () => {
+  checkDefs(lines(
+    'a, (b, *c) = [d, e] = range(5)', //              1
+    'x[0] = 1',
+    'obj.attr = 2',
+    'for i in range(3):',
+    '    inside_for = i', //                          5
+    'else:',
+    '    after_for = 0',
+    'with open(__file__) as fh:',
+    '    in_with = fh',
+    'if (w := 5):', //                                10
+    '    pass',
+    'global g',
+    'z = 1; z += 2',
+    'q = q = 1',
+    'data = {', //                                    15
+    "    'k': 1,",
+    '}  # comment',
+    'while False:',
+    '    in_while = 1',
+    'match z:', //                                    20
+    '    case 1:',
+    '        in_case = 1',
+    '    case _:',
+    '        pass',
+    'def f():', //                                    25
+    '    local = 1',
+    '    class C:',
+    '        x = 1',
+    '        def g(self):',
+    '            y = 2', //                           30
+    '    return C',
+    '(p) = 1',
+    '[r] = [1]',
+    't: int',
+    'u.v: int = 3', //                                35
+    'try:',
+    '    pass',
+    'except* ValueError:',
+    '    in_except_star = 1',
+    'finally:', //                                    40
+    '    in_finally = 1',
+  ), [
+    ['variable', 'a', 1, 1], ['variable', 'b', 1, 1], ['variable', 'c', 1, 1], ['variable', 'd', 1, 1], ['variable', 'e', 1, 1],
+    ['variable', 'inside_for', 5, 5], ['variable', 'after_for', 7, 7], ['variable', 'in_with', 9, 9],
+    ['variable', 'z', 13, 13], ['variable', 'z', 13, 13], ['variable', 'q', 14, 14], ['variable', 'data', 15, 17],
+    ['variable', 'in_while', 19, 19], ['variable', 'in_case', 22, 22],
+    ['function', 'f', 25, 31], ['class', 'f.C', 27, 30], ['variable', 'f.C.x', 28, 28], ['method', 'f.C.g', 29, 30],
+    ['variable', 'p', 32, 32], ['variable', 'r', 33, 33], ['variable', 't', 34, 34],
+    ['variable', 'in_except_star', 39, 39], ['variable', 'in_finally', 41, 41],
+  ]);
+});
+
+test('spans: CRLF, BOM, no final newline, multi-line strings, NFKC names', () => {
+  checkDefs(Buffer.from('\ufeffimport os\r\nclass \u00c4:\r\n    \ufb01le = 1\r\n    def m(self):\r\n        """doc\r\n        more"""', 'utf8'), [
+    ['class', '\u00c4', 2, 6], ['variable', '\u00c4.file', 3, 3], ['method', '\u00c4.m', 4, 6],
+  ]);
+});
+
+test('a line break inside brackets followed by a dedented line (tree-sitter scanner gap) keeps the body whole', () => {
+  checkDefs(lines(
+    'def f():',
+    '    (bar.',
+    '  baz)',
+    '    x = (1 +  # comment',
+    '0)',
+    "    s = 'it''s' \"\"\"(\"\"\"",
+    '    return x',
+    'y = 2',
+  ), [['function', 'f', 1, 7], ['variable', 'y', 8, 8]]);
+});
+
+test('syntax errors: extraction never throws and keeps what tree-sitter recovers', () => {
+  checkDefs(lines(
+    'def ok():',
+    '    return 1',
+    '',
+    'def broken(:',
+    '    pass',
+    '',
+    'class After:',
+    '    x = 1',
+  ), [['function', 'ok', 1, 2], ['function', 'broken', 4, 5], ['class', 'After', 7, 8], ['variable', 'After.x', 8, 8]], { oracleOk: false });
+  for (const junk of ['', '((((', 'def', '\u0000\u0001\ufffd def', 'class :\n  x =', 'from . import (', '@\n', ')))\n\tdef f(:']) {
+    const r = extractPython(junk);
+    assert.ok(Array.isArray(r.defs) && Array.isArray(r.imports), JSON.stringify(junk));
+    for (const d of [...r.defs, ...r.imports]) assert.ok(d.start >= 1 && d.end >= d.start, `span of ${JSON.stringify(d)}`);
+  }
+});
+
+test('imports: shapes, relative levels, multi-line, nested anywhere; targets agree with the oracle', () => {
+  const src = lines(
+    'from __future__ import annotations', //          1
+    'import a.b as c, d',
+    'from ..p import x as y',
+    'from . import *',
+    'from .mod import (', //                          5
+    '    one,',
+    '    two as deux,',
+    ')',
+    'import os.path',
+    'def f():', //                                    10
+    '    import json',
+    'try:',
+    '    from typing import TYPE_CHECKING',
+    'except ImportError:',
+    '    pass', //                                    15
+    'if TYPE_CHECKING:',
+    '    from collections import abc',
+    'class K:',
+    '    import re',
+    'from ... import z', //                           20
+    'from . . q import w',
+    'from __future__ import *',
+  );
+  const imp = (start: number, end: number, isFrom: boolean, level: number, module: string | null, names: string[]): PyImport =>
+    ({ start, end, isFrom, level, module, names });
+  const want: [PyImport, string[]][] = [
+    [imp(1, 1, true, 0, '__future__', ['annotations']), ['__future__', '__future__.annotations']],
+    [imp(2, 2, false, 0, null, ['a.b', 'd']), ['a.b', 'd']],
+    [imp(3, 3, true, 2, 'p', ['x']), ['pkg.p', 'pkg.p.x']],
+    [imp(4, 4, true, 1, null, ['*']), ['pkg.sub']],
+    [imp(5, 8, true, 1, 'mod', ['one', 'two']), ['pkg.sub.mod', 'pkg.sub.mod.one', 'pkg.sub.mod.two']],
+    [imp(9, 9, false, 0, null, ['os.path']), ['os.path']],
+    [imp(11, 11, false, 0, null, ['json']), ['json']],
+    [imp(13, 13, true, 0, 'typing', ['TYPE_CHECKING']), ['typing', 'typing.TYPE_CHECKING']],
+    [imp(17, 17, true, 0, 'collections', ['abc']), ['collections', 'collections.abc']],
+    [imp(19, 19, false, 0, null, ['re']), ['re']],
+    [imp(20, 20, true, 3, null, ['z']), ['z']], // climbs exactly to the root: just the name
+    [imp(21, 21, true, 2, 'q', ['w']), ['pkg.q', 'pkg.q.w']],
+    [imp(22, 22, true, 0, '__future__', ['*']), ['__future__']],
+  ];
+  const files = { 'pkg/__init__.py': '', 'pkg/sub/__init__.py': '', 'pkg/sub/imports.py': src };
+  withRepo(files, (root) => {
+    const rel = 'pkg/sub/imports.py';
+    const got = extractPython(decodeText(readFileSync(join(root, rel))));
+    assert.equal(got.imports, want.map(([i]) => i));
+    assert.equal(got.defs.map(asD), ['function f 10-11', 'class K 18-19']);
+    const isPkg = (dir: string): boolean => Object.hasOwn(files, `${dir}/__init__.py`);
+    assert.equal(got.imports.map((i) => importTargets(i, rel, isPkg)), want.map(([, t]) => t));
+    const ls = splitLines(src);
+    assertEvidenceChecks(root, got.imports.map((i) => makeEvidence(rel, ls, i.start, i.end, 'import', i.module ?? i.names[0])));
+    const oracle = runPyOracle(root, Object.keys(files)).find((o) => o.path === rel)!;
+    assert.ok(oracle.ok);
+    assert.equal(oracle.imports, want.map(([i, targets]) => ({ start: i.start, end: i.end, targets })));
+  });
 });
 
 test.run();

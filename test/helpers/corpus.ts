@@ -1,8 +1,11 @@
-// Real-world Python corpora for tests: the machine's own standard library
-// (found at run time, never a hard-coded path) and directory listings of .py files.
-import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+// Python corpora for tests: the machine's own standard library (found at run
+// time, never a hard-coded path), listings of .py files, and the ast-based
+// oracle (test/oracle/py_oracle.py) that tests compare extraction against.
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 let cachedStdlib: string | null = null;
 
@@ -30,4 +33,58 @@ export function listPyFiles(root: string, opts: { skipDirs?: readonly string[] }
   };
   walk('');
   return out.sort();
+}
+
+/** What the oracle says about one file (see test/oracle/py_oracle.py). */
+export interface OracleFile {
+  path: string;
+  ok: boolean; // ast.parse succeeded
+  defs: { name: string; qualname: string; kind: string; start: number; end: number }[];
+  imports: { start: number; end: number; targets: string[] }[];
+  modules: string[];
+}
+
+// Compiled to dist/test/helpers/, the source tree is three levels up.
+const oracleScript = fileURLToPath(new URL('../../../test/oracle/py_oracle.py', import.meta.url));
+
+/** Runs the oracle once (one python3 process) over `files` (POSIX, relative to root); answers in input order. */
+export function runPyOracle(root: string, files: readonly string[]): OracleFile[] {
+  const out = execFileSync('python3', [oracleScript], {
+    input: JSON.stringify({ root, files }), encoding: 'utf8', maxBuffer: 1 << 30,
+  });
+  const answer = JSON.parse(out) as OracleFile[];
+  if (answer.length !== files.length) throw new Error(`oracle answered for ${answer.length} of ${files.length} files`);
+  return answer;
+}
+
+/**
+ * Starts the oracle in the background and resolves with its answer. Request
+ * and answer go through temp files rather than pipes, so python3 keeps working
+ * (on the other core) while this thread is busy with synchronous work.
+ */
+export function startPyOracle(root: string, files: readonly string[]): Promise<OracleFile[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'evidex-oracle-'));
+  writeFileSync(join(dir, 'request.json'), JSON.stringify({ root, files }));
+  const inFd = openSync(join(dir, 'request.json'), 'r');
+  const outFd = openSync(join(dir, 'answer.json'), 'w');
+  const child = spawn('python3', [oracleScript], { stdio: [inFd, outFd, 'pipe'] });
+  closeSync(inFd);
+  closeSync(outFd);
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  return new Promise<OracleFile[]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      try {
+        if (code !== 0) throw new Error(`py_oracle.py exited ${code}: ${stderr.trim().split('\n').pop()}`);
+        const answer = JSON.parse(readFileSync(join(dir, 'answer.json'), 'utf8')) as OracleFile[];
+        if (answer.length !== files.length) throw new Error(`oracle answered for ${answer.length} of ${files.length} files`);
+        resolve(answer);
+      } catch (e) {
+        reject(e);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
 }
