@@ -360,13 +360,18 @@ export class Daemon {
  */
 export async function serveForeground(opts: DaemonOptions): Promise<never> {
   const log = opts.log ?? ((l: string) => process.stdout.write(`${new Date().toISOString()} ${l}\n`));
-  const daemon = await Daemon.start({ ...opts, log });
-  const stop = (sig: string) => { void daemon.shutdown(sig); };
+  // Signal handlers go in before the daemon exists: a SIGTERM that lands right after
+  // daemon.json is written (a client may act on it at once) must still stop it cleanly.
+  let daemon: Daemon | null = null;
+  let pendingStop: string | null = null;
+  const stop = (sig: string) => { if (daemon) void daemon.shutdown(sig); else pendingStop ??= sig; };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // A bug in one code path must not take every client down with it; it is logged instead.
   process.on('uncaughtException', (e) => log(`uncaught exception: ${e.stack ?? e.message}`));
   process.on('unhandledRejection', (e) => log(`unhandled rejection: ${e instanceof Error ? e.stack ?? e.message : String(e)}`));
+  daemon = await Daemon.start({ ...opts, log });
+  if (pendingStop) void daemon.shutdown(pendingStop);
   await daemon.stopped;
   process.exit(0);
 }
