@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -141,10 +141,23 @@ test('search_code equals a plain scan over the whole Python stdlib', async () =>
   const st = idx.status();
   console.log(`stdlib: ${r.files} files (${st.pythonFiles} .py), ${r.lines} lines, ${st.bytes} bytes indexed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   assert.ok(st.pythonFiles > 1000, 'the stdlib has well over 1000 .py files');
-  await idx.warm();
-  const times = await differential(idx, 200, 20240611);
-  console.log(`search_code over ${times.length} queries: p50 ${pct(times, 50).toFixed(2)} ms, p99 ${pct(times, 99).toFixed(2)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+  const disk = statSync(join(tmp, 'std', 'index', 'data.mdb')).size;
+  console.log(`index on disk: ${disk} bytes = ${(disk / st.bytes).toFixed(2)} x source bytes`);
+  assert.ok(disk <= 1.5 * st.bytes, 'index size at most 1.5x the source bytes');
   await idx.close();
+
+  // Warm start: reopen, catch up on the unchanged tree, serve.
+  const t1 = performance.now();
+  const again = await openEvidexIndex(stdlib, { stateDir: join(tmp, 'std'), extraIgnore: ['site-packages/', '__pycache__/'] });
+  const warm = await again.refresh();
+  console.log(`warm open + refresh: ${(performance.now() - t1).toFixed(0)} ms (${warm.parsed} parsed, ${warm.unchanged} unchanged)`);
+  assert.is(warm.parsed, 0);
+  await again.warm();
+  const times = await differential(again, 200, 20240611);
+  const long = times.filter((_, i) => i < 90); // the 3-20 char real-substring queries come first
+  console.log(`search_code over ${times.length} queries: p50 ${pct(times, 50).toFixed(2)} ms, p99 ${pct(times, 99).toFixed(2)} ms, max ${Math.max(...times).toFixed(1)} ms; ` +
+    `3-20 char substrings only: p50 ${pct(long, 50).toFixed(2)} ms, p99 ${pct(long, 99).toFixed(2)} ms`);
+  await again.close();
 });
 
 test('search_code equals a plain scan over the fixture repo', async () => {

@@ -1,0 +1,119 @@
+// The store on its own terms: a commit is all or nothing (LMDB and memory),
+// generations rise and persist, incremental postings patches keep search exact
+// after many edits, and a query racing an update sees it wholly or not at all.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import type { ToolCall } from '../indexer/query/schemas.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'evidex-store-'));
+let n = 0;
+
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ['alpha', 'beta', 'Gamma', 'delta', 'ÉCOLE', 'straße', 'ΑΣ', 'def', 'class', 'import os', 'return', '\t', '  ', 'x = 1', '😀', 'naïve'];
+
+function randomText(rnd: () => number): string {
+  const lines: string[] = [];
+  const count = 1 + Math.floor(rnd() * 30);
+  for (let i = 0; i < count; i++) {
+    const k = Math.floor(rnd() * 6);
+    lines.push(Array.from({ length: k }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(rnd() < 0.5 ? ' ' : ''));
+  }
+  return lines.join(rnd() < 0.2 ? '\r\n' : '\n') + (rnd() < 0.7 ? '\n' : '');
+}
+
+async function search(idx: EvidexIndex, query: string, cs: boolean): Promise<unknown> {
+  const r = await idx.runTool({ name: 'search_code', args: { query, case_sensitive: cs, limit: 200 } } as ToolCall);
+  assertEvidenceChecks(idx.root, r.evidence);
+  return { total: r.total, evidence: r.evidence };
+}
+
+test('a failing commit changes nothing, in LMDB or in memory', async () => {
+  const root = mkdtempSync(join(tmp, 'repo-'));
+  writeFileSync(join(root, 'a.txt'), 'hello\n');
+  const sd = join(tmp, `state-${n++}`);
+  let idx = await openEvidexIndex(root, { stateDir: sd });
+  await idx.refresh();
+  const before = idx.store.dump();
+  const gen = idx.status().generation;
+  const good = { path: 'b.txt', size: 3, mtimeMs: 1, hash: 'x', lines: 1, text: Buffer.from('new'), tri: new Uint8Array(0), py: false, defs: [], imports: [], mods: [] };
+  // The second op is malformed (no text buffer): LMDB throws inside the transaction.
+  const bad = { ...good, path: 'c.txt', text: undefined as unknown as Uint8Array };
+  assert.throws(() => idx.store.commit([{ op: 'put', file: good }, { op: 'put', file: bad }]));
+  assert.is(idx.status().generation, gen);
+  assert.is(idx.store.fileByPath('b.txt'), undefined, 'memory untouched');
+  assert.equal(idx.store.dump(), before);
+  await idx.close();
+  idx = await openEvidexIndex(root, { stateDir: sd });
+  assert.equal(idx.store.dump(), before, 'LMDB untouched');
+  assert.is(idx.status().generation, gen, 'generation persisted');
+  await idx.close();
+});
+
+test('after many random incremental edits, search answers equal a fresh index (postings patches stay exact)', async () => {
+  const rnd = mulberry32(99);
+  const root = mkdtempSync(join(tmp, 'repo-'));
+  const names = Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.${i % 2 ? 'py' : 'txt'}`);
+  for (const d of ['d0', 'd1', 'd2']) mkdirSync(join(root, d));
+  for (const p of names) writeFileSync(join(root, p), randomText(rnd));
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
+  await idx.refresh();
+  for (let round = 0; round < 40; round++) {
+    const touched = names.filter(() => rnd() < 0.25);
+    for (const p of touched) {
+      if (rnd() < 0.15) rmSync(join(root, p), { force: true });
+      else writeFileSync(join(root, p), randomText(rnd));
+    }
+    await idx.update(touched);
+  }
+  const fresh = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
+  await fresh.refresh();
+  for (const w of [...WORDS, 'alp', 'ha b', 'ss', 'SS', 'σ', 'ας', 'ret', 'ÉCO', 'éco', 'f1', 'd0/', 'zzz']) {
+    for (const cs of [false, true]) {
+      assert.equal(await search(idx, w, cs), await search(fresh, w, cs), `search ${JSON.stringify(w)} cs=${cs}`);
+    }
+  }
+  await fresh.close();
+  await idx.close();
+});
+
+test('a query racing an update sees the index before or after it, never between', async () => {
+  const root = mkdtempSync(join(tmp, 'repo-'));
+  const files = Array.from({ length: 40 }, (_, i) => `m${i}.py`);
+  for (const p of files) writeFileSync(join(root, p), 'def old_name():\n    pass\n');
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
+  await idx.refresh();
+  for (const p of files) writeFileSync(join(root, p), 'def new_name():\n    pass\n');
+  const update = idx.update(files); // one transaction for the batch
+  const seen = new Set<string>();
+  let done = false;
+  void update.then(() => { done = true; });
+  while (!done) {
+    const [a, b] = await Promise.all([
+      idx.runTool({ name: 'find_symbol', args: { name: 'old_name', limit: 200 } }),
+      idx.runTool({ name: 'find_symbol', args: { name: 'new_name', limit: 200 } }),
+    ]);
+    if (a.generation === b.generation) seen.add(`${a.total}+${b.total}`);
+    await new Promise((r) => setImmediate(r));
+  }
+  await update;
+  for (const s of seen) assert.ok(s === '40+0' || s === '0+40', `half an update seen: ${s}`);
+  const after = await idx.runTool({ name: 'find_symbol', args: { name: 'new_name', limit: 200 } });
+  assert.is(after.total, 40);
+  await idx.close();
+});
+
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+test.run();
