@@ -283,6 +283,9 @@ test('a line break inside brackets followed by a dedented line (tree-sitter scan
     '    return x',
     'y = 2',
   ), [['function', 'f', 1, 7], ['variable', 'y', 8, 8]]);
+  // The same with CRLF line ends and an explicit continuation already inside the brackets.
+  checkDefs(['def f():', '    (bar. \\', '  baz.', '  qux)', '    return 1', 'y = 2', ''].join('\r\n'),
+    [['function', 'f', 1, 5], ['variable', 'y', 6, 6]]);
 });
 
 test('syntax errors: extraction never throws and keeps what tree-sitter recovers', () => {

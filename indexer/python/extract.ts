@@ -26,9 +26,10 @@ function getParser(): ParserT {
 type ScopeKind = 'module' | 'class' | 'function';
 interface Scope { kind: ScopeKind; qual: string }
 
-// Nodes whose children are (or contain) statements of the same scope. Compound
-// statements are entered, but only their block/clause children are visited,
-// so conditions, iterables and other expressions are never walked.
+// Nodes whose children are (or contain) statements of the same scope. The walk
+// looks at each child of one of these but descends only into definitions,
+// assignment/import statements and further containers, so conditions,
+// iterables and other expressions are never walked.
 const CONTAINERS = new Set([
   'module', 'block', 'ERROR',
   'if_statement', 'elif_clause', 'else_clause',
@@ -90,7 +91,7 @@ function joinBracketedLines(src: string): string | null {
       }
       i = j;
     } else if (c === 0x5c) { // an explicit continuation (or a stray backslash) stays as it is
-      i += 2;
+      i += src.charCodeAt(i + 1) === 0x0d && src.charCodeAt(i + 2) === 0x0a ? 3 : 2;
     } else if (c === 0x0a || c === 0x0d) {
       if (depth > 0) {
         out.push(src.slice(from, i), '\\');
