@@ -1,0 +1,210 @@
+// `npm run bench [-- --large] [-- --queries N]`: evidex against the references
+// (Python's ast, ripgrep, universal-ctags) on the same files in the same run,
+// printed as one table: figure, evidex, reference, ratio, target. Nothing is
+// downloaded; every corpus comes from the machine's python3.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, daemonStop, type Client } from '../../client/connection.js';
+import { folderBytes } from '../../client/index-command.js';
+import { stateDirFor } from '../../daemon/state.js';
+import type { ToolResult } from '../../indexer/api.js';
+import { makeCorpus, type Corpus } from './corpus.js';
+
+const args = process.argv.slice(2);
+const LARGE = args.includes('--large');
+const NQ = Number(args[args.indexOf('--queries') + 1]) || 300;
+
+// ---- small statistics -------------------------------------------------------
+function pct(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+function stats(xs: number[]): { p50: number; p99: number; max: number; n: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  return { p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1], n: s.length };
+}
+/** Deterministic RNG (mulberry32) so every run asks the same queries. */
+function rng(seed: number): () => number {
+  return () => {
+    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// ---- the query sets, drawn from the corpus itself -----------------------------
+interface Queries { search: string[]; symbols: string[]; modules: string[] }
+function drawQueries(c: Corpus, n: number): Queries {
+  const rand = rng(20261130);
+  const search: string[] = [];
+  const symbols = new Set<string>();
+  const modules = new Set<string>();
+  const texts = c.files.map((f) => readFileSync(join(c.root, f), 'utf8').split('\n'));
+  for (const lines of texts) {
+    for (const l of lines) {
+      const d = /^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/.exec(l);
+      if (d && rand() < 0.05) symbols.add(d[1]);
+      const m = /^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*))/.exec(l);
+      if (m && rand() < 0.05) modules.add(m[1] ?? m[2]);
+    }
+  }
+  while (search.length < n) {
+    const lines = texts[Math.floor(rand() * texts.length)];
+    const line = lines[Math.floor(rand() * lines.length)]?.trim() ?? '';
+    if (line.length < 3) continue;
+    const len = 3 + Math.floor(rand() * 18);
+    const start = Math.floor(rand() * Math.max(1, line.length - len));
+    const q = line.slice(start, start + len).trim();
+    if (q.length >= 3 && q.length <= 20) search.push(q);
+  }
+  const pick = (s: Set<string>) => [...s].sort(() => rand() - 0.5).slice(0, n);
+  return { search, symbols: pick(symbols), modules: pick(modules) };
+}
+
+// ---- references -------------------------------------------------------------
+function timePythonAst(c: Corpus): number | null {
+  const script = 'import ast,sys,time\nroot=sys.argv[1]\nfiles=sys.stdin.read().split("\\n")\nt=time.perf_counter()\n'
+    + 'for f in files:\n  if not f: continue\n  b=open(root+"/"+f,"rb").read()\n  try: ast.parse(b)\n  except (SyntaxError, ValueError): pass\n'
+    + 'print(time.perf_counter()-t)\n';
+  const r = spawnSync('python3', ['-c', script, c.root], { input: c.files.join('\n'), encoding: 'utf8', maxBuffer: 1 << 20 });
+  return r.status === 0 ? Number(r.stdout.trim()) : null;
+}
+function timeCommand(cmd: string, argv: string[]): number | null {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, argv, { stdio: ['ignore', 'ignore', 'ignore'] });
+  if (r.error) return null;
+  return (performance.now() - t0) / 1000;
+}
+function have(cmd: string): boolean {
+  return spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+// ---- evidex -----------------------------------------------------------------
+const here = fileURLToPath(new URL('.', import.meta.url));
+function coldIndex(c: Corpus, env: NodeJS.ProcessEnv): { wallSeconds: number; maxRssBytes: number; files: number; symbols: number; imports: number; lines: number } {
+  const r = spawnSync(process.execPath, [join(here, 'index-child.js'), c.root], { env, encoding: 'utf8', maxBuffer: 16 << 20 });
+  if (r.status !== 0) throw new Error(`index failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const t0 = performance.now();
+  const v = await fn();
+  return [performance.now() - t0, v];
+}
+
+function rssOf(pid: number): { anon: number; hwm: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) * 1024;
+  return { anon: kb('RssAnon'), hwm: kb('VmHWM') };
+}
+
+const call = (client: Client, name: string, a: unknown) => client.requestRaw('tools/call', { name, arguments: a }) as Promise<ToolResult>;
+
+// ---- the table --------------------------------------------------------------
+interface Row { figure: string; evidex: string; reference: string; ratio: string; target: string; met: string }
+const rows: Row[] = [];
+function row(figure: string, evidex: string, reference = '', ratio = '', target = '', met: boolean | null = null): void {
+  rows.push({ figure, evidex, reference, ratio, target, met: met === null ? '' : met ? 'yes' : 'NO' });
+}
+const ms = (x: number) => (x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
+const sec = (x: number) => `${x.toFixed(2)} s`;
+const mib = (x: number) => `${(x / 1048576).toFixed(1)} MiB`;
+
+async function benchCorpus(c: Corpus): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'evidex-bench-home-'));
+  const env = { ...process.env, EVIDEX_HOME: home };
+  process.env.EVIDEX_HOME = home; // connect() and stateDirFor() read it
+  console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mib(c.bytes)} in ${c.root}`);
+
+  // Cold index vs Python's ast.parse (and ctags' symbol pass) over the same files.
+  const astS = timePythonAst(c);
+  const ctagsS = have('ctags') ? timeCommand('ctags', ['-R', '--languages=Python', '-f', '/dev/null', c.root]) : null;
+  const cold = coldIndex(c, env);
+  row(`[${c.name}] cold index (${c.files.length} files, ${c.lines} lines)`, sec(cold.wallSeconds),
+    astS === null ? 'python3 ast: n/a' : `ast.parse ${sec(astS)}`, astS ? `${(cold.wallSeconds / astS).toFixed(2)}×` : '', '≤ ast.parse (stretch 3 s)', astS ? cold.wallSeconds <= astS : null);
+  if (ctagsS !== null) row(`[${c.name}] cold index vs ctags (symbols only)`, sec(cold.wallSeconds), `ctags ${sec(ctagsS)}`, `${(cold.wallSeconds / ctagsS).toFixed(1)}×`, 'speed to chase');
+  row(`[${c.name}] indexer peak RSS`, mib(cold.maxRssBytes));
+  const indexBytes = folderBytes(join(stateDirFor(c.root), 'index'));
+  row(`[${c.name}] index size`, mib(indexBytes), `source ${mib(c.bytes)}`, `${(indexBytes / c.bytes).toFixed(2)}×`, '≤ 1.5×', indexBytes <= 1.5 * c.bytes);
+
+  // Warm start: a daemon on the unchanged tree, from spawn to the first answered call.
+  const [warmMs, client] = await timed(async () => {
+    const cl = await connect(c.root, { autoStart: true, env, startTimeoutMs: 120_000 });
+    await call(cl, 'find_symbol', { name: 'bench_warm_probe' });
+    return cl;
+  });
+  row(`[${c.name}] warm start to serving`, ms(warmMs), '', '', '< 1 s', warmMs < 1000);
+
+  const q = drawQueries(c, NQ);
+  // search_code round trips over the WebSocket, exact total.
+  for (const s of q.search.slice(0, 20)) await call(client, 'search_code', { query: s }); // warm-up
+  const searchMs: number[] = [];
+  for (const s of q.search) searchMs.push((await timed(() => call(client, 'search_code', { query: s })))[0]);
+  const rgTimes: number[] = [];
+  if (have('rg')) for (const s of q.search.slice(0, 20)) rgTimes.push(timeCommand('rg', ['-F', '-i', '-n', '--', s, c.root])! * 1000);
+  const ss = stats(searchMs);
+  const rgMed = rgTimes.length ? stats(rgTimes).p50 : NaN;
+  row(`[${c.name}] search_code p50 (${ss.n} queries, WS round trip)`, ms(ss.p50), rgTimes.length ? `rg -F -i -n ${ms(rgMed)}` : 'rg: not installed',
+    rgTimes.length ? `${(rgMed / ss.p50).toFixed(1)}× faster` : '', '≥ 20× faster than rg', rgTimes.length ? rgMed / ss.p50 >= 20 : null);
+  row(`[${c.name}] search_code p99`, ms(ss.p99), rgTimes.length ? `rg median / 2 = ${ms(rgMed / 2)}` : '', '', '≤ rg median / 2', rgTimes.length ? ss.p99 <= rgMed / 2 : null);
+  row(`[${c.name}] search_code max`, ms(ss.max));
+
+  for (const [tool, names, key] of [['find_symbol', q.symbols, 'name'], ['find_importers', q.modules, 'module_name']] as const) {
+    for (const n of names.slice(0, 20)) await call(client, tool, { [key]: n });
+    const t: number[] = [];
+    for (const n of names) t.push((await timed(() => call(client, tool, { [key]: n })))[0]);
+    const st = stats(t);
+    row(`[${c.name}] ${tool} p50 (${st.n} names)`, ms(st.p50), '', '', '< 0.3 ms', st.p50 < 0.3);
+    row(`[${c.name}] ${tool} p99`, ms(st.p99), '', '', '< 1 ms', st.p99 < 1);
+  }
+
+  // Save-to-queryable: append a unique token to a real file, poll until search finds it.
+  const target = join(c.root, c.files[Math.floor(c.files.length / 2)]);
+  const lat: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const token = `evidex_bench_token_${process.pid}_${i}`;
+    const t0 = performance.now();
+    appendFileSync(target, `# ${token}\n`);
+    for (;;) {
+      const r = await call(client, 'search_code', { query: token, limit: 1 });
+      if (r.total > 0) break;
+      if (performance.now() - t0 > 10_000) throw new Error('save never became visible');
+      await new Promise((res) => setTimeout(res, 1));
+    }
+    lat.push(performance.now() - t0);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  const ls = stats(lat);
+  row(`[${c.name}] save-to-queryable median (30 saves)`, ms(ls.p50), '', '', '< 20 ms', ls.p50 < 20);
+  row(`[${c.name}] save-to-queryable max`, ms(ls.max), '', '', '< 100 ms', ls.max < 100);
+
+  const rss = rssOf(client.info.pid);
+  row(`[${c.name}] daemon anonymous RSS (steady)`, mib(rss.anon), '', '', '< 200 MB', rss.anon < 200e6);
+  row(`[${c.name}] daemon peak RSS (VmHWM)`, mib(rss.hwm));
+  await client.close();
+  await daemonStop(c.root, { env });
+  rmSync(home, { recursive: true, force: true });
+  rmSync(c.root, { recursive: true, force: true });
+}
+
+function printTable(): void {
+  const head: Row = { figure: 'figure', evidex: 'evidex', reference: 'reference', ratio: 'ratio', target: 'target', met: 'met' };
+  const cols = Object.keys(head) as (keyof Row)[];
+  const w = Object.fromEntries(cols.map((k) => [k, Math.max(...[head, ...rows].map((r) => r[k].length))])) as Record<keyof Row, number>;
+  const line = (r: Row) => `| ${cols.map((k) => r[k].padEnd(w[k])).join(' | ')} |`;
+  console.log(line(head));
+  console.log(`|${cols.map((k) => '-'.repeat(w[k] + 2)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
+}
+
+const cpu = cpus()[0]?.model ?? 'unknown cpu';
+console.log(`evidex bench · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · node ${process.version} · ${execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim()}`);
+await benchCorpus(makeCorpus('stdlib'));
+if (LARGE) await benchCorpus(makeCorpus('large'));
+printTable();
+writeFileSync(join(tmpdir(), 'evidex-bench-last.txt'), rows.map((r) => Object.values(r).join('\t')).join('\n'));

@@ -1,0 +1,10 @@
+// Child process of the benchmark: one cold (or warm) in-process index build of
+// argv[2], printing its summary, wall time and peak RSS as one JSON line.
+// A separate process so peak memory is the indexer's own.
+import { buildInProcess } from '../../client/index-command.js';
+
+const root = process.argv[2];
+const t0 = performance.now();
+const summary = await buildInProcess(root, () => undefined);
+const seconds = (performance.now() - t0) / 1000;
+process.stdout.write(`${JSON.stringify({ ...summary, wallSeconds: seconds, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`);
