@@ -10,7 +10,7 @@ import { makeEvidence, type Evidence } from '../evidence.js';
 import { normalizeCallerPath } from '../paths.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
-import type { FileMeta, Store } from '../store/store.js';
+import { SearchText, type FileMeta, type Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
 
 const DEFAULT_LIMIT = 20;
@@ -34,20 +34,28 @@ export async function runTool(ctx: ToolContext, call: ToolCall): Promise<ToolRes
   }
 }
 
-/** Index of the line holding string offset `pos`, given ascending line start offsets. */
-function lineAt(starts: Int32Array, pos: number): number {
-  let lo = 0, hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= pos) lo = mid; else hi = mid - 1;
-  }
-  return lo;
+/**
+ * One item over lines start..end of a file, built by makeEvidence (so the
+ * snippet rule holds by construction) from just those lines, read from the
+ * file's in-memory blocks.
+ */
+function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind: Evidence['kind'], name: string): Evidence {
+  const lines = store.lineRange(f.fid, start, end);
+  const item = makeEvidence(f.path, lines, 1, lines.length, kind, name);
+  item.start_line = start;
+  item.end_line = end;
+  return item;
 }
 
 /**
  * Literal substring search. Case-insensitive means exactly
  * `line.toLowerCase().includes(query.toLowerCase())` (and the same for paths).
  * Every match is counted for `total`; only the first `limit` become items.
+ * Work per query: the file-level trigram postings pick candidate files, each
+ * file's block blooms pick the blocks worth scanning, and a block is scanned
+ * with indexOf on its one lowercased string, jumping to the next line end
+ * after a hit (a line counts once). Line numbers are worked out only for the
+ * first `limit` hits; original-case snippets are read only for those.
  */
 export function searchCode(store: Store, args: ToolArgs['search_code']): ToolResult {
   const { query } = args;
@@ -62,35 +70,48 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
     if (prefix !== undefined && !f.path.startsWith(prefix)) continue;
     if (!(cs ? f.path : f.pathLower).includes(q)) continue;
     total++;
-    if (items.length < limit) items.push(makeEvidence(f.path, store.lines(f.fid), 1, 1, 'path_match', f.path));
+    if (items.length < limit) items.push(evidenceAt(store, f, 1, 1, 'path_match', f.path));
   }
 
   // Lines never contain "\n" (and "\r" only inside a line), so a query with a newline matches no line.
   if (!q.includes('\n')) {
     const buckets = queryBuckets(query, cs);
+    const mask = buckets ? SearchText.queryMask(buckets) : null;
     let fids = buckets ? store.candidates(buckets) : store.ordered().map((f) => f.fid);
     if (prefix !== undefined) fids = fids.filter((fid) => store.file(fid)!.path.startsWith(prefix));
     if (buckets) store.sortByPath(fids);
     for (const fid of fids) {
       const st = store.searchText(fid);
-      const hay = cs ? st.canon : st.lower;
-      let pos = hay.indexOf(q);
-      if (pos < 0) continue;
-      const path = store.file(fid)!.path;
-      const starts = cs ? st.canonStarts() : st.lowerStarts();
-      while (pos >= 0) {
-        total++;
-        if (items.length < limit) {
-          const line = lineAt(starts, pos) + 1;
-          items.push(makeEvidence(path, st.lines, line, line, 'content_match', query));
-        }
-        const nl = hay.indexOf('\n', pos + q.length);
-        if (nl < 0) break;
-        pos = hay.indexOf(q, nl + 1);
+      const { blocks, firstLine } = st;
+      for (let b = 0; b < blocks.length; b++) {
+        if (!st.mayHold(b, mask)) continue;
+        total += cs
+          ? scanBlock(store, fid, st.canon[b], firstLine[b], q, query, items, limit)
+          : scanBlock(store, fid, blocks[b], firstLine[b], q, query, items, limit);
       }
     }
   }
   return { evidence: items, total, generation: store.generation };
+}
+
+/** Counts the lines of one block (lowercased, or original case for a case-sensitive query) holding q; the first ones (up to limit overall) become items. */
+function scanBlock(store: Store, fid: number, hay: string, line0: number, q: string, query: string, items: Evidence[], limit: number): number {
+  let pos = hay.indexOf(q);
+  if (pos < 0) return 0;
+  let n = 0;
+  // Line number of the current hit, found by counting "\n" forward from the last one (only while items are wanted).
+  let at = 0, line = line0;
+  while (pos >= 0) {
+    n++;
+    if (items.length < limit) {
+      for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { line++; at = nl + 1; }
+      items.push(evidenceAt(store, store.file(fid)!, line + 1, line + 1, 'content_match', query));
+    }
+    const nl = hay.indexOf('\n', pos + q.length);
+    if (nl < 0) break;
+    pos = hay.indexOf(q, nl + 1);
+  }
+  return n;
 }
 
 /** Definitions whose simple name or qualname is exactly `name`, sorted by (path, start line, qualname). */
@@ -107,7 +128,7 @@ export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolRes
       .sort((a, b) => a.start - b.start || (a.qualname < b.qualname ? -1 : a.qualname > b.qualname ? 1 : 0));
     for (const d of defs) {
       total++;
-      if (items.length < limit) items.push(makeEvidence(f.path, store.lines(fid), d.start, d.end, d.kind, d.qualname));
+      if (items.length < limit) items.push(evidenceAt(store, f, d.start, d.end, d.kind, d.qualname));
     }
   }
   return { evidence: items, total, generation: store.generation };
@@ -122,21 +143,21 @@ function indexedFile(store: Store, root: string, rules: RepoRules, input: string
 
 export function readEvidence(store: Store, root: string, rules: RepoRules, args: ToolArgs['read_evidence']): ToolResult {
   const f = indexedFile(store, root, rules, args.path);
-  const lines = store.lines(f.fid);
+  const count = store.searchText(f.fid).lineCount;
   const end = args.end_line ?? args.start_line;
-  if (args.start_line > lines.length) {
-    throw new ToolError('out_of_range', `start_line ${args.start_line} is past the end of ${f.path} (${lines.length} lines)`);
+  if (args.start_line > count) {
+    throw new ToolError('out_of_range', `start_line ${args.start_line} is past the end of ${f.path} (${count} lines)`);
   }
   if (end < args.start_line) {
     throw new ToolError('invalid_arguments', `end_line ${end} is before start_line ${args.start_line}`);
   }
   const ctx = args.context ?? 0;
   const s = Math.max(1, args.start_line - ctx);
-  const e = Math.min(lines.length, end + ctx);
+  const e = Math.min(count, end + ctx);
   if (e - s + 1 > READ_MAX_LINES) {
     throw new ToolError('invalid_arguments', `read_evidence returns at most ${READ_MAX_LINES} lines; lines ${s}-${e} are ${e - s + 1}`);
   }
-  return { evidence: [makeEvidence(f.path, lines, s, e, 'source', f.path)], total: 1, generation: store.generation };
+  return { evidence: [evidenceAt(store, f, s, e, 'source', f.path)], total: 1, generation: store.generation };
 }
 
 /**
@@ -161,7 +182,7 @@ export function findImporters(store: Store, root: string, rules: RepoRules, args
     const f = store.file(fid)!;
     const stmts = store.imports(fid).filter((imp) => imp.targets.some((t) => names.has(t)));
     stmts.sort((a, b) => a.start - b.start);
-    for (const imp of stmts) items.push(makeEvidence(f.path, store.lines(fid), imp.start, imp.end, 'import', m));
+    for (const imp of stmts) items.push(evidenceAt(store, f, imp.start, imp.end, 'import', m));
   }
   return { evidence: items, total: items.length, generation: store.generation };
 }

@@ -10,6 +10,9 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import type { PyDef, PyImport } from '../model.js';
 import { decodeText, splitLines } from '../text.js';
 import { Postings } from './postings.js';
+import { SearchText } from './search-text.js';
+
+export { SearchText };
 
 /** Bump whenever a table's key or value layout changes: an index of another version is rebuilt from scratch. */
 export const FORMAT_VERSION = 1;
@@ -20,6 +23,25 @@ const MAX_KEY_BYTES = 400;
 const POSTINGS_REBUILD_AT = 2_000_000;
 /** Commits with more file writes than this mark the postings stale instead of patching them. */
 const BULK_PUTS = 32;
+/** Files whose decoded defs/imports rows stay cached. */
+const ROWS_CACHE_FILES = 256;
+
+/** A Map that keeps the `max` most recently used entries. */
+class Lru<V> {
+  private map = new Map<number, V>();
+  constructor(private readonly max: number) {}
+  get(k: number): V | undefined {
+    const v = this.map.get(k);
+    if (v !== undefined) { this.map.delete(k); this.map.set(k, v); }
+    return v;
+  }
+  set(k: number, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as number);
+  }
+  delete(k: number): void { this.map.delete(k); }
+}
 
 export type IndexState = 'empty' | 'building' | 'ready';
 
@@ -72,31 +94,6 @@ export interface MetaPatch { state?: IndexState; pkgDirs?: string[] }
 interface FileRow { p: string; s: number; m: number; h: string; n: number; py: boolean; mods: string[]; nd: number; ni: number }
 type DefRow = [name: string, qualname: string, kind: PyDef['kind'], start: number, end: number];
 
-/** Per-file search text, built on first use and dropped when the file changes. */
-export class SearchText {
-  private _lowerStarts: Int32Array | null = null;
-  private _canon: string | null = null;
-  private _canonStarts: Int32Array | null = null;
-  /** Lines lowercased one by one (contract semantics), joined by "\n". */
-  readonly lower: string;
-  constructor(readonly lines: string[]) {
-    this.lower = lines.map((l) => l.toLowerCase()).join('\n');
-  }
-  get canon(): string { return (this._canon ??= this.lines.join('\n')); }
-  lowerStarts(): Int32Array { return (this._lowerStarts ??= lineStarts(this.lines, true)); }
-  canonStarts(): Int32Array { return (this._canonStarts ??= lineStarts(this.lines, false)); }
-}
-
-function lineStarts(lines: string[], lower: boolean): Int32Array {
-  const starts = new Int32Array(lines.length);
-  let pos = 0;
-  for (let i = 0; i < lines.length; i++) {
-    starts[i] = pos;
-    pos += (lower ? lines[i].toLowerCase().length : lines[i].length) + 1;
-  }
-  return starts;
-}
-
 /** The distinct `sym` keys of a file's definitions (simple names and qualnames): one put per key, not per definition. */
 function symKeys(defs: ReadonlyArray<{ name: string; qualname: string }>): Set<string> {
   const keys = new Set<string>();
@@ -133,10 +130,13 @@ export class Store {
   private order: number[] = [];           // live fids sorted by path (JS string order)
   private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
   private readonly postings = new Postings();
+  /** Every file's search form once warm (lowercased text in blocks: what search_code scans). */
   private textCache = new Map<number, SearchText>();
-  private linesCache = new Map<number, string[]>();
-  private defsCache = new Map<number, PyDef[]>();
-  private impsCache = new Map<number, ImportRec[]>();
+  // Definitions and imports are read from LMDB for the files a query touches;
+  // small LRUs keep the recently used ones (bounded, so steady memory does not
+  // grow with the queries asked).
+  private defsCache = new Lru<PyDef[]>(ROWS_CACHE_FILES);
+  private impsCache = new Lru<ImportRec[]>(ROWS_CACHE_FILES);
 
   generation = 0;
   state: IndexState = 'empty';
@@ -231,7 +231,7 @@ export class Store {
   }
 
   private dropCaches(fid: number): void {
-    this.textCache.delete(fid); this.linesCache.delete(fid);
+    this.textCache.delete(fid);
     this.defsCache.delete(fid); this.impsCache.delete(fid);
   }
 
@@ -413,23 +413,28 @@ export class Store {
     return this.postings.candidates(buckets, this.isLive, this.nextFid);
   }
 
-  /** The file's lines exactly as indexed (contract §1 splitting). */
+  /** The file's lines exactly as indexed (contract §1 splitting), read from LMDB. */
   lines(fid: number): string[] {
-    const cached = this.linesCache.get(fid) ?? this.textCache.get(fid)?.lines;
-    if (cached) return cached;
-    const bytes = this.textDb.getBinary(fid);
-    if (!bytes) throw new Error(`internal: no text stored for file id ${fid}`);
-    const lines = splitLines(decodeText(bytes));
-    this.linesCache.set(fid, lines);
-    return lines;
+    return this.readLines(fid);
   }
 
+  /** Lines start..end (1-based, inclusive) of a file, from its in-memory search form. */
+  lineRange(fid: number, start: number, end: number): string[] {
+    return this.searchText(fid).lineRange(start, end);
+  }
+
+  private readLines(fid: number): string[] {
+    const bytes = this.textDb.getBinary(fid);
+    if (!bytes) throw new Error(`internal: no text stored for file id ${fid}`);
+    return splitLines(decodeText(bytes));
+  }
+
+  /** The file's search form (built from LMDB on first use, dropped when the file changes). */
   searchText(fid: number): SearchText {
     let t = this.textCache.get(fid);
     if (!t) {
-      t = new SearchText(this.lines(fid));
+      t = SearchText.fromLines(this.readLines(fid));
       this.textCache.set(fid, t);
-      this.linesCache.delete(fid);
     }
     return t;
   }

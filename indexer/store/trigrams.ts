@@ -9,7 +9,8 @@ export const BUCKET_BITS = 21;
 export const BUCKET_COUNT = 1 << BUCKET_BITS;
 const BUCKET_MASK = BUCKET_COUNT - 1;
 
-function bucketOf(a: number, b: number, c: number): number {
+/** The bucket of one trigram of (lowercased) UTF-16 code units. */
+export function bucketOf(a: number, b: number, c: number): number {
   if ((a | b | c) < 128) return (a << 14) | (b << 7) | c;
   // Non-ASCII code units: a multiplicative hash folded into the same space.
   let h = Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ Math.imul(c, 0xc2b2ae3d);
