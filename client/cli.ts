@@ -85,6 +85,25 @@ function toolCommand(tool: string, usage: string, summary: string, flags: FlagSp
   };
 }
 
+type ModelRunner = (client: Client, arg: string, opts: { model?: string; json: boolean; out: NodeJS.WriteStream }) => Promise<number>;
+
+/** `ask` and `eval`: one argument, an optional --model, run over a daemon connection. */
+function modelCommand(usage: string, summary: string, runner: ModelRunner): Command {
+  return {
+    usage, summary,
+    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...REPO, ...JSON_FLAG, ...HELP },
+    async run(p) {
+      needPositionals(p, 1, usage);
+      const client = await connect(repoOf(p), { autoStart: true });
+      try {
+        return await runner(client, p.positionals[0], { model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout });
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
+
 function defined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
@@ -232,34 +251,10 @@ const COMMANDS: Record<string, Command> = {
       if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF]');
       return defined({ path: p.positionals[0], staged: p.flags.staged, base: p.flags.base });
     }),
-  ask: {
-    usage: 'evidex ask "QUESTION" [--model M] [--json]',
-    summary: 'ask a local Ollama model; it answers from evidex tools, citing path:line',
-    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...REPO, ...JSON_FLAG, ...HELP },
-    async run(p) {
-      needPositionals(p, 1, this.usage);
-      const client = await connect(repoOf(p), { autoStart: true });
-      try {
-        return await runAskCommand(client, p.positionals[0], { model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout });
-      } finally {
-        await client.close();
-      }
-    },
-  },
-  eval: {
-    usage: 'evidex eval FILE [--model M] [--json]',
-    summary: 'run an evaluation set (JSONL cases) against a model and print pass/fail per case',
-    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...REPO, ...JSON_FLAG, ...HELP },
-    async run(p) {
-      needPositionals(p, 1, this.usage);
-      const client = await connect(repoOf(p), { autoStart: true });
-      try {
-        return await runEvalCommand(client, p.positionals[0], { model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout });
-      } finally {
-        await client.close();
-      }
-    },
-  },
+  ask: modelCommand('evidex ask "QUESTION" [--model M] [--json]',
+    'ask a local Ollama model; it answers from evidex tools, citing path:line', runAskCommand),
+  eval: modelCommand('evidex eval FILE [--model M] [--json]',
+    'run an evaluation set (JSONL cases) against a model and print pass/fail per case', runEvalCommand),
   tools: {
     usage: 'evidex tools [--json]',
     summary: 'the allowlist: the five read-only tools and their argument schemas',
@@ -332,7 +327,9 @@ function reportError(e: unknown, asJson: boolean): number {
     const err = refusal ? refusal.toJSON() : { code: e instanceof ConnectionError ? 'daemon_unavailable' : 'internal_error', message: oneLine(e) };
     process.stdout.write(`${JSON.stringify({ error: err })}\n`);
   } else {
-    process.stderr.write(`evidex: ${refusal ? `${refusal.code}: ${refusal.message}` : oneLine(e)}\n`);
+    // A usage error reads best as plain words; a tool refusal names its code.
+    const text = e instanceof UsageError ? e.message : refusal ? `${refusal.code}: ${refusal.message}` : oneLine(e);
+    process.stderr.write(`evidex: ${text}\n`);
   }
   return refusal ? EXIT_REFUSED : 1;
 }

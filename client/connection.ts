@@ -16,6 +16,14 @@ import {
 
 export { resolveRepoRoot, RpcError };
 
+/**
+ * A wait that does not keep the process alive: the CLI exits as soon as its
+ * work is done, not when a fallback timeout of a race it already won runs out.
+ */
+function sleepUnref(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
 /** A connection problem with a message that tells the user what to do. */
 export class ConnectionError extends Error {
   constructor(message: string) { super(message); this.name = 'ConnectionError'; }
@@ -78,7 +86,7 @@ function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): Client {
     close: async () => {
       if ((ws.readyState as number) === WebSocket.CLOSED) return;
       conn.close(1000, 'client done');
-      await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
+      await Promise.race([closed, sleepUnref(1000)]);
       if ((ws.readyState as number) !== WebSocket.CLOSED) ws.terminate();
     },
   };
@@ -197,7 +205,7 @@ export async function daemonStop(root: string, opts: { env?: NodeJS.ProcessEnv; 
     const c = makeClient(p.ws, p.info, stateDir);
     try {
       await c.request<'daemonShutdown'>('daemon/shutdown');
-      await Promise.race([c.closed, new Promise((r) => setTimeout(r, timeout))]);
+      await Promise.race([c.closed, sleepUnref(timeout)]);
     } catch { /* it may close before answering; the pid check below decides */ }
     await c.close();
     if (await waitGone(pid, timeout)) return { stopped: true, pid, how: 'shutdown', message: `stopped the evidex daemon for ${real} (pid ${pid})` };

@@ -1,0 +1,167 @@
+// The CLI as a user runs it: real `evidex` processes against a copy of the
+// fixture (a real git repo), each with its own EVIDEX_HOME. Checks the contract's
+// §7 output shapes and exit codes, the friendly commands' `path:line: text`
+// output, --help everywhere, and the README's main-job command.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+import { PROJECT_ROOT, cleanupTemp, fixtureCopy, tempDir } from './helpers/daemon.js';
+
+const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
+const home = tempDir('cli-home');
+const repo = fixtureCopy({ git: true });
+
+function evidex(args: string[], opts: { cwd?: string } = {}): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd ?? repo, encoding: 'utf8', timeout: 60_000,
+    env: { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9' },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('evidex index (no daemon) builds in-process and prints the summary', () => {
+  const r = evidex(['index', '--repo', repo, '--json']);
+  assert.is(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.is(s.via, 'in-process');
+  // 11 .py files + docs/README.md, config/settings.toml, notes/design.txt, .gitignore, fixtures' own README? (not copied: outside)
+  assert.ok(s.files >= 14 && s.symbols > 50 && s.imports > 30 && s.lines > 200, JSON.stringify(s));
+  const again = JSON.parse(evidex(['index', '--repo', repo, '--json']).stdout);
+  assert.is(again.parsed, 0, 'an unchanged tree re-parses nothing');
+  assert.is(again.unchanged, s.files);
+});
+
+test('evidex call: {evidence, total} on stdout, exit 0; refusals {error:{code,message}}, exit 2', () => {
+  const ok = evidex(['call', 'find_importers', '{"module_name": "rag_common"}']);
+  assert.is(ok.code, 0, ok.stderr);
+  const body = JSON.parse(ok.stdout);
+  assert.equal(Object.keys(body).sort(), ['evidence', 'total']);
+  assert.equal(body.evidence.map((e: { path: string; start_line: number }) => `${e.path}:${e.start_line}`),
+    ['src/build_index.py:4', 'src/chat_reranker.py:6', 'src/chat_reranker_guarded.py:6', 'src/rag_chat.py:10']);
+  assert.is(body.total, 4);
+  assertEvidenceChecks(repo, body.evidence);
+
+  const cases: Array<[string[], string]> = [
+    [['call', 'search_code', '{"query": "x", "limit": "5"}'], 'invalid_arguments'],
+    [['call', 'search_code', '{"query": "x", "bogus": 1}'], 'invalid_arguments'],
+    [['call', 'read_evidence', '{"path": "src/rag_common.py"}'], 'invalid_arguments'],
+    [['call', 'run_shell', '{"cmd": "ls"}'], 'unknown_tool'],
+    [['call', 'read_evidence', '{"path": "../../etc/passwd", "start_line": 1}'], 'path_denied'],
+    [['call', 'read_evidence', '{"path": "/etc/passwd", "start_line": 1}'], 'path_denied'],
+    [['call', 'read_evidence', '{"path": ".env", "start_line": 1}'], 'secret_denied'],
+    [['call', 'read_evidence', '{"path": "debug.log", "start_line": 1}'], 'not_indexed'],
+    [['call', 'read_evidence', '{"path": "src/rag_common.py", "start_line": 9999}'], 'out_of_range'],
+    [['call', 'read_git_diff', '{"base": "-x"}'], 'bad_ref'],
+    [['call', 'read_git_diff', '{"base": "no-such-ref"}'], 'bad_ref'],
+    [['call', 'search_code', 'not json'], 'invalid_arguments'],
+  ];
+  for (const [args, code] of cases) {
+    const r = evidex(args);
+    assert.is(r.code, 2, `${args.join(' ')}: exit ${r.code} ${r.stdout}${r.stderr}`);
+    const err = JSON.parse(r.stdout).error;
+    assert.is(err.code, code, `${args.join(' ')} → ${r.stdout}`);
+    assert.type(err.message, 'string');
+    assert.not.match(err.message, /\n/);
+  }
+});
+
+test('friendly commands print path:line: text that matches the files', () => {
+  const s = evidex(['search', 'COLLECTION_NAME', '--limit', '200']);
+  assert.is(s.code, 0, s.stderr);
+  assert.ok(s.stdout.includes('src/rag_common.py:12: COLLECTION_NAME = "mobileai_docs"'), s.stdout);
+  assert.match(s.stderr, /^\d+ of \d+ shown/m);
+  const lines = readFileSync(join(repo, 'src/rag_common.py'), 'utf8').split('\n');
+  for (const l of s.stdout.trim().split('\n')) {
+    const m = /^(src\/rag_common\.py):(\d+): (.*)$/.exec(l);
+    if (m) assert.is(m[3], lines[Number(m[2]) - 1]);
+  }
+  const first = evidex(['search', 'build_index', '--json']);
+  assert.is(JSON.parse(first.stdout).evidence[0].kind, 'path_match');
+  assert.is(JSON.parse(first.stdout).evidence[0].path, 'src/build_index.py');
+
+  const sym = evidex(['symbol', 'Settings.Defaults.Retry', '--json']);
+  const e = JSON.parse(sym.stdout).evidence;
+  assert.is(e.length, 1);
+  assert.is(e[0].kind, 'class');
+  assertEvidenceChecks(repo, e);
+
+  const read = evidex(['read', 'src/rag_common.py:12-13', '--context', '1']);
+  assert.is(read.code, 0, read.stderr);
+  assert.equal(read.stdout.trim().split('\n').map((l) => l.split(':')[1]), ['11', '12', '13', '14']);
+
+  const bad = evidex(['read', 'src/rag_common.py:12', '--context', 'lots']);
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /--context takes a whole number/);
+});
+
+test('diff shows a working-tree hunk with new-file line numbers', () => {
+  appendFileSync(join(repo, 'src/rag_common.py'), 'EXTRA_SETTING = 1\n');
+  const r = evidex(['diff', '--json']);
+  assert.is(r.code, 0, r.stderr);
+  const body = JSON.parse(r.stdout);
+  assert.is(body.evidence.length, 1);
+  const h = body.evidence[0];
+  assert.is(h.kind, 'diff');
+  assert.is(h.path, 'src/rag_common.py');
+  const n = readFileSync(join(repo, 'src/rag_common.py'), 'utf8').trimEnd().split('\n').length;
+  assert.ok(h.start_line <= n && h.end_line === n, JSON.stringify(h));
+  assert.match(h.snippet, /\+EXTRA_SETTING = 1/);
+});
+
+test('--help on every command; unknown command and option are one-line usage errors', () => {
+  const main = evidex(['--help']);
+  assert.is(main.code, 0);
+  for (const cmd of ['index', 'daemon', 'call', 'search', 'symbol', 'read', 'importers', 'diff', 'ask', 'eval', 'tools']) {
+    assert.ok(main.stdout.includes(`evidex ${cmd}`), `main help lists ${cmd}`);
+    const h = evidex([cmd, '--help']);
+    assert.is(h.code, 0, cmd);
+    assert.match(h.stdout, new RegExp(`^usage: evidex ${cmd}`), cmd);
+  }
+  const unknown = evidex(['frobnicate']);
+  assert.is(unknown.code, 2);
+  assert.is(unknown.stderr.trim().split('\n').length, 1);
+  const opt = evidex(['search', 'x', '--frob']);
+  assert.is(opt.code, 2);
+  assert.match(opt.stderr, /unknown option --frob/);
+});
+
+test('tools lists exactly the five, with the schemas the daemon validates with', () => {
+  const r = evidex(['tools', '--json']);
+  const names = JSON.parse(r.stdout).tools.map((t: { name: string }) => t.name);
+  assert.equal(names, ['search_code', 'find_symbol', 'read_evidence', 'find_importers', 'read_git_diff']);
+});
+
+test('daemon status and stop', () => {
+  const st = evidex(['daemon', 'status', '--json']);
+  assert.is(st.code, 0, st.stdout + st.stderr);
+  assert.is(JSON.parse(st.stdout).running, true);
+  const stop = evidex(['daemon', 'stop']);
+  assert.is(stop.code, 0, stop.stderr);
+  const after = evidex(['daemon', 'status', '--json']);
+  assert.is(after.code, 3);
+  assert.is(JSON.parse(after.stdout).running, false);
+});
+
+test("README's main-job command prints the four importers", () => {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const cmd = /^node dist\/client\/bin\.js (.+)$/m.exec(readme);
+  assert.ok(cmd, 'README has a node dist/client/bin.js command');
+  const args = cmd![1].split(' ');
+  const r = evidex(args, { cwd: PROJECT_ROOT });
+  try {
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^src\/build_index\.py:4: import rag_common as rc$/m);
+    assert.match(r.stdout, /^src\/rag_chat\.py:10: from rag_common import \($/m);
+  } finally {
+    evidex(['daemon', 'stop', '--repo', join(PROJECT_ROOT, 'fixtures', 'mobileai-local-rag')], { cwd: PROJECT_ROOT });
+  }
+});
+
+test.after(() => {
+  evidex(['daemon', 'stop']);
+  cleanupTemp();
+});
+test.run();
