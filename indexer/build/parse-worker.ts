@@ -4,6 +4,8 @@
 // (see pool.ts); one tree-sitter parser and one bucket collector per thread.
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { BINARY_SNIFF_BYTES, isBinary } from '../discover/content.js';
 import { extractPython } from '../python/extract.js';
@@ -69,27 +71,78 @@ export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   };
 }
 
+/**
+ * tree-sitter trees live in native memory that V8 does not see, so nothing
+ * prompts a collection while a worker parses (the trees of the stdlib alone
+ * grew past 900 MiB), and the binding has no tree.delete(): a tree is freed
+ * only when the garbage collector finalizes its wrapper, and Node-API runs
+ * those finalizers from a later turn of the event loop (setImmediate). So the
+ * worker collects once this much source has been parsed since the last
+ * collection, then yields one turn of the loop before the next chunk.
+ */
+const GC_EVERY_BYTES = 256 << 10;
+
+/** The collector, exposed to this worker only (`--expose-gc` cannot be passed to a Worker). */
+function exposeGc(): (() => void) | null {
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  } catch {
+    return null;
+  }
+}
+
+function parseChunk(req: ParseRequest): { results: ParseResult[]; transfer: ArrayBuffer[]; pyBytes: number } {
+  const results: ParseResult[] = [];
+  const transfer: ArrayBuffer[] = [];
+  let pyBytes = 0;
+  for (const task of req.tasks) {
+    let res: ParseResult;
+    try {
+      res = parseOne(task, req.maxBytes);
+    } catch (err) {
+      res = { path: task.path, kind: 'error', message: err instanceof Error ? err.message : String(err) };
+    }
+    if (res.kind === 'file') {
+      if (res.py) pyBytes += res.text.length;
+      // Copy into exact-size buffers we own, then transfer instead of cloning.
+      const text = new Uint8Array(res.text);
+      const tri = new Uint8Array(res.tri);
+      res.text = text; res.tri = tri;
+      transfer.push(text.buffer as ArrayBuffer, tri.buffer as ArrayBuffer);
+    }
+    results.push(res);
+  }
+  return { results, transfer, pyBytes };
+}
+
 if (parentPort) {
   const port = parentPort;
-  port.on('message', (req: ParseRequest) => {
-    const results: ParseResult[] = [];
-    const transfer: ArrayBuffer[] = [];
-    for (const task of req.tasks) {
-      let res: ParseResult;
-      try {
-        res = parseOne(task, req.maxBytes);
-      } catch (err) {
-        res = { path: task.path, kind: 'error', message: err instanceof Error ? err.message : String(err) };
+  const gc = exposeGc();
+  // A MessagePort delivers every queued message in one go, and the pool keeps
+  // two chunks queued, so a synchronous handler would never let the loop reach
+  // the finalizers. Messages are queued here and worked off by one loop that
+  // yields after each collection.
+  const queue: ParseRequest[] = [];
+  let running = false;
+  let sinceGc = 0;
+  const run = async (): Promise<void> => {
+    running = true;
+    while (queue.length) {
+      const req = queue.shift()!;
+      const { results, transfer, pyBytes } = parseChunk(req);
+      port.postMessage({ id: req.id, results }, transfer);
+      sinceGc += pyBytes;
+      if (gc && sinceGc >= GC_EVERY_BYTES) {
+        gc();
+        sinceGc = 0;
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      if (res.kind === 'file') {
-        // Copy into exact-size buffers we own, then transfer instead of cloning.
-        const text = new Uint8Array(res.text);
-        const tri = new Uint8Array(res.tri);
-        res.text = text; res.tri = tri;
-        transfer.push(text.buffer as ArrayBuffer, tri.buffer as ArrayBuffer);
-      }
-      results.push(res);
     }
-    port.postMessage({ id: req.id, results }, transfer);
+    running = false;
+  };
+  port.on('message', (req: ParseRequest) => {
+    queue.push(req);
+    if (!running) void run();
   });
 }
