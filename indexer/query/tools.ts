@@ -12,6 +12,7 @@ import { READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { SearchText, type FileMeta, type Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
+import type { DefRef, ImportRef } from '../store/symbols.js';
 
 const DEFAULT_LIMIT = 20;
 
@@ -116,6 +117,32 @@ function scanBlock(store: Store, fid: number, hay: string, line0: number, q: str
 
 /** Definitions whose simple name or qualname is exactly `name`, sorted by (path, start line, qualname). */
 export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolResult {
+  if (!store.symbolsReady) return findSymbolFromRows(store, args);
+  const { name, kind } = args;
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const rank = store.pathRank();
+  const before = (a: DefRef, b: DefRef): boolean =>
+    rank[a.fid] !== rank[b.fid] ? rank[a.fid] < rank[b.fid]
+      : a.start !== b.start ? a.start < b.start
+        : a.qualname !== b.qualname ? a.qualname < b.qualname : a.seq < b.seq;
+  // `total` is a count; only the first `limit` in order are kept (insertion into a short sorted list).
+  const top: DefRef[] = [];
+  let total = 0;
+  for (const d of store.symbols.defs(name)) {
+    if (kind !== undefined && d.kind !== kind) continue;
+    total++;
+    if (top.length === limit && !before(d, top[top.length - 1])) continue;
+    let i = top.length;
+    while (i > 0 && before(d, top[i - 1])) i--;
+    top.splice(i, 0, d);
+    if (top.length > limit) top.pop();
+  }
+  const items = top.map((d) => evidenceAt(store, store.file(d.fid)!, d.start, d.end, d.kind, d.qualname));
+  return { evidence: items, total, generation: store.generation };
+}
+
+/** find_symbol from the LMDB rows, while the in-memory symbol index is still being read. */
+function findSymbolFromRows(store: Store, args: ToolArgs['find_symbol']): ToolResult {
   const { name, kind } = args;
   const limit = args.limit ?? DEFAULT_LIMIT;
   const fids = store.sortByPath([...new Set(store.symbolFiles(name))].filter(store.isLive));
@@ -175,9 +202,18 @@ export function findImporters(store: Store, root: string, rules: RepoRules, args
   } else {
     for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   }
+  const items: Evidence[] = [];
+  if (store.symbolsReady) {
+    // A statement with several targets in `names` is one item: dedupe by identity.
+    const stmts = new Set<ImportRef>();
+    for (const n of names) for (const r of store.symbols.importers(n)) stmts.add(r);
+    const rank = store.pathRank();
+    const sorted = [...stmts].sort((a, b) => rank[a.fid] - rank[b.fid] || a.start - b.start || a.seq - b.seq);
+    for (const r of sorted) items.push(evidenceAt(store, store.file(r.fid)!, r.start, r.end, 'import', m));
+    return { evidence: items, total: items.length, generation: store.generation };
+  }
   const fids = new Set<number>();
   for (const n of names) for (const fid of store.targetFiles(n)) if (store.isLive(fid)) fids.add(fid);
-  const items: Evidence[] = [];
   for (const fid of store.sortByPath([...fids])) {
     const f = store.file(fid)!;
     const stmts = store.imports(fid).filter((imp) => imp.targets.some((t) => names.has(t)));

@@ -11,6 +11,7 @@ import type { PyDef, PyImport } from '../model.js';
 import { decodeText, splitLines } from '../text.js';
 import { Postings } from './postings.js';
 import { SearchText } from './search-text.js';
+import { SymbolIndex } from './symbols.js';
 
 export { SearchText };
 
@@ -130,6 +131,9 @@ export class Store {
   private order: number[] = [];           // live fids sorted by path (JS string order)
   private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
   private readonly postings = new Postings();
+  /** Definitions by name and imports by target, in memory; complete once `symbolsReady` (warm-up reads the rest). */
+  readonly symbols = new SymbolIndex();
+  symbolsReady = false;
   /** Every file's search form once warm (lowercased text in blocks: what search_code scans). */
   private textCache = new Map<number, SearchText>();
   // Definitions and imports are read from LMDB for the files a query touches;
@@ -201,6 +205,8 @@ export class Store {
     for (const { key, value } of this.skipDb.getRange()) this.skipped.set(key, { size: value[0], mtimeMs: value[1] });
     this.order = [...this.files.values()].sort((a, b) => cmp(a.path, b.path)).map((f) => f.fid);
     this.rank = null;
+    this.symbols.clear();
+    this.symbolsReady = false;
     this.rebuildPostings();
   }
 
@@ -282,6 +288,7 @@ export class Store {
               const m = this.remember(id, row);
               if (!old) this.insertOrder(m);
               if (!bulk) this.postings.add(id, f.tri, prev);
+              this.symbols.set(id, f.py ? f.defs : [], f.py ? f.imports : []);
             });
             break;
           }
@@ -306,7 +313,7 @@ export class Store {
             if (!old || fid === undefined) break;
             this.unlinkKeys(fid, old);
             for (const db of [this.filesDb, this.textDb, this.triDb, this.defsDb, this.impsDb]) db.removeSync(fid);
-            after.push(() => { this.forget(old); this.removeOrder(old); });
+            after.push(() => { this.forget(old); this.removeOrder(old); this.symbols.delete(fid); });
             break;
           }
           case 'resolve': {
@@ -318,7 +325,7 @@ export class Store {
             this.filesDb.putSync(fid, row);
             this.impsDb.putSync(fid, o.imports);
             this.linkKeys(fid, o.mods, [], o.imports);
-            after.push(() => { old.mods = o.mods; this.impsCache.delete(fid); });
+            after.push(() => { old.mods = o.mods; this.impsCache.delete(fid); this.symbols.setImports(fid, o.imports); });
             break;
           }
         }
@@ -396,14 +403,19 @@ export class Store {
   /** Live files in path order. */
   ordered(): FileMeta[] { return this.order.map((fid) => this.files.get(fid)!); }
 
-  /** Sorts file ids by path. */
-  sortByPath(fids: number[]): number[] {
+  /** fid -> position in path order (valid for live ids). */
+  pathRank(): Int32Array {
     if (!this.rank) {
       const rank = new Int32Array(this.nextFid + 1);
       this.order.forEach((fid, i) => { rank[fid] = i; });
       this.rank = rank;
     }
-    const rank = this.rank;
+    return this.rank;
+  }
+
+  /** Sorts file ids by path. */
+  sortByPath(fids: number[]): number[] {
+    const rank = this.pathRank();
     return fids.sort((a, b) => rank[a] - rank[b]);
   }
 
@@ -466,7 +478,12 @@ export class Store {
     return [...this.files.values()].filter(pred).map((f) => f.fid);
   }
 
-  /** Reads every file's search text into memory in small slices, yielding between them (the daemon calls this once after opening). */
+  /**
+   * Reads every file's search text and symbol rows into memory in small
+   * slices, yielding between them (the daemon calls this after each refresh).
+   * A commit in between adds its files itself, so they are skipped here; the
+   * symbol index is complete, and used, once every file has been visited.
+   */
   async warmSearchCache(sliceMs = 8): Promise<void> {
     const fids = [...this.order];
     let i = 0;
@@ -474,11 +491,17 @@ export class Store {
       const t0 = performance.now();
       while (i < fids.length && performance.now() - t0 < sliceMs) {
         const fid = fids[i++];
-        if (this.files.has(fid)) this.searchText(fid);
+        const f = this.files.get(fid);
+        if (!f) continue;
+        this.searchText(fid);
+        if (!this.symbols.has(fid)) {
+          this.symbols.set(fid, f.py ? this.defsDb.get(fid)?.map(([name, qualname, kind, start, end]) => ({ name, qualname, kind, start, end })) ?? [] : [], f.py ? this.imports(fid) : []);
+        }
       }
       await new Promise((r) => setImmediate(r));
       if (this.closed || this.stopWarming) return;
     }
+    this.symbolsReady = true;
   }
 
   /**
