@@ -9,7 +9,8 @@ import { BUCKET_COUNT, forEachBucket } from './trigrams.js';
 
 export class Postings {
   private offsets = new Uint32Array(BUCKET_COUNT + 1);
-  private ids = new Uint32Array(0);
+  // 16-bit ids while every file id fits (halves the largest array of the daemon); 32-bit past that.
+  private ids: Uint16Array | Uint32Array = new Uint16Array(0);
   private extra = new Map<number, number[]>();
   private extraCount = 0;
   private stamp = new Uint32Array(1024);
@@ -24,7 +25,8 @@ export class Postings {
     for (let i = 1; i <= BUCKET_COUNT; i++) counts[i] += counts[i - 1];
     const offsets = counts;
     const fill = offsets.slice(0, BUCKET_COUNT);
-    const ids = new Uint32Array(total);
+    const maxFid = all.length ? all[all.length - 1][0] : 0;
+    const ids = maxFid < 0x10000 ? new Uint16Array(total) : new Uint32Array(total);
     for (const [fid, bytes] of all) forEachBucket(bytes, (k) => { ids[fill[k]++] = fid; });
     this.offsets = offsets;
     this.ids = ids;
