@@ -12,7 +12,7 @@ import { READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { SearchText, type FileMeta, type Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
-import type { DefRef, ImportRef } from '../store/symbols.js';
+import type { ImportRef } from '../store/symbols.js';
 
 const DEFAULT_LIMIT = 20;
 
@@ -86,18 +86,22 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
       const { blocks, firstLine } = st;
       for (let b = 0; b < blocks.length; b++) {
         if (!st.mayHold(b, mask)) continue;
-        total += cs
-          ? scanBlock(store, fid, st.canon[b], firstLine[b], q, query, items, limit)
-          : scanBlock(store, fid, blocks[b], firstLine[b], q, query, items, limit);
+        if (cs) {
+          const { hay, find } = st.caseSensitive(b, q);
+          total += scanBlock(store, fid, hay, find, firstLine[b], q, query, items, limit);
+        } else {
+          const hay = blocks[b];
+          total += scanBlock(store, fid, hay, (from) => hay.indexOf(q, from), firstLine[b], q, query, items, limit);
+        }
       }
     }
   }
   return { evidence: items, total, generation: store.generation };
 }
 
-/** Counts the lines of one block (lowercased, or original case for a case-sensitive query) holding q; the first ones (up to limit overall) become items. */
-function scanBlock(store: Store, fid: number, hay: string, line0: number, q: string, query: string, items: Evidence[], limit: number): number {
-  let pos = hay.indexOf(q);
+/** Counts the lines of one block holding q (found by `find`; `hay` gives the line ends); the first ones (up to limit overall) become items. */
+function scanBlock(store: Store, fid: number, hay: string, find: (from: number) => number, line0: number, q: string, query: string, items: Evidence[], limit: number): number {
+  let pos = find(0);
   if (pos < 0) return 0;
   let n = 0;
   // Line number of the current hit, found by counting "\n" forward from the last one (only while items are wanted).
@@ -110,7 +114,7 @@ function scanBlock(store: Store, fid: number, hay: string, line0: number, q: str
     }
     const nl = hay.indexOf('\n', pos + q.length);
     if (nl < 0) break;
-    pos = hay.indexOf(q, nl + 1);
+    pos = find(nl + 1);
   }
   return n;
 }
@@ -121,15 +125,19 @@ export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolRes
   const { name, kind } = args;
   const limit = args.limit ?? DEFAULT_LIMIT;
   const rank = store.pathRank();
-  const before = (a: DefRef, b: DefRef): boolean =>
-    rank[a.fid] !== rank[b.fid] ? rank[a.fid] < rank[b.fid]
-      : a.start !== b.start ? a.start < b.start
-        : a.qualname !== b.qualname ? a.qualname < b.qualname : a.seq < b.seq;
+  const sym = store.symbols;
+  const before = (a: number, b: number): boolean => {
+    const ra = rank[sym.fid(a)], rb = rank[sym.fid(b)];
+    if (ra !== rb) return ra < rb;
+    if (sym.start(a) !== sym.start(b)) return sym.start(a) < sym.start(b);
+    const qa = sym.qualname(a), qb = sym.qualname(b);
+    return qa !== qb ? qa < qb : sym.seq(a) < sym.seq(b);
+  };
   // `total` is a count; only the first `limit` in order are kept (insertion into a short sorted list).
-  const top: DefRef[] = [];
+  const top: number[] = [];
   let total = 0;
-  for (const d of store.symbols.defs(name)) {
-    if (kind !== undefined && d.kind !== kind) continue;
+  for (const d of sym.defs(name)) {
+    if (kind !== undefined && sym.kind(d) !== kind) continue;
     total++;
     if (top.length === limit && !before(d, top[top.length - 1])) continue;
     let i = top.length;
@@ -137,7 +145,7 @@ export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolRes
     top.splice(i, 0, d);
     if (top.length > limit) top.pop();
   }
-  const items = top.map((d) => evidenceAt(store, store.file(d.fid)!, d.start, d.end, d.kind, d.qualname));
+  const items = top.map((d) => evidenceAt(store, store.file(sym.fid(d))!, sym.start(d), sym.end(d), sym.kind(d), sym.qualname(d)));
   return { evidence: items, total, generation: store.generation };
 }
 

@@ -27,8 +27,15 @@ export class SearchText {
   private constructor(
     /** Lowercased lines of each block, joined by "\n" (no trailing "\n"). */
     readonly blocks: string[],
-    /** The same lines in original case (=== blocks[b] when lowercasing changes nothing). */
-    readonly canon: string[],
+    /**
+     * The same lines in original case: === blocks[b] when lowercasing changes
+     * nothing, null for an all-ASCII block, which is rebuilt from blocks[b] and
+     * its case bits (ASCII lowercases unit by unit, in place), so the daemon
+     * does not hold the text twice.
+     */
+    private readonly canon: Array<string | null>,
+    /** Per block (null when canon[b] is a string): bit i set when unit i was an uppercase ASCII letter. */
+    private readonly caseBits: Array<Uint32Array | null>,
     /** Number of lines. */
     readonly lineCount: number,
     /** 0-based index of each block's first line. */
@@ -40,7 +47,8 @@ export class SearchText {
   /** Builds from the file's lines (contract §1 splitting). */
   static fromLines(lines: readonly string[]): SearchText {
     const blocks: string[] = [];
-    const canon: string[] = [];
+    const canon: Array<string | null> = [];
+    const caseBits: Array<Uint32Array | null> = [];
     const first: number[] = [];
     let i = 0;
     while (i < lines.length) {
@@ -50,15 +58,27 @@ export class SearchText {
       first.push(start);
       const c = lines.slice(start, i).join('\n');
       const l = lowerJoin(c, lines, start, i);
-      canon.push(c);
       blocks.push(l === c ? c : l);
+      // eslint-disable-next-line no-control-regex
+      if (l !== c && !/[^\x00-\x7f]/.test(c)) {
+        const bits = new Uint32Array((c.length + 31) >>> 5);
+        for (let k = 0; k < c.length; k++) {
+          const u = c.charCodeAt(k);
+          if (u >= 65 && u <= 90) bits[k >>> 5] |= 1 << (k & 31);
+        }
+        canon.push(null);
+        caseBits.push(bits);
+      } else {
+        canon.push(l === c ? l : c);
+        caseBits.push(null);
+      }
     }
     let bloom: Uint32Array | null = null;
     if (blocks.length > 1) {
       bloom = new Uint32Array(blocks.length * BLOOM_WORDS);
       for (let b = 0; b < blocks.length; b++) fillBloom(blocks[b], bloom, b * BLOOM_WORDS);
     }
-    return new SearchText(blocks, canon, lines.length, Uint32Array.from(first), bloom);
+    return new SearchText(blocks, canon, caseBits, lines.length, Uint32Array.from(first), bloom);
   }
 
   /** Bloom masks of a query's buckets: [word, mask] pairs, for mayHold(). */
@@ -81,6 +101,50 @@ export class SearchText {
     return true;
   }
 
+  /**
+   * Where search in block b happens for a case-sensitive query: the text whose
+   * "\n" positions are line ends, and the next position at or after `from` where
+   * `q` occurs in original case (-1 when none).
+   */
+  caseSensitive(b: number, q: string): { hay: string; find: (from: number) => number } {
+    const c = this.canon[b];
+    if (c !== null) return { hay: c, find: (from) => c.indexOf(q, from) };
+    const low = this.blocks[b];
+    const bits = this.caseBits[b]!;
+    // eslint-disable-next-line no-control-regex
+    if (/[^\x00-\x7f]/.test(q)) return { hay: low, find: () => -1 }; // an ASCII block holds no non-ASCII query
+    const ql = q.toLowerCase();
+    const upper = Array.from(q, (ch) => ch >= 'A' && ch <= 'Z');
+    const find = (from: number): number => {
+      for (let pos = low.indexOf(ql, from); pos >= 0; pos = low.indexOf(ql, pos + 1)) {
+        let ok = true;
+        for (let k = 0; k < upper.length && ok; k++) {
+          const i = pos + k;
+          ok = ((bits[i >>> 5] >>> (i & 31)) & 1) === (upper[k] ? 1 : 0);
+        }
+        if (ok) return pos;
+      }
+      return -1;
+    };
+    return { hay: low, find };
+  }
+
+  /** Original-case text of block b between offsets a and e. */
+  private canonSlice(b: number, a: number, e: number): string {
+    const c = this.canon[b];
+    if (c !== null) return c.slice(a, e);
+    const low = this.blocks[b];
+    const bits = this.caseBits[b]!;
+    let out = '';
+    let run = a;
+    for (let i = a; i < e; i++) {
+      if (((bits[i >>> 5] >>> (i & 31)) & 1) === 0) continue;
+      out += low.slice(run, i) + String.fromCharCode(low.charCodeAt(i) - 32);
+      run = i + 1;
+    }
+    return out + low.slice(run, e);
+  }
+
   /** Lines start..end (1-based, inclusive) in original case. Throws outside 1..lineCount. */
   lineRange(start: number, end: number): string[] {
     if (!(start >= 1 && start <= end && end <= this.lineCount)) throw new Error(`internal: lines ${start}-${end} outside 1-${this.lineCount}`);
@@ -91,11 +155,11 @@ export class SearchText {
     while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (first[mid] <= start - 1) lo = mid; else hi = mid - 1; }
     let line = first[lo];
     for (let b = lo; b < first.length && line < end; b++) {
-      const text = this.canon[b];
+      const text = this.blocks[b]; // "\n" positions are the same in both cases
       let at = 0;
       for (line = first[b]; line < end; line++) {
         const nl = text.indexOf('\n', at);
-        if (line >= start - 1) out.push(nl < 0 ? text.slice(at) : text.slice(at, nl));
+        if (line >= start - 1) out.push(this.canonSlice(b, at, nl < 0 ? text.length : nl));
         if (nl < 0) { line++; break; }
         at = nl + 1;
       }
@@ -106,7 +170,10 @@ export class SearchText {
   /** Approximate bytes held (V8 one-byte strings for Latin-1 text, two-byte otherwise). */
   get bytes(): number {
     let n = this.firstLine.byteLength + (this.bloom?.byteLength ?? 0);
-    this.blocks.forEach((s, b) => { n += s.length + (this.canon[b] === s ? 0 : this.canon[b].length); });
+    this.blocks.forEach((s, b) => {
+      const c = this.canon[b];
+      n += s.length + (c === null ? this.caseBits[b]!.byteLength : c === s ? 0 : c.length);
+    });
     return n;
   }
 }

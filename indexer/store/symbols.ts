@@ -6,70 +6,144 @@
 // common name such as `__init__` lives in hundreds of files).
 import type { PyDef } from '../model.js';
 
+const KINDS: readonly PyDef['kind'][] = ['class', 'function', 'method', 'variable'];
+
 /** `seq`: position in the file's own list, the tie-break that keeps file order among equal spans. */
-export interface DefRef { fid: number; seq: number; start: number; end: number; kind: PyDef['kind']; qualname: string; name: string }
 export interface ImportRef { fid: number; seq: number; start: number; end: number; targets: readonly string[] }
 
-interface FileRefs { defs: DefRef[]; imports: ImportRef[] }
+/** The definitions of one simple name; `key` is the one string instance kept for that name. */
+interface NameEntry { key: string; slots: number[] }
 
+interface FileRefs { defs: number[]; imports: ImportRef[] }
+
+type DefIn = Pick<PyDef, 'name' | 'qualname' | 'kind' | 'start' | 'end'>;
+type ImportIn = { start: number; end: number; targets: readonly string[] };
+
+/**
+ * Definitions live in columns (typed arrays indexed by a slot number) and are
+ * listed under their simple name only: a qualname `A.b` is found through `b`'s
+ * list, then compared. A qualname equal to the name is not stored again. This
+ * keeps the stdlib's ~200k definitions to a few tens of bytes each (an object
+ * per definition with its own strings cost ~170 bytes).
+ */
 export class SymbolIndex {
-  private readonly byName = new Map<string, DefRef[]>();
+  private readonly byName = new Map<string, NameEntry>();
   private readonly byTarget = new Map<string, ImportRef[]>();
   private readonly files = new Map<number, FileRefs>();
+  private cap = 0;
+  private sFid = new Int32Array(0);
+  private sStart = new Int32Array(0);
+  private sEnd = new Int32Array(0);
+  private sSeq = new Int32Array(0);
+  private sKind = new Uint8Array(0);
+  private sEntry: Array<NameEntry | undefined> = [];
+  private sQual: Array<string | undefined> = [];
+  private free: number[] = [];
+  private used = 0;
 
   /** Whether the file's rows are in (the background build skips files a commit already added). */
   has(fid: number): boolean { return this.files.has(fid); }
 
   /** Adds a file's definitions and import statements (replacing what it had). */
-  set(fid: number, defs: ReadonlyArray<Pick<PyDef, 'name' | 'qualname' | 'kind' | 'start' | 'end'>>, imports: ReadonlyArray<{ start: number; end: number; targets: readonly string[] }>): void {
+  set(fid: number, defs: readonly DefIn[], imports: readonly ImportIn[]): void {
     this.delete(fid);
-    const refs: FileRefs = {
-      defs: defs.map((d, seq) => ({ fid, seq, start: d.start, end: d.end, kind: d.kind, qualname: d.qualname, name: d.name })),
-      imports: imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets })),
-    };
+    const slots: number[] = [];
+    defs.forEach((d, seq) => {
+      const s = this.alloc();
+      this.sFid[s] = fid; this.sStart[s] = d.start; this.sEnd[s] = d.end; this.sSeq[s] = seq;
+      this.sKind[s] = KINDS.indexOf(d.kind);
+      let e = this.byName.get(d.name);
+      // Most names have one definition: start with an exact-size array (push on [] reserves 17 slots).
+      if (!e) { e = { key: d.name, slots: [s] }; this.byName.set(d.name, e); } else e.slots.push(s);
+      this.sEntry[s] = e;
+      this.sQual[s] = d.qualname === d.name ? undefined : d.qualname;
+      slots.push(s);
+    });
+    const refs: FileRefs = { defs: slots, imports: imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets })) };
     this.files.set(fid, refs);
-    for (const d of refs.defs) {
-      push(this.byName, d.name, d);
-      if (d.qualname !== d.name) push(this.byName, d.qualname, d);
-    }
     for (const i of refs.imports) for (const t of new Set(i.targets)) push(this.byTarget, t, i);
   }
 
   /** Replaces only a file's import statements (its package layout changed). */
-  setImports(fid: number, imports: ReadonlyArray<{ start: number; end: number; targets: readonly string[] }>): void {
+  setImports(fid: number, imports: readonly ImportIn[]): void {
     const refs = this.files.get(fid);
     if (!refs) return;
-    this.set(fid, refs.defs, imports);
+    this.dropImports(fid, refs);
+    refs.imports = imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets }));
+    for (const i of refs.imports) for (const t of new Set(i.targets)) push(this.byTarget, t, i);
   }
 
   delete(fid: number): void {
     const refs = this.files.get(fid);
     if (!refs) return;
     this.files.delete(fid);
-    const keys = new Set<string>();
-    for (const d of refs.defs) { keys.add(d.name); keys.add(d.qualname); }
-    for (const k of keys) drop(this.byName, k, fid);
-    const targets = new Set<string>();
-    for (const i of refs.imports) for (const t of i.targets) targets.add(t);
-    for (const t of targets) drop(this.byTarget, t, fid);
+    const gone = new Set(refs.defs);
+    const entries = new Set<NameEntry>();
+    for (const s of refs.defs) entries.add(this.sEntry[s]!);
+    for (const e of entries) {
+      e.slots = e.slots.filter((s) => !gone.has(s));
+      if (e.slots.length === 0) this.byName.delete(e.key);
+    }
+    for (const s of refs.defs) { this.sEntry[s] = undefined; this.sQual[s] = undefined; this.free.push(s); }
+    this.dropImports(fid, refs);
   }
 
-  /** Definitions whose simple name or qualname is `key` (any order). */
-  defs(key: string): readonly DefRef[] { return this.byName.get(key) ?? []; }
+  private dropImports(fid: number, refs: FileRefs): void {
+    const targets = new Set<string>();
+    for (const i of refs.imports) for (const t of i.targets) targets.add(t);
+    for (const t of targets) {
+      const list = this.byTarget.get(t);
+      if (!list) continue;
+      const kept = list.filter((r) => r.fid !== fid);
+      if (kept.length) this.byTarget.set(t, kept); else this.byTarget.delete(t);
+    }
+  }
+
+  private alloc(): number {
+    const s = this.free.pop();
+    if (s !== undefined) return s;
+    if (this.used === this.cap) this.grow();
+    return this.used++;
+  }
+
+  private grow(): void {
+    const cap = Math.max(1024, this.cap * 2);
+    const g = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => { const b = make(cap); b.set(a); return b; };
+    this.sFid = g(this.sFid, (n) => new Int32Array(n));
+    this.sStart = g(this.sStart, (n) => new Int32Array(n));
+    this.sEnd = g(this.sEnd, (n) => new Int32Array(n));
+    this.sSeq = g(this.sSeq, (n) => new Int32Array(n));
+    this.sKind = g(this.sKind, (n) => new Uint8Array(n));
+    this.cap = cap;
+  }
+
+  /** Slots of the definitions whose simple name or qualname is `key` (any order). */
+  defs(key: string): number[] {
+    const dot = key.lastIndexOf('.');
+    const e = this.byName.get(dot < 0 ? key : key.slice(dot + 1));
+    if (!e) return [];
+    // A dotless key matches every definition listed under it: its name is the key, and a dotless qualname is the name.
+    return dot < 0 ? e.slots : e.slots.filter((s) => this.sQual[s] === key);
+  }
+  fid(s: number): number { return this.sFid[s]; }
+  start(s: number): number { return this.sStart[s]; }
+  end(s: number): number { return this.sEnd[s]; }
+  seq(s: number): number { return this.sSeq[s]; }
+  kind(s: number): PyDef['kind'] { return KINDS[this.sKind[s]]; }
+  qualname(s: number): string { return this.sQual[s] ?? this.sEntry[s]!.key; }
+
   /** Import statements with `target` among their targets (any order). */
   importers(target: string): readonly ImportRef[] { return this.byTarget.get(target) ?? []; }
 
-  clear(): void { this.byName.clear(); this.byTarget.clear(); this.files.clear(); }
+  clear(): void {
+    this.byName.clear(); this.byTarget.clear(); this.files.clear();
+    this.cap = 0; this.used = 0; this.free = [];
+    this.sFid = new Int32Array(0); this.sStart = new Int32Array(0); this.sEnd = new Int32Array(0);
+    this.sSeq = new Int32Array(0); this.sKind = new Uint8Array(0); this.sEntry = []; this.sQual = [];
+  }
 }
 
 function push<V>(map: Map<string, V[]>, key: string, v: V): void {
   const list = map.get(key);
   if (list) list.push(v); else map.set(key, [v]);
-}
-
-function drop<V extends { fid: number }>(map: Map<string, V[]>, key: string, fid: number): void {
-  const list = map.get(key);
-  if (!list) return;
-  const kept = list.filter((r) => r.fid !== fid);
-  if (kept.length) map.set(key, kept); else map.delete(key);
 }
