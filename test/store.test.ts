@@ -85,6 +85,25 @@ test('after many random incremental edits, search answers equal a fresh index (p
       assert.equal(await search(idx, w, cs), await search(fresh, w, cs), `search ${JSON.stringify(w)} cs=${cs}`);
     }
   }
+  // Symbols and importers: the in-memory index, patched by every commit above,
+  // against the same answers read from the LMDB rows of a fresh index.
+  await idx.warm();
+  assert.ok(idx.store.symbolsReady, 'warm-up completes the symbol index');
+  fresh.store.symbolsReady = false; // force the rows path
+  const symCalls: ToolCall[] = ['x', 'os', 'alpha', 'Gamma', 'nothing'].flatMap((name) => [
+    { name: 'find_symbol', args: { name, limit: 200 } },
+    { name: 'find_symbol', args: { name, kind: 'variable', limit: 1 } },
+    { name: 'find_importers', args: { module_name: name } },
+  ] as ToolCall[]);
+  let found = 0;
+  for (const c of symCalls) {
+    const a = await idx.runTool(c);
+    const b = await fresh.runTool(c);
+    assertEvidenceChecks(idx.root, a.evidence);
+    assert.equal({ t: a.total, e: a.evidence }, { t: b.total, e: b.evidence }, JSON.stringify(c));
+    found += a.total;
+  }
+  assert.ok(found > 0, 'some definitions and imports were found');
   await fresh.close();
   await idx.close();
 });
