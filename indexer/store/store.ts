@@ -207,7 +207,9 @@ export class Store {
     this.rank = null;
     this.symbols.clear();
     this.symbolsReady = false;
-    this.rebuildPostings();
+    // Built at the first search or by warm-up, not here: it is most of the
+    // open time, and a restarted daemon should serve (symbols, reads) first.
+    this.postingsDirty = true;
   }
 
   private rebuildPostings(): void {
@@ -485,6 +487,9 @@ export class Store {
    * symbol index is complete, and used, once every file has been visited.
    */
   async warmSearchCache(sliceMs = 8): Promise<void> {
+    if (this.postingsDirty) this.rebuildPostings();
+    await new Promise((r) => setImmediate(r));
+    if (this.closed || this.stopWarming) return;
     const fids = [...this.order];
     let i = 0;
     while (i < fids.length) {
