@@ -90,8 +90,7 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
           const { hay, find } = st.caseSensitive(b, q);
           total += scanBlock(store, fid, hay, find, firstLine[b], q, query, items, limit);
         } else {
-          const hay = blocks[b];
-          total += scanBlock(store, fid, hay, (from) => hay.indexOf(q, from), firstLine[b], q, query, items, limit);
+          total += scanBlock(store, fid, blocks[b], null, firstLine[b], q, query, items, limit);
         }
       }
     }
@@ -99,9 +98,10 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
   return { evidence: items, total, generation: store.generation };
 }
 
-/** Counts the lines of one block holding q (found by `find`; `hay` gives the line ends); the first ones (up to limit overall) become items. */
-function scanBlock(store: Store, fid: number, hay: string, find: (from: number) => number, line0: number, q: string, query: string, items: Evidence[], limit: number): number {
-  let pos = find(0);
+/** Counts the lines of one block holding q (found by `find`, else by indexOf in `hay`; `hay` gives the line ends); the first ones (up to limit overall) become items. */
+function scanBlock(store: Store, fid: number, hay: string, find: ((from: number) => number) | null, line0: number, q: string, query: string, items: Evidence[], limit: number): number {
+  // find is null for the common case (case-insensitive): a plain indexOf, no closure per block.
+  let pos = find ? find(0) : hay.indexOf(q);
   if (pos < 0) return 0;
   let n = 0;
   // Line number of the current hit, found by counting "\n" forward from the last one (only while items are wanted).
@@ -114,7 +114,7 @@ function scanBlock(store: Store, fid: number, hay: string, find: (from: number) 
     }
     const nl = hay.indexOf('\n', pos + q.length);
     if (nl < 0) break;
-    pos = find(nl + 1);
+    pos = find ? find(nl + 1) : hay.indexOf(q, nl + 1);
   }
   return n;
 }
