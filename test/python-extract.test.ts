@@ -288,6 +288,48 @@ test('a line break inside brackets followed by a dedented line (tree-sitter scan
     [['function', 'f', 1, 5], ['variable', 'y', 6, 6]]);
 });
 
+test('bracket groups parsed as blanks keep every target, import name and span', () => {
+  // extractPython parses a copy with the inside of outermost bracket groups
+  // blanked; these are the groups it must keep, and spans that end in one.
+  checkDefs(lines(
+    '(a, b) = f(1,', //                               1
+    '          2)',
+    '[c, *d] = g[',
+    '    0]',
+    '(e): int = 1', //                                5
+    '(h) += 1',
+    '(i, j) \\',
+    '    = 3, 4',
+    'k = (',
+    '    1 +', //                                     10
+    '  2)',
+    'def m(x=(1,',
+    '        2), *, y={}) -> dict[str, int]:',
+    '    return {',
+    "        'n': [o for o in x]}", //               15
+    '@dec(arg=[1,',
+    '  2])',
+    'class P(Base, metaclass=M):',
+    '    q = r[',
+    '      1:2]', //                                  20
+    "    s = f'{t(1)}' if u(2) else (v)",
+    'w, (z) = 1, 2',
+  ), [
+    ['variable', 'a', 1, 2], ['variable', 'b', 1, 2], ['variable', 'c', 3, 4], ['variable', 'd', 3, 4],
+    ['variable', 'e', 5, 5], ['variable', 'h', 6, 6], ['variable', 'i', 7, 8], ['variable', 'j', 7, 8],
+    ['variable', 'k', 9, 11], ['function', 'm', 12, 15], ['class', 'P', 16, 21], ['variable', 'P.q', 19, 20],
+    ['variable', 'P.s', 21, 21], ['variable', 'w', 22, 22], ['variable', 'z', 22, 22],
+  ]);
+  const got = checkDefs(lines(
+    'from a import (b,',
+    '    c as d)',
+    'if True: from e import (f)',
+    'import g; from h import (i); j = k(1)',
+  ), [['variable', 'j', 4, 4]]);
+  assert.equal(got.imports.map((i) => `${i.start}-${i.end} ${i.module} ${i.names.join(',')}`),
+    ['1-2 a b,c', '3-3 e f', '4-4 null g', '4-4 h i']);
+});
+
 test('syntax errors: extraction never throws and keeps what tree-sitter recovers', () => {
   checkDefs(lines(
     'def ok():',

@@ -110,6 +110,121 @@ function joinBracketedLines(src: string): string | null {
   return out.join('');
 }
 
+/** Is `src[i..]` an assignment operator (`=` but not `==`, or an augmented one such as `+=`, `//=`, `>>=`)? */
+function assignsAt(src: string, i: number): boolean {
+  let j = i;
+  for (; j < i + 3; j++) {
+    const d = src.charCodeAt(j);
+    // Operator characters of the augmented forms: + - * / % @ & | ^ < >
+    if (!(d === 0x2b || d === 0x2d || d === 0x2a || d === 0x2f || d === 0x25 || d === 0x40 || d === 0x26
+      || d === 0x7c || d === 0x5e || d === 0x3c || d === 0x3e)) break;
+  }
+  return src.charCodeAt(j) === 0x3d && src.charCodeAt(j + 1) !== 0x3d;
+}
+
+/** Is the code unit part of a name (or a `.` of a dotted one)? Non-ASCII counts, to be safe. */
+function nameChar(d: number): boolean {
+  return (d >= 0x30 && d <= 0x39) || (d >= 0x41 && d <= 0x5a) || (d >= 0x61 && d <= 0x7a) || d === 0x5f || d === 0x2e || d >= 0x80;
+}
+
+/** Does the keyword `import` end at src[k] (inclusive), as a whole word? */
+function importEndsAt(src: string, k: number): boolean {
+  return k >= 5 && src.charCodeAt(k) === 0x74 && src.startsWith('import', k - 5) && (k === 5 || !nameChar(src.charCodeAt(k - 6)));
+}
+
+let spaces = ' '.repeat(4096);
+/** `len` spaces. */
+function blank(len: number): string {
+  while (spaces.length < len) spaces += spaces;
+  return spaces.slice(0, len);
+}
+
+/**
+ * Most of tree-sitter's work on real code is expressions inside brackets —
+ * call arguments, literals, parameter lists — none of which can hold a
+ * definition, an import or a variable of §3. This returns the source with the
+ * inside of such bracket groups overwritten by spaces (line breaks kept, so
+ * every row, column and offset is unchanged; a `[` group keeps one `0` so a
+ * subscript stays valid), or null when nothing was blanked. Parsing it is
+ * about a third cheaper on the stdlib. A group is kept whole when it may hold
+ * something that counts: an assignment target (next comes `=`, an augmented
+ * `+=`..., `,` or `:` — `(a, b) = ...`, `(x): int = 1`) or import names
+ * (`from m import (...)`). Only outermost groups are blanked. The caller
+ * parses the original instead whenever this version has a syntax error.
+ */
+function blankGroups(src: string): string | null {
+  const out: string[] = [];
+  let from = 0; // src[from..) not yet copied to out
+  let depth = 0;
+  let open = -1; // index of the outermost open bracket
+  let afterImport = false; // the outermost group opened right after the keyword `import`
+  const n = src.length;
+  let i = 0;
+  while (i < n) {
+    const c = src.charCodeAt(i);
+    if (c === 0x22 || c === 0x27) { // " or ': the same string rules as joinBracketedLines
+      const triple = src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c;
+      i += triple ? 3 : 1;
+      while (i < n) {
+        const d = src.charCodeAt(i);
+        if (d === 0x5c) { i += 2; continue; }
+        if (d === c && (!triple || (src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c))) { i += triple ? 3 : 1; break; }
+        if (d === 0x0a && !triple) break;
+        i++;
+      }
+    } else if (c === 0x23) { // # comment
+      while (i < n && src.charCodeAt(i) !== 0x0a && src.charCodeAt(i) !== 0x0d) i++;
+    } else if (c === 0x5c) {
+      i += src.charCodeAt(i + 1) === 0x0d && src.charCodeAt(i + 2) === 0x0a ? 3 : 2;
+    } else if (c === 0x28 || c === 0x5b || c === 0x7b) {
+      if (depth++ === 0) {
+        open = i;
+        let k = i - 1;
+        while (k >= 0 && (src.charCodeAt(k) === 0x20 || src.charCodeAt(k) === 0x09)) k--;
+        afterImport = importEndsAt(src, k);
+      }
+      i++;
+    } else if ((c === 0x29 || c === 0x5d || c === 0x7d) && depth > 0) {
+      if (--depth === 0 && i > open + 1 && !afterImport) {
+        // What follows the group on its logical line (spaces and `\` continuations skipped).
+        let j = i + 1;
+        for (;;) {
+          const d = src.charCodeAt(j);
+          if (d === 0x20 || d === 0x09 || d === 0x0c) j++;
+          else if (d === 0x5c && (src.charCodeAt(j + 1) === 0x0a || src.charCodeAt(j + 1) === 0x0d)) j += src.charCodeAt(j + 2) === 0x0a ? 3 : 2;
+          else break;
+        }
+        const next = src.charCodeAt(j);
+        if (!(next === 0x2c || next === 0x3a || assignsAt(src, j))) {
+          out.push(src.slice(from, open + 1));
+          // Spaces up to each line break, the line breaks themselves kept.
+          let at = open + 1;
+          let zero = c === 0x5d;
+          while (at < i) {
+            let e = at;
+            while (e < i) { const d = src.charCodeAt(e); if (d === 0x0a || d === 0x0d) break; e++; }
+            if (e > at) {
+              if (zero) { out.push('0'); at++; zero = false; }
+              if (e > at) out.push(blank(e - at));
+            }
+            let f = e;
+            while (f < i) { const d = src.charCodeAt(f); if (d !== 0x0a && d !== 0x0d) break; f++; }
+            if (f > e) out.push(src.slice(e, f));
+            at = f;
+          }
+          from = i;
+        }
+      }
+      i++;
+    } else {
+      i++;
+    }
+  }
+  if (out.length === 0) return null;
+  out.push(src.slice(from));
+  return out.join('');
+}
+
 class Extractor {
   readonly defs: PyDef[] = [];
   readonly imports: PyImport[] = [];
@@ -368,7 +483,15 @@ export function extractPython(text: string): PyExtract {
   // A BOM is not Python source; dropping it keeps rows unchanged (it sits on row 0).
   let src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const parser = getParser();
-  let tree = parser.parse(src);
+  let tree: ParserT.Tree | null = null;
+  const blanked = blankGroups(src);
+  if (blanked !== null) {
+    // Only rows and names leave this module and blanking changes neither, so a
+    // clean parse of the blanked text stands in for the original.
+    const t = parser.parse(blanked);
+    if (!t.rootNode.hasError) { src = blanked; tree = t; }
+  }
+  tree ??= parser.parse(src);
   if (tree.rootNode.hasError) {
     // Only rows and names leave this module, and the repair changes neither,
     // so the repaired text can stand in for the original throughout.
