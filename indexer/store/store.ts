@@ -487,6 +487,10 @@ export class Store {
    * symbol index is complete, and used, once every file has been visited.
    */
   async warmSearchCache(sliceMs = 8): Promise<void> {
+    // Yield first: the caller (a refresh that just finished) should answer, and
+    // the daemon start serving, before this ~0.2 s synchronous build runs.
+    await new Promise((r) => setImmediate(r));
+    if (this.closed || this.stopWarming) return;
     if (this.postingsDirty) this.rebuildPostings();
     await new Promise((r) => setImmediate(r));
     if (this.closed || this.stopWarming) return;
