@@ -77,7 +77,7 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
   // Lines never contain "\n" (and "\r" only inside a line), so a query with a newline matches no line.
   if (!q.includes('\n')) {
     const buckets = queryBuckets(query, cs);
-    const mask = buckets ? SearchText.queryMask(buckets) : null;
+    const mask = buckets ? SearchText.queryMask(store.byRarity(buckets)) : null;
     let fids = buckets ? store.candidates(buckets) : store.ordered().map((f) => f.fid);
     if (prefix !== undefined) fids = fids.filter((fid) => store.file(fid)!.path.startsWith(prefix));
     if (buckets) store.sortByPath(fids);

@@ -47,6 +47,11 @@ export class Postings {
     });
   }
 
+  /** How many files hold bucket k (an upper bound: stale ids count too). */
+  size(k: number): number {
+    return this.offsets[k + 1] - this.offsets[k] + (this.extra.get(k)?.length ?? 0);
+  }
+
   /** How many entries were appended since the last build (the caller rebuilds past a bound). */
   get appended(): number { return this.extraCount; }
 
@@ -56,7 +61,7 @@ export class Postings {
    */
   candidates(buckets: readonly number[], isLive: (fid: number) => boolean, maxFid: number): number[] {
     if (this.stamp.length <= maxFid) this.stamp = new Uint32Array(Math.max(maxFid + 1, this.stamp.length * 2));
-    const lists = buckets.map((k) => ({ k, n: this.offsets[k + 1] - this.offsets[k] + (this.extra.get(k)?.length ?? 0) }));
+    const lists = buckets.map((k) => ({ k, n: this.size(k) }));
     lists.sort((a, b) => a.n - b.n);
     let cand: number[] | null = null;
     for (const { k } of lists) {

@@ -85,11 +85,11 @@ export class SearchText {
     return new SearchText(blocks, canon, caseBits, lines.length, Uint32Array.from(first), bloom);
   }
 
-  /** Bloom masks of a query's buckets: [word, mask] pairs, for mayHold(). */
+  /** Bloom masks of a query's buckets, in the order given (put the rarest first): [word, mask] pairs, for mayHold(). */
   static queryMask(buckets: readonly number[]): Int32Array {
-    const out = new Int32Array(buckets.length * 2);
-    buckets.forEach((k, i) => {
-      const bit = bloomBit(k);
+    const bits = [...new Set(buckets.map(bloomBit))];
+    const out = new Int32Array(bits.length * 2);
+    bits.forEach((bit, i) => {
       out[2 * i] = bit >>> 5;
       out[2 * i + 1] = 1 << (bit & 31);
     });

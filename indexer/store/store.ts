@@ -427,6 +427,12 @@ export class Store {
     return this.postings.candidates(buckets, this.isLive, this.nextFid);
   }
 
+  /** The buckets sorted rarest first (fewest files), so a block filter tests the most selective one first. */
+  byRarity(buckets: readonly number[]): number[] {
+    if (this.postingsDirty) this.rebuildPostings();
+    return buckets.map((k) => [k, this.postings.size(k)]).sort((a, b) => a[1] - b[1]).map(([k]) => k);
+  }
+
   /** The file's lines exactly as indexed (contract §1 splitting), read from LMDB. */
   lines(fid: number): string[] {
     return this.readLines(fid);
