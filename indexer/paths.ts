@@ -24,31 +24,58 @@ function denied(input: string, why: string): ToolError {
 }
 
 /**
- * A percent escape of a byte that some layer might decode into a path
- * separator or dot: `.` `/` `\` NUL `%` (double encoding), or any byte >= 0x80
- * (overlong UTF-8 forms such as %c0%ae). We never decode escapes ourselves; a
- * real file with such a name cannot be asked for, which is the price of a
- * simple rule. Other escapes (e.g. `%20`) stay literal characters of the name.
+ * Overlong UTF-8 lead bytes (%c0, %c1, %e0%80, %f0%80): never valid UTF-8, and the
+ * classic way past a naive decoder (%c0%ae is "." to some). Always refused.
  */
-const ENCODED_ESCAPE = /%(2e|2f|5c|00|25|[89a-f][0-9a-f])/i;
+const OVERLONG_ESCAPE = /%(c0|c1|e0%[89][0-9a-f]|f0%8[0-9a-f])/i;
+
+/** Decodes %xx escapes, and again while the result changes (double encoding), at most 3 rounds. */
+function percentDecoded(s: string): string {
+  let cur = s;
+  for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(cur); i++) {
+    let next: string;
+    try { next = decodeURIComponent(cur); } catch { next = cur.replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))); }
+    if (next === cur) break;
+    cur = next;
+  }
+  return cur;
+}
+
+/** Why `s`, read as a plain POSIX path, is absolute or leaves the root; null when it does neither. */
+function escapeReason(s: string): string | null {
+  if (s.startsWith('/')) return 'it is absolute; give a path relative to the repository root';
+  if (/^[A-Za-z]:([\\/]|$)/.test(s)) return 'it is an absolute Windows path (drive letter); give a path relative to the repository root';
+  let depth = 0;
+  for (const seg of s.split('/')) {
+    if (seg === '..') { if (--depth < 0) return 'it escapes the repository root through ".."'; }
+    else if (seg !== '' && seg !== '.') depth++;
+  }
+  return null;
+}
 
 /** Lexical checks and normalisation only (no file system): the clean path, "" for the root. */
 export function normalizeLexically(input: unknown, opts: { allowRoot?: boolean } = {}): string {
   if (typeof input !== 'string') throw new ToolError('path_denied', `path must be a string, got ${typeof input}`);
   const s = input;
   if (s.includes('\0')) throw denied(s, 'it contains a NUL byte');
-  if (s.startsWith('/')) throw denied(s, 'it is absolute; give a path relative to the repository root');
-  if (/^[A-Za-z]:/.test(s)) throw denied(s, 'it is an absolute Windows path (drive letter); give a path relative to the repository root');
   if (s.startsWith('\\\\')) throw denied(s, 'it is a UNC network path; give a path relative to the repository root');
-  if (s.includes('\\')) throw denied(s, 'it contains a backslash; use "/" to separate folders');
-  const enc = ENCODED_ESCAPE.exec(s);
-  if (enc) throw denied(s, `it contains the percent-encoded sequence ${enc[0]}; give the path literally`);
+  const direct = escapeReason(s);
+  if (direct) throw denied(s, direct);
+  // We never decode a caller's path: "a%2e.txt" and "a\\b" are literal names, as
+  // on disk. But a path that escapes once some other layer decodes it (%2e%2e/,
+  // ..\\, %252e, overlong forms) is an escape attempt and is refused as one.
+  const overlong = OVERLONG_ESCAPE.exec(s);
+  if (overlong) throw denied(s, `it contains the overlong UTF-8 escape ${overlong[0]}; give the path literally`);
+  const decoded = percentDecoded(s);
+  for (const form of [decoded, s.replace(/\\/g, '/'), decoded.replace(/\\/g, '/')]) {
+    if (form.includes('\0')) throw denied(s, 'it encodes a NUL byte');
+    if (form !== s && escapeReason(form)) throw denied(s, `in an encoded form (${JSON.stringify(form.length > 60 ? `${form.slice(0, 57)}...` : form)}) ${escapeReason(form)}`);
+  }
   const out: string[] = [];
   for (const seg of s.split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') {
-      if (out.length === 0) throw denied(s, 'it escapes the repository root through ".."');
-      out.pop();
+      out.pop(); // escapeReason above guarantees this never climbs past the root
       continue;
     }
     out.push(seg);
@@ -60,8 +87,8 @@ export function normalizeLexically(input: unknown, opts: { allowRoot?: boolean }
 
 /**
  * Resolves a caller's path against `root` (contract §4): refuses absolute
- * paths, NUL bytes, backslashes, encoded separators/dots, `..` that leaves the
- * root, and paths that reach outside the root through a symlink (`path_denied`),
+ * paths, NUL bytes, `..` that leaves the root (also in an encoded form:
+ * percent escapes, backslashes), and paths that reach outside the root through a symlink (`path_denied`),
  * and — given the rules — secrets (`secret_denied`). Accepts "./src/x.py",
  * "src//x.py", "src/x.py/" and returns "src/x.py". Throws ToolError only.
  */

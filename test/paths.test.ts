@@ -49,11 +49,13 @@ test('absolute paths are refused (POSIX, Windows drive, UNC)', () => {
   refused('\\\\server\\share\\x', 'path_denied', /UNC network path/);
 });
 
-test('NUL bytes and backslashes are refused', () => {
+test('NUL bytes are refused; a backslash is a literal name character unless it makes an escape', () => {
   refused('src/x.py\0.txt', 'path_denied', /contains a NUL byte/);
   refused('src/x.py\0.txt', 'path_denied', /\\u0000/); // shown escaped in the message
-  refused('src\\x.py', 'path_denied', /contains a backslash; use "\/"/);
-  refused('..\\..\\etc', 'path_denied', /backslash/);
+  refused('..\\..\\etc', 'path_denied', /in an encoded form \("\.\.\/\.\.\/etc"\) it escapes the repository root/);
+  refused('src\\..\\..\\x', 'path_denied', /encoded form/);
+  // On POSIX "src\x.py" is one file name: allowed literally (it may be indexed), never turned into "src/x.py".
+  assert.is(normalizeCallerPath(root, 'src\\x.py'), 'src\\x.py');
 });
 
 test('.. that leaves the root is refused; .. that stays inside is normalised', () => {
@@ -64,13 +66,18 @@ test('.. that leaves the root is refused; .. that stays inside is normalised', (
   assert.is(normalizeCallerPath(root, 'a/../src/x.py'), 'src/x.py');
 });
 
-test('encoded dots, slashes and overlong forms are refused; other escapes stay literal', () => {
-  for (const [p, seq] of [['%2e%2e/etc', '%2e'], ['%2E%2E/etc', '%2E'], ['src%2fx.py', '%2f'], ['src%2Fx.py', '%2F'], ['a%5cb', '%5c'],
-    ['%c0%ae%c0%ae/x', '%c0'], ['%e0%80%ae', '%e0'], ['%252e%252e', '%25'], ['x%00y', '%00']]) {
-    refused(p, 'path_denied', new RegExp(`percent-encoded sequence ${seq}; give the path literally`));
+test('encoded forms that escape the root, and overlong escapes, are refused; other escapes stay literal', () => {
+  for (const p of ['%2e%2e/etc', '%2E%2E/etc', '..%2fetc', '%2e%2e%2f%2e%2e%2fetc', '%252e%252e/x', '%2fetc/passwd', 'C%3a%5cwin.ini', '%2e%2e%5cx']) {
+    refused(p, 'path_denied', /in an encoded form \(".*"\) it (escapes the repository root|is absolute|is an absolute Windows path)/);
   }
-  assert.is(normalizeCallerPath(root, 'docs/100%20done.md'), 'docs/100%20done.md');
-  assert.is(normalizeCallerPath(root, '50%.txt'), '50%.txt');
+  for (const [p, seq] of [['%c0%ae%c0%ae/x', '%c0'], ['%e0%80%ae', '%e0%80'], ['a%C1%9C', '%C1']]) {
+    refused(p, 'path_denied', new RegExp(`overlong UTF-8 escape ${seq}; give the path literally`));
+  }
+  refused('x%00y', 'path_denied', /encodes a NUL byte/);
+  // Names that merely contain escapes are literal, as on disk (URL-encoded file names exist).
+  for (const p of ['docs/100%20done.md', '50%.txt', 'a%2e.txt', 'src%2fx.py', 'caf%c3%a9.md', 'a:2.txt']) {
+    assert.is(normalizeCallerPath(root, p), p, p);
+  }
 });
 
 test('symlinks that lead outside the root are refused, even to paths that do not exist', () => {

@@ -1,0 +1,40 @@
+// Every file the index holds can be asked for by the path the index reports:
+// odd but legal POSIX names (a colon after one letter, percent escapes, a
+// backslash, spaces, non-ASCII) come back from search_code and are readable by
+// read_evidence under that same path. (Review found names that search returned
+// but read refused.)
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openIndex } from '../indexer/index.js';
+import { validateToolCall } from '../indexer/query/schemas.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+
+const root = mkdtempSync(join(tmpdir(), 'evidex-odd-'));
+const state = mkdtempSync(join(tmpdir(), 'evidex-odd-state-'));
+const NAMES = ['a:2.txt', 'caf%c3%a9.md', 'a%2e.txt', 'back\\slash.txt', 'with space.txt', 'ünï/ß.py', '50%.txt', '-dash.txt'];
+
+test('every path search_code returns is readable by read_evidence', async () => {
+  mkdirSync(join(root, 'ünï'));
+  for (const n of NAMES) writeFileSync(join(root, n), `first line\noddname_marker in ${n}\n`);
+  const ix = await openIndex(root, { stateDir: state });
+  try {
+    await ix.refresh();
+    const found = await ix.runTool(validateToolCall('search_code', { query: 'oddname_marker', limit: 200 }));
+    assert.is(found.total, NAMES.length);
+    assert.equal(found.evidence.map((e) => e.path).sort(), [...NAMES].sort());
+    assertEvidenceChecks(root, found.evidence);
+    for (const e of found.evidence) {
+      const read = await ix.runTool(validateToolCall('read_evidence', { path: e.path, start_line: e.start_line }));
+      assert.is(read.evidence[0].snippet, e.snippet, e.path);
+      assertEvidenceChecks(root, read.evidence);
+    }
+  } finally {
+    await ix.close();
+  }
+});
+
+test.after(() => { rmSync(root, { recursive: true, force: true }); rmSync(state, { recursive: true, force: true }); });
+test.run();
