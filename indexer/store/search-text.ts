@@ -38,8 +38,14 @@ export class SearchText {
      * does not hold the text twice.
      */
     private readonly canon: Array<string | null>,
-    /** Per block (null when canon[b] is a string): bit i set when unit i was an uppercase ASCII letter. */
-    private readonly caseBits: Array<Uint32Array | null>,
+    /**
+     * Case bits of every all-ASCII block, one array per file (a typed array per
+     * block costs more in headers than in bits): bit i of block b, at word
+     * caseOff[b] + (i >>> 5), is set when unit i was an uppercase ASCII letter.
+     */
+    private readonly caseBits: Uint32Array,
+    /** Per block: first word of its case bits, -1 when canon[b] is a string. */
+    private readonly caseOff: Int32Array,
     /** Number of lines. */
     readonly lineCount: number,
     /** 0-based index of each block's first line. */
@@ -52,7 +58,8 @@ export class SearchText {
   static fromLines(lines: readonly string[]): SearchText {
     const blocks: string[] = [];
     const canon: Array<string | null> = [];
-    const caseBits: Array<Uint32Array | null> = [];
+    const caseWords: number[] = [];
+    const caseOff: number[] = [];
     const first: number[] = [];
     let i = 0;
     while (i < lines.length) {
@@ -65,16 +72,17 @@ export class SearchText {
       blocks.push(l === c ? c : l);
       // eslint-disable-next-line no-control-regex
       if (l !== c && !/[^\x00-\x7f]/.test(c)) {
-        const bits = new Uint32Array((c.length + 31) >>> 5);
+        const off = caseWords.length;
+        for (let w = 0; w < (c.length + 31) >>> 5; w++) caseWords.push(0);
         for (let k = 0; k < c.length; k++) {
           const u = c.charCodeAt(k);
-          if (u >= 65 && u <= 90) bits[k >>> 5] |= 1 << (k & 31);
+          if (u >= 65 && u <= 90) caseWords[off + (k >>> 5)] |= 1 << (k & 31);
         }
         canon.push(null);
-        caseBits.push(bits);
+        caseOff.push(off);
       } else {
         canon.push(l === c ? l : c);
-        caseBits.push(null);
+        caseOff.push(-1);
       }
     }
     let bloom: Uint32Array | null = null;
@@ -82,7 +90,7 @@ export class SearchText {
       bloom = new Uint32Array(blocks.length * BLOOM_WORDS);
       for (let b = 0; b < blocks.length; b++) fillBloom(blocks[b], bloom, b * BLOOM_WORDS);
     }
-    return new SearchText(blocks, canon, caseBits, lines.length, Uint32Array.from(first), bloom);
+    return new SearchText(blocks, canon, Uint32Array.from(caseWords), Int32Array.from(caseOff), lines.length, Uint32Array.from(first), bloom);
   }
 
   /** Bloom masks of a query's buckets, in the order given (put the rarest first): [word, mask] pairs, for mayHold(). */
@@ -114,7 +122,8 @@ export class SearchText {
     const c = this.canon[b];
     if (c !== null) return { hay: c, find: (from) => c.indexOf(q, from) };
     const low = this.blocks[b];
-    const bits = this.caseBits[b]!;
+    const bits = this.caseBits;
+    const off = this.caseOff[b];
     // eslint-disable-next-line no-control-regex
     if (/[^\x00-\x7f]/.test(q)) return { hay: low, find: () => -1 }; // an ASCII block holds no non-ASCII query
     const ql = q.toLowerCase();
@@ -124,7 +133,7 @@ export class SearchText {
         let ok = true;
         for (let k = 0; k < upper.length && ok; k++) {
           const i = pos + k;
-          ok = ((bits[i >>> 5] >>> (i & 31)) & 1) === (upper[k] ? 1 : 0);
+          ok = ((bits[off + (i >>> 5)] >>> (i & 31)) & 1) === (upper[k] ? 1 : 0);
         }
         if (ok) return pos;
       }
@@ -138,11 +147,12 @@ export class SearchText {
     const c = this.canon[b];
     if (c !== null) return c.slice(a, e);
     const low = this.blocks[b];
-    const bits = this.caseBits[b]!;
+    const bits = this.caseBits;
+    const off = this.caseOff[b];
     let out = '';
     let run = a;
     for (let i = a; i < e; i++) {
-      if (((bits[i >>> 5] >>> (i & 31)) & 1) === 0) continue;
+      if (((bits[off + (i >>> 5)] >>> (i & 31)) & 1) === 0) continue;
       out += low.slice(run, i) + String.fromCharCode(low.charCodeAt(i) - 32);
       run = i + 1;
     }
@@ -173,10 +183,10 @@ export class SearchText {
 
   /** Approximate bytes held (V8 one-byte strings for Latin-1 text, two-byte otherwise). */
   get bytes(): number {
-    let n = this.firstLine.byteLength + (this.bloom?.byteLength ?? 0);
+    let n = this.firstLine.byteLength + (this.bloom?.byteLength ?? 0) + this.caseBits.byteLength + this.caseOff.byteLength;
     this.blocks.forEach((s, b) => {
       const c = this.canon[b];
-      n += s.length + (c === null ? this.caseBits[b]!.byteLength : c === s ? 0 : c.length);
+      n += s.length + (c === null || c === s ? 0 : c.length);
     });
     return n;
   }
