@@ -2,6 +2,12 @@
 // The `evidex` executable: everything lives in cli.ts so tests can call main() in-process.
 import { main } from './cli.js';
 
+// `evidex search x | head` closes our stdout early: that is the reader's choice, not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
+
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unknown) => {
   process.stderr.write(`evidex: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ')}\n`);
   process.exitCode = 1;

@@ -258,7 +258,8 @@ const COMMANDS: Record<string, Command> = {
   tools: {
     usage: 'evidex tools [--json]',
     summary: 'the allowlist: the five read-only tools and their argument schemas',
-    flags: { ...JSON_FLAG, ...HELP },
+    // --repo is accepted (and unused) so every command takes the same common flags.
+    flags: { ...REPO, ...JSON_FLAG, ...HELP },
     async run(p) {
       const tools = toolDescriptors();
       if (p.flags.json) {
@@ -292,7 +293,9 @@ function mainHelp(): string {
     ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
     '',
     `tools: ${TOOL_NAMES.join(', ')}`,
-    'Run `evidex COMMAND --help` for a command\'s options. State lives in $EVIDEX_HOME (default ~/.cache/evidex).',
+    'Run `evidex COMMAND --help` for a command\'s options. Paths are relative to the repository root.',
+    'State lives in $EVIDEX_HOME (default $XDG_CACHE_HOME/evidex, else ~/.cache/evidex).',
+    'Exit status: 0 ok, 2 refused (bad arguments, tool refusal), 1 any other error; `daemon status` exits 3 when no daemon runs.',
   ].join('\n');
 }
 

@@ -14,11 +14,12 @@ export function formatEvidence(items: readonly Evidence[]): string {
     }
     const lines = e.snippet.split('\n');
     if (e.kind === 'path_match') {
-      out.push(`${e.path}:${e.start_line}: [path] ${lines[0]}`);
+      out.push(`# path match: ${e.path}`);
       continue;
     }
     // A multi-line item (a definition, an import spanning lines) gets a header saying what it is.
-    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(`${e.path}:${e.start_line}-${e.end_line}: ${e.kind} ${e.name}`);
+    // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
+    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(`# ${e.kind} ${e.name} at ${e.path}:${e.start_line}-${e.end_line}`);
     lines.forEach((text, i) => out.push(`${e.path}:${e.start_line + i}: ${text}`));
     if (e.truncated) out.push(`${e.path}: … (snippet cut at 4,000 characters; read more with \`evidex read ${e.path}:${e.start_line + lines.length - 1}-${e.end_line}\`)`);
   }

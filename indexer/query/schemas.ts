@@ -110,7 +110,7 @@ export function validateToolCall(name: unknown, args: unknown): ToolCall {
     throw new ToolError('unknown_tool',
       `unknown tool ${JSON.stringify(name)}; the allowed tools are ${TOOL_NAMES.join(', ')}`);
   }
-  const parsed = TOOLS[name].schema.safeParse(args ?? undefined);
+  const parsed = TOOLS[name].schema.safeParse(args);
   if (!parsed.success) {
     const issues = parsed.error.issues.map(describeIssue);
     throw new ToolError('invalid_arguments', `${name}: ${issues.join('; ')}`);
