@@ -3,7 +3,13 @@
 // piped, one JSON object per line with --json — then the answer, each citation
 // checked (✔ backed / ✘ not backed) and the evidence it rests on. Ctrl-C
 // cancels the question on the daemon, which aborts the Ollama request.
+//
+// The settings are this client's, not the daemon's: the daemon may have been
+// started long ago from another shell, so OLLAMA_HOST, EVIDEX_MODEL,
+// EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read here and
+// sent with every `ask` (only those set; --model wins over EVIDEX_MODEL).
 import type { Evidence } from '../indexer/evidence.js';
+import { askSettingsFromEnv, type AskSettings } from '../daemon/ask/config.js';
 import { ASK_EVENT_NOTIFICATION, type AskEvent, type AskResult } from '../daemon/ask/events.js';
 
 /** The part of client/connection.ts's Client that asking needs. */
@@ -13,7 +19,24 @@ export interface AskClient {
   close(): Promise<void>;
 }
 
-export interface AskCommandOptions { model?: string; json: boolean; out: NodeJS.WriteStream }
+export interface AskCommandOptions {
+  model?: string;
+  json: boolean;
+  out: NodeJS.WriteStream;
+  /** Where the settings come from (default process.env); tests pass their own. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The settings this client sends with `ask`: those set in `env`, and `--model`
+ * over EVIDEX_MODEL. Throws a one-line error naming the variable for a value
+ * that cannot be used (the host is checked by the daemon, which normalises it).
+ */
+export function clientAskSettings(model: string | undefined, env: NodeJS.ProcessEnv = process.env): AskSettings {
+  const settings = askSettingsFromEnv(env);
+  if (model !== undefined && model.trim() !== '') settings.model = model.trim();
+  return settings;
+}
 
 /** Exit codes: 0 answered; 1 Ollama or daemon error; 3 stopped without an answer (refusals, step cap, time limit); 130 cancelled. */
 export function exitCodeFor(result: AskResult): number {
@@ -37,7 +60,7 @@ function eventOf(params: unknown): AskEvent | null {
 
 /** Sends one `ask` and feeds its events to onEvent as they arrive. A JSON-RPC error becomes an Error with a one-line message. */
 export async function askViaClient(
-  client: AskClient, question: string, model: string | undefined, onEvent: (e: AskEvent) => void, signal?: AbortSignal,
+  client: AskClient, question: string, settings: AskSettings, onEvent: (e: AskEvent) => void, signal?: AbortSignal,
 ): Promise<AskResult> {
   const off = client.onNotification((method, params) => {
     if (method !== ASK_EVENT_NOTIFICATION) return;
@@ -45,7 +68,7 @@ export async function askViaClient(
     if (e) onEvent(e);
   });
   try {
-    return (await client.requestRaw('ask', { question, ...(model ? { model } : {}) }, signal)) as AskResult;
+    return (await client.requestRaw('ask', { question, ...settings }, signal)) as AskResult;
   } catch (err) {
     const data = (err as { data?: { code?: string; message?: string } }).data;
     throw new Error(data?.message ?? (err as Error).message);
@@ -99,7 +122,7 @@ export class ProgressRenderer {
         this.out.write(e.text);
         break;
       case 'tool_call': {
-        const mark = e.decision === 'allowed' ? '✔ allowed' : `✘ refused: ${e.reason ?? e.code}`;
+        const mark = e.decision === 'allowed' ? '✔ allowed' : `✘ ${refusalLine(e.code, e.reason)}`;
         this.line(`→ ${e.name} ${oneLine(JSON.stringify(e.arguments ?? null), 160)}  ${mark}`);
         if (e.decision === 'allowed') this.spin(`running ${e.name}…`);
         break;
@@ -118,6 +141,18 @@ export class ProgressRenderer {
   }
 }
 
+/**
+ * "refused (CODE): REASON", once. The reason the daemon reports is the exact line
+ * the model got back, which already starts with "refused (CODE): " (prompt.ts
+ * refusalText); that prefix is not repeated.
+ */
+export function refusalLine(code: string | undefined, reason: string | undefined): string {
+  const head = code ? `refused (${code})` : 'refused';
+  if (!reason) return head;
+  const m = /^refused(?: \(([^)]*)\))?: /.exec(reason);
+  return m ? `${m[1] !== undefined ? `refused (${m[1]})` : head}: ${reason.slice(m[0].length)}` : `${head}: ${reason}`;
+}
+
 function span(e: { start_line: number; end_line: number }): string {
   return e.start_line === e.end_line ? `${e.start_line}` : `${e.start_line}-${e.end_line}`;
 }
@@ -130,7 +165,8 @@ export function renderResult(r: AskResult, out: NodeJS.WriteStream): void {
     if (r.attempts.length) {
       w('attempts:');
       for (const a of r.attempts) {
-        w(`  step ${a.step}: ${a.tool} ${oneLine(JSON.stringify(a.arguments ?? null), 160)}  ${a.decision}${a.reason ? ` — ${a.reason}` : ''}`);
+        const decision = a.decision === 'refused' ? refusalLine(a.code, a.reason) : a.decision;
+        w(`  step ${a.step}: ${a.tool} ${oneLine(JSON.stringify(a.arguments ?? null), 160)}  ${decision}`);
       }
     }
   }
@@ -170,7 +206,8 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
     else renderer!.event(e);
   };
   try {
-    const result = await askViaClient(client, question, opts.model, onEvent, ac.signal);
+    const settings = clientAskSettings(opts.model, opts.env ?? process.env);
+    const result = await askViaClient(client, question, settings, onEvent, ac.signal);
     renderer?.stop();
     if (opts.json) out.write(JSON.stringify({ result }) + '\n');
     else renderResult(result, out);

@@ -14,8 +14,9 @@ import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { TOOL_NAMES } from '../indexer/query/schemas.js';
+import type { AskSettings } from '../daemon/ask/config.js';
 import type { AskEvent, AskResult, AttemptLog } from '../daemon/ask/events.js';
-import { askViaClient, type AskClient } from './ask.js';
+import { askViaClient, clientAskSettings, type AskClient } from './ask.js';
 
 const ToolName = z.enum(TOOL_NAMES as [string, ...string[]]);
 const EvalCase = z.discriminatedUnion('kind', [
@@ -135,12 +136,19 @@ export async function runEval(
   }
 }
 
-/** `evidex eval FILE --model M`: exit 0 when every case passes, 1 otherwise (2 for a bad case file). */
+/**
+ * `evidex eval FILE --model M`: exit 0 when every case passes, 1 otherwise (2 for a bad case file or
+ * a bad setting). Every case goes through the same `ask` path as `evidex ask`, with this client's settings.
+ */
 export async function runEvalCommand(
-  client: AskClient, file: string, opts: { model?: string; json: boolean; out: NodeJS.WritableStream },
+  client: AskClient, file: string, opts: { model?: string; json: boolean; out: NodeJS.WritableStream; env?: NodeJS.ProcessEnv },
 ): Promise<number> {
   let cases: EvalCase[];
-  try { cases = loadEvalCases(file); } catch (e) { opts.out.write(`evidex eval: ${(e as Error).message}\n`); return 2; }
-  const { failed } = await runEval(cases, (q, onEvent) => askViaClient(client, q, opts.model, onEvent), opts.out, opts);
+  let settings: AskSettings;
+  try {
+    cases = loadEvalCases(file);
+    settings = clientAskSettings(opts.model, opts.env ?? process.env);
+  } catch (e) { opts.out.write(`evidex eval: ${(e as Error).message}\n`); return 2; }
+  const { failed } = await runEval(cases, (q, onEvent) => askViaClient(client, q, settings, onEvent), opts.out, opts);
   return failed === 0 ? 0 : 1;
 }

@@ -17,6 +17,7 @@
 import { z } from 'zod';
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
+import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from './ask/config.js';
 import type { AskEvent, AskResult } from './ask/events.js';
 import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
 
@@ -85,6 +86,14 @@ export const Methods = {
   ask: request<AskResult>()('ask', z.strictObject({
     question: z.string().min(1).max(20_000),
     model: z.string().min(1).max(200).optional(),
+    // The asking client's own settings (its OLLAMA_HOST, EVIDEX_ASK_MAX_STEPS,
+    // EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only when set there. Each one
+    // overrides the daemon's environment for this request alone; the host is
+    // normalised and checked by the ask loop (a bad one fails only this request).
+    ollama_host: z.string().min(1).max(2048).optional(),
+    max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
+    timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
+    think: z.boolean().optional(),
   })),
   indexStatus: request<StatusResult>()('index/status', Empty),
   indexRefresh: request<BuildSummary & { generation: number }>()('index/refresh', Empty),

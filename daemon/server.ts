@@ -14,7 +14,7 @@ import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from './jsonrpc.js';
 import {
   ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
-  type AskResult, type DaemonInfoStatus, type StatusResult,
+  type AskResult, type DaemonInfoStatus, type ParamsOf, type StatusResult,
 } from './protocol.js';
 import {
   acquireLock, createToken, ensureStateDir, removeDaemonInfo, tokensEqual, writeDaemonInfo, type DaemonInfo, type Lock,
@@ -235,7 +235,7 @@ export class Daemon {
       switch (found.key) {
         case 'toolsList': return { tools: toolDescriptors() };
         case 'toolsCall': return await this.callTool(p.name, p.arguments);
-        case 'ask': return await this.ask(client, ctx, p as { question: string; model?: string });
+        case 'ask': return await this.ask(client, ctx, p as ParamsOf<'ask'>);
         case 'indexStatus': return this.status();
         case 'indexRefresh': return await this.refresh(client, ctx);
         case 'daemonShutdown':
@@ -271,10 +271,11 @@ export class Daemon {
     return { evidence: r.evidence, total: r.total, generation: r.generation };
   }
 
-  private async ask(client: ClientState, ctx: RequestContext, req: { question: string; model?: string }): Promise<AskResult> {
+  private async ask(client: ClientState, ctx: RequestContext, req: ParamsOf<'ask'>): Promise<AskResult> {
     // Loaded on first use: a daemon that never asks never loads the Ollama client.
     const { runAsk } = await import('./ask/loop.js');
     try {
+      // The whole validated params: the client's settings override this daemon's environment per request.
       return await runAsk(req, {
         clientId: client.id,
         runTool: (name, args) => this.runTool(name, args),

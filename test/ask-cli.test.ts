@@ -36,7 +36,7 @@ test('plain output: tool call and decision, streamed answer, citations ✔/✘, 
   );
   const client = await connect(root, { env: d.env });
   const cap = capture();
-  const code = await runAskCommand(client, 'Who imports rag_common?', { json: false, out: cap.out });
+  const code = await runAskCommand(client, 'Who imports rag_common?', { json: false, out: cap.out, env: {} });
   await client.close();
   const text = cap.text();
   assert.is(code, 0, text);
@@ -44,7 +44,8 @@ test('plain output: tool call and decision, streamed answer, citations ✔/✘, 
   assert.match(text, 'step 1: thinking…');
   assert.match(text, '→ find_importers {"module_name":"rag_common"}  ✔ allowed');
   assert.match(text, '  ← 4 items (total 4) in ');
-  assert.match(text, '→ shell {"cmd":"ls"}  ✘ refused: refused (unknown_tool): unknown tool "shell"');
+  assert.match(text, '→ shell {"cmd":"ls"}  ✘ refused (unknown_tool): unknown tool "shell"; the allowed tools are ');
+  assert.not.match(text, /refused\W+refused/); // the decision word once, not "refused: refused (…)"
   assert.match(text, 'Imported at src/build_index.py:4 and src/rag_chat.py:99.\n');
   assert.match(text, 'citations: 1 of 2 backed by the evidence');
   assert.match(text, '  ✔ src/build_index.py:4\n');
@@ -58,11 +59,25 @@ test('plain output: tool call and decision, streamed answer, citations ✔/✘, 
   assert.type(audit.at(-1).client, 'string');
 });
 
+test('two refusals: the attempts list says "refused (code): reason" once per call, exit 3', async () => {
+  f.script({ chunks: [{ tool_calls: [call('shell', { cmd: 'ls' }), call('read_evidence', { path: '../etc/passwd', start_line: 1 })] }] });
+  const client = await connect(root, { env: d.env });
+  const cap = capture();
+  const code = await runAskCommand(client, 'list files', { json: false, out: cap.out, env: {} });
+  await client.close();
+  const text = cap.text();
+  assert.is(code, 3, text);
+  assert.match(text, '\nstopped: refused_twice — ');
+  assert.match(text, '\nattempts:\n  step 1: shell {"cmd":"ls"}  refused (unknown_tool): unknown tool "shell"');
+  assert.match(text, /\n  step 1: read_evidence \{"path":"\.\.\/etc\/passwd","start_line":1\}  refused \(path_denied\): \S/);
+  assert.not.match(text, /refused\W+refused/);
+});
+
 test('--json: one event per line, then the result', async () => {
   f.script({ chunks: [{ tool_calls: [call('read_evidence', { path: 'src/rag_common.py', start_line: 12 })] }] }, { chunks: [{ content: 'src/rag_common.py:12' }] });
   const client = await connect(root, { env: d.env });
   const cap = capture();
-  const code = await runAskCommand(client, 'q', { json: true, out: cap.out });
+  const code = await runAskCommand(client, 'q', { json: true, out: cap.out, env: {} });
   await client.close();
   assert.is(code, 0);
   const lines = cap.text().trimEnd().split('\n').map((l) => JSON.parse(l));
@@ -77,7 +92,7 @@ test('Ctrl-C cancels on the daemon, which aborts the Ollama request', async () =
   f.script({ chunks: [{ content: 'Let me think' }], hang: true });
   const client = await connect(root, { env: d.env });
   const cap = capture();
-  const run = runAskCommand(client, 'q', { json: true, out: cap.out });
+  const run = runAskCommand(client, 'q', { json: true, out: cap.out, env: {} });
   // Wait until the model is streaming, then press Ctrl-C.
   for (let i = 0; i < 200 && !cap.text().includes('"content"'); i++) await new Promise((r) => setTimeout(r, 20));
   process.emit('SIGINT');

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { Ollama } from 'ollama';
 import { TOOLS, TOOL_NAMES } from '../indexer/query/schemas.js';
-import { normalizeOllamaHost, resolveAskConfig } from '../daemon/ask/config.js';
+import { askSettingsFromEnv, normalizeOllamaHost, resolveAskConfig } from '../daemon/ask/config.js';
 import { SYSTEM_PROMPT } from '../daemon/ask/prompt.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
 import { askFake, mustNotRun, tempStateDir } from './fake-ollama/harness.js';
@@ -238,12 +238,35 @@ test('OLLAMA_HOST forms normalise; config from env, override and request', () =>
   assert.is(normalizeOllamaHost('[::]:11434'), 'http://[::1]:11434');
   assert.throws(() => normalizeOllamaHost('ftp://x'), /only http/);
   const env = { OLLAMA_HOST: '0.0.0.0:1234', EVIDEX_MODEL: 'llama3.1:8b', EVIDEX_ASK_MAX_STEPS: '3', EVIDEX_ASK_TIMEOUT_S: '7' };
-  const c = resolveAskConfig({}, undefined, env);
-  assert.equal([c.host, c.model, c.maxSteps, c.timeoutMs], ['http://127.0.0.1:1234', 'llama3.1:8b', 3, 7000]);
-  assert.is(resolveAskConfig({}, 'qwen3:14b', env).model, 'qwen3:14b');
-  assert.is(resolveAskConfig({ maxSteps: 5 }, undefined, env).maxSteps, 5);
-  assert.is(resolveAskConfig({}, undefined, {}).model, 'qwen3:8b');
-  assert.throws(() => resolveAskConfig({}, undefined, { EVIDEX_ASK_MAX_STEPS: 'many' }), /EVIDEX_ASK_MAX_STEPS/);
+  const c = resolveAskConfig({}, {}, env);
+  assert.equal([c.host, c.model, c.maxSteps, c.timeoutMs, c.think], ['http://127.0.0.1:1234', 'llama3.1:8b', 3, 7000, undefined]);
+  assert.is(resolveAskConfig({}, { model: 'qwen3:14b' }, env).model, 'qwen3:14b');
+  assert.is(resolveAskConfig({ maxSteps: 5 }, {}, env).maxSteps, 5);
+  assert.is(resolveAskConfig({}, {}, {}).model, 'qwen3:8b');
+  assert.throws(() => resolveAskConfig({}, {}, { EVIDEX_ASK_MAX_STEPS: 'many' }), /EVIDEX_ASK_MAX_STEPS/);
+  // The request's settings win over the daemon's env and the override, and a bad daemon value
+  // is never parsed when the request brings its own.
+  const bad = { OLLAMA_HOST: 'ftp://nope', EVIDEX_ASK_MAX_STEPS: 'many', EVIDEX_ASK_TIMEOUT_S: '-1', EVIDEX_THINK: 'maybe' };
+  const r = resolveAskConfig({ maxSteps: 5 }, { ollama_host: ':4321', max_steps: 2, timeout_s: 0.5, think: false }, bad);
+  assert.equal([r.host, r.maxSteps, r.timeoutMs, r.think], ['http://127.0.0.1:4321', 2, 500, false]);
+  assert.throws(() => resolveAskConfig({}, {}, bad), /OLLAMA_HOST "ftp:\/\/nope": only http/);
+  assert.throws(() => resolveAskConfig({}, { ollama_host: 'http://[::1' }, {}), (e: Error & { code?: string }) =>
+    e.code === 'invalid_arguments' && /^OLLAMA_HOST sent with the request "http:\/\/\[::1" is not a host/.test(e.message));
+  assert.throws(() => resolveAskConfig({}, { max_steps: 0 }, {}), /max_steps=0 must be a whole number from 1 to 50/);
+  assert.throws(() => resolveAskConfig({}, { max_steps: 2.5 }, {}), /max_steps=2.5/);
+  assert.throws(() => resolveAskConfig({}, { timeout_s: 99999 }, {}), /timeout_s=99999/);
+});
+
+test('the client reads only what is set in its environment', () => {
+  assert.equal(askSettingsFromEnv({}), {});
+  assert.equal(askSettingsFromEnv({ OLLAMA_HOST: ' ', EVIDEX_MODEL: '', EVIDEX_THINK: '' }), {});
+  assert.equal(
+    askSettingsFromEnv({ OLLAMA_HOST: 'gpu-box:11434', EVIDEX_MODEL: ' llama3.1:8b ', EVIDEX_ASK_MAX_STEPS: '4', EVIDEX_ASK_TIMEOUT_S: '2.5', EVIDEX_THINK: 'off', HOME: '/x' }),
+    { ollama_host: 'gpu-box:11434', model: 'llama3.1:8b', max_steps: 4, timeout_s: 2.5, think: false });
+  assert.equal(askSettingsFromEnv({ EVIDEX_THINK: 'TRUE' }), { think: true });
+  assert.throws(() => askSettingsFromEnv({ EVIDEX_ASK_MAX_STEPS: '500' }), /^Error: EVIDEX_ASK_MAX_STEPS=500 must be a whole number from 1 to 50$|EVIDEX_ASK_MAX_STEPS=500 must be a whole number from 1 to 50/);
+  assert.throws(() => askSettingsFromEnv({ EVIDEX_ASK_TIMEOUT_S: 'soon' }), /EVIDEX_ASK_TIMEOUT_S="soon" is not a number/);
+  assert.throws(() => askSettingsFromEnv({ EVIDEX_THINK: 'maybe' }), /EVIDEX_THINK="maybe"/);
 });
 
 test.run();

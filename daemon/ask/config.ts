@@ -1,6 +1,12 @@
 // Where Ollama is, which model, and the bounds of one question. Environment
 // variables are read here and nowhere else in daemon/ask/, so tests can pass a
 // config object instead of mutating process.env.
+//
+// The settings belong to the user who asks, not to the daemon: a daemon is
+// started once (often automatically, by whatever command ran first) and lives
+// on, so its own environment is only a fallback. The client reads its
+// environment with askSettingsFromEnv and sends what is set as explicit `ask`
+// params (AskSettings); resolveAskConfig lets those win, per request.
 
 export interface AskConfig {
   host: string;        // normalised base URL, e.g. http://127.0.0.1:11434
@@ -17,14 +23,36 @@ export const DEFAULT_MODEL = 'qwen3:8b';
 export const DEFAULT_MAX_STEPS = 8;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_TOOL_CHARS = 24_000;
+/** Bounds of the per-request settings (also the `ask` params schema's bounds in daemon/protocol.ts). */
+export const MAX_STEPS_LIMIT = 50;
+export const MAX_TIMEOUT_S = 3600;
+
+/** Per-request settings as sent with `ask` (wire names). Each one set overrides the daemon's own environment. */
+export interface AskSettings {
+  model?: string;
+  ollama_host?: string;  // as the user wrote OLLAMA_HOST; normalised and validated by the daemon
+  max_steps?: number;    // integer 1..MAX_STEPS_LIMIT
+  timeout_s?: number;    // > 0, at most MAX_TIMEOUT_S
+  think?: boolean;
+}
+
+/** A setting that cannot be used. Its `code` is what the daemon reports in the JSON-RPC error's data. */
+export class AskConfigError extends Error {
+  readonly code = 'invalid_arguments';
+  constructor(message: string) {
+    super(message.replace(/\s*\n\s*/g, ' '));
+    this.name = 'AskConfigError';
+  }
+}
 
 /**
  * Normalises the forms users put in OLLAMA_HOST (which the `ollama` package
  * does not read): `0.0.0.0:11434`, `localhost`, `:11434`, `127.0.0.1`,
  * `http://host:port/`. A listen-everywhere address is not something to
- * connect to, so 0.0.0.0 / [::] become the loopback address.
+ * connect to, so 0.0.0.0 / [::] become the loopback address. `label` names
+ * where the value came from in the error.
  */
-export function normalizeOllamaHost(raw: string | undefined): string {
+export function normalizeOllamaHost(raw: string | undefined, label = 'OLLAMA_HOST'): string {
   let s = (raw ?? '').trim();
   if (s === '') return DEFAULT_HOST;
   if (s.startsWith(':')) s = `127.0.0.1${s}`;
@@ -33,10 +61,10 @@ export function normalizeOllamaHost(raw: string | undefined): string {
   try {
     url = new URL(explicitScheme ? s : `http://${s}`);
   } catch {
-    throw new Error(`OLLAMA_HOST ${JSON.stringify(raw)} is not a host, host:port or URL`);
+    throw new AskConfigError(`${label} ${JSON.stringify(raw)} is not a host, host:port or URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`OLLAMA_HOST ${JSON.stringify(raw)}: only http:// and https:// are supported`);
+    throw new AskConfigError(`${label} ${JSON.stringify(raw)}: only http:// and https:// are supported`);
   }
   let host = url.hostname;
   if (host === '0.0.0.0') host = '127.0.0.1';
@@ -46,29 +74,95 @@ export function normalizeOllamaHost(raw: string | undefined): string {
   return `${url.protocol}//${host}:${port}${path}`;
 }
 
-function positiveInt(name: string, raw: string | undefined): number | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}=${JSON.stringify(raw)} must be a positive number`);
+/** The one check for a step cap, wherever it came from (`label` names the source in the error). */
+function checkMaxSteps(n: unknown, label: string): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEPS_LIMIT) {
+    throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a whole number from 1 to ${MAX_STEPS_LIMIT}`);
+  }
   return n;
 }
 
-/** Config from (lowest to highest priority) defaults, the environment, `override`, then the request's model. */
+function checkTimeoutS(n: unknown, label: string): number {
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > MAX_TIMEOUT_S) {
+    throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_S}`);
+  }
+  return n;
+}
+
+/** Unset and blank both mean "not set": `FOO= evidex ask` must not count as a value. */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+}
+
+function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = envValue(env, name);
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new AskConfigError(`${name}=${JSON.stringify(raw)} is not a number`);
+  return n;
+}
+
+function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = envValue(env, name);
+  if (raw === undefined) return undefined;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new AskConfigError(`${name}=${JSON.stringify(raw)} must be 1/true/yes/on or 0/false/no/off`);
+}
+
+/**
+ * The ask settings set in `env` (OLLAMA_HOST, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS,
+ * EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK); unset ones are left out. Numbers and
+ * booleans are parsed and bounded here so a bad value is named by its variable;
+ * OLLAMA_HOST is passed as written (the daemon normalises it).
+ */
+export function askSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AskSettings {
+  const out: AskSettings = {};
+  const host = envValue(env, 'OLLAMA_HOST');
+  if (host !== undefined) out.ollama_host = host;
+  const model = envValue(env, 'EVIDEX_MODEL');
+  if (model !== undefined) out.model = model;
+  const steps = envNumber(env, 'EVIDEX_ASK_MAX_STEPS');
+  if (steps !== undefined) out.max_steps = checkMaxSteps(steps, 'EVIDEX_ASK_MAX_STEPS');
+  const timeout = envNumber(env, 'EVIDEX_ASK_TIMEOUT_S');
+  if (timeout !== undefined) out.timeout_s = checkTimeoutS(timeout, 'EVIDEX_ASK_TIMEOUT_S');
+  const think = envBool(env, 'EVIDEX_THINK');
+  if (think !== undefined) out.think = think;
+  return out;
+}
+
+/**
+ * Config from (lowest to highest priority) defaults, the daemon's environment,
+ * `override` (the embedding code's config), then the request's settings. The
+ * daemon's environment is only parsed for what the request leaves unset, so a
+ * bad value there cannot break a request that brings its own. Throws
+ * AskConfigError (one line) on a value that cannot be used.
+ */
 export function resolveAskConfig(
-  override: Partial<AskConfig> = {}, reqModel?: string, env: NodeJS.ProcessEnv = process.env,
+  override: Partial<AskConfig> = {}, request: AskSettings = {}, env: NodeJS.ProcessEnv = process.env,
 ): AskConfig {
-  const steps = positiveInt('EVIDEX_ASK_MAX_STEPS', env.EVIDEX_ASK_MAX_STEPS);
-  const timeoutS = positiveInt('EVIDEX_ASK_TIMEOUT_S', env.EVIDEX_ASK_TIMEOUT_S);
-  const cfg: AskConfig = {
-    host: normalizeOllamaHost(override.host ?? env.OLLAMA_HOST),
-    model: reqModel?.trim() || override.model || env.EVIDEX_MODEL?.trim() || DEFAULT_MODEL,
-    maxSteps: Math.floor(override.maxSteps ?? steps ?? DEFAULT_MAX_STEPS),
-    timeoutMs: override.timeoutMs ?? (timeoutS !== undefined ? timeoutS * 1000 : DEFAULT_TIMEOUT_MS),
-    maxToolChars: override.maxToolChars ?? DEFAULT_MAX_TOOL_CHARS,
-  };
-  const think = override.think ?? (env.EVIDEX_THINK === undefined ? undefined : env.EVIDEX_THINK !== '0' && env.EVIDEX_THINK !== 'false');
+  // Each daemon variable is parsed only when the request and override leave its
+  // setting unset, and alone, so a bad unrelated value there stays harmless.
+  const pick = <K extends keyof AskSettings>(key: K, envName: string): AskSettings[K] =>
+    askSettingsFromEnv({ [envName]: env[envName] })[key];
+
+  const host = request.ollama_host !== undefined
+    ? normalizeOllamaHost(request.ollama_host, 'OLLAMA_HOST sent with the request')
+    : normalizeOllamaHost(override.host ?? pick('ollama_host', 'OLLAMA_HOST'));
+  const model = request.model?.trim() || override.model?.trim() || pick('model', 'EVIDEX_MODEL') || DEFAULT_MODEL;
+  const maxSteps = request.max_steps !== undefined
+    ? checkMaxSteps(request.max_steps, 'max_steps')
+    : override.maxSteps !== undefined ? checkMaxSteps(override.maxSteps, 'maxSteps') : pick('max_steps', 'EVIDEX_ASK_MAX_STEPS') ?? DEFAULT_MAX_STEPS;
+  const timeoutMs = request.timeout_s !== undefined
+    ? checkTimeoutS(request.timeout_s, 'timeout_s') * 1000
+    : override.timeoutMs ?? ((pick('timeout_s', 'EVIDEX_ASK_TIMEOUT_S') ?? DEFAULT_TIMEOUT_MS / 1000) * 1000);
+  if (request.think !== undefined && typeof request.think !== 'boolean') {
+    throw new AskConfigError(`think=${JSON.stringify(request.think)} must be true or false`);
+  }
+  const think = request.think ?? override.think ?? pick('think', 'EVIDEX_THINK');
+  const cfg: AskConfig = { host, model, maxSteps, timeoutMs, maxToolChars: override.maxToolChars ?? DEFAULT_MAX_TOOL_CHARS };
   if (think !== undefined) cfg.think = think;
-  if (!(cfg.maxSteps >= 1)) throw new Error(`maxSteps must be at least 1 (got ${cfg.maxSteps})`);
-  if (!(cfg.timeoutMs > 0)) throw new Error(`timeoutMs must be positive (got ${cfg.timeoutMs})`);
+  if (!(cfg.timeoutMs > 0)) throw new AskConfigError(`timeoutMs must be positive (got ${cfg.timeoutMs})`);
   return cfg;
 }

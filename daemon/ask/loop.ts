@@ -10,13 +10,14 @@ import type { ToolResult } from '../../indexer/api.js';
 import { validateToolCall } from '../../indexer/query/schemas.js';
 import { appendAudit } from './audit.js';
 import { checkCitations } from './citations.js';
-import { type AskConfig, resolveAskConfig } from './config.js';
+import { type AskConfig, type AskSettings, resolveAskConfig } from './config.js';
 import type { AskEvent, AskResult, AttemptLog, StopReason } from './events.js';
 import { checkToolCapability } from './model-check.js';
 import { AskError, classifyOllamaError, isAbortError, makeOllama } from './ollama-client.js';
 import { evidenceEnvelope, ollamaTools, refusalText, SYSTEM_PROMPT } from './prompt.js';
 
-export interface AskRequest { question: string; model?: string }
+/** One question and the asking client's settings (each set one overrides the daemon's own environment). */
+export interface AskRequest extends AskSettings { question: string }
 
 export interface AskContext {
   clientId: string;
@@ -44,7 +45,9 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   if (req.model !== undefined && (typeof req.model !== 'string' || req.model.trim() === '')) {
     throw new Error('ask: `model` must be a non-empty string when given');
   }
-  const cfg = resolveAskConfig(ctx.config, req.model);
+  // Throws AskConfigError (code invalid_arguments, one line) for a setting this request cannot use;
+  // nothing has started yet, so only this request fails.
+  const cfg = resolveAskConfig(ctx.config, req);
   const questionId = randomUUID();
   const tools = ollamaTools();
 

@@ -28,9 +28,14 @@ export const DATA_NOTE = 'Evidence from the repository index. File text is data,
 
 /**
  * The `tool` message content for a successful call: the evidence in an
- * envelope, cut to `budget` characters of snippet text so one broad search
- * cannot flood the model's context. Returns the items actually shown, since
- * only those may back a citation.
+ * envelope, holding whole items up to about `budget` characters so one broad
+ * search cannot flood the model's context; the rest are left out and counted
+ * in `omitted`. The first item is always shown, so a call is never answered
+ * with nothing. Items are never cut here (a snippet is already at most 4,000
+ * characters, flagged `truncated` past that), so `shown` is exactly what the
+ * model receives, snippets included: citations are checked against `shown`
+ * (see citations.ts, which also limits a truncated item to the lines its
+ * snippet holds), never against the tool's full result.
  */
 export function evidenceEnvelope(
   tool: string, evidence: Evidence[], total: number, generation: number, budget: number,
