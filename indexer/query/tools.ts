@@ -133,17 +133,21 @@ export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolRes
     const qa = sym.qualname(a), qb = sym.qualname(b);
     return qa !== qb ? qa < qb : sym.seq(a) < sym.seq(b);
   };
-  // `total` is a count; only the first `limit` in order are kept (insertion into a short sorted list).
-  const top: number[] = [];
-  let total = 0;
-  for (const d of sym.defs(name)) {
-    if (kind !== undefined && sym.kind(d) !== kind) continue;
-    total++;
-    if (top.length === limit && !before(d, top[top.length - 1])) continue;
-    let i = top.length;
-    while (i > 0 && before(d, top[i - 1])) i--;
-    top.splice(i, 0, d);
-    if (top.length > limit) top.pop();
+  const all = kind === undefined ? sym.defs(name) : sym.defs(name).filter((d) => sym.kind(d) === kind);
+  const total = all.length;
+  let top: number[];
+  if (total <= limit) {
+    top = [...all].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+  } else {
+    // `total` is a count; only the first `limit` in order are kept (insertion into a short sorted list).
+    top = [];
+    for (const d of all) {
+      if (top.length === limit && !before(d, top[top.length - 1])) continue;
+      let i = top.length;
+      while (i > 0 && before(d, top[i - 1])) i--;
+      top.splice(i, 0, d);
+      if (top.length > limit) top.pop();
+    }
   }
   const items = top.map((d) => evidenceAt(store, store.file(sym.fid(d))!, sym.start(d), sym.end(d), sym.kind(d), sym.qualname(d)));
   return { evidence: items, total, generation: store.generation };
