@@ -2,8 +2,16 @@
 // citation is backed by the evidence gathered for the question.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkCitations, parseCitations } from '../daemon/ask/citations.js';
-import type { Evidence } from '../indexer/evidence.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkCitations, parseCitations, seenSpan } from '../daemon/ask/citations.js';
+import { runAsk } from '../daemon/ask/loop.js';
+import { capSnippet, type Evidence } from '../indexer/evidence.js';
+import { openIndex } from '../indexer/index.js';
+import { validateToolCall } from '../indexer/query/schemas.js';
+import { FakeOllama, call } from './fake-ollama/server.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
 
 const ev = (path: string, start_line: number, end_line: number): Evidence =>
   ({ path, start_line, end_line, kind: 'source', name: path, snippet: '' });
@@ -34,6 +42,95 @@ test('backed only when every cited line lies in evidence for that path', () => {
     ['a.py:10', false],         // a different path, even if a suffix matches
   ]);
   assert.equal(checkCitations('no citations here', evidence), []);
+});
+
+/** A truncated item as the index builds it: lines start..end of `lines`, snippet cut at 4,000 chars. */
+function bigItem(path: string, lines: string[], start: number, end: number, kind: Evidence['kind'] = 'function'): Evidence {
+  const { snippet, truncated } = capSnippet(lines.slice(start - 1, end).join('\n'));
+  return { path, start_line: start, end_line: end, kind, name: 'big', snippet, ...(truncated ? { truncated } : {}) };
+}
+
+test('a truncated item backs only the lines its snippet holds (the cut line counts; nothing after it)', () => {
+  // 451 lines of 30 chars ("    v_NNN = NNN  # ..." padded) + "\n": the 4,000-char prefix holds 129 whole lines and part of line 130.
+  const lines = Array.from({ length: 451 }, (_, i) => `    v_${String(i + 1).padStart(3, '0')} = ${i + 1}`.padEnd(30, '.'));
+  const item = bigItem('pkg/big.py', lines, 1, 451);
+  assert.is(item.truncated, true);
+  const newlines = item.snippet.split('\n').length - 1;
+  assert.is(newlines, 129);
+  assert.equal(seenSpan(item), [1, 130]);
+  const got = checkCitations('pkg/big.py:1-3 pkg/big.py:130 pkg/big.py:131 pkg/big.py:400 pkg/big.py:1-451', [item]);
+  assert.equal(got.map((c) => [c.cite, c.backed]), [
+    ['pkg/big.py:1-3', true], ['pkg/big.py:130', true], ['pkg/big.py:131', false], ['pkg/big.py:400', false], ['pkg/big.py:1-451', false],
+  ]);
+  // The same span not truncated is seen whole; a later item can show the rest.
+  assert.equal(seenSpan({ ...item, truncated: undefined, snippet: lines.join('\n') } as Evidence), [1, 451]);
+  const rest = bigItem('pkg/big.py', lines, 131, 451);
+  assert.is(checkCitations('pkg/big.py:129-140', [item, rest])[0].backed, true);
+  // A prefix cut right after a "\n" shows nothing of the next line.
+  assert.equal(seenSpan({ ...item, snippet: 'a\nb\n' }), [1, 2]);
+  assert.equal(seenSpan({ ...item, start_line: 40, snippet: 'a' }), [40, 40]);
+});
+
+test('a truncated diff hunk backs only the new-file lines in its prefix', () => {
+  const hunk = ['@@ -10,3 +10,400 @@ def f():', ' ctx', '-old', '+new 1', '+new 2', '', '+new'].join('\n');
+  const item: Evidence = { path: 'a.py', start_line: 10, end_line: 409, kind: 'diff', name: 'a.py', snippet: hunk, truncated: true };
+  // " ctx", "+new 1", "+new 2", "" (blank context), "+new" (cut): five new-file lines 10..14; "-old" is not one.
+  assert.equal(seenSpan(item), [10, 14]);
+  assert.equal(checkCitations('a.py:10-14 a.py:15', [item]).map((c) => c.backed), [true, false]);
+});
+
+// End to end: a real index over a file with a 451-line function, the real loop, the fake Ollama.
+test('through the loop: citations are checked against what the model was shown, not the items\' spans', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'evidex-cite-'));
+  const root = join(base, 'repo');
+  mkdirSync(join(root, 'pkg'), { recursive: true });
+  const body = Array.from({ length: 450 }, (_, i) => `    v_${String(i + 1).padStart(3, '0')} = ${i + 1}  # padding padding padding`);
+  writeFileSync(join(root, 'pkg', 'big.py'), ['def big():', ...body, ''].join('\n'));
+  writeFileSync(join(root, 'pkg', 'small.py'), ['def one():', '    return 1', '', 'def two():', '    return 2', ''].join('\n'));
+  const handle = await openIndex(root, { stateDir: join(base, 'state') });
+  const f = await new FakeOllama().start();
+  try {
+    await handle.refresh();
+    const runTool = async (name: unknown, args: unknown) => handle.runTool(validateToolCall(name, args));
+    const direct = await runTool('find_symbol', { name: 'big' });
+    assert.is(direct.evidence.length, 1);
+    const item = direct.evidence[0];
+    assertEvidenceChecks(root, direct.evidence);
+    assert.equal([item.start_line, item.end_line, item.truncated], [1, 451, true]);
+    const lastSeen = 1 + (item.snippet.match(/\n/g) ?? []).length; // the cut line
+    assert.ok(lastSeen > 10 && lastSeen < 400, String(lastSeen));
+
+    // search_code for "return" finds two lines of small.py; a tiny tool budget lets the envelope show only the first
+    // (the first item of a message is always shown whole, so the big function still arrives).
+    f.script(
+      { chunks: [{ tool_calls: [call('find_symbol', { name: 'big' }), call('search_code', { query: 'return', path_prefix: 'pkg/small' })] }] },
+      { chunks: [{ content: `big starts at pkg/big.py:1-3, sets v_${String(lastSeen - 1).padStart(3, '0')} at pkg/big.py:${lastSeen}, ` +
+        `ends at pkg/big.py:451 (pkg/big.py:${lastSeen + 1}); one returns 1 (pkg/small.py:2), two returns 2 (pkg/small.py:5).` }] },
+    );
+    const result = await runAsk({ question: 'what does big do?' }, {
+      clientId: 't', runTool, notify: () => {}, signal: new AbortController().signal, stateDir: join(base, 'ask'),
+      config: { host: f.url, model: 'qwen3:8b', timeoutMs: 20_000, maxToolChars: 150 },
+    });
+    assert.is(result.stopped, 'answered', result.message);
+    // What the model received in the second tool message: one of the two matches.
+    const sent = JSON.parse(f.chats[1].body.messages.at(-1).content).untrusted_data;
+    assert.equal([sent.total, sent.returned, sent.omitted], [2, 1, 1]);
+    assert.is(sent.evidence[0].start_line, 2);
+    assertEvidenceChecks(root, result.evidence);
+    assert.equal(result.evidence.map((e) => `${e.path}:${e.start_line}-${e.end_line}`), ['pkg/big.py:1-451', 'pkg/small.py:2-2']);
+    assert.equal(result.citations.map((c) => [c.cite, c.backed]), [
+      ['pkg/big.py:1-3', true],
+      [`pkg/big.py:${lastSeen}`, true],        // the cut line: partly shown
+      ['pkg/big.py:451', false],               // inside the item's span, never shown
+      [`pkg/big.py:${lastSeen + 1}`, false],
+      ['pkg/small.py:2', true],
+      ['pkg/small.py:5', false],               // found by the tool, left out by the envelope
+    ]);
+  } finally {
+    await f.stop();
+    await handle.close();
+    rmSync(base, { recursive: true, force: true });
+  }
 });
 
 test.run();

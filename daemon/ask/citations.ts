@@ -1,6 +1,9 @@
 // Checks the answer against the evidence: every `path:line` or
 // `path:start-end` the answer cites is backed only if each cited line lies
-// inside evidence the model was shown for this question (same path).
+// inside evidence the model was shown for this question (same path). "Shown"
+// means the text the model actually received: a truncated item spans its whole
+// definition in start_line..end_line, but its snippet holds only a prefix, and
+// lines past that prefix were never seen.
 import type { Evidence } from '../../indexer/evidence.js';
 import type { CitationCheck } from './events.js';
 
@@ -37,11 +40,36 @@ function covered(spans: Array<[number, number]>, start: number, end: number): bo
   return reach >= end;
 }
 
+/**
+ * The lines of one item that its snippet actually shows, as [first, last]
+ * (first > last when none). A whole item shows its span. A truncated one shows
+ * the lines present in its prefix: each "\n" completes one, and the cut line
+ * after the last "\n" counts as seen when at least one of its characters made it
+ * (a prefix ending right after "\n" shows nothing of the next line).
+ */
+export function seenSpan(e: Evidence): [number, number] {
+  if (!e.truncated) return [e.start_line, e.end_line];
+  const pieces = e.snippet.split('\n');
+  if (pieces.at(-1) === '') pieces.pop();
+  let count: number;
+  if (e.kind === 'diff') {
+    // A hunk's text is its "@@" header then lines of both sides; only context
+    // (" " or, with diff.suppressBlankEmpty, empty) and "+" lines are new-file lines.
+    count = pieces.slice(1).filter((l) => l === '' || l[0] === ' ' || l[0] === '+').length;
+  } else {
+    count = pieces.length;
+  }
+  return [e.start_line, Math.min(e.end_line, e.start_line + count - 1)];
+}
+
+/** `evidence` must be the items as the model was shown them (the envelope's `shown`, snippets as sent). */
 export function checkCitations(answer: string, evidence: readonly Evidence[]): CitationCheck[] {
   const byPath = new Map<string, Array<[number, number]>>();
   for (const e of evidence) {
+    const span = seenSpan(e);
+    if (span[0] > span[1]) continue;
     const list = byPath.get(e.path) ?? [];
-    list.push([e.start_line, e.end_line]);
+    list.push(span);
     byPath.set(e.path, list);
   }
   return parseCitations(answer).map((c) => ({
