@@ -9,16 +9,108 @@
 // temp file and renaming it over the original, git checkouts delete and create,
 // and events can arrive out of order. update() looks at each path on disk as it
 // is now, so any interleaving of add/change/unlink ends in the right state.
+//
+// Why symlinks need extra care: the walk indexes a followed symlink under its
+// own name (`alias.py -> real.py`, and `dl/v.py` through `dl -> d`), but
+// chokidar (followSymlinks: false, so each file is watched once) only names the
+// real path when content changes. The watcher therefore keeps an AliasMap built
+// from a links-only walk, and adds every alias name of each changed path to the
+// batch. The map is rebuilt at start, after each refresh, and before a batch
+// that touches a symlink (created, deleted, retargeted, or a dangling link's
+// target appearing); the links that changed are re-checked too.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import type { Stats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
+import type { RepoRules } from './discover/rules.js';
+import { walkRepo, type WalkLink } from './discover/walk.js';
 
 /** What the watcher needs from the repository's rules (RepoRules in indexer/discover/rules.ts provides it). */
 export interface WatchRules {
   isIgnored(relPath: string, isDir: boolean): boolean;
   isIgnoreFile(relPath: string): boolean;
   reloadIgnoreFile(relPath: string): Promise<void>;
+}
+
+/**
+ * The other names under which the walk indexes a real path, from the symlinks a
+ * links-only walk met. The walk already enumerates every name a link has
+ * (`d/a.py -> ../x.py` is also met as `dl/a.py` through `dl -> d`) and stops at
+ * loops, so one lookup per folder level of a real path finds all its names:
+ * no recursion here, hence nothing to loop on.
+ */
+export class AliasMap {
+  /** Real file → link names that are that file. */
+  private readonly fileAliases = new Map<string, string[]>();
+  /** Real folder → link names that are that folder. */
+  private readonly dirAliases = new Map<string, string[]>();
+  /** Every link met → what it is now (compared after a rescan to find the links that changed). */
+  readonly links = new Map<string, string>();
+  /** Folders holding a link (a folder's removal or rename takes its links along). */
+  private readonly linkDirs = new Set<string>();
+  /** What dangling links name, and the folders above those: the link comes alive when they appear. */
+  private readonly wakeAt = new Set<string>();
+  private readonly wakeDirs = new Set<string>();
+
+  constructor(found: readonly WalkLink[]) {
+    for (const l of found) {
+      this.links.set(l.path, `${l.followed ?? (l.dangling ? 'dangling' : 'unfollowed')}:${l.target ?? ''}`);
+      for (const dir of ancestors(l.path)) this.linkDirs.add(dir);
+      if (l.target === null) continue;
+      if (l.followed) push(l.followed === 'file' ? this.fileAliases : this.dirAliases, l.target, l.path);
+      else if (l.dangling) {
+        this.wakeAt.add(l.target);
+        for (const dir of ancestors(l.target)) this.wakeDirs.add(dir);
+      }
+    }
+  }
+
+  get size(): number { return this.links.size; }
+
+  /** The other names `rel` (a real path: no symlinked folder in it) is indexed under. */
+  aliasesOf(rel: string): string[] {
+    const out: string[] = [];
+    for (const a of this.fileAliases.get(rel) ?? []) out.push(a);
+    if (this.dirAliases.size === 0) return out;
+    // `rel` under (or being) a linked folder F: each name A of F gives A + the rest.
+    const viaDir = (folder: string, rest: string): void => {
+      for (const a of this.dirAliases.get(folder) ?? []) out.push(rest === '' ? a : `${a}/${rest}`);
+    };
+    viaDir('', rel);
+    for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) viaDir(rel.slice(0, i), rel.slice(i + 1));
+    viaDir(rel, '');
+    return out;
+  }
+
+  /** True when a change at `rel` may add, remove or retarget a link (so the map must be rebuilt). */
+  touches(rel: string): boolean {
+    if (this.links.has(rel) || this.linkDirs.has(rel)) return true;
+    if (this.wakeAt.size === 0) return false;
+    if (this.wakeAt.has(rel) || this.wakeDirs.has(rel)) return true;
+    for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) if (this.wakeAt.has(rel.slice(0, i))) return true;
+    return false;
+  }
+
+  /** Link names whose state differs between two maps (added, removed, retargeted, followed or not). */
+  static changed(before: AliasMap, after: AliasMap): string[] {
+    const out: string[] = [];
+    for (const [p, what] of after.links) if (before.links.get(p) !== what) out.push(p);
+    for (const p of before.links.keys()) if (!after.links.has(p)) out.push(p);
+    return out;
+  }
+}
+
+function push(m: Map<string, string[]>, k: string, v: string): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+/** The folders above a POSIX relative path ('' for the root included). */
+function ancestors(rel: string): string[] {
+  const out = [''];
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) out.push(rel.slice(0, i));
+  return out;
 }
 
 export type WatchMode = 'auto' | 'poll' | 'off';
@@ -35,7 +127,8 @@ export interface WatchApplied {
 export interface WatchOptions {
   /** Real path of the repository root. */
   root: string;
-  rules: WatchRules;
+  /** The rules the index walks with (the links scan must decide exactly as the walk does). */
+  rules: RepoRules;
   index: { update(paths: string[]): Promise<UpdateSummary>; refresh(): Promise<BuildSummary> };
   /** Runs `fn` alone among all index writers (the daemon's write queue). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
@@ -66,6 +159,9 @@ export class RepoWatcher {
   private closed = false;
   private switching = false;
   private idleWaiters: (() => void)[] = [];
+  /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
+  private aliases = new AliasMap([]);
+  private aliasesReady: Promise<void> = Promise.resolve();
   lastUpdate: string | null = null;
 
   private constructor(private readonly opts: WatchOptions) {}
@@ -75,7 +171,10 @@ export class RepoWatcher {
     const w = new RepoWatcher(opts);
     const mode = opts.mode ?? 'auto';
     if (mode === 'off') { w.stateValue = 'off'; return w; }
-    await w.open(mode === 'poll' ? 'polling' : 'watching');
+    // The links scan runs beside chokidar's own scan; batches wait for it, so no
+    // event is applied without its aliases.
+    w.aliasesReady = w.rescanLinks().then(() => undefined);
+    await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), w.aliasesReady]);
     return w;
   }
 
@@ -90,6 +189,9 @@ export class RepoWatcher {
     this.refreshWhy.push(why);
     this.schedule();
   }
+
+  /** The symlinks currently known (link name → what it is), for status and tests. */
+  get links(): ReadonlyMap<string, string> { return this.aliases.links; }
 
   /** Resolves when nothing is queued or running (tests and shutdown use it). */
   idle(): Promise<void> {
@@ -229,12 +331,15 @@ export class RepoWatcher {
           // included folders are watched too, then re-walk (which also drops newly ignored files).
           if (ignoreFiles.length && !this.closed && this.fsw) await this.restart();
           await this.opts.index.refresh();
+          // The re-walk indexed every link as it now is; only the map needs to catch up.
+          await this.rescanLinks();
           this.lastUpdate = new Date().toISOString();
           this.opts.onApplied?.({ paths: [], refreshed: true, why, ms: performance.now() - t0 });
         } else if (paths.length) {
-          const summary = await this.opts.index.update(paths);
+          const batch = await this.withAliases(paths);
+          const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
-          this.opts.onApplied?.({ paths, refreshed: false, summary, ms: performance.now() - t0 });
+          this.opts.onApplied?.({ paths: batch, refreshed: false, summary, ms: performance.now() - t0 });
         }
       });
     } catch (e) {
@@ -243,6 +348,41 @@ export class RepoWatcher {
       this.running = null;
       if (this.queued > 0 && !this.closed) this.schedule();
       else this.wakeIdle();
+    }
+  }
+
+  /**
+   * The batch plus every alias name of its paths. When a path may have added,
+   * removed or retargeted a symlink, the map is rebuilt first (the new link's
+   * names need the new map) and the links that changed are re-checked as well:
+   * for a folder link the builder then walks (or drops) everything under it.
+   */
+  private async withAliases(paths: string[]): Promise<string[]> {
+    await this.aliasesReady;
+    const out = new Set(paths);
+    if (paths.some((p) => this.aliases.touches(p) || this.isLink(p))) {
+      for (const p of await this.rescanLinks()) out.add(p);
+    }
+    if (this.aliases.size > 0) for (const p of paths) for (const a of this.aliases.aliasesOf(p)) out.add(a);
+    return [...out].sort();
+  }
+
+  private isLink(rel: string): boolean {
+    try { return lstatSync(join(this.opts.root, rel)).isSymbolicLink(); } catch { return false; }
+  }
+
+  /** Rebuilds the alias map from a links-only walk; answers the link names that changed. */
+  private async rescanLinks(): Promise<string[]> {
+    try {
+      const { links = [] } = await walkRepo(this.opts.root, this.opts.rules, { links: 'only' });
+      const next = new AliasMap(links);
+      const changed = AliasMap.changed(this.aliases, next);
+      this.aliases = next;
+      return changed;
+    } catch (e) {
+      // Keep the old map: aliases may go stale until the next refresh, but real paths still update.
+      this.opts.log?.(`watcher: scanning for symlinks failed: ${(e as Error).message}`);
+      return [];
     }
   }
 

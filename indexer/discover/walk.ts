@@ -14,7 +14,8 @@
 //   larger than maxFileBytes                   → skipped.tooLarge
 // Folders are listed with bounded concurrency; only symlinks are resolved.
 import { lstatSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { RepoRules, IGNORE_FILE_NAMES, inGitDir, realRelative } from './rules.js';
 
 export interface WalkEntry {
@@ -37,13 +38,47 @@ export interface WalkSkipped {
   unreadable: number;
 }
 
-export interface WalkResult { files: WalkEntry[]; skipped: WalkSkipped }
+/**
+ * A symbolic link the walk met (only with WalkOptions.links). The watcher keeps
+ * these to know every name a real file is indexed under.
+ */
+export interface WalkLink {
+  /** The link's own name (POSIX, relative to the root); under a followed folder link, the name through it. */
+  path: string;
+  /**
+   * Where it leads, relative to the real root ('' is the root): the resolved real
+   * target; for a dangling link, what its text names (one hop, resolved by name).
+   * null when that lies outside the root.
+   */
+  target: string | null;
+  /**
+   * How the walk follows it: 'file' (indexed under `path` whenever the target's
+   * content qualifies: size and kind are not judged here) or 'dir' (its files
+   * are listed under `path/...`); null when not followed (dangling, outside,
+   * ignored, secret, or a loop).
+   */
+  followed: 'file' | 'dir' | null;
+  dangling: boolean;
+}
+
+export interface WalkResult {
+  files: WalkEntry[];
+  skipped: WalkSkipped;
+  /** Every symlink met, in no particular order; present only when asked for (WalkOptions.links). */
+  links?: WalkLink[];
+}
 
 export interface WalkOptions {
   /** Overrides the rules' maxFileBytes. */
   maxFileBytes?: number;
   /** Walk only this folder (POSIX, relative to the root), e.g. after its .gitignore changed. */
   under?: string;
+  /**
+   * Also report the symlinks met (WalkResult.links). 'only' reports just them:
+   * regular files are not stat'd, so `files` stays empty and `skipped` counts
+   * only what was decided without a stat — a cheap scan for the watcher.
+   */
+  links?: boolean | 'only';
 }
 
 /** How many folders are listed at once: enough to keep the libuv pool busy, few enough to stay far from fd limits. */
@@ -89,14 +124,19 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   const maxBytes = opts.maxFileBytes ?? rules.maxFileBytes;
   const skipped = emptySkipped();
   const files: WalkEntry[] = [];
+  const links: WalkLink[] | undefined = opts.links ? [] : undefined;
+  const linksOnly = opts.links === 'only';
 
   const rootNode: DirNode = { rel: '', real: rules.realRoot, parent: null };
   let start: DirNode = rootNode;
   if (opts.under !== undefined && opts.under !== '' && opts.under !== '.') {
     const under = opts.under.replace(/\/+$/, '');
     const decided = await checkDir(rules, under);
-    if (decided === null) return { files, skipped };
-    start = { rel: under, real: decided, parent: rootNode };
+    const chain = decided === null ? null : await chainAbove(rules, under);
+    // Like the full walk, a sub-walk does not enter a symlinked folder that leads back up
+    // (else `update('d/up')` for a new `d/up -> ..` would index the tree again under d/up/).
+    if (chain === null || leadsBackUp(chain, decided!)) return links ? { files, skipped, links } : { files, skipped };
+    start = { rel: under, real: decided!, parent: chain };
   }
 
   /** One entry of a folder listing → a file entry, a folder to enter, or a skip count. */
@@ -110,6 +150,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
       return;
     }
     if (d.isFile()) {
+      if (linksOnly) return;
       if (rules.excludedHere(rel, false)) { skipped.ignored++; return; }
       if (rules.isSecret(rel)) { skipped.secret++; return; }
       // lstatSync on purpose: measured 3-4x faster than fs.promises.lstat over
@@ -141,22 +182,30 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
       st = await stat(targetReal);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (gone(err) || code === 'ELOOP') { skipped.brokenLink++; return; }
+      if (gone(err) || code === 'ELOOP') {
+        skipped.brokenLink++;
+        if (links) links.push({ path: rel, target: await danglingTarget(rules.realRoot, real), followed: null, dangling: true });
+        return;
+      }
       throw err;
     }
     const targetRel = realRelative(rules.realRoot, targetReal);
-    if (targetRel === null) { skipped.symlinkOutside++; return; }
+    const note = (followed: WalkLink['followed']): void => { links?.push({ path: rel, target: targetRel, followed, dangling: false }); };
+    if (targetRel === null) { skipped.symlinkOutside++; note(null); return; }
     const isDir = st.isDirectory();
     if (rules.excludedHere(rel, isDir) || inGitDir(targetRel) || rules.isIgnored(targetRel, isDir)) {
       skipped.ignored++;
+      note(null);
       return;
     }
     if (isDir) {
-      if (leadsBackUp(dir, targetReal)) skipped.symlinkLoop++;
-      else subdirs.push({ rel, real: targetReal, parent: dir });
+      if (leadsBackUp(dir, targetReal)) { skipped.symlinkLoop++; note(null); }
+      else { subdirs.push({ rel, real: targetReal, parent: dir }); note('dir'); }
       return;
     }
-    if (rules.isSecret(rel) || rules.isSecret(targetRel)) { skipped.secret++; return; }
+    if (rules.isSecret(rel) || rules.isSecret(targetRel)) { skipped.secret++; note(null); return; }
+    note('file');
+    if (linksOnly) return;
     if (!st.isFile()) { skipped.special++; return; }
     if (st.size > maxBytes) { skipped.tooLarge++; return; }
     files.push({ path: rel, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs });
@@ -211,7 +260,41 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   });
 
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, skipped };
+  return links ? { files, skipped, links } : { files, skipped };
+}
+
+/** A dangling link's target as its text names it (one hop), relative to the real root; null if outside or unreadable. */
+async function danglingTarget(realRoot: string, linkReal: string): Promise<string | null> {
+  let text: string;
+  try {
+    text = await readlink(linkReal);
+  } catch {
+    return null; // replaced or removed since the listing
+  }
+  return realRelative(realRoot, resolvePath(dirname(linkReal), text));
+}
+
+/**
+ * The folders above `relDir` as the walk would meet them (each with its real
+ * location), ending at its parent; null when one of them is a loop the walk
+ * would not enter, or cannot be resolved.
+ */
+async function chainAbove(rules: RepoRules, relDir: string): Promise<DirNode | null> {
+  let node: DirNode = { rel: '', real: rules.realRoot, parent: null };
+  const parts = relDir.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const rel = parts.slice(0, i).join('/');
+    let real: string;
+    try {
+      real = await realpath(realChild(rules.realRoot, rel));
+    } catch (err) {
+      if (gone(err) || (err as NodeJS.ErrnoException).code === 'ELOOP') return null;
+      throw err;
+    }
+    if (leadsBackUp(node, real)) return null;
+    node = { rel, real, parent: node };
+  }
+  return node;
 }
 
 /**
