@@ -25,13 +25,6 @@ import type { BuildSummary, UpdateSummary } from './api.js';
 import type { RepoRules } from './discover/rules.js';
 import { walkRepo, type WalkLink } from './discover/walk.js';
 
-/** What the watcher needs from the repository's rules (RepoRules in indexer/discover/rules.ts provides it). */
-export interface WatchRules {
-  isIgnored(relPath: string, isDir: boolean): boolean;
-  isIgnoreFile(relPath: string): boolean;
-  reloadIgnoreFile(relPath: string): Promise<void>;
-}
-
 /**
  * The other names under which the walk indexes a real path, from the symlinks a
  * links-only walk met. The walk already enumerates every name a link has

@@ -6,7 +6,7 @@
 // what a fresh walk lists (no stale alias, no loop name).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, RpcError, type Client } from '../client/connection.js';
 import type { ToolResult } from '../indexer/api.js';
@@ -84,6 +84,37 @@ async function settle<T>(what: string, fn: () => Promise<T>, want: T): Promise<v
 }
 
 const FILE_NAMES = ['alias.py', 'chain.py', 'd/inner.py', 'dl/inner.py', 'real.py'];
+
+test('walk: links are reported with how they are followed; a sub-walk does not enter a loop', async () => {
+  const r = realpathSync(tempDir('walk-links'));
+  mkdirSync(join(r, 'd'));
+  writeFileSync(join(r, 'd/v.py'), 'V = 1\n');
+  writeFileSync(join(r, 'real.py'), 'R = 1\n');
+  symlinkSync('d', join(r, 'dl'));
+  symlinkSync('../real.py', join(r, 'd/inner.py'));
+  symlinkSync('..', join(r, 'd/up'));
+  symlinkSync('nowhere/x.py', join(r, 'ghost.py'));
+  symlinkSync('/', join(r, 'out'));
+  const rules = await RepoRules.load(r);
+  const plain = await walkRepo(r, rules);
+  assert.is(plain.links, undefined, 'links only when asked for');
+  const withLinks = await walkRepo(r, rules, { links: true });
+  assert.equal(withLinks.files, plain.files, 'asking for links changes nothing else');
+  assert.equal(withLinks.skipped, plain.skipped);
+  const only = await walkRepo(r, rules, { links: 'only' });
+  assert.equal(only.files, [], 'links-only lists no files');
+  const show = (ls: typeof only.links) => ls!.map((l) => `${l.path} ${l.followed ?? (l.dangling ? 'dangling' : '-')} ${l.target}`).sort();
+  // d/up and dl/up lead to the root ('' target) and are loops; out leads outside (null).
+  const want = ['d/inner.py file real.py', 'd/up - ', 'dl dir d', 'dl/inner.py file real.py', 'dl/up - ', 'ghost.py dangling nowhere/x.py', 'out - null'];
+  assert.equal(show(only.links), want);
+  assert.equal(show(withLinks.links), want);
+  // A sub-walk decides as the full walk: d/up and dl/up lead back up, dl is d again.
+  assert.equal((await walkRepo(r, rules, { under: 'd/up' })).files, []);
+  assert.equal((await walkRepo(r, rules, { under: 'dl/up' })).files, []);
+  assert.equal((await walkRepo(r, rules, { under: 'dl/up/d' })).files, []);
+  assert.equal((await walkRepo(r, rules, { under: 'dl' })).files.map((f) => f.path), ['dl/inner.py', 'dl/v.py']);
+  assert.equal(plain.files.map((f) => f.path), ['d/inner.py', 'd/v.py', 'dl/inner.py', 'dl/v.py', 'real.py']);
+});
 
 test('start: every name of a linked file is indexed once; loops and cycles are not', async () => {
   await settle('all names', () => hits('return 1'), FILE_NAMES.map((p) => `${p}:2:     return 1`));
@@ -164,7 +195,6 @@ test('a link retargeted in place moves its name to the new content', async () =>
   await settle('other', () => hits('OTHER'), ['other.py:1: OTHER = 1']);
   // Replace alias.py (-> real.py) by a link to other.py, atomically, as `ln -sfn` does.
   symlinkSync('other.py', join(root, 'alias.tmp'));
-  const { renameSync } = await import('node:fs');
   renameSync(join(root, 'alias.tmp'), join(root, 'alias.py'));
   // chain.py -> alias.py follows too: both now lead to other.py.
   await settle('retargeted', () => hits('OTHER'), ['alias.py:1: OTHER = 1', 'chain.py:1: OTHER = 1', 'other.py:1: OTHER = 1']);
