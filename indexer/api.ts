@@ -23,6 +23,8 @@ export interface IndexStatus {
   bytes: number;               // source bytes indexed
   lastUpdate: string | null;   // ISO time of the last applied update
   state: 'empty' | 'building' | 'ready';
+  /** In-memory search text and symbol index fully loaded (queries before that are correct, just slower). */
+  warm: boolean;
 }
 
 export interface BuildProgress {

@@ -23,6 +23,8 @@ export class EvidexIndex implements IndexHandle {
   private writes: Promise<unknown> = Promise.resolve();
   private closed = false;
   private warming: Promise<void> | null = null;
+  /** Set once a warm-up has finished: every file's search text and the symbol index are in memory. */
+  private warmed = false;
 
   constructor(root: string, readonly store: Store, opts: EvidexOpenOptions) {
     this.root = root;
@@ -36,7 +38,7 @@ export class EvidexIndex implements IndexHandle {
     return {
       root: this.root, formatVersion: FORMAT_VERSION, generation: this.store.generation,
       files: this.store.fileCount, pythonFiles: c.py, symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
-      lastUpdate: this.store.lastUpdate, state: this.store.state,
+      lastUpdate: this.store.lastUpdate, state: this.store.state, warm: this.warmed && this.warming === null,
     };
   }
 
@@ -76,7 +78,9 @@ export class EvidexIndex implements IndexHandle {
    * depend on which files earlier queries happened to touch.
    */
   warm(): Promise<void> {
-    return (this.warming ??= this.store.warmSearchCache().finally(() => { this.warming = null; }));
+    return (this.warming ??= this.store.warmSearchCache()
+      .then(() => { this.warmed = !this.store.stopWarming; })
+      .finally(() => { this.warming = null; }));
   }
 
   async close(): Promise<void> {

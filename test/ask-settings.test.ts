@@ -8,19 +8,12 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { connect, type Client } from '../client/connection.js';
 import { runAskCommand } from '../client/ask.js';
 import { runEvalCommand } from '../client/eval.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
-import { cleanupTemp, fixtureCopy, startDaemon, stopDaemon, tempDir, type TestDaemon } from './helpers/daemon.js';
+import { cleanupTemp, fixtureCopy, startDaemon, stopDaemon, tempDir, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-
-function capture(): { out: NodeJS.WriteStream; text: () => string } {
-  let buf = '';
-  const w = new Writable({ write(c, _e, cb) { buf += String(c); cb(); } });
-  return { out: w as unknown as NodeJS.WriteStream, text: () => buf };
-}
 
 let f: FakeOllama;
 let d: TestDaemon;

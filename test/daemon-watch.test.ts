@@ -7,9 +7,7 @@ import * as assert from 'uvu/assert';
 import { appendFileSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, RpcError, type Client } from '../client/connection.js';
-import type { ToolResult } from '../indexer/api.js';
-import { assertEvidenceChecks } from './helpers/evidence.js';
-import { cleanupTemp, fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon } from './helpers/daemon.js';
+import { cleanupTemp, fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon, checkedCaller, waitWatcherReady } from './helpers/daemon.js';
 
 let root: string;
 let d: TestDaemon;
@@ -19,11 +17,7 @@ test.before(async () => {
   root = realpathSync(fixtureCopy({ git: true }));
   d = await startDaemon(root);
   c = await connect(root, { env: d.env });
-  // Let the start-up catch-up and the watcher's first scan settle before measuring anything.
-  await waitFor('watcher ready', async () => {
-    const s = await c.request<'indexStatus'>('index/status');
-    return s.daemon.watcher === 'watching' && s.daemon.startup === 'done' && s.daemon.pendingUpdates === 0;
-  }, 15_000, 50);
+  await waitWatcherReady(c);
 });
 test.after(async () => {
   await c?.close();
@@ -31,13 +25,7 @@ test.after(async () => {
   cleanupTemp();
 });
 
-async function call(name: string, args: unknown): Promise<ToolResult> {
-  const r = await c.request<'toolsCall'>('tools/call', { name, arguments: args });
-  // Checked against the disk as it is now; inside waitFor an answer from just before
-  // an update fails this and is simply asked again.
-  assertEvidenceChecks(root, r.evidence);
-  return r;
-}
+const call = checkedCaller(() => c, () => root);
 
 const hits = async (query: string, prefix?: string) =>
   (await call('search_code', { query, case_sensitive: true, limit: 200, ...(prefix ? { path_prefix: prefix } : {}) }))

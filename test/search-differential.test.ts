@@ -12,18 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { mulberry32 } from './helpers/random.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'evidex-search-'));
 const fixture = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures', 'mobileai-local-rag');
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The contract's line rules, written out again here (not imported) so the oracle is independent. */
 function fileLines(abs: string): string[] {

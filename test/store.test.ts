@@ -9,18 +9,10 @@ import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import type { ToolCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { mulberry32 } from './helpers/random.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'evidex-store-'));
 let n = 0;
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['alpha', 'beta', 'Gamma', 'delta', 'ÉCOLE', 'straße', 'ΑΣ', 'def', 'class', 'import os', 'return', '\t', '  ', 'x = 1', '😀', 'naïve'];
 

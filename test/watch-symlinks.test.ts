@@ -9,11 +9,9 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, RpcError, type Client } from '../client/connection.js';
-import type { ToolResult } from '../indexer/api.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { walkRepo } from '../indexer/discover/walk.js';
-import { assertEvidenceChecks } from './helpers/evidence.js';
-import { cleanupTemp, git, median, startDaemon, stopDaemon, tempDir, waitFor, type TestDaemon } from './helpers/daemon.js';
+import { cleanupTemp, git, median, startDaemon, stopDaemon, tempDir, waitFor, type TestDaemon, checkedCaller, waitWatcherReady } from './helpers/daemon.js';
 
 let root: string;
 let d: TestDaemon;
@@ -37,10 +35,7 @@ test.before(async () => {
   symlinkSync('cyc1', join(root, 'cyc2'));
   d = await startDaemon(root);
   c = await connect(root, { env: d.env });
-  await waitFor('watcher ready', async () => {
-    const s = await c.request<'indexStatus'>('index/status');
-    return s.daemon.watcher === 'watching' && s.daemon.startup === 'done' && s.daemon.pendingUpdates === 0;
-  }, 15_000, 50);
+  await waitWatcherReady(c);
 });
 test.after(async () => {
   await c?.close();
@@ -48,12 +43,7 @@ test.after(async () => {
   cleanupTemp();
 });
 
-async function call(name: string, args: unknown): Promise<ToolResult> {
-  const r = await c.request<'toolsCall'>('tools/call', { name, arguments: args });
-  // Checked against the disk as it is now: a stale alias fails here (and inside waitFor is asked again).
-  assertEvidenceChecks(root, r.evidence);
-  return r;
-}
+const call = checkedCaller(() => c, () => root);
 
 /** `path:line: text` of every content match, sorted. */
 const hits = async (query: string): Promise<string[]> =>

@@ -7,7 +7,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Writable } from 'node:stream';
 import WebSocket from 'ws';
+import type { Client } from '../../client/connection.js';
+import type { ToolResult } from '../../indexer/api.js';
+import { assertEvidenceChecks } from './evidence.js';
 import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../daemon/state.js';
 
 /** The project root (dist/test/helpers → ../../..). */
@@ -125,4 +129,31 @@ export function logOf(d: TestDaemon): string {
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** Waits until the daemon's start-up catch-up and the watcher's first scan have settled (before measuring anything). */
+export async function waitWatcherReady(c: Client): Promise<void> {
+  await waitFor('watcher ready', async () => {
+    const s = await c.request<'indexStatus'>('index/status');
+    return s.daemon.watcher === 'watching' && s.daemon.startup === 'done' && s.daemon.pendingUpdates === 0;
+  }, 15_000, 50);
+}
+
+/**
+ * A tools/call over `c` whose answer is checked against the disk as it is now:
+ * inside waitFor, an answer from just before an update fails the check and is asked again.
+ */
+export function checkedCaller(c: () => Client, root: () => string): (name: string, args: unknown) => Promise<ToolResult> {
+  return async (name, args) => {
+    const r = await c().request<'toolsCall'>('tools/call', { name, arguments: args });
+    assertEvidenceChecks(root(), r.evidence);
+    return r;
+  };
+}
+
+/** A writable stream that keeps what is written to it (for CLI renderers under test). */
+export function captureStream(): { out: NodeJS.WriteStream; text: () => string } {
+  let buf = '';
+  const w = new Writable({ write(chunk, _e, cb) { buf += String(chunk); cb(); } });
+  return { out: w as unknown as NodeJS.WriteStream, text: () => buf };
 }
