@@ -126,7 +126,6 @@ async function benchCorpus(c: Corpus): Promise<void> {
   }
   const astS = astRuns.length ? median(astRuns) : null;
   const coldS = median(coldRuns.map((r) => r.wallSeconds));
-  const cold = coldRuns[coldRuns.length - 1];
   const ctagsS = have('ctags') ? timeCommand('ctags', ['-R', '--languages=Python', '-f', '/dev/null', c.root]) : null;
   row(`[${c.name}] cold index (${c.files.length} files, ${c.lines} lines; median of 3)`, sec(coldS),
     astS === null ? 'python3 ast: n/a' : `ast.parse ${sec(astS)}`, astS ? `${(coldS / astS).toFixed(2)}×` : '', '≤ ast.parse (stretch 3 s)', astS ? coldS <= astS : null);
