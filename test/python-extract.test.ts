@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { extractPython } from '../indexer/python/extract.js';
+import { blankStatements, extractPython } from '../indexer/python/extract.js';
 import { importTargets, moduleNamesOf } from '../indexer/python/modules.js';
 import { decodeText, splitLines } from '../indexer/text.js';
 import { makeEvidence, type Evidence } from '../indexer/evidence.js';
@@ -328,6 +328,88 @@ test('bracket groups parsed as blanks keep every target, import name and span', 
   ), [['variable', 'j', 4, 4]]);
   assert.equal(got.imports.map((i) => `${i.start}-${i.end} ${i.module} ${i.names.join(',')}`),
     ['1-2 a b,c', '3-3 e f', '4-4 null g', '4-4 h i']);
+});
+
+test('statement lines that hold nothing countable are removed before parsing; every target, import and span is kept', () => {
+  // extractPython also parses with simple statements removed (line breaks kept)
+  // when they are not their block's last statement and, outside function
+  // bodies, have no `=` or `:` outside brackets and strings; comment lines go too.
+  const src = [
+    '"""Module docstring: x = 1, y: int', //          1
+    'def not_a_def(): pass',
+    '"""',
+    'import os  # an import',
+    '# a comment line', //                            5
+    'print(f"{os.sep!r:>{10}} {\'a\' + \'b\'}")',
+    'value = f"{\'=\' if os else \':\'}"',
+    'total = 1 + \\',
+    '    2',
+    'run(lambda a: a,', //                            10
+    '    key=1)',
+    '(walrus := 5)',
+    'annotated: dict[',
+    '    str, int] = {}',
+    'bare: int', //                                   15
+    '@decorate(option=[1,',
+    '          2], flag=True)',
+    'def f(a: int,',
+    '      b: str = \'x\') -> None:',
+    '    """Docstring with \'quotes\' and "more" and a # hash.', // 20
+    '    x = 1',
+    '    """',
+    '    # comment in a body',
+    '    local = compute(a)',
+    '    if (n := len(b)) > 1: return n', //          25
+    '    other = \\',
+    '        3',
+    '    raise ValueError(f\'{a!r} "{b}"\')',
+    '    def inner():',
+    '        return 1', //                            30
+    '    assert inner, \'msg\'',
+    '    return local',
+    'class C:',
+    '    "class doc"',
+    '    attr = 1', //                                35
+    '    note: str = \'x\'; print(2)',
+    '    helper(1)',
+    '    def m(self):',
+    '        self.x = 1',
+    '        async def g(): pass', //                 40
+    '        return self.x',
+    '    match = 3',
+    '    final()',
+    'tail = 2',
+    'call()', //                                      45
+  ];
+  const want: D[] = [
+    ['variable', 'value', 7, 7], ['variable', 'total', 8, 9], ['variable', 'annotated', 13, 14], ['variable', 'bare', 15, 15],
+    ['function', 'f', 16, 32], ['function', 'f.inner', 29, 30], ['class', 'C', 33, 43], ['variable', 'C.attr', 35, 35],
+    ['variable', 'C.note', 36, 36], ['method', 'C.m', 38, 41], ['function', 'C.m.g', 40, 40], ['variable', 'C.match', 42, 42],
+    ['variable', 'tail', 44, 44],
+  ];
+  const removedRows = [1, 2, 3, 5, 6, 10, 11, 12, 20, 21, 22, 23, 24, 26, 27, 28, 31, 34, 37, 39];
+  for (const eol of ['\n', '\r\n']) {
+    const text = src.join(eol) + eol;
+    // The rule itself: exactly these rows are emptied, none added or lost.
+    const out = blankStatements(text);
+    assert.ok(out !== null, 'something is removed');
+    const before = splitLines(text);
+    const after = splitLines(out!);
+    assert.is(after.length, before.length, 'rows unchanged');
+    const emptied = before.flatMap((l, i) => (l.trim() !== '' && after[i] === '' ? [i + 1] : []));
+    assert.equal(emptied, removedRows, `removed rows (${JSON.stringify(eol)})`);
+    before.forEach((l, i) => { if (after[i] !== '') assert.is(after[i], l, `row ${i + 1} kept as it was`); });
+    // What extractPython reports from it: exact answers, agreed by the oracle.
+    const got = checkDefs(text, want);
+    assert.equal(got.imports.map((i) => `${i.start}-${i.end} ${i.module ?? ''} ${i.names.join(',')}`), ['4-4  os']);
+  }
+  // Layouts it does not risk: tab indentation, an unterminated string, unbalanced brackets.
+  assert.is(blankStatements('def f():\n\tx = 1\n\treturn x\n'), null, 'tabs');
+  assert.is(blankStatements('def f():\n    x = "abc\n    return x\n'), null, 'unterminated string');
+  assert.is(blankStatements('def f():\n    x = (1,\n    return x\n'), null, 'unclosed bracket');
+  assert.is(blankStatements('def f():\n    x = 1)\n    return x\n'), null, 'stray closer');
+  // A block's last statement always stays, so every end line is kept.
+  assert.is(blankStatements('def f():\n    g()\nclass C:\n    h()\n'), null, 'only last statements');
 });
 
 test('syntax errors: extraction never throws and keeps what tree-sitter recovers', () => {

@@ -225,6 +225,164 @@ function blankGroups(src: string): string | null {
   return out.join('');
 }
 
+// First words of lines that are kept by blankStatements whatever follows them:
+// compound-statement headers (soft keywords `match`/`case` included), imports.
+const KEEP_WORDS = new Set([
+  'def', 'class', 'async', 'if', 'elif', 'else', 'for', 'while', 'try', 'except', 'finally', 'with',
+  'match', 'case', 'import', 'from',
+]);
+
+/**
+ * After blankGroups, the next largest share of tree-sitter's parse is simple
+ * statements that cannot hold anything §3 counts, and whitespace at the start
+ * of lines (its scanner reads indentation for every line, blank ones too, so
+ * overwriting a statement with spaces saves little). This returns the source
+ * with such statement lines, and comment-only lines, DELETED except for their
+ * line breaks — so every row is unchanged, while columns and offsets after a
+ * deleted line shift (the extractor uses rows only, and slices names out of
+ * the text it parsed) — or null when nothing was removed or the layout is not
+ * plain enough to be sure (tab or form-feed indentation, an unterminated
+ * string, unbalanced brackets, an indentation the block structure does not
+ * explain). A statement is removed only when it is a simple statement (first
+ * word not a compound keyword, `import`, `from` or a decorator `@`; no `;`)
+ * that is NOT the last statement of its block — the next logical line has the
+ * same indentation — because a body's last statement gives its definition's
+ * end line. In function bodies every such statement goes (assignments there
+ * are not variables of §3); in module and class bodies only lines with no `=`
+ * and no `:` outside brackets and strings (so no assignment or annotated
+ * target is ever lost). The caller parses the original whenever the result
+ * has a syntax error. Exported for its exact-answer tests only.
+ */
+export function blankStatements(src: string): string | null {
+  const n = src.length;
+  // Logical lines: where the physical line starts, where the statement starts,
+  // where its last line break is (exclusive), indentation, first word, flags.
+  const lineStarts: number[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const indents: number[] = [];
+  const words: string[] = [];
+  // 1: `=` or `:` at depth 0, 2: `;` at depth 0, 4: ends with `:`, 8: `async def`, 16: a comment-only line
+  const flags: number[] = [];
+  let i = 0;
+  while (i < n) {
+    const lineStart = i;
+    let col = 0;
+    let tabbed = false;
+    for (;;) {
+      const c = src.charCodeAt(i);
+      if (c === 0x20) { col++; i++; } else if (c === 0x09 || c === 0x0c) { tabbed = true; i++; } else break;
+    }
+    if (i >= n) break;
+    let c = src.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d) { i++; continue; } // blank line
+    if (c === 0x23) { // a comment-only line: not a statement, removed whatever its indentation
+      while (i < n && src.charCodeAt(i) !== 0x0a && src.charCodeAt(i) !== 0x0d) i++;
+      lineStarts.push(lineStart); starts.push(lineStart); ends.push(i); indents.push(-1); words.push(''); flags.push(16);
+      continue;
+    }
+    // Tabs and form feeds in indentation have their own column rules; not worth the risk.
+    if (tabbed) return null;
+    const start = i;
+    let w = i;
+    while (w < n && nameChar(src.charCodeAt(w)) && src.charCodeAt(w) !== 0x2e) w++;
+    const word = src.slice(start, w);
+    let f = 0;
+    if (word === 'async') {
+      let k = w;
+      while (src.charCodeAt(k) === 0x20) k++;
+      if (src.startsWith('def', k) && !nameChar(src.charCodeAt(k + 3))) f |= 8;
+    }
+    let depth = 0;
+    let last = 0; // last code unit outside strings, comments and spaces
+    while (i < n) {
+      c = src.charCodeAt(i);
+      if (c === 0x22 || c === 0x27) { // the same string rules as blankGroups
+        const triple = src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c;
+        i += triple ? 3 : 1;
+        let closed = false;
+        while (i < n) {
+          const d = src.charCodeAt(i);
+          if (d === 0x5c) { i += 2; continue; }
+          if (d === c && (!triple || (src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c))) { i += triple ? 3 : 1; closed = true; break; }
+          if ((d === 0x0a || d === 0x0d) && !triple) break;
+          i++;
+        }
+        if (!closed) return null; // broken source: leave it to the parser as it is
+        last = c;
+      } else if (c === 0x23) {
+        while (i < n && src.charCodeAt(i) !== 0x0a && src.charCodeAt(i) !== 0x0d) i++;
+      } else if (c === 0x5c) {
+        i += src.charCodeAt(i + 1) === 0x0d && src.charCodeAt(i + 2) === 0x0a ? 3 : 2;
+      } else if (c === 0x0a || c === 0x0d) {
+        if (depth === 0) break;
+        i++;
+      } else {
+        if (c === 0x28 || c === 0x5b || c === 0x7b) depth++;
+        else if (c === 0x29 || c === 0x5d || c === 0x7d) { if (--depth < 0) return null; }
+        else if (depth === 0) {
+          if (c === 0x3d || c === 0x3a) f |= 1;
+          else if (c === 0x3b) f |= 2;
+        }
+        if (c !== 0x20 && c !== 0x09 && c !== 0x0c) last = c;
+        i++;
+      }
+    }
+    if (depth !== 0) return null;
+    if (last === 0x3a) f |= 4;
+    lineStarts.push(lineStart); starts.push(start); ends.push(i); indents.push(col); words.push(word); flags.push(f);
+  }
+
+  const out: string[] = [];
+  let from = 0;
+  /** Drops [lineStarts[k], ends[k]) but its line breaks. */
+  const remove = (k: number): void => {
+    out.push(src.slice(from, lineStarts[k]));
+    const e = ends[k];
+    for (let at = starts[k]; at < e; at++) {
+      const d = src.charCodeAt(at);
+      if (d === 0x0a || d === 0x0d) {
+        let g = at + 1;
+        while (g < e && (src.charCodeAt(g) === 0x0a || src.charCodeAt(g) === 0x0d)) g++;
+        out.push(src.slice(at, g));
+        at = g - 1;
+      }
+    }
+    from = e;
+  };
+  // Open blocks: the indentation of their statements, and whether they are function bodies.
+  const blockIndent: number[] = [0];
+  const blockFn: boolean[] = [false];
+  let opened: boolean | null = null; // the previous statement was a header: is its block a function body?
+  const count = starts.length;
+  let next = 0; // the statement after k (comment-only lines skipped)
+  for (let k = 0; k < count; k++) {
+    const f = flags[k];
+    if (f & 16) { remove(k); continue; }
+    const ind = indents[k];
+    let top = blockIndent.length - 1;
+    if (opened !== null) {
+      if (ind > blockIndent[top]) { blockIndent.push(ind); blockFn.push(opened); top++; }
+      opened = null;
+    }
+    while (ind < blockIndent[top]) { blockIndent.pop(); blockFn.pop(); top--; }
+    if (ind !== blockIndent[top]) return null;
+    const word = words[k];
+    if (f & 4) { // a header: `def`/`async def` open a function body, `class` a class body, others inherit
+      opened = word === 'def' || (f & 8) !== 0 ? true : word === 'class' ? false : blockFn[top];
+      continue;
+    }
+    if (KEEP_WORDS.has(word) || src.charCodeAt(starts[k]) === 0x40 /* @ */ || (f & 2)) continue;
+    if (!blockFn[top] && (f & 1)) continue;
+    if (next <= k) { next = k + 1; while (next < count && (flags[next] & 16)) next++; }
+    if (next >= count || indents[next] !== ind) continue; // the block's last statement
+    remove(k);
+  }
+  if (out.length === 0) return null;
+  out.push(src.slice(from));
+  return out.join('');
+}
+
 class Extractor {
   readonly defs: PyDef[] = [];
   readonly imports: PyImport[] = [];
@@ -484,7 +642,8 @@ export function extractPython(text: string): PyExtract {
   let src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const parser = getParser();
   let tree: ParserT.Tree | null = null;
-  const blanked = blankGroups(src);
+  const grouped = blankGroups(src);
+  const blanked = blankStatements(grouped ?? src) ?? grouped;
   if (blanked !== null) {
     // Only rows and names leave this module and blanking changes neither, so a
     // clean parse of the blanked text stands in for the original.
