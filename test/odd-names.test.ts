@@ -14,7 +14,7 @@ import { assertEvidenceChecks } from './helpers/evidence.js';
 
 const root = mkdtempSync(join(tmpdir(), 'evidex-odd-'));
 const state = mkdtempSync(join(tmpdir(), 'evidex-odd-state-'));
-const NAMES = ['a:2.txt', 'caf%c3%a9.md', 'a%2e.txt', 'back\\slash.txt', 'with space.txt', 'ünï/ß.py', '50%.txt', '-dash.txt'];
+const NAMES = ['ｚ.txt', '😀.txt', 'a:2.txt', 'caf%c3%a9.md', 'a%2e.txt', 'back\\slash.txt', 'with space.txt', 'ünï/ß.py', '50%.txt', '-dash.txt'];
 
 test('every path search_code returns is readable by read_evidence', async () => {
   mkdirSync(join(root, 'ünï'));
@@ -24,7 +24,9 @@ test('every path search_code returns is readable by read_evidence', async () => 
     await ix.refresh();
     const found = await ix.runTool(validateToolCall('search_code', { query: 'oddname_marker', limit: 200 }));
     assert.is(found.total, NAMES.length);
-    assert.equal(found.evidence.map((e) => e.path).sort(), [...NAMES].sort());
+    // Sorted as UTF-8 bytes, like git and ripgrep ('ｚ' U+FF5A before '😀' U+1F600, unlike JS string order).
+    const bytewise = [...NAMES].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    assert.equal(found.evidence.map((e) => e.path), bytewise);
     assertEvidenceChecks(root, found.evidence);
     for (const e of found.evidence) {
       const read = await ix.runTool(validateToolCall('read_evidence', { path: e.path, start_line: e.start_line }));

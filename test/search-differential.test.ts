@@ -53,10 +53,10 @@ function plainSearch(c: Corpus, q: Query): { items: Item[]; total: number } {
 }
 
 function loadCorpus(idx: EvidexIndex): Corpus {
-  // The files the index says it holds, sorted by path the JS way.
+  // The files the index says it holds, sorted by path as UTF-8 bytes (git's and ripgrep's order).
   const paths = idx.store.ordered().map((f) => f.path);
-  const sorted = [...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  assert.equal(paths, sorted, 'index file order is JS string order');
+  const sorted = [...paths].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  assert.equal(paths, sorted, 'index file order is UTF-8 byte order');
   const lines = paths.map((p) => fileLines(join(idx.root, p)));
   return { root: idx.root, paths, lines, lower: lines.map((ls) => ls.map((l) => l.toLowerCase())) };
 }

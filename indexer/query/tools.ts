@@ -7,7 +7,7 @@ import type { ToolResult } from '../api.js';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidence, type Evidence } from '../evidence.js';
-import { normalizeCallerPath } from '../paths.js';
+import { normalizeCallerPath, normalizeLexically } from '../paths.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { SearchText, type FileMeta, type Store } from '../store/store.js';
@@ -58,11 +58,24 @@ function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind:
  * after a hit (a line counts once). Line numbers are worked out only for the
  * first `limit` hits; original-case snippets are read only for those.
  */
+/**
+ * `path_prefix` is a caller's path (contract §4): refused like any other when it
+ * is absolute or leaves the root, and normalised ("./src//" is "src/"). It stays
+ * a plain string prefix, so "src" also takes "src2/" while "src/" means the folder.
+ * The root itself ("", ".") filters nothing.
+ */
+function pathPrefixOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const clean = normalizeLexically(raw, { allowRoot: true });
+  if (clean === '') return undefined;
+  return raw.endsWith('/') ? `${clean}/` : clean;
+}
+
 export function searchCode(store: Store, args: ToolArgs['search_code']): ToolResult {
   const { query } = args;
   const cs = args.case_sensitive ?? false;
   const limit = args.limit ?? DEFAULT_LIMIT;
-  const prefix = args.path_prefix;
+  const prefix = pathPrefixOf(args.path_prefix);
   const q = cs ? query : query.toLowerCase();
   const items: Evidence[] = [];
   let total = 0;
@@ -207,7 +220,9 @@ export function readEvidence(store: Store, root: string, rules: RepoRules, args:
 export function findImporters(store: Store, root: string, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
   const m = args.module_name;
   const names = new Set<string>([m]);
-  if (m.includes('/') || m.endsWith('.py')) {
+  // A path names a file; "pkg.py" without a slash is a path only when the index
+  // holds that file at the root, else it is the dotted name of module `py` in `pkg`.
+  if (m.includes('/') || (m.endsWith('.py') && store.fileByPath(m) !== undefined)) {
     const f = indexedFile(store, root, rules, m);
     if (!f.py) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python file of the index`);
     for (const n of f.mods) names.add(n);
