@@ -6,7 +6,7 @@
 import type { ToolResult } from '../api.js';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
-import { makeEvidence, type Evidence } from '../evidence.js';
+import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import { normalizeCallerPath, normalizeLexically } from '../paths.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
@@ -41,11 +41,9 @@ export async function runTool(ctx: ToolContext, call: ToolCall): Promise<ToolRes
  * file's in-memory blocks.
  */
 function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind: Evidence['kind'], name: string): Evidence {
-  const lines = store.lineRange(f.fid, start, end);
-  const item = makeEvidence(f.path, lines, 1, lines.length, kind, name);
-  item.start_line = start;
-  item.end_line = end;
-  return item;
+  const count = store.searchText(f.fid).lineCount;
+  if (!(start >= 1 && start <= end && end <= count)) throw new Error(`internal: evidence span ${start}-${end} outside ${f.path} (${count} lines)`);
+  return makeEvidenceLazy(f.path, start, end, kind, name, (from, to) => store.lineRange(f.fid, from, to));
 }
 
 /**
