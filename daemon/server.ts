@@ -67,6 +67,8 @@ export class Daemon {
   private nextClient = 1;
   private watcher: RepoWatcher | null = null;
   private startup: Promise<void> = Promise.resolve();
+  /** The index was complete when the daemon opened it: queries need not wait for the start-up catch-up. */
+  private servesDuringStartup = false;
   private startupState: 'running' | 'done' | 'failed' = 'running';
   private startupError: string | undefined;
   private stopping: Promise<void> | null = null;
@@ -153,6 +155,7 @@ export class Daemon {
   /** The start-up catch-up (first build or compare-by-hash refresh) and the watcher, both in the background. */
   private begin(): void {
     const t0 = performance.now();
+    this.servesDuringStartup = this.handle.status().state === 'ready';
     let lastPhase = '';
     this.startup = this.queue.run(() => this.handle.refresh((p) => {
       if (p.phase !== lastPhase) { lastPhase = p.phase; this.log(`index: ${p.phase} (${p.done}/${p.total})`); }
@@ -252,10 +255,16 @@ export class Daemon {
     }
   }
 
-  /** Validates (exact name, strict schema), waits for the start-up build, then runs. Refusals throw ToolError. */
+  /**
+   * Validates (exact name, strict schema), then runs. A first build (or one a
+   * crash cut short) is waited for; a complete index from the last run answers at
+   * once while the start-up catch-up runs behind it — each answer is a whole
+   * generation, and `index/status` says the catch-up is still running.
+   * Refusals throw ToolError.
+   */
   async runTool(name: unknown, args: unknown): Promise<ToolResult> {
     const call = validateToolCall(name, args);
-    await this.startup;
+    if (!this.servesDuringStartup) await this.startup;
     if (this.startupState === 'failed') {
       throw new ToolError('index_unavailable', `the index could not be built: ${this.startupError ?? 'unknown error'}`);
     }

@@ -147,12 +147,15 @@ test('changes made while the daemon was down are caught up at start', async () =
   rmSync(join(root, 'src/chat_reranker_guarded.py'));
   d = await startDaemon(root, { home: d.home });
   c = await connect(root, { env: d.env });
-  // No waiting: tools/call waits for the start-up catch-up itself.
+  // The complete index from the last run answers at once (each answer a whole
+  // generation), and the start-up catch-up brings in what changed while the
+  // daemon was down.
+  const early = await c.request<'toolsCall'>('tools/call', { name: 'find_symbol', arguments: { name: 'ChatSession' } });
+  assert.is(early.total, 1, 'served before the catch-up finished');
+  await waitFor('start-up catch-up', async () => (await c.request<'indexStatus'>('index/status')).daemon.startup === 'done');
   assert.equal(await hits('OFFLINE_CREATED'), ['src/offline_new.py:1']);
   assert.is((await hits('OFFLINE_EDITED')).length, 1);
   assert.ok(await notIndexed('src/chat_reranker_guarded.py'));
-  const s = await c.request<'indexStatus'>('index/status');
-  assert.is(s.daemon.startup, 'done');
 });
 
 test.run();
