@@ -53,6 +53,29 @@ function isExtra(type: string): boolean {
 }
 
 /**
+ * Skips the string literal whose opening quote (' or ") is at `i`: single or
+ * triple quoted, backslash escapes honoured (prefixes such as f or rb are
+ * ordinary name characters before it). Returns the index just past the closing
+ * quote, or, for a single-quoted string that a line end (\n or \r) cuts short,
+ * the bitwise NOT (~) of that line end's index — always negative. One scanner
+ * for every pre-pass below, so they agree on where strings are.
+ */
+function skipString(src: string, i: number): number {
+  const n = src.length;
+  const q = src.charCodeAt(i);
+  const triple = src.charCodeAt(i + 1) === q && src.charCodeAt(i + 2) === q;
+  i += triple ? 3 : 1;
+  while (i < n) {
+    const d = src.charCodeAt(i);
+    if (d === 0x5c) { i += 2; continue; }
+    if (d === q && (!triple || (src.charCodeAt(i + 1) === q && src.charCodeAt(i + 2) === q))) return i + (triple ? 3 : 1);
+    if ((d === 0x0a || d === 0x0d) && !triple) return ~i;
+    i++;
+  }
+  return ~n;
+}
+
+/**
  * tree-sitter-python's scanner decides "inside brackets" from whether a
  * closing bracket could come next, so a line break inside brackets right after
  * `.`, an operator, etc., followed by a less-indented line (`(bar.\n  baz)`,
@@ -73,15 +96,8 @@ function joinBracketedLines(src: string): string | null {
   while (i < n) {
     const c = src.charCodeAt(i);
     if (c === 0x22 || c === 0x27) { // " or '
-      const triple = src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c;
-      i += triple ? 3 : 1;
-      while (i < n) {
-        const d = src.charCodeAt(i);
-        if (d === 0x5c) { i += 2; continue; }
-        if (d === c && (!triple || (src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c))) { i += triple ? 3 : 1; break; }
-        if (d === 0x0a && !triple) break; // unterminated: let the parser report it
-        i++;
-      }
+      i = skipString(src, i);
+      if (i < 0) i = ~i; // unterminated: let the parser report it
     } else if (c === 0x23) { // # comment: to the end of the line
       let j = i;
       while (j < n && src.charCodeAt(j) !== 0x0a && src.charCodeAt(j) !== 0x0d) j++;
@@ -163,15 +179,8 @@ function blankGroups(src: string): string | null {
   while (i < n) {
     const c = src.charCodeAt(i);
     if (c === 0x22 || c === 0x27) { // " or ': the same string rules as joinBracketedLines
-      const triple = src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c;
-      i += triple ? 3 : 1;
-      while (i < n) {
-        const d = src.charCodeAt(i);
-        if (d === 0x5c) { i += 2; continue; }
-        if (d === c && (!triple || (src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c))) { i += triple ? 3 : 1; break; }
-        if (d === 0x0a && !triple) break;
-        i++;
-      }
+      i = skipString(src, i);
+      if (i < 0) i = ~i;
     } else if (c === 0x23) { // # comment
       while (i < n && src.charCodeAt(i) !== 0x0a && src.charCodeAt(i) !== 0x0d) i++;
     } else if (c === 0x5c) {
@@ -298,17 +307,8 @@ export function blankStatements(src: string): string | null {
     while (i < n) {
       c = src.charCodeAt(i);
       if (c === 0x22 || c === 0x27) { // the same string rules as blankGroups
-        const triple = src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c;
-        i += triple ? 3 : 1;
-        let closed = false;
-        while (i < n) {
-          const d = src.charCodeAt(i);
-          if (d === 0x5c) { i += 2; continue; }
-          if (d === c && (!triple || (src.charCodeAt(i + 1) === c && src.charCodeAt(i + 2) === c))) { i += triple ? 3 : 1; closed = true; break; }
-          if ((d === 0x0a || d === 0x0d) && !triple) break;
-          i++;
-        }
-        if (!closed) return null; // broken source: leave it to the parser as it is
+        i = skipString(src, i);
+        if (i < 0) return null; // broken source: leave it to the parser as it is
         last = c;
       } else if (c === 0x23) {
         while (i < n && src.charCodeAt(i) !== 0x0a && src.charCodeAt(i) !== 0x0d) i++;
