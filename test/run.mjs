@@ -21,6 +21,14 @@ function walk(dir) {
   return out;
 }
 
+/** The lines a test file printed itself: uvu's progress marks, counters and summary removed. */
+function figures(out) {
+  return out.replace(/\x1b\[[0-9;]*m/g, '').split('\n')
+    .filter((l) => !/^\s*(Total|Passed|Skipped|Duration):/.test(l))
+    .map((l) => l.replace(/[•✘]\s*/g, '').replace(/\(\s*\d+\s*\/\s*\d+\s*\)/g, '').trim())
+    .filter((l) => l.length > 0);
+}
+
 const files = walk(testDir).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
 let passed = 0, failed = 0, skipped = 0;
 const broken = [];
@@ -46,6 +54,8 @@ for (const file of files) {
     process.stdout.write(`✘ ${rel} (${Date.now() - t0} ms)\n${out}\n`);
   } else {
     process.stdout.write(`✔ ${rel}: ${ok} passed (${Date.now() - t0} ms)\n`);
+    // What the tests printed (agreement counts, latencies) is part of the record: keep it, minus uvu's own marks.
+    for (const line of figures(out)) process.stdout.write(`    ${line}\n`);
   }
 }
 if (files.length === 0) { failed += 1; process.stdout.write('no test files found under dist/test\n'); }
