@@ -10,7 +10,8 @@
 // sent with every `ask` (only those set; --model wins over EVIDEX_MODEL).
 import type { Evidence } from '../indexer/evidence.js';
 import { askSettingsFromEnv, type AskSettings } from '../daemon/ask/config.js';
-import { ASK_EVENT_NOTIFICATION, type AskEvent, type AskResult } from '../daemon/ask/events.js';
+import type { AskEvent, AskResult } from '../daemon/ask/events.js';
+import { Notifications, type AskEventParams } from '../daemon/protocol.js';
 
 /** The part of client/connection.ts's Client that asking needs. */
 export interface AskClient {
@@ -48,14 +49,11 @@ export function exitCodeFor(result: AskResult): number {
   }
 }
 
-/** The daemon sends `{...event, requestId}` (older drafts: `{requestId, event}`); accept both. */
+/** The AskEvent inside `ask/event` params (AskEventParams: the event plus its request id). */
 function eventOf(params: unknown): AskEvent | null {
-  if (!params || typeof params !== 'object') return null;
-  const p = params as Record<string, unknown>;
-  const e = (p.event && typeof p.event === 'object' ? p.event : p) as Record<string, unknown>;
-  if (typeof e.type !== 'string') return null;
-  const { requestId: _drop, ...event } = e;
-  return event as unknown as AskEvent;
+  if (!params || typeof params !== 'object' || typeof (params as { type?: unknown }).type !== 'string') return null;
+  const { requestId: _drop, ...event } = params as AskEventParams;
+  return event as AskEvent;
 }
 
 /** Sends one `ask` and feeds its events to onEvent as they arrive. A JSON-RPC error becomes an Error with a one-line message. */
@@ -63,7 +61,7 @@ export async function askViaClient(
   client: AskClient, question: string, settings: AskSettings, onEvent: (e: AskEvent) => void, signal?: AbortSignal,
 ): Promise<AskResult> {
   const off = client.onNotification((method, params) => {
-    if (method !== ASK_EVENT_NOTIFICATION) return;
+    if (method !== Notifications.askEvent) return;
     const e = eventOf(params);
     if (e) onEvent(e);
   });

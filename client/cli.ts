@@ -12,6 +12,7 @@ import {
   connect, daemonStart, daemonStop, daemonStatus, formatStatus, resolveRepoRoot, RpcError, ConnectionError, type Client,
 } from './connection.js';
 import { buildInProcess, DaemonBusy } from './index-command.js';
+import { Notifications, type IndexProgressParams } from '../daemon/protocol.js';
 import { runAskCommand } from './ask.js';
 import { runEvalCommand } from './eval.js';
 import { ProgressLine } from './progress.js';
@@ -137,7 +138,7 @@ const COMMANDS: Record<string, Command> = {
         const client = await connect(root, { autoStart: false });
         try {
           client.onNotification((method, params) => {
-            if (method === 'index/progress') onProgress((params as { progress: BuildProgress }).progress);
+            if (method === Notifications.indexProgress) onProgress((params as IndexProgressParams).progress);
           });
           summary = { ...await client.requestRaw('index/refresh', {}) as BuildSummary & { generation: number }, via: 'daemon' };
         } finally {

@@ -1,6 +1,6 @@
 // Human output of evidence: `path:line: text`, one line per source line, so
 // editors and terminals can jump to it. Scripts use --json instead.
-import type { Evidence } from '../indexer/evidence.js';
+import { SNIPPET_MAX_CHARS, type Evidence } from '../indexer/evidence.js';
 import type { ToolResult } from '../indexer/api.js';
 
 /** Prints each item as `path:line: text` lines; multi-line items get a header naming what they are. */
@@ -21,7 +21,7 @@ export function formatEvidence(items: readonly Evidence[]): string {
     // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
     if (e.start_line !== e.end_line && e.kind !== 'source') out.push(`# ${e.kind} ${e.name} at ${e.path}:${e.start_line}-${e.end_line}`);
     lines.forEach((text, i) => out.push(`${e.path}:${e.start_line + i}: ${text}`));
-    if (e.truncated) out.push(`${e.path}: … (snippet cut at 4,000 characters; read more with \`evidex read ${e.path}:${e.start_line + lines.length - 1}-${e.end_line}\`)`);
+    if (e.truncated) out.push(`${e.path}: … (snippet cut at ${SNIPPET_MAX_CHARS.toLocaleString('en')} characters; read more with \`evidex read ${e.path}:${e.start_line + lines.length - 1}-${e.end_line}\`)`);
   }
   return out.join('\n');
 }

@@ -48,7 +48,7 @@ export interface DaemonInfoStatus {
   watcherNote?: string;
   /** ISO time the watcher last applied an update (null: none yet). */
   lastWatchUpdate: string | null;
-  /** The start-up refresh (first build or catch-up): tools/call waits while it runs. */
+  /** The start-up refresh (first build or catch-up). tools/call waits for a first or interrupted build only; a complete index answers during a catch-up. */
   startup: 'running' | 'done' | 'failed';
   startupError?: string;
   clients: number;
@@ -61,7 +61,6 @@ export interface StatusResult {
   daemon: DaemonInfoStatus;
 }
 
-export interface ToolsCallResult extends ToolResult {}
 
 const Empty = z.strictObject({}).optional();
 
@@ -78,7 +77,7 @@ function request<R>() {
 
 export const Methods = {
   toolsList: request<{ tools: ToolDescriptor[] }>()('tools/list', Empty),
-  toolsCall: request<ToolsCallResult>()('tools/call', z.strictObject({
+  toolsCall: request<ToolResult>()('tools/call', z.strictObject({
     name: z.string().min(1).max(200),
     // The tool's own arguments are checked by validateToolCall (strict schema), so the refusal says `invalid_arguments`.
     arguments: z.unknown().optional(),
@@ -123,5 +122,6 @@ export const Notifications = {
   indexProgress: 'index/progress',
 } as const;
 
-export interface AskEventParams { requestId: string | number; event: AskEvent }
+/** `ask/event` params: the event itself, tagged with the id of the `ask` request it belongs to. */
+export type AskEventParams = AskEvent & { requestId: string | number };
 export interface IndexProgressParams { requestId: string | number; progress: BuildProgress }

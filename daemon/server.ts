@@ -14,7 +14,7 @@ import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from './jsonrpc.js';
 import {
   ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
-  type AskResult, type DaemonInfoStatus, type ParamsOf, type StatusResult,
+  type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type ParamsOf, type StatusResult,
 } from './protocol.js';
 import {
   acquireLock, createToken, ensureStateDir, removeDaemonInfo, tokensEqual, writeDaemonInfo, type DaemonInfo, type Lock,
@@ -289,7 +289,7 @@ export class Daemon {
         clientId: client.id,
         runTool: (name, args) => this.runTool(name, args),
         // Events go to the asking client only; the params are the event itself plus the request id.
-        notify: (event) => client.conn.sendNotification(Notifications.askEvent, { ...event, requestId: ctx.id }),
+        notify: (event) => client.conn.sendNotification(Notifications.askEvent, { ...event, requestId: ctx.id } satisfies AskEventParams),
         signal: ctx.signal, // aborted when this client disconnects or sends $/cancelRequest
         stateDir: this.opts.stateDir,
       });
@@ -304,7 +304,7 @@ export class Daemon {
 
   private async refresh(client: ClientState, ctx: RequestContext) {
     const summary = await this.queue.run(() => this.handle.refresh((progress) => {
-      client.conn.sendNotification(Notifications.indexProgress, { requestId: ctx.id, progress });
+      client.conn.sendNotification(Notifications.indexProgress, { requestId: ctx.id, progress } satisfies IndexProgressParams);
     }));
     return { ...summary, generation: this.handle.status().generation };
   }

@@ -3,12 +3,10 @@
 // CLI, so everything here is plain JSON: no classes, no Dates, no Maps.
 import type { Evidence } from '../../indexer/evidence.js';
 
-/** JSON-RPC notification method the daemon uses to forward AskEvents (params: the event itself). */
-export const ASK_EVENT_NOTIFICATION = 'ask/event';
 
 export type StopReason = 'answered' | 'refused_twice' | 'step_cap' | 'time_limit' | 'cancelled' | 'model_error';
 
-/** Why talking to Ollama failed; each gets its own one-line message (see ollama-errors.ts). */
+/** Why talking to Ollama failed; each gets its own one-line message (see ollama-client.ts). */
 export type AskErrorCode =
   | 'ollama_unreachable'  // connection refused / host unknown: Ollama is not running at OLLAMA_HOST
   | 'model_not_found'     // HTTP 404: the model is not installed

@@ -10,7 +10,7 @@
 // size+mtime, then content hashes, and finishes the job.
 import { stat } from 'node:fs/promises';
 import type { BuildProgress, BuildSummary, UpdateSummary } from '../api.js';
-import { RepoRules } from '../discover/rules.js';
+import { RepoRules, DEFAULT_MAX_FILE_BYTES } from '../discover/rules.js';
 import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import type { ParseResult, ParseTask } from './messages.js';
@@ -47,7 +47,7 @@ export class Builder {
     }));
   }
 
-  private get maxBytes(): number { return this.rules?.maxFileBytes ?? this.opts.maxFileBytes ?? 2 * 1024 * 1024; }
+  private get maxBytes(): number { return this.rules?.maxFileBytes ?? this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES; }
 
   /** Turns one parse result into store ops under the given package folders. */
   private opFor(res: ParseResult, pkgDirs: ReadonlySet<string>): StoreOp | null {
@@ -200,7 +200,10 @@ export class Builder {
         results.push(parseOne({ path, abs: entry.abs, knownHash: f?.hash }, this.maxBytes));
         continue;
       }
-      if (store.fileByPath(path)) results.push({ path, kind: 'gone' });
+      const wasFile = store.fileByPath(path) !== undefined;
+      if (wasFile) results.push({ path, kind: 'gone' });
+      // A deleted file has nothing under it: skip the scan of the file table (the common case on a save path).
+      if (wasFile && entry === 'gone') continue;
       // A folder: deleted or renamed away (drop what was under it) or appeared (index what it holds).
       const under = store.ordered().filter((f) => isUnder(f.path, path));
       const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));

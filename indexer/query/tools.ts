@@ -47,16 +47,6 @@ function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind:
 }
 
 /**
- * Literal substring search. Case-insensitive means exactly
- * `line.toLowerCase().includes(query.toLowerCase())` (and the same for paths).
- * Every match is counted for `total`; only the first `limit` become items.
- * Work per query: the file-level trigram postings pick candidate files, each
- * file's block blooms pick the blocks worth scanning, and a block is scanned
- * with indexOf on its one lowercased string, jumping to the next line end
- * after a hit (a line counts once). Line numbers are worked out only for the
- * first `limit` hits; original-case snippets are read only for those.
- */
-/**
  * `path_prefix` is a caller's path (contract §4): refused like any other when it
  * is absolute or leaves the root, and normalised ("./src//" is "src/"). It stays
  * a plain string prefix, so "src" also takes "src2/" while "src/" means the folder.
@@ -69,6 +59,16 @@ function pathPrefixOf(raw: string | undefined): string | undefined {
   return raw.endsWith('/') ? `${clean}/` : clean;
 }
 
+/**
+ * Literal substring search. Case-insensitive means exactly
+ * `line.toLowerCase().includes(query.toLowerCase())` (and the same for paths).
+ * Every match is counted for `total`; only the first `limit` become items.
+ * Work per query: the file-level trigram postings pick candidate files, each
+ * file's block blooms pick the blocks worth scanning, and a block is scanned
+ * with indexOf on its one lowercased string, jumping to the next line end
+ * after a hit (a line counts once). Line numbers are worked out only for the
+ * first `limit` hits; original-case snippets are read only for those.
+ */
 export function searchCode(store: Store, args: ToolArgs['search_code']): ToolResult {
   const { query } = args;
   const cs = args.case_sensitive ?? false;

@@ -1,7 +1,7 @@
 // In-memory inverted index: trigram bucket -> ids of files holding it. Derived
-// data: built at open from the per-file bucket lists in LMDB (table `tri`), then
-// patched in the same synchronous step as every commit. A compact CSR array for
-// what was there at open, plus small append lists for what came later. Entries
+// data: built at warm-up or the first search from the per-file bucket lists in
+// LMDB (table `tri`), then patched in the same synchronous step as every commit.
+// A compact CSR array for what was there when built, plus small append lists for what came later. Entries
 // are never removed in place: a file that lost a bucket or was deleted leaves a
 // stale id behind, which only costs a wasted candidate (deleted ids are dropped
 // via `isLive`, changed files are rejected by the line scan).

@@ -180,16 +180,6 @@ export class SearchText {
     }
     return out;
   }
-
-  /** Approximate bytes held (V8 one-byte strings for Latin-1 text, two-byte otherwise). */
-  get bytes(): number {
-    let n = this.firstLine.byteLength + (this.bloom?.byteLength ?? 0) + this.caseBits.byteLength + this.caseOff.byteLength;
-    this.blocks.forEach((s, b) => {
-      const c = this.canon[b];
-      n += s.length + (c === null || c === s ? 0 : c.length);
-    });
-    return n;
-  }
 }
 
 /**

@@ -5,7 +5,6 @@
 // — which runs synchronously too — sees the index wholly before or wholly after
 // an update.
 import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { PyDef, PyImport } from '../model.js';
 import { decodeText, splitLines } from '../text.js';
@@ -128,7 +127,7 @@ export class Store {
   /** Set when a bulk commit skipped patching the postings; the next search rebuilds them. */
   private postingsDirty = false;
   private byPath = new Map<string, number>();
-  private order: number[] = [];           // live fids sorted by path (JS string order)
+  private order: number[] = [];           // live fids sorted by path (code point order: cmp)
   private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
   private readonly postings = new Postings();
   /** Definitions by name and imports by target, in memory; complete once `symbolsReady` (warm-up reads the rest). */
@@ -191,7 +190,7 @@ export class Store {
     return store;
   }
 
-  /** Builds the in-memory state from LMDB: file table, path order, postings. */
+  /** Builds the in-memory state from LMDB: file table and path order (postings wait for warm-up or the first search). */
   private load(): void {
     this.generation = this.meta.get('generation') ?? 0;
     this.state = this.meta.get('state') ?? 'empty';
@@ -393,7 +392,6 @@ export class Store {
 
   get fileCount(): number { return this.files.size; }
   get counts(): { lines: number; bytes: number; symbols: number; imports: number; py: number } { return { ...this.totals }; }
-  get maxFid(): number { return this.nextFid; }
 
   fileByPath(path: string): FileMeta | undefined {
     const fid = this.byPath.get(path);
@@ -431,11 +429,6 @@ export class Store {
   byRarity(buckets: readonly number[]): number[] {
     if (this.postingsDirty) this.rebuildPostings();
     return buckets.map((k) => [k, this.postings.size(k)]).sort((a, b) => a[1] - b[1]).map(([k]) => k);
-  }
-
-  /** The file's lines exactly as indexed (contract §1 splitting), read from LMDB. */
-  lines(fid: number): string[] {
-    return this.readLines(fid);
   }
 
   /** Lines start..end (1-based, inclusive) of a file, from its in-memory search form. */
@@ -580,4 +573,3 @@ export function cmp(a: string, b: string): number {
   return a.length < b.length ? -1 : 1;
 }
 
-export function dataFile(dir: string): string { return join(dir, 'data.mdb'); }

@@ -106,8 +106,3 @@ export function forEachBucket(bytes: Uint8Array, fn: (bucket: number) => void): 
   }
 }
 
-export function decodeBuckets(bytes: Uint8Array): number[] {
-  const out: number[] = [];
-  forEachBucket(bytes, (k) => out.push(k));
-  return out;
-}
