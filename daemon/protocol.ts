@@ -20,6 +20,7 @@ import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from './ask/config.js';
 import type { AskEvent, AskResult } from './ask/events.js';
 import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
+import type { WatchState } from '../indexer/watch.js';
 
 export type { AskEvent, AskResult };
 
@@ -33,8 +34,8 @@ export const MAX_MESSAGE_BYTES = 1 << 20;
 /** Hard cap enforced by ws itself (`maxPayload`): past it the socket is closed with 1009. */
 export const MAX_PAYLOAD_BYTES = 16 << 20;
 
-/** Where a watcher stands, reported by index/status and `evidex daemon status`. */
-export type WatcherState = 'starting' | 'watching' | 'polling' | 'polling (inotify limit reached)' | 'off';
+/** Where a watcher stands, reported by index/status and `evidex daemon status` (the watcher's own type). */
+export type WatcherState = WatchState;
 
 export interface DaemonInfoStatus {
   pid: number;

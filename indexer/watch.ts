@@ -22,7 +22,7 @@ import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { lstatSync, type Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
-import type { RepoRules } from './discover/rules.js';
+import { inGitDir, type RepoRules } from './discover/rules.js';
 import { walkRepo, type WalkLink } from './discover/walk.js';
 
 /**
@@ -212,7 +212,7 @@ export class RepoWatcher {
   private ignored = (abs: string, stats?: Stats): boolean => {
     const rel = this.rel(abs);
     if (rel === null) return false; // the root itself
-    if (rel === '.git' || rel.startsWith('.git/')) return true;
+    if (inGitDir(rel)) return true;
     // Only folders are pruned here (chokidar then never watches inside them). Files are
     // filtered when a batch is built, because a file's rules can change with an ignore file.
     if (stats?.isDirectory()) {
@@ -252,7 +252,7 @@ export class RepoWatcher {
     if (this.closed) return;
     const rel = this.rel(abs);
     if (rel === null) return;
-    if (rel === '.git' || rel.startsWith('.git/')) return;
+    if (inGitDir(rel)) return;
     // A folder appearing or going away: chokidar reports each file inside as its own add/unlink.
     if (event === 'addDir' || event === 'unlinkDir') return;
     if (this.opts.rules.isIgnoreFile(rel)) {

@@ -10,13 +10,13 @@
 // size+mtime, then content hashes, and finishes the job.
 import { stat } from 'node:fs/promises';
 import type { BuildProgress, BuildSummary, UpdateSummary } from '../api.js';
-import { RepoRules, DEFAULT_MAX_FILE_BYTES } from '../discover/rules.js';
+import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
 import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
-import { dirOf, isInitPy, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
+import { isInitPy, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 
 /**
  * A build commits whenever this many files or bytes of text have accumulated,
@@ -229,8 +229,8 @@ export class Builder {
     const newDirs = new Set(oldDirs);
     for (const r of byPath.values()) {
       if (!isInitPy(r.path)) continue;
-      if (r.kind === 'file' || r.kind === 'same') newDirs.add(dirOf(r.path));
-      else if (r.kind === 'gone' || r.kind === 'excluded') newDirs.delete(dirOf(r.path));
+      if (r.kind === 'file' || r.kind === 'same') newDirs.add(parentOf(r.path));
+      else if (r.kind === 'gone' || r.kind === 'excluded') newDirs.delete(parentOf(r.path));
     }
     const ops: StoreOp[] = [];
     const summary: UpdateSummary = { changed: [], removed: [], unchanged: [], generation: store.generation };

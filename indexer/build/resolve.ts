@@ -5,20 +5,16 @@
 import type { PyImport } from '../model.js';
 import { importTargets, moduleNamesOf } from '../python/modules.js';
 import type { ImportRec } from '../store/store.js';
+import { parentOf } from '../discover/rules.js';
 
 export function isInitPy(path: string): boolean {
   return path === '__init__.py' || path.endsWith('/__init__.py');
 }
 
-/** The folder holding an __init__.py ('' for the root). */
-export function dirOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i < 0 ? '' : path.slice(0, i);
-}
 
 export function packageDirsOf(paths: Iterable<string>): Set<string> {
   const dirs = new Set<string>();
-  for (const p of paths) if (isInitPy(p)) dirs.add(dirOf(p));
+  for (const p of paths) if (isInitPy(p)) dirs.add(parentOf(p));
   return dirs;
 }
 

@@ -49,7 +49,8 @@ export function inGitDir(relPath: string): boolean {
   return relPath === '.git' || relPath.startsWith('.git/') || relPath.endsWith('/.git') || relPath.includes('/.git/');
 }
 
-function parentOf(relPath: string): string {
+/** The folder holding a POSIX relative path ('' for the root). */
+export function parentOf(relPath: string): string {
   const i = relPath.lastIndexOf('/');
   return i < 0 ? '' : relPath.slice(0, i);
 }
