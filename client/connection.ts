@@ -140,12 +140,24 @@ async function waitForDaemon(root: string, stateDir: string, timeoutMs: number):
   throw new ConnectionError(`the evidex daemon for ${root} did not start within ${Math.round(timeoutMs / 1000)} s${last ? ` (${last})` : ''}; see ${files(stateDir).log}`);
 }
 
-/** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
-export async function connect(root: string, opts: ConnectOptions = {}): Promise<Client> {
-  const env = opts.env ?? process.env;
+/** Where a root's daemon would be, and whether one answers there: the first step of every command below. */
+async function locate(root: string, envOpt?: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
+  const env = envOpt ?? process.env;
   const real = canonicalRoot(root);
   const stateDir = stateDirFor(real, env);
-  const p = await probe(stateDir);
+  return { env, real, stateDir, p: await probe(stateDir) };
+}
+
+/** Spawns a daemon for `real` and waits until it (or a racing starter's) answers. */
+async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+  await ensureStateDir(stateDir);
+  spawnDaemon(real, stateDir, env);
+  return waitForDaemon(real, stateDir, timeoutMs);
+}
+
+/** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
+export async function connect(root: string, opts: ConnectOptions = {}): Promise<Client> {
+  const { env, real, stateDir, p } = await locate(root, opts.env);
   if (p.kind === 'running') return makeClient(p.ws, p.info, stateDir);
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`the evidex daemon for ${real} (pid ${p.info.pid}) is not answering at ${p.info.url}: ${p.error}; `
@@ -154,9 +166,7 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   if (!opts.autoStart) {
     throw new ConnectionError(`no evidex daemon for ${real}; start one with \`evidex daemon start --repo ${real}\``);
   }
-  await ensureStateDir(stateDir);
-  spawnDaemon(real, stateDir, env);
-  const started = await waitForDaemon(real, stateDir, opts.startTimeoutMs ?? 30_000);
+  const started = await startAndWait(real, stateDir, env, opts.startTimeoutMs);
   return makeClient(started.ws, started.info, stateDir);
 }
 
@@ -166,17 +176,12 @@ export interface StartResult { started: boolean; info: DaemonInfo; stateDir: str
 
 /** `evidex daemon start`: starts a detached daemon unless one already answers. */
 export async function daemonStart(root: string, opts: ConnectOptions = {}): Promise<StartResult> {
-  const env = opts.env ?? process.env;
-  const real = canonicalRoot(root);
-  const stateDir = stateDirFor(real, env);
-  const p = await probe(stateDir);
+  const { env, real, stateDir, p } = await locate(root, opts.env);
   if (p.kind === 'running') { p.ws.terminate(); return { started: false, info: p.info, stateDir, log: files(stateDir).log }; }
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`a daemon for ${real} (pid ${p.info.pid}) is running but not answering (${p.error}); stop it with \`evidex daemon stop\``);
   }
-  await ensureStateDir(stateDir);
-  spawnDaemon(real, stateDir, env);
-  const s = await waitForDaemon(real, stateDir, opts.startTimeoutMs ?? 30_000);
+  const s = await startAndWait(real, stateDir, env, opts.startTimeoutMs);
   s.ws.terminate();
   return { started: true, info: s.info, stateDir, log: files(stateDir).log };
 }
@@ -194,11 +199,8 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
 
 /** `evidex daemon stop`: asks for daemon/shutdown; a daemon that does not answer gets SIGTERM, then SIGKILL. */
 export async function daemonStop(root: string, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<StopResult> {
-  const env = opts.env ?? process.env;
-  const real = canonicalRoot(root);
-  const stateDir = stateDirFor(real, env);
+  const { real, stateDir, p } = await locate(root, opts.env);
   const timeout = opts.timeoutMs ?? 10_000;
-  const p = await probe(stateDir);
   if (p.kind === 'none') return { stopped: false, message: `no evidex daemon running for ${real}` };
   const pid = p.info.pid;
   if (p.kind === 'running') {
@@ -225,10 +227,7 @@ export type StatusReport =
 
 /** `evidex daemon status`: never starts a daemon. */
 export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StatusReport> {
-  const env = opts.env ?? process.env;
-  const real = canonicalRoot(root);
-  const stateDir = stateDirFor(real, env);
-  const p = await probe(stateDir);
+  const { real, stateDir, p } = await locate(root, opts.env);
   if (p.kind === 'none') return { running: false, root: real, stateDir, message: `no evidex daemon running for ${real}` };
   if (p.kind === 'unreachable') {
     return { running: false, root: real, stateDir, message: `the daemon for ${real} (pid ${p.info.pid}) is not answering: ${p.error}` };
