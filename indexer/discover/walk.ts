@@ -109,6 +109,21 @@ function gone(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/** A path that cannot be resolved to a real file: gone, or a symlink loop. */
+function unresolvable(err: unknown): boolean {
+  return gone(err) || (err as NodeJS.ErrnoException).code === 'ELOOP';
+}
+
+/** realpath, or null for a path that is gone or loops; other errors are real errors. */
+async function realOrNull(abs: string): Promise<string | null> {
+  try {
+    return await realpath(abs);
+  } catch (err) {
+    if (unresolvable(err)) return null;
+    throw err;
+  }
+}
+
 function emptySkipped(): WalkSkipped {
   return { ignored: 0, secret: 0, tooLarge: 0, symlinkOutside: 0, special: 0, brokenLink: 0, symlinkLoop: 0, unreadable: 0 };
 }
@@ -284,14 +299,8 @@ async function chainAbove(rules: RepoRules, relDir: string): Promise<DirNode | n
   const parts = relDir.split('/');
   for (let i = 1; i < parts.length; i++) {
     const rel = parts.slice(0, i).join('/');
-    let real: string;
-    try {
-      real = await realpath(realChild(rules.realRoot, rel));
-    } catch (err) {
-      if (gone(err) || (err as NodeJS.ErrnoException).code === 'ELOOP') return null;
-      throw err;
-    }
-    if (leadsBackUp(node, real)) return null;
+    const real = await realOrNull(realChild(rules.realRoot, rel));
+    if (real === null || leadsBackUp(node, real)) return null;
     node = { rel, real, parent: node };
   }
   return node;
@@ -303,13 +312,8 @@ async function chainAbove(rules: RepoRules, relDir: string): Promise<DirNode | n
  */
 async function checkDir(rules: RepoRules, relDir: string): Promise<string | null> {
   if (rules.isIgnored(relDir, true)) return null;
-  let real: string;
-  try {
-    real = await realpath(realChild(rules.realRoot, relDir));
-  } catch (err) {
-    if (gone(err) || (err as NodeJS.ErrnoException).code === 'ELOOP') return null;
-    throw err;
-  }
+  const real = await realOrNull(realChild(rules.realRoot, relDir));
+  if (real === null) return null;
   const realRel = realRelative(rules.realRoot, real);
   if (realRel === null || (realRel !== '' && rules.isIgnored(realRel, true))) return null;
   if (!(await stat(real)).isDirectory()) return null;
@@ -347,7 +351,7 @@ export async function checkPath(
     targetReal = await realpath(abs);
     st = own.isSymbolicLink() ? await stat(targetReal) : own;
   } catch (err) {
-    if (gone(err) || (err as NodeJS.ErrnoException).code === 'ELOOP') return null; // dangling link: exists, not indexable
+    if (unresolvable(err)) return null; // dangling link: exists, not indexable
     throw err;
   }
   if (!st.isFile()) return null;
