@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { appendFileSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, RpcError, type Client } from '../client/connection.js';
-import { cleanupTemp, fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon, checkedCaller, waitWatcherReady } from './helpers/daemon.js';
+import { fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon, checkedCaller, startWatched, stopWatched } from './helpers/daemon.js';
 
 let root: string;
 let d: TestDaemon;
@@ -15,15 +15,9 @@ let c: Client;
 
 test.before(async () => {
   root = realpathSync(fixtureCopy({ git: true }));
-  d = await startDaemon(root);
-  c = await connect(root, { env: d.env });
-  await waitWatcherReady(c);
+  ({ d, c } = await startWatched(root));
 });
-test.after(async () => {
-  await c?.close();
-  if (d) assert.is((await stopDaemon(d)).code, 0, d.log());
-  cleanupTemp();
-});
+test.after(() => stopWatched(d, c));
 
 const call = checkedCaller(() => c, () => root);
 

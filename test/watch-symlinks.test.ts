@@ -8,10 +8,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, RpcError, type Client } from '../client/connection.js';
+import { RpcError, type Client } from '../client/connection.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { walkRepo } from '../indexer/discover/walk.js';
-import { cleanupTemp, git, median, startDaemon, stopDaemon, tempDir, waitFor, type TestDaemon, checkedCaller, waitWatcherReady } from './helpers/daemon.js';
+import { git, median, tempDir, waitFor, type TestDaemon, checkedCaller, startWatched, stopWatched } from './helpers/daemon.js';
 
 let root: string;
 let d: TestDaemon;
@@ -33,15 +33,9 @@ test.before(async () => {
   symlinkSync('..', join(root, 'd/up'));                  // a loop: never followed
   symlinkSync('cyc2', join(root, 'cyc1'));                // a cycle of links: never resolves
   symlinkSync('cyc1', join(root, 'cyc2'));
-  d = await startDaemon(root);
-  c = await connect(root, { env: d.env });
-  await waitWatcherReady(c);
+  ({ d, c } = await startWatched(root));
 });
-test.after(async () => {
-  await c?.close();
-  if (d) assert.is((await stopDaemon(d)).code, 0, d.log());
-  cleanupTemp();
-});
+test.after(() => stopWatched(d, c));
 
 const call = checkedCaller(() => c, () => root);
 

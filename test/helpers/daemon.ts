@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
-import type { Client } from '../../client/connection.js';
+import { connect, type Client } from '../../client/connection.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { assertEvidenceChecks } from './evidence.js';
 import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../daemon/state.js';
@@ -156,4 +156,22 @@ export function captureStream(): { out: NodeJS.WriteStream; text: () => string }
   let buf = '';
   const w = new Writable({ write(chunk, _e, cb) { buf += String(chunk); cb(); } });
   return { out: w as unknown as NodeJS.WriteStream, text: () => buf };
+}
+
+/** A real daemon on `root` and a client connected to it, once the watcher is ready (for watcher tests). */
+export async function startWatched(root: string): Promise<{ d: TestDaemon; c: Client }> {
+  const d = await startDaemon(root);
+  const c = await connect(root, { env: d.env });
+  await waitWatcherReady(c);
+  return { d, c };
+}
+
+/** Closes the client, checks the daemon stops cleanly (exit 0), and removes the temp folders. */
+export async function stopWatched(d: TestDaemon | undefined, c: Client | undefined): Promise<void> {
+  await c?.close();
+  if (d) {
+    const code = (await stopDaemon(d)).code;
+    if (code !== 0) throw new Error(`daemon exited ${code}: ${d.log()}`);
+  }
+  cleanupTemp();
 }
