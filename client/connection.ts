@@ -113,11 +113,20 @@ async function probe(stateDir: string): Promise<Probe> {
   }
 }
 
+/**
+ * V8 flags for the daemon process. A 4 MB young generation instead of the
+ * default 16 MB: a request's garbage dies young and small, while the default
+ * keeps ~50 MB of young-generation pages resident in a process that sits idle
+ * most of the time (measured: anonymous RSS 192 -> 142 MB on the stdlib, with
+ * the same query latencies).
+ */
+const DAEMON_NODE_FLAGS = ['--max-semi-space-size=4'];
+
 /** Spawns `node <dist>/daemon/main.js --repo ROOT` detached, its output appended to daemon.log. */
 function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv): number {
   const fd = openSync(files(stateDir).log, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [daemonEntry(), '--repo', root], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root], {
       detached: true, stdio: ['ignore', fd, fd], env, cwd: root,
     });
     child.unref();

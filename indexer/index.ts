@@ -69,7 +69,12 @@ export class EvidexIndex implements IndexHandle {
   }
 
   update(paths: string[]): Promise<UpdateSummary> {
-    return this.serial(() => this.builder.update(paths));
+    return this.serial(async () => {
+      const summary = await this.builder.update(paths);
+      // A large update leaves new versions unloaded (see Store.commit); load them in the background.
+      if (!this.store.textComplete) void this.warm();
+      return summary;
+    });
   }
 
   /**
@@ -78,9 +83,14 @@ export class EvidexIndex implements IndexHandle {
    * depend on which files earlier queries happened to touch.
    */
   warm(): Promise<void> {
-    return (this.warming ??= this.store.warmSearchCache()
-      .then(() => { this.warmed = !this.store.stopWarming; })
-      .finally(() => { this.warming = null; }));
+    return (this.warming ??= (async () => {
+      // A bulk update landing mid-pass can unload files the pass already visited: go round again (bounded).
+      for (let pass = 0; pass < 4 && !this.store.stopWarming; pass++) {
+        await this.store.warmSearchCache();
+        if (this.store.textComplete) break;
+      }
+      this.warmed = !this.store.stopWarming;
+    })().finally(() => { this.warming = null; }));
   }
 
   async close(): Promise<void> {

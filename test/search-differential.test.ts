@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,6 +90,8 @@ function makeQueries(c: Corpus, count: number, seed: number): Query[] {
     out.push({ query: p.slice(s, s + len), limit: 200 });
   }
   for (let i = 0; i < n(0.1); i++) out.push({ query: sample(3, 8), limit: 1 + Math.floor(rnd() * 30) });
+  // Exactly three characters: `total` then comes from the per-trigram line counts, items from a scan that stops early.
+  for (let i = 0; i < n(0.1); i++) out.push({ query: sample(3, 3), limit: 1 + Math.floor(rnd() * 30) });
   for (const q of out) {
     if (rnd() < 0.35) q.case_sensitive = rnd() < 0.5;
     if (rnd() < 0.25) q.path_prefix = pick(prefixes);
@@ -157,6 +159,52 @@ test('search_code equals a plain scan over the fixture repo', async () => {
   const idx = await openEvidexIndex(fixture, { stateDir: join(tmp, 'fx') });
   await idx.refresh();
   await differential(idx, 120, 7);
+  await idx.close();
+});
+
+test('search_code equals a plain scan before warm-up, after it, and around a bulk update', async () => {
+  // A small real tree: four stdlib packages, copied so they can be rewritten.
+  const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
+  const root = join(tmp, 'churn');
+  for (const pkg of ['json', 'email', 'http', 'urllib']) cpSync(join(stdlib, pkg), join(root, pkg), { recursive: true, filter: (p) => !p.includes('__pycache__') });
+  const stateDir = join(tmp, 'churn-state');
+  const built = await openEvidexIndex(root, { stateDir });
+  await built.refresh();
+  await built.close();
+
+  // Reopened without a refresh: nothing is in memory yet, so searches take the postings path and load files as they go.
+  const idx = await openEvidexIndex(root, { stateDir });
+  assert.not.ok(idx.store.textComplete, 'a reopened index starts with no search text in memory');
+  await differential(idx, 60, 11);
+  await idx.warm();
+  assert.ok(idx.store.textComplete, 'warm-up loads every file');
+  await differential(idx, 60, 12);
+
+  // Rewrite 40 files at once (more than a small commit): some grow past their
+  // block slots, some shrink, some change a line. The update leaves the new
+  // versions unloaded and warms them in the background while queries run.
+  const files = idx.store.ordered().filter((f) => f.py && f.size > 200).map((f) => f.path).slice(0, 40);
+  assert.is(files.length, 40);
+  files.forEach((p, i) => {
+    const abs = join(root, p);
+    const text = readFileSync(abs, 'utf8');
+    if (i % 3 === 0) writeFileSync(abs, `${text}\n# grown\n${text}`);
+    else if (i % 3 === 1) writeFileSync(abs, text.slice(0, Math.floor(text.length / 2)));
+    else writeFileSync(abs, `# changed ${i} Self.AssertEqual ΣΑΣ\n${text}`);
+  });
+  const bulk = await idx.update(files);
+  assert.is(bulk.changed.length, 40);
+  assert.not.ok(idx.store.textComplete, 'a bulk update leaves its files for the warm-up');
+  await differential(idx, 60, 13);
+  await idx.warm();
+  assert.ok(idx.store.textComplete);
+  await differential(idx, 60, 14);
+
+  // A small update loads its files at once: the index stays complete.
+  for (const p of files.slice(0, 3)) writeFileSync(join(root, p), `x = 'evidex churn'\n${readFileSync(join(root, p), 'utf8')}`);
+  await idx.update(files.slice(0, 3));
+  assert.ok(idx.store.textComplete, 'a small update keeps every file in memory');
+  await differential(idx, 60, 15);
   await idx.close();
 });
 

@@ -10,7 +10,8 @@ import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import { normalizeCallerPath, normalizeLexically } from '../paths.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
-import { SearchText, type FileMeta, type Store } from '../store/store.js';
+import { ExactFinder } from '../store/search-text.js';
+import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
 import type { ImportRef } from '../store/symbols.js';
 
@@ -41,9 +42,9 @@ export async function runTool(ctx: ToolContext, call: ToolCall): Promise<ToolRes
  * file's in-memory blocks.
  */
 function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind: Evidence['kind'], name: string): Evidence {
-  const count = store.searchText(f.fid).lineCount;
-  if (!(start >= 1 && start <= end && end <= count)) throw new Error(`internal: evidence span ${start}-${end} outside ${f.path} (${count} lines)`);
-  return makeEvidenceLazy(f.path, start, end, kind, name, (from, to) => store.lineRange(f.fid, from, to));
+  const st = store.searchText(f.fid);
+  if (!(start >= 1 && start <= end && end <= st.lineCount)) throw new Error(`internal: evidence span ${start}-${end} outside ${f.path} (${st.lineCount} lines)`);
+  return makeEvidenceLazy(f.path, start, end, kind, name, (from, to) => st.lineRange(from, to));
 }
 
 /**
@@ -63,11 +64,13 @@ function pathPrefixOf(raw: string | undefined): string | undefined {
  * Literal substring search. Case-insensitive means exactly
  * `line.toLowerCase().includes(query.toLowerCase())` (and the same for paths).
  * Every match is counted for `total`; only the first `limit` become items.
- * Work per query: the file-level trigram postings pick candidate files, each
- * file's block blooms pick the blocks worth scanning, and a block is scanned
- * with indexOf on its one lowercased string, jumping to the next line end
- * after a hit (a line counts once). Line numbers are worked out only for the
- * first `limit` hits; original-case snippets are read only for those.
+ * Work per query: the block signatures pick the blocks that can hold a match
+ * (store.candidateBlocks), and a block is scanned with indexOf on its one
+ * lowercased string, jumping to the next line end after a hit (a line counts
+ * once). Line numbers are worked out only for the first `limit` hits;
+ * original-case snippets are read only for those. A three-character
+ * case-insensitive query over the whole index takes its `total` from the
+ * per-trigram line counts and stops scanning once it has its items.
  */
 export function searchCode(store: Store, args: ToolArgs['search_code']): ToolResult {
   const { query } = args;
@@ -78,41 +81,59 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
   const items: Evidence[] = [];
   let total = 0;
 
-  for (const f of store.ordered()) {
+  for (const f of store.filesWithPathContaining(q, cs)) {
     if (prefix !== undefined && !f.path.startsWith(prefix)) continue;
-    if (!(cs ? f.path : f.pathLower).includes(q)) continue;
     total++;
     if (items.length < limit) items.push(evidenceAt(store, f, 1, 1, 'path_match', f.path));
   }
 
   // Lines never contain "\n" (and "\r" only inside a line), so a query with a newline matches no line.
   if (!q.includes('\n')) {
-    const buckets = queryBuckets(query, cs);
-    const mask = buckets ? SearchText.queryMask(store.byRarity(buckets)) : null;
-    let fids = buckets ? store.candidates(buckets) : store.ordered().map((f) => f.fid);
-    if (prefix !== undefined) fids = fids.filter((fid) => store.file(fid)!.path.startsWith(prefix));
-    if (buckets) store.sortByPath(fids);
-    for (const fid of fids) {
-      const st = store.searchText(fid);
-      const { blocks, firstLine } = st;
-      for (let b = 0; b < blocks.length; b++) {
-        if (!st.mayHold(b, mask)) continue;
-        if (cs) {
-          const { hay, find } = st.caseSensitive(b, q);
-          total += scanBlock(store, fid, hay, find, firstLine[b], q, query, items, limit);
+    const counted = !cs && prefix === undefined && q.length === 3 && store.textComplete;
+    if (counted) total += store.linesWithTrigram(q);
+    const { blocks, files } = store.candidateBlocks(queryBuckets(query, cs), prefix);
+    const findLower = cs ? null : anchoredFind(q, store.rarestCharAt(q));
+    const exact = cs ? new ExactFinder(q) : null;
+    for (const { f, st, from, to } of files) {
+      if (counted && items.length >= limit) break;
+      for (let i = from; i < to; i++) {
+        const b = blocks ? blocks[i] : i;
+        let found: number;
+        if (exact) {
+          found = scanBlock(store, f, exact.at(st, b), exact.find, st.firstLine[b], q, query, items, limit);
         } else {
-          total += scanBlock(store, fid, blocks[b], null, firstLine[b], q, query, items, limit);
+          found = scanBlock(store, f, st.blocks[b], findLower, st.firstLine[b], q, query, items, limit);
         }
+        if (!counted) total += found;
+        else if (items.length >= limit) break;
       }
     }
   }
   return { evidence: items, total, generation: store.generation };
 }
 
+/**
+ * A finder for q that runs indexOf on the part of q starting at its rarest
+ * character, then checks the part before it: indexOf stops at every
+ * occurrence of the first character it looks for, and in code "s" or "e" come
+ * every few characters while "q" or "," do not. Null when that part is q itself.
+ */
+function anchoredFind(q: string, at: number): ((hay: string, from: number) => number) | null {
+  if (at === 0) return null;
+  const anchor = q.slice(at);
+  const head = q.slice(0, at);
+  return (hay, from) => {
+    for (let p = hay.indexOf(anchor, from + at); p >= 0; p = hay.indexOf(anchor, p + 1)) {
+      if (hay.startsWith(head, p - at)) return p - at;
+    }
+    return -1;
+  };
+}
+
 /** Counts the lines of one block holding q (found by `find`, else by indexOf in `hay`; `hay` gives the line ends); the first ones (up to limit overall) become items. */
-function scanBlock(store: Store, fid: number, hay: string, find: ((from: number) => number) | null, line0: number, q: string, query: string, items: Evidence[], limit: number): number {
-  // find is null for the common case (case-insensitive): a plain indexOf, no closure per block.
-  let pos = find ? find(0) : hay.indexOf(q);
+function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, from: number) => number) | null, line0: number, q: string, query: string, items: Evidence[], limit: number): number {
+  // find is null for the plain case: indexOf itself, no closure.
+  let pos = find ? find(hay, 0) : hay.indexOf(q);
   if (pos < 0) return 0;
   let n = 0;
   // Line number of the current hit, found by counting "\n" forward from the last one (only while items are wanted).
@@ -121,11 +142,11 @@ function scanBlock(store: Store, fid: number, hay: string, find: ((from: number)
     n++;
     if (items.length < limit) {
       for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { line++; at = nl + 1; }
-      items.push(evidenceAt(store, store.file(fid)!, line + 1, line + 1, 'content_match', query));
+      items.push(evidenceAt(store, f, line + 1, line + 1, 'content_match', query));
     }
     const nl = hay.indexOf('\n', pos + q.length);
     if (nl < 0) break;
-    pos = find ? find(nl + 1) : hay.indexOf(q, nl + 1);
+    pos = find ? find(hay, nl + 1) : hay.indexOf(q, nl + 1);
   }
   return n;
 }

@@ -34,6 +34,14 @@ export class Postings {
     this.extraCount = 0;
   }
 
+  /** Frees the arrays (build() fills them again). */
+  clear(): void {
+    this.offsets = new Uint32Array(0);
+    this.ids = new Uint16Array(0);
+    this.extra.clear();
+    this.extraCount = 0;
+  }
+
   /** Records the buckets a file gained (present in `next`, absent from `prev`). */
   add(fid: number, next: Uint8Array, prev: Uint8Array | null): void {
     const had = new Set<number>();

@@ -1,31 +1,22 @@
 // The in-memory form of one file, what queries read: its lines grouped into
 // blocks of about BLOCK_CHARS, each block held as one flat string (lines joined
 // by "\n") in original case and lowercased line by line (contract semantics;
-// the same string when the block has nothing to lowercase), with a bloom filter
-// of the trigram buckets its lines hold. No array of line strings is kept: per-
-// string headers would cost more than the text itself.
+// the same string when the block has nothing to lowercase). No array of line
+// strings is kept: per-string headers would cost more than the text itself.
 //
-// Why blocks: the file-level trigram postings leave whole files as candidates;
-// for a query made of common trigrams ("ate, ar") most files pass, yet few of
-// their blocks hold every trigram. A block whose bloom lacks one of the query's
-// buckets cannot contain a matching line (a match lies within one line, and a
-// line lies within one block), so it is skipped without being scanned.
-import { bucketOf } from './trigrams.js';
+// Why blocks: a block is the unit the signatures (block-signatures.ts) filter.
+// A block whose signature lacks one of the query's trigrams cannot contain a
+// matching line (a match lies within one line, and a line lies within one
+// block), so it is skipped without being scanned; for a query made of common
+// trigrams, few blocks hold every one of them even when most files do.
 
-/** Target size of a block (UTF-16 units); a block ends at the first line end past it. */
-export const BLOCK_CHARS = 1024;
 /**
- * Bloom bits per block: ~600 distinct trigrams in 1 KB of code fill about a quarter of them.
- * Smaller blocks than 4 KB halved the text scanned for common queries ("else:": 12 → 5.5 MB
- * over the stdlib) at the same bloom bytes per text byte (1/4).
+ * Target size of a block (UTF-16 units); a block ends at the first line end past it.
+ * 256 rather than 1 KB: with signatures tested 32 blocks per word, a smaller block
+ * costs little to filter and cuts the text scanned for common queries (" self,":
+ * 14.7 -> 4 MB over the stdlib).
  */
-const BLOOM_BITS_LOG2 = 11;
-const BLOOM_WORDS = (1 << BLOOM_BITS_LOG2) >>> 5;
-
-/** Bloom bit of a bucket: a multiplicative hash, top bits (the bucket itself is mostly 7-bit fields). */
-export function bloomBit(bucket: number): number {
-  return Math.imul(bucket, 0x9e3779b1) >>> (32 - BLOOM_BITS_LOG2);
-}
+export const BLOCK_CHARS = 256;
 
 export class SearchText {
   private constructor(
@@ -37,21 +28,19 @@ export class SearchText {
      * its case bits (ASCII lowercases unit by unit, in place), so the daemon
      * does not hold the text twice.
      */
-    private readonly canon: Array<string | null>,
+    readonly canon: Array<string | null>,
     /**
      * Case bits of every all-ASCII block, one array per file (a typed array per
      * block costs more in headers than in bits): bit i of block b, at word
      * caseOff[b] + (i >>> 5), is set when unit i was an uppercase ASCII letter.
      */
-    private readonly caseBits: Uint32Array,
+    readonly caseBits: Uint32Array,
     /** Per block: first word of its case bits, -1 when canon[b] is a string. */
-    private readonly caseOff: Int32Array,
+    readonly caseOff: Int32Array,
     /** Number of lines. */
     readonly lineCount: number,
     /** 0-based index of each block's first line. */
     readonly firstLine: Uint32Array,
-    /** BLOOM_WORDS words per block; null for a one-block file (the file-level postings already filtered it). */
-    private readonly bloom: Uint32Array | null,
   ) {}
 
   /** Builds from the file's lines (contract §1 splitting). */
@@ -85,61 +74,7 @@ export class SearchText {
         caseOff.push(-1);
       }
     }
-    let bloom: Uint32Array | null = null;
-    if (blocks.length > 1) {
-      bloom = new Uint32Array(blocks.length * BLOOM_WORDS);
-      for (let b = 0; b < blocks.length; b++) fillBloom(blocks[b], bloom, b * BLOOM_WORDS);
-    }
-    return new SearchText(blocks, canon, Uint32Array.from(caseWords), Int32Array.from(caseOff), lines.length, Uint32Array.from(first), bloom);
-  }
-
-  /** Bloom masks of a query's buckets, in the order given (put the rarest first): [word, mask] pairs, for mayHold(). */
-  static queryMask(buckets: readonly number[]): Int32Array {
-    const bits = [...new Set(buckets.map(bloomBit))];
-    const out = new Int32Array(bits.length * 2);
-    bits.forEach((bit, i) => {
-      out[2 * i] = bit >>> 5;
-      out[2 * i + 1] = 1 << (bit & 31);
-    });
-    return out;
-  }
-
-  /** False when block b certainly holds no line with every bucket of the mask. */
-  mayHold(b: number, mask: Int32Array | null): boolean {
-    const bloom = this.bloom;
-    if (!bloom || !mask) return true;
-    const base = b * BLOOM_WORDS;
-    for (let i = 0; i < mask.length; i += 2) if ((bloom[base + mask[i]] & mask[i + 1]) === 0) return false;
-    return true;
-  }
-
-  /**
-   * Where search in block b happens for a case-sensitive query: the text whose
-   * "\n" positions are line ends, and the next position at or after `from` where
-   * `q` occurs in original case (-1 when none).
-   */
-  caseSensitive(b: number, q: string): { hay: string; find: (from: number) => number } {
-    const c = this.canon[b];
-    if (c !== null) return { hay: c, find: (from) => c.indexOf(q, from) };
-    const low = this.blocks[b];
-    const bits = this.caseBits;
-    const off = this.caseOff[b];
-    // eslint-disable-next-line no-control-regex
-    if (/[^\x00-\x7f]/.test(q)) return { hay: low, find: () => -1 }; // an ASCII block holds no non-ASCII query
-    const ql = q.toLowerCase();
-    const upper = Array.from(q, (ch) => ch >= 'A' && ch <= 'Z');
-    const find = (from: number): number => {
-      for (let pos = low.indexOf(ql, from); pos >= 0; pos = low.indexOf(ql, pos + 1)) {
-        let ok = true;
-        for (let k = 0; k < upper.length && ok; k++) {
-          const i = pos + k;
-          ok = ((bits[off + (i >>> 5)] >>> (i & 31)) & 1) === (upper[k] ? 1 : 0);
-        }
-        if (ok) return pos;
-      }
-      return -1;
-    };
-    return { hay: low, find };
+    return new SearchText(blocks, canon, Uint32Array.from(caseWords), Int32Array.from(caseOff), lines.length, Uint32Array.from(first));
   }
 
   /** Original-case text of block b between offsets a and e. */
@@ -196,16 +131,64 @@ function lowerJoin(joined: string, lines: readonly string[], a: number, b: numbe
   return lower.join('\n');
 }
 
-/** Sets the bloom bit of every trigram of each line of `text` (trigrams never span "\n"). */
-function fillBloom(text: string, bloom: Uint32Array, base: number): void {
-  let a = -1, b = -1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) { a = b = -1; continue; }
-    if (a >= 0) {
-      const bit = bloomBit(bucketOf(a, b, c));
-      bloom[base + (bit >>> 5)] |= 1 << (bit & 31);
-    }
-    a = b; b = c;
+/**
+ * A case-sensitive query, prepared once and then pointed at one block after
+ * another (no closure or regex per block: a short query visits every block).
+ * at() returns the string to scan, whose "\n" positions are the block's line
+ * ends; find() then gives the next occurrence of the query in original case.
+ */
+export class ExactFinder {
+  private readonly lower: string;
+  /** Per query unit: 1 when it is an uppercase ASCII letter. */
+  private readonly upper: Uint8Array;
+  private readonly ascii: boolean;
+  /**
+   * No ASCII letter and nothing but ASCII: then a line holds the query exactly
+   * when its lowercased form does (lowercasing maps those units to themselves,
+   * and no other character lowercases to them), so the lowercased block is scanned as is.
+   */
+  private readonly caseless: boolean;
+  private bits: Uint32Array = new Uint32Array(0);
+  private off = -1;
+  private mode: 'indexOf' | 'bits' | 'none' = 'indexOf';
+  private hayQuery = '';
+
+  constructor(readonly q: string) {
+    this.lower = q.toLowerCase();
+    // eslint-disable-next-line no-control-regex
+    this.ascii = !/[^\x00-\x7f]/.test(q);
+    this.caseless = this.ascii && !/[A-Za-z]/.test(q);
+    this.upper = Uint8Array.from(q, (ch) => (ch >= 'A' && ch <= 'Z' ? 1 : 0));
   }
+
+  /** Points the finder at block b of st; returns the string to scan. */
+  at(st: SearchText, b: number): string {
+    const c = st.canon[b];
+    if (this.caseless) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.blocks[b]; }
+    if (c !== null) { this.mode = 'indexOf'; this.hayQuery = this.q; return c; }
+    // An all-ASCII block: search its lowercased text, then check the case bits.
+    if (!this.ascii) { this.mode = 'none'; return ''; } // holds no non-ASCII query
+    this.mode = 'bits';
+    this.hayQuery = this.lower;
+    this.bits = st.caseBits;
+    this.off = st.caseOff[b];
+    return st.blocks[b];
+  }
+
+  /** Next position at or after `from` where the query occurs in original case, or -1. */
+  readonly find = (hay: string, from: number): number => {
+    if (this.mode === 'none') return -1;
+    const ql = this.hayQuery;
+    if (this.mode === 'indexOf') return hay.indexOf(ql, from);
+    const { bits, off, upper } = this;
+    for (let pos = hay.indexOf(ql, from); pos >= 0; pos = hay.indexOf(ql, pos + 1)) {
+      let ok = true;
+      for (let k = 0; k < upper.length && ok; k++) {
+        const i = pos + k;
+        ok = ((bits[off + (i >>> 5)] >>> (i & 31)) & 1) === upper[k];
+      }
+      if (ok) return pos;
+    }
+    return -1;
+  };
 }

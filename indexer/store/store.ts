@@ -8,6 +8,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { PyDef, PyImport } from '../model.js';
 import { decodeText, splitLines } from '../text.js';
+import { BlockSignatures } from './block-signatures.js';
+import { TrigramLineCounts } from './line-counts.js';
 import { Postings } from './postings.js';
 import { SearchText } from './search-text.js';
 import { SymbolIndex } from './symbols.js';
@@ -42,6 +44,9 @@ class Lru<V> {
   }
   delete(k: number): void { this.map.delete(k); }
 }
+
+/** A file a search must scan, with its blocks to scan (see Store.candidateBlocks). */
+export interface CandidateFile { f: FileMeta; st: SearchText; from: number; to: number }
 
 export type IndexState = 'empty' | 'building' | 'ready';
 
@@ -129,12 +134,24 @@ export class Store {
   private byPath = new Map<string, number>();
   private order: number[] = [];           // live fids sorted by path (code point order: cmp)
   private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
+  private orderedFiles: FileMeta[] | null = null; // the files of `order`; rebuilt lazily
+  /** Every path in order joined by NUL (which no path holds), as given and lowercased, with each path's offset: one indexOf finds path matches. */
+  private joinedPaths: { exact: string; lower: string; starts: Int32Array } | null = null;
+  /**
+   * File-level trigram postings, for searches while not every file's search
+   * text is in memory (before warm-up ends, or after a bulk update). Freed once
+   * it is: the block signatures then filter every file on their own.
+   */
   private readonly postings = new Postings();
   /** Definitions by name and imports by target, in memory; complete once `symbolsReady` (warm-up reads the rest). */
   readonly symbols = new SymbolIndex();
   symbolsReady = false;
   /** Every file's search form once warm (lowercased text in blocks: what search_code scans). */
   private textCache = new Map<number, SearchText>();
+  /** Signatures of the blocks of every file in textCache (kept in step with it). */
+  private readonly sigs = new BlockSignatures((fid) => this.textCache.get(fid)!);
+  /** Lines per trigram over every file in textCache (kept in step with it). */
+  private readonly lineCounts = new TrigramLineCounts();
   // Definitions and imports are read from LMDB for the files a query touches;
   // small LRUs keep the recently used ones (bounded, so steady memory does not
   // grow with the queries asked).
@@ -204,10 +221,17 @@ export class Store {
     for (const { key, value } of this.skipDb.getRange()) this.skipped.set(key, { size: value[0], mtimeMs: value[1] });
     this.order = [...this.files.values()].sort((a, b) => cmp(a.path, b.path)).map((f) => f.fid);
     this.rank = null;
+    this.orderedFiles = null;
     this.symbols.clear();
     this.symbolsReady = false;
     // Built at the first search or by warm-up, not here: it is most of the
     // open time, and a restarted daemon should serve (symbols, reads) first.
+    this.postingsDirty = true;
+  }
+
+  /** Frees the postings; the next search that needs them rebuilds them from `tri`. */
+  private dropPostings(): void {
+    this.postings.clear();
     this.postingsDirty = true;
   }
 
@@ -224,6 +248,7 @@ export class Store {
     const f: FileMeta = { fid, path: r.p, pathLower: r.p.toLowerCase(), size: r.s, mtimeMs: r.m, hash: r.h, lines: r.n, py: r.py, mods: r.mods, nDefs: r.nd, nImports: r.ni };
     this.files.set(fid, f);
     this.byPath.set(f.path, fid);
+    this.orderedFiles = null;
     this.totals.lines += f.lines; this.totals.bytes += f.size;
     this.totals.symbols += f.nDefs; this.totals.imports += f.nImports; this.totals.py += f.py ? 1 : 0;
     return f;
@@ -232,13 +257,19 @@ export class Store {
   private forget(f: FileMeta): void {
     this.files.delete(f.fid);
     this.byPath.delete(f.path);
+    this.orderedFiles = null;
     this.totals.lines -= f.lines; this.totals.bytes -= f.size;
     this.totals.symbols -= f.nDefs; this.totals.imports -= f.nImports; this.totals.py -= f.py ? 1 : 0;
     this.dropCaches(f.fid);
   }
 
   private dropCaches(fid: number): void {
-    this.textCache.delete(fid);
+    const text = this.textCache.get(fid);
+    if (text) {
+      this.textCache.delete(fid);
+      this.sigs.delete(fid);
+      this.lineCounts.apply(text, -1);
+    }
     this.defsCache.delete(fid); this.impsCache.delete(fid);
   }
 
@@ -250,12 +281,17 @@ export class Store {
    */
   commit(ops: readonly StoreOp[], patch: MetaPatch = {}): number {
     const after: Array<() => void> = [];
+    const loadText: number[] = [];
     const generation = this.generation + 1;
     const now = new Date().toISOString();
     let nextFid = this.nextFid;
     // A bulk commit (a build step) leaves the postings to be rebuilt once at the
     // next search instead of patching them file by file.
-    const bulk = this.postingsDirty || ops.filter((o) => o.op === 'put').length > BULK_PUTS;
+    const puts = ops.filter((o) => o.op === 'put').length;
+    const bulk = this.postingsDirty || puts > BULK_PUTS;
+    // While every file's search text is in memory, a small commit loads the new
+    // versions at once, so it stays complete (a bulk one leaves that to warm-up).
+    const keepComplete = puts <= BULK_PUTS && this.textComplete;
     this.env.transactionSync(() => {
       for (const o of ops) {
         const fid = this.byPath.get(o.op === 'put' ? o.file.path : o.path);
@@ -290,6 +326,7 @@ export class Store {
               if (!old) this.insertOrder(m);
               if (!bulk) this.postings.add(id, f.tri, prev);
               this.symbols.set(id, f.py ? f.defs : [], f.py ? f.imports : []);
+              if (keepComplete) loadText.push(id);
             });
             break;
           }
@@ -339,6 +376,7 @@ export class Store {
     });
     // Committed: patch memory before anything else can run.
     for (const fn of after) fn();
+    for (const fid of loadText) this.searchText(fid);
     this.generation = generation;
     this.lastUpdate = now;
     this.nextFid = nextFid;
@@ -374,12 +412,14 @@ export class Store {
     }
     this.order.splice(lo, 0, f.fid);
     this.rank = null;
+    this.orderedFiles = null;
   }
 
   private removeOrder(f: FileMeta): void {
     const i = this.order.indexOf(f.fid);
     if (i >= 0) this.order.splice(i, 1);
     this.rank = null;
+    this.orderedFiles = null;
   }
 
   /** Marks the state without touching files (e.g. `building` before a refresh, `ready` after). */
@@ -400,8 +440,41 @@ export class Store {
   file(fid: number): FileMeta | undefined { return this.files.get(fid); }
   isLive = (fid: number): boolean => this.files.has(fid);
 
-  /** Live files in path order. */
-  ordered(): FileMeta[] { return this.order.map((fid) => this.files.get(fid)!); }
+  /** Live files in path order (shared: do not modify). */
+  ordered(): readonly FileMeta[] {
+    if (!this.orderedFiles) {
+      this.orderedFiles = this.order.map((fid) => this.files.get(fid)!);
+      this.joinedPaths = null;
+    }
+    return this.orderedFiles;
+  }
+
+  /** Files (in path order) whose path holds `q`; compared with the lowercased path when not caseSensitive (q is then lowercased already). */
+  filesWithPathContaining(q: string, caseSensitive: boolean): FileMeta[] {
+    const files = this.ordered();
+    if (!this.joinedPaths) {
+      const starts = new Int32Array(files.length + 1);
+      let at = 0;
+      files.forEach((f, i) => { starts[i] = at; at += f.path.length + 1; });
+      starts[files.length] = at;
+      this.joinedPaths = { exact: files.map((f) => f.path).join('\0'), lower: files.map((f) => f.pathLower).join('\0'), starts };
+    }
+    const { starts } = this.joinedPaths;
+    const hay = caseSensitive ? this.joinedPaths.exact : this.joinedPaths.lower;
+    const out: FileMeta[] = [];
+    if (q.includes('\0')) return out;
+    let lo = 0;
+    for (let pos = hay.indexOf(q); pos >= 0;) {
+      // The path holding pos: the last whose start is <= pos (searching on from the previous one).
+      let hi = files.length - 1;
+      while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (starts[mid] <= pos) lo = mid; else hi = mid - 1; }
+      out.push(files[lo]);
+      lo++;
+      if (lo >= files.length) break;
+      pos = hay.indexOf(q, starts[lo]);
+    }
+    return out;
+  }
 
   /** fid -> position in path order (valid for live ids). */
   pathRank(): Int32Array {
@@ -419,16 +492,62 @@ export class Store {
     return fids.sort((a, b) => rank[a] - rank[b]);
   }
 
-  /** Files whose lines may contain every bucket (see trigrams.ts). */
-  candidates(buckets: readonly number[]): number[] {
+  /** True when every live file's search text is in memory: the block signatures and line counts then cover the whole index. */
+  get textComplete(): boolean { return this.textCache.size === this.files.size; }
+
+  /** See TrigramLineCounts.rarestAt: where to anchor a scan for `q` (lowercased). */
+  rarestCharAt(q: string): number { return this.lineCounts.rarestAt(q); }
+
+  /** Lines of the whole index whose lowercased text holds `t` (three UTF-16 units, lowercased). Exact only when textComplete. */
+  linesWithTrigram(t: string): number { return this.lineCounts.count(t); }
+
+  /**
+   * Where a query's lines can be: the files (in path order, optionally only
+   * those under a path prefix), each with the blocks whose signature holds every
+   * bucket, ascending: `blocks[from..to)` (blocks null: every block, from 0 to
+   * the file's block count). With no buckets (a query too short for a trigram),
+   * every block of every file.
+   */
+  candidateBlocks(buckets: readonly number[] | null, prefix?: string): { blocks: Int32Array | null; files: CandidateFile[] } {
+    const under = (f: FileMeta) => prefix === undefined || f.path.startsWith(prefix);
+    if (!buckets) {
+      const files = this.ordered().filter(under).map((f) => {
+        const st = this.searchText(f.fid);
+        return { f, st, from: 0, to: st.blocks.length };
+      });
+      return { blocks: null, files };
+    }
+    const rows = this.sigs.queryRows(buckets);
+    const files: CandidateFile[] = [];
+    if (this.textComplete) {
+      // Every file is in the signatures: one pass over them finds every block.
+      const { n, fid, block } = this.sigs.match(rows);
+      for (let i = 0; i < n;) {
+        let j = i + 1;
+        while (j < n && fid[j] === fid[i]) j++;
+        const f = this.files.get(fid[i])!;
+        if (under(f)) files.push({ f, st: this.textCache.get(f.fid)!, from: i, to: j });
+        i = j;
+      }
+      return { blocks: block, files: this.sortByPathOf(files) };
+    }
+    // Not all in memory yet: the file-level postings pick the files, which are loaded (and signed) as needed.
     if (this.postingsDirty) this.rebuildPostings();
-    return this.postings.candidates(buckets, this.isLive, this.nextFid);
+    const all: number[] = [];
+    for (const id of this.postings.candidates(buckets, this.isLive, this.nextFid)) {
+      const f = this.files.get(id)!;
+      if (!under(f)) continue;
+      const st = this.searchText(id);
+      const from = all.length;
+      for (const b of this.sigs.matchFile(id, rows)) all.push(b);
+      if (all.length > from) files.push({ f, st, from, to: all.length });
+    }
+    return { blocks: Int32Array.from(all), files: this.sortByPathOf(files) };
   }
 
-  /** The buckets sorted rarest first (fewest files), so a block filter tests the most selective one first. */
-  byRarity(buckets: readonly number[]): number[] {
-    if (this.postingsDirty) this.rebuildPostings();
-    return buckets.map((k) => [k, this.postings.size(k)]).sort((a, b) => a[1] - b[1]).map(([k]) => k);
+  private sortByPathOf<T extends { f: FileMeta }>(xs: T[]): T[] {
+    const rank = this.pathRank();
+    return xs.sort((a, b) => rank[a.f.fid] - rank[b.f.fid]);
   }
 
   /** Lines start..end (1-based, inclusive) of a file, from its in-memory search form. */
@@ -448,6 +567,8 @@ export class Store {
     if (!t) {
       t = SearchText.fromLines(this.readLines(fid));
       this.textCache.set(fid, t);
+      this.sigs.set(fid, t);
+      this.lineCounts.apply(t, 1);
     }
     return t;
   }
@@ -510,6 +631,8 @@ export class Store {
       if (this.closed || this.stopWarming) return;
     }
     this.symbolsReady = true;
+    // Every file is signed now: the postings are not needed until something makes the cache incomplete again.
+    if (this.textComplete) this.dropPostings();
   }
 
   /**

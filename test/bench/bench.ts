@@ -12,7 +12,7 @@ import { folderBytes } from '../../client/index-command.js';
 import { stateDirFor } from '../../daemon/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { makeCorpus, type Corpus } from './corpus.js';
-import { mulberry32 } from '../helpers/random.js';
+import { drawQueries } from './queries.js';
 
 const args = process.argv.slice(2);
 const LARGE = args.includes('--large');
@@ -27,35 +27,6 @@ function stats(xs: number[]): { p50: number; p99: number; max: number; n: number
   const s = [...xs].sort((a, b) => a - b);
   return { p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1], n: s.length };
 }
-// ---- the query sets, drawn from the corpus itself -----------------------------
-interface Queries { search: string[]; symbols: string[]; modules: string[] }
-function drawQueries(c: Corpus, n: number): Queries {
-  const rand = mulberry32(20261130);
-  const search: string[] = [];
-  const symbols = new Set<string>();
-  const modules = new Set<string>();
-  const texts = c.files.map((f) => readFileSync(join(c.root, f), 'utf8').split('\n'));
-  for (const lines of texts) {
-    for (const l of lines) {
-      const d = /^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/.exec(l);
-      if (d && rand() < 0.05) symbols.add(d[1]);
-      const m = /^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*))/.exec(l);
-      if (m && rand() < 0.05) modules.add(m[1] ?? m[2]);
-    }
-  }
-  while (search.length < n) {
-    const lines = texts[Math.floor(rand() * texts.length)];
-    const line = lines[Math.floor(rand() * lines.length)]?.trim() ?? '';
-    if (line.length < 3) continue;
-    const len = 3 + Math.floor(rand() * 18);
-    const start = Math.floor(rand() * Math.max(1, line.length - len));
-    const q = line.slice(start, start + len).trim();
-    if (q.length >= 3 && q.length <= 20) search.push(q);
-  }
-  const pick = (s: Set<string>) => [...s].sort(() => rand() - 0.5).slice(0, n);
-  return { search, symbols: pick(symbols), modules: pick(modules) };
-}
-
 // ---- references -------------------------------------------------------------
 function timePythonAst(c: Corpus): number | null {
   const script = 'import ast,sys,time\nroot=sys.argv[1]\nfiles=sys.stdin.read().split("\\n")\nt=time.perf_counter()\n'

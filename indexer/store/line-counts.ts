@@ -1,0 +1,83 @@
+// How many lines hold each trigram, exactly: for every three-unit string t, the
+// number of lines L of the index with L.toLowerCase().includes(t). That is
+// search_code's `total` for a three-character case-insensitive query (path
+// matches aside), which is what the commonest short queries ("elf", "Non",
+// "f.a") would otherwise pay for by visiting every one of their 10^5 lines.
+// Kept for every file whose search text is in memory; exact only while that is
+// every indexed file (the store knows when).
+import type { BlockSource } from './block-signatures.js';
+
+const ASCII_CODES = 1 << 21;
+
+export class TrigramLineCounts {
+  /** Counts of all-ASCII trigrams by their 21-bit code (3 x 7 bits). */
+  private readonly ascii = new Uint32Array(ASCII_CODES);
+  /** Counts of trigrams with a non-ASCII unit, by the three-unit string. */
+  private readonly other = new Map<string, number>();
+  /** Last line that counted each ASCII code, so a line counts a trigram once. */
+  private readonly seen = new Uint16Array(ASCII_CODES);
+  private line = 0;
+  /** Occurrences of each ASCII unit (a search anchors on the query's rarest character). */
+  private readonly chars = new Float64Array(128);
+
+  /** Adds (sign 1) or takes away (sign -1) the lines of one file. */
+  apply(src: BlockSource, sign: 1 | -1): void {
+    for (const text of src.blocks) {
+      let start = 0;
+      while (start <= text.length) {
+        let end = text.indexOf('\n', start);
+        if (end < 0) end = text.length;
+        this.countLine(text, start, end, sign);
+        start = end + 1;
+      }
+    }
+  }
+
+  /**
+   * Index of the character of `q` (lowercased) that occurs least often in the
+   * text; a non-ASCII one counts as rarest. Ties go to the earliest.
+   */
+  rarestAt(q: string): number {
+    let best = 0, bestN = Infinity;
+    for (let i = 0; i < q.length; i++) {
+      const c = q.charCodeAt(i);
+      const n = c < 128 ? this.chars[c] : 0;
+      if (n < bestN) { best = i; bestN = n; }
+    }
+    return best;
+  }
+
+  /** Lines holding `t`, a lowercased string of exactly three UTF-16 units. */
+  count(t: string): number {
+    const a = t.charCodeAt(0), b = t.charCodeAt(1), c = t.charCodeAt(2);
+    if ((a | b | c) < 128) return this.ascii[(a << 14) | (b << 7) | c];
+    return this.other.get(t) ?? 0;
+  }
+
+  private countLine(text: string, start: number, end: number, sign: 1 | -1): void {
+    if (end - start < 3) return;
+    if (++this.line === 0x10000) { this.seen.fill(0); this.line = 1; }
+    const stamp = this.line;
+    let others: Set<string> | null = null;
+    let a = text.charCodeAt(start), b = text.charCodeAt(start + 1);
+    if (a < 128) this.chars[a] += sign;
+    if (b < 128) this.chars[b] += sign;
+    for (let i = start + 2; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128) this.chars[c] += sign;
+      if ((a | b | c) < 128) {
+        const k = (a << 14) | (b << 7) | c;
+        if (this.seen[k] !== stamp) { this.seen[k] = stamp; this.ascii[k] += sign; }
+      } else {
+        (others ??= new Set()).add(text.slice(i - 2, i + 1));
+      }
+      a = b; b = c;
+    }
+    if (others) {
+      for (const t of others) {
+        const n = (this.other.get(t) ?? 0) + sign;
+        if (n === 0) this.other.delete(t); else this.other.set(t, n);
+      }
+    }
+  }
+}

@@ -1,0 +1,112 @@
+// The in-memory search structures against brute force, through a random churn
+// of files being added, rewritten (growing past their slots, shrinking),
+// deleted and re-added, enough to force growth and compaction:
+// - BlockSignatures.match must return exactly the blocks whose own trigram rows
+//   include every query row (the signature is a bloom filter, so "exactly" is
+//   checkable: the rows of a block are recomputed from its text);
+// - TrigramLineCounts.count must equal the number of lines holding the trigram,
+//   for ASCII and non-ASCII trigrams alike.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BlockSignatures, rowOf } from '../indexer/store/block-signatures.js';
+import { TrigramLineCounts } from '../indexer/store/line-counts.js';
+import { SearchText } from '../indexer/store/search-text.js';
+import { bucketOf, queryBuckets } from '../indexer/store/trigrams.js';
+import { mulberry32 } from './helpers/random.js';
+
+const rnd = mulberry32(20261201);
+const ALPHABET = 'abcdefgh ijk_.(),=ΣσςéÉ😀\t';
+const pickChar = () => ALPHABET[Math.floor(rnd() * ALPHABET.length)];
+function randomLines(n: number): string[] {
+  return Array.from({ length: n }, () => {
+    const len = Math.floor(rnd() * 70);
+    let s = '';
+    for (let i = 0; i < len; i++) s += pickChar();
+    // Some lines repeat a trigram ("abcabc"): a line must still count once.
+    return rnd() < 0.2 ? `${s}abc h iσσςabc${s}h i` : s;
+  });
+}
+
+/** The rows a block's own trigrams set (what its signature must hold). */
+function rowsOfBlock(text: string): Set<number> {
+  const rows = new Set<number>();
+  for (const line of text.split('\n')) {
+    for (let i = 2; i < line.length; i++) rows.add(rowOf(bucketOf(line.charCodeAt(i - 2), line.charCodeAt(i - 1), line.charCodeAt(i))));
+  }
+  return rows;
+}
+
+test('block signatures and line counts equal brute force through add, rewrite, delete and compaction', () => {
+  const files = new Map<number, SearchText>();
+  // Compaction at 64 free slots (not 16,384) so this small churn goes through several.
+  const sigs = new BlockSignatures((fid) => files.get(fid)!, 64);
+  const counts = new TrigramLineCounts();
+  const put = (fid: number, st: SearchText) => {
+    const old = files.get(fid);
+    if (old) counts.apply(old, -1);
+    files.set(fid, st);
+    sigs.set(fid, st);
+    counts.apply(st, 1);
+  };
+  const drop = (fid: number) => {
+    const old = files.get(fid);
+    if (!old) return;
+    counts.apply(old, -1);
+    files.delete(fid);
+    sigs.delete(fid);
+  };
+  const queries = ['abc', 'ab', 'σς', 'é(', '😀', 'Σσ', 'h i', 'k_.', '), ', 'zzz'];
+
+  const check = (step: number) => {
+    for (const query of queries) {
+      const buckets = queryBuckets(query, false);
+      if (!buckets) continue;
+      const rows = sigs.queryRows(buckets);
+      const want: string[] = [];
+      for (const [fid, st] of [...files].sort((a, b) => a[0] - b[0])) {
+        st.blocks.forEach((text, b) => { if (rows.every((r) => rowsOfBlock(text).has(r))) want.push(`${fid}:${b}`); });
+      }
+      const m = sigs.match(rows);
+      const got: string[] = [];
+      for (let i = 0; i < m.n; i++) got.push(`${m.fid[i]}:${m.block[i]}`);
+      // match() walks slots, so files come in slot order: compare as sets, and each file's blocks ascending.
+      assert.equal([...got].sort(), [...want].sort(), `step ${step}: blocks for ${JSON.stringify(query)}`);
+      for (const fid of files.keys()) {
+        const mine = got.filter((k) => k.startsWith(`${fid}:`)).map((k) => Number(k.split(':')[1]));
+        assert.equal(mine, [...mine].sort((a, b) => a - b), `step ${step}: blocks of file ${fid} ascending`);
+        assert.equal([...sigs.matchFile(fid, rows)], mine, `step ${step}: matchFile(${fid}) for ${JSON.stringify(query)}`);
+      }
+    }
+    // Three UTF-16 units each (the emoji is two), lowercased as the blocks are.
+    for (const tri of ['abc', 'h i', 'σσς', 'éé(', '😀a', ' (a', 'a\tb', 'zzz']) {
+      let want = 0;
+      for (const st of files.values()) for (const block of st.blocks) for (const line of block.split('\n')) if (line.includes(tri)) want++;
+      assert.is(counts.count(tri), want, `step ${step}: lines holding ${JSON.stringify(tri)}`);
+    }
+  };
+
+  let moves = 0;
+  for (let step = 0; step < 400; step++) {
+    const fid = 1 + Math.floor(rnd() * 60);
+    const r = rnd();
+    if (r < 0.15) drop(fid);
+    else {
+      // Sizes from one line to ~12 blocks, so a rewrite often needs more slots than it had.
+      const st = SearchText.fromLines(randomLines(1 + Math.floor(rnd() * (r < 0.6 ? 8 : 60))));
+      if (files.has(fid) && st.blocks.length > files.get(fid)!.blocks.length) moves++;
+      put(fid, st);
+    }
+    if (step % 20 === 0) check(step);
+  }
+  check(400);
+  assert.ok(moves > 20, `rewrites that outgrew their slots: ${moves}`);
+  assert.ok(sigs.compactions > 0, `compactions during the churn: ${sigs.compactions}`);
+  // Deleting almost everything leaves mostly free slots: the next add compacts.
+  for (const fid of [...files.keys()].slice(1)) drop(fid);
+  const before = sigs.compactions;
+  for (let i = 0; i < 40; i++) put(1000 + i, SearchText.fromLines(randomLines(200)));
+  assert.ok(sigs.compactions > before, 'adding after mass deletion compacts');
+  check(401);
+});
+
+test.run();
