@@ -204,6 +204,8 @@ test('search_code equals a plain scan before warm-up, after it, and around a bul
   for (const p of files.slice(0, 3)) writeFileSync(join(root, p), `x = 'evidex churn'\n${readFileSync(join(root, p), 'utf8')}`);
   await idx.update(files.slice(0, 3));
   assert.ok(idx.store.textComplete, 'a small update keeps every file in memory');
+  // The cached path-order list was patched in place, not rebuilt: it must hold the new versions.
+  for (const f of idx.store.ordered()) assert.ok(idx.store.fileByPath(f.path) === f, `ordered() holds the current row of ${f.path}`);
   await differential(idx, 60, 15);
   await idx.close();
 });

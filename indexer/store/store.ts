@@ -248,7 +248,12 @@ export class Store {
     const f: FileMeta = { fid, path: r.p, pathLower: r.p.toLowerCase(), size: r.s, mtimeMs: r.m, hash: r.h, lines: r.n, py: r.py, mods: r.mods, nDefs: r.nd, nImports: r.ni };
     this.files.set(fid, f);
     this.byPath.set(f.path, fid);
-    this.orderedFiles = null;
+    // A new version of a file keeps its place in path order: patch the cached
+    // list (a save must not cost a pass over the whole tree); a new path is
+    // placed by insertOrder, which drops the cache.
+    const at = this.rank?.[fid];
+    if (this.orderedFiles && at !== undefined && this.orderedFiles[at]?.fid === fid) this.orderedFiles[at] = f;
+    else this.orderedFiles = null;
     this.totals.lines += f.lines; this.totals.bytes += f.size;
     this.totals.symbols += f.nDefs; this.totals.imports += f.nImports; this.totals.py += f.py ? 1 : 0;
     return f;
@@ -257,7 +262,6 @@ export class Store {
   private forget(f: FileMeta): void {
     this.files.delete(f.fid);
     this.byPath.delete(f.path);
-    this.orderedFiles = null;
     this.totals.lines -= f.lines; this.totals.bytes -= f.size;
     this.totals.symbols -= f.nDefs; this.totals.imports -= f.nImports; this.totals.py -= f.py ? 1 : 0;
     this.dropCaches(f.fid);

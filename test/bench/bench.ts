@@ -130,6 +130,8 @@ async function benchCorpus(c: Corpus): Promise<void> {
   const floor: number[] = [];
   for (let i = 0; i < 200; i++) floor.push((await timed(() => client.requestRaw('index/status', {})))[0]);
   row(`[${c.name}] WS round trip floor (index/status p50)`, ms(stats(floor).p50));
+  // The floor's own tail: what scheduling noise alone adds to any p99 below.
+  row(`[${c.name}] WS round trip floor p99`, ms(stats(floor).p99));
 
   const q = drawQueries(c, NQ);
   // search_code round trips over the WebSocket, exact total.
