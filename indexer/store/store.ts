@@ -132,6 +132,8 @@ export class Store {
   /** Set when a bulk commit skipped patching the postings; the next search rebuilds them. */
   private postingsDirty = false;
   private byPath = new Map<string, number>();
+  /** Module name -> ids of the files known by it (from each file's `mods`, kept with the file table; find_importers asks it on every call). */
+  private byModule = new Map<string, Set<number>>();
   private order: number[] = [];           // live fids sorted by path (code point order: cmp)
   private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
   private orderedFiles: FileMeta[] | null = null; // the files of `order`; rebuilt lazily
@@ -214,7 +216,7 @@ export class Store {
     this.lastUpdate = this.meta.get('lastUpdate') ?? null;
     this.nextFid = this.meta.get('nextFileId') ?? 1;
     this.pkgDirs = this.meta.get('pkgDirs') ?? [];
-    this.files.clear(); this.byPath.clear();
+    this.files.clear(); this.byPath.clear(); this.byModule.clear();
     this.totals = { lines: 0, bytes: 0, symbols: 0, imports: 0, py: 0 };
     for (const { key, value } of this.filesDb.getRange()) this.remember(key, value);
     this.skipped.clear();
@@ -248,6 +250,7 @@ export class Store {
     const f: FileMeta = { fid, path: r.p, pathLower: r.p.toLowerCase(), size: r.s, mtimeMs: r.m, hash: r.h, lines: r.n, py: r.py, mods: r.mods, nDefs: r.nd, nImports: r.ni };
     this.files.set(fid, f);
     this.byPath.set(f.path, fid);
+    this.linkModules(f);
     // A new version of a file keeps its place in path order: patch the cached
     // list (a save must not cost a pass over the whole tree); a new path is
     // placed by insertOrder, which drops the cache.
@@ -259,9 +262,25 @@ export class Store {
     return f;
   }
 
+  private linkModules(f: FileMeta): void {
+    for (const m of f.mods) {
+      let ids = this.byModule.get(m);
+      if (!ids) { ids = new Set(); this.byModule.set(m, ids); }
+      ids.add(f.fid);
+    }
+  }
+
+  private unlinkModules(f: FileMeta): void {
+    for (const m of f.mods) {
+      const ids = this.byModule.get(m);
+      if (ids?.delete(f.fid) && ids.size === 0) this.byModule.delete(m);
+    }
+  }
+
   private forget(f: FileMeta): void {
     this.files.delete(f.fid);
     this.byPath.delete(f.path);
+    this.unlinkModules(f);
     this.totals.lines -= f.lines; this.totals.bytes -= f.size;
     this.totals.symbols -= f.nDefs; this.totals.imports -= f.nImports; this.totals.py -= f.py ? 1 : 0;
     this.dropCaches(f.fid);
@@ -367,7 +386,12 @@ export class Store {
             this.filesDb.putSync(fid, row);
             this.impsDb.putSync(fid, o.imports);
             this.linkKeys(fid, o.mods, [], o.imports);
-            after.push(() => { old.mods = o.mods; this.impsCache.delete(fid); this.symbols.setImports(fid, o.imports); });
+            after.push(() => {
+              this.unlinkModules(old);
+              old.mods = o.mods;
+              this.linkModules(old);
+              this.impsCache.delete(fid); this.symbols.setImports(fid, o.imports);
+            });
             break;
           }
         }
@@ -597,7 +621,7 @@ export class Store {
   /** Files with an import statement that has `target` among its targets. */
   targetFiles(target: string): number[] { return keyOk(target) ? [...this.targetDb.getValues(target)] : this.scanFiles((f) => f.nImports > 0); }
   /** Files that have `module` among their module names. */
-  moduleFiles(module: string): number[] { return keyOk(module) ? [...this.modDb.getValues(module)] : this.scanFiles((f) => f.mods.includes(module)); }
+  moduleFiles(module: string): number[] { return [...(this.byModule.get(module) ?? [])]; }
 
   /** Fallback for keys too long for the lookup tables: callers filter the returned files precisely. */
   private scanFiles(pred: (f: FileMeta) => boolean): number[] {
@@ -662,6 +686,8 @@ export class Store {
     return {
       state: this.state, pkgDirs: this.pkgDirs, files,
       sym: table(this.symDb), target: table(this.targetDb), module: table(this.modDb),
+      // The same mapping as `module`, as find_importers reads it (from memory).
+      moduleInMemory: [...this.byModule].flatMap(([m, ids]) => [...ids].map((fid) => `${m} -> ${pathOf(fid)}`)).sort(),
       skip: [...this.skipDb.getRange()].map(({ key, value }) => `${String(key)} ${value[0]}`).sort(),
       rows: { files: rowsOf(this.filesDb), text: rowsOf(this.textDb), tri: rowsOf(this.triDb), defs: rowsOf(this.defsDb), imports: rowsOf(this.impsDb) },
     };
