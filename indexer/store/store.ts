@@ -11,7 +11,7 @@ import { decodeText, splitLines } from '../text.js';
 import { BlockSignatures } from './block-signatures.js';
 import { TrigramLineCounts } from './line-counts.js';
 import { Postings } from './postings.js';
-import { SearchText } from './search-text.js';
+import { BLOCK_CHARS, SearchText } from './search-text.js';
 import { SymbolIndex } from './symbols.js';
 
 export { SearchText };
@@ -643,6 +643,7 @@ export class Store {
     await new Promise((r) => setImmediate(r));
     if (this.closed || this.stopWarming) return;
     const fids = [...this.order];
+    this.sigs.reserve(estimateSlots(this.files.values()));
     let i = 0;
     while (i < fids.length) {
       const t0 = performance.now();
@@ -701,6 +702,20 @@ export class Store {
     this.closed = true;
     await this.env.close();
   }
+}
+
+/**
+ * Block slots the files will need, a little over: every block but a file's
+ * last holds at least BLOCK_CHARS characters (at most one per byte), and each
+ * file gets an eighth more slots to grow in place (BlockSignatures.set).
+ */
+function estimateSlots(files: Iterable<FileMeta>): number {
+  let n = 0;
+  for (const f of files) {
+    const blocks = Math.floor(f.size / BLOCK_CHARS) + 1;
+    n += blocks + (blocks >>> 3) + 1;
+  }
+  return n;
 }
 
 /**

@@ -2,11 +2,12 @@
 // (Python's ast, ripgrep, universal-ctags) on the same files in the same run,
 // printed as one table: figure, evidex, reference, ratio, target. Nothing is
 // downloaded; every corpus comes from the machine's python3.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { folderBytes } from '../../client/index-command.js';
 import { stateDirFor } from '../../daemon/state.js';
@@ -70,6 +71,29 @@ function rssOf(pid: number): { anon: number; hwm: number } {
 
 const call = (client: Client, name: string, a: unknown) => client.requestRaw('tools/call', { name, arguments: a }) as Promise<ToolResult>;
 
+/** Round trips to a bare `ws` echo server in another process (ws-echo.ts): the machine's transport floor. */
+async function bareEchoRoundTrips(n: number): Promise<{ p50: number; p99: number }> {
+  const child = spawn(process.execPath, [join(here, 'ws-echo.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise<number>((res, rej) => {
+      child.stdout.once('data', (d) => res(Number(String(d).trim())));
+      child.once('error', rej);
+    });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { perMessageDeflate: false });
+    await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
+    const t: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await new Promise((res) => { ws.once('message', res); ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: {} })); });
+      t.push(performance.now() - t0);
+    }
+    ws.close();
+    return stats(t);
+  } finally {
+    child.kill();
+  }
+}
+
 // ---- the table --------------------------------------------------------------
 interface Row { figure: string; evidex: string; reference: string; ratio: string; target: string; met: string }
 const rows: Row[] = [];
@@ -132,6 +156,8 @@ async function benchCorpus(c: Corpus): Promise<void> {
   row(`[${c.name}] WS round trip floor (index/status p50)`, ms(stats(floor).p50));
   // The floor's own tail: what scheduling noise alone adds to any p99 below.
   row(`[${c.name}] WS round trip floor p99`, ms(stats(floor).p99));
+  const echo = await bareEchoRoundTrips(400);
+  row(`[${c.name}] bare ws echo, no evidex (p50 / p99)`, `${ms(echo.p50)} / ${ms(echo.p99)}`, 'transport floor of this machine');
 
   const q = drawQueries(c, NQ);
   // search_code round trips over the WebSocket, exact total.
