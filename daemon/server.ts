@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { IndexHandle, ToolResult } from '../indexer/api.js';
-import { RepoRules } from '../indexer/discover/rules.js';
+import type { RepoRules } from '../indexer/discover/rules.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
 import { toolDescriptors, validateToolCall } from '../indexer/query/schemas.js';
@@ -100,9 +100,10 @@ export class Daemon {
     const lock = await acquireLock(opts.stateDir, opts.root);
     let handle: IndexHandle | null = null;
     try {
-      const rules = await RepoRules.load(opts.root, { maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets });
       const h = await openIndex(opts.root, { stateDir: opts.stateDir, maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets });
       handle = h;
+      // The watcher decides with the index's own rules (one instance, re-read in place by every refresh).
+      const rules = await h.rules();
       const token = await createToken(opts.stateDir);
       const allowed = new Set(opts.allowedOrigins ?? []);
       const http = createServer((_req, res) => {

@@ -1,6 +1,7 @@
 // The face the indexer shows to the daemon and the in-process CLI: open an
 // index for a root, keep it fresh, answer validated tool calls. The daemon holds
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
+import type { RepoRules } from './discover/rules.js';
 import type { Evidence } from './evidence.js';
 import type { ToolCall } from './query/schemas.js';
 
@@ -58,6 +59,12 @@ export interface IndexHandle {
   status(): IndexStatus;
   /** Runs one already-validated call. Refusals are thrown as ToolError. */
   runTool(call: ToolCall): Promise<ToolResult>;
+  /**
+   * The ignore and secret rules the index walks with: one instance for the
+   * index's life, re-read in place by every refresh, so a watcher given it
+   * decides exactly as the walk does.
+   */
+  rules(): Promise<RepoRules>;
   /** Walks the tree and brings the index up to date: a first full build, or a catch-up that re-parses only files whose content changed. */
   refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary>;
   /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */

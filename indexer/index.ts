@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import type { BuildProgress, BuildSummary, IndexHandle, IndexStatus, OpenOptions, ToolResult, UpdateSummary } from './api.js';
 import { Builder } from './build/builder.js';
+import type { RepoRules } from './discover/rules.js';
 import { ToolError } from './errors.js';
 import type { ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
@@ -42,12 +43,16 @@ export class EvidexIndex implements IndexHandle {
     };
   }
 
+  rules(): Promise<RepoRules> {
+    return this.builder.currentRules();
+  }
+
   async runTool(call: ToolCall): Promise<ToolResult> {
     if (this.closed) throw new ToolError('index_unavailable', 'the index is closed');
     if (call.name !== 'read_git_diff' && this.store.state === 'empty') {
       throw new ToolError('index_unavailable', 'no index yet for this repository: it has not been built');
     }
-    return runTool({ root: this.root, store: this.store, rules: () => this.builder.currentRules() }, call);
+    return runTool({ root: this.root, store: this.store, rules: () => this.rules() }, call);
   }
 
   /** Runs writers one after another, in call order. */

@@ -91,7 +91,9 @@ export class Builder {
   /** Full walk: first build or catch-up. Re-parses only files whose size/mtime and then content hash differ. */
   async refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
     const t0 = performance.now();
-    this.rules = null; // ignore files may have changed: read them afresh
+    // Ignore files may have changed: read them afresh, into the same instance,
+    // which the daemon's watcher shares (IndexHandle.rules()).
+    if (this.rules) await this.rules.reloadAll();
     const rules = await this.currentRules();
     onProgress?.({ phase: 'walk', done: 0, total: 0 });
     const { files: walked } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });

@@ -209,6 +209,14 @@ export class RepoRules {
     return chain;
   }
 
+  /** Forgets every ignore file read so far and re-reads the root's (a full re-walk calls this: any of them may have changed). */
+  async reloadAll(): Promise<void> {
+    this.folders.clear();
+    this.folderDecisions.clear();
+    this.chains.clear();
+    await this.loadFolder('');
+  }
+
   /** Re-reads one ignore file after it changed, was created or was deleted (the watcher calls this). */
   async reloadIgnoreFile(relPathOfIgnoreFile: string): Promise<void> {
     if (!this.isIgnoreFile(relPathOfIgnoreFile)) {
