@@ -18,6 +18,9 @@ export interface EvidexOpenOptions extends OpenOptions {
   extraIgnore?: string[];
 }
 
+/** Pause before another warm-up pass when the last ended with files still unloaded. */
+const WARM_RETRY_MS = 250;
+
 export class EvidexIndex implements IndexHandle {
   readonly root: string;
   readonly builder: Builder;
@@ -94,8 +97,15 @@ export class EvidexIndex implements IndexHandle {
         await this.store.warmSearchCache();
         if (this.store.textComplete) break;
       }
-      this.warmed = !this.store.stopWarming;
-    })().finally(() => { this.warming = null; }));
+      this.warmed = !this.store.stopWarming && this.store.textComplete;
+    })().finally(() => {
+      this.warming = null;
+      // Still incomplete (updates kept landing, or one landed as this finished and was handed
+      // this promise): try again shortly rather than leave searches on the slower path.
+      if (!this.closed && !this.store.stopWarming && !this.store.textComplete) {
+        setTimeout(() => { if (!this.closed) void this.warm(); }, WARM_RETRY_MS).unref();
+      }
+    }));
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,9 +99,9 @@ function makeQueries(c: Corpus, count: number, seed: number): Query[] {
   return out;
 }
 
-async function differential(idx: EvidexIndex, count: number, seed: number): Promise<number[]> {
+async function differential(idx: EvidexIndex, count: number, seed: number, extra: Query[] = []): Promise<number[]> {
   const corpus = loadCorpus(idx);
-  const queries = makeQueries(corpus, count, seed);
+  const queries = [...extra, ...makeQueries(corpus, count, seed)];
   const times: number[] = [];
   let nonEmpty = 0;
   for (const q of queries) {
@@ -207,6 +207,31 @@ test('search_code equals a plain scan before warm-up, after it, and around a bul
   // The cached path-order list was patched in place, not rebuilt: it must hold the new versions.
   for (const f of idx.store.ordered()) assert.ok(idx.store.fileByPath(f.path) === f, `ordered() holds the current row of ${f.path}`);
   await differential(idx, 60, 15);
+  await idx.close();
+});
+
+test('search_code equals a plain scan where lowercasing changes lengths (İ in paths and lines)', async () => {
+  // "İ" (U+0130) lowercases to two units ("i̇"): offsets in a path or line and in
+  // its lowercased form differ after it, in paths, snippets and line ends alike.
+  const root = join(tmp, 'dotted-i');
+  const files: Record<string, string> = {
+    'aİİİ.py': 'x = 1\nİx\nabc\nİİ abc İ\n',
+    'b.txt': 'abc\nnothing\n',
+    'c/x.md': '# İstanbul abc\nplain abc line\n',
+    'c/İ/d.md': 'İİİİİİİİ\nabc after İ\n' + 'İ filler line abc\n'.repeat(40),
+    'd/İ.py': 'def İf():\n    return "İ"\n',
+  };
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(join(root, p, '..'), { recursive: true });
+    writeFileSync(join(root, p), text);
+  }
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'dotted-i-state') });
+  await idx.refresh();
+  await idx.warm();
+  const extra: Query[] = ['py', 'md', 'abc', 'İ', 'i̇', 'i', 'x', 'line', 'İİ', 'c/', 'İ/d', 'i̇/d', 'txt', 'after'].flatMap((q) => [
+    { query: q, limit: 200 }, { query: q, limit: 200, case_sensitive: true }, { query: q, limit: 3 },
+  ]);
+  await differential(idx, 60, 21, extra);
   await idx.close();
 });
 

@@ -89,8 +89,9 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
 
   // Lines never contain "\n" (and "\r" only inside a line), so a query with a newline matches no line.
   if (!q.includes('\n')) {
-    const counted = !cs && prefix === undefined && q.length === 3 && store.textComplete;
-    if (counted) total += store.linesWithTrigram(q);
+    const lines = !cs && prefix === undefined && q.length === 3 && store.textComplete ? store.linesWithTrigram(q) : null;
+    const counted = lines !== null;
+    if (counted) total += lines;
     const { blocks, files } = store.candidateBlocks(queryBuckets(query, cs), prefix);
     const findLower = cs ? null : anchoredFind(q, store.rarestCharAt(q));
     const exact = cs ? new ExactFinder(q) : null;

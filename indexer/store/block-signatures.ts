@@ -42,9 +42,11 @@ export class BlockSignatures {
   /** Per slot: owning file id (-1 for a free slot) and block index within the file. */
   private slotFid = new Int32Array(0);
   private slotBlock = new Int32Array(0);
-  /** Slots handed out so far (free ones included), and those holding a live block. */
+  /** Slots handed out so far (free ones included), those holding a live block, and the spare slots of placed files (room to grow in place). */
   private used = 0;
   private live = 0;
+  private spare = 0;
+  private compacting = false;
   private readonly placed = new Map<number, Placement>();
   /** Scratch for one query's matches: parallel file id / block arrays. */
   private hitFid = new Int32Array(1024);
@@ -73,6 +75,7 @@ export class BlockSignatures {
       this.clearSlots(old.base, old.n);
       for (let s = old.base + n; s < old.base + old.cap; s++) this.slotFid[s] = -1;
       p = { base: old.base, n, cap: old.cap };
+      this.spare += old.n - n;
     } else {
       if (old) this.free(fid, old);
       // A little room to grow in place: a file being edited often gains a block.
@@ -80,6 +83,7 @@ export class BlockSignatures {
       if (this.used + cap > this.stride * 32) this.grow(this.used + cap);
       p = { base: this.used, n, cap };
       this.used += cap;
+      this.spare += cap - n;
       for (let s = p.base; s < p.base + cap; s++) this.slotFid[s] = -1;
     }
     this.placed.set(fid, p);
@@ -191,6 +195,7 @@ export class BlockSignatures {
     this.clearSlots(p.base, p.n);
     for (let s = p.base; s < p.base + p.cap; s++) this.slotFid[s] = -1;
     this.live -= p.n;
+    this.spare -= p.cap - p.n;
     this.placed.delete(fid);
   }
 
@@ -243,8 +248,11 @@ export class BlockSignatures {
    * grew or went away): rare, and bounded by the text held, like a warm-up.
    */
   private maybeCompact(): void {
-    const free = this.used - this.live;
-    if (free <= Math.max(this.live, this.minFreeToCompact)) return;
+    // Holes left by files that moved or went away; a compaction removes them all
+    // (not the spare room of placed files, which it hands out again).
+    const holes = this.used - this.live - this.spare;
+    if (this.compacting || holes <= Math.max(this.live, this.minFreeToCompact)) return;
+    this.compacting = true;
     this.compactions++;
     const fids = [...this.placed.entries()].sort((a, b) => a[1].base - b[1].base).map(([fid]) => fid);
     this.rows.fill(0);
@@ -252,7 +260,12 @@ export class BlockSignatures {
     this.slotFid.fill(-1);
     this.used = 0;
     this.live = 0;
+    this.spare = 0;
     this.placed.clear();
-    for (const fid of fids) this.set(fid, this.sourceOf(fid));
+    try {
+      for (const fid of fids) this.set(fid, this.sourceOf(fid));
+    } finally {
+      this.compacting = false;
+    }
   }
 }

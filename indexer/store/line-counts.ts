@@ -1,5 +1,6 @@
-// How many lines hold each trigram, exactly: for every three-unit string t, the
-// number of lines L of the index with L.toLowerCase().includes(t). That is
+// How many lines hold each all-ASCII trigram, exactly: for every three-unit
+// ASCII string t, the number of lines L of the index with
+// L.toLowerCase().includes(t). That is
 // search_code's `total` for a three-character case-insensitive query (path
 // matches aside), which is what the commonest short queries ("elf", "Non",
 // "f.a") would otherwise pay for by visiting every one of their 10^5 lines.
@@ -10,10 +11,12 @@ import type { BlockSource } from './block-signatures.js';
 const ASCII_CODES = 1 << 21;
 
 export class TrigramLineCounts {
-  /** Counts of all-ASCII trigrams by their 21-bit code (3 x 7 bits). */
+  /**
+   * Counts by the trigram's 21-bit code (3 x 7 bits). Trigrams with a non-ASCII
+   * unit are not counted (a query holding one is scanned instead): a table of
+   * them would grow with the repository's alphabet (CJK text has millions).
+   */
   private readonly ascii = new Uint32Array(ASCII_CODES);
-  /** Counts of trigrams with a non-ASCII unit, by the three-unit string. */
-  private readonly other = new Map<string, number>();
   /** Last line that counted each ASCII code, so a line counts a trigram once. */
   private readonly seen = new Uint16Array(ASCII_CODES);
   private line = 0;
@@ -47,18 +50,16 @@ export class TrigramLineCounts {
     return best;
   }
 
-  /** Lines holding `t`, a lowercased string of exactly three UTF-16 units. */
-  count(t: string): number {
+  /** Lines holding `t`, a lowercased string of exactly three UTF-16 units; null when t is not all ASCII (not counted). */
+  count(t: string): number | null {
     const a = t.charCodeAt(0), b = t.charCodeAt(1), c = t.charCodeAt(2);
-    if ((a | b | c) < 128) return this.ascii[(a << 14) | (b << 7) | c];
-    return this.other.get(t) ?? 0;
+    return (a | b | c) < 128 ? this.ascii[(a << 14) | (b << 7) | c] : null;
   }
 
   private countLine(text: string, start: number, end: number, sign: 1 | -1): void {
     if (end - start < 3) return;
     if (++this.line === 0x10000) { this.seen.fill(0); this.line = 1; }
     const stamp = this.line;
-    let others: Set<string> | null = null;
     let a = text.charCodeAt(start), b = text.charCodeAt(start + 1);
     if (a < 128) this.chars[a] += sign;
     if (b < 128) this.chars[b] += sign;
@@ -68,16 +69,8 @@ export class TrigramLineCounts {
       if ((a | b | c) < 128) {
         const k = (a << 14) | (b << 7) | c;
         if (this.seen[k] !== stamp) { this.seen[k] = stamp; this.ascii[k] += sign; }
-      } else {
-        (others ??= new Set()).add(text.slice(i - 2, i + 1));
       }
       a = b; b = c;
-    }
-    if (others) {
-      for (const t of others) {
-        const n = (this.other.get(t) ?? 0) + sign;
-        if (n === 0) this.other.delete(t); else this.other.set(t, n);
-      }
     }
   }
 }

@@ -34,7 +34,7 @@ export class Postings {
     this.extraCount = 0;
   }
 
-  /** Frees the arrays (build() fills them again). */
+  /** Frees the arrays. Nothing may be asked until build() fills them again (the store's postingsDirty guards that). */
   clear(): void {
     this.offsets = new Uint32Array(0);
     this.ids = new Uint16Array(0);

@@ -104,7 +104,10 @@ export class SearchText {
     while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (first[mid] <= start - 1) lo = mid; else hi = mid - 1; }
     let line = first[lo];
     for (let b = lo; b < first.length && line < end; b++) {
-      const text = this.blocks[b]; // "\n" positions are the same in both cases
+      // Line ends are found in the text that is sliced: a separate original-case
+      // string can differ in length from the lowercased one ("İ" lowercases to two
+      // units); an all-ASCII block (canon null) cannot.
+      const text = this.canon[b] ?? this.blocks[b];
       let at = 0;
       for (line = first[b]; line < end; line++) {
         const nl = text.indexOf('\n', at);
@@ -145,7 +148,9 @@ export class ExactFinder {
   /**
    * No ASCII letter and nothing but ASCII: then a line holds the query exactly
    * when its lowercased form does (lowercasing maps those units to themselves,
-   * and no other character lowercases to them), so the lowercased block is scanned as is.
+   * and no other character lowercases to them; checked over every code point),
+   * so the lowercased block is scanned as is. Line numbers come out right either
+   * way: lowercasing never adds or drops a "\n".
    */
   private readonly caseless: boolean;
   private bits: Uint32Array = new Uint32Array(0);

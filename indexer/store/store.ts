@@ -138,7 +138,7 @@ export class Store {
   private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
   private orderedFiles: FileMeta[] | null = null; // the files of `order`; rebuilt lazily
   /** Every path in order joined by NUL (which no path holds), as given and lowercased, with each path's offset: one indexOf finds path matches. */
-  private joinedPaths: { exact: string; lower: string; starts: Int32Array } | null = null;
+  private joinedPaths: { exact: string; lower: string; exactStarts: Int32Array; lowerStarts: Int32Array } | null = null;
   /**
    * File-level trigram postings, for searches while not every file's search
    * text is in memory (before warm-up ends, or after a bulk update). Freed once
@@ -481,13 +481,19 @@ export class Store {
   filesWithPathContaining(q: string, caseSensitive: boolean): FileMeta[] {
     const files = this.ordered();
     if (!this.joinedPaths) {
-      const starts = new Int32Array(files.length + 1);
-      let at = 0;
-      files.forEach((f, i) => { starts[i] = at; at += f.path.length + 1; });
-      starts[files.length] = at;
-      this.joinedPaths = { exact: files.map((f) => f.path).join('\0'), lower: files.map((f) => f.pathLower).join('\0'), starts };
+      // Offsets per form: a lowercased path can be longer than the path ("İ" is two units lowercased).
+      const startsOf = (paths: string[]): Int32Array => {
+        const starts = new Int32Array(paths.length + 1);
+        let at = 0;
+        paths.forEach((p, i) => { starts[i] = at; at += p.length + 1; });
+        starts[paths.length] = at;
+        return starts;
+      };
+      const exact = files.map((f) => f.path);
+      const lower = files.map((f) => f.pathLower);
+      this.joinedPaths = { exact: exact.join('\0'), lower: lower.join('\0'), exactStarts: startsOf(exact), lowerStarts: startsOf(lower) };
     }
-    const { starts } = this.joinedPaths;
+    const starts = caseSensitive ? this.joinedPaths.exactStarts : this.joinedPaths.lowerStarts;
     const hay = caseSensitive ? this.joinedPaths.exact : this.joinedPaths.lower;
     const out: FileMeta[] = [];
     if (q.includes('\0')) return out;
@@ -526,8 +532,8 @@ export class Store {
   /** See TrigramLineCounts.rarestAt: where to anchor a scan for `q` (lowercased). */
   rarestCharAt(q: string): number { return this.lineCounts.rarestAt(q); }
 
-  /** Lines of the whole index whose lowercased text holds `t` (three UTF-16 units, lowercased). Exact only when textComplete. */
-  linesWithTrigram(t: string): number { return this.lineCounts.count(t); }
+  /** Lines of the whole index whose lowercased text holds `t` (three UTF-16 units, lowercased), or null when not counted (non-ASCII). Exact only when textComplete. */
+  linesWithTrigram(t: string): number | null { return this.lineCounts.count(t); }
 
   /**
    * Where a query's lines can be: the files (in path order, optionally only
@@ -639,7 +645,8 @@ export class Store {
     // the daemon start serving, before this ~0.2 s synchronous build runs.
     await new Promise((r) => setImmediate(r));
     if (this.closed || this.stopWarming) return;
-    if (this.postingsDirty) this.rebuildPostings();
+    // The postings serve searches while files are missing from memory; none are, nothing to build.
+    if (this.postingsDirty && !this.textComplete) this.rebuildPostings();
     await new Promise((r) => setImmediate(r));
     if (this.closed || this.stopWarming) return;
     const fids = [...this.order];
