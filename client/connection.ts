@@ -144,7 +144,8 @@ async function waitForDaemon(root: string, stateDir: string, timeoutMs: number):
     const p = await probe(stateDir);
     if (p.kind === 'running') return p;
     if (p.kind === 'unreachable') last = p.error;
-    await new Promise((r) => setTimeout(r, 50));
+    // A probe is one small file read: poll often, so a fresh daemon is used the moment it listens.
+    await new Promise((r) => setTimeout(r, 10));
   }
   throw new ConnectionError(`the evidex daemon for ${root} did not start within ${Math.round(timeoutMs / 1000)} s${last ? ` (${last})` : ''}; see ${files(stateDir).log}`);
 }
