@@ -6,8 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendFileSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, RpcError, type Client } from '../client/connection.js';
-import { fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon, checkedCaller, startWatched, stopWatched } from './helpers/daemon.js';
+import { connect, type Client } from '../client/connection.js';
+import { fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon, checkedCaller, isNotIndexed, startWatched, stopWatched } from './helpers/daemon.js';
 
 let root: string;
 let d: TestDaemon;
@@ -25,14 +25,7 @@ const hits = async (query: string, prefix?: string) =>
   (await call('search_code', { query, case_sensitive: true, limit: 200, ...(prefix ? { path_prefix: prefix } : {}) }))
     .evidence.filter((e) => e.kind === 'content_match').map((e) => `${e.path}:${e.start_line}`);
 
-async function notIndexed(path: string): Promise<boolean> {
-  try {
-    await c.request<'toolsCall'>('tools/call', { name: 'read_evidence', arguments: { path, start_line: 1 } });
-    return false;
-  } catch (e) {
-    return e instanceof RpcError && (e.data as { code?: string })?.code === 'not_indexed';
-  }
-}
+const notIndexed = (path: string) => isNotIndexed(c, path);
 
 test('edit: an appended line becomes searchable', async () => {
   const f = join(root, 'src/rag_common.py');

@@ -8,10 +8,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RpcError, type Client } from '../client/connection.js';
+import type { Client } from '../client/connection.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { walkRepo } from '../indexer/discover/walk.js';
-import { git, median, tempDir, waitFor, type TestDaemon, checkedCaller, startWatched, stopWatched } from './helpers/daemon.js';
+import { git, median, tempDir, waitFor, type TestDaemon, checkedCaller, isNotIndexed, startWatched, stopWatched } from './helpers/daemon.js';
 
 let root: string;
 let d: TestDaemon;
@@ -47,14 +47,7 @@ const hits = async (query: string): Promise<string[]> =>
 const symbols = async (name: string): Promise<string[]> =>
   (await call('find_symbol', { name })).evidence.map((e) => `${e.path}:${e.start_line}-${e.end_line}`).sort();
 
-async function notIndexed(path: string): Promise<boolean> {
-  try {
-    await c.request<'toolsCall'>('tools/call', { name: 'read_evidence', arguments: { path, start_line: 1 } });
-    return false;
-  } catch (e) {
-    return e instanceof RpcError && (e.data as { code?: string })?.code === 'not_indexed';
-  }
-}
+const notIndexed = (path: string) => isNotIndexed(c, path);
 
 /** Waits until `fn` answers `want` (deep-equal), then asserts it once more. */
 async function settle<T>(what: string, fn: () => Promise<T>, want: T): Promise<void> {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
-import { connect, type Client } from '../../client/connection.js';
+import { connect, RpcError, type Client } from '../../client/connection.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { assertEvidenceChecks } from './evidence.js';
 import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../daemon/state.js';
@@ -149,6 +149,16 @@ export function checkedCaller(c: () => Client, root: () => string): (name: strin
     assertEvidenceChecks(root(), r.evidence);
     return r;
   };
+}
+
+/** True when the daemon refuses to read `path` as not indexed (what a test waits for after a delete or an ignore). */
+export async function isNotIndexed(c: Client, path: string): Promise<boolean> {
+  try {
+    await c.request<'toolsCall'>('tools/call', { name: 'read_evidence', arguments: { path, start_line: 1 } });
+    return false;
+  } catch (e) {
+    return e instanceof RpcError && (e.data as { code?: string })?.code === 'not_indexed';
+  }
 }
 
 /** A writable stream that keeps what is written to it (for CLI renderers under test). */
