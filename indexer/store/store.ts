@@ -17,7 +17,7 @@ import { SymbolIndex } from './symbols.js';
 export { SearchText };
 
 /** Bump whenever a table's key or value layout changes: an index of another version is rebuilt from scratch. */
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 
 /** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
 const MAX_KEY_BYTES = 400;
@@ -124,7 +124,6 @@ export class Store {
   private impsDb: Database<ImportRec[], number>;
   private symDb: Database<number, string>;
   private targetDb: Database<number, string>;
-  private modDb: Database<number, string>;
 
   private files = new Map<number, FileMeta>();
   /** Paths the walk lists but that are not indexable (binary), with the stat they had when judged. */
@@ -179,7 +178,6 @@ export class Store {
     this.impsDb = this.env.openDB({ name: 'imports', keyEncoding: 'uint32', encoding: 'msgpack' });
     this.symDb = this.env.openDB({ name: 'sym', dupSort: true, encoding: 'ordered-binary' });
     this.targetDb = this.env.openDB({ name: 'target', dupSort: true, encoding: 'ordered-binary' });
-    this.modDb = this.env.openDB({ name: 'module', dupSort: true, encoding: 'ordered-binary' });
   }
 
   /**
@@ -324,7 +322,7 @@ export class Store {
             const f = o.file;
             const id = fid ?? nextFid++;
             const prevTri = old ? this.triDb.getBinary(id) ?? null : null;
-            if (old) this.unlinkKeys(id, old);
+            if (old) this.unlinkKeys(id);
             const row: FileRow = {
               p: f.path, s: f.size, m: f.mtimeMs, h: f.hash, n: f.lines, py: f.py, mods: f.py ? f.mods : [],
               nd: f.defs.length, ni: f.imports.length,
@@ -338,7 +336,7 @@ export class Store {
             } else {
               this.defsDb.removeSync(id); this.impsDb.removeSync(id);
             }
-            this.linkKeys(id, row.mods, f.defs, f.imports);
+            this.linkKeys(id, f.defs, f.imports);
             const skipped = this.skipped.has(f.path);
             if (skipped) this.skipDb.removeSync(f.path);
             const prev = prevTri && !bulk ? Uint8Array.from(prevTri) : null;
@@ -372,20 +370,20 @@ export class Store {
               after.push(() => this.skipped.delete(o.path));
             }
             if (!old || fid === undefined) break;
-            this.unlinkKeys(fid, old);
+            this.unlinkKeys(fid);
             for (const db of [this.filesDb, this.textDb, this.triDb, this.defsDb, this.impsDb]) db.removeSync(fid);
             after.push(() => { this.forget(old); this.removeOrder(old); this.symbols.delete(fid); });
             break;
           }
           case 'resolve': {
             if (!old || fid === undefined || !old.py) break;
-            this.unlinkKeys(fid, old, true);
+            this.unlinkKeys(fid, true);
             const row = this.filesDb.get(fid);
             if (!row) break;
             row.mods = o.mods;
             this.filesDb.putSync(fid, row);
             this.impsDb.putSync(fid, o.imports);
-            this.linkKeys(fid, o.mods, [], o.imports);
+            this.linkKeys(fid, [], o.imports);
             after.push(() => {
               this.unlinkModules(old);
               old.mods = o.mods;
@@ -415,20 +413,18 @@ export class Store {
     return generation;
   }
 
-  /** Adds the lookup-table entries of a file (sym: names and qualnames; module; target). */
-  private linkKeys(fid: number, mods: string[], defs: PyDef[], imports: ImportRec[]): void {
+  /** Adds the lookup-table entries of a file (sym: names and qualnames; target). Module names are looked up in memory (byModule). */
+  private linkKeys(fid: number, defs: PyDef[], imports: ImportRec[]): void {
     for (const k of symKeys(defs)) this.symDb.putSync(k, fid);
-    for (const m of mods) if (keyOk(m)) this.modDb.putSync(m, fid);
     for (const imp of imports) for (const t of imp.targets) if (keyOk(t)) this.targetDb.putSync(t, fid);
   }
 
   /** Removes what linkKeys added for the stored version of a file (reads the old rows inside the transaction). */
-  private unlinkKeys(fid: number, old: FileMeta, keepDefs = false): void {
+  private unlinkKeys(fid: number, keepDefs = false): void {
     if (!keepDefs) {
       const defs = (this.defsDb.get(fid) ?? []).map(([name, qualname]) => ({ name, qualname }));
       for (const k of symKeys(defs)) this.symDb.removeSync(k, fid);
     }
-    for (const m of old.mods) if (keyOk(m)) this.modDb.removeSync(m, fid);
     for (const imp of this.impsDb.get(fid) ?? []) for (const t of imp.targets) if (keyOk(t)) this.targetDb.removeSync(t, fid);
   }
 
@@ -693,9 +689,9 @@ export class Store {
     const rowsOf = (db: Database<any, number>): string[] => [...db.getKeys()].map((fid) => pathOf(fid as number)).sort();
     return {
       state: this.state, pkgDirs: this.pkgDirs, files,
-      sym: table(this.symDb), target: table(this.targetDb), module: table(this.modDb),
-      // The same mapping as `module`, as find_importers reads it (from memory).
-      moduleInMemory: [...this.byModule].flatMap(([m, ids]) => [...ids].map((fid) => `${m} -> ${pathOf(fid)}`)).sort(),
+      sym: table(this.symDb), target: table(this.targetDb),
+      // Module name -> files, as find_importers reads it (kept in memory from the files' `mods`).
+      module: [...this.byModule].flatMap(([m, ids]) => [...ids].map((fid) => `${m} -> ${pathOf(fid)}`)).sort(),
       skip: [...this.skipDb.getRange()].map(({ key, value }) => `${String(key)} ${value[0]}`).sort(),
       rows: { files: rowsOf(this.filesDb), text: rowsOf(this.textDb), tri: rowsOf(this.triDb), defs: rowsOf(this.defsDb), imports: rowsOf(this.impsDb) },
     };
