@@ -93,18 +93,15 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
     const counted = lines !== null;
     if (counted) total += lines;
     const { blocks, files } = store.candidateBlocks(queryBuckets(query, cs), prefix);
+    // Case-insensitive: the lowercased blocks, searched from the query's rarest character; case-sensitive: ExactFinder.
     const findLower = cs ? null : anchoredFind(q, store.rarestCharAt(q));
     const exact = cs ? new ExactFinder(q) : null;
     for (const { f, st, from, to } of files) {
       if (counted && items.length >= limit) break;
       for (let i = from; i < to; i++) {
         const b = blocks ? blocks[i] : i;
-        let found: number;
-        if (exact) {
-          found = scanBlock(store, f, exact.at(st, b), exact.find, st.firstLine[b], q, query, items, limit);
-        } else {
-          found = scanBlock(store, f, st.blocks[b], findLower, st.firstLine[b], q, query, items, limit);
-        }
+        const hay = exact ? exact.at(st, b) : st.blocks[b];
+        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLine[b], q, query, items, limit);
         if (!counted) total += found;
         else if (items.length >= limit) break;
       }
