@@ -108,9 +108,10 @@ export class BlockSignatures {
   }
 
   /**
-   * Every block whose signature holds all `rows`: calls visit(fid, firstHit, end)
-   * once per file, where blocks(i) for firstHit <= i < end are its matching
-   * blocks in ascending order. The arrays are reused by the next call.
+   * Every block whose signature holds all `rows`, as parallel arrays: entries
+   * 0..n-1 give a file id and a block of it. A file's entries are consecutive,
+   * its blocks ascending (files come in slot order, not path order). The arrays
+   * are reused by the next call.
    */
   match(rows: readonly number[]): { n: number; fid: Int32Array; block: Int32Array } {
     const words = (this.used + 31) >>> 5;
