@@ -22,16 +22,22 @@ test.before(async () => {
 });
 test.after(async () => { await stopDaemon(d); await f.stop(); cleanupTemp(); });
 
+/** `evidex ask QUESTION` through a fresh client connection to the daemon: exit code and everything printed. */
+async function ask(question: string, json: boolean): Promise<{ code: number; text: string }> {
+  const client = await connect(root, { env: d.env });
+  const cap = capture();
+  try {
+    const code = await runAskCommand(client, question, { json, out: cap.out, env: {} });
+    return { code, text: cap.text() };
+  } finally { await client.close(); }
+}
+
 test('plain output: tool call and decision, streamed answer, citations ✔/✘, evidence; audit in the state folder', async () => {
   f.script(
     { chunks: [{ thinking: 'find importers' }, { tool_calls: [call('find_importers', { module_name: 'rag_common' })] }, { tool_calls: [call('shell', { cmd: 'ls' })] }] },
     { chunks: [{ content: 'Imported at src/build_index.py:4' }, { content: ' and src/rag_chat.py:99.' }] },
   );
-  const client = await connect(root, { env: d.env });
-  const cap = capture();
-  const code = await runAskCommand(client, 'Who imports rag_common?', { json: false, out: cap.out, env: {} });
-  await client.close();
-  const text = cap.text();
+  const { code, text } = await ask('Who imports rag_common?', false);
   assert.is(code, 0, text);
   assert.match(text, `asking qwen3:8b at ${f.url}`); // OLLAMA_HOST without a scheme was normalised
   assert.match(text, 'step 1: thinking…');
@@ -54,11 +60,7 @@ test('plain output: tool call and decision, streamed answer, citations ✔/✘, 
 
 test('two refusals: the attempts list says "refused (code): reason" once per call, exit 3', async () => {
   f.script({ chunks: [{ tool_calls: [call('shell', { cmd: 'ls' }), call('read_evidence', { path: '../etc/passwd', start_line: 1 })] }] });
-  const client = await connect(root, { env: d.env });
-  const cap = capture();
-  const code = await runAskCommand(client, 'list files', { json: false, out: cap.out, env: {} });
-  await client.close();
-  const text = cap.text();
+  const { code, text } = await ask('list files', false);
   assert.is(code, 3, text);
   assert.match(text, '\nstopped: refused_twice — ');
   assert.match(text, '\nattempts:\n  step 1: shell {"cmd":"ls"}  refused (unknown_tool): unknown tool "shell"');
@@ -68,12 +70,9 @@ test('two refusals: the attempts list says "refused (code): reason" once per cal
 
 test('--json: one event per line, then the result', async () => {
   f.script({ chunks: [{ tool_calls: [call('read_evidence', { path: 'src/rag_common.py', start_line: 12 })] }] }, { chunks: [{ content: 'src/rag_common.py:12' }] });
-  const client = await connect(root, { env: d.env });
-  const cap = capture();
-  const code = await runAskCommand(client, 'q', { json: true, out: cap.out, env: {} });
-  await client.close();
+  const { code, text } = await ask('q', true);
   assert.is(code, 0);
-  const lines = cap.text().trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.slice(0, -1).map((l) => l.event.type), ['started', 'step', 'tool_call', 'tool_result', 'step', 'content', 'citations', 'stopped']);
   const { result } = lines.at(-1);
   assert.is(result.stopped, 'answered');

@@ -67,6 +67,12 @@ async function snapshot(d: TestDaemon): Promise<unknown> {
   } finally { await c.close(); }
 }
 
+/** Starts a daemon for `root` (under `home`, or a fresh state folder), takes its snapshot, stops it. */
+async function snapshotOfNewDaemon(root: string, home?: string): Promise<unknown> {
+  const d = await startDaemon(root, { home });
+  try { return await snapshot(d); } finally { await stopDaemon(d); }
+}
+
 /** Starts a daemon, waits `ms` after it listens, notes whether its start-up build is still running, and kill -9s it. */
 async function killDuringBuild(root: string, home: string, ms: number): Promise<boolean> {
   const d = await startDaemon(root, { home });
@@ -93,25 +99,16 @@ test('kill -9 during the first build and during a catch-up: the next start answe
   console.log(`  first build killed at 150/400/900 ms; build still running at the kill: ${hits.join('/')}`);
   assert.ok(hits.some(Boolean), 'at least one kill landed mid-build');
 
-  let d = await startDaemon(root, { home });
-  const recovered = await snapshot(d);
-  await stopDaemon(d);
-  const fresh1 = await startDaemon(root);
-  const expected1 = await snapshot(fresh1);
-  await stopDaemon(fresh1);
+  const recovered = await snapshotOfNewDaemon(root, home);
+  const expected1 = await snapshotOfNewDaemon(root);
   assert.equal(recovered, expected1, 'after kill -9 in the first build, answers equal a fresh index');
 
   // Change many files while no daemon runs, then kill the catch-up that the next start does.
   const py = readdirSync(join(root, 'email')).filter((n) => n.endsWith('.py'));
   for (const n of py) appendFileSync(join(root, 'email', n), '\nCRASH_EDIT_MARK = 1\n');
   const caughtUp = await killDuringBuild(root, home, 60);
-  d = await startDaemon(root, { home });
-  const afterEdits = await snapshot(d);
-  await stopDaemon(d);
-
-  const fresh = await startDaemon(root);
-  const expected = await snapshot(fresh);
-  await stopDaemon(fresh);
+  const afterEdits = await snapshotOfNewDaemon(root, home);
+  const expected = await snapshotOfNewDaemon(root);
   assert.equal(afterEdits, expected, 'after kill -9 in the catch-up, answers equal a fresh index');
   const marks = (afterEdits as { answers: { total?: number }[] }).answers[3].total;
   assert.is(marks, py.length, 'every edited file is searchable');
