@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RepoRules } from '../indexer/discover/rules.js';
@@ -232,6 +232,36 @@ test('git runs read-only: .git/index untouched, caller GIT_* variables ignored',
   assert.ok(items.length >= 10, 'the repo at root was diffed, not the one in GIT_DIR');
   const after = { hash: createHash('sha256').update(readFileSync(indexPath)).digest('hex'), mtime: statSync(indexPath).mtimeMs };
   assert.equal(after, before, '.git/index was not rewritten');
+});
+
+test('no program a repository names runs: clean/smudge/process filters, textconv, external diff, fsmonitor', async () => {
+  const root = tempDir('progs');
+  const marker = join(root, '..', `${root.split('/').pop()}-ran`);
+  temps.push(marker);
+  // Each configured program would leave the marker behind (and pass its input through).
+  const prog = `sh -c 'echo ran >> "${marker}"; cat'`;
+  git(root, ['init', '-q']);
+  write(root, { 'f.py': 'one\n', 'g.txt': 'one\n', '.gitattributes': 'f.py filter=evil diff=evil\ng.txt filter=ev.il.dotted\n' });
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '-m', 'one']);
+  for (const [k, v] of [
+    ['filter.evil.clean', prog], ['filter.evil.smudge', prog], ['filter.evil.required', 'true'],
+    ['filter.ev.il.dotted.process', prog], ['filter.ev.il.dotted.required', 'true'],
+    ['diff.evil.textconv', prog], ['diff.external', prog], ['core.fsmonitor', prog],
+  ]) git(root, ['config', k, v]);
+  write(root, { 'f.py': 'one\ntwo\n', 'g.txt': 'one\nthree\n' });
+  // Stat-dirty and content-changed files both make git hash the work tree, which is where a clean filter runs.
+  const t = new Date(Date.now() + 5000);
+  utimesSync(join(root, 'f.py'), t, t);
+  const work = await diff(root);
+  assert.equal(work.map((e) => [e.path, e.start_line, e.end_line]), [['f.py', 1, 2], ['g.txt', 1, 2]]);
+  assertEvidenceChecks(root, work);
+  assert.equal(existsSync(marker), false, `a configured program ran for the work tree diff: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`);
+  // Stage by hand with every program off (this test's git is not the one under test).
+  git(root, ['-c', 'core.fsmonitor=false', '-c', 'filter.evil.clean=', '-c', 'filter.evil.required=false', '-c', 'filter.ev.il.dotted.process=', '-c', 'filter.ev.il.dotted.required=false', 'add', '-A']);
+  const staged = await diff(root, { staged: true });
+  assert.equal(staged.map((e) => e.path), ['f.py', 'g.txt']);
+  assert.equal(existsSync(marker), false, `a configured program ran for the staged diff: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`);
 });
 
 test('root in a subfolder of the work tree: paths relative to the root, nothing from outside it', async () => {

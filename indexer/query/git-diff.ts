@@ -2,7 +2,8 @@
 // (or the index, with `staged`) against a base commit (default HEAD).
 //
 // git runs read-only: execFile with a fixed argument list (never a shell), no
-// pager, no external diff, no textconv, no fsmonitor, no optional locks and no
+// pager, no external diff, no textconv, no fsmonitor, no clean/smudge/process
+// filter (see filterOverrides), no optional locks and no
 // diff.autoRefreshIndex (so .git/index is never rewritten), no transports (a
 // partial clone must not fetch), and an environment with every GIT_* variable
 // of the caller removed.
@@ -38,6 +39,30 @@ const GIT_GLOBAL_ARGS = [
   // with --no-optional-locks (seen with git 2.39; a test pins it): turn that off.
   '-c', 'diff.autoRefreshIndex=false',
 ];
+
+/**
+ * `-c` options that switch off every filter driver the repository's config (any
+ * scope) defines. .gitattributes maps files to drivers, and git runs a driver's
+ * clean or process command whenever it hashes a work-tree file for a diff; git
+ * has no switch that turns attributes or filters off as a whole, so each
+ * configured driver is emptied (an empty command is no filter) and made
+ * optional (a required filter that does not run is an error). The diff then
+ * shows the file as it is on disk, which is what the evidence's lines are.
+ */
+async function filterOverrides(root: string): Promise<string[]> {
+  const r = await runGit(root, ['config', '--null', '--get-regexp', '^filter\\.']);
+  if (r.code === 1) return []; // no such key
+  if (r.code !== 0) throw new ToolError('git_failed', `git config failed: ${firstLine(r.stderr)}`);
+  const drivers = new Set<string>();
+  for (const entry of decodeText(r.stdout).split('\0')) {
+    const key = entry.split('\n', 1)[0];
+    // filter.<driver>.<variable>; a driver name may itself hold dots.
+    const driver = key.slice('filter.'.length, key.lastIndexOf('.'));
+    if (key.startsWith('filter.') && driver !== '') drivers.add(driver);
+  }
+  return [...drivers].flatMap((d) => ['clean', 'smudge', 'process'].flatMap((v) => ['-c', `filter.${d}.${v}=`])
+    .concat('-c', `filter.${d}.required=false`));
+}
 
 /** Diff options shared by the listing and the patch, so both see exactly the same set of changes. */
 function diffArgs(staged: boolean): string[] {
@@ -247,8 +272,9 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
   }
   await ensureWorkTree(root);
   const base = await resolveBase(root, args.base);
+  const noFilters = await filterOverrides(root);
 
-  const listed = await runGit(root, [...diffArgs(staged), '--name-only', '-z', base, '--', ...(pathspec ? [pathspec] : [])]);
+  const listed = await runGit(root, [...noFilters, ...diffArgs(staged), '--name-only', '-z', base, '--', ...(pathspec ? [pathspec] : [])]);
   if (listed.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(listed.stderr)}`);
   const allowed = decodeText(listed.stdout).split('\0').filter((p) => p !== '')
     .filter((p) => !rules.isSecret(p) && !rules.isIgnored(p, false));
@@ -257,7 +283,7 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
 
   const hunks: Hunk[] = [];
   for (const chunk of chunkPaths(allowed)) {
-    const r = await runGit(root, [...diffArgs(staged), '--src-prefix=a/', '--dst-prefix=b/', base, '--', ...chunk]);
+    const r = await runGit(root, [...noFilters, ...diffArgs(staged), '--src-prefix=a/', '--dst-prefix=b/', base, '--', ...chunk]);
     if (r.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(r.stderr)}`);
     hunks.push(...parseUnifiedDiff(decodeText(r.stdout)));
   }
