@@ -104,10 +104,32 @@ export interface RpcConnectionOptions {
 /** The LSP name for cancelling an in-flight request: `{id}`. */
 export const CANCEL_NOTIFICATION = '$/cancelRequest';
 
+/**
+ * A request's cancellation, made into an AbortController only when the handler
+ * reads `signal` (the ask loop does; a tool call never does). Creating one per
+ * request was a measurable share of a small tool call's time in the daemon.
+ */
+class Cancellation {
+  private controller: AbortController | null = null;
+  private reason: unknown = undefined;
+  private aborted = false;
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    if (this.aborted) return AbortSignal.abort(this.reason);
+    return (this.controller = new AbortController()).signal;
+  }
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
 export class RpcConnection {
   private nextId = 1;
   private readonly pending = new Map<RpcId, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  private readonly inflight = new Map<RpcId, AbortController>();
+  private readonly inflight = new Map<RpcId, Cancellation>();
   private requestHandler: RequestHandler | null = null;
   private readonly notificationHandlers = new Set<NotificationHandler>();
   private readonly closeHandlers = new Set<(reason: string) => void>();
@@ -178,7 +200,8 @@ export class RpcConnection {
       this.sendError(null, new RpcError(RpcCode.INVALID_REQUEST, 'binary frames are not supported; send JSON text'));
       return;
     }
-    const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    // ws hands over a Buffer (binaryType 'nodebuffer'); only the other shapes need converting (Buffer.from would copy).
+    const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     if (buf.length > this.maxMessageBytes) {
       const text = buf.toString('utf8');
       this.sendError(idOf(text), new RpcError(MESSAGE_TOO_LARGE,
@@ -234,10 +257,10 @@ export class RpcConnection {
       this.sendError(id, new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`));
       return;
     }
-    const ac = new AbortController();
-    this.inflight.set(id, ac);
+    const cancel = new Cancellation();
+    this.inflight.set(id, cancel);
     try {
-      const result = await this.requestHandler(method, params, { id, signal: ac.signal });
+      const result = await this.requestHandler(method, params, { id, get signal() { return cancel.signal; } });
       this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (e) {
       const err = e instanceof RpcError ? e
@@ -251,7 +274,7 @@ export class RpcConnection {
   private closed(reason: string): void {
     if (this.closedReason !== null) return;
     this.closedReason = reason;
-    for (const ac of this.inflight.values()) ac.abort(new Error(reason));
+    for (const c of this.inflight.values()) c.abort(new Error(reason));
     for (const p of this.pending.values()) p.reject(new RpcError(RpcCode.INTERNAL_ERROR, reason));
     this.pending.clear();
     for (const h of this.closeHandlers) {

@@ -71,26 +71,54 @@ function rssOf(pid: number): { anon: number; hwm: number } {
 
 const call = (client: Client, name: string, a: unknown) => client.requestRaw('tools/call', { name, arguments: a }) as Promise<ToolResult>;
 
-/** Round trips to a bare `ws` echo server in another process (ws-echo.ts): the machine's transport floor. */
-async function bareEchoRoundTrips(n: number): Promise<{ p50: number; p99: number }> {
-  const child = spawn(process.execPath, [join(here, 'ws-echo.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    const port = await new Promise<number>((res, rej) => {
-      child.stdout.once('data', (d) => res(Number(String(d).trim())));
-      child.once('error', rej);
-    });
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { perMessageDeflate: false });
-    await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
-    const t: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      await new Promise((res) => { ws.once('message', res); ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: {} })); });
-      t.push(performance.now() - t0);
+/** A bare `ws` server in another process (ws-echo.ts): the machine's transport, with no evidex code on either side. */
+class BarePeer {
+  private nextId = 0;
+  private constructor(private readonly child: ReturnType<typeof spawn>, private readonly ws: WebSocket) {}
+
+  static async start(): Promise<BarePeer> {
+    const child = spawn(process.execPath, [join(here, 'ws-echo.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<number>((res, rej) => {
+        child.stdout!.once('data', (d) => res(Number(String(d).trim())));
+        child.once('error', rej);
+      });
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { perMessageDeflate: false, maxPayload: 1 << 30 });
+      await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
+      return new BarePeer(child, ws);
+    } catch (e) {
+      child.kill();
+      throw e;
     }
-    ws.close();
+  }
+
+  /** One request, answered and parsed (as evidex's client parses every answer); returns the parsed result. */
+  request(method: string, params: unknown): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((res) => {
+      this.ws.once('message', (data) => res((JSON.parse(String(data)) as { result: unknown }).result));
+      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
+  }
+
+  /** n round trips of a tiny message: the transport floor. */
+  async echo(n: number): Promise<ReturnType<typeof stats>> {
+    const t: number[] = [];
+    for (let i = 0; i < n; i++) t.push((await timed(() => this.request('tools/call', {})))[0]);
     return stats(t);
-  } finally {
-    child.kill();
+  }
+
+  /** Round trips that bring back exactly these answer texts, one each, in order. */
+  async replay(answers: string[]): Promise<ReturnType<typeof stats>> {
+    await this.request('load', { answers });
+    const t: number[] = [];
+    for (let k = 0; k < answers.length; k++) t.push((await timed(() => this.request('replay', { k })))[0]);
+    return stats(t);
+  }
+
+  close(): void {
+    this.ws.close();
+    this.child.kill();
   }
 }
 
@@ -156,7 +184,8 @@ async function benchCorpus(c: Corpus): Promise<void> {
   row(`[${c.name}] WS round trip floor (index/status p50)`, ms(stats(floor).p50));
   // The floor's own tail: what scheduling noise alone adds to any p99 below.
   row(`[${c.name}] WS round trip floor p99`, ms(stats(floor).p99));
-  const echo = await bareEchoRoundTrips(400);
+  const bare = await BarePeer.start();
+  const echo = await bare.echo(400);
   row(`[${c.name}] bare ws echo, no evidex (p50 / p99)`, `${ms(echo.p50)} / ${ms(echo.p99)}`, 'transport floor of this machine');
 
   const q = drawQueries(c, NQ);
@@ -176,11 +205,21 @@ async function benchCorpus(c: Corpus): Promise<void> {
   for (const [tool, names, key] of [['find_symbol', q.symbols, 'name'], ['find_importers', q.modules, 'module_name']] as const) {
     for (const n of names.slice(0, 20)) await call(client, tool, { [key]: n });
     const t: number[] = [];
-    for (const n of names) t.push((await timed(() => call(client, tool, { [key]: n })))[0]);
+    const answers: string[] = [];
+    for (const n of names) {
+      const [took, answer] = await timed(() => call(client, tool, { [key]: n }));
+      t.push(took);
+      answers.push(JSON.stringify(answer));
+    }
     const st = stats(t);
-    row(`[${c.name}] ${tool} p50 (${st.n} names)`, ms(st.p50), '', '', '< 0.3 ms', st.p50 < 0.3);
-    row(`[${c.name}] ${tool} p99`, ms(st.p99), '', '', '< 1 ms', st.p99 < 1);
+    // The same answer texts, sent back by the bare server: what the transport
+    // and the client's parse alone cost for these bytes, with no lookup at all.
+    const rt = await bare.replay(answers);
+    const ref = (x: number) => `same answers from a bare ws server ${ms(x)}`;
+    row(`[${c.name}] ${tool} p50 (${st.n} names)`, ms(st.p50), ref(rt.p50), '', '< 0.3 ms', st.p50 < 0.3);
+    row(`[${c.name}] ${tool} p99`, ms(st.p99), ref(rt.p99), '', '< 1 ms', st.p99 < 1);
   }
+  bare.close();
 
   // Save-to-queryable: append a unique token to a real file, poll until search finds it.
   const target = join(c.root, c.files[Math.floor(c.files.length / 2)]);
