@@ -191,7 +191,11 @@ async function benchCorpus(c: Corpus): Promise<void> {
   row(`[${c.name}] bare ws echo, no evidex (p50 / p99)`, `${ms(echo.p50)} / ${ms(echo.p99)}`, 'transport floor of this machine');
   row(`[${c.name}] bare ws echo round trips over 1 ms`, over1(echo), 'transport tail of this machine');
 
-  const q = drawQueries(c, NQ);
+  // Fresh copies of the query strings (slices would keep every line of the
+  // corpus alive), then a full collection: the corpus text drawQueries read must
+  // not be collected by this process while it times round trips.
+  const q = JSON.parse(JSON.stringify(drawQueries(c, NQ))) as ReturnType<typeof drawQueries>;
+  globalThis.gc?.();
   // search_code round trips over the WebSocket, exact total.
   for (const s of q.search.slice(0, 20)) await call(client, 'search_code', { query: s }); // warm-up
   const searchMs: number[] = [];
