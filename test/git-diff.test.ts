@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RepoRules } from '../indexer/discover/rules.js';
@@ -22,10 +22,10 @@ function tempDir(tag: string): string {
   return d;
 }
 
-function git(cwd: string, args: string[]): string {
+function git(cwd: string, args: string[], extraEnv: Record<string, string> = {}): string {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
-  Object.assign(env, { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+  Object.assign(env, { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' }, extraEnv);
   return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, env, encoding: 'utf8' });
 }
 
@@ -234,34 +234,59 @@ test('git runs read-only: .git/index untouched, caller GIT_* variables ignored',
   assert.equal(after, before, '.git/index was not rewritten');
 });
 
-test('no program a repository names runs: clean/smudge/process filters, textconv, external diff, fsmonitor', async () => {
-  const root = tempDir('progs');
+/** GIT_CONFIG_* variables for these settings (git splits `-c` at the first "=", which a driver name may hold). */
+function configEnv(settings: Array<[string, string]>): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach(([k, v], i) => { env[`GIT_CONFIG_KEY_${i}`] = k; env[`GIT_CONFIG_VALUE_${i}`] = v; });
+  return env;
+}
+
+/** A repository whose config names `prog` for every hook a diff could run; each run appends to the returned marker. */
+function hostileRepo(tag: string, attributes: string, configText: string): { root: string; marker: string; prog: string } {
+  const root = tempDir(tag);
   const marker = join(root, '..', `${root.split('/').pop()}-ran`);
   temps.push(marker);
   // Each configured program would leave the marker behind (and pass its input through).
   const prog = `sh -c 'echo ran >> "${marker}"; cat'`;
   git(root, ['init', '-q']);
-  write(root, { 'f.py': 'one\n', 'g.txt': 'one\n', '.gitattributes': 'f.py filter=evil diff=evil\ng.txt filter=ev.il.dotted\n' });
+  write(root, { 'f.py': 'one\n', 'g.txt': 'one\n', 'h.txt': 'one\n', '.gitattributes': Buffer.from(attributes, 'latin1') });
   git(root, ['add', '-A']);
   git(root, ['commit', '-q', '-m', 'one']);
-  for (const [k, v] of [
-    ['filter.evil.clean', prog], ['filter.evil.smudge', prog], ['filter.evil.required', 'true'],
-    ['filter.ev.il.dotted.process', prog], ['filter.ev.il.dotted.required', 'true'],
-    ['diff.evil.textconv', prog], ['diff.external', prog], ['core.fsmonitor', prog],
-  ]) git(root, ['config', k, v]);
-  write(root, { 'f.py': 'one\ntwo\n', 'g.txt': 'one\nthree\n' });
+  appendFileSync(join(root, '.git/config'), Buffer.from(configText.replaceAll('PROG', prog.replaceAll('"', '\\"')), 'latin1'));
+  write(root, { 'f.py': 'one\ntwo\n', 'g.txt': 'one\nthree\n', 'h.txt': 'one\nfour\n' });
   // Stat-dirty and content-changed files both make git hash the work tree, which is where a clean filter runs.
   const t = new Date(Date.now() + 5000);
   utimesSync(join(root, 'f.py'), t, t);
+  return { root, marker, prog };
+}
+const ran = (marker: string): string => (existsSync(marker) ? readFileSync(marker, 'utf8') : '');
+
+test('no program a repository names runs: clean/smudge/process filters (dotted or "=" in the name), textconv, external diff, fsmonitor', async () => {
+  const { root, marker } = hostileRepo('progs', 'f.py filter=evil diff=evil\ng.txt filter=ev.il.dotted\nh.txt filter=a=b\n', [
+    '[filter "evil"]\n\tclean = "PROG"\n\tsmudge = "PROG"\n\trequired = true\n',
+    '[filter "ev.il.dotted"]\n\tprocess = "PROG"\n\trequired = true\n',
+    '[filter "a=b"]\n\tclean = "PROG"\n\trequired = true\n',
+    '[diff "evil"]\n\ttextconv = "PROG"\n[diff]\n\texternal = "PROG"\n[core]\n\tfsmonitor = "PROG"\n',
+  ].join(''));
   const work = await diff(root);
-  assert.equal(work.map((e) => [e.path, e.start_line, e.end_line]), [['f.py', 1, 2], ['g.txt', 1, 2]]);
+  assert.equal(work.map((e) => [e.path, e.start_line, e.end_line]), [['f.py', 1, 2], ['g.txt', 1, 2], ['h.txt', 1, 2]]);
   assertEvidenceChecks(root, work);
-  assert.equal(existsSync(marker), false, `a configured program ran for the work tree diff: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`);
+  assert.is(ran(marker), '', 'a configured program ran for the work tree diff');
   // Stage by hand with every program off (this test's git is not the one under test).
-  git(root, ['-c', 'core.fsmonitor=false', '-c', 'filter.evil.clean=', '-c', 'filter.evil.required=false', '-c', 'filter.ev.il.dotted.process=', '-c', 'filter.ev.il.dotted.required=false', 'add', '-A']);
+  git(root, ['add', '-A'], configEnv([
+    ['core.fsmonitor', 'false'], ['filter.evil.clean', ''], ['filter.evil.required', 'false'],
+    ['filter.ev.il.dotted.process', ''], ['filter.ev.il.dotted.required', 'false'], ['filter.a=b.clean', ''], ['filter.a=b.required', 'false'],
+  ]));
+  assert.is(ran(marker), '', 'staging by hand ran a program');
   const staged = await diff(root, { staged: true });
-  assert.equal(staged.map((e) => e.path), ['f.py', 'g.txt']);
-  assert.equal(existsSync(marker), false, `a configured program ran for the staged diff: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`);
+  assert.equal(staged.map((e) => e.path), ['f.py', 'g.txt', 'h.txt']);
+  assert.is(ran(marker), '', 'a configured program ran for the staged diff');
+});
+
+test('a filter driver whose name is not UTF-8 cannot be switched off: refused with git_failed, nothing runs', async () => {
+  const { root, marker } = hostileRepo('nonutf8', 'f.py filter=a\xffb\n', '[filter "a\xffb"]\n\tclean = "PROG"\n\trequired = true\n');
+  await refusedWith(diff(root), 'git_failed', /not UTF-8/);
+  assert.is(ran(marker), '');
 });
 
 test('root in a subfolder of the work tree: paths relative to the root, nothing from outside it', async () => {

@@ -41,27 +41,43 @@ const GIT_GLOBAL_ARGS = [
 ];
 
 /**
- * `-c` options that switch off every filter driver the repository's config (any
- * scope) defines. .gitattributes maps files to drivers, and git runs a driver's
- * clean or process command whenever it hashes a work-tree file for a diff; git
- * has no switch that turns attributes or filters off as a whole, so each
- * configured driver is emptied (an empty command is no filter) and made
+ * Config settings that switch off every filter driver the repository's config
+ * (any scope) defines. .gitattributes maps files to drivers, and git runs a
+ * driver's clean or process command whenever it hashes a work-tree file for a
+ * diff; git has no switch that turns attributes or filters off as a whole, so
+ * each configured driver is emptied (an empty command is no filter) and made
  * optional (a required filter that does not run is an error). The diff then
  * shows the file as it is on disk, which is what the evidence's lines are.
+ *
+ * They travel as GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n, not
+ * as `-c key=value`, which git splits at the first "=" (a driver named "a=b"
+ * would escape). A driver name that is not UTF-8 cannot be written into the
+ * environment at all, so such a repository is refused rather than diffed.
  */
-async function filterOverrides(root: string): Promise<string[]> {
+async function filterOverrides(root: string): Promise<Record<string, string>> {
   const r = await runGit(root, ['config', '--null', '--get-regexp', '^filter\\.']);
-  if (r.code === 1) return []; // no such key
+  if (r.code === 1) return {}; // no such key
   if (r.code !== 0) throw new ToolError('git_failed', `git config failed: ${firstLine(r.stderr)}`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(r.stdout);
+  } catch {
+    throw new ToolError('git_failed', 'the git config names a filter driver that is not UTF-8; read_git_diff cannot switch it off, so it does not run git diff');
+  }
   const drivers = new Set<string>();
-  for (const entry of decodeText(r.stdout).split('\0')) {
+  for (const entry of text.split('\0')) {
     const key = entry.split('\n', 1)[0];
     // filter.<driver>.<variable>; a driver name may itself hold dots.
     const driver = key.slice('filter.'.length, key.lastIndexOf('.'));
     if (key.startsWith('filter.') && driver !== '') drivers.add(driver);
   }
-  return [...drivers].flatMap((d) => ['clean', 'smudge', 'process'].flatMap((v) => ['-c', `filter.${d}.${v}=`])
-    .concat('-c', `filter.${d}.required=false`));
+  const settings = [...drivers].flatMap((d) => [
+    ...['clean', 'smudge', 'process'].map((v) => [`filter.${d}.${v}`, '']),
+    [`filter.${d}.required`, 'false'],
+  ]);
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach(([k, v], i) => { env[`GIT_CONFIG_KEY_${i}`] = k; env[`GIT_CONFIG_VALUE_${i}`] = v; });
+  return env;
 }
 
 /** Diff options shared by the listing and the patch, so both see exactly the same set of changes. */
@@ -94,10 +110,11 @@ function gitEnv(): NodeJS.ProcessEnv {
 
 interface GitRun { code: number; stdout: Buffer; stderr: string }
 
-function runGit(cwd: string, args: string[]): Promise<GitRun> {
+/** Runs git with the fixed options; `config` adds GIT_CONFIG_* settings (see filterOverrides). */
+function runGit(cwd: string, args: string[], config: Record<string, string> = {}): Promise<GitRun> {
   return new Promise((resolve, reject) => {
     execFile('git', [...GIT_GLOBAL_ARGS, ...args], {
-      cwd, env: gitEnv(), shell: false, encoding: 'buffer', timeout: GIT_TIMEOUT_MS, maxBuffer: GIT_MAX_BUFFER, windowsHide: true,
+      cwd, env: { ...gitEnv(), ...config }, shell: false, encoding: 'buffer', timeout: GIT_TIMEOUT_MS, maxBuffer: GIT_MAX_BUFFER, windowsHide: true,
     }, (err, stdout, stderr) => {
       const errText = decodeText(stderr ?? Buffer.alloc(0)).trim();
       if (!err) { resolve({ code: 0, stdout, stderr: errText }); return; }
@@ -274,7 +291,7 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
   const base = await resolveBase(root, args.base);
   const noFilters = await filterOverrides(root);
 
-  const listed = await runGit(root, [...noFilters, ...diffArgs(staged), '--name-only', '-z', base, '--', ...(pathspec ? [pathspec] : [])]);
+  const listed = await runGit(root, [...diffArgs(staged), '--name-only', '-z', base, '--', ...(pathspec ? [pathspec] : [])], noFilters);
   if (listed.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(listed.stderr)}`);
   const allowed = decodeText(listed.stdout).split('\0').filter((p) => p !== '')
     .filter((p) => !rules.isSecret(p) && !rules.isIgnored(p, false));
@@ -283,7 +300,7 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
 
   const hunks: Hunk[] = [];
   for (const chunk of chunkPaths(allowed)) {
-    const r = await runGit(root, [...noFilters, ...diffArgs(staged), '--src-prefix=a/', '--dst-prefix=b/', base, '--', ...chunk]);
+    const r = await runGit(root, [...diffArgs(staged), '--src-prefix=a/', '--dst-prefix=b/', base, '--', ...chunk], noFilters);
     if (r.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(r.stderr)}`);
     hunks.push(...parseUnifiedDiff(decodeText(r.stdout)));
   }
