@@ -113,10 +113,13 @@ class Cancellation {
   private controller: AbortController | null = null;
   private reason: unknown = undefined;
   private aborted = false;
+  /** The same AbortSignal on every read (a handler may add and later remove a listener). */
   get signal(): AbortSignal {
-    if (this.controller) return this.controller.signal;
-    if (this.aborted) return AbortSignal.abort(this.reason);
-    return (this.controller = new AbortController()).signal;
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
   }
   abort(reason: unknown): void {
     if (this.aborted) return;
