@@ -3,7 +3,8 @@
 // machine with no evidex code on either side. Prints its port, then answers:
 // - `load` `{answers: string[]}`: keeps these answer texts (JSON of results), answers `true`;
 // - `replay` `{k}`: answers with the k-th loaded text as its result, already
-//   serialised, so only the transport and the client's parse are left;
+//   serialised, so only the transport and the client's parse are left (an
+//   error when there is no k-th text);
 // - anything else: `{ok: true}` (the echo).
 import { WebSocketServer } from 'ws';
 
@@ -13,6 +14,7 @@ wss.on('listening', () => console.log((wss.address() as { port: number }).port))
 wss.on('connection', (ws) => ws.on('message', (data) => {
   const msg = JSON.parse(String(data)) as { id: number; method: string; params: { answers?: string[]; k?: number } };
   if (msg.method === 'load') answers = msg.params.answers ?? [];
-  const result = msg.method === 'replay' ? answers[msg.params.k ?? 0] : msg.method === 'load' ? 'true' : '{"ok":true}';
-  ws.send(`{"jsonrpc":"2.0","id":${msg.id},"result":${result}}`);
+  const result = msg.method === 'replay' ? answers[msg.params.k ?? -1] : msg.method === 'load' ? 'true' : '{"ok":true}';
+  if (result === undefined) ws.send(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `no loaded answer ${msg.params.k}` } }));
+  else ws.send(`{"jsonrpc":"2.0","id":${msg.id},"result":${result}}`);
 }));
