@@ -65,11 +65,17 @@ function gatedHandler(readFirst: boolean) {
   };
 }
 
-test('a cancel that arrives before the handler reads its signal leaves that signal aborted, and always the same one', async () => {
-  const g = gatedHandler(false);
+/** A 'slow' request in flight: its handler has started and waits at its gate. */
+async function inFlight(readFirst: boolean) {
+  const g = gatedHandler(readFirst);
   const p = await pair(g.handler);
-  const answer = p.client.sendRequest('slow', {});
+  const answer = p.client.sendRequest('slow', {}).then((v) => v, (e: Error) => e.message);
   await g.started;
+  return { g, p, answer };
+}
+
+test('a cancel that arrives before the handler reads its signal leaves that signal aborted, and always the same one', async () => {
+  const { g, p, answer } = await inFlight(false);
   p.client.sendNotification(CANCEL_NOTIFICATION, { id: 1 });
   // Messages are handled in order: once 'ping' is answered, the cancel has been processed.
   assert.is(await p.client.sendRequest('ping', {}), 'pong');
@@ -79,10 +85,7 @@ test('a cancel that arrives before the handler reads its signal leaves that sign
 });
 
 test('a cancel after the handler took its signal fires the abort event', async () => {
-  const g = gatedHandler(true);
-  const p = await pair(g.handler);
-  const answer = p.client.sendRequest('slow', {});
-  await g.started;
+  const { g, p, answer } = await inFlight(true);
   p.client.sendNotification(CANCEL_NOTIFICATION, { id: 1 });
   assert.ok(await within(g.abortEvent), 'the abort event fired while the handler was still waiting');
   g.open();
@@ -91,10 +94,7 @@ test('a cancel after the handler took its signal fires the abort event', async (
 });
 
 test('a request nobody cancels keeps an unaborted signal', async () => {
-  const g = gatedHandler(true);
-  const p = await pair(g.handler);
-  const answer = p.client.sendRequest('slow', {});
-  await g.started;
+  const { g, p, answer } = await inFlight(true);
   assert.is(await p.client.sendRequest('ping', {}), 'pong');
   g.open();
   assert.is(await answer, 'done');
@@ -102,13 +102,10 @@ test('a request nobody cancels keeps an unaborted signal', async () => {
 });
 
 test('a disconnect aborts the request in flight; the client sees its request fail', async () => {
-  const g = gatedHandler(true);
-  const p = await pair(g.handler);
-  const answer = p.client.sendRequest('slow', {}).then(() => 'answered', (e: Error) => e.message);
-  await g.started;
+  const { g, p, answer } = await inFlight(true);
   p.client.close();
   assert.ok(await within(g.abortEvent), 'the disconnect aborted the request');
-  assert.match(await answer, /closed/);
+  assert.match(String(await answer), /closed/);
 });
 
 test.after(async () => {
