@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { ToolError } from '../indexer/errors.js';
 import type { Evidence } from '../indexer/evidence.js';
-import { readGitDiff, parseUnifiedDiff, unquoteCPath } from '../indexer/query/git-diff.js';
+import { gitConfigEnv, readGitDiff, parseUnifiedDiff, unquoteCPath } from '../indexer/query/git-diff.js';
 import type { ToolArgs } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 
@@ -234,15 +234,8 @@ test('git runs read-only: .git/index untouched, caller GIT_* variables ignored',
   assert.equal(after, before, '.git/index was not rewritten');
 });
 
-/** GIT_CONFIG_* variables for these settings (git splits `-c` at the first "=", which a driver name may hold). */
-function configEnv(settings: Array<[string, string]>): Record<string, string> {
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
-  settings.forEach(([k, v], i) => { env[`GIT_CONFIG_KEY_${i}`] = k; env[`GIT_CONFIG_VALUE_${i}`] = v; });
-  return env;
-}
-
 /** A repository whose config names `prog` for every hook a diff could run; each run appends to the returned marker. */
-function hostileRepo(tag: string, attributes: string, configText: string): { root: string; marker: string; prog: string } {
+function hostileRepo(tag: string, attributes: string, configText: string): { root: string; marker: string } {
   const root = tempDir(tag);
   const marker = join(root, '..', `${root.split('/').pop()}-ran`);
   temps.push(marker);
@@ -257,7 +250,7 @@ function hostileRepo(tag: string, attributes: string, configText: string): { roo
   // Stat-dirty and content-changed files both make git hash the work tree, which is where a clean filter runs.
   const t = new Date(Date.now() + 5000);
   utimesSync(join(root, 'f.py'), t, t);
-  return { root, marker, prog };
+  return { root, marker };
 }
 const ran = (marker: string): string => (existsSync(marker) ? readFileSync(marker, 'utf8') : '');
 
@@ -272,8 +265,8 @@ test('no program a repository names runs: clean/smudge/process filters (dotted o
   assert.equal(work.map((e) => [e.path, e.start_line, e.end_line]), [['f.py', 1, 2], ['g.txt', 1, 2], ['h.txt', 1, 2]]);
   assertEvidenceChecks(root, work);
   assert.is(ran(marker), '', 'a configured program ran for the work tree diff');
-  // Stage by hand with every program off (this test's git is not the one under test).
-  git(root, ['add', '-A'], configEnv([
+  // Stage by hand with every program off (as env settings: git splits `-c` at the first "=", which a driver name may hold).
+  git(root, ['add', '-A'], gitConfigEnv([
     ['core.fsmonitor', 'false'], ['filter.evil.clean', ''], ['filter.evil.required', 'false'],
     ['filter.ev.il.dotted.process', ''], ['filter.ev.il.dotted.required', 'false'], ['filter.a=b.clean', ''], ['filter.a=b.required', 'false'],
   ]));

@@ -71,10 +71,14 @@ async function filterOverrides(root: string): Promise<Record<string, string>> {
     const driver = key.slice('filter.'.length, key.lastIndexOf('.'));
     if (key.startsWith('filter.') && driver !== '') drivers.add(driver);
   }
-  const settings = [...drivers].flatMap((d) => [
-    ...['clean', 'smudge', 'process'].map((v) => [`filter.${d}.${v}`, '']),
+  return gitConfigEnv([...drivers].flatMap((d): Array<[string, string]> => [
+    ...['clean', 'smudge', 'process'].map((v): [string, string] => [`filter.${d}.${v}`, '']),
     [`filter.${d}.required`, 'false'],
-  ]);
+  ]));
+}
+
+/** Config settings as the GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n variables (any key, "=" included). */
+export function gitConfigEnv(settings: ReadonlyArray<[string, string]>): Record<string, string> {
   const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
   settings.forEach(([k, v], i) => { env[`GIT_CONFIG_KEY_${i}`] = k; env[`GIT_CONFIG_VALUE_${i}`] = v; });
   return env;
