@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { RpcConnection, RpcError } from '../daemon/jsonrpc.js';
 import {
-  MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult,
+  MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult, type WarmupStatus,
 } from '../daemon/protocol.js';
 import {
   canonicalRoot, daemonAlive, ensureStateDir, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
@@ -254,6 +254,18 @@ export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv
   }
 }
 
+/** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */
+function formatWarmup(w: WarmupStatus | undefined): string {
+  if (!w) return 'unknown';
+  switch (w.state) {
+    case 'waiting': return 'waiting for the caches to load';
+    case 'running': return 'running';
+    case 'done': return `done (${w.calls} calls, ${w.busyMs} ms)`;
+    case 'failed': return 'failed (see the daemon log)';
+    case 'off': return 'off';
+  }
+}
+
 /** The human form of `evidex daemon status`. */
 export function formatStatus(r: StatusReport): string {
   if (!r.running) return `${r.message}\n`;
@@ -268,6 +280,7 @@ export function formatStatus(r: StatusReport): string {
     `generation   ${r.generation}`,
     `last update  ${r.lastUpdate ?? 'never'}`,
     `watcher      ${r.watcher}${d.watcherNote ? ` (${d.watcherNote})` : ''}`,
+    `warm-up      ${formatWarmup(d.warmup)}`,
     `clients      ${d.clients}`,
     `state        ${r.stateDir}`,
   ];

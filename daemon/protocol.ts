@@ -37,6 +37,10 @@ export const MAX_PAYLOAD_BYTES = 16 << 20;
 /** Where a watcher stands, reported by index/status and `evidex daemon status` (the watcher's own type). */
 export type WatcherState = WatchState;
 
+export type WarmupStatus =
+  | { state: 'waiting' | 'running' | 'failed' | 'off' }
+  | { state: 'done'; calls: number; busyMs: number };
+
 export interface DaemonInfoStatus {
   pid: number;
   url: string;
@@ -52,6 +56,8 @@ export interface DaemonInfoStatus {
   /** The start-up refresh (first build or catch-up). tools/call waits for a first or interrupted build only; a complete index answers during a catch-up. */
   startup: 'running' | 'done' | 'failed';
   startupError?: string;
+  /** The request-path warm-up after start (warmup.ts): waiting for the caches, running, then done (with its size), failed or off. */
+  warmup: WarmupStatus;
   clients: number;
   /** Updates queued behind the one running (watcher batches, refreshes). */
   pendingUpdates: number;

@@ -13,12 +13,14 @@ import { toolDescriptors, validateToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from './jsonrpc.js';
 import {
-  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
+  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type ParamsOf, type StatusResult,
+  type WarmupStatus,
 } from './protocol.js';
 import {
   acquireLock, createToken, ensureStateDir, removeDaemonInfo, tokensEqual, writeDaemonInfo, type DaemonInfo, type Lock,
 } from './state.js';
+import { warmRequestPath, warmupCalls, WARMUP_ROUNDS, type WarmupCall } from './warmup.js';
 
 export interface DaemonOptions {
   /** Canonical (real) path of the repository root. */
@@ -35,6 +37,8 @@ export interface DaemonOptions {
   watch?: WatchMode;
   maxFileBytes?: number;
   extraSecrets?: string[];
+  /** Warm the request path once the index is loaded (default true; see warmup.ts). */
+  warmup?: boolean;
   log?: (line: string) => void;
 }
 
@@ -59,6 +63,12 @@ class WriteQueue {
 
 interface ClientState { id: string; conn: RpcConnection; ws: WebSocket; alive: boolean }
 
+/** Who sent a request: a client, or the daemon's own warm-up, whose notifications go nowhere. */
+type Caller = { id: string; conn: Pick<RpcConnection, 'sendNotification'> };
+const WARMUP_CALLER: Caller = { id: 'warm-up', conn: { sendNotification: () => undefined } };
+/** How long the warm-up waits for the background load of the index's caches before it runs anyway. */
+const WARMUP_WAIT_MS = 60_000;
+
 const HEARTBEAT_MS = 30_000;
 
 export class Daemon {
@@ -71,6 +81,7 @@ export class Daemon {
   private servesDuringStartup = false;
   private startupState: 'running' | 'done' | 'failed' = 'running';
   private startupError: string | undefined;
+  private warmup: WarmupStatus = { state: 'waiting' };
   private stopping: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly startedAt = new Date();
@@ -163,10 +174,12 @@ export class Daemon {
     })).then((s) => {
       this.startupState = 'done';
       this.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+      void this.warmUp();
     }, (e: unknown) => {
       this.startupState = 'failed';
       this.startupError = e instanceof Error ? e.message : String(e);
       this.log(`index build failed: ${this.startupError}`);
+      this.warmup = { state: 'off' };
     });
     const watchStart = performance.now();
     RepoWatcher.start({
@@ -223,7 +236,7 @@ export class Daemon {
   }
 
   /** Every request passes here: method lookup, params schema, then the handler; nothing thrown escapes as anything but an RpcError. */
-  private async dispatch(client: ClientState, method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
+  private async dispatch(client: Caller, method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
     const found = methodByName(method);
     if (!found) throw new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`);
     if (this.stopping && found.key !== 'indexStatus') throw new RpcError(SHUTTING_DOWN, 'the daemon is shutting down');
@@ -281,7 +294,7 @@ export class Daemon {
     return { evidence: r.evidence, total: r.total, generation: r.generation };
   }
 
-  private async ask(client: ClientState, ctx: RequestContext, req: ParamsOf<'ask'>): Promise<AskResult> {
+  private async ask(client: Caller, ctx: RequestContext, req: ParamsOf<'ask'>): Promise<AskResult> {
     // Loaded on first use: a daemon that never asks never loads the Ollama client.
     const { runAsk } = await import('./ask/loop.js');
     try {
@@ -303,11 +316,46 @@ export class Daemon {
     }
   }
 
-  private async refresh(client: ClientState, ctx: RequestContext) {
+  private async refresh(client: Caller, ctx: RequestContext) {
     const summary = await this.queue.run(() => this.handle.refresh((progress) => {
       client.conn.sendNotification(Notifications.indexProgress, { requestId: ctx.id, progress } satisfies IndexProgressParams);
     }));
     return { ...summary, generation: this.handle.status().generation };
+  }
+
+  /**
+   * Runs the request-path warm-up (warmup.ts) once the index's caches are
+   * loaded: tools/call requests over the index's own names, each parsed,
+   * dispatched and its response serialised as a client's would be.
+   */
+  private async warmUp(): Promise<void> {
+    if (this.opts.warmup === false) { this.warmup = { state: 'off' }; return; }
+    // Calls made while the caches load would run the slower paths the load is replacing.
+    const waitUntil = performance.now() + WARMUP_WAIT_MS;
+    while (!this.handle.status().warm && !this.stopping && performance.now() < waitUntil) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (this.stopping) return;
+    this.warmup = { state: 'running' };
+    const ctx: RequestContext = { id: 'warm-up', signal: new AbortController().signal };
+    const run = async (call: WarmupCall, seq: number): Promise<void> => {
+      const request = JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: seq, method: Methods.toolsCall.method, params: call })) as { method: string; params: unknown };
+      try {
+        const result = await this.dispatch(WARMUP_CALLER, request.method, request.params, ctx);
+        JSON.stringify({ jsonrpc: '2.0', id: seq, result });
+      } catch (e) {
+        // A refusal is an answer (a file emptied or deleted meanwhile); an internal error is a bug, already logged: stop there.
+        if (!(e instanceof RpcError) || e.code === RpcCode.INTERNAL_ERROR) throw e;
+      }
+    };
+    try {
+      const r = await warmRequestPath(warmupCalls(this.handle.sample(1000), WARMUP_ROUNDS), run, () => this.stopping !== null);
+      this.warmup = { state: 'done', calls: r.calls, busyMs: Math.round(r.busyMs) };
+      this.log(`request path warmed up: ${r.calls} calls, ${r.busyMs.toFixed(0)} ms of work${r.outcome === 'budget' ? ' (time budget reached)' : r.outcome === 'stopped' ? ' (stopped)' : ''}`);
+    } catch (e) {
+      this.warmup = { state: 'failed' };
+      this.log(`request path warm-up failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   status(): StatusResult {
@@ -324,6 +372,7 @@ export class Daemon {
       lastWatchUpdate: w?.lastUpdate ?? null,
       startup: this.startupState,
       ...(this.startupError ? { startupError: this.startupError } : {}),
+      warmup: this.warmup,
       clients: this.clients.size,
       pendingUpdates: (w?.queued ?? 0) + Math.max(0, this.queue.waiting - 1),
     };

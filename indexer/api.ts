@@ -46,6 +46,9 @@ export interface UpdateSummary {
   generation: number;
 }
 
+/** See IndexHandle.sample. */
+export interface IndexSample { symbols: string[]; modules: string[]; paths: string[] }
+
 export interface OpenOptions {
   /** Folder for this root's LMDB environment (the daemon passes <state>/<root-id>/). */
   stateDir: string;
@@ -67,6 +70,12 @@ export interface IndexHandle {
   rules(): Promise<RepoRules>;
   /** Walks the tree and brings the index up to date: a first full build, or a catch-up that re-parses only files whose content changed. */
   refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary>;
+  /**
+   * Up to `n` each of the index's definition names, imported module names and
+   * file paths, spread evenly over each list: arguments for calls that warm
+   * the daemon's request path with the index's own contents. Reads only.
+   */
+  sample(n: number): IndexSample;
   /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */
   update(paths: string[]): Promise<UpdateSummary>;
   close(): Promise<void>;

@@ -4,7 +4,7 @@
 // refresh() and update() never run at the same time, while queries run
 // whenever they are called and see whole updates only.
 import { join, resolve } from 'node:path';
-import type { BuildProgress, BuildSummary, IndexHandle, IndexStatus, OpenOptions, ToolResult, UpdateSummary } from './api.js';
+import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, ToolResult, UpdateSummary } from './api.js';
 import { Builder } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
 import { ToolError } from './errors.js';
@@ -56,6 +56,15 @@ export class EvidexIndex implements IndexHandle {
       throw new ToolError('index_unavailable', 'no index yet for this repository: it has not been built');
     }
     return runTool({ root: this.root, store: this.store, rules: () => this.rules() }, call);
+  }
+
+  sample(n: number): IndexSample {
+    const sym = this.store.symbols;
+    return {
+      symbols: spread(sym.names(), sym.nameCount, n),
+      modules: spread(sym.targets(), sym.targetCount, n),
+      paths: spread(this.store.ordered().map((f) => f.path).values(), this.store.fileCount, n),
+    };
   }
 
   /** Runs writers one after another, in call order. */
@@ -128,4 +137,13 @@ export async function openEvidexIndex(root: string, opts: EvidexOpenOptions): Pr
   if (!opts || typeof opts.stateDir !== 'string' || opts.stateDir === '') throw new Error('openIndex: opts.stateDir is required');
   const store = await Store.open(join(resolve(opts.stateDir), 'index'));
   return new EvidexIndex(resolve(root), store, opts);
+}
+
+/** Up to n of `size` items, every ceil(size/n)-th one, so the pick spans the whole list. */
+function spread(items: Iterator<string>, size: number, n: number): string[] {
+  const step = Math.max(1, Math.ceil(size / Math.max(1, n)));
+  const out: string[] = [];
+  let i = 0;
+  for (let r = items.next(); !r.done && out.length < n; r = items.next(), i++) if (i % step === 0) out.push(r.value);
+  return out;
 }

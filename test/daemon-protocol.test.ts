@@ -193,6 +193,46 @@ test('tools/call answers {evidence, total, generation}; index/status reports the
   } finally { await c.close(); }
 });
 
+test('after start the daemon warms its request path with calls over its own index, none of them failing', async () => {
+  const c = await connect(root, { env: d.env });
+  try {
+    const s = await waitFor('the warm-up to finish', async () => {
+      const st = await c.request<'indexStatus'>('index/status');
+      assert.ok(['waiting', 'running', 'done'].includes(st.daemon.warmup.state), st.daemon.warmup.state);
+      return st.daemon.warmup.state === 'done' ? st.daemon.warmup : null;
+    }, 60_000);
+    assert.ok(s.state === 'done' && s.calls > 0, JSON.stringify(s));
+    // Each call went through dispatch, which logs any internal error; the warm-up stops at the first.
+    assert.match(d.log(), `request path warmed up: ${s.calls} calls`);
+    assert.not.match(d.log(), /internal error|warm-up failed/);
+    // What it warmed answers as before.
+    const r = await c.request<'toolsCall'>('tools/call', { name: 'find_symbol', arguments: { name: 'chunk_text' } });
+    assertEvidenceChecks(root, r.evidence);
+    assert.equal(r.evidence.map((e) => `${e.path}:${e.start_line}`), ['src/rag_common.py:32']);
+  } finally { await c.close(); }
+});
+
+test('--warmup off (or EVIDEX_WARMUP=off) leaves the warm-up out; a bad value is a one-line refusal', async () => {
+  const other = realpathSync(fixtureCopy());
+  const off = await startDaemon(other, { env: { EVIDEX_WARMUP: 'off' } });
+  try {
+    const c = await connect(other, { env: off.env });
+    try {
+      const st = await waitFor('start-up to finish', async () => {
+        const s = await c.request<'indexStatus'>('index/status');
+        return s.daemon.startup === 'done' && s.index.warm ? s : null;
+      }, 60_000);
+      assert.equal(st.daemon.warmup, { state: 'off' });
+    } finally { await c.close(); }
+  } finally { await stopDaemon(off); }
+  try {
+    await startDaemon(other, { args: ['--warmup', 'maybe'] });
+    assert.unreachable('a bad --warmup must not start a daemon');
+  } catch (e) {
+    assert.match((e as Error).message, 'evidex daemon: --warmup: expected on or off, got "maybe"');
+  }
+});
+
 test('ask without a reachable Ollama ends with a model_error naming the cause, and the daemon keeps serving', async () => {
   const c = await connect(root, { env: d.env });
   const events: { type?: string; requestId?: unknown }[] = [];

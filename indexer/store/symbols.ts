@@ -135,6 +135,12 @@ export class SymbolIndex {
   /** Import statements with `target` among their targets (any order). */
   importers(target: string): readonly ImportRef[] { return this.byTarget.get(target) ?? []; }
 
+  /** Every simple name with a definition, and every imported module name (insertion order). */
+  names(): IterableIterator<string> { return this.byName.keys(); }
+  targets(): IterableIterator<string> { return this.byTarget.keys(); }
+  get nameCount(): number { return this.byName.size; }
+  get targetCount(): number { return this.byTarget.size; }
+
   clear(): void {
     this.byName.clear(); this.byTarget.clear(); this.files.clear();
     this.cap = 0; this.used = 0; this.free = [];
