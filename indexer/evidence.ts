@@ -47,23 +47,17 @@ export function makeEvidence(
 }
 
 /**
- * makeEvidence for a span read through `readLines(from, to)` (1-based,
- * inclusive), reading only as far as the snippet can show: a 3,000-line class
- * costs what its first 4,000 characters cost, not the whole body joined and cut.
- * The caller guarantees 1 <= start <= end <= the file's line count.
+ * makeEvidence for a span whose text comes from `readText(start, end,
+ * maxChars)`: lines start..end joined by "\n", of which only the first
+ * maxChars + 1 characters must be read, so a 3,000-line class costs what its
+ * first 4,000 characters cost. The caller guarantees 1 <= start <= end <= the
+ * file's line count.
  */
 export function makeEvidenceLazy(
   path: string, start: number, end: number, kind: EvidenceKind, name: string,
-  readLines: (from: number, to: number) => string[],
+  readText: (start: number, end: number, maxChars: number) => string,
 ): Evidence {
-  const CHUNK = 64;
-  let text = '';
-  for (let from = start; from <= end; from += CHUNK) {
-    const lines = readLines(from, Math.min(end, from + CHUNK - 1));
-    text += (from === start ? '' : '\n') + lines.join('\n');
-    if (text.length > SNIPPET_MAX_CHARS) break; // the rest cannot appear in the snippet
-  }
-  const { snippet, truncated } = capSnippet(text);
+  const { snippet, truncated } = capSnippet(readText(start, end, SNIPPET_MAX_CHARS));
   const item: Evidence = { path, start_line: start, end_line: end, kind, name, snippet };
   if (truncated) item.truncated = true;
   return item;

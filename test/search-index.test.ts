@@ -110,6 +110,40 @@ test('block signatures and line counts equal brute force through add, rewrite, d
   check(401);
 });
 
+test('SearchText.textRange is the lines joined by "\\n", cut only past maxChars, for any span and any mix of text', () => {
+  // ASCII blocks with capitals keep case bits instead of a second string; "İ" lowercases
+  // to two units, so its block keeps an original-case string of another length.
+  const kinds = [
+    () => randomLines(1)[0],
+    () => Array.from({ length: Math.floor(rnd() * 90) }, () => 'aZ_( ).Qx'[Math.floor(rnd() * 9)]).join(''),
+    () => `İstanbul ${randomLines(1)[0]} İİ`,
+    () => '',
+    () => 'Long'.repeat(50 + Math.floor(rnd() * 1500)), // past a block, sometimes past a snippet
+  ];
+  let checked = 0;
+  for (let f = 0; f < 60; f++) {
+    const lines = Array.from({ length: 1 + Math.floor(rnd() * 120) }, () => kinds[Math.floor(rnd() * (rnd() < 0.7 ? 2 : kinds.length))]());
+    const st = SearchText.fromLines(lines);
+    assert.is(st.lineCount, lines.length);
+    for (let k = 0; k < 80; k++) {
+      const start = 1 + Math.floor(rnd() * lines.length);
+      const end = start + Math.floor(rnd() * Math.min(lines.length - start + 1, rnd() < 0.5 ? 3 : 200));
+      const full = lines.slice(start - 1, end).join('\n');
+      const max = [Infinity, 4000, Math.floor(rnd() * 300)][k % 3];
+      const got = st.textRange(start, end, max);
+      if (full.length <= max) assert.is(got, full, `lines ${start}-${end}`);
+      else {
+        // Past maxChars by exactly one: enough to tell there is more, no further read.
+        assert.is(got.length, max + 1, `lines ${start}-${end} cut at ${got.length} for maxChars ${max}`);
+        assert.is(got, full.slice(0, got.length), `lines ${start}-${end}: a prefix`);
+      }
+      checked++;
+    }
+  }
+  assert.ok(checked === 4800);
+  assert.throws(() => SearchText.fromLines(['a']).textRange(1, 2), /outside 1-1/);
+});
+
 test('compaction terminates even when spare room alone exceeds the threshold', () => {
   // Sources with no blocks leave only spare slots; a compaction cannot remove those, so it must not start again from inside itself.
   const sources = new Map<number, { blocks: string[] }>();

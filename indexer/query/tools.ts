@@ -44,7 +44,7 @@ export async function runTool(ctx: ToolContext, call: ToolCall): Promise<ToolRes
 function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind: Evidence['kind'], name: string): Evidence {
   const st = store.searchText(f.fid);
   if (!(start >= 1 && start <= end && end <= st.lineCount)) throw new Error(`internal: evidence span ${start}-${end} outside ${f.path} (${st.lineCount} lines)`);
-  return makeEvidenceLazy(f.path, start, end, kind, name, (from, to) => st.lineRange(from, to));
+  return makeEvidenceLazy(f.path, start, end, kind, name, (from, to, max) => st.textRange(from, to, max));
 }
 
 /**

@@ -86,37 +86,57 @@ export class SearchText {
     const off = this.caseOff[b];
     let out = '';
     let run = a;
-    for (let i = a; i < e; i++) {
-      if (((bits[off + (i >>> 5)] >>> (i & 31)) & 1) === 0) continue;
-      out += low.slice(run, i) + String.fromCharCode(low.charCodeAt(i) - 32);
-      run = i + 1;
+    // Only the set bits (uppercase letters, a few in a hundred characters of code) are visited, word by word.
+    for (let w = a >>> 5; a < e && w <= (e - 1) >>> 5; w++) {
+      for (let word = bits[off + w]; word !== 0;) {
+        const bit = word & -word; // the lowest set bit
+        word ^= bit;
+        const i = (w << 5) + 31 - Math.clz32(bit);
+        if (i < a) continue;
+        if (i >= e) break;
+        out += low.slice(run, i) + String.fromCharCode(low.charCodeAt(i) - 32);
+        run = i + 1;
+      }
     }
     return out + low.slice(run, e);
   }
 
-  /** Lines start..end (1-based, inclusive) in original case. Throws outside 1..lineCount. */
-  lineRange(start: number, end: number): string[] {
+  /**
+   * Lines start..end (1-based, inclusive) in original case, joined by "\n":
+   * the file's text over those lines. A block holds its lines joined the same
+   * way, so this is one slice per block, not one string per line. Reads no
+   * further than maxChars + 1 characters (a caller that keeps maxChars can tell
+   * there was more). Throws outside 1..lineCount.
+   */
+  textRange(start: number, end: number, maxChars = Infinity): string {
     if (!(start >= 1 && start <= end && end <= this.lineCount)) throw new Error(`internal: lines ${start}-${end} outside 1-${this.lineCount}`);
-    const out: string[] = [];
     const first = this.firstLine;
     // The block holding line `start`: the last whose first line is <= start-1.
     let lo = 0, hi = first.length - 1;
     while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (first[mid] <= start - 1) lo = mid; else hi = mid - 1; }
-    let line = first[lo];
-    for (let b = lo; b < first.length && line < end; b++) {
+    let out = '';
+    let line = start - 1; // 0-based: the next line to read
+    for (let b = lo; ; b++) {
       // Line ends are found in the text that is sliced: a separate original-case
       // string can differ in length from the lowercased one ("İ" lowercases to two
       // units); an all-ASCII block (canon null) cannot.
       const text = this.canon[b] ?? this.blocks[b];
-      let at = 0;
-      for (line = first[b]; line < end; line++) {
-        const nl = text.indexOf('\n', at);
-        if (line >= start - 1) out.push(this.canonSlice(b, at, nl < 0 ? text.length : nl));
-        if (nl < 0) { line++; break; }
-        at = nl + 1;
+      const next = b + 1 < first.length ? first[b + 1] : this.lineCount; // first line of the next block
+      let a = 0;
+      for (let l = first[b]; l < line; l++) a = text.indexOf('\n', a) + 1;
+      const stop = Math.min(end, next); // this block gives lines line..stop-1
+      let e = text.length;
+      if (stop < next) {
+        e = a;
+        for (let l = line; l < stop; l++) e = text.indexOf('\n', e) + 1;
+        e -= 1; // the "\n" that ends line stop-1
       }
+      const sep = line === start - 1 ? '' : '\n';
+      const room = maxChars + 1 - out.length - sep.length;
+      out += sep + this.canonSlice(b, a, Math.min(e, a + Math.max(0, room)));
+      line = stop;
+      if (line >= end || out.length > maxChars) return out;
     }
-    return out;
   }
 }
 

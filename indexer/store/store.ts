@@ -580,11 +580,6 @@ export class Store {
     return xs.sort((a, b) => rank[a.f.fid] - rank[b.f.fid]);
   }
 
-  /** Lines start..end (1-based, inclusive) of a file, from its in-memory search form. */
-  lineRange(fid: number, start: number, end: number): string[] {
-    return this.searchText(fid).lineRange(start, end);
-  }
-
   private readLines(fid: number): string[] {
     const bytes = this.textDb.getBinary(fid);
     if (!bytes) throw new Error(`internal: no text stored for file id ${fid}`);
