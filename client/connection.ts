@@ -256,13 +256,20 @@ export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv
 
 /** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */
 function formatWarmup(w: WarmupStatus | undefined): string {
-  if (!w) return 'unknown';
-  switch (w.state) {
-    case 'waiting': return 'waiting for the caches to load';
+  switch (w?.state) {
+    case undefined: return 'unknown';
+    case 'waiting': return 'waiting for start-up and the caches';
     case 'running': return 'running';
-    case 'done': return `done (${w.calls} calls, ${w.busyMs} ms)`;
+    case 'done': {
+      const notes = [`${w.calls} calls`, `${w.busyMs} ms`];
+      if (w.refused) notes.push(`${w.refused} refused`);
+      if (w.outcome !== 'done') notes.push(w.outcome === 'budget' ? 'time budget reached' : 'stopped');
+      return `done (${notes.join(', ')})`;
+    }
     case 'failed': return 'failed (see the daemon log)';
     case 'off': return 'off';
+    case 'skipped': return 'skipped (the start-up build failed)';
+    default: return String((w as { state: unknown }).state); // a state a newer daemon reports
   }
 }
 

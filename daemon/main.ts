@@ -4,50 +4,9 @@
 // detached with stdout/stderr going to <state>/daemon.log; it can also be run by hand.
 // Environment: EVIDEX_PORT, EVIDEX_ALLOWED_ORIGINS (comma-separated), EVIDEX_WATCH, EVIDEX_WARMUP,
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
+import { daemonSettings, parseDaemonArgs, type DaemonArgs } from './args.js';
 import { serveForeground } from './server.js';
 import { DaemonRunningError, resolveRepoRoot, stateDirFor } from './state.js';
-import type { WatchMode } from '../indexer/watch.js';
-
-const USAGE = 'usage: daemon/main.js [--repo DIR] [--port N] [--allow-origin ORIGIN]... [--watch auto|poll|off] [--warmup on|off]';
-
-export interface DaemonArgs { repo?: string; port?: number; allowedOrigins: string[]; watch: WatchMode; warmup: boolean }
-
-/** Parses the daemon's argv and environment; throws a one-line error on bad input. */
-export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): DaemonArgs {
-  const out: DaemonArgs = { allowedOrigins: [], watch: 'auto', warmup: true };
-  const port = (v: string | undefined, from: string): number => {
-    const n = Number(v);
-    if (v === undefined || !/^\d+$/.test(v) || n > 65535) throw new Error(`${from}: expected a port number 0-65535, got ${JSON.stringify(v ?? '')}`);
-    return n;
-  };
-  const watch = (v: string | undefined, from: string): WatchMode => {
-    if (v === 'auto' || v === 'poll' || v === 'off') return v;
-    throw new Error(`${from}: expected auto, poll or off, got ${JSON.stringify(v ?? '')}`);
-  };
-  if (env.EVIDEX_PORT) out.port = port(env.EVIDEX_PORT, 'EVIDEX_PORT');
-  if (env.EVIDEX_ALLOWED_ORIGINS) out.allowedOrigins.push(...env.EVIDEX_ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean));
-  const onOff = (v: string | undefined, from: string): boolean => {
-    if (v === 'on' || v === 'off') return v === 'on';
-    throw new Error(`${from}: expected on or off, got ${JSON.stringify(v ?? '')}`);
-  };
-  if (env.EVIDEX_WATCH) out.watch = watch(env.EVIDEX_WATCH, 'EVIDEX_WATCH');
-  if (env.EVIDEX_WARMUP) out.warmup = onOff(env.EVIDEX_WARMUP, 'EVIDEX_WARMUP');
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = (): string | undefined => inline ?? argv[++i];
-    switch (flag) {
-      case '--repo': { const v = value(); if (!v) throw new Error('--repo needs a folder'); out.repo = v; break; }
-      case '--port': out.port = port(value(), '--port'); break;
-      case '--allow-origin': { const v = value(); if (!v) throw new Error('--allow-origin needs an origin'); out.allowedOrigins.push(v); break; }
-      case '--watch': out.watch = watch(value(), '--watch'); break;
-      case '--warmup': out.warmup = onOff(value(), '--warmup'); break;
-      case '-h': case '--help': throw new Error(USAGE);
-      default: throw new Error(`unknown argument ${JSON.stringify(a)}; ${USAGE}`);
-    }
-  }
-  return out;
-}
 
 async function main(): Promise<void> {
   let args: DaemonArgs;
@@ -60,7 +19,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   try {
-    await serveForeground({ root, stateDir: stateDirFor(root), port: args.port, allowedOrigins: args.allowedOrigins, watch: args.watch, warmup: args.warmup });
+    await serveForeground({ root, stateDir: stateDirFor(root), ...daemonSettings(args) });
   } catch (e) {
     // Another daemon already serving this root is not a failure of the caller's intent.
     if (e instanceof DaemonRunningError) {

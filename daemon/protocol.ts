@@ -16,6 +16,7 @@
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
 import { z } from 'zod';
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
+import type { WarmupOutcome } from './warmup.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from './ask/config.js';
 import type { AskEvent, AskResult } from './ask/events.js';
@@ -37,9 +38,20 @@ export const MAX_PAYLOAD_BYTES = 16 << 20;
 /** Where a watcher stands, reported by index/status and `evidex daemon status` (the watcher's own type). */
 export type WatcherState = WatchState;
 
+/**
+ * The request-path warm-up (warmup.ts): waiting (for start-up and the caches),
+ * running, done, failed (a call hit a bug: see the log), off (turned off) or
+ * skipped (the start-up build failed). `refused`: calls refused as a client's
+ * would be (an empty file has no line 1); `outcome` says whether every call ran.
+ */
 export type WarmupStatus =
-  | { state: 'waiting' | 'running' | 'failed' | 'off' }
-  | { state: 'done'; calls: number; busyMs: number };
+  | { state: 'waiting' | 'running' | 'failed' | 'off' | 'skipped' }
+  | { state: 'done'; calls: number; refused: number; busyMs: number; outcome: WarmupOutcome };
+
+/** Whether the warm-up is over or will not run: nothing of it is left to wait for. */
+export function warmupSettled(w: WarmupStatus): boolean {
+  return w.state !== 'waiting' && w.state !== 'running';
+}
 
 export interface DaemonInfoStatus {
   pid: number;
@@ -56,7 +68,6 @@ export interface DaemonInfoStatus {
   /** The start-up refresh (first build or catch-up). tools/call waits for a first or interrupted build only; a complete index answers during a catch-up. */
   startup: 'running' | 'done' | 'failed';
   startupError?: string;
-  /** The request-path warm-up after start (warmup.ts): waiting for the caches, running, then done (with its size), failed or off. */
   warmup: WarmupStatus;
   clients: number;
   /** Updates queued behind the one running (watcher batches, refreshes). */

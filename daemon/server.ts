@@ -20,7 +20,7 @@ import {
 import {
   acquireLock, createToken, ensureStateDir, removeDaemonInfo, tokensEqual, writeDaemonInfo, type DaemonInfo, type Lock,
 } from './state.js';
-import { warmRequestPath, warmupCalls, WARMUP_ROUNDS, type WarmupCall } from './warmup.js';
+import { warmRequestPath, warmupCalls, WARMUP_ROUNDS, WARMUP_SAMPLE, WARMUP_WAIT_MS, type WarmupCall } from './warmup.js';
 
 export interface DaemonOptions {
   /** Canonical (real) path of the repository root. */
@@ -66,8 +66,8 @@ interface ClientState { id: string; conn: RpcConnection; ws: WebSocket; alive: b
 /** Who sent a request: a client, or the daemon's own warm-up, whose notifications go nowhere. */
 type Caller = { id: string; conn: Pick<RpcConnection, 'sendNotification'> };
 const WARMUP_CALLER: Caller = { id: 'warm-up', conn: { sendNotification: () => undefined } };
-/** How long the warm-up waits for the background load of the index's caches before it runs anyway. */
-const WARMUP_WAIT_MS = 60_000;
+/** Refusals a warm-up call may meet as any client's would: an empty file has no line 1, a file deleted since the sample is not indexed. */
+const WARMUP_REFUSALS: ReadonlySet<string> = new Set(['out_of_range', 'not_indexed']);
 
 const HEARTBEAT_MS = 30_000;
 
@@ -81,7 +81,7 @@ export class Daemon {
   private servesDuringStartup = false;
   private startupState: 'running' | 'done' | 'failed' = 'running';
   private startupError: string | undefined;
-  private warmup: WarmupStatus = { state: 'waiting' };
+  private warmup: WarmupStatus = { state: 'off' }; // set by begin()
   private stopping: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly startedAt = new Date();
@@ -167,6 +167,7 @@ export class Daemon {
   /** The start-up catch-up (first build or compare-by-hash refresh) and the watcher, both in the background. */
   private begin(): void {
     const t0 = performance.now();
+    this.warmup = { state: this.opts.warmup === false ? 'off' : 'waiting' };
     this.servesDuringStartup = this.handle.status().state === 'ready';
     let lastPhase = '';
     this.startup = this.queue.run(() => this.handle.refresh((p) => {
@@ -174,12 +175,15 @@ export class Daemon {
     })).then((s) => {
       this.startupState = 'done';
       this.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
-      void this.warmUp();
+      void this.warmUp().catch((e: unknown) => {
+        this.warmup = { state: 'failed' };
+        this.log(`request path warm-up failed: ${e instanceof Error ? e.message : String(e)}`);
+      });
     }, (e: unknown) => {
       this.startupState = 'failed';
       this.startupError = e instanceof Error ? e.message : String(e);
       this.log(`index build failed: ${this.startupError}`);
-      this.warmup = { state: 'off' };
+      if (this.warmup.state === 'waiting') this.warmup = { state: 'skipped' };
     });
     const watchStart = performance.now();
     RepoWatcher.start({
@@ -325,37 +329,38 @@ export class Daemon {
 
   /**
    * Runs the request-path warm-up (warmup.ts) once the index's caches are
-   * loaded: tools/call requests over the index's own names, each parsed,
-   * dispatched and its response serialised as a client's would be.
+   * loaded: tools/call requests over the index's own names, each parsed from
+   * text, dispatched and its response serialised as a connection does (only
+   * the socket is left out). A call that fails otherwise than a client's could
+   * is a bug: it ends the warm-up (`failed`, logged by the caller).
    */
   private async warmUp(): Promise<void> {
-    if (this.opts.warmup === false) { this.warmup = { state: 'off' }; return; }
-    // Calls made while the caches load would run the slower paths the load is replacing.
-    const waitUntil = performance.now() + WARMUP_WAIT_MS;
-    while (!this.handle.status().warm && !this.stopping && performance.now() < waitUntil) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    if (this.warmup.state !== 'waiting') return;
+    // The caches load in the background after start-up, retrying while updates land, so
+    // there is no one promise to wait on. Calls made before would take the paths they replace.
+    const until = performance.now() + WARMUP_WAIT_MS;
+    while (!this.handle.status().warm && !this.stopping && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 50).unref());
     }
     if (this.stopping) return;
     this.warmup = { state: 'running' };
     const ctx: RequestContext = { id: 'warm-up', signal: new AbortController().signal };
+    let refused = 0;
     const run = async (call: WarmupCall, seq: number): Promise<void> => {
       const request = JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: seq, method: Methods.toolsCall.method, params: call })) as { method: string; params: unknown };
       try {
         const result = await this.dispatch(WARMUP_CALLER, request.method, request.params, ctx);
-        JSON.stringify({ jsonrpc: '2.0', id: seq, result });
+        JSON.stringify({ jsonrpc: '2.0', id: seq, result }); // what a connection sends: part of the path being warmed
       } catch (e) {
-        // A refusal is an answer (a file emptied or deleted meanwhile); an internal error is a bug, already logged: stop there.
-        if (!(e instanceof RpcError) || e.code === RpcCode.INTERNAL_ERROR) throw e;
+        const code = e instanceof RpcError && e.code === TOOL_ERROR ? (e.data as { code?: string } | undefined)?.code : undefined;
+        if (code === undefined || !WARMUP_REFUSALS.has(code)) throw e;
+        refused++;
       }
     };
-    try {
-      const r = await warmRequestPath(warmupCalls(this.handle.sample(1000), WARMUP_ROUNDS), run, () => this.stopping !== null);
-      this.warmup = { state: 'done', calls: r.calls, busyMs: Math.round(r.busyMs) };
-      this.log(`request path warmed up: ${r.calls} calls, ${r.busyMs.toFixed(0)} ms of work${r.outcome === 'budget' ? ' (time budget reached)' : r.outcome === 'stopped' ? ' (stopped)' : ''}`);
-    } catch (e) {
-      this.warmup = { state: 'failed' };
-      this.log(`request path warm-up failed: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    const r = await warmRequestPath(warmupCalls(this.handle.sample(WARMUP_SAMPLE), WARMUP_ROUNDS), run, () => this.stopping !== null);
+    this.warmup = { state: 'done', calls: r.calls, refused, busyMs: Math.round(r.busyMs), outcome: r.outcome };
+    const note = r.outcome === 'budget' ? ' (time budget reached)' : r.outcome === 'stopped' ? ' (stopped)' : '';
+    this.log(`request path warmed up: ${r.calls} calls (${refused} refused), ${r.busyMs.toFixed(0)} ms of work${note}`);
   }
 
   status(): StatusResult {

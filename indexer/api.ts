@@ -72,8 +72,8 @@ export interface IndexHandle {
   refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary>;
   /**
    * Up to `n` each of the index's definition names, imported module names and
-   * file paths, spread evenly over each list: arguments for calls that warm
-   * the daemon's request path with the index's own contents. Reads only.
+   * file paths, spread evenly over each list: tool arguments that are
+   * representative of this index (the daemon's warm-up uses them). Reads only.
    */
   sample(n: number): IndexSample;
   /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */

@@ -60,10 +60,11 @@ export class EvidexIndex implements IndexHandle {
 
   sample(n: number): IndexSample {
     const sym = this.store.symbols;
+    const paths = this.store.ordered().map((f) => f.path);
     return {
       symbols: spread(sym.names(), sym.nameCount, n),
       modules: spread(sym.targets(), sym.targetCount, n),
-      paths: spread(this.store.ordered().map((f) => f.path).values(), this.store.fileCount, n),
+      paths: spread(paths, paths.length, n),
     };
   }
 
@@ -139,11 +140,17 @@ export async function openEvidexIndex(root: string, opts: EvidexOpenOptions): Pr
   return new EvidexIndex(resolve(root), store, opts);
 }
 
-/** Up to n of `size` items, every ceil(size/n)-th one, so the pick spans the whole list. */
-function spread(items: Iterator<string>, size: number, n: number): string[] {
-  const step = Math.max(1, Math.ceil(size / Math.max(1, n)));
+/** n of `size` items, those at k·size/n for k = 0..n-1 (all of them when size <= n), so the pick spans the list. */
+function spread(items: Iterable<string>, size: number, n: number): string[] {
+  if (size <= n) return [...items];
   const out: string[] = [];
   let i = 0;
-  for (let r = items.next(); !r.done && out.length < n; r = items.next(), i++) if (i % step === 0) out.push(r.value);
+  let next = 0;
+  for (const item of items) {
+    if (i++ !== next) continue;
+    out.push(item);
+    if (out.length === n) break;
+    next = Math.floor((out.length * size) / n);
+  }
   return out;
 }

@@ -89,6 +89,8 @@ export type ToolArgs = {
 
 /** A validated call: the name is on the allowlist and the arguments passed its schema unchanged. */
 export type ToolCall = { [N in ToolName]: { name: N; args: ToolArgs[N] } }[ToolName];
+/** A call as a client sends it (the params of tools/call), with arguments its tool accepts. */
+export type ToolCallParams = { [N in ToolName]: { name: N; arguments: ToolArgs[N] } }[ToolName];
 
 export function isToolName(name: unknown): name is ToolName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(TOOLS, name);

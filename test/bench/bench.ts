@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { folderBytes } from '../../client/index-command.js';
+import { warmupSettled } from '../../daemon/protocol.js';
 import { stateDirFor } from '../../daemon/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { makeCorpus, type Corpus } from './corpus.js';
@@ -194,12 +195,9 @@ async function benchCorpus(c: Corpus): Promise<void> {
   // then answers are correct but come from slower paths. How long that takes is reported.
   const [warmupMs] = await timed(async () => {
     for (let i = 0; ; i++) {
-      const st = await client.requestRaw('index/status', {}) as {
-        index: { warm?: boolean }; daemon: { watcher: string; startup: string; pendingUpdates: number; warmup: { state: string } };
-      };
+      const st = await client.request<'indexStatus'>('index/status');
       // Steady state: caches loaded, the request path warmed up, the watcher's first scan and the catch-up after it done.
-      const warmedUp = st.daemon.warmup.state !== 'waiting' && st.daemon.warmup.state !== 'running';
-      if (st.index.warm && warmedUp && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
+      if (st.index.warm && warmupSettled(st.daemon.warmup) && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
       if (i > 12_000) throw new Error('the index never reported warm');
       await new Promise((res) => setTimeout(res, 5));
     }
