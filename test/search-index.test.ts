@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BlockSignatures, rowOf } from '../indexer/store/block-signatures.js';
 import { TrigramLineCounts } from '../indexer/store/line-counts.js';
+import { makeEvidence, makeEvidenceLazy } from '../indexer/evidence.js';
 import { SearchText } from '../indexer/store/search-text.js';
 import { bucketOf, queryBuckets } from '../indexer/store/trigrams.js';
 import { mulberry32 } from './helpers/random.js';
@@ -142,6 +143,28 @@ test('SearchText.textRange is the lines joined by "\\n", cut only past maxChars,
   }
   assert.ok(checked === 4800);
   assert.throws(() => SearchText.fromLines(['a']).textRange(1, 2), /outside 1-1/);
+});
+
+test('evidence read through textRange equals makeEvidence at the edges: one-line files, a pair at the 4,000 cut, texts of exactly the cap', () => {
+  const files: string[][] = [
+    ['only line'],
+    [''],
+    ['x'.repeat(3999) + '😀' + 'tail'], // the pair straddles units 3999-4000: the cut drops its first half
+    ['x'.repeat(3998) + '😀', 'next'], // the pair ends exactly at the cut
+    ['İ'.repeat(10), 'y'.repeat(3989)], // 10 + 1 + 3989 = 4,000 exactly: not truncated
+    ['İ'.repeat(10), 'Y'.repeat(3990)], // 4,001: truncated, and an ASCII block with case bits
+    [...Array.from({ length: 40 }, (_, i) => `Line ${i}`), ''], // a last line that is empty
+  ];
+  for (const lines of files) {
+    const st = SearchText.fromLines(lines);
+    for (let start = 1; start <= lines.length; start++) {
+      for (let end = start; end <= lines.length; end++) {
+        const want = makeEvidence('f', lines, start, end, 'source', 'f');
+        const got = makeEvidenceLazy('f', start, end, 'source', 'f', (a, b, max) => st.textRange(a, b, max));
+        assert.equal(got, want, `lines ${start}-${end} of ${JSON.stringify(lines).slice(0, 60)}`);
+      }
+    }
+  }
 });
 
 test('compaction terminates even when spare room alone exceeds the threshold', () => {

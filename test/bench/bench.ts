@@ -203,6 +203,9 @@ async function benchCorpus(c: Corpus): Promise<void> {
     }
   });
   row(`[${c.name}] background warm-up after serving (caches, request path, watcher scan)`, ms(warmupMs));
+  const w = (await client.request<'indexStatus'>('index/status')).daemon.warmup;
+  row(`[${c.name}] of which the request-path warm-up (daemon's own tool calls)`,
+    w.state === 'done' ? `${w.calls} calls, ${w.busyMs} ms${w.outcome === 'done' ? '' : ` (${w.outcome})`}` : w.state);
   const floor: number[] = [];
   for (let i = 0; i < 200; i++) floor.push((await timed(() => client.requestRaw('index/status', {})))[0]);
   row(`[${c.name}] WS round trip floor (index/status p50)`, ms(stats(floor).p50));
