@@ -16,10 +16,10 @@
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
 import { z } from 'zod';
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
-import type { WarmupOutcome } from './warmup.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from './ask/config.js';
 import type { AskEvent, AskResult } from './ask/events.js';
+import type { WarmupOutcome } from './warmup.js';
 import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
 import type { WatchState } from '../indexer/watch.js';
 

@@ -40,10 +40,7 @@ export function makeEvidence(
   if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 1 && start <= end && end <= lines.length)) {
     throw new Error(`internal: evidence span ${start}-${end} outside ${path} (${lines.length} lines)`);
   }
-  const { snippet, truncated } = capSnippet(lines.slice(start - 1, end).join('\n'));
-  const item: Evidence = { path, start_line: start, end_line: end, kind, name, snippet };
-  if (truncated) item.truncated = true;
-  return item;
+  return itemOver(path, start, end, kind, name, lines.slice(start - 1, end).join('\n'));
 }
 
 /**
@@ -57,7 +54,12 @@ export function makeEvidenceLazy(
   path: string, start: number, end: number, kind: EvidenceKind, name: string,
   readText: (start: number, end: number, maxChars: number) => string,
 ): Evidence {
-  const { snippet, truncated } = capSnippet(readText(start, end, SNIPPET_MAX_CHARS));
+  return itemOver(path, start, end, kind, name, readText(start, end, SNIPPET_MAX_CHARS));
+}
+
+/** The item over lines start..end whose text (or at least its first SNIPPET_MAX_CHARS + 1 characters) is `text`. */
+function itemOver(path: string, start: number, end: number, kind: EvidenceKind, name: string, text: string): Evidence {
+  const { snippet, truncated } = capSnippet(text);
   const item: Evidence = { path, start_line: start, end_line: end, kind, name, snippet };
   if (truncated) item.truncated = true;
   return item;
