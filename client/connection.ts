@@ -2,17 +2,19 @@
 // folder), check it is alive, connect with its token, start one when none runs,
 // and the `evidex daemon start|stop|status` helpers. Errors are one line and
 // say what to do next.
-import { spawn } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import { parseDaemonArgs } from '../daemon/args.js';
 import { RpcConnection, RpcError } from '../daemon/jsonrpc.js';
 import {
   MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult, type WarmupStatus,
 } from '../daemon/protocol.js';
 import {
-  canonicalRoot, daemonAlive, ensureStateDir, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
+  canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
 } from '../daemon/state.js';
+import { UsageError } from './args.js';
 
 export { resolveRepoRoot, RpcError };
 
@@ -123,27 +125,50 @@ async function probe(stateDir: string): Promise<Probe> {
 const DAEMON_NODE_FLAGS = ['--max-semi-space-size=4'];
 
 /** Spawns `node <dist>/daemon/main.js --repo ROOT` detached, its output appended to daemon.log. */
-function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv): number {
+function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv): ChildProcess {
   const fd = openSync(files(stateDir).log, 'a', 0o600);
   try {
     const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root], {
       detached: true, stdio: ['ignore', fd, fd], env, cwd: root,
     });
     child.unref();
-    return child.pid ?? -1;
+    return child;
   } finally {
     closeSync(fd);
   }
 }
 
-/** Waits until a daemon answers for this state folder (ours, or a racing starter's that won the lock). */
-async function waitForDaemon(root: string, stateDir: string, timeoutMs: number): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+/** The last non-empty line of a daemon log (read from its end: the log grows over the daemon's life). */
+function lastLogLine(path: string): string {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const buf = Buffer.alloc(Math.min(size, 4096));
+      readSync(fd, buf, 0, buf.length, size - buf.length);
+      return buf.toString('utf8').trim().split('\n').pop() ?? '';
+    } finally { closeSync(fd); }
+  } catch { return ''; }
+}
+
+/**
+ * Waits until a daemon answers for this state folder (ours, or a racing
+ * starter's that won the lock). The daemon we spawned exiting first ends the
+ * wait at once with its last log line, unless it exited because another
+ * daemon already serves the root: then that one is waited for.
+ */
+async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+  let exit: number | null = null;
+  child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
     const p = await probe(stateDir);
     if (p.kind === 'running') return p;
     if (p.kind === 'unreachable') last = p.error;
+    if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
+      throw new ConnectionError(`the evidex daemon for ${root} exited at start (status ${exit}): ${lastLogLine(files(stateDir).log) || 'no output'}; log: ${files(stateDir).log}`);
+    }
     // A probe is one small file read: poll often, so a fresh daemon is used the moment it listens.
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -160,9 +185,10 @@ async function locate(root: string, envOpt?: NodeJS.ProcessEnv): Promise<{ env: 
 
 /** Spawns a daemon for `real` and waits until it (or a racing starter's) answers. */
 async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+  // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
+  try { parseDaemonArgs([], env); } catch (e) { throw new UsageError((e as Error).message); }
   await ensureStateDir(stateDir);
-  spawnDaemon(real, stateDir, env);
-  return waitForDaemon(real, stateDir, timeoutMs);
+  return waitForDaemon(real, stateDir, timeoutMs, spawnDaemon(real, stateDir, env));
 }
 
 /** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */

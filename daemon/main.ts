@@ -6,7 +6,7 @@
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
 import { daemonSettings, parseDaemonArgs, type DaemonArgs } from './args.js';
 import { serveForeground } from './server.js';
-import { DaemonRunningError, resolveRepoRoot, stateDirFor } from './state.js';
+import { DaemonRunningError, EXIT_ALREADY_RUNNING, resolveRepoRoot, stateDirFor } from './state.js';
 
 async function main(): Promise<void> {
   let args: DaemonArgs;
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     // Another daemon already serving this root is not a failure of the caller's intent.
     if (e instanceof DaemonRunningError) {
       process.stderr.write(`evidex daemon: ${e.message}\n`);
-      process.exit(3);
+      process.exit(EXIT_ALREADY_RUNNING);
     }
     process.stderr.write(`evidex daemon: ${(e as Error).message}\n`);
     process.exit(1);

@@ -175,6 +175,9 @@ export async function removeDaemonInfo(stateDir: string, pid: number, opts: { to
 
 // ---- the one-daemon-per-root lock -------------------------------------------
 
+/** The daemon process's exit status when another daemon already serves its root (not a failure to start). */
+export const EXIT_ALREADY_RUNNING = 3;
+
 export class DaemonRunningError extends Error {
   constructor(readonly pid: number, root: string) {
     super(`a daemon for ${root} is already running (pid ${pid})`);

@@ -3,6 +3,7 @@
 // §7 output shapes and exit codes, the friendly commands' `path:line: text`
 // output, --help everywhere, and the README's main-job command.
 import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,10 +15,10 @@ const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
 const home = tempDir('cli-home');
 const repo = fixtureCopy({ git: true });
 
-function evidex(args: string[], opts: { cwd?: string } = {}): { code: number | null; stdout: string; stderr: string } {
+function evidex(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd: opts.cwd ?? repo, encoding: 'utf8', timeout: 60_000,
-    env: { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9' },
+    env: { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9', ...opts.env },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -143,6 +144,23 @@ test('daemon status and stop', () => {
   const after = evidex(['daemon', 'status', '--json']);
   assert.is(after.code, 3);
   assert.is(JSON.parse(after.stdout).running, false);
+});
+
+test('daemon start: a bad EVIDEX_* setting is refused before spawning; a daemon that dies at start is reported with its last log line', async () => {
+  const bad = evidex(['daemon', 'start'], { env: { EVIDEX_WARMUP: 'bogus' } });
+  assert.equal({ code: bad.code, stderr: bad.stderr }, { code: 2, stderr: 'evidex: EVIDEX_WARMUP: expected on or off, got "bogus"\n' });
+  // A port already taken: the daemon exits at once, and start says why instead of waiting out its 30 s.
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  try {
+    // The port is held by the kernel, so this process may block in spawnSync meanwhile.
+    const r = evidex(['daemon', 'start'], { env: { EVIDEX_PORT: String((taken.address() as AddressInfo).port) } });
+    assert.is(r.code, 1, r.stderr);
+    assert.match(r.stderr, /^evidex: the evidex daemon for .* exited at start \(status 1\): evidex daemon: listen EADDRINUSE: .*; log: .*daemon\.log\n$/);
+    assert.not.match(r.stderr, 'did not start within');
+  } finally {
+    taken.close();
+  }
 });
 
 test("README's main-job command prints the four importers", () => {
