@@ -20,12 +20,12 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
     if (v === 'auto' || v === 'poll' || v === 'off') return v;
     throw new Error(`${from}: expected auto, poll or off, got ${JSON.stringify(v ?? '')}`);
   };
-  if (env.EVIDEX_PORT) out.port = port(env.EVIDEX_PORT, 'EVIDEX_PORT');
-  if (env.EVIDEX_ALLOWED_ORIGINS) out.allowedOrigins.push(...env.EVIDEX_ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean));
   const onOff = (v: string | undefined, from: string): boolean => {
     if (v === 'on' || v === 'off') return v === 'on';
     throw new Error(`${from}: expected on or off, got ${JSON.stringify(v ?? '')}`);
   };
+  if (env.EVIDEX_PORT) out.port = port(env.EVIDEX_PORT, 'EVIDEX_PORT');
+  if (env.EVIDEX_ALLOWED_ORIGINS) out.allowedOrigins.push(...env.EVIDEX_ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean));
   if (env.EVIDEX_WATCH) out.watch = watch(env.EVIDEX_WATCH, 'EVIDEX_WATCH');
   if (env.EVIDEX_WARMUP) out.warmup = onOff(env.EVIDEX_WARMUP, 'EVIDEX_WARMUP');
   for (let i = 0; i < argv.length; i++) {

@@ -4,8 +4,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { once } from 'node:events';
-import { createServer, connect as connectTcp, type AddressInfo } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { openEvidexIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { warmRequestPath, warmupCalls, WARMUP_SLICE_MS, type WarmupCall } from '../daemon/warmup.js';
@@ -47,27 +48,43 @@ test('warmupCalls: an empty index gives no calls; long names are cut to a query 
   validateToolCall('find_symbol', { name: long }); // the name itself is a valid find_symbol argument
 });
 
-test('warmRequestPath: runs every call in order, and data arriving on a socket is read between slices', async () => {
-  // A loopback socket whose peer has already written: its bytes wait in the kernel, as a
-  // client's request would, and are read only when the loop gets to poll for I/O.
-  const server = createServer((s) => s.end('request'));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const sock = connectTcp((server.address() as AddressInfo).port, '127.0.0.1');
-  await once(sock, 'connect');
-  await new Promise((resolve) => setTimeout(resolve, 50)); // the peer's write lands
+/**
+ * A loopback server in a worker thread (its own event loop), so it can write to
+ * us while this thread is busy: `go` makes it write to the connected socket.
+ */
+const PEER = `
+const { parentPort } = require('node:worker_threads');
+const net = require('node:net');
+let peer = null;
+const srv = net.createServer((s) => { s.on('error', () => {}); peer = s; parentPort.postMessage('accepted'); });
+srv.listen(0, '127.0.0.1', () => parentPort.postMessage(srv.address().port));
+parentPort.on('message', (m) => { if (m === 'go') peer.write('request'); else { peer?.destroy(); srv.close(); parentPort.close(); } });
+`;
+
+test('warmRequestPath: runs every call in order, and bytes arriving on a socket meanwhile are read between slices', async () => {
+  const worker = new Worker(PEER, { eval: true });
+  const [port] = await once(worker, 'message') as [number];
+  const sock = connectTcp(port, '127.0.0.1');
+  sock.on('error', () => undefined); // either end's close may reset the other: not this test's concern
+  await Promise.all([once(sock, 'connect'), once(worker, 'message')]); // connected, and accepted there
   const seen: string[] = [];
   let readAfter = -1;
   sock.once('data', () => { readAfter = seen.length; });
-  const calls: WarmupCall[] = Array.from({ length: 40 }, (_, i) => ({ name: 'find_symbol', arguments: { name: `n${i}` } }));
-  const r = await warmRequestPath(calls, async (c) => { seen.push((c.arguments as { name: string }).name); spin(WARMUP_SLICE_MS / 4); }, () => false);
+  const calls: WarmupCall[] = Array.from({ length: 200 }, (_, i) => ({ name: 'find_symbol', arguments: { name: `n${i}` } }));
+  // The first call has the peer write: the bytes land in the kernel while calls run, as a
+  // client's request would, and only the loop's poll for I/O reads them.
+  const r = await warmRequestPath(calls, async (c) => {
+    if (seen.length === 0) worker.postMessage('go');
+    seen.push((c.arguments as { name: string }).name);
+    spin(WARMUP_SLICE_MS / 4);
+  }, () => false);
   sock.destroy();
-  server.close();
+  worker.postMessage('stop');
   assert.equal(seen, calls.map((c) => (c.arguments as { name: string }).name));
-  assert.equal({ calls: r.calls, outcome: r.outcome }, { calls: 40, outcome: 'done' });
-  // Four calls fill a slice: the socket is read after the first slices, not after all 40 calls.
-  assert.ok(readAfter > 0 && readAfter <= 8, `the socket was read after ${readAfter} of 40 calls`);
-  assert.ok(r.busyMs >= 40 * WARMUP_SLICE_MS / 4, `busy ${r.busyMs} ms`);
+  assert.equal({ calls: r.calls, outcome: r.outcome }, { calls: 200, outcome: 'done' });
+  // Read at one of the yields (every four calls), not only once all 200 are done.
+  assert.ok(readAfter > 0 && readAfter < 200, `the socket was read after ${readAfter} of 200 calls`);
+  assert.ok(r.busyMs >= 200 * WARMUP_SLICE_MS / 4, `busy ${r.busyMs} ms`);
 });
 
 test('warmRequestPath: stops when told to, and at its time budget', async () => {
