@@ -74,6 +74,10 @@ export function classify(msg: unknown): Incoming {
   return { kind: 'invalid', id, error: new RpcError(RpcCode.INVALID_REQUEST, 'neither a request ("method") nor a response ("result"/"error")') };
 }
 
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
+}
+
 /** Reads the id of an oversized message so its sender's pending request can fail; null when it has none. */
 function idOf(text: string): RpcId | null {
   try {
@@ -89,7 +93,12 @@ export interface RequestContext {
   /** Aborted when the peer cancels this request ($/cancelRequest) or disconnects. */
   signal: AbortSignal;
 }
-export type RequestHandler = (method: string, params: unknown, ctx: RequestContext) => Promise<unknown>;
+/**
+ * Answers one request: with a value, which is sent at once (in the same turn
+ * of the event loop as the request arrived), or with a promise of one. A
+ * thrown error, or a rejection, becomes the error answer.
+ */
+export type RequestHandler = (method: string, params: unknown, ctx: RequestContext) => unknown;
 export type NotificationHandler = (method: string, params: unknown) => void;
 
 export interface RpcConnectionOptions {
@@ -255,23 +264,44 @@ export class RpcConnection {
     }
   }
 
-  private async request(id: RpcId, method: string, params: unknown): Promise<void> {
+  private request(id: RpcId, method: string, params: unknown): void {
     if (!this.requestHandler) {
       this.sendError(id, new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`));
       return;
     }
     const cancel = new Cancellation();
-    this.inflight.set(id, cancel);
+    let out: unknown;
     try {
-      const result = await this.requestHandler(method, params, { id, get signal() { return cancel.signal; } });
+      out = this.requestHandler(method, params, { id, get signal() { return cancel.signal; } });
+    } catch (e) {
+      this.answerError(id, e);
+      return;
+    }
+    // A value is answered now: no promise, no microtask turn, and the answer goes
+    // out before the rest of this socket read is handled (a tool call's usual path).
+    if (!isThenable(out)) {
+      this.answer(id, out);
+      return;
+    }
+    this.inflight.set(id, cancel);
+    out.then(
+      (result) => { this.inflight.delete(id); this.answer(id, result); },
+      (e: unknown) => { this.inflight.delete(id); this.answerError(id, e); },
+    );
+  }
+
+  /** Sends the result; one that cannot be serialised (a handler's bug) is answered as an internal error instead. */
+  private answer(id: RpcId, result: unknown): void {
+    try {
       this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (e) {
-      const err = e instanceof RpcError ? e
-        : new RpcError(RpcCode.INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message : String(e)}`);
-      this.sendError(id, err);
-    } finally {
-      this.inflight.delete(id);
+      this.answerError(id, e);
     }
+  }
+
+  private answerError(id: RpcId, e: unknown): void {
+    this.sendError(id, e instanceof RpcError ? e
+      : new RpcError(RpcCode.INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   private closed(reason: string): void {

@@ -9,12 +9,12 @@ import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
-import { toolDescriptors, validateToolCall } from '../indexer/query/schemas.js';
+import { toolDescriptors, validateToolCall, type ToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from './jsonrpc.js';
 import {
   ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
-  type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type ParamsOf, type StatusResult,
+  type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type StatusResult,
   type WarmupStatus,
 } from './protocol.js';
 import {
@@ -70,6 +70,9 @@ const WARMUP_CALLER: Caller = { id: 'warm-up', conn: { sendNotification: () => u
 const WARMUP_REFUSALS: ReadonlySet<string> = new Set(['out_of_range', 'not_indexed']);
 
 const HEARTBEAT_MS = 30_000;
+
+/** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
+const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
 
 export class Daemon {
   private readonly queue = new WriteQueue();
@@ -239,8 +242,13 @@ export class Daemon {
     if (this.stopping) conn.close(1001, 'daemon shutting down');
   }
 
-  /** Every request passes here: method lookup, params schema, then the handler; nothing thrown escapes as anything but an RpcError. */
-  private async dispatch(client: Caller, method: string, params: unknown, ctx: RequestContext): Promise<unknown> {
+  /**
+   * Every request passes here: method lookup, params schema, then the handler;
+   * nothing thrown escapes as anything but an RpcError. A tool call the index
+   * can answer without waiting comes back as a value, which the connection
+   * sends at once (RequestHandler); everything else as a promise.
+   */
+  private dispatch(client: Caller, method: string, params: unknown, ctx: RequestContext): unknown {
     const found = methodByName(method);
     if (!found) throw new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`);
     if (this.stopping && found.key !== 'indexStatus') throw new RpcError(SHUTTING_DOWN, 'the daemon is shutting down');
@@ -253,24 +261,37 @@ export class Daemon {
     }
     const p = (parsed.data ?? {}) as Record<string, unknown>;
     try {
-      switch (found.key) {
-        case 'toolsList': return { tools: toolDescriptors() };
-        case 'toolsCall': return await this.callTool(p.name, p.arguments);
-        case 'ask': return await this.ask(client, ctx, p as ParamsOf<'ask'>);
-        case 'indexStatus': return this.status();
-        case 'indexRefresh': return await this.refresh(client, ctx);
-        case 'daemonShutdown':
-          // Answer first; the shutdown starts once this response is on its way.
-          setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });
-          return { stopping: true, pid: process.pid };
-      }
+      const out = this.route(found.key, p, client, ctx);
+      return out instanceof Promise ? out.catch((e: unknown) => { throw this.rpcErrorOf(e, method, client); }) : out;
     } catch (e) {
-      if (e instanceof RpcError) throw e;
-      if (e instanceof ToolError) throw new RpcError(TOOL_ERROR, e.message, e.toJSON());
-      const msg = e instanceof Error ? e.message : String(e);
-      this.log(`internal error in ${method} for ${client.id}: ${e instanceof Error && e.stack ? e.stack : msg}`);
-      throw new RpcError(RpcCode.INTERNAL_ERROR, `internal error: ${msg}`);
+      throw this.rpcErrorOf(e, method, client);
     }
+  }
+
+  private route(key: MethodKey, p: Record<string, unknown>, client: Caller, ctx: RequestContext): unknown {
+    switch (key) {
+      case 'toolsList': return { tools: toolDescriptors() };
+      case 'toolsCall': {
+        const r = this.startTool(p.name, p.arguments);
+        return r instanceof Promise ? r.then(wireResult) : wireResult(r);
+      }
+      case 'ask': return this.ask(client, ctx, p as ParamsOf<'ask'>);
+      case 'indexStatus': return this.status();
+      case 'indexRefresh': return this.refresh(client, ctx);
+      case 'daemonShutdown':
+        // Answer first; the shutdown starts once this response is on its way.
+        setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });
+        return { stopping: true, pid: process.pid };
+    }
+  }
+
+  /** A refusal keeps its code (TOOL_ERROR carries the tool's); anything else is a bug: logged, answered as an internal error. */
+  private rpcErrorOf(e: unknown, method: string, client: Caller): RpcError {
+    if (e instanceof RpcError) return e;
+    if (e instanceof ToolError) return new RpcError(TOOL_ERROR, e.message, e.toJSON());
+    const msg = e instanceof Error ? e.message : String(e);
+    this.log(`internal error in ${method} for ${client.id}: ${e instanceof Error && e.stack ? e.stack : msg}`);
+    return new RpcError(RpcCode.INTERNAL_ERROR, `internal error: ${msg}`);
   }
 
   /**
@@ -281,21 +302,25 @@ export class Daemon {
    * Refusals throw ToolError.
    */
   async runTool(name: unknown, args: unknown): Promise<ToolResult> {
+    return this.startTool(name, args);
+  }
+
+  /** runTool, but an answer the index has at once is returned as a value (thrown refusals are thrown, not rejected). */
+  private startTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
     const call = validateToolCall(name, args);
-    if (!this.servesDuringStartup) await this.startup;
+    if (!this.servesDuringStartup && this.startupState === 'running') return this.startup.then(() => this.runValidated(call));
+    return this.runValidated(call);
+  }
+
+  private runValidated(call: ToolCall): ToolResult | Promise<ToolResult> {
     if (this.startupState === 'failed') {
       throw new ToolError('index_unavailable', `the index could not be built: ${this.startupError ?? 'unknown error'}`);
     }
     try {
-      return await this.handle.runTool(call);
+      return this.handle.runToolNow(call) ?? this.handle.runTool(call).catch((e: unknown) => { throw asToolError(e); });
     } catch (e) {
       throw asToolError(e);
     }
-  }
-
-  private async callTool(name: unknown, args: unknown): Promise<ToolResult> {
-    const r = await this.runTool(name, args);
-    return { evidence: r.evidence, total: r.total, generation: r.generation };
   }
 
   private async ask(client: Caller, ctx: RequestContext, req: ParamsOf<'ask'>): Promise<AskResult> {

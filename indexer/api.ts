@@ -63,6 +63,13 @@ export interface IndexHandle {
   /** Runs one already-validated call. Refusals are thrown as ToolError. */
   runTool(call: ToolCall): Promise<ToolResult>;
   /**
+   * The same answer without waiting, when the call needs no I/O: every tool
+   * but read_git_diff, once the rules are loaded (the first rules() or
+   * refresh() loads them). Null when it must go through runTool. Refusals are
+   * thrown as ToolError, as by runTool.
+   */
+  runToolNow(call: ToolCall): ToolResult | null;
+  /**
    * The ignore and secret rules the index walks with: one instance for the
    * index's life, re-read in place by every refresh, so a watcher given it
    * decides exactly as the walk does.

@@ -9,7 +9,7 @@ import { Builder } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
 import { ToolError } from './errors.js';
 import type { ToolCall } from './query/schemas.js';
-import { runTool } from './query/tools.js';
+import { answerFromIndex, runTool } from './query/tools.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
 
 /** OpenOptions plus what the indexer also understands (not yet part of the shared API). */
@@ -51,11 +51,21 @@ export class EvidexIndex implements IndexHandle {
   }
 
   async runTool(call: ToolCall): Promise<ToolResult> {
+    this.checkServing(call);
+    return runTool({ root: this.root, store: this.store, rules: await this.rules() }, call);
+  }
+
+  runToolNow(call: ToolCall): ToolResult | null {
+    this.checkServing(call);
+    const rules = this.builder.loadedRules;
+    return rules ? answerFromIndex({ root: this.root, store: this.store, rules }, call) : null;
+  }
+
+  private checkServing(call: ToolCall): void {
     if (this.closed) throw new ToolError('index_unavailable', 'the index is closed');
     if (call.name !== 'read_git_diff' && this.store.state === 'empty') {
       throw new ToolError('index_unavailable', 'no index yet for this repository: it has not been built');
     }
-    return runTool({ root: this.root, store: this.store, rules: () => this.rules() }, call);
   }
 
   sample(n: number): IndexSample {

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocket, WebSocketServer } from 'ws';
-import { CANCEL_NOTIFICATION, RpcConnection, type RequestContext } from '../daemon/jsonrpc.js';
+import { CANCEL_NOTIFICATION, RpcCode, RpcConnection, RpcError, type RequestContext, type RequestHandler } from '../daemon/jsonrpc.js';
 
 interface Pair { client: RpcConnection; close: () => Promise<void> }
 
@@ -15,12 +15,18 @@ const opened: Pair[] = [];
 const gates: Array<() => void> = [];
 
 /** 'ping' is answered at once; any other method goes to `slow`. */
-async function pair(slow: (ctx: RequestContext) => Promise<unknown>): Promise<Pair> {
+function pair(slow: (ctx: RequestContext) => Promise<unknown>): Promise<Pair> {
+  return serve(async (method, _params, ctx) => (method === 'ping' ? 'pong' : slow(ctx)));
+}
+
+/** A real ws server whose connections answer with `handler`, and a client connected to it; `onSocket` sees each server-side socket. */
+async function serve(handler: RequestHandler, onSocket?: (ws: WebSocket) => void): Promise<Pair> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((res) => wss.once('listening', res));
   wss.on('connection', (ws) => {
+    onSocket?.(ws);
     const conn = new RpcConnection(ws);
-    conn.onRequest(async (method, _params, ctx) => (method === 'ping' ? 'pong' : slow(ctx)));
+    conn.onRequest(handler);
   });
   const ws = new WebSocket(`ws://127.0.0.1:${(wss.address() as { port: number }).port}/`);
   await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
@@ -106,6 +112,35 @@ test('a disconnect aborts the request in flight; the client sees its request fai
   p.client.close();
   assert.ok(await within(g.abortEvent), 'the disconnect aborted the request');
   assert.match(String(await answer), /closed/);
+});
+
+test('a value from the handler is sent in the same turn; a throw and an unserialisable value are error answers; the connection goes on', async () => {
+  let sends = 0;
+  let sentBeforeMicrotasks: boolean | null = null;
+  const p = await serve((method) => {
+    switch (method) {
+      case 'now':
+        // Runs at the first microtask checkpoint after the handler returns: the answer must already be out.
+        queueMicrotask(() => { sentBeforeMicrotasks = sends > 0; });
+        return { n: 1 };
+      case 'throws': throw new RpcError(-32001, 'refused here');
+      case 'bug': throw new TypeError('a handler bug');
+      case 'bigint': return { n: 1n };
+      case 'rejects': return Promise.reject(new RpcError(-32002, 'refused later'));
+      default: return Promise.resolve('later');
+    }
+  }, (ws) => {
+    const send = ws.send.bind(ws);
+    ws.send = ((...a: Parameters<typeof ws.send>) => { sends++; return send(...a); }) as typeof ws.send;
+  });
+  assert.equal(await p.client.sendRequest('now', {}), { n: 1 });
+  assert.is(sentBeforeMicrotasks, true, 'the answer was written before the handler\'s turn ended');
+  const failure = (m: string) => p.client.sendRequest(m, {}).then(() => null, (e: RpcError) => [e.code, e.message]);
+  assert.equal(await failure('throws'), [-32001, 'refused here']);
+  assert.equal(await failure('bug'), [RpcCode.INTERNAL_ERROR, 'internal error: a handler bug']);
+  assert.equal(await failure('bigint'), [RpcCode.INTERNAL_ERROR, 'internal error: Do not know how to serialize a BigInt']);
+  assert.equal(await failure('rejects'), [-32002, 'refused later']);
+  assert.is(await p.client.sendRequest('other', {}), 'later');
 });
 
 test.after(async () => {

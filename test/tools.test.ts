@@ -21,24 +21,38 @@ import { assertEvidenceChecks } from './helpers/evidence.js';
 const tmp = mkdtempSync(join(tmpdir(), 'evidex-tools-'));
 const fixture = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures', 'mobileai-local-rag');
 
+/**
+ * Every call here is asked both ways: runTool, and runToolNow (the daemon's
+ * synchronous path), which must give the same answer — or null, for
+ * read_git_diff and before the rules are loaded — and the same refusals.
+ */
 async function call(idx: EvidexIndex, name: string, args: Record<string, unknown>): Promise<{ evidence: Evidence[]; total: number; generation: number }> {
+  const now = idx.runToolNow({ name, args } as ToolCall);
   const r = await idx.runTool({ name, args } as ToolCall);
+  if (name === 'read_git_diff') assert.is(now, null);
+  else assert.equal(now, r, `runToolNow and runTool differ on ${name} ${JSON.stringify(args)}`);
   assertEvidenceChecks(idx.root, r.evidence);
   assert.is(r.generation, idx.status().generation);
   return r;
 }
 
 async function refused(idx: EvidexIndex, name: string, args: Record<string, unknown>, code: string, msg?: RegExp): Promise<void> {
-  try {
-    await idx.runTool({ name, args } as ToolCall);
-  } catch (err) {
-    assert.instance(err, ToolError, `${name} ${JSON.stringify(args)}`);
-    assert.is((err as ToolError).code, code, `${name} ${JSON.stringify(args)}: ${(err as Error).message}`);
-    assert.not.match((err as Error).message, /\n/);
-    if (msg) assert.match((err as Error).message, msg);
-    return;
+  const how = [['runTool', () => idx.runTool({ name, args } as ToolCall)], ['runToolNow', () => idx.runToolNow({ name, args } as ToolCall)]] as const;
+  for (const [way, run] of how) {
+    const what = `${way} ${name} ${JSON.stringify(args)}`;
+    try {
+      const r = await run();
+      // Null: runToolNow cannot answer this one (read_git_diff), so runTool's refusal is the one that counts.
+      if (way === 'runToolNow' && r === null && name === 'read_git_diff') continue;
+    } catch (err) {
+      assert.instance(err, ToolError, what);
+      assert.is((err as ToolError).code, code, `${what}: ${(err as Error).message}`);
+      assert.not.match((err as Error).message, /\n/);
+      if (msg) assert.match((err as Error).message, msg);
+      continue;
+    }
+    assert.unreachable(`${what} should be refused with ${code}`);
   }
-  assert.unreachable(`${name} ${JSON.stringify(args)} should be refused with ${code}`);
 }
 
 const where = (e: Evidence): string => `${e.path}:${e.start_line}-${e.end_line}`;

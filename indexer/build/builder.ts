@@ -41,6 +41,9 @@ export class Builder {
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {}
 
+  /** The rules once currentRules() has loaded them, else null (no I/O). */
+  get loadedRules(): RepoRules | null { return this.rules; }
+
   async currentRules(): Promise<RepoRules> {
     return (this.rules ??= await RepoRules.load(this.root, {
       maxFileBytes: this.opts.maxFileBytes, extraSecrets: this.opts.extraSecrets, extraIgnore: this.opts.extraIgnore,

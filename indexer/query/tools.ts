@@ -20,20 +20,29 @@ const DEFAULT_LIMIT = 20;
 export interface ToolContext {
   root: string;
   store: Store;
-  rules: () => Promise<RepoRules>;
+  /** The repository's ignore and secret rules, loaded (callers' paths are checked against them). */
+  rules: RepoRules;
 }
 
-export async function runTool(ctx: ToolContext, call: ToolCall): Promise<ToolResult> {
+/**
+ * The four tools that read only the index, answered synchronously (so a
+ * caller can send the answer in the same turn of the event loop); null for
+ * read_git_diff, which asks git (runTool).
+ */
+export function answerFromIndex(ctx: ToolContext, call: ToolCall): ToolResult | null {
   switch (call.name) {
     case 'search_code': return searchCode(ctx.store, call.args);
     case 'find_symbol': return findSymbol(ctx.store, call.args);
-    case 'read_evidence': return readEvidence(ctx.store, ctx.root, await ctx.rules(), call.args);
-    case 'find_importers': return findImporters(ctx.store, ctx.root, await ctx.rules(), call.args);
-    case 'read_git_diff': {
-      const evidence = await readGitDiff(ctx.root, call.args, await ctx.rules());
-      return { evidence, total: evidence.length, generation: ctx.store.generation };
-    }
+    case 'read_evidence': return readEvidence(ctx.store, ctx.root, ctx.rules, call.args);
+    case 'find_importers': return findImporters(ctx.store, ctx.root, ctx.rules, call.args);
+    case 'read_git_diff': return null;
   }
+}
+
+export async function runTool(ctx: ToolContext, call: ToolCall): Promise<ToolResult> {
+  if (call.name !== 'read_git_diff') return answerFromIndex(ctx, call)!;
+  const evidence = await readGitDiff(ctx.root, call.args, ctx.rules);
+  return { evidence, total: evidence.length, generation: ctx.store.generation };
 }
 
 /**
