@@ -270,21 +270,25 @@ export class RpcConnection {
       return;
     }
     const cancel = new Cancellation();
+    // In flight from before the handler runs: a disconnect the handler itself causes still aborts it.
+    this.inflight.set(id, cancel);
     let out: unknown;
     try {
       out = this.requestHandler(method, params, { id, get signal() { return cancel.signal; } });
     } catch (e) {
+      this.inflight.delete(id);
       this.answerError(id, e);
       return;
     }
     // A value is answered now: no promise, no microtask turn, and the answer goes
     // out before the rest of this socket read is handled (a tool call's usual path).
     if (!isThenable(out)) {
+      this.inflight.delete(id);
       this.answer(id, out);
       return;
     }
-    this.inflight.set(id, cancel);
-    out.then(
+    // Through Promise.resolve: a thenable that throws or settles twice still gives exactly one answer.
+    Promise.resolve(out).then(
       (result) => { this.inflight.delete(id); this.answer(id, result); },
       (e: unknown) => { this.inflight.delete(id); this.answerError(id, e); },
     );

@@ -114,7 +114,7 @@ test('a disconnect aborts the request in flight; the client sees its request fai
   assert.match(String(await answer), /closed/);
 });
 
-test('a value from the handler is sent in the same turn; a throw and an unserialisable value are error answers; the connection goes on', async () => {
+test('a value from the handler is sent in the same turn; a throw, an unserialisable value and odd thenables get exactly one answer each; the connection goes on', async () => {
   let sends = 0;
   let sentBeforeMicrotasks: boolean | null = null;
   const p = await serve((method) => {
@@ -127,6 +127,9 @@ test('a value from the handler is sent in the same turn; a throw and an unserial
       case 'bug': throw new TypeError('a handler bug');
       case 'bigint': return { n: 1n };
       case 'rejects': return Promise.reject(new RpcError(-32002, 'refused later'));
+      // Thenables that are not promises: one whose then throws, one that settles three times.
+      case 'bad-then': return { then() { throw new RpcError(-32004, 'then threw'); } };
+      case 'many-then': return { then(ok: (v: unknown) => void, bad: (e: unknown) => void) { ok('first'); ok('second'); bad(new Error('third')); } };
       default: return Promise.resolve('later');
     }
   }, (ws) => {
@@ -140,7 +143,11 @@ test('a value from the handler is sent in the same turn; a throw and an unserial
   assert.equal(await failure('bug'), [RpcCode.INTERNAL_ERROR, 'internal error: a handler bug']);
   assert.equal(await failure('bigint'), [RpcCode.INTERNAL_ERROR, 'internal error: Do not know how to serialize a BigInt']);
   assert.equal(await failure('rejects'), [-32002, 'refused later']);
+  assert.equal(await failure('bad-then'), [-32004, 'then threw']);
+  const before = sends;
+  assert.is(await p.client.sendRequest('many-then', {}), 'first');
   assert.is(await p.client.sendRequest('other', {}), 'later');
+  assert.is(sends - before, 2, 'many-then got one answer, and other one');
 });
 
 test.after(async () => {

@@ -23,8 +23,8 @@ const fixture = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '
 
 /**
  * Every call here is asked both ways: runTool, and runToolNow (the daemon's
- * synchronous path), which must give the same answer — or null, for
- * read_git_diff and before the rules are loaded — and the same refusals.
+ * synchronous path), which must give the same answer (null only for
+ * read_git_diff, which asks git) and the same refusals.
  */
 async function call(idx: EvidexIndex, name: string, args: Record<string, unknown>): Promise<{ evidence: Evidence[]; total: number; generation: number }> {
   const now = idx.runToolNow({ name, args } as ToolCall);
