@@ -60,7 +60,7 @@ export interface OpenOptions {
 export interface IndexHandle {
   readonly root: string;
   status(): IndexStatus;
-  /** Runs one already-validated call. Refusals are thrown as ToolError. */
+  /** Runs one already-validated call (loading the rules first if nothing has yet). Refusals are thrown as ToolError. */
   runTool(call: ToolCall): Promise<ToolResult>;
   /**
    * The same answer without waiting, when the call needs no I/O: every tool
