@@ -54,14 +54,34 @@ test('a failing commit changes nothing, in LMDB or in memory', async () => {
   await idx.close();
 });
 
+/**
+ * find_importers from the in-memory symbol index (whose statement texts and
+ * sorted lists are kept between calls) and from the LMDB rows of the same
+ * index: the same items, each checkable against the file on disk.
+ */
+async function importersBothWays(idx: EvidexIndex, module_name: string): Promise<number> {
+  const call = { name: 'find_importers', args: { module_name } } as ToolCall;
+  assert.ok(idx.store.symbolsReady);
+  const mem = await idx.runTool(call);
+  idx.store.symbolsReady = false; // the rows path
+  let rows;
+  try { rows = await idx.runTool(call); } finally { idx.store.symbolsReady = true; }
+  assertEvidenceChecks(idx.root, mem.evidence);
+  assert.equal(mem.evidence, rows.evidence, `find_importers ${module_name}: memory and rows agree`);
+  return mem.total;
+}
+
 test('after many random incremental edits, search answers equal a fresh index (postings patches stay exact)', async () => {
   const rnd = mulberry32(99);
   const root = mkdtempSync(join(tmp, 'repo-'));
-  const names = Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.${i % 2 ? 'py' : 'txt'}`);
+  // A package marker among them: creating or deleting it re-resolves d1's imports.
+  const names = [...Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.${i % 2 ? 'py' : 'txt'}`), 'd1/__init__.py'];
   for (const d of ['d0', 'd1', 'd2']) mkdirSync(join(root, d));
   for (const p of names) writeFileSync(join(root, p), randomText(rnd));
   const idx = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
   await idx.refresh();
+  await idx.warm();
+  let imported = 0;
   for (let round = 0; round < 40; round++) {
     const touched = names.filter(() => rnd() < 0.25);
     for (const p of touched) {
@@ -69,7 +89,11 @@ test('after many random incremental edits, search answers equal a fresh index (p
       else writeFileSync(join(root, p), randomText(rnd));
     }
     await idx.update(touched);
+    // Asked between edits, so answers kept from the last round must follow the
+    // files: moved lines, new and re-added files (new path ranks), removals.
+    imported += await importersBothWays(idx, 'os');
   }
+  assert.ok(imported > 40, `import statements were found (${imported})`);
   const fresh = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
   await fresh.refresh();
   for (const w of [...WORDS, 'alp', 'ha b', 'ss', 'SS', 'σ', 'ας', 'ret', 'ÉCO', 'éco', 'f1', 'd0/', 'zzz']) {

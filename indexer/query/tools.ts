@@ -13,7 +13,7 @@ import { readGitDiff } from './git-diff.js';
 import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
-import type { ImportRef } from '../store/symbols.js';
+import { importOrder, type ImportRef } from '../store/symbols.js';
 
 const DEFAULT_LIMIT = 20;
 
@@ -257,12 +257,20 @@ export function findImporters(store: Store, root: string, rules: RepoRules, args
   }
   const items: Evidence[] = [];
   if (store.symbolsReady) {
-    // A statement with several targets in `names` is one item: dedupe by identity.
-    const stmts = new Set<ImportRef>();
-    for (const n of names) for (const r of store.symbols.importers(n)) stmts.add(r);
     const rank = store.pathRank();
-    const sorted = [...stmts].sort((a, b) => rank[a.fid] - rank[b.fid] || a.start - b.start || a.seq - b.seq);
-    for (const r of sorted) items.push(evidenceAt(store, store.file(r.fid)!, r.start, r.end, 'import', m));
+    let stmts: readonly ImportRef[];
+    if (names.size === 1) {
+      stmts = store.symbols.importersInOrder(m, rank);
+    } else {
+      // A statement with several targets in `names` is one item: dedupe by identity.
+      const set = new Set<ImportRef>();
+      for (const n of names) for (const r of store.symbols.importers(n)) set.add(r);
+      stmts = [...set].sort(importOrder(rank));
+    }
+    for (const r of stmts) {
+      const text = store.importText(r); // read through textRange, which checks the span, when first needed
+      items.push(makeEvidenceLazy(store.file(r.fid)!.path, r.start, r.end, 'import', m, () => text));
+    }
     return { evidence: items, total: items.length, generation: store.generation };
   }
   const fids = new Set<number>();

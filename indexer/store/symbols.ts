@@ -8,8 +8,13 @@ import type { PyDef } from '../model.js';
 
 const KINDS: readonly PyDef['kind'][] = ['class', 'function', 'method', 'variable'];
 
-/** `seq`: position in the file's own list, the tie-break that keeps file order among equal spans. */
-export interface ImportRef { fid: number; seq: number; start: number; end: number; targets: readonly string[] }
+/**
+ * One import statement. `seq`: position in the file's own list, the tie-break
+ * that keeps file order among equal spans. `text`: the statement's lines as the
+ * index holds them, set by Store.importText on first use (or by warm-up). A ref
+ * never outlives its file's text: any new text of the file replaces its refs.
+ */
+export interface ImportRef { fid: number; seq: number; start: number; end: number; targets: readonly string[]; text?: string }
 
 /** The definitions of one simple name; `key` is the one string instance kept for that name. */
 interface NameEntry { key: string; slots: number[] }
@@ -29,6 +34,8 @@ type ImportIn = { start: number; end: number; targets: readonly string[] };
 export class SymbolIndex {
   private readonly byName = new Map<string, NameEntry>();
   private readonly byTarget = new Map<string, ImportRef[]>();
+  /** The path rank each importer list was last sorted for (importersInOrder); a list that changed since has none. */
+  private readonly sortedFor = new WeakMap<ImportRef[], Int32Array>();
   private readonly files = new Map<number, FileRefs>();
   private cap = 0;
   private sFid = new Int32Array(0);
@@ -61,7 +68,7 @@ export class SymbolIndex {
     });
     const refs: FileRefs = { defs: slots, imports: imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets })) };
     this.files.set(fid, refs);
-    for (const i of refs.imports) for (const t of new Set(i.targets)) push(this.byTarget, t, i);
+    for (const i of refs.imports) for (const t of new Set(i.targets)) this.addImporter(t, i);
   }
 
   /** Replaces only a file's import statements (its package layout changed). */
@@ -70,7 +77,7 @@ export class SymbolIndex {
     if (!refs) return;
     this.dropImports(fid, refs);
     refs.imports = imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets }));
-    for (const i of refs.imports) for (const t of new Set(i.targets)) push(this.byTarget, t, i);
+    for (const i of refs.imports) for (const t of new Set(i.targets)) this.addImporter(t, i);
   }
 
   delete(fid: number): void {
@@ -97,6 +104,13 @@ export class SymbolIndex {
       const kept = list.filter((r) => r.fid !== fid);
       if (kept.length) this.byTarget.set(t, kept); else this.byTarget.delete(t);
     }
+  }
+
+  private addImporter(target: string, ref: ImportRef): void {
+    const list = this.byTarget.get(target);
+    if (!list) { this.byTarget.set(target, [ref]); return; }
+    list.push(ref);
+    this.sortedFor.delete(list);
   }
 
   private alloc(): number {
@@ -135,6 +149,25 @@ export class SymbolIndex {
   /** Import statements with `target` among their targets (any order). */
   importers(target: string): readonly ImportRef[] { return this.byTarget.get(target) ?? []; }
 
+  /**
+   * importers(target) in answer order: by `rank[fid]` (the store's path rank),
+   * line, then file order. Sorted in place when first asked for a rank, then
+   * kept until the list or the rank changes, so a module imported in thousands
+   * of places is not re-sorted on every call.
+   */
+  importersInOrder(target: string, rank: Int32Array): readonly ImportRef[] {
+    const list = this.byTarget.get(target);
+    if (!list) return [];
+    if (this.sortedFor.get(list) !== rank) {
+      list.sort(importOrder(rank));
+      this.sortedFor.set(list, rank);
+    }
+    return list;
+  }
+
+  /** The import statements of one file, in file order. */
+  importsOf(fid: number): readonly ImportRef[] { return this.files.get(fid)?.imports ?? []; }
+
   /** Every simple name with a definition, and every imported module name (insertion order). */
   names(): IterableIterator<string> { return this.byName.keys(); }
   targets(): IterableIterator<string> { return this.byTarget.keys(); }
@@ -149,7 +182,7 @@ export class SymbolIndex {
   }
 }
 
-function push<V>(map: Map<string, V[]>, key: string, v: V): void {
-  const list = map.get(key);
-  if (list) list.push(v); else map.set(key, [v]);
+/** Answer order of import statements: path rank, first line, then position in the file's list. */
+export function importOrder(rank: Int32Array): (a: ImportRef, b: ImportRef) => number {
+  return (a, b) => rank[a.fid] - rank[b.fid] || a.start - b.start || a.seq - b.seq;
 }
