@@ -605,7 +605,17 @@ export class Store {
    * statements) then cost an object per item instead of a text read each.
    */
   importText(r: ImportRef): string {
-    return (r.text ??= this.searchText(r.fid).textRange(r.start, r.end));
+    if (r.text === undefined) {
+      const text = this.searchText(r.fid).textRange(r.start, r.end);
+      // textRange's result can be a tree of slices (a piece per uppercase
+      // letter of text held lowercased). Kept for the daemon's life, it is
+      // flattened first: converting a string to a number makes V8 flatten it,
+      // and the collector then drops the pieces — 4.6 instead of 10.2 MB of
+      // heap for site-packages' 66k statements, and cheaper to serialise.
+      Number(text);
+      r.text = text;
+    }
+    return r.text;
   }
 
   defs(fid: number): PyDef[] {
