@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { parseDaemonArgs } from '../daemon/args.js';
 import { RpcConnection, RpcError } from '../daemon/jsonrpc.js';
 import {
-  MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult, type WarmupStatus,
+  MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult, type WarmupStatus, type LatencySnapshot,
 } from '../daemon/protocol.js';
 import {
   canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
@@ -299,6 +299,21 @@ function formatWarmup(w: WarmupStatus | undefined): string {
   }
 }
 
+const latencyMs = (x: number | null) => (x === null ? '-' : x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
+
+/** The daemon's own answer times per method and tool, for `evidex daemon status` (absent from an older daemon's answer). */
+function formatLatency(book: Record<string, LatencySnapshot> | undefined): string[] {
+  const names = Object.keys(book ?? {});
+  if (!book || names.length === 0) return ['latency      no client requests yet'];
+  const width = Math.max(...names.map((n) => n.length));
+  return ['latency      daemon side, message read to answer written:', ...names.map((n) => {
+    const h = book[n];
+    const notes = [`${h.calls} calls`, `p50 ${latencyMs(h.p50Ms)}`, `p99 ${latencyMs(h.p99Ms)}`, `max ${latencyMs(h.maxMs)}`, `${h.over1ms} over 1 ms`];
+    if (h.errors) notes.push(`${h.errors} refused or failed`);
+    return `  ${n.padEnd(width)}  ${notes.join(' · ')}`;
+  })];
+}
+
 /** The human form of `evidex daemon status`. */
 export function formatStatus(r: StatusReport): string {
   if (!r.running) return `${r.message}\n`;
@@ -316,6 +331,7 @@ export function formatStatus(r: StatusReport): string {
     `warm-up      ${formatWarmup(d.warmup)}`,
     `clients      ${d.clients}`,
     `state        ${r.stateDir}`,
+    ...formatLatency(d.latency),
   ];
   return `${lines.join('\n')}\n`;
 }

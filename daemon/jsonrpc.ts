@@ -108,6 +108,14 @@ export interface RpcConnectionOptions {
   maxBufferedBytes?: number;
   /** Called for every error answer this end sends, and for protocol problems (for logs). */
   onProtocolError?: (err: RpcError) => void;
+  /**
+   * Called once per request this end answered, with the time from the moment
+   * its message was read off the socket (before JSON.parse) to the moment its
+   * answer was handed to the socket: what this end adds to the peer's round
+   * trip. `ok` is false for an error answer. Not called for messages that were
+   * never a request (bad JSON, oversized, invalid).
+   */
+  onAnswered?: (method: string, params: unknown, ms: number, ok: boolean) => void;
 }
 
 /** The LSP name for cancelling an in-flight request: `{id}`. */
@@ -208,6 +216,7 @@ export class RpcConnection {
   }
 
   private receive(data: RawData, isBinary: boolean): void {
+    const readAt = performance.now();
     if (isBinary) {
       this.sendError(null, new RpcError(RpcCode.INVALID_REQUEST, 'binary frames are not supported; send JSON text'));
       return;
@@ -232,7 +241,7 @@ export class RpcConnection {
       case 'invalid': this.sendError(msg.id, msg.error); return;
       case 'response': this.settle(msg); return;
       case 'notification': this.notification(msg.method, msg.params); return;
-      case 'request': void this.request(msg.id, msg.method, msg.params); return;
+      case 'request': this.request(msg.id, msg.method, msg.params, readAt); return;
     }
   }
 
@@ -264,9 +273,10 @@ export class RpcConnection {
     }
   }
 
-  private request(id: RpcId, method: string, params: unknown): void {
+  private request(id: RpcId, method: string, params: unknown, readAt: number): void {
     if (!this.requestHandler) {
       this.sendError(id, new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`));
+      this.answered(method, params, readAt, false);
       return;
     }
     const cancel = new Cancellation();
@@ -278,28 +288,40 @@ export class RpcConnection {
     } catch (e) {
       this.inflight.delete(id);
       this.answerError(id, e);
+      this.answered(method, params, readAt, false);
       return;
     }
     // A value is answered now: no promise, no microtask turn, and the answer goes
     // out before the rest of this socket read is handled (a tool call's usual path).
     if (!isThenable(out)) {
       this.inflight.delete(id);
-      this.answer(id, out);
+      this.answered(method, params, readAt, this.answer(id, out));
       return;
     }
     // Through Promise.resolve: a thenable that throws or settles twice still gives exactly one answer.
     Promise.resolve(out).then(
-      (result) => { this.inflight.delete(id); this.answer(id, result); },
-      (e: unknown) => { this.inflight.delete(id); this.answerError(id, e); },
+      (result) => { this.inflight.delete(id); this.answered(method, params, readAt, this.answer(id, result)); },
+      (e: unknown) => { this.inflight.delete(id); this.answerError(id, e); this.answered(method, params, readAt, false); },
     );
   }
 
-  /** Sends the result; one that cannot be serialised (a handler's bug) is answered as an internal error instead. */
-  private answer(id: RpcId, result: unknown): void {
+  private answered(method: string, params: unknown, readAt: number, ok: boolean): void {
+    const hook = this.opts.onAnswered;
+    if (!hook) return;
+    try { hook(method, params, performance.now() - readAt, ok); } catch { /* a metrics bug must not break the connection */ }
+  }
+
+  /**
+   * Sends the result; one that cannot be serialised (a handler's bug) is
+   * answered as an internal error instead. True when the result was sent.
+   */
+  private answer(id: RpcId, result: unknown): boolean {
     try {
       this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+      return true;
     } catch (e) {
       this.answerError(id, e);
+      return false;
     }
   }
 

@@ -19,11 +19,12 @@ import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../in
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from './ask/config.js';
 import type { AskEvent, AskResult } from './ask/events.js';
+import type { LatencySnapshot } from './latency.js';
 import type { WarmupOutcome } from './warmup.js';
 import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
 import type { WatchState } from '../indexer/watch.js';
 
-export type { AskEvent, AskResult };
+export type { AskEvent, AskResult, LatencySnapshot };
 
 export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;
@@ -72,6 +73,12 @@ export interface DaemonInfoStatus {
   clients: number;
   /** Updates queued behind the one running (watcher batches, refreshes). */
   pendingUpdates: number;
+  /**
+   * How long the daemon took to answer clients since it started, message read
+   * to answer written (latency.ts), keyed by method, and by `tools/call TOOL`
+   * per tool. Subtract two snapshots (`minus`) for the calls in between.
+   */
+  latency: Record<string, LatencySnapshot>;
 }
 
 export interface StatusResult {

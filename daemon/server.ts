@@ -9,9 +9,10 @@ import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
-import { toolDescriptors, validateToolCall, type ToolCall } from '../indexer/query/schemas.js';
+import { isToolName, toolDescriptors, validateToolCall, type ToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from './jsonrpc.js';
+import { LatencyBook } from './latency.js';
 import {
   ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type StatusResult,
@@ -71,12 +72,27 @@ const WARMUP_REFUSALS: ReadonlySet<string> = new Set(['out_of_range', 'not_index
 
 const HEARTBEAT_MS = 30_000;
 
+/**
+ * The latency histogram a client's request counts in: one per method, and per
+ * tool for tools/call. Method and tool names a client made up share one
+ * histogram each, so no client can grow the daemon's memory with new names.
+ */
+function latencyName(method: string, params: unknown): string {
+  if (method === Methods.toolsCall.method) {
+    const name = (params as { name?: unknown } | null | undefined)?.name;
+    return `${method} ${isToolName(name) ? name : '(unknown tool)'}`;
+  }
+  return methodByName(method) ? method : '(unknown method)';
+}
+
 /** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
 const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
 
 export class Daemon {
   private readonly queue = new WriteQueue();
   private readonly clients = new Map<string, ClientState>();
+  /** How long the daemon takes to answer clients (latency.ts); warm-up calls are not clients' and are not counted. */
+  private readonly latency = new LatencyBook();
   private nextClient = 1;
   private watcher: RepoWatcher | null = null;
   private startup: Promise<void> = Promise.resolve();
@@ -230,6 +246,7 @@ export class Daemon {
     const conn = new RpcConnection(ws, {
       maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
       maxBufferedBytes: this.opts.maxBufferedBytes ?? 8 << 20,
+      onAnswered: (method, params, ms, ok) => this.latency.record(latencyName(method, params), ms, ok),
     });
     const state: ClientState = { id, conn, ws, alive: true };
     ws.on('pong', () => { state.alive = true; });
@@ -405,6 +422,7 @@ export class Daemon {
       warmup: this.warmup,
       clients: this.clients.size,
       pendingUpdates: (w?.queued ?? 0) + Math.max(0, this.queue.waiting - 1),
+      latency: this.latency.snapshot(),
     };
     return { index: this.handle.status(), daemon };
   }

@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { connect, type Client } from '../client/connection.js';
 import { RpcError } from '../daemon/jsonrpc.js';
 import { warmupSettled } from '../daemon/protocol.js';
+import { minus } from '../daemon/latency.js';
 import { WARMUP_ROUNDS } from '../daemon/warmup.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
@@ -193,6 +194,32 @@ test('tools/call answers {evidence, total, generation}; index/status reports the
     assert.is(s.daemon.startup, 'done');
     assert.ok(['watching', 'starting'].includes(s.daemon.watcher), s.daemon.watcher);
     assert.ok(s.daemon.clients >= 1);
+  } finally { await c.close(); }
+});
+
+test('index/status counts every client request in its method or tool histogram; names a client made up share one', async () => {
+  const c = await connect(root, { env: d.env });
+  try {
+    const before = (await c.request<'indexStatus'>('index/status')).daemon.latency;
+    for (const name of ['Chunk', 'score', 'nothing_has_this_name', 'VectorStore', 'main']) await c.request<'toolsCall'>('tools/call', { name: 'find_symbol', arguments: { name } });
+    const refusal = (method: string, params: unknown) => c.requestRaw(method, params).then(() => 'answered', (e: RpcError) => e.code);
+    assert.is(await refusal('tools/call', { name: 'find_symbol', arguments: { name: 5 } }), -32001);
+    assert.is(await refusal('tools/call', { name: 'rm_rf', arguments: {} }), -32001);
+    assert.is(await refusal('tools/call', { name: 'write_file_1' }), -32001);
+    assert.is(await refusal('nope/one', {}), -32601);
+    assert.is(await refusal('nope/two', {}), -32601);
+    const after = (await c.request<'indexStatus'>('index/status')).daemon.latency;
+    const between = (k: string) => minus(after[k], before[k]);
+    const sym = between('tools/call find_symbol');
+    assert.equal([sym.calls, sym.errors], [6, 1]);
+    assert.ok(sym.p50Ms !== null && sym.p50Ms > 0 && sym.maxMs! >= sym.p99Ms!, JSON.stringify(sym));
+    const unknownTool = between('tools/call (unknown tool)');
+    assert.equal([unknownTool.calls, unknownTool.errors], [2, 2]);
+    const unknownMethod = between('(unknown method)');
+    assert.equal([unknownMethod.calls, unknownMethod.errors], [2, 2]);
+    // The first index/status was answered before the second one read the histograms.
+    assert.is(between('index/status').calls, 1);
+    assert.ok(!Object.keys(after).some((k) => /rm_rf|write_file|nope/.test(k)), Object.keys(after).join(', '));
   } finally { await c.close(); }
 });
 

@@ -6,9 +6,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocket, WebSocketServer } from 'ws';
-import { CANCEL_NOTIFICATION, RpcCode, RpcConnection, RpcError, type RequestContext, type RequestHandler } from '../daemon/jsonrpc.js';
+import {
+  CANCEL_NOTIFICATION, RpcCode, RpcConnection, RpcError, type RequestContext, type RequestHandler, type RpcConnectionOptions,
+} from '../daemon/jsonrpc.js';
 
-interface Pair { client: RpcConnection; close: () => Promise<void> }
+interface Pair { client: RpcConnection; url: string; close: () => Promise<void> }
 
 // Everything opened is closed after the suite, so a failed assertion cannot leave the process hanging.
 const opened: Pair[] = [];
@@ -20,19 +22,21 @@ function pair(slow: (ctx: RequestContext) => Promise<unknown>): Promise<Pair> {
 }
 
 /** A real ws server whose connections answer with `handler`, and a client connected to it; `onSocket` sees each server-side socket. */
-async function serve(handler: RequestHandler, onSocket?: (ws: WebSocket) => void): Promise<Pair> {
+async function serve(handler: RequestHandler, onSocket?: (ws: WebSocket) => void, opts?: RpcConnectionOptions): Promise<Pair> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((res) => wss.once('listening', res));
   wss.on('connection', (ws) => {
     onSocket?.(ws);
-    const conn = new RpcConnection(ws);
+    const conn = new RpcConnection(ws, opts);
     conn.onRequest(handler);
   });
-  const ws = new WebSocket(`ws://127.0.0.1:${(wss.address() as { port: number }).port}/`);
+  const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`;
+  const ws = new WebSocket(url);
   await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
   const client = new RpcConnection(ws);
   const p: Pair = {
     client,
+    url,
     close: async () => { client.close(); for (const c of wss.clients) c.terminate(); await new Promise((res) => wss.close(res)); },
   };
   opened.push(p);
@@ -148,6 +152,51 @@ test('a value from the handler is sent in the same turn; a throw, an unserialisa
   assert.is(await p.client.sendRequest('many-then', {}), 'first');
   assert.is(await p.client.sendRequest('other', {}), 'later');
   assert.is(sends - before, 2, 'many-then got one answer, and other one');
+});
+
+test('onAnswered sees each answered request once, timed from its read to its answer; messages that are not requests are not counted', async () => {
+  const seen: Array<{ method: string; params: unknown; ms: number; ok: boolean }> = [];
+  let hookThrows = false;
+  const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until) { /* spin */ } };
+  const p = await serve((method) => {
+    switch (method) {
+      case 'sync-slow': busy(15); return 'done';
+      case 'async-slow': return new Promise((res) => setTimeout(() => res('later'), 30));
+      case 'refuse': throw new RpcError(-32001, 'no');
+      case 'reject-later': return new Promise((_res, rej) => setTimeout(() => rej(new Error('late bug')), 5));
+      default: return 'ok';
+    }
+  }, undefined, {
+    onAnswered: (method, params, ms, ok) => {
+      seen.push({ method, params, ms, ok });
+      if (hookThrows) throw new Error('a metrics bug');
+    },
+  });
+  assert.is(await p.client.sendRequest('sync-slow', { a: 1 }), 'done');
+  assert.is(await p.client.sendRequest('async-slow'), 'later');
+  const failure = (m: string) => p.client.sendRequest(m).then(() => 'answered', () => 'refused');
+  assert.is(await failure('refuse'), 'refused');
+  assert.is(await failure('reject-later'), 'refused');
+  // Not requests: a notification, bad JSON, an invalid message. Each is followed by a
+  // request on the same socket, whose answer says the ones before it were handled.
+  const raw = new WebSocket(p.url);
+  await new Promise((res, rej) => { raw.once('open', res); raw.once('error', rej); });
+  const answers: unknown[] = [];
+  raw.on('message', (d) => answers.push(JSON.parse(String(d))));
+  raw.send(JSON.stringify({ jsonrpc: '2.0', method: 'note' }));
+  raw.send('{not json');
+  raw.send(JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'x' }));
+  raw.send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'after' }));
+  await new Promise<void>((res) => { const t = setInterval(() => { if (answers.length === 3) { clearInterval(t); res(); } }, 2); });
+  raw.close();
+  assert.equal(seen.map((s) => [s.method, s.ok]), [['sync-slow', true], ['async-slow', true], ['refuse', false], ['reject-later', false], ['after', true]]);
+  assert.equal(seen[0].params, { a: 1 });
+  assert.ok(seen[0].ms >= 15, `a handler that ran 15 ms took ${seen[0].ms} ms`);
+  assert.ok(seen[1].ms >= 25, `an answer settled after 30 ms took ${seen[1].ms} ms`); // timers may fire a little early
+  // A hook that throws is the hook's problem: the answer still goes out.
+  hookThrows = true;
+  assert.is(await p.client.sendRequest('again'), 'ok');
+  assert.is(seen.length, 6);
 });
 
 test.after(async () => {

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { folderBytes } from '../../client/index-command.js';
-import { warmupSettled } from '../../daemon/protocol.js';
+import { minus } from '../../daemon/latency.js';
+import { warmupSettled, type LatencySnapshot } from '../../daemon/protocol.js';
 import { stateDirFor } from '../../daemon/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { makeCorpus, type Corpus } from './corpus.js';
@@ -75,6 +76,22 @@ function rssOf(pid: number): { anon: number; hwm: number } {
 }
 
 const call = (client: Client, name: string, a: unknown) => client.requestRaw('tools/call', { name, arguments: a }) as Promise<ToolResult>;
+
+/** The daemon's own latency histograms (message read → answer written), per method and tool. */
+const daemonLatency = async (client: Client) => (await client.request<'indexStatus'>('index/status')).daemon.latency;
+/**
+ * Runs `timedLoop` and returns the row of the daemon's own time for exactly
+ * the calls of `tool` it made (the difference of two histogram snapshots): the
+ * part of each round trip that is evidex, the rest being transport and client.
+ */
+async function daemonShare(c: Corpus, client: Client, tool: string, timedLoop: () => Promise<void>): Promise<Row> {
+  const key = `tools/call ${tool}`;
+  const before: LatencySnapshot | undefined = (await daemonLatency(client))[key];
+  await timedLoop();
+  const d = minus((await daemonLatency(client))[key], before);
+  return rowOf(`[${c.name}] ${tool}: the daemon's own time, p50 / p99 (read → answer written)`, `${ms(d.p50Ms ?? NaN)} / ${ms(d.p99Ms ?? NaN)}`,
+    `over 1 ms: ${((100 * d.over1ms) / d.calls).toFixed(1)}% (${d.over1ms} of ${d.calls})`);
+}
 
 /** A bare `ws` server in another process (ws-echo.ts): the machine's transport, with no evidex code on either side. */
 class BarePeer {
@@ -151,8 +168,11 @@ class BarePeer {
 // ---- the table --------------------------------------------------------------
 interface Row { figure: string; evidex: string; reference: string; ratio: string; target: string; met: string }
 const rows: Row[] = [];
-function row(figure: string, evidex: string, reference = '', ratio = '', target = '', met: boolean | null = null): void {
-  rows.push({ figure, evidex, reference, ratio, target, met: met === null ? '' : met ? 'yes' : 'NO' });
+function rowOf(figure: string, evidex: string, reference = '', ratio = '', target = '', met: boolean | null = null): Row {
+  return { figure, evidex, reference, ratio, target, met: met === null ? '' : met ? 'yes' : 'NO' };
+}
+function row(...a: Parameters<typeof rowOf>): void {
+  rows.push(rowOf(...a));
 }
 const ms = (x: number) => (x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
 const sec = (x: number) => `${x.toFixed(2)} s`;
@@ -225,7 +245,9 @@ async function benchCorpus(c: Corpus): Promise<void> {
     // search_code round trips over the WebSocket, exact total.
     for (const s of q.search.slice(0, WARMUP_CALLS)) await call(client, 'search_code', { query: s });
     const searchMs: number[] = [];
-    for (const s of q.search) searchMs.push((await timed(() => call(client, 'search_code', { query: s })))[0]);
+    const searchShare = await daemonShare(c, client, 'search_code', async () => {
+      for (const s of q.search) searchMs.push((await timed(() => call(client, 'search_code', { query: s })))[0]);
+    });
     const rgTimes: number[] = [];
     if (have('rg')) for (const s of q.search.slice(0, 20)) rgTimes.push(timeCommand('rg', ['-F', '-i', '-n', '--', s, c.root])! * 1000);
     const ss = stats(searchMs);
@@ -234,16 +256,19 @@ async function benchCorpus(c: Corpus): Promise<void> {
       rgTimes.length ? `${(rgMed / ss.p50).toFixed(1)}× faster` : '', '≥ 20× faster than rg', rgTimes.length ? rgMed / ss.p50 >= 20 : null);
     row(`[${c.name}] search_code p99`, ms(ss.p99), rgTimes.length ? `rg median / 2 = ${ms(rgMed / 2)}` : '', '', '≤ rg median / 2', rgTimes.length ? ss.p99 <= rgMed / 2 : null);
     row(`[${c.name}] search_code max`, ms(ss.max));
+    rows.push(searchShare);
 
     for (const [tool, names, key] of [['find_symbol', q.symbols, 'name'], ['find_importers', q.modules, 'module_name']] as const) {
       for (const n of names.slice(0, WARMUP_CALLS)) await call(client, tool, { [key]: n });
       const t: number[] = [];
       const answers: ToolResult[] = [];
-      for (const n of names) {
-        const [took, answer] = await timed(() => call(client, tool, { [key]: n }));
-        t.push(took);
-        answers.push(answer);
-      }
+      const share = await daemonShare(c, client, tool, async () => {
+        for (const n of names) {
+          const [took, answer] = await timed(() => call(client, tool, { [key]: n }));
+          t.push(took);
+          answers.push(answer);
+        }
+      });
       const st = stats(t);
       // The same answer texts, sent back by the bare server: what the transport
       // and the client's parse alone cost for these bytes, with no lookup at all.
@@ -252,6 +277,7 @@ async function benchCorpus(c: Corpus): Promise<void> {
       row(`[${c.name}] ${tool} p50 (${st.n} names)`, ms(st.p50), ref(rt.p50), '', '< 0.3 ms', st.p50 < 0.3);
       row(`[${c.name}] ${tool} p99`, ms(st.p99), ref(rt.p99), '', '< 1 ms', st.p99 < 1);
       row(`[${c.name}] ${tool} round trips over 1 ms`, over1(st), `bare ws server, same answers: ${over1(rt)}`);
+      rows.push(share);
     }
   } finally {
     bare.close();
