@@ -10,6 +10,18 @@
 // and events can arrive out of order. update() looks at each path on disk as it
 // is now, so any interleaving of add/change/unlink ends in the right state.
 //
+// Why folders only: an inotify watch on a folder already reports every entry in
+// it by name (created, modified, deleted, renamed), so with fs.watch the
+// watcher holds one watch per folder and none per file (chokidar would add one
+// per file: a tree of 200k files would run out of the per-user watches, 8,192
+// by default on older kernels, and fall back to polling). Files are therefore
+// hidden from chokidar (`ignored`), which still watches and re-reads every
+// folder; the folder watches' raw events name the files, and update() looks at
+// each named path on disk. A folder that appears is queued whole (its files
+// come with no event of their own) and checked again once its watch is
+// surely in place. Polling cannot work that way (a folder's stat does not
+// change when a file in it is edited), so in polling mode chokidar polls files.
+//
 // Why symlinks need extra care: the walk indexes a followed symlink under its
 // own name (`alias.py -> real.py`, and `dl/v.py` through `dl -> d`), but
 // chokidar (followSymlinks: false, so each file is watched once) only names the
@@ -20,7 +32,7 @@
 // target appearing); the links that changed are re-checked too.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { lstatSync, type Stats } from 'node:fs';
-import { basename, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
 import { inGitDir, type RepoRules } from './discover/rules.js';
 import { walkRepo, type WalkLink } from './discover/walk.js';
@@ -134,6 +146,13 @@ export interface WatchOptions {
   onApplied?(info: WatchApplied): void;
 }
 
+/**
+ * How long after chokidar reports a new folder it is walked again: chokidar
+ * reads a folder and watches it within a few milliseconds of reporting it; a
+ * generous margin, as the second walk is cheap and off the save path.
+ */
+const NEW_FOLDER_RECHECK_MS = 250;
+
 const isWatchLimitError = (e: unknown): boolean => {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOSPC' || code === 'EMFILE';
@@ -151,6 +170,8 @@ export class RepoWatcher {
   private running: Promise<void> | null = null;
   private closed = false;
   private switching = false;
+  /** Whether chokidar watches files too (polling) or folders only (fs.watch): read by `ignored`. */
+  private watchFiles = false;
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
   private aliases = new AliasMap([]);
@@ -213,16 +234,20 @@ export class RepoWatcher {
     const rel = this.rel(abs);
     if (rel === null) return false; // the root itself
     if (inGitDir(rel)) return true;
-    // Only folders are pruned here (chokidar then never watches inside them). Files are
-    // filtered when a batch is built, because a file's rules can change with an ignore file.
+    // Only folders are pruned by the rules here (chokidar then never watches inside them).
+    // Files are filtered when a batch is built, because a file's rules can change with an ignore file.
     if (stats?.isDirectory()) {
       try { return this.opts.rules.isIgnored(rel, true); } catch { return false; }
     }
+    // Regular files get no watch of their own unless polling: their folder's watch names them
+    // (see the top of this file). Symlinks stay chokidar's, which reports them without following.
+    if (!this.watchFiles && stats?.isFile()) return true;
     return false;
   };
 
   private async open(target: 'watching' | 'polling' | 'polling (inotify limit reached)'): Promise<void> {
     const polling = target !== 'watching';
+    this.watchFiles = polling;
     const fsw = chokidarWatch(this.opts.root, {
       ignoreInitial: true,
       ignored: this.ignored,
@@ -239,9 +264,9 @@ export class RepoWatcher {
     });
     this.fsw = fsw;
     fsw.on('all', (event, path) => this.onEvent(event, path));
-    // chokidar drops a second `change` of one path within 50 ms (its own throttle) and may
-    // miss a temp file that lives only microseconds; the raw fs.watch events see every
-    // touched directory entry, so they are fed in too (update() ignores no-op paths).
+    // The folder watches' raw events name every touched entry: they are how files' changes
+    // arrive (chokidar itself reports folders and links only), temp files that live only
+    // microseconds included (update() ignores no-op paths).
     if (!polling) fsw.on('raw', (_ev, evPath, details) => this.onRaw(evPath, (details as { watchedPath?: string })?.watchedPath));
     fsw.on('error', (err) => this.onError(err as Error));
     await new Promise<void>((resolve) => fsw.once('ready', () => resolve()));
@@ -253,8 +278,19 @@ export class RepoWatcher {
     const rel = this.rel(abs);
     if (rel === null) return;
     if (inGitDir(rel)) return;
-    // A folder appearing or going away: chokidar reports each file inside as its own add/unlink.
-    if (event === 'addDir' || event === 'unlinkDir') return;
+    if (event === 'addDir' || event === 'unlinkDir') {
+      // A folder that went away: update() drops what was under it. One that appeared: update()
+      // walks it. chokidar reports addDir before it has read and watched the folder, so a file
+      // written there in between would be named by no event: the folder is walked once more
+      // after its watch is surely in place (unchanged files cost a stat each).
+      if (event === 'addDir' && rel !== '' && !this.watchFiles) {
+        setTimeout(() => { if (!this.closed) { this.pending.add(rel); this.schedule(); } }, NEW_FOLDER_RECHECK_MS).unref();
+      }
+      if (this.isIgnoredFolder(rel)) return;
+      this.pending.add(rel);
+      this.schedule();
+      return;
+    }
     if (this.opts.rules.isIgnoreFile(rel)) {
       this.pendingIgnoreFiles.add(rel);
       this.needRefresh = true;
@@ -268,12 +304,12 @@ export class RepoWatcher {
 
   private onRaw(evPath: string | null | undefined, watchedPath: string | undefined): void {
     if (this.closed || !evPath || !watchedPath) return;
-    // A directory's watcher names a child; a file's own watcher names the file itself.
-    // When the watched path's basename equals the name, it is (almost always) the file's
-    // own watcher, but a folder d/ holding d would look the same: take both readings.
-    const child = join(watchedPath, evPath);
-    if (basename(watchedPath) === evPath) this.onEvent('raw', watchedPath);
-    this.onEvent('raw', child);
+    // Every fs.watch is a folder's (files have none): it names a child.
+    this.onEvent('raw', join(watchedPath, evPath));
+  }
+
+  private isIgnoredFolder(rel: string): boolean {
+    try { return this.opts.rules.isIgnored(rel, true); } catch { return false; }
   }
 
   private onError(err: Error): void {

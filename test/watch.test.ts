@@ -1,10 +1,11 @@
 // RepoWatcher in-process over a real index (LMDB in a temp folder) and real
 // files: bursts of saves end with the index equal to the disk, writes never
-// overlap, a rename-over is applied as an update of the original path, and an
-// out-of-watches error switches to polling while serving continues.
+// overlap, a rename-over is applied as an update of the original path, folders
+// (not files) hold the inotify watches and folders that come, move and go are
+// followed, and an out-of-watches error switches to polling while serving continues.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHandle } from '../indexer/api.js';
 import { RepoRules } from '../indexer/discover/rules.js';
@@ -13,6 +14,7 @@ import { validateToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, fixtureCopy, tempDir, waitFor } from './helpers/daemon.js';
+import { inotifyWatches } from './helpers/inotify.js';
 
 test.after(() => cleanupTemp());
 
@@ -80,6 +82,56 @@ test('a rename-over save is applied as an update of the original path', async ()
     const changed = r.applied.flatMap((a) => a.summary?.changed ?? []);
     assert.ok(changed.includes('src/rag_common.py'), JSON.stringify(r.applied));
     assert.equal(await search(r.handle, r.root, 'RENAMED_OVER'), [`src/rag_common.py:${readFileSync(f, 'utf8').split('\n').length - 1}`], 'only the original path holds the text');
+  } finally { await r.close(); }
+});
+
+test('the watcher holds one inotify watch per watched folder and none per file', async () => {
+  const before = inotifyWatches();
+  const r = await rig();
+  try {
+    // The fixture's folders, less the ignored cache/: the root, src, src/mobileai_rag, its retrieval/, config, assets, notes, tests, docs.
+    const held = inotifyWatches() - before;
+    const files = (await r.handle.runTool(validateToolCall('search_code', { query: '.', limit: 200 }))).evidence.filter((e) => e.kind === 'path_match').length;
+    assert.ok(files >= 10, `the fixture has ${files} indexed files`);
+    assert.is(held, 9, `${held} inotify watches for 9 folders and ${files} files`);
+    // One new folder: one more watch, still none for the files in it.
+    mkdirSync(join(r.root, 'newdir'));
+    for (let i = 0; i < 5; i++) writeFileSync(join(r.root, 'newdir', `f${i}.txt`), `NEW_DIR_FILE_${i}\n`);
+    await waitFor('new folder indexed', async () => (await search(r.handle, r.root, 'NEW_DIR_FILE_')).length === 5);
+    await waitFor('its watch', () => inotifyWatches() - before === 10);
+  } finally { await r.close(); }
+  assert.is(inotifyWatches(), before, 'closing the watcher frees its watches');
+});
+
+test('folders: a tree written at once, a folder moved in from outside, one moved within, one deleted', async () => {
+  const r = await rig();
+  try {
+    // A nested tree made and filled at once (as a checkout or an unpack does).
+    mkdirSync(join(r.root, 'pkg/a/b'), { recursive: true });
+    writeFileSync(join(r.root, 'pkg/__init__.py'), '');
+    writeFileSync(join(r.root, 'pkg/a/b/deep.py'), 'def deep_fn():\n    return "DEEP_TEXT"\n');
+    await waitFor('nested tree', async () => (await search(r.handle, r.root, 'DEEP_TEXT')).length === 1);
+    // A file written into the nested folder afterwards (its own watch must be there by now).
+    writeFileSync(join(r.root, 'pkg/a/b/later.py'), 'LATER_TEXT = 1\n');
+    await waitFor('later file', async () => (await search(r.handle, r.root, 'LATER_TEXT')).length === 1);
+    // A folder that arrives whole by rename from outside the root: no event names its files.
+    const outside = join(tempDir('outside'), 'moved');
+    mkdirSync(join(outside, 'inner'), { recursive: true });
+    writeFileSync(join(outside, 'inner/m.py'), 'MOVED_IN_TEXT = 2\n');
+    renameSync(outside, join(r.root, 'moved'));
+    await waitFor('moved in', async () => (await search(r.handle, r.root, 'MOVED_IN_TEXT')).length === 1);
+    writeFileSync(join(r.root, 'moved/inner/m.py'), 'MOVED_IN_EDITED = 3\n');
+    await waitFor('edit inside the moved-in folder', async () => (await search(r.handle, r.root, 'MOVED_IN_EDITED')).length === 1);
+    // Renamed within the tree: the old names leave, the new ones arrive.
+    renameSync(join(r.root, 'pkg'), join(r.root, 'pkg2'));
+    await waitFor('renamed folder', async () => {
+      const hits = await search(r.handle, r.root, 'DEEP_TEXT');
+      return hits.length === 1 && hits[0] === 'pkg2/a/b/deep.py:2';
+    });
+    assert.equal(await search(r.handle, r.root, 'LATER_TEXT'), ['pkg2/a/b/later.py:1']);
+    // Deleted whole.
+    rmSync(join(r.root, 'moved'), { recursive: true });
+    await waitFor('deleted folder', async () => (await search(r.handle, r.root, 'MOVED_IN_')).length === 0);
   } finally { await r.close(); }
 });
 

@@ -14,6 +14,7 @@ import { minus } from '../../daemon/latency.js';
 import { warmupSettled, type LatencySnapshot } from '../../daemon/protocol.js';
 import { stateDirFor } from '../../daemon/state.js';
 import type { ToolResult } from '../../indexer/api.js';
+import { inotifyWatches } from '../helpers/inotify.js';
 import { makeCorpus, type Corpus } from './corpus.js';
 import { drawQueries } from './queries.js';
 
@@ -302,6 +303,12 @@ async function benchCorpus(c: Corpus): Promise<void> {
   const ls = stats(lat);
   row(`[${c.name}] save-to-queryable median (30 saves)`, ms(ls.p50), '', '', '< 20 ms', ls.p50 < 20);
   row(`[${c.name}] save-to-queryable max`, ms(ls.max), '', '', '< 100 ms', ls.max < 100);
+
+  // The watcher's inotify watches: one per folder, none per file (a large tree must not exhaust the per-user limit).
+  const folders = new Set(['', ...c.files.map((f) => f.split('/').slice(0, -1).join('/'))].flatMap((d) => d.split('/').map((_, i, a) => a.slice(0, i + 1).join('/')))).size;
+  const watches = inotifyWatches(client.info.pid);
+  const limit = (() => { try { return readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim(); } catch { return '?'; } })();
+  row(`[${c.name}] watcher's inotify watches`, `${watches}`, `${folders} folders, ${c.files.length} files; limit ${limit}`, '', '≤ one per folder', watches <= folders);
 
   const rss = rssOf(client.info.pid);
   row(`[${c.name}] daemon anonymous RSS (steady)`, `${(rss.anon / 1e6).toFixed(1)} MB`, '', '', '< 200 MB', rss.anon < 200e6);
