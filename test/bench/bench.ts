@@ -179,7 +179,14 @@ const ms = (x: number) => (x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
 const sec = (x: number) => `${x.toFixed(2)} s`;
 const mib = (x: number) => `${(x / 1048576).toFixed(1)} MiB`;
 
-async function benchCorpus(c: Corpus): Promise<void> {
+/** What the scale rows compare between the two corpora. */
+interface CorpusFigures {
+  lines: number; bytes: number; coldS: number; indexBytes: number; rssAnon: number;
+  p99: Record<'search_code' | 'find_symbol' | 'find_importers', number>;
+}
+
+async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
+  const p99: CorpusFigures['p99'] = { search_code: NaN, find_symbol: NaN, find_importers: NaN };
   const home = mkdtempSync(join(tmpdir(), 'evidex-bench-home-'));
   const env = { ...process.env, EVIDEX_HOME: home };
   process.env.EVIDEX_HOME = home; // connect() and stateDirFor() read it
@@ -252,6 +259,7 @@ async function benchCorpus(c: Corpus): Promise<void> {
     const rgTimes: number[] = [];
     if (have('rg')) for (const s of q.search.slice(0, 20)) rgTimes.push(timeCommand('rg', ['-F', '-i', '-n', '--', s, c.root])! * 1000);
     const ss = stats(searchMs);
+    p99.search_code = ss.p99;
     const rgMed = rgTimes.length ? stats(rgTimes).p50 : NaN;
     row(`[${c.name}] search_code p50 (${ss.n} queries, WS round trip)`, ms(ss.p50), rgTimes.length ? `rg -F -i -n ${ms(rgMed)}` : 'rg: not installed',
       rgTimes.length ? `${(rgMed / ss.p50).toFixed(1)}× faster` : '', '≥ 20× faster than rg', rgTimes.length ? rgMed / ss.p50 >= 20 : null);
@@ -271,6 +279,7 @@ async function benchCorpus(c: Corpus): Promise<void> {
         }
       });
       const st = stats(t);
+      p99[tool] = st.p99;
       // The same answer texts, sent back by the bare server: what the transport
       // and the client's parse alone cost for these bytes, with no lookup at all.
       const rt = await bare.replay(answers.map((a) => JSON.stringify(a)), WARMUP_CALLS);
@@ -311,12 +320,36 @@ async function benchCorpus(c: Corpus): Promise<void> {
   row(`[${c.name}] watcher's inotify watches`, `${watches}`, `${folders} folders, ${c.files.length} files; limit ${limit}`, '', '≤ one per folder', watches <= folders);
 
   const rss = rssOf(client.info.pid);
-  row(`[${c.name}] daemon anonymous RSS (steady)`, `${(rss.anon / 1e6).toFixed(1)} MB`, '', '', '< 200 MB', rss.anon < 200e6);
+  // The < 200 MB target is the stdlib's; for the larger tree the issue asks for growth no worse than linear (the scale rows).
+  const rssTarget = c.name === 'stdlib';
+  row(`[${c.name}] daemon anonymous RSS (steady)`, `${(rss.anon / 1e6).toFixed(1)} MB`, '', '', rssTarget ? '< 200 MB' : 'see [scale]', rssTarget ? rss.anon < 200e6 : null);
   row(`[${c.name}] daemon peak RSS (VmHWM)`, mib(rss.hwm));
   await client.close();
   await daemonStop(c.root, { env });
   rmSync(home, { recursive: true, force: true });
   rmSync(c.root, { recursive: true, force: true });
+  return { lines: c.lines, bytes: c.bytes, coldS, indexBytes, rssAnon: rss.anon, p99 };
+}
+
+/**
+ * The issue's scale target: from the stdlib to site-packages, every cost grows
+ * no faster than the tree (lines for time, bytes for space) and queries stay
+ * in milliseconds. Each row is large ÷ stdlib beside the tree's own growth.
+ */
+function scaleRows(small: CorpusFigures, large: CorpusFigures): void {
+  const lines = large.lines / small.lines;
+  const bytes = large.bytes / small.bytes;
+  const x = (v: number) => `${v.toFixed(2)}×`;
+  row('[scale] tree growth, large ÷ stdlib', `${x(lines)} lines, ${x(bytes)} bytes`);
+  const grows = (figure: string, a: number, b: number, tree: number, unit: 'lines' | 'bytes') => {
+    row(`[scale] ${figure}, large ÷ stdlib`, x(b / a), `tree ${x(tree)} ${unit}`, '', 'no faster than the tree', b / a <= tree);
+  };
+  grows('cold index time', small.coldS, large.coldS, lines, 'lines');
+  grows('index size', small.indexBytes, large.indexBytes, bytes, 'bytes');
+  grows('daemon anonymous RSS', small.rssAnon, large.rssAnon, bytes, 'bytes');
+  for (const tool of ['search_code', 'find_symbol', 'find_importers'] as const) {
+    grows(`${tool} p99 (${ms(small.p99[tool])} → ${ms(large.p99[tool])})`, small.p99[tool], large.p99[tool], lines, 'lines');
+  }
 }
 
 function printTable(): void {
@@ -331,7 +364,7 @@ function printTable(): void {
 
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
 console.log(`evidex bench · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · node ${process.version} · ${execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim()}`);
-await benchCorpus(makeCorpus('stdlib'));
-if (LARGE) await benchCorpus(makeCorpus('large'));
+const small = await benchCorpus(makeCorpus('stdlib'));
+if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
 printTable();
 writeFileSync(join(tmpdir(), 'evidex-bench-last.txt'), rows.map((r) => Object.values(r).join('\t')).join('\n'));
