@@ -113,7 +113,8 @@ export interface RpcConnectionOptions {
    * its message was read off the socket (before JSON.parse) to the moment its
    * answer was handed to the socket: what this end adds to the peer's round
    * trip. `ok` is false for an error answer. Not called for messages that were
-   * never a request (bad JSON, oversized, invalid).
+   * never a request (bad JSON, oversized, invalid). An answer to a peer that has
+   * gone meanwhile is dropped, and still counted: the time is this end's all the same.
    */
   onAnswered?: (method: string, params: unknown, ms: number, ok: boolean) => void;
 }

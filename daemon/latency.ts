@@ -6,9 +6,10 @@
 // an unbounded number of calls, so each method keeps a fixed-size histogram,
 // not the samples.
 //
-// The histogram is log-linear: exact to the microsecond below 64 µs, then 32
-// buckets per power of two, so any quantile read from it is rounded UP to its
-// bucket's upper edge, at most ~3% above the true value. Counts only grow, so
+// The histogram is log-linear: exact to the microsecond below 64 µs (values are
+// rounded up to whole µs), then 32 buckets per power of two, so any quantile
+// read from it is rounded UP to its bucket's upper edge, at most ~3% (or 1 µs)
+// above the true value, and never above the max. Counts only grow, so
 // two snapshots of the same daemon can be subtracted (`minus`) to get the
 // histogram of exactly the calls in between — how the bench reports the
 // daemon's share of its own timed calls.
@@ -39,7 +40,8 @@ export interface LatencySnapshot {
 }
 
 function bucketOf(us: number): number {
-  const u = Math.max(0, Math.floor(us));
+  // Rounded up to a whole µs: a bucket's upper edge is then never below a value in it.
+  const u = Math.max(0, Math.ceil(us));
   if (u < LINEAR) return u;
   let bits = Math.floor(Math.log2(u));
   if (2 ** bits > u) bits--; // log2 rounded up just below a power of two
@@ -101,15 +103,19 @@ function summarise(buckets: Array<[number, number]>, calls: number, errors: numb
 /** The calls in `later` that are not in `earlier` (two snapshots of one histogram, earlier taken first). */
 export function minus(later: LatencySnapshot, earlier: LatencySnapshot | undefined): LatencySnapshot {
   if (!earlier) return later;
+  const outOfOrder = () => new Error('latency snapshots out of order (or from different daemons)');
+  const after = new Map(later.buckets);
+  for (const [b, n] of earlier.buckets) if ((after.get(b) ?? 0) < n) throw outOfOrder();
+  if (later.calls < earlier.calls || later.errors < earlier.errors || later.over1ms < earlier.over1ms) throw outOfOrder();
   const before = new Map(earlier.buckets);
   const buckets: Array<[number, number]> = [];
   for (const [b, n] of later.buckets) {
     const d = n - (before.get(b) ?? 0);
-    if (d < 0) throw new Error('latency snapshots out of order (or from different daemons)');
     if (d > 0) buckets.push([b, d]);
   }
   const calls = later.calls - earlier.calls;
-  const top = buckets.length ? upperUs(buckets[buckets.length - 1][0]) / 1000 : null;
+  // The slowest call in between is unknown: its bucket's upper edge, and no more than the max of all.
+  const top = buckets.length ? Math.min(upperUs(buckets[buckets.length - 1][0]) / 1000, later.maxMs ?? Infinity) : null;
   return summarise(buckets, calls, later.errors - earlier.errors, later.over1ms - earlier.over1ms, top);
 }
 

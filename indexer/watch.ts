@@ -17,10 +17,18 @@
 // by default on older kernels, and fall back to polling). Files are therefore
 // hidden from chokidar (`ignored`), which still watches and re-reads every
 // folder; the folder watches' raw events name the files, and update() looks at
-// each named path on disk. A folder that appears is queued whole (its files
-// come with no event of their own) and checked again once its watch is
-// surely in place. Polling cannot work that way (a folder's stat does not
-// change when a file in it is edited), so in polling mode chokidar polls files.
+// each named path on disk. Three things follow:
+// - A folder that appears is queued whole (its files come with no event of
+//   their own), and walked again twice later on, as chokidar reads a new folder
+//   before it watches it and a file written in between is named by no event.
+// - A folder deleted or moved away and made again at once (`rm -rf d && mkdir d`,
+//   some checkouts) keeps chokidar's dead watch, as chokidar sees no new name:
+//   the folder's own watch reports itself gone, and if the folder is there
+//   again the watcher restarts (and re-walks), so its new watch is live.
+// - An edit made through a hard link in a folder that is not watched (outside
+//   the root, or ignored) is not seen until the next catch-up.
+// Polling cannot work that way (a folder's stat does not change when a file in
+// it is edited), so in polling mode chokidar polls files.
 //
 // Why symlinks need extra care: the walk indexes a followed symlink under its
 // own name (`alias.py -> real.py`, and `dl/v.py` through `dl -> d`), but
@@ -32,7 +40,7 @@
 // target appearing); the links that changed are re-checked too.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { lstatSync, type Stats } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
 import { inGitDir, type RepoRules } from './discover/rules.js';
 import { walkRepo, type WalkLink } from './discover/walk.js';
@@ -147,11 +155,26 @@ export interface WatchOptions {
 }
 
 /**
- * How long after chokidar reports a new folder it is walked again: chokidar
- * reads a folder and watches it within a few milliseconds of reporting it; a
- * generous margin, as the second walk is cheap and off the save path.
+ * When, after chokidar reports a new folder, it is walked again. chokidar reads
+ * a folder and watches it a few milliseconds after reporting it, later when a
+ * checkout creates thousands at once (the reads share libuv's thread pool).
+ * Each walk of an unchanged folder costs a stat per file, off the save path.
  */
-const NEW_FOLDER_RECHECK_MS = 250;
+const NEW_FOLDER_RECHECKS_MS = [250, 2000];
+/** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
+const REPLACED_FOLDER_CHECK_MS = 100;
+
+/**
+ * The queued paths, sorted, less those under another queued path: update() walks
+ * a queued folder whole (or drops what was under it), so its queued files are
+ * covered, and a checkout that makes thousands of folders walks each once.
+ */
+function withoutCovered(pending: ReadonlySet<string>): string[] {
+  return [...pending].filter((p) => {
+    for (let i = p.indexOf('/'); i > 0; i = p.indexOf('/', i + 1)) if (pending.has(p.slice(0, i))) return false;
+    return true;
+  }).sort();
+}
 
 const isWatchLimitError = (e: unknown): boolean => {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
@@ -172,6 +195,8 @@ export class RepoWatcher {
   private switching = false;
   /** Whether chokidar watches files too (polling) or folders only (fs.watch): read by `ignored`. */
   private watchFiles = false;
+  /** The next flush restarts chokidar before its re-walk (a folder's watch died with the folder). */
+  private restartWanted = false;
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
   private aliases = new AliasMap([]);
@@ -239,9 +264,10 @@ export class RepoWatcher {
     if (stats?.isDirectory()) {
       try { return this.opts.rules.isIgnored(rel, true); } catch { return false; }
     }
-    // Regular files get no watch of their own unless polling: their folder's watch names them
-    // (see the top of this file). Symlinks stay chokidar's, which reports them without following.
-    if (!this.watchFiles && stats?.isFile()) return true;
+    // Nothing but folders gets a watch of its own unless polling: a folder's watch names its
+    // entries (see the top of this file). Symlinks stay chokidar's, which reports them without
+    // following; FIFOs, sockets and devices are never indexed.
+    if (!this.watchFiles && stats && !stats.isSymbolicLink()) return true;
     return false;
   };
 
@@ -267,7 +293,7 @@ export class RepoWatcher {
     // The folder watches' raw events name every touched entry: they are how files' changes
     // arrive (chokidar itself reports folders and links only), temp files that live only
     // microseconds included (update() ignores no-op paths).
-    if (!polling) fsw.on('raw', (_ev, evPath, details) => this.onRaw(evPath, (details as { watchedPath?: string })?.watchedPath));
+    if (!polling) fsw.on('raw', (ev, evPath, details) => this.onRaw(ev, evPath, (details as { watchedPath?: string })?.watchedPath));
     fsw.on('error', (err) => this.onError(err as Error));
     await new Promise<void>((resolve) => fsw.once('ready', () => resolve()));
     if (this.stateValue !== 'polling (inotify limit reached)' || target !== 'watching') this.stateValue = target;
@@ -284,7 +310,9 @@ export class RepoWatcher {
       // written there in between would be named by no event: the folder is walked once more
       // after its watch is surely in place (unchanged files cost a stat each).
       if (event === 'addDir' && rel !== '' && !this.watchFiles) {
-        setTimeout(() => { if (!this.closed) { this.pending.add(rel); this.schedule(); } }, NEW_FOLDER_RECHECK_MS).unref();
+        for (const ms of NEW_FOLDER_RECHECKS_MS) {
+          setTimeout(() => { if (!this.closed) { this.pending.add(rel); this.schedule(); } }, ms).unref();
+        }
       }
       if (this.isIgnoredFolder(rel)) return;
       this.pending.add(rel);
@@ -302,10 +330,25 @@ export class RepoWatcher {
     this.schedule();
   }
 
-  private onRaw(evPath: string | null | undefined, watchedPath: string | undefined): void {
+  private onRaw(ev: string, evPath: string | null | undefined, watchedPath: string | undefined): void {
     if (this.closed || !evPath || !watchedPath) return;
-    // Every fs.watch is a folder's (files have none): it names a child.
+    // Every fs.watch is a folder's (files have none): it names a child...
     this.onEvent('raw', join(watchedPath, evPath));
+    // ...or the folder itself, deleted or moved away (a child with the folder's own name
+    // looks the same; then the check below costs a needless restart, nothing worse).
+    if (ev === 'rename' && evPath === basename(watchedPath)) {
+      setTimeout(() => this.checkReplacedFolder(watchedPath), REPLACED_FOLDER_CHECK_MS).unref();
+    }
+  }
+
+  /** A folder whose watch reported it gone: if a folder stands there again, that watch is dead, so restart. */
+  private checkReplacedFolder(abs: string): void {
+    if (this.closed || this.watchFiles) return;
+    let isDir = false;
+    try { isDir = lstatSync(abs).isDirectory(); } catch { return; }
+    if (!isDir) return;
+    this.restartWanted = true;
+    this.requestRefresh(`${this.rel(abs) ?? abs} was replaced`);
   }
 
   private isIgnoredFolder(rel: string): boolean {
@@ -343,9 +386,11 @@ export class RepoWatcher {
   }
 
   private async flush(): Promise<void> {
-    const paths = [...this.pending].sort();
+    const paths = withoutCovered(this.pending);
     this.pending.clear();
     const refresh = this.needRefresh;
+    const restart = this.restartWanted;
+    this.restartWanted = false;
     const ignoreFiles = [...this.pendingIgnoreFiles];
     const why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
     this.needRefresh = false;
@@ -358,7 +403,7 @@ export class RepoWatcher {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A folder that was ignored is not watched; after a rules change, rescan so newly
           // included folders are watched too, then re-walk (which also drops newly ignored files).
-          if (ignoreFiles.length && !this.closed && this.fsw) await this.restart();
+          if ((ignoreFiles.length || restart) && !this.closed && this.fsw) await this.restart();
           await this.opts.index.refresh();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.rescanLinks();

@@ -5,6 +5,7 @@
 // followed, and an out-of-watches error switches to polling while serving continues.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHandle } from '../indexer/api.js';
@@ -20,8 +21,9 @@ test.after(() => cleanupTemp());
 
 interface Rig { root: string; handle: IndexHandle; watcher: RepoWatcher; applied: WatchApplied[]; maxConcurrent: number; close(): Promise<void> }
 
-async function rig(mode: WatchMode = 'auto', pollMs?: number): Promise<Rig> {
+async function rig(mode: WatchMode = 'auto', pollMs?: number, prepare?: (root: string) => void): Promise<Rig> {
   const root = realpathSync(fixtureCopy());
+  prepare?.(root);
   const handle = await openIndex(root, { stateDir: tempDir('state') });
   await handle.refresh();
   const rules = await RepoRules.load(root);
@@ -87,7 +89,8 @@ test('a rename-over save is applied as an update of the original path', async ()
 
 test('the watcher holds one inotify watch per watched folder and none per file', async () => {
   const before = inotifyWatches();
-  const r = await rig();
+  // A FIFO is not a folder either (and never indexed): no watch of its own.
+  const r = await rig('auto', undefined, (root) => assert.is(spawnSync('mkfifo', [join(root, 'notes/a.fifo')]).status, 0));
   try {
     // The fixture's folders, less the ignored cache/: the root, src, src/mobileai_rag, its retrieval/, config, assets, notes, tests, docs.
     const held = inotifyWatches() - before;
@@ -132,6 +135,56 @@ test('folders: a tree written at once, a folder moved in from outside, one moved
     // Deleted whole.
     rmSync(join(r.root, 'moved'), { recursive: true });
     await waitFor('deleted folder', async () => (await search(r.handle, r.root, 'MOVED_IN_')).length === 0);
+  } finally { await r.close(); }
+});
+
+test('a folder deleted and made again at once, or moved away and made again, keeps being watched', async () => {
+  const r = await rig();
+  try {
+    const gen = join(r.root, 'gen');
+    mkdirSync(gen);
+    writeFileSync(join(gen, 'a.py'), 'GEN_ONE = 1\n');
+    await waitFor('first folder', async () => (await search(r.handle, r.root, 'GEN_ONE')).length === 1);
+    // Past the new folder's re-walks (NEW_FOLDER_RECHECKS_MS): from here on only a live watch sees gen/.
+    await new Promise((res) => setTimeout(res, 2500));
+    // As a generator or a checkout does it: the same name, a new folder, no pause.
+    rmSync(gen, { recursive: true });
+    mkdirSync(gen);
+    writeFileSync(join(gen, 'a.py'), 'GEN_TWO = 2\n');
+    await waitFor('second folder', async () => (await search(r.handle, r.root, 'GEN_TWO')).length === 1);
+    await r.watcher.idle();
+    // Edits after that must still arrive: the old folder's watch died with it.
+    await waitFor('edit in the new folder', async () => {
+      writeFileSync(join(gen, 'a.py'), 'GEN_THREE = 3\n');
+      writeFileSync(join(gen, 'b.py'), 'GEN_THREE_B = 3\n');
+      await new Promise((res) => setTimeout(res, 150));
+      return (await search(r.handle, r.root, 'GEN_THREE')).length === 2;
+    }, 10_000, 1);
+    assert.equal(await search(r.handle, r.root, 'GEN_TWO'), []);
+    // Moved away, and a folder made under the old name.
+    renameSync(gen, join(tempDir('away'), 'gen'));
+    mkdirSync(gen);
+    await new Promise((res) => setTimeout(res, 300));
+    await r.watcher.idle();
+    writeFileSync(join(gen, 'c.py'), 'GEN_FOUR = 4\n');
+    await waitFor('file in the remade folder', async () => (await search(r.handle, r.root, 'GEN_FOUR')).length === 1);
+    assert.equal(await search(r.handle, r.root, 'GEN_THREE'), [], 'what was moved away is gone');
+  } finally { await r.close(); }
+});
+
+test('a folder replaced by a file: what was indexed under the folder leaves', async () => {
+  const r = await rig();
+  try {
+    const thing = join(r.root, 'thing');
+    mkdirSync(thing);
+    writeFileSync(join(thing, 'inner.txt'), 'INSIDE_THING\n');
+    await waitFor('folder indexed', async () => (await search(r.handle, r.root, 'INSIDE_THING')).length === 1);
+    // Moved away whole (no event names its files), then a file under its name.
+    renameSync(thing, join(tempDir('away'), 'thing'));
+    writeFileSync(thing, 'THING_IS_A_FILE\n');
+    await waitFor('file indexed', async () => (await search(r.handle, r.root, 'THING_IS_A_FILE')).length === 1);
+    await r.watcher.idle();
+    assert.equal(await search(r.handle, r.root, 'INSIDE_THING'), []);
   } finally { await r.close(); }
 });
 

@@ -203,6 +203,8 @@ export class Builder {
       if (entry !== null && entry !== 'gone') {
         const f = store.fileByPath(path);
         results.push(parseOne({ path, abs: entry.abs, knownHash: f?.hash }, this.maxBytes));
+        // A folder replaced by a file (`mv d elsewhere && touch d`: no event names d's files).
+        for (const g of store.filesUnder(path)) results.push({ path: g.path, kind: 'gone' });
         continue;
       }
       const wasFile = store.fileByPath(path) !== undefined;
@@ -210,7 +212,7 @@ export class Builder {
       // A deleted file has nothing under it: skip the scan of the file table (the common case on a save path).
       if (wasFile && entry === 'gone') continue;
       // A folder: deleted or renamed away (drop what was under it) or appeared (index what it holds).
-      const under = store.ordered().filter((f) => isUnder(f.path, path));
+      const under = store.filesUnder(path);
       const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));
       if (isDir && !rules.isIgnored(path, true)) {
         const { files } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });

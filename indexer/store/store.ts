@@ -473,6 +473,21 @@ export class Store {
     return this.orderedFiles;
   }
 
+  /** Live files under folder `dir` (`''` is the root), in path order: a binary search, as a folder's files are contiguous in path order. */
+  filesUnder(dir: string): FileMeta[] {
+    const files = this.ordered();
+    if (dir === '') return [...files];
+    const prefix = `${dir}/`;
+    let lo = 0, hi = files.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmp(files[mid].path, prefix) < 0) lo = mid + 1; else hi = mid;
+    }
+    const out: FileMeta[] = [];
+    for (let i = lo; i < files.length && files[i].path.startsWith(prefix); i++) out.push(files[i]);
+    return out;
+  }
+
   /** Files (in path order) whose path holds `q`; compared with the lowercased path when not caseSensitive (q is then lowercased already). */
   filesWithPathContaining(q: string, caseSensitive: boolean): FileMeta[] {
     const files = this.ordered();
