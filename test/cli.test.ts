@@ -139,6 +139,15 @@ test('daemon status and stop', () => {
   const st = evidex(['daemon', 'status', '--json']);
   assert.is(st.code, 0, st.stdout + st.stderr);
   assert.is(JSON.parse(st.stdout).running, true);
+  // The human form lists the daemon's own answer times, per tool called so far.
+  assert.is(evidex(['symbol', 'Chunk']).code, 0);
+  assert.is(evidex(['call', 'find_symbol', '{"name": 5}']).code, 2);
+  const human = evidex(['daemon', 'status']);
+  assert.is(human.code, 0, human.stderr);
+  assert.match(human.stdout, /^latency {6}daemon side, message read to answer written:$/m);
+  const line = /^ {2}tools\/call find_symbol +(\d+) calls · p50 [\d.]+ ms · p99 [\d.]+ ms · max [\d.]+ ms · \d+ over 1 ms · (\d+) refused or failed$/m.exec(human.stdout);
+  assert.ok(line, human.stdout);
+  assert.ok(Number(line![1]) >= 2 && Number(line![2]) >= 1, line![0]);
   const stop = evidex(['daemon', 'stop']);
   assert.is(stop.code, 0, stop.stderr);
   const after = evidex(['daemon', 'status', '--json']);
