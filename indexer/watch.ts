@@ -21,10 +21,17 @@
 // - A folder that appears is queued whole (its files come with no event of
 //   their own), and walked again twice later on, as chokidar reads a new folder
 //   before it watches it and a file written in between is named by no event.
-// - A folder deleted or moved away and made again at once (`rm -rf d && mkdir d`,
-//   some checkouts) keeps chokidar's dead watch, as chokidar sees no new name:
-//   the folder's own watch reports itself gone, and if the folder is there
-//   again the watcher restarts (and re-walks), so its new watch is live.
+// - A folder deleted or moved away and made again under the same name before
+//   chokidar re-reads its parent (`rm -rf d && mkdir d`, checkouts that turn a
+//   folder into a file and back) keeps chokidar's dead watch, as chokidar sees
+//   no new name. The folder's own watch reports the folder itself gone; the
+//   watcher then compares what stands at that name with the folder as it was
+//   watched (inode and birth time: a new folder often gets the inode number
+//   just freed), and restarts chokidar (and re-walks) when it is another folder,
+//   now or whenever one comes back while chokidar still holds the name. This
+//   also tells a child named like its folder (`foo/foo`) from the folder itself,
+//   which would otherwise restart the watcher on every write (it still does on
+//   a file system that keeps no birth time).
 // - An edit made through a hard link in a folder that is not watched (outside
 //   the root, or ignored) is not seen until the next catch-up.
 // Polling cannot work that way (a folder's stat does not change when a file in
@@ -164,16 +171,51 @@ const NEW_FOLDER_RECHECKS_MS = [250, 2000];
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
 const REPLACED_FOLDER_CHECK_MS = 100;
 
+/** How early a re-walk of a new folder may come, so that folders reported together (a tree made at once) are walked in one batch. */
+const RECHECK_SLACK_MS = 100;
+
+/** Which folder this is: its inode and birth time, or null where the file system keeps no birth time (the inode alone is reused at once). */
+function folderId(st: Stats): string | null {
+  return st.birthtimeMs > 0 ? `${st.ino}:${st.birthtimeMs}` : null;
+}
+
+type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
+
 /**
- * The queued paths, sorted, less those under another queued path: update() walks
- * a queued folder whole (or drops what was under it), so its queued files are
- * covered, and a checkout that makes thousands of folders walks each once.
+ * The re-walks of new folders (NEW_FOLDER_RECHECKS_MS), each due a fixed time
+ * after its folder was reported; all that are due within RECHECK_SLACK_MS are
+ * handed over together, so a checkout's nested folders share batches, in which
+ * update() walks a folder once however many of its ancestors are queued.
  */
-function withoutCovered(pending: ReadonlySet<string>): string[] {
-  return [...pending].filter((p) => {
-    for (let i = p.indexOf('/'); i > 0; i = p.indexOf('/', i + 1)) if (pending.has(p.slice(0, i))) return false;
-    return true;
-  }).sort();
+class Rechecks {
+  private readonly due: Array<[number, string]> = [];
+  private timer: NodeJS.Timeout | null = null;
+  constructor(private readonly hand: (paths: string[]) => void) {}
+
+  add(rel: string): void {
+    const now = performance.now();
+    for (const ms of NEW_FOLDER_RECHECKS_MS) this.due.push([now + ms, rel]);
+    this.due.sort((a, b) => a[0] - b[0]);
+    this.arm();
+  }
+
+  clear(): void {
+    this.due.length = 0;
+    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+  }
+
+  private arm(): void {
+    if (this.timer || this.due.length === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const until = performance.now() + RECHECK_SLACK_MS;
+      let n = 0;
+      while (n < this.due.length && this.due[n][0] <= until) n++;
+      this.hand(this.due.splice(0, n).map(([, rel]) => rel));
+      this.arm();
+    }, Math.max(0, this.due[0][0] - performance.now()));
+    this.timer.unref();
+  }
 }
 
 const isWatchLimitError = (e: unknown): boolean => {
@@ -197,6 +239,21 @@ export class RepoWatcher {
   private watchFiles = false;
   /** The next flush restarts chokidar before its re-walk (a folder's watch died with the folder). */
   private restartWanted = false;
+  /** start() has returned: restarts wait until then (a restart would close the watcher start() waits on). */
+  private started = false;
+  /** What open() was last asked for: a restart opens the same. */
+  private target: OpenTarget = 'watching';
+  /** Ends the wait of an open() whose watcher is closed before its scan ends (chokidar never says 'ready' then). */
+  private abortOpen: (() => void) | null = null;
+  /** Each watched folder's identity when chokidar watched it (at ready, and as chokidar reports new folders). */
+  private readonly folderIds = new Map<string, string | null>();
+  /** Folders whose own watch reported them gone while chokidar still holds their name: if a folder comes back there, restart. */
+  private readonly deadFolders = new Set<string>();
+  private readonly rechecks = new Rechecks((paths) => {
+    if (this.closed) return;
+    for (const p of paths) this.pending.add(p);
+    this.schedule();
+  });
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
   private aliases = new AliasMap([]);
@@ -214,6 +271,8 @@ export class RepoWatcher {
     // event is applied without its aliases.
     w.aliasesReady = w.rescanLinks().then(() => undefined);
     await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), w.aliasesReady]);
+    w.started = true;
+    if (w.restartWanted) w.requestRefresh('a folder was replaced while the watcher started');
     return w;
   }
 
@@ -241,9 +300,8 @@ export class RepoWatcher {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
-    const fsw = this.fsw;
-    this.fsw = null;
-    await fsw?.close();
+    this.rechecks.clear();
+    await this.closeFsw();
     await this.running;
     this.stateValue = 'off';
     this.wakeIdle();
@@ -271,9 +329,19 @@ export class RepoWatcher {
     return false;
   };
 
-  private async open(target: 'watching' | 'polling' | 'polling (inotify limit reached)'): Promise<void> {
+  /** Closes the chokidar instance; an open() still waiting for its scan returns at once. */
+  private async closeFsw(): Promise<void> {
+    const fsw = this.fsw;
+    this.fsw = null;
+    this.abortOpen?.();
+    this.abortOpen = null;
+    await fsw?.close();
+  }
+
+  private async open(target: OpenTarget): Promise<void> {
     const polling = target !== 'watching';
     this.watchFiles = polling;
+    this.target = target;
     const fsw = chokidarWatch(this.opts.root, {
       ignoreInitial: true,
       ignored: this.ignored,
@@ -289,14 +357,36 @@ export class RepoWatcher {
       persistent: true,
     });
     this.fsw = fsw;
-    fsw.on('all', (event, path) => this.onEvent(event, path));
+    fsw.on('all', (event, path, stats) => {
+      if (event === 'addDir' && stats) { this.folderIds.set(path, folderId(stats)); this.deadFolders.delete(path); }
+      else if (event === 'unlinkDir') { this.folderIds.delete(path); this.deadFolders.delete(path); }
+      this.onEvent(event, path);
+    });
     // The folder watches' raw events name every touched entry: they are how files' changes
     // arrive (chokidar itself reports folders and links only), temp files that live only
     // microseconds included (update() ignores no-op paths).
     if (!polling) fsw.on('raw', (ev, evPath, details) => this.onRaw(ev, evPath, (details as { watchedPath?: string })?.watchedPath));
     fsw.on('error', (err) => this.onError(err as Error));
-    await new Promise<void>((resolve) => fsw.once('ready', () => resolve()));
+    let abort!: () => void;
+    const ready = await new Promise<boolean>((resolve) => {
+      abort = () => resolve(false);
+      this.abortOpen = abort;
+      fsw.once('ready', () => resolve(true));
+    });
+    if (this.abortOpen === abort) this.abortOpen = null;
+    if (!ready || this.fsw !== fsw) return; // closed (or replaced) while it scanned
+    if (!polling) this.recordFolders(fsw);
     if (this.stateValue !== 'polling (inotify limit reached)' || target !== 'watching') this.stateValue = target;
+  }
+
+  /** The identity of every folder chokidar now watches (a stat each, once per start or restart). */
+  private recordFolders(fsw: FSWatcher): void {
+    this.folderIds.clear();
+    this.deadFolders.clear();
+    for (const dir of Object.keys(fsw.getWatched())) {
+      if (this.rel(dir) === null && dir !== this.opts.root) continue; // the root's parent, which chokidar lists too
+      try { this.folderIds.set(dir, folderId(lstatSync(dir))); } catch { /* gone since: its events say so */ }
+    }
   }
 
   private onEvent(event: string, abs: string): void {
@@ -309,11 +399,7 @@ export class RepoWatcher {
       // walks it. chokidar reports addDir before it has read and watched the folder, so a file
       // written there in between would be named by no event: the folder is walked once more
       // after its watch is surely in place (unchanged files cost a stat each).
-      if (event === 'addDir' && rel !== '' && !this.watchFiles) {
-        for (const ms of NEW_FOLDER_RECHECKS_MS) {
-          setTimeout(() => { if (!this.closed) { this.pending.add(rel); this.schedule(); } }, ms).unref();
-        }
-      }
+      if (event === 'addDir' && rel !== '' && !this.watchFiles) this.rechecks.add(rel);
       if (this.isIgnoredFolder(rel)) return;
       this.pending.add(rel);
       this.schedule();
@@ -333,22 +419,36 @@ export class RepoWatcher {
   private onRaw(ev: string, evPath: string | null | undefined, watchedPath: string | undefined): void {
     if (this.closed || !evPath || !watchedPath) return;
     // Every fs.watch is a folder's (files have none): it names a child...
-    this.onEvent('raw', join(watchedPath, evPath));
-    // ...or the folder itself, deleted or moved away (a child with the folder's own name
-    // looks the same; then the check below costs a needless restart, nothing worse).
-    if (ev === 'rename' && evPath === basename(watchedPath)) {
-      setTimeout(() => this.checkReplacedFolder(watchedPath), REPLACED_FOLDER_CHECK_MS).unref();
-    }
+    const child = join(watchedPath, evPath);
+    this.onEvent('raw', child);
+    if (ev !== 'rename') return;
+    // ...or the folder itself, deleted or moved away (a child named like its folder looks the
+    // same: checkFolder tells them apart); and a name whose folder's watch died may be a folder again.
+    if (evPath === basename(watchedPath)) this.checkFolderSoon(watchedPath);
+    if (this.deadFolders.has(child)) this.checkFolderSoon(child);
   }
 
-  /** A folder whose watch reported it gone: if a folder stands there again, that watch is dead, so restart. */
-  private checkReplacedFolder(abs: string): void {
+  /** checkFolder once chokidar's own re-read of the parent (which may forget the folder) has had its turn. */
+  private checkFolderSoon(abs: string): void {
+    setTimeout(() => this.checkFolder(abs), REPLACED_FOLDER_CHECK_MS).unref();
+  }
+
+  /**
+   * A watched folder's name was touched as a whole: the same folder is still
+   * there (the event named a child of that name), another folder is (its watch
+   * died: restart), or none is (dead until chokidar forgets the name, which it
+   * reports as unlinkDir, or a folder comes back under it).
+   */
+  private checkFolder(abs: string): void {
     if (this.closed || this.watchFiles) return;
-    let isDir = false;
-    try { isDir = lstatSync(abs).isDirectory(); } catch { return; }
-    if (!isDir) return;
+    const watched = this.folderIds.get(abs);
+    if (watched === undefined) return; // not a folder chokidar watches (or no longer)
+    let st: Stats | null = null;
+    try { st = lstatSync(abs); } catch { st = null; }
+    if (st?.isDirectory() && watched !== null && folderId(st) === watched) { this.deadFolders.delete(abs); return; }
+    if (!st?.isDirectory()) { this.deadFolders.add(abs); return; }
     this.restartWanted = true;
-    this.requestRefresh(`${this.rel(abs) ?? abs} was replaced`);
+    this.requestRefresh(`${this.rel(abs) ?? 'the root'} was replaced`);
   }
 
   private isIgnoredFolder(rel: string): boolean {
@@ -371,9 +471,7 @@ export class RepoWatcher {
     this.noteValue = `${code}: ${err.message}`;
     this.opts.log?.(`watcher: ${code} (${err.message}); falling back to polling`);
     this.stateValue = 'polling (inotify limit reached)';
-    const old = this.fsw;
-    this.fsw = null;
-    await old?.close().catch(() => undefined);
+    await this.closeFsw().catch(() => undefined);
     if (this.closed) return;
     await this.open('polling (inotify limit reached)');
     this.switching = false;
@@ -386,12 +484,16 @@ export class RepoWatcher {
   }
 
   private async flush(): Promise<void> {
-    const paths = withoutCovered(this.pending);
+    const paths = [...this.pending].sort();
     this.pending.clear();
     const refresh = this.needRefresh;
-    const restart = this.restartWanted;
-    this.restartWanted = false;
     const ignoreFiles = [...this.pendingIgnoreFiles];
+    // A folder was replaced: its watch died, and any ignore file in it changed unseen.
+    const replaced = this.restartWanted;
+    // Restarts wait for start() (a restart would close the watcher it waits on); start() asks again.
+    const restart = refresh && (replaced || ignoreFiles.length > 0) && this.started;
+    if (restart) this.restartWanted = false;
+    else if (ignoreFiles.length && !this.started) this.restartWanted = true;
     const why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
     this.needRefresh = false;
     this.refreshWhy = [];
@@ -403,7 +505,12 @@ export class RepoWatcher {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A folder that was ignored is not watched; after a rules change, rescan so newly
           // included folders are watched too, then re-walk (which also drops newly ignored files).
-          if ((ignoreFiles.length || restart) && !this.closed && this.fsw) await this.restart();
+          // A replaced folder's ignore files raised no event (its watch was dead): all are read
+          // again first, so chokidar prunes by the rules as they are.
+          if (restart && !this.closed && this.fsw) {
+            if (replaced) await this.opts.rules.reloadAll();
+            await this.restart();
+          }
           await this.opts.index.refresh();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.rescanLinks();
@@ -461,10 +568,8 @@ export class RepoWatcher {
   }
 
   private async restart(): Promise<void> {
-    const old = this.fsw;
-    const target = this.stateValue === 'starting' || this.stateValue === 'off' ? 'watching' : this.stateValue;
-    this.fsw = null;
-    await old?.close();
+    const target = this.target;
+    await this.closeFsw();
     if (!this.closed) await this.open(target);
   }
 

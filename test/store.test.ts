@@ -124,6 +124,25 @@ test('after many random incremental edits, search answers equal a fresh index (p
   await idx.close();
 });
 
+test('filesUnder(dir) is exactly the indexed files below dir, in path order, for names that sort around "/"', async () => {
+  const root = mkdtempSync(join(tmp, 'repo-'));
+  // Names that sort just before and after "a/" (- . 0), a prefix that is not a folder (ab), astral and BMP-high characters.
+  const names = ['a!', 'a-b/x', 'a.py', 'a/b/c', 'a/b0', 'a/😀/d', 'a/\uffff', 'a0/z', 'ab/y', 'b/a/q', '😀/a', '\uffff/a'];
+  for (const f of names) {
+    mkdirSync(join(root, f, '..'), { recursive: true });
+    writeFileSync(join(root, f), `${f}\n`);
+  }
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
+  await idx.refresh();
+  const all = idx.store.ordered().map((f) => f.path);
+  assert.equal([...all].sort(), [...names].sort(), 'all indexed');
+  for (const dir of ['', 'a', 'a/b', 'a/😀', 'b', 'b/a', '😀', '\uffff', 'a-b', 'ab', 'zz', 'a/b/c']) {
+    const want = all.filter((p) => dir === '' || p.startsWith(`${dir}/`));
+    assert.equal(idx.store.filesUnder(dir).map((f) => f.path), want, `under ${JSON.stringify(dir)}`);
+  }
+  await idx.close();
+});
+
 test('a query racing an update sees the index before or after it, never between', async () => {
   const root = mkdtempSync(join(tmp, 'repo-'));
   const files = Array.from({ length: 40 }, (_, i) => `m${i}.py`);

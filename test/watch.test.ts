@@ -152,14 +152,13 @@ test('a folder deleted and made again at once, or moved away and made again, kee
     mkdirSync(gen);
     writeFileSync(join(gen, 'a.py'), 'GEN_TWO = 2\n');
     await waitFor('second folder', async () => (await search(r.handle, r.root, 'GEN_TWO')).length === 1);
+    // The old folder's watch died with it: the watcher starts over (and re-walks) ...
+    await waitFor('restart', () => r.applied.some((a) => a.refreshed && /gen was replaced/.test(a.why ?? '')));
     await r.watcher.idle();
-    // Edits after that must still arrive: the old folder's watch died with it.
-    await waitFor('edit in the new folder', async () => {
-      writeFileSync(join(gen, 'a.py'), 'GEN_THREE = 3\n');
-      writeFileSync(join(gen, 'b.py'), 'GEN_THREE_B = 3\n');
-      await new Promise((res) => setTimeout(res, 150));
-      return (await search(r.handle, r.root, 'GEN_THREE')).length === 2;
-    }, 10_000, 1);
+    // ... and edits made after that arrive through the new folder's live watch alone.
+    writeFileSync(join(gen, 'a.py'), 'GEN_THREE = 3\n');
+    writeFileSync(join(gen, 'b.py'), 'GEN_THREE_B = 3\n');
+    await waitFor('edits in the new folder', async () => (await search(r.handle, r.root, 'GEN_THREE')).length === 2);
     assert.equal(await search(r.handle, r.root, 'GEN_TWO'), []);
     // Moved away, and a folder made under the old name.
     renameSync(gen, join(tempDir('away'), 'gen'));
@@ -169,6 +168,92 @@ test('a folder deleted and made again at once, or moved away and made again, kee
     writeFileSync(join(gen, 'c.py'), 'GEN_FOUR = 4\n');
     await waitFor('file in the remade folder', async () => (await search(r.handle, r.root, 'GEN_FOUR')).length === 1);
     assert.equal(await search(r.handle, r.root, 'GEN_THREE'), [], 'what was moved away is gone');
+  } finally { await r.close(); }
+});
+
+test('a folder that becomes a file and then a folder again is watched again', async () => {
+  const r = await rig();
+  try {
+    const d = join(r.root, 'flip');
+    mkdirSync(d);
+    writeFileSync(join(d, 'x.txt'), 'FLIP_ONE\n');
+    await waitFor('folder', async () => (await search(r.handle, r.root, 'FLIP_ONE')).length === 1);
+    await new Promise((res) => setTimeout(res, 2500)); // past the new folder's re-walks
+    // A checkout to a branch where flip is a file, then back: no new name for chokidar.
+    rmSync(d, { recursive: true });
+    writeFileSync(d, 'FLIP_FILE\n');
+    await waitFor('file', async () => (await search(r.handle, r.root, 'FLIP_FILE')).length === 1);
+    await new Promise((res) => setTimeout(res, 300)); // the check of the name finds a file: the watch is dead
+    rmSync(d);
+    mkdirSync(d);
+    writeFileSync(join(d, 'x.txt'), 'FLIP_TWO\n');
+    await waitFor('folder again', async () => (await search(r.handle, r.root, 'FLIP_TWO')).length === 1);
+    await new Promise((res) => setTimeout(res, 300));
+    await r.watcher.idle();
+    writeFileSync(join(d, 'y.txt'), 'FLIP_THREE\n');
+    await waitFor('edit through the new watch', async () => (await search(r.handle, r.root, 'FLIP_THREE')).length === 1);
+    assert.equal(await search(r.handle, r.root, 'FLIP_FILE'), []);
+  } finally { await r.close(); }
+});
+
+test('a child named like its folder (or like the root) is an entry, not the folder replaced: no restart', async () => {
+  const r = await rig();
+  try {
+    const sub = join(r.root, 'docs');
+    const rootName = r.root.split('/').pop()!;
+    for (let i = 0; i < 5; i++) {
+      // As a build writes its output: a temp file renamed over the name.
+      writeFileSync(join(sub, 'docs.tmp'), `SAME_NAME_${i}\n`);
+      renameSync(join(sub, 'docs.tmp'), join(sub, 'docs'));
+      writeFileSync(join(r.root, `${rootName}.tmp`), `ROOT_NAME_${i}\n`);
+      renameSync(join(r.root, `${rootName}.tmp`), join(r.root, rootName));
+      await new Promise((res) => setTimeout(res, 150));
+    }
+    await waitFor('both indexed', async () => (await search(r.handle, r.root, 'SAME_NAME_4')).length === 1 && (await search(r.handle, r.root, 'ROOT_NAME_4')).length === 1);
+    await new Promise((res) => setTimeout(res, 300));
+    await r.watcher.idle();
+    assert.equal(r.applied.filter((a) => a.refreshed).map((a) => a.why), [], 'no re-walk');
+  } finally { await r.close(); }
+});
+
+/** A fixture with enough folders that chokidar's scan takes a while (a restart is then caught mid-scan). */
+function manyFolders(root: string): void {
+  for (let i = 0; i < 400; i++) {
+    mkdirSync(join(root, 'bulk', `d${i}`), { recursive: true });
+    for (let k = 0; k < 3; k++) writeFileSync(join(root, 'bulk', `d${i}`, `f${k}.txt`), `bulk ${i} ${k}\n`);
+  }
+}
+
+/** Replaces a folder (which restarts the watcher) and resolves once the new chokidar instance exists, still scanning. */
+async function restartCaughtMidScan(r: Rig): Promise<import('node:events').EventEmitter> {
+  const fswOf = () => (r.watcher as unknown as { fsw: import('node:events').EventEmitter | null }).fsw;
+  const before = fswOf();
+  rmSync(join(r.root, 'bulk/d7'), { recursive: true });
+  mkdirSync(join(r.root, 'bulk/d7'));
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const now = fswOf();
+    if (now !== null && now !== before) return now;
+    if (Date.now() > until) throw new Error('the watcher did not restart');
+    await new Promise((res) => setImmediate(res));
+  }
+}
+
+test('closing the watcher while a restart scans: close resolves', async () => {
+  const r = await rig('auto', undefined, manyFolders);
+  await restartCaughtMidScan(r);
+  const closed = await Promise.race([r.close().then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), 5000).unref())]);
+  assert.ok(closed, 'close() returned within 5 s');
+});
+
+test('out of inotify watches while a restart scans: it falls back to polling and updates keep arriving', async () => {
+  const r = await rig('auto', 100, manyFolders);
+  try {
+    const fsw = await restartCaughtMidScan(r);
+    fsw.emit('error', Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' }));
+    await waitFor('polling', () => r.watcher.state === 'polling (inotify limit reached)');
+    writeFileSync(join(r.root, 'notes/after.txt'), 'AFTER_THE_SWITCH\n');
+    await waitFor('update while polling', async () => (await search(r.handle, r.root, 'AFTER_THE_SWITCH')).length === 1, 15_000, 50);
   } finally { await r.close(); }
 });
 

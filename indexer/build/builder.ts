@@ -12,7 +12,7 @@ import { stat } from 'node:fs/promises';
 import type { BuildProgress, BuildSummary, UpdateSummary } from '../api.js';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
 import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
-import type { FileWrite, Store, StoreOp } from '../store/store.js';
+import { cmp, type FileWrite, type Store, type StoreOp } from '../store/store.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
@@ -191,13 +191,16 @@ export class Builder {
    */
   async update(paths: string[]): Promise<UpdateSummary> {
     const rules = await this.currentRules();
-    const clean = [...new Set(paths.map((p) => p.replace(/^\.\/+/, '').replace(/\/+$/, '')).filter((p) => p !== '' && p !== '.'))];
+    // In path order: a folder comes before what is under it, so its walk covers their folders.
+    const clean = [...new Set(paths.map((p) => p.replace(/^\.\/+/, '').replace(/\/+$/, '')).filter((p) => p !== '' && p !== '.'))].sort(cmp);
     if (clean.some((p) => rules.isIgnoreFile(p))) {
       const r = await this.refresh();
       return { changed: r.changedPaths, removed: r.removedPaths, unchanged: r.unchangedPaths, generation: this.store.generation };
     }
     const store = this.store;
     const results: ParseResult[] = [];
+    /** Folders walked (or dropped) by this update: a folder under one of them is covered. Files named on their own are still checked by hash. */
+    const folders: string[] = [];
     for (const path of clean) {
       const entry = await checkPath(this.root, rules, path, { maxFileBytes: this.opts.maxFileBytes });
       if (entry !== null && entry !== 'gone') {
@@ -212,6 +215,8 @@ export class Builder {
       // A deleted file has nothing under it: skip the scan of the file table (the common case on a save path).
       if (wasFile && entry === 'gone') continue;
       // A folder: deleted or renamed away (drop what was under it) or appeared (index what it holds).
+      if (folders.some((d) => isUnder(path, d))) continue;
+      folders.push(path);
       const under = store.filesUnder(path);
       const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));
       if (isDir && !rules.isIgnored(path, true)) {

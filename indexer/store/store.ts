@@ -475,16 +475,18 @@ export class Store {
 
   /** Live files under folder `dir` (`''` is the root), in path order: a binary search, as a folder's files are contiguous in path order. */
   filesUnder(dir: string): FileMeta[] {
-    const files = this.ordered();
-    if (dir === '') return [...files];
+    // Over `order` itself, not ordered(): that array is rebuilt after a change, and a save asks this of every file it names.
+    const order = this.order;
+    const at = (i: number) => this.files.get(order[i])!;
+    if (dir === '') return order.map((fid) => this.files.get(fid)!);
     const prefix = `${dir}/`;
-    let lo = 0, hi = files.length;
+    let lo = 0, hi = order.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmp(files[mid].path, prefix) < 0) lo = mid + 1; else hi = mid;
+      if (cmp(at(mid).path, prefix) < 0) lo = mid + 1; else hi = mid;
     }
     const out: FileMeta[] = [];
-    for (let i = lo; i < files.length && files[i].path.startsWith(prefix); i++) out.push(files[i]);
+    for (let i = lo; i < order.length && at(i).path.startsWith(prefix); i++) out.push(at(i));
     return out;
   }
 
