@@ -187,33 +187,57 @@ type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
  * handed over together, so a checkout's nested folders share batches, in which
  * update() walks a folder once however many of its ancestors are queued.
  */
-class Rechecks {
-  private readonly due: Array<[number, string]> = [];
+export class Rechecks {
+  /** One queue per delay, each in the order its folders were reported, so each is already in due order. */
+  private readonly queues: Array<Array<[number, string]>>;
   private timer: NodeJS.Timeout | null = null;
-  constructor(private readonly hand: (paths: string[]) => void) {}
+  /** When the armed timer fires: a folder due earlier (a short delay after a long one) re-arms it. */
+  private armedFor = Infinity;
+  constructor(
+    private readonly hand: (paths: string[]) => void,
+    private readonly delays: readonly number[] = NEW_FOLDER_RECHECKS_MS,
+    private readonly slack = RECHECK_SLACK_MS,
+  ) {
+    this.queues = delays.map(() => []);
+  }
 
   add(rel: string): void {
     const now = performance.now();
-    for (const ms of NEW_FOLDER_RECHECKS_MS) this.due.push([now + ms, rel]);
-    this.due.sort((a, b) => a[0] - b[0]);
+    this.delays.forEach((ms, i) => this.queues[i].push([now + ms, rel]));
     this.arm();
   }
 
   clear(): void {
-    this.due.length = 0;
-    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    for (const q of this.queues) q.length = 0;
+    this.disarm();
+  }
+
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.armedFor = Infinity;
   }
 
   private arm(): void {
-    if (this.timer || this.due.length === 0) return;
+    const heads = this.queues.filter((q) => q.length > 0).map((q) => q[0][0]);
+    if (heads.length === 0) return;
+    const next = Math.min(...heads);
+    if (this.timer && this.armedFor <= next) return;
+    this.disarm();
+    this.armedFor = next;
     this.timer = setTimeout(() => {
       this.timer = null;
-      const until = performance.now() + RECHECK_SLACK_MS;
-      let n = 0;
-      while (n < this.due.length && this.due[n][0] <= until) n++;
-      this.hand(this.due.splice(0, n).map(([, rel]) => rel));
+      this.armedFor = Infinity;
+      const until = performance.now() + this.slack;
+      const paths: string[] = [];
+      for (const q of this.queues) {
+        let n = 0;
+        while (n < q.length && q[n][0] <= until) n++;
+        for (const [, rel] of q.splice(0, n)) paths.push(rel);
+      }
+      this.hand(paths);
       this.arm();
-    }, Math.max(0, this.due[0][0] - performance.now()));
+    }, Math.max(0, next - performance.now()));
     this.timer.unref();
   }
 }

@@ -12,7 +12,7 @@ import type { IndexHandle } from '../indexer/api.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
-import { RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch.js';
+import { Rechecks, RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, fixtureCopy, tempDir, waitFor } from './helpers/daemon.js';
 import { inotifyWatches } from './helpers/inotify.js';
@@ -271,6 +271,29 @@ test('a folder replaced by a file: what was indexed under the folder leaves', as
     await r.watcher.idle();
     assert.equal(await search(r.handle, r.root, 'INSIDE_THING'), []);
   } finally { await r.close(); }
+});
+
+test('new-folder re-walks: each due its delay after the folder came, those due close together handed in one batch, none after clear', async () => {
+  const handed: Array<{ at: number; paths: string[] }> = [];
+  const t0 = performance.now();
+  const r = new Rechecks((paths) => handed.push({ at: performance.now() - t0, paths }), [40, 160], 30);
+  r.add('a');
+  await new Promise((res) => setTimeout(res, 15));
+  r.add('a/b'); // due 15 ms later than a: within the slack, so in a's batches
+  await new Promise((res) => setTimeout(res, 250));
+  assert.equal(handed.map((h) => h.paths), [['a', 'a/b'], ['a', 'a/b']]);
+  assert.ok(handed[0].at >= 40 - 1 && handed[1].at >= 160 - 1, JSON.stringify(handed)); // never before the first one's due time
+  // Far apart: separate batches, y's short delay not held back by x's long one. Cleared: nothing more.
+  handed.length = 0;
+  r.add('x');
+  await new Promise((res) => setTimeout(res, 80));
+  r.add('y'); // due at 120, before x's second (160), for which a timer is already armed
+  await new Promise((res) => setTimeout(res, 60));
+  // (Timers fire in due order: y's, due at 120, runs before this test's own wake-up at 140.)
+  assert.equal(handed.map((h) => h.paths), [['x'], ['y']]);
+  r.clear();
+  await new Promise((res) => setTimeout(res, 250));
+  assert.equal(handed.map((h) => h.paths), [['x'], ['y']], 'nothing handed after clear');
 });
 
 test('running out of inotify watches: the watcher says so, polls, and updates keep arriving', async () => {
