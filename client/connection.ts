@@ -308,7 +308,7 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): strin
   const width = Math.max(...names.map((n) => n.length));
   return ['latency      daemon side, message read to answer written:', ...names.map((n) => {
     const h = book[n];
-    const notes = [`${h.calls} calls`, `p50 ${latencyMs(h.p50Ms)}`, `p99 ${latencyMs(h.p99Ms)}`, `max ${latencyMs(h.maxMs)}`, `${h.over1ms} over 1 ms`];
+    const notes = [`${h.calls} call${h.calls === 1 ? '' : 's'}`, `p50 ${latencyMs(h.p50Ms)}`, `p99 ${latencyMs(h.p99Ms)}`, `max ${latencyMs(h.maxMs)}`, `${h.over1ms} over 1 ms`];
     if (h.errors) notes.push(`${h.errors} refused or failed`);
     return `  ${n.padEnd(width)}  ${notes.join(' · ')}`;
   })];
