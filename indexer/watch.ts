@@ -259,14 +259,14 @@ export class RepoWatcher {
   private running: Promise<void> | null = null;
   private closed = false;
   private switching = false;
-  /** Whether chokidar watches files too (polling) or folders only (fs.watch): read by `ignored`. */
-  private watchFiles = false;
   /** The next flush restarts chokidar before its re-walk (a folder's watch died with the folder). */
   private restartWanted = false;
   /** start() has returned: restarts wait until then (a restart would close the watcher start() waits on). */
   private started = false;
   /** What open() was last asked for: a restart opens the same. */
   private target: OpenTarget = 'watching';
+  /** Whether chokidar watches files too (polling) or folders only (fs.watch): read by `ignored`. */
+  private get watchFiles(): boolean { return this.target !== 'watching'; }
   /** Ends the wait of an open() whose watcher is closed before its scan ends (chokidar never says 'ready' then). */
   private abortOpen: (() => void) | null = null;
   /** Each watched folder's identity when chokidar watched it (at ready, and as chokidar reports new folders). */
@@ -343,9 +343,7 @@ export class RepoWatcher {
     if (inGitDir(rel)) return true;
     // Only folders are pruned by the rules here (chokidar then never watches inside them).
     // Files are filtered when a batch is built, because a file's rules can change with an ignore file.
-    if (stats?.isDirectory()) {
-      try { return this.opts.rules.isIgnored(rel, true); } catch { return false; }
-    }
+    if (stats?.isDirectory()) return this.isIgnoredFolder(rel);
     // Nothing but folders gets a watch of its own unless polling: a folder's watch names its
     // entries (see the top of this file). Symlinks stay chokidar's, which reports them without
     // following; FIFOs, sockets and devices are never indexed.
@@ -363,9 +361,8 @@ export class RepoWatcher {
   }
 
   private async open(target: OpenTarget): Promise<void> {
-    const polling = target !== 'watching';
-    this.watchFiles = polling;
     this.target = target;
+    const polling = this.watchFiles;
     const fsw = chokidarWatch(this.opts.root, {
       ignoreInitial: true,
       ignored: this.ignored,

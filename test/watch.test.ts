@@ -138,15 +138,24 @@ test('folders: a tree written at once, a folder moved in from outside, one moved
   } finally { await r.close(); }
 });
 
+/**
+ * Makes folder `name` holding one file with `text`, waits until it is indexed,
+ * then past the new folder's re-walks (NEW_FOLDER_RECHECKS_MS, up to 2 s): from
+ * then on only a live watch sees what happens in it.
+ */
+async function settledFolder(r: Rig, name: string, file: string, text: string): Promise<string> {
+  const dir = join(r.root, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, file), `${text}\n`);
+  await waitFor(`folder ${name}`, async () => (await search(r.handle, r.root, text)).length === 1);
+  await new Promise((res) => setTimeout(res, 2500));
+  return dir;
+}
+
 test('a folder deleted and made again at once, or moved away and made again, keeps being watched', async () => {
   const r = await rig();
   try {
-    const gen = join(r.root, 'gen');
-    mkdirSync(gen);
-    writeFileSync(join(gen, 'a.py'), 'GEN_ONE = 1\n');
-    await waitFor('first folder', async () => (await search(r.handle, r.root, 'GEN_ONE')).length === 1);
-    // Past the new folder's re-walks (NEW_FOLDER_RECHECKS_MS): from here on only a live watch sees gen/.
-    await new Promise((res) => setTimeout(res, 2500));
+    const gen = await settledFolder(r, 'gen', 'a.py', 'GEN_ONE = 1');
     // As a generator or a checkout does it: the same name, a new folder, no pause.
     rmSync(gen, { recursive: true });
     mkdirSync(gen);
@@ -174,11 +183,7 @@ test('a folder deleted and made again at once, or moved away and made again, kee
 test('a folder that becomes a file and then a folder again is watched again', async () => {
   const r = await rig();
   try {
-    const d = join(r.root, 'flip');
-    mkdirSync(d);
-    writeFileSync(join(d, 'x.txt'), 'FLIP_ONE\n');
-    await waitFor('folder', async () => (await search(r.handle, r.root, 'FLIP_ONE')).length === 1);
-    await new Promise((res) => setTimeout(res, 2500)); // past the new folder's re-walks
+    const d = await settledFolder(r, 'flip', 'x.txt', 'FLIP_ONE');
     // A checkout to a branch where flip is a file, then back: no new name for chokidar.
     rmSync(d, { recursive: true });
     writeFileSync(d, 'FLIP_FILE\n');
