@@ -11,7 +11,7 @@
 import type { Evidence } from '../indexer/evidence.js';
 import { askSettingsFromEnv, type AskSettings } from '../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../daemon/ask/events.js';
-import { Notifications, type AskEventParams } from '../daemon/protocol.js';
+import { Notifications, type AskEventParams } from '../protocol/messages.js';
 
 /** The part of client/connection.ts's Client that asking needs. */
 export interface AskClient {

@@ -12,7 +12,7 @@ import {
   connect, daemonStart, daemonStop, daemonStatus, formatStatus, resolveRepoRoot, RpcError, ConnectionError, type Client,
 } from './connection.js';
 import { buildInProcess, DaemonBusy } from './index-command.js';
-import { Notifications, type IndexProgressParams } from '../daemon/protocol.js';
+import { Notifications, type IndexProgressParams } from '../protocol/messages.js';
 import { runAskCommand } from './ask.js';
 import { runEvalCommand } from './eval.js';
 import { ProgressLine } from './progress.js';

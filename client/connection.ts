@@ -7,10 +7,10 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { parseDaemonArgs } from '../daemon/args.js';
-import { RpcConnection, RpcError } from '../daemon/jsonrpc.js';
+import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
   MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult, type WarmupStatus, type LatencySnapshot,
-} from '../daemon/protocol.js';
+} from '../protocol/messages.js';
 import {
   canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
 } from '../daemon/state.js';

@@ -11,13 +11,13 @@ import { asToolError, ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
 import { isToolName, toolDescriptors, validateToolCall, type ToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
-import { RpcCode, RpcConnection, RpcError, type RequestContext } from './jsonrpc.js';
+import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { LatencyBook } from './latency.js';
 import {
   ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type StatusResult,
   type WarmupStatus,
-} from './protocol.js';
+} from '../protocol/messages.js';
 import {
   acquireLock, createToken, ensureStateDir, removeDaemonInfo, tokensEqual, writeDaemonInfo, type DaemonInfo, type Lock,
 } from './state.js';

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { WebSocket, WebSocketServer } from 'ws';
 import {
   CANCEL_NOTIFICATION, RpcCode, RpcConnection, RpcError, type RequestContext, type RequestHandler, type RpcConnectionOptions,
-} from '../daemon/jsonrpc.js';
+} from '../protocol/jsonrpc.js';
 
 interface Pair { client: RpcConnection; url: string; close: () => Promise<void> }
 

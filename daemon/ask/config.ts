@@ -23,7 +23,7 @@ export const DEFAULT_MODEL = 'qwen3:8b';
 export const DEFAULT_MAX_STEPS = 8;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_TOOL_CHARS = 24_000;
-/** Bounds of the per-request settings (also the `ask` params schema's bounds in daemon/protocol.ts). */
+/** Bounds of the per-request settings (also the `ask` params schema's bounds in protocol/messages.ts). */
 export const MAX_STEPS_LIMIT = 50;
 export const MAX_TIMEOUT_S = 3600;
 

@@ -11,7 +11,7 @@ import { WebSocket } from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { folderBytes } from '../../client/index-command.js';
 import { minus } from '../../daemon/latency.js';
-import { warmupSettled, type LatencySnapshot } from '../../daemon/protocol.js';
+import { warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
 import { stateDirFor } from '../../daemon/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';

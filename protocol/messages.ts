@@ -17,10 +17,10 @@
 import { z } from 'zod';
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
-import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from './ask/config.js';
-import type { AskEvent, AskResult } from './ask/events.js';
-import type { LatencySnapshot } from './latency.js';
-import type { WarmupOutcome } from './warmup.js';
+import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from '../daemon/ask/config.js';
+import type { AskEvent, AskResult } from '../daemon/ask/events.js';
+import type { LatencySnapshot } from '../daemon/latency.js';
+import type { WarmupOutcome } from '../daemon/warmup.js';
 import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
 import type { WatchState } from '../indexer/watch.js';
 
