@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { blankStatements, extractPython } from '../indexer/python/extract.js';
+import { extractPython } from '../indexer/python/extract.js';
+import { blankStatements } from '../indexer/python/prelex.js';
 import { importTargets, moduleNamesOf } from '../indexer/python/modules.js';
 import { decodeText, splitLines } from '../indexer/text.js';
 import { makeEvidence, type Evidence } from '../indexer/evidence.js';
