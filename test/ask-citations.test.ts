@@ -2,8 +2,7 @@
 // citation is backed by the evidence gathered for the question.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkCitations, parseCitations, seenSpan } from '../daemon/ask/citations.js';
 import { runAsk } from '../daemon/ask/loop.js';
@@ -12,6 +11,7 @@ import { openIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { tempDir } from './helpers/fs.js';
 
 const ev = (path: string, start_line: number, end_line: number): Evidence =>
   ({ path, start_line, end_line, kind: 'source', name: path, snippet: '' });
@@ -81,7 +81,7 @@ test('a truncated diff hunk backs only the new-file lines in its prefix', () => 
 
 // End to end: a real index over a file with a 451-line function, the real loop, the fake Ollama.
 test('through the loop: citations are checked against what the model was shown, not the items\' spans', async () => {
-  const base = mkdtempSync(join(tmpdir(), 'evidex-cite-'));
+  const base = tempDir('cite');
   const root = join(base, 'repo');
   mkdirSync(join(root, 'pkg'), { recursive: true });
   const body = Array.from({ length: 450 }, (_, i) => `    v_${String(i + 1).padStart(3, '0')} = ${i + 1}  # padding padding padding`);

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { connect } from '../client/connection.js';
 import { runAskCommand } from '../client/ask.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
-import { cleanupTemp, fixtureCopy, startDaemon, stopDaemon, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
+import { fixtureCopy, startDaemon, stopDaemon, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
+import { cleanupTemp } from './helpers/fs.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 
 let f: FakeOllama;

@@ -9,7 +9,8 @@ import { Writable } from 'node:stream';
 import { loadEvalCases, runEval, type EvalCase } from '../client/eval.js';
 import { runAsk } from '../daemon/ask/loop.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
-import { openFixtureIndex, REPO_ROOT, tempStateDir } from './fake-ollama/harness.js';
+import { openFixtureIndex, tempStateDir } from './fake-ollama/harness.js';
+import { PROJECT_ROOT } from './helpers/fs.js';
 
 function sink(): { stream: Writable; text: () => string } {
   let buf = '';
@@ -17,7 +18,7 @@ function sink(): { stream: Writable; text: () => string } {
 }
 
 test('the shipped fixture cases load: all three kinds, unique ids', () => {
-  const cases = loadEvalCases(join(REPO_ROOT, 'fixtures', 'eval', 'mobileai-local-rag.jsonl'));
+  const cases = loadEvalCases(join(PROJECT_ROOT, 'fixtures', 'eval', 'mobileai-local-rag.jsonl'));
   const kinds = new Set(cases.map((c) => c.kind));
   assert.equal([...kinds].sort(), ['forbidden', 'none', 'tool']);
   assert.ok(cases.length >= 12);

@@ -12,7 +12,8 @@ import { connect, type Client } from '../client/connection.js';
 import { runAskCommand } from '../client/ask.js';
 import { runEvalCommand } from '../client/eval.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
-import { cleanupTemp, fixtureCopy, startDaemon, stopDaemon, tempDir, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
+import { fixtureCopy, startDaemon, stopDaemon, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 
 let f: FakeOllama;

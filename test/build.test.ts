@@ -5,13 +5,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 
 // Child mode: build the index of argv[3] into state argv[4] and exit (the parent kills it midway).
 if (process.argv[2] === '--build-child') {
@@ -22,14 +22,9 @@ if (process.argv[2] === '--build-child') {
   process.exit(0);
 }
 
-const tmp = mkdtempSync(join(tmpdir(), 'evidex-build-'));
+const tmp = tempDir('build');
 let n = 0;
 const stateDir = (): string => join(tmp, `state-${n++}`);
-
-function write(root: string, rel: string, text: string | Buffer): void {
-  mkdirSync(join(root, rel, '..'), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 async function freshDump(root: string): Promise<Record<string, unknown>> {
   const idx = await openEvidexIndex(root, { stateDir: stateDir() });
@@ -46,18 +41,20 @@ async function assertSameAsFresh(idx: EvidexIndex, what: string): Promise<void> 
 }
 
 function makeRepo(): string {
-  const root = mkdtempSync(join(tmp, 'repo-'));
-  write(root, 'pkg/__init__.py', 'from .a import helper\n');
-  write(root, 'pkg/a.py', 'import os\nfrom . import b as bee\n\n\ndef helper(x):\n    return os.path.join(x, "a")\n\n\nclass Thing:\n    size = 3\n\n    def run(self):\n        return helper(self)\n');
-  write(root, 'pkg/sub/b.py', 'from .. import a\nfrom ..a import Thing\nfrom . import c\nVALUE = 1\n');
-  write(root, 'pkg/sub/c.py', 'import pkg.a\n');
-  write(root, 'top.py', 'import pkg\nfrom pkg.sub import b\n\ndef main():\n    pass\n');
-  write(root, 'README.md', '# demo\nSome text with helper in it.\n');
-  write(root, 'data.bin', Buffer.from([1, 2, 0, 3, 4]));
-  write(root, '.gitignore', 'build/\n*.log\n');
-  write(root, 'build/out.py', 'def ignored():\n    pass\n');
-  write(root, 'debug.log', 'helper log line\n');
-  write(root, '.env', 'SECRET=helper\n');
+  const root = tempDir('build-repo');
+  write(root, {
+    'pkg/__init__.py': 'from .a import helper\n',
+    'pkg/a.py': 'import os\nfrom . import b as bee\n\n\ndef helper(x):\n    return os.path.join(x, "a")\n\n\nclass Thing:\n    size = 3\n\n    def run(self):\n        return helper(self)\n',
+    'pkg/sub/b.py': 'from .. import a\nfrom ..a import Thing\nfrom . import c\nVALUE = 1\n',
+    'pkg/sub/c.py': 'import pkg.a\n',
+    'top.py': 'import pkg\nfrom pkg.sub import b\n\ndef main():\n    pass\n',
+    'README.md': '# demo\nSome text with helper in it.\n',
+    'data.bin': Buffer.from([1, 2, 0, 3, 4]),
+    '.gitignore': 'build/\n*.log\n',
+    'build/out.py': 'def ignored():\n    pass\n',
+    'debug.log': 'helper log line\n',
+    '.env': 'SECRET=helper\n',
+  });
   return root;
 }
 
@@ -79,21 +76,21 @@ test('incremental updates leave exactly what a fresh build holds; unchanged file
     await assertSameAsFresh(idx, what);
   };
 
-  await step('edit', ['pkg/a.py'], 1, () => write(root, 'pkg/a.py', 'import os\n\ndef helper(x):\n    return x\n\ndef extra():\n    pass\n'));
+  await step('edit', ['pkg/a.py'], 1, () => write(root, { 'pkg/a.py': 'import os\n\ndef helper(x):\n    return x\n\ndef extra():\n    pass\n' }));
   // Same content, new mtime: hashed, not parsed, nothing changes but the stat.
   await step('touch', ['pkg/a.py'], 0, () => utimesSync(join(root, 'pkg/a.py'), new Date(), new Date(Date.now() + 5000)));
-  await step('create', ['new.py'], 1, () => write(root, 'new.py', 'from pkg.sub.b import VALUE\n'));
+  await step('create', ['new.py'], 1, () => write(root, { 'new.py': 'from pkg.sub.b import VALUE\n' }));
   await step('delete', ['top.py'], 0, () => rmSync(join(root, 'top.py')));
   // pkg/sub becomes a package: b.py and c.py change module names and relative targets without being parsed.
-  await step('add __init__.py', ['pkg/sub/__init__.py'], 1, () => write(root, 'pkg/sub/__init__.py', ''));
+  await step('add __init__.py', ['pkg/sub/__init__.py'], 1, () => write(root, { 'pkg/sub/__init__.py': '' }));
   await step('remove __init__.py', ['pkg/__init__.py'], 0, () => rmSync(join(root, 'pkg/__init__.py')));
-  await step('text becomes binary', ['README.md'], 0, () => write(root, 'README.md', Buffer.from('# x\n\0\n')));
-  await step('binary becomes text', ['data.bin'], 1, () => write(root, 'data.bin', 'now text\n'));
-  await step('secret and ignored paths', ['.env', 'debug.log', 'build/out.py'], 0, () => write(root, 'debug.log', 'more\n'));
+  await step('text becomes binary', ['README.md'], 0, () => write(root, { 'README.md': Buffer.from('# x\n\0\n') }));
+  await step('binary becomes text', ['data.bin'], 1, () => write(root, { 'data.bin': 'now text\n' }));
+  await step('secret and ignored paths', ['.env', 'debug.log', 'build/out.py'], 0, () => write(root, { 'debug.log': 'more\n' }));
   await step('folder deleted', ['pkg/sub'], 0, () => rmSync(join(root, 'pkg/sub'), { recursive: true }));
-  await step('folder created', ['lib'], 2, () => { write(root, 'lib/x.py', 'X = 1\n'); write(root, 'lib/y.txt', 'why\n'); });
+  await step('folder created', ['lib'], 2, () => write(root, { 'lib/x.py': 'X = 1\n', 'lib/y.txt': 'why\n' }));
   // A changed ignore file re-walks: *.md and lib/ now ignored, build/ visible.
-  await step('.gitignore changed', ['.gitignore'], 2, () => write(root, '.gitignore', '*.log\nlib/\n'));
+  await step('.gitignore changed', ['.gitignore'], 2, () => write(root, { '.gitignore': '*.log\nlib/\n' }));
 
   const r = await idx.runTool({ name: 'find_symbol', args: { name: 'ignored' } });
   assert.is(r.total, 1, 'build/out.py is indexed once .gitignore stops excluding it');
@@ -117,9 +114,9 @@ test('catch-up after changes made while closed re-parses only changed files; bin
   assert.is(idx.status().generation, gen, 'an unchanged tree writes nothing');
   await idx.close();
 
-  write(root, 'top.py', 'def main():\n    return 2\n');
+  write(root, { 'top.py': 'def main():\n    return 2\n' });
   rmSync(join(root, 'pkg/sub/c.py'));
-  write(root, 'notes.txt', 'hello\n');
+  write(root, { 'notes.txt': 'hello\n' });
   utimesSync(join(root, 'README.md'), new Date(), new Date(Date.now() + 9000)); // stat differs, content same
   idx = await openEvidexIndex(root, { stateDir: sd });
   const r = await idx.refresh();
@@ -153,7 +150,7 @@ test('an index of another format version is discarded and rebuilt', async () => 
 /** A few real stdlib packages, copied so the test may build them freely. */
 function stdlibSubset(): string {
   const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
-  const root = mkdtempSync(join(tmp, 'std-'));
+  const root = tempDir('build-std');
   for (const name of ['email', 'json', 'asyncio', 'http', 'urllib', 'xml', 'logging', 'importlib', 'concurrent', 'argparse.py', 'typing.py', 'os.py']) {
     if (existsSync(join(stdlib, name))) cpSync(join(stdlib, name), join(root, name), { recursive: true, filter: (p) => !p.includes('__pycache__') });
   }
@@ -182,5 +179,5 @@ test('a build killed with SIGKILL at any moment is finished by the next refresh'
   }
 });
 
-test.after(() => rmSync(tmp, { recursive: true, force: true }));
+test.after(() => cleanupTemp());
 test.run();

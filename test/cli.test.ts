@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { PROJECT_ROOT, cleanupTemp, fixtureCopy, tempDir } from './helpers/daemon.js';
+import { fixtureCopy } from './helpers/daemon.js';
+import { cleanupTemp, FIXTURE, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
 const home = tempDir('cli-home');
@@ -183,7 +184,7 @@ test("README's main-job command prints the four importers", () => {
     assert.match(r.stdout, /^src\/build_index\.py:4: import rag_common as rc$/m);
     assert.match(r.stdout, /^src\/rag_chat\.py:10: from rag_common import \($/m);
   } finally {
-    evidex(['daemon', 'stop', '--repo', join(PROJECT_ROOT, 'fixtures', 'mobileai-local-rag')], { cwd: PROJECT_ROOT });
+    evidex(['daemon', 'stop', '--repo', FIXTURE], { cwd: PROJECT_ROOT });
   }
 });
 

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { Daemon } from '../daemon/server.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { cleanupTemp, fixtureCopy, rawExchange, tempDir, tryConnect, waitFor } from './helpers/daemon.js';
+import { fixtureCopy, rawExchange, tryConnect, waitFor } from './helpers/daemon.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
 
 /** Request id -> whether its answer was sent before the 'message' event that carried the request returned. */
 const answeredInEvent = new Map<number, boolean>();

@@ -8,7 +8,8 @@ import { appendFileSync, cpSync, readdirSync, realpathSync, statSync } from 'nod
 import { join } from 'node:path';
 import { connect, RpcError } from '../client/connection.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { cleanupTemp, startDaemon, stopDaemon, tempDir, type TestDaemon } from './helpers/daemon.js';
+import { startDaemon, stopDaemon, type TestDaemon } from './helpers/daemon.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
 
 test.after(() => cleanupTemp());
 

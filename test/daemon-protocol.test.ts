@@ -15,8 +15,10 @@ import { WARMUP_ROUNDS } from '../daemon/warmup.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
-  cleanupTemp, DAEMON_MAIN, daemonEnv, fixtureCopy, rawExchange, startDaemon, stopDaemon, tempDir, tryConnect, waitFor, type TestDaemon,
+  DAEMON_MAIN, daemonEnv, fixtureCopy, rawExchange, startDaemon, stopDaemon, tryConnect, waitFor, type TestDaemon,
 } from './helpers/daemon.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { mulberry32 } from './helpers/random.js';
 
 let d: TestDaemon;
 let root: string;
@@ -307,11 +309,6 @@ test('index/refresh re-walks, with progress notifications to the asking client o
 
 // ---- many clients ------------------------------------------------------------
 
-/** A deterministic PRNG so a failure replays. */
-function rng(seed: number): () => number {
-  return () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
-}
-
 const MIXED: [string, unknown][] = [
   ['search_code', { query: 'COLLECTION_NAME' }],
   ['search_code', { query: 'import', limit: 200 }],
@@ -355,7 +352,7 @@ test('16 clients × 48 mixed calls at once all get the single-client answers', a
   let calls = 0;
   try {
     await Promise.all(clients.map(async (c, ci) => {
-      const next = rng(ci + 1);
+      const next = mulberry32(ci + 1);
       const batch = Array.from({ length: 48 }, () => Math.floor(next() * MIXED.length));
       // All of one client's calls in flight together, interleaved with everyone else's.
       const got = await Promise.all(batch.map((i) => answer(c, MIXED[i][0], MIXED[i][1])));

@@ -14,8 +14,9 @@ import {
 } from '../daemon/state.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
-  cleanupTemp, DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, tempDir, waitFor,
+  DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, waitFor,
 } from './helpers/daemon.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
 
 test.after(() => cleanupTemp());
 

@@ -4,36 +4,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, realpathSync, lstatSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_SECRET_PATTERNS, RepoRules, type DiscoverOptions } from '../indexer/discover/rules.js';
 import { checkPath, walkRepo, type WalkResult } from '../indexer/discover/walk.js';
 import { isBinary } from '../indexer/discover/content.js';
-
-const temps: string[] = [];
-function tempDir(tag: string): string {
-  const d = realpathSync(mkdtempSync(join(tmpdir(), `evidex-${tag}-`)));
-  temps.push(d);
-  return d;
-}
-
-function write(root: string, files: Record<string, string | Buffer>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    const abs = join(root, rel);
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, content);
-  }
-}
-
-/** git with no user/system config and none of the caller's GIT_* variables, so the oracle is plain git. */
-function git(cwd: string, args: string[]): string {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
-  Object.assign(env, { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' });
-  return execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
-}
+import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
+import { mulberry32 } from './helpers/random.js';
 
 /** What git would add: untracked, not ignored (nothing is committed in these repos). */
 function gitListed(root: string): Set<string> {
@@ -204,8 +183,8 @@ test('differential vs git: 250 seeded random pattern sets (root + nested .gitign
   const root = tempDir('fuzz');
   write(root, Object.fromEntries(FUZZ_FILES.map((f) => [f, 'x'])));
   git(root, ['init', '-q']);
-  let seed = 20240611;
-  const rand = (n: number): number => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const rnd = mulberry32(20240611);
+  const rand = (n: number): number => Math.floor(rnd() * n);
   const pick = (): string => FUZZ_PATTERNS[rand(FUZZ_PATTERNS.length)];
   let compared = 0, excludedSeen = 0;
   for (let t = 0; t < 250; t++) {
@@ -428,5 +407,5 @@ test('bad input: missing root, bad maxFileBytes, unclean checkPath path', async 
   assert.ok(lstatSync(root).isDirectory());
 });
 
-test.after(() => { for (const d of temps) rmSync(d, { recursive: true, force: true }); });
+test.after(() => cleanupTemp());
 test.run();

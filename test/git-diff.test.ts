@@ -3,38 +3,16 @@
 // refusals (bad refs, secrets, ignored files, not a repo) are checked by code.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { ToolError } from '../indexer/errors.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { gitConfigEnv, readGitDiff, parseUnifiedDiff, unquoteCPath } from '../indexer/query/git-diff.js';
 import type { ToolArgs } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-
-const temps: string[] = [];
-function tempDir(tag: string): string {
-  const d = realpathSync(mkdtempSync(join(tmpdir(), `evidex-gd-${tag}-`)));
-  temps.push(d);
-  return d;
-}
-
-function git(cwd: string, args: string[], extraEnv: Record<string, string> = {}): string {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
-  Object.assign(env, { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' }, extraEnv);
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, env, encoding: 'utf8' });
-}
-
-function write(root: string, files: Record<string, string | Buffer>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, rel)), { recursive: true });
-    writeFileSync(join(root, rel), content);
-  }
-}
+import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
 
 const lines = (n: number, tag: string): string => Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}`).join('\n') + '\n';
 
@@ -237,8 +215,7 @@ test('git runs read-only: .git/index untouched, caller GIT_* variables ignored',
 /** A repository whose config names `prog` for every hook a diff could run; each run appends to the returned marker. */
 function hostileRepo(tag: string, attributes: string, configText: string): { root: string; marker: string } {
   const root = tempDir(tag);
-  const marker = join(root, '..', `${root.split('/').pop()}-ran`);
-  temps.push(marker);
+  const marker = join(tempDir(`${tag}-marker`), 'ran'); // outside the repository
   // Each configured program would leave the marker behind (and pass its input through).
   const prog = `sh -c 'echo ran >> "${marker}"; cat'`;
   git(root, ['init', '-q']);
@@ -315,5 +292,5 @@ test('a hunk over 4000 characters is cut and flagged', async () => {
   assert.equal([items[0].start_line, items[0].end_line], [1, 400]);
 });
 
-test.after(() => { for (const d of temps) rmSync(d, { recursive: true, force: true }); });
+test.after(() => cleanupTemp());
 test.run();

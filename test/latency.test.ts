@@ -6,20 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LatencyBook, LatencyHistogram, minus, _bucketing } from '../daemon/latency.js';
+import { mulberry32 } from './helpers/random.js';
 
 const { bucketOf, upperUs, BUCKETS } = _bucketing;
-
-/** A deterministic PRNG (mulberry32), so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Exact quantile by the histogram's own rank rule: the ceil(q·n)-th smallest. */
 function exact(sorted: number[], q: number): number {
@@ -48,7 +37,7 @@ test('every µs value falls in the bucket whose upper edge is the first at or ab
 
 test('quantiles are never below the exact ones and at most one bucket above; counts and max are exact', () => {
   for (const seed of [1, 2, 3, 4, 5]) {
-    const r = rng(seed);
+    const r = mulberry32(seed);
     const h = new LatencyHistogram();
     const xs: number[] = [];
     let errors = 0;
@@ -83,7 +72,7 @@ test('quantiles are never below the exact ones and at most one bucket above; cou
 });
 
 test('later minus earlier is the histogram of exactly the calls in between', () => {
-  const r = rng(42);
+  const r = mulberry32(42);
   const all = new LatencyHistogram();
   const between = new LatencyHistogram();
   for (let i = 0; i < 3000; i++) all.record(10 ** (r() * 5 - 3), r() > 0.2);

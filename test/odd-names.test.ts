@@ -3,17 +3,17 @@
 // backslash, spaces, non-ASCII) come back from search_code and are readable by
 // read_evidence under that same path. (Review found names that search returned
 // but read refused.)
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
 
-const root = mkdtempSync(join(tmpdir(), 'evidex-odd-'));
-const state = mkdtempSync(join(tmpdir(), 'evidex-odd-state-'));
+const root = tempDir('odd');
+const state = tempDir('odd-state');
 const NAMES = ['ｚ.txt', '😀.txt', 'a:2.txt', 'caf%c3%a9.md', 'a%2e.txt', 'back\\slash.txt', 'with space.txt', 'ünï/ß.py', '50%.txt', '-dash.txt'];
 
 test('every path search_code returns is readable by read_evidence', async () => {
@@ -38,5 +38,5 @@ test('every path search_code returns is readable by read_evidence', async () => 
   }
 });
 
-test.after(() => { rmSync(root, { recursive: true, force: true }); rmSync(state, { recursive: true, force: true }); });
+test.after(() => cleanupTemp());
 test.run();

@@ -2,15 +2,15 @@
 // is checked by code AND message, each accepted form by its exact result.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../indexer/errors.js';
 import { normalizeCallerPath, type CallerPathOptions } from '../indexer/paths.js';
 import { RepoRules } from '../indexer/discover/rules.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'evidex-paths-')));
-const outside = realpathSync(mkdtempSync(join(tmpdir(), 'evidex-paths-out-')));
+const root = tempDir('paths');
+const outside = tempDir('paths-out');
 mkdirSync(join(root, 'src/sub'), { recursive: true });
 mkdirSync(join(root, 'config'), { recursive: true });
 writeFileSync(join(root, 'src/x.py'), 'x = 1\n');
@@ -122,5 +122,5 @@ test('a non-string is refused, not coerced', () => {
   refused(undefined, 'path_denied', /got undefined/);
 });
 
-test.after(() => { rmSync(root, { recursive: true, force: true }); rmSync(outside, { recursive: true, force: true }); });
+test.after(() => cleanupTemp());
 test.run();

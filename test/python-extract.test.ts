@@ -4,10 +4,8 @@
 // Then hand-written cases with exact expected answers for the tricky rules.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { extractPython } from '../indexer/python/extract.js';
 import { blankStatements } from '../indexer/python/prelex.js';
 import { importTargets, moduleNamesOf } from '../indexer/python/modules.js';
@@ -16,8 +14,8 @@ import { makeEvidence, type Evidence } from '../indexer/evidence.js';
 import type { PyDef, PyExtract, PyImport } from '../indexer/model.js';
 import { listPyFiles, runPyOracle, startPyOracle, stdlibRoot } from './helpers/corpus.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
 
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 const defKey = (d: { kind: string; qualname: string; name: string; start: number; end: number }): string => `${d.kind} ${d.qualname} (${d.name}) ${d.start}-${d.end}`;
 const impKey = (i: { start: number; end: number; targets: string[] }): string => `import ${i.start}-${i.end} -> [${i.targets.join(', ')}]`;
@@ -108,7 +106,7 @@ test('stdlib: every def, variable and import agrees with Python ast', async () =
 });
 
 test('fixtures/: every def, variable and import agrees with Python ast', async () => {
-  const root = join(projectRoot, 'fixtures');
+  const root = join(PROJECT_ROOT, 'fixtures');
   if (!existsSync(root)) { console.log('[fixtures] no fixtures/ folder yet: skipped'); return; }
   const files = listPyFiles(root, { skipDirs: ['__pycache__', '.git'] });
   if (files.length === 0) { console.log('[fixtures] no .py files yet: skipped'); return; }
@@ -127,12 +125,9 @@ const lines = (...ls: string[]): string => `${ls.join('\n')}\n`;
 
 /** Writes files into a fresh temp folder, runs fn, removes the folder. */
 function withRepo(files: Record<string, string | Buffer>, fn: (root: string) => void): void {
-  const root = mkdtempSync(join(tmpdir(), 'evidex-pyx-'));
+  const root = tempDir('pyx');
   try {
-    for (const [rel, body] of Object.entries(files)) {
-      mkdirSync(dirname(join(root, rel)), { recursive: true });
-      writeFileSync(join(root, rel), body);
-    }
+    write(root, files);
     fn(root);
   } finally {
     rmSync(root, { recursive: true, force: true });

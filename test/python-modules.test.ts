@@ -4,15 +4,15 @@
 // both sides of the differential test.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { extractPython } from '../indexer/python/extract.js';
 import { importTargets, moduleNamesOf, packageOf } from '../indexer/python/modules.js';
 import { makeEvidence } from '../indexer/evidence.js';
 import { decodeText, splitLines } from '../indexer/text.js';
 import { runPyOracle } from './helpers/corpus.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { tempDir, write } from './helpers/fs.js';
 
 const pkgs = (...dirs: string[]) => (dir: string): boolean => dirs.includes(dir);
 
@@ -84,16 +84,13 @@ const IMPORT_CASES: [string, string, string[]][] = [
 ];
 
 test('importTargets: absolute, every relative level, packages, the decided edge rules; the oracle agrees', () => {
-  const root = mkdtempSync(join(tmpdir(), 'evidex-pym-'));
+  const root = tempDir('pym');
   try {
     // One file per case path; the statements of a path go in order, one per line.
     const byFile = new Map<string, string[]>();
     for (const dir of PACKAGES) byFile.set(`${dir}/__init__.py`, []);
     for (const [file, stmt] of IMPORT_CASES) byFile.set(file, [...(byFile.get(file) ?? []), stmt]);
-    for (const [file, stmts] of byFile) {
-      mkdirSync(dirname(join(root, file)), { recursive: true });
-      writeFileSync(join(root, file), stmts.map((s) => `${s}\n`).join(''));
-    }
+    write(root, Object.fromEntries([...byFile].map(([file, stmts]) => [file, stmts.map((s) => `${s}\n`).join('')])));
     const files = [...byFile.keys()].sort();
     const isPkg = (dir: string): boolean => byFile.has(dir === '' ? '__init__.py' : `${dir}/__init__.py`);
     const oracle = new Map(runPyOracle(root, files).map((o) => [o.path, o]));

@@ -6,16 +6,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { mulberry32 } from './helpers/random.js';
+import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'evidex-search-'));
-const fixture = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures', 'mobileai-local-rag');
+const tmp = tempDir('search');
 
 /** The contract's line rules, written out again here (not imported) so the oracle is independent. */
 function fileLines(abs: string): string[] {
@@ -155,8 +153,8 @@ test('search_code equals a plain scan over the whole Python stdlib', async () =>
 });
 
 test('search_code equals a plain scan over the fixture repo', async () => {
-  if (!existsSync(fixture)) { console.log('fixture repo absent: skipped'); return; }
-  const idx = await openEvidexIndex(fixture, { stateDir: join(tmp, 'fx') });
+  if (!existsSync(FIXTURE)) { console.log('fixture repo absent: skipped'); return; }
+  const idx = await openEvidexIndex(FIXTURE, { stateDir: join(tmp, 'fx') });
   await idx.refresh();
   await differential(idx, 120, 7);
   await idx.close();
@@ -235,5 +233,5 @@ test('search_code equals a plain scan where lowercasing changes lengths (İ in p
   await idx.close();
 });
 
-test.after(() => rmSync(tmp, { recursive: true, force: true }));
+test.after(() => cleanupTemp());
 test.run();

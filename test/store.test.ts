@@ -3,15 +3,15 @@
 // after many edits, and a query racing an update sees it wholly or not at all.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import type { ToolCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { mulberry32 } from './helpers/random.js';
+import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'evidex-store-'));
+const tmp = tempDir('store');
 let n = 0;
 
 const WORDS = ['alpha', 'beta', 'Gamma', 'delta', 'ÉCOLE', 'straße', 'ΑΣ', 'def', 'class', 'import os', 'return', '\t', '  ', 'x = 1', '😀', 'naïve'];
@@ -33,7 +33,7 @@ async function search(idx: EvidexIndex, query: string, cs: boolean): Promise<unk
 }
 
 test('a failing commit changes nothing, in LMDB or in memory', async () => {
-  const root = mkdtempSync(join(tmp, 'repo-'));
+  const root = tempDir('store-repo');
   writeFileSync(join(root, 'a.txt'), 'hello\n');
   const sd = join(tmp, `state-${n++}`);
   let idx = await openEvidexIndex(root, { stateDir: sd });
@@ -73,7 +73,7 @@ async function importersBothWays(idx: EvidexIndex, module_name: string): Promise
 
 test('after many random incremental edits, search answers equal a fresh index (postings patches stay exact)', async () => {
   const rnd = mulberry32(99);
-  const root = mkdtempSync(join(tmp, 'repo-'));
+  const root = tempDir('store-repo');
   // A package marker among them: creating or deleting it re-resolves d1's imports.
   const names = [...Array.from({ length: 12 }, (_, i) => `d${i % 3}/f${i}.${i % 2 ? 'py' : 'txt'}`), 'd1/__init__.py'];
   for (const d of ['d0', 'd1', 'd2']) mkdirSync(join(root, d));
@@ -125,13 +125,10 @@ test('after many random incremental edits, search answers equal a fresh index (p
 });
 
 test('filesUnder(dir) is exactly the indexed files below dir, in path order, for names that sort around "/"', async () => {
-  const root = mkdtempSync(join(tmp, 'repo-'));
+  const root = tempDir('store-repo');
   // Names that sort just before and after "a/" (- . 0), a prefix that is not a folder (ab), astral and BMP-high characters.
   const names = ['a!', 'a-b/x', 'a.py', 'a/b/c', 'a/b0', 'a/😀/d', 'a/\uffff', 'a0/z', 'ab/y', 'b/a/q', '😀/a', '\uffff/a'];
-  for (const f of names) {
-    mkdirSync(join(root, f, '..'), { recursive: true });
-    writeFileSync(join(root, f), `${f}\n`);
-  }
+  write(root, Object.fromEntries(names.map((f) => [f, `${f}\n`])));
   const idx = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
   await idx.refresh();
   const all = idx.store.ordered().map((f) => f.path);
@@ -144,7 +141,7 @@ test('filesUnder(dir) is exactly the indexed files below dir, in path order, for
 });
 
 test('a query racing an update sees the index before or after it, never between', async () => {
-  const root = mkdtempSync(join(tmp, 'repo-'));
+  const root = tempDir('store-repo');
   const files = Array.from({ length: 40 }, (_, i) => `m${i}.py`);
   for (const p of files) writeFileSync(join(root, p), 'def old_name():\n    pass\n');
   const idx = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
@@ -169,5 +166,5 @@ test('a query racing an update sees the index before or after it, never between'
   await idx.close();
 });
 
-test.after(() => rmSync(tmp, { recursive: true, force: true }));
+test.after(() => cleanupTemp());
 test.run();

@@ -1,8 +1,7 @@
 // Argument forms the review found handled loosely: path_prefix is a caller's
 // path (refused when absolute or escaping, normalised otherwise), and a
 // module_name like "pkg.py" is a dotted name unless the index holds that file.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,9 +10,10 @@ import { ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
 
-const root = mkdtempSync(join(tmpdir(), 'evidex-args-'));
-const state = mkdtempSync(join(tmpdir(), 'evidex-args-state-'));
+const root = tempDir('args');
+const state = tempDir('args-state');
 let ix: IndexHandle;
 
 test.before(async () => {
@@ -68,7 +68,6 @@ test('find_importers: "pkg.py" is module py of pkg unless the index holds a root
 
 test.after(async () => {
   await ix?.close();
-  rmSync(root, { recursive: true, force: true });
-  rmSync(state, { recursive: true, force: true });
+  cleanupTemp();
 });
 test.run();

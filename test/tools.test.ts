@@ -5,10 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ToolError } from '../indexer/errors.js';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { extractPython } from '../indexer/python/extract.js';
@@ -17,9 +15,9 @@ import { decodeText } from '../indexer/text.js';
 import type { ToolCall } from '../indexer/query/schemas.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'evidex-tools-'));
-const fixture = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures', 'mobileai-local-rag');
+const tmp = tempDir('tools');
 
 /**
  * Every call here is asked both ways: runTool, and runToolNow (the daemon's
@@ -59,13 +57,13 @@ const where = (e: Evidence): string => `${e.path}:${e.start_line}-${e.end_line}`
 
 let fx: EvidexIndex | null = null;
 async function fixtureIndex(): Promise<EvidexIndex | null> {
-  if (!existsSync(fixture)) return null;
-  if (!fx) { fx = await openEvidexIndex(fixture, { stateDir: join(tmp, 'fx') }); await fx.refresh(); }
+  if (!existsSync(FIXTURE)) return null;
+  if (!fx) { fx = await openEvidexIndex(FIXTURE, { stateDir: join(tmp, 'fx') }); await fx.refresh(); }
   return fx;
 }
 
 test('before the first build, index tools answer index_unavailable', async () => {
-  const root = mkdtempSync(join(tmp, 'empty-'));
+  const root = tempDir('tools-empty');
   writeFileSync(join(root, 'a.py'), 'x = 1\n');
   const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'empty-state') });
   await refused(idx, 'search_code', { query: 'x' }, 'index_unavailable');
@@ -114,7 +112,7 @@ test('find_symbol, read_evidence and find_importers on the fixture', async () =>
   assert.equal(read.evidence.map((e) => [where(e), e.kind, e.name, e.snippet]), [['src/rag_common.py:12-12', 'source', 'src/rag_common.py', 'COLLECTION_NAME = "mobileai_docs"']]);
   const widened = await call(idx, 'read_evidence', { path: './src/rag_common.py', start_line: 2, end_line: 3, context: 50 });
   assert.is(widened.evidence[0].start_line, 1);
-  assert.is(widened.evidence[0].end_line, readFileSync(join(fixture, 'src/rag_common.py'), 'utf8').split('\n').length - 1);
+  assert.is(widened.evidence[0].end_line, readFileSync(join(FIXTURE, 'src/rag_common.py'), 'utf8').split('\n').length - 1);
   await refused(idx, 'read_evidence', { path: '.env', start_line: 1 }, 'secret_denied');
   await refused(idx, 'read_evidence', { path: 'debug.log', start_line: 1 }, 'not_indexed');
   await refused(idx, 'read_evidence', { path: 'assets/logo.png', start_line: 1 }, 'not_indexed');
@@ -140,7 +138,7 @@ test('find_symbol, read_evidence and find_importers on the fixture', async () =>
 });
 
 test('read_evidence caps a widened span at 400 lines', async () => {
-  const root = mkdtempSync(join(tmp, 'long-'));
+  const root = tempDir('tools-long');
   writeFileSync(join(root, 'long.txt'), Array.from({ length: 1000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
   const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'long-state') });
   await idx.refresh();
@@ -207,5 +205,5 @@ test('store round trip over the stdlib: find_symbol and find_importers agree wit
   await idx.close();
 });
 
-test.after(async () => { await fx?.close(); rmSync(tmp, { recursive: true, force: true }); });
+test.after(async () => { await fx?.close(); cleanupTemp(); });
 test.run();

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { openEvidexIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { warmRequestPath, warmupCalls, WARMUP_SLICE_MS, type WarmupCall } from '../daemon/warmup.js';
-import { cleanupTemp, FIXTURE, tempDir } from './helpers/daemon.js';
+import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
 
 const SAMPLE = { symbols: ['a', 'load_config', 'Parser.parse'], modules: ['os', 'pkg.mod'], paths: ['src/x.py', 'README.md'] };
 

@@ -6,12 +6,13 @@
 // what a fresh walk lists (no stale alias, no loop name).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '../client/connection.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { walkRepo } from '../indexer/discover/walk.js';
-import { git, median, tempDir, waitFor, type TestDaemon, checkedCaller, isNotIndexed, startWatched, stopWatched } from './helpers/daemon.js';
+import { median, waitFor, type TestDaemon, checkedCaller, isNotIndexed, startWatched, stopWatched } from './helpers/daemon.js';
+import { git, tempDir } from './helpers/fs.js';
 
 let root: string;
 let d: TestDaemon;
@@ -20,8 +21,8 @@ let c: Client;
 const w = (rel: string, text: string): void => writeFileSync(join(root, rel), text);
 
 test.before(async () => {
-  root = realpathSync(tempDir('links'));
-  git(root, 'init', '-q');
+  root = tempDir('links');
+  git(root, ['init', '-q']);
   w('real.py', 'def f():\n    return 1\n');
   symlinkSync('real.py', join(root, 'alias.py'));
   symlinkSync('alias.py', join(root, 'chain.py'));        // a chain: chain.py -> alias.py -> real.py
@@ -63,7 +64,7 @@ async function settle<T>(what: string, fn: () => Promise<T>, want: T): Promise<v
 const FILE_NAMES = ['alias.py', 'chain.py', 'd/inner.py', 'dl/inner.py', 'real.py'];
 
 test('walk: links are reported with how they are followed; a sub-walk does not enter a loop', async () => {
-  const r = realpathSync(tempDir('walk-links'));
+  const r = tempDir('walk-links');
   mkdirSync(join(r, 'd'));
   writeFileSync(join(r, 'd/v.py'), 'V = 1\n');
   writeFileSync(join(r, 'real.py'), 'R = 1\n');

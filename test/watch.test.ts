@@ -14,7 +14,8 @@ import { openIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { Rechecks, RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { cleanupTemp, fixtureCopy, tempDir, waitFor } from './helpers/daemon.js';
+import { fixtureCopy, waitFor } from './helpers/daemon.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { inotifyWatches } from './helpers/inotify.js';
 
 test.after(() => cleanupTemp());

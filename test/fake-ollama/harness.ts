@@ -1,21 +1,16 @@
 // Test plumbing shared by the ask tests: a real index over the fixture repo in
 // a temp state folder, and one-call helpers that run a question against a
 // fake Ollama and collect its events.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { IndexHandle, ToolResult } from '../../indexer/api.js';
 import { openIndex } from '../../indexer/index.js';
 import { validateToolCall } from '../../indexer/query/schemas.js';
 import type { AskConfig } from '../../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../../daemon/ask/events.js';
 import { runAsk } from '../../daemon/ask/loop.js';
+import { FIXTURE, tempDir } from '../helpers/fs.js';
 import type { FakeOllama } from './server.js';
-
-// dist/test/fake-ollama/ → repository root
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const FIXTURE = join(REPO_ROOT, 'fixtures', 'mobileai-local-rag');
 
 export interface FixtureIndex {
   root: string;
@@ -27,7 +22,7 @@ export interface FixtureIndex {
 
 /** Opens and builds a real index of the fixture in a fresh temp folder. */
 export async function openFixtureIndex(): Promise<FixtureIndex> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'evidex-ask-'));
+  const stateDir = tempDir('ask');
   const handle = await openIndex(FIXTURE, { stateDir: join(stateDir, 'index-state') });
   await handle.refresh();
   return {
@@ -39,7 +34,7 @@ export async function openFixtureIndex(): Promise<FixtureIndex> {
 }
 
 export function tempStateDir(): string {
-  return mkdtempSync(join(tmpdir(), 'evidex-ask-state-'));
+  return tempDir('ask-state');
 }
 
 export interface AskRun { result: AskResult; events: AskEvent[]; ms: number }

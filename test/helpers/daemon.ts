@@ -1,47 +1,26 @@
-// Test aids for the daemon: temp repositories, a real daemon process
+// Test aids for the daemon: copies of the fixture repository, a real daemon process
 // (dist/daemon/main.js) with its own EVIDEX_HOME, raw WebSocket probes for the
 // refusal tests, and small polling helpers. No mocks: every test talks to a
 // real process over loopback.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { connect, RpcError, type Client } from '../../client/connection.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { assertEvidenceChecks } from './evidence.js';
+import { cleanupTemp, FIXTURE, git, PROJECT_ROOT, tempDir } from './fs.js';
 import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../daemon/state.js';
 
-/** The project root (dist/test/helpers → ../../..). */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const DAEMON_MAIN = join(PROJECT_ROOT, 'dist', 'daemon', 'main.js');
-export const FIXTURE = join(PROJECT_ROOT, 'fixtures', 'mobileai-local-rag');
-
-const made: string[] = [];
-export function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), `evidex-${prefix}-`));
-  made.push(d);
-  return d;
-}
-/** Removes every temp folder made through tempDir (call at the end of a test file). */
-export function cleanupTemp(): void {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-}
 
 /** A fresh copy of the fixture repository (symlinks kept as links), optionally a git repo with one commit. */
 export function fixtureCopy(opts: { git?: boolean } = {}): string {
   const root = join(tempDir('repo'), 'mobileai-local-rag');
   cpSync(FIXTURE, root, { recursive: true, verbatimSymlinks: true });
-  if (opts.git) git(root, 'init', '-q'), git(root, 'add', '-A'), git(root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init');
+  if (opts.git) git(root, ['init', '-q']), git(root, ['add', '-A']), git(root, ['commit', '-qm', 'init']);
   return root;
-}
-
-export function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
 }
 
 export interface TestDaemon {
