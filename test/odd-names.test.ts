@@ -1,8 +1,8 @@
 // Every file the index holds can be asked for by the path the index reports:
 // odd but legal POSIX names (a colon after one letter, percent escapes, a
 // backslash, spaces, non-ASCII) come back from search_code and are readable by
-// read_evidence under that same path. (Review found names that search returned
-// but read refused.)
+// read_evidence under that same path (search and read must agree on what a
+// path is, or search returns names that read refuses).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';

@@ -1,4 +1,4 @@
-// Argument forms the review found handled loosely: path_prefix is a caller's
+// Argument forms that are easy to handle loosely: path_prefix is a caller's
 // path (refused when absolute or escaping, normalised otherwise), and a
 // module_name like "pkg.py" is a dotted name unless the index holds that file.
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,8 +1,8 @@
 // gitignore patterns, matched the way git itself matches them (dir.c +
 // wildmatch.c), because the contract says "what .gitignore excludes" and git is
-// the only authority on that. The `ignore` npm package was tried first and a
-// differential fuzz against `git ls-files` found it wrong on `[!a]*`, `q\*`,
-// `foo/**/` and nested-file precedence, so this is a direct port instead.
+// the only authority on that. Not the `ignore` npm package: a differential
+// fuzz against `git ls-files` finds it wrong on `[!a]*`, `q\*`, `foo/**/` and
+// nested-file precedence, so this is a direct port instead.
 //
 // What is ported, rule by rule:
 // - lines split at "\n", one "\r" before it dropped, a leading UTF-8 BOM skipped;

@@ -3,9 +3,9 @@
 // signature is a bloom filter of ROWS bits over the trigram buckets its lines
 // hold. The bits are stored by row, not by slot: row r is one bit string over
 // all slots, so "which blocks hold bits r1, r2, ..." is an AND of a few long
-// bit strings, 32 blocks per machine word. For a query this replaces a per-file
-// postings intersection plus a bloom probe per block (what a search used to
-// spend most of its time on when few blocks matched).
+// bit strings, 32 blocks per machine word: cheaper than intersecting per-file
+// postings and then probing a bloom filter per block, which costs most when
+// few blocks match.
 //
 // A file's blocks occupy consecutive slots, so matching slots come out grouped
 // by file and, within a file, in block order. A file that changes is re-added
