@@ -8,10 +8,10 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
+import { stdlibRoot } from './helpers/corpus.js';
 
 // Child mode: build the index of argv[3] into state argv[4] and exit (the parent kills it midway).
 if (process.argv[2] === '--build-child') {
@@ -149,7 +149,7 @@ test('an index of another format version is discarded and rebuilt', async () => 
 
 /** A few real stdlib packages, copied so the test may build them freely. */
 function stdlibSubset(): string {
-  const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
+  const stdlib = stdlibRoot();
   const root = tempDir('build-std');
   for (const name of ['email', 'json', 'asyncio', 'http', 'urllib', 'xml', 'logging', 'importlib', 'concurrent', 'argparse.py', 'typing.py', 'os.py']) {
     if (existsSync(join(stdlib, name))) cpSync(join(stdlib, name), join(root, name), { recursive: true, filter: (p) => !p.includes('__pycache__') });

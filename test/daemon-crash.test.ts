@@ -3,25 +3,19 @@
 // of this machine's Python stdlib (found at run time, never a fixed path).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, RpcError } from '../client/connection.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { startDaemon, stopDaemon, type TestDaemon } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { stdlibRoot } from './helpers/corpus.js';
 
 test.after(() => cleanupTemp());
 
-function stdlibDir(): string {
-  const r = spawnSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`python3 not usable: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
 /** A few MB of real Python: top-level modules plus some packages (no tests, no caches, no site-packages). */
 function makeTree(): string {
-  const lib = stdlibDir();
+  const lib = stdlibRoot();
   const root = join(tempDir('crash'), 'stdlib-part');
   const pkgs = ['email', 'json', 'asyncio', 'unittest', 'xml', 'concurrent', 'logging', 'http', 'importlib', 'multiprocessing'];
   const skip = (src: string) => !/(__pycache__|site-packages|[/\\]test[/\\]?$|[/\\]tests[/\\]?$)/.test(src);

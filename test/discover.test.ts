@@ -13,6 +13,7 @@ import { checkPath, walkRepo, type WalkResult } from '../indexer/discover/walk.j
 import { isBinary } from '../indexer/discover/content.js';
 import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
 import { mulberry32 } from './helpers/random.js';
+import { stdlibRoot } from './helpers/corpus.js';
 
 /** What git would add: untracked, not ignored (nothing is committed in these repos). */
 function gitListed(root: string): Set<string> {
@@ -141,7 +142,7 @@ function listAll(root: string, rel = ''): string[] {
 }
 
 test('differential vs git over real stdlib subtrees with varied rules', async () => {
-  const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
+  const stdlib = stdlibRoot();
   const root = tempDir('stdlib');
   const picks = ['json', 'email', 'asyncio', 'unittest', 'http', 'xml', 'importlib', 'logging', 'sqlite3', 'test/test_json', 'test/test_email',
     'concurrent', 'multiprocessing', 'urllib', 'idlelib', 'lib2to3', 'ctypes'];
@@ -203,7 +204,7 @@ test('differential vs git: 250 seeded random pattern sets (root + nested .gitign
 });
 
 test('walk of the installed Python stdlib (site-packages skipped): time and counts', async () => {
-  const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
+  const stdlib = stdlibRoot();
   const times: number[] = [];
   let files = 0, py = 0;
   for (let i = 0; i < 3; i++) {

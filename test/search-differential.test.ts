@@ -5,13 +5,13 @@
 // total must agree exactly. Also prints in-process latency (p50/p99).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { mulberry32 } from './helpers/random.js';
 import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
+import { stdlibRoot } from './helpers/corpus.js';
 
 const tmp = tempDir('search');
 
@@ -126,7 +126,7 @@ function pct(xs: number[], p: number): number {
 }
 
 test('search_code equals a plain scan over the whole Python stdlib', async () => {
-  const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
+  const stdlib = stdlibRoot();
   const idx = await openEvidexIndex(stdlib, { stateDir: join(tmp, 'std'), extraIgnore: ['site-packages/', '__pycache__/'] });
   const t0 = performance.now();
   const r = await idx.refresh();
@@ -162,7 +162,7 @@ test('search_code equals a plain scan over the fixture repo', async () => {
 
 test('search_code equals a plain scan before warm-up, after it, and around a bulk update', async () => {
   // A small real tree: four stdlib packages, copied so they can be rewritten.
-  const stdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
+  const stdlib = stdlibRoot();
   const root = join(tmp, 'churn');
   for (const pkg of ['json', 'email', 'http', 'urllib']) cpSync(join(stdlib, pkg), join(root, pkg), { recursive: true, filter: (p) => !p.includes('__pycache__') });
   const stateDir = join(tmp, 'churn-state');

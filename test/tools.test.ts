@@ -4,7 +4,6 @@
 // import statement is found by find_importers for each of its targets.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../indexer/errors.js';
@@ -16,6 +15,7 @@ import type { ToolCall } from '../indexer/query/schemas.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
+import { stdlibRoot } from './helpers/corpus.js';
 
 const tmp = tempDir('tools');
 
@@ -149,10 +149,6 @@ test('read_evidence caps a widened span at 400 lines', async () => {
   assert.is(tail.evidence[0].end_line, 1000, 'end clamped to the file');
   await idx.close();
 });
-
-function stdlibRoot(): string {
-  return execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
-}
 
 test('store round trip over the stdlib: find_symbol and find_importers agree with extractPython/importTargets', async () => {
   const root = stdlibRoot();
