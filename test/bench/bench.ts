@@ -11,7 +11,7 @@ import { WebSocket } from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { folderBytes } from '../../client/index-command.js';
 import { minus } from '../../daemon/latency.js';
-import { warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
+import { Methods, warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
 import { stateDirFor } from '../../daemon/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';
@@ -76,10 +76,10 @@ function rssOf(pid: number): { anon: number; hwm: number } {
   return { anon: kb('RssAnon'), hwm: kb('VmHWM') };
 }
 
-const call = (client: Client, name: string, a: unknown) => client.requestRaw('tools/call', { name, arguments: a }) as Promise<ToolResult>;
+const call = (client: Client, name: string, a: unknown) => client.request(Methods.toolsCall, { name, arguments: a });
 
 /** The daemon's own latency histograms (message read → answer written), per method and tool. */
-const daemonLatency = async (client: Client) => (await client.request<'indexStatus'>('index/status')).daemon.latency;
+const daemonLatency = async (client: Client) => (await client.request(Methods.indexStatus)).daemon.latency;
 /**
  * Runs `timedLoop` and returns the row of the daemon's own time for exactly
  * the calls of `tool` it made (the difference of two histogram snapshots): the
@@ -223,7 +223,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   // then answers are correct but come from slower paths. How long that takes is reported.
   const [warmupMs] = await timed(async () => {
     for (let i = 0; ; i++) {
-      const st = await client.request<'indexStatus'>('index/status');
+      const st = await client.request(Methods.indexStatus);
       // Steady state: caches loaded, the request path warmed up, the watcher's first scan and the catch-up after it done.
       if (st.index.warm && warmupSettled(st.daemon.warmup) && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
       if (i > 12_000) throw new Error('the index never reported warm');
@@ -231,7 +231,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
     }
   });
   row(`[${c.name}] background warm-up after serving (caches, request path, watcher scan)`, ms(warmupMs));
-  const w = (await client.request<'indexStatus'>('index/status')).daemon.warmup;
+  const w = (await client.request(Methods.indexStatus)).daemon.warmup;
   row(`[${c.name}] of which the request-path warm-up (daemon's own tool calls)`,
     w.state === 'done' ? `${w.calls} calls, ${w.busyMs} ms${w.outcome === 'done' ? '' : ` (${w.outcome})`}` : w.state);
   const floor: number[] = [];

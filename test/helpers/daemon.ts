@@ -13,6 +13,7 @@ import { connect, RpcError, type Client } from '../../client/connection.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { assertEvidenceChecks } from './evidence.js';
 import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../daemon/state.js';
+import { Methods } from '../../protocol/messages.js';
 
 /** The project root (dist/test/helpers → ../../..). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -134,7 +135,7 @@ export function median(xs: number[]): number {
 /** Waits until the daemon's start-up catch-up and the watcher's first scan have settled (before measuring anything). */
 export async function waitWatcherReady(c: Client): Promise<void> {
   await waitFor('watcher ready', async () => {
-    const s = await c.request<'indexStatus'>('index/status');
+    const s = await c.request(Methods.indexStatus);
     return s.daemon.watcher === 'watching' && s.daemon.startup === 'done' && s.daemon.pendingUpdates === 0;
   }, 15_000, 50);
 }
@@ -145,7 +146,7 @@ export async function waitWatcherReady(c: Client): Promise<void> {
  */
 export function checkedCaller(c: () => Client, root: () => string): (name: string, args: unknown) => Promise<ToolResult> {
   return async (name, args) => {
-    const r = await c().request<'toolsCall'>('tools/call', { name, arguments: args });
+    const r = await c().request(Methods.toolsCall, { name, arguments: args });
     assertEvidenceChecks(root(), r.evidence);
     return r;
   };
@@ -154,7 +155,7 @@ export function checkedCaller(c: () => Client, root: () => string): (name: strin
 /** True when the daemon refuses to read `path` as not indexed (what a test waits for after a delete or an ignore). */
 export async function isNotIndexed(c: Client, path: string): Promise<boolean> {
   try {
-    await c.request<'toolsCall'>('tools/call', { name: 'read_evidence', arguments: { path, start_line: 1 } });
+    await c.request(Methods.toolsCall, { name: 'read_evidence', arguments: { path, start_line: 1 } });
     return false;
   } catch (e) {
     return e instanceof RpcError && (e.data as { code?: string })?.code === 'not_indexed';
