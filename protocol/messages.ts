@@ -23,9 +23,10 @@ import type { AskEvent, AskResult } from '../daemon/ask/events.js';
 import type { LatencySnapshot } from '../daemon/latency.js';
 import type { WarmupOutcome } from '../daemon/warmup.js';
 import type { WatchState } from '../indexer/watch.js';
+import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
 
-export type { AskEvent, AskResult, LatencySnapshot, ToolResult, ToolDescriptor, BuildProgress, BuildSummary };
+export type { Evidence, AskEvent, AskResult, LatencySnapshot, ToolResult, ToolDescriptor, BuildProgress, BuildSummary };
 
 export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;

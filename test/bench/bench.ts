@@ -1,11 +1,11 @@
-// `npm run bench [-- --large] [-- --queries N]`: evidex against the references
+// `npm run bench [-- --large] [-- --queries N] [-- --cli-only] [-- --cli-runs N]`: evidex against the references
 // (Python's ast, ripgrep, universal-ctags) on the same files in the same run,
 // printed as one table: figure, evidex, reference, ratio, target. Nothing is
 // downloaded; every corpus comes from the machine's python3.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
@@ -21,6 +21,9 @@ import { drawQueries } from './queries.js';
 const args = process.argv.slice(2);
 const LARGE = args.includes('--large');
 const NQ = Number(args[args.indexOf('--queries') + 1]) || 300;
+/** Only the CLI-latency rows (benchCli): seconds instead of minutes. */
+const CLI_ONLY = args.includes('--cli-only');
+const CLI_RUNS = Number(args[args.indexOf('--cli-runs') + 1]) || 20;
 /** Untimed calls before each timed set (the first calls of a fresh daemon run unoptimised code). */
 const WARMUP_CALLS = 20;
 
@@ -332,6 +335,55 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
 }
 
 /**
+ * What a user waits for at the prompt (issue 19): `evidex search` against a
+ * running daemon beside `node -e 0` (the floor: starting Node) and `git grep`
+ * (what it replaces), on a git copy of the bundled fixture. The commands run
+ * interleaved, CLI_RUNS times each, and the medians are compared; the first
+ * call (no daemon yet: start it, build the index, answer) is its own row.
+ */
+function benchCli(): void {
+  const fixture = fileURLToPath(new URL('../../../fixtures/mobileai-local-rag', import.meta.url));
+  const repo = join(mkdtempSync(join(tmpdir(), 'evidex-bench-cli-')), 'repo');
+  cpSync(fixture, repo, { recursive: true, verbatimSymlinks: true });
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore' });
+  git('init', '-q'); git('add', '-A'); git('-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-qm', 'fixture');
+  const home = mkdtempSync(join(tmpdir(), 'evidex-bench-cli-home-'));
+  const env = { ...process.env, EVIDEX_HOME: home, NO_COLOR: '1' };
+  const bin = fileURLToPath(new URL('../../client/bin.js', import.meta.url));
+  const query = 'COLLECTION_NAME';
+  const run = (cmd: string, argv: string[]): number => {
+    const t0 = performance.now();
+    const r = spawnSync(cmd, argv, { cwd: repo, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const t = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')}: exit ${r.status}: ${r.stderr}`);
+    return t;
+  };
+  const commands: Array<[string, string, string[]]> = [
+    ['node -e 0', process.execPath, ['-e', '0']],
+    [`evidex search ${query}`, process.execPath, [bin, 'search', query]],
+    [`git grep -n -i ${query}`, 'git', ['grep', '-n', '-i', query]],
+    ['evidex --version', process.execPath, [bin, '--version']],
+  ];
+  try {
+    const first = run(process.execPath, [bin, 'search', query]);
+    const times = new Map<string, number[]>(commands.map(([name]) => [name, []]));
+    for (let i = 0; i < 3; i++) for (const [, cmd, argv] of commands) run(cmd, argv); // page cache, the daemon's first calls
+    for (let i = 0; i < CLI_RUNS; i++) for (const [name, cmd, argv] of commands) times.get(name)!.push(run(cmd, argv));
+    const m = (name: string) => median(times.get(name)!);
+    const node = m('node -e 0');
+    const ratio = (x: number) => `${(x / node).toFixed(2)}×`;
+    row(`[cli] evidex search ${query}, median of ${CLI_RUNS}`, ms(m(`evidex search ${query}`)), `node -e 0 ${ms(node)}`, ratio(m(`evidex search ${query}`)), '≤ 1.5× node -e 0', m(`evidex search ${query}`) <= 1.5 * node);
+    row(`[cli] git grep -n -i ${query}, median of ${CLI_RUNS}`, '', ms(m(`git grep -n -i ${query}`)));
+    row(`[cli] evidex --version, median of ${CLI_RUNS}`, ms(m('evidex --version')), `node -e 0 ${ms(node)}`, ratio(m('evidex --version')));
+    row('[cli] first evidex search (starts the daemon, builds the index)', ms(first));
+  } finally {
+    spawnSync(process.execPath, [bin, 'daemon', 'stop', '--repo', repo], { env, stdio: 'ignore' });
+    rmSync(dirname(repo), { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/**
  * The issue's scale target: from the stdlib to site-packages, every cost grows
  * no faster than the tree (lines for time, bytes for space) and queries stay
  * in milliseconds. Each row is large ÷ stdlib beside the tree's own growth.
@@ -364,7 +416,10 @@ function printTable(): void {
 
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
 console.log(`evidex bench · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · node ${process.version} · ${execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim()}`);
-const small = await benchCorpus(makeCorpus('stdlib'));
-if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+if (!CLI_ONLY) {
+  const small = await benchCorpus(makeCorpus('stdlib'));
+  if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+}
+benchCli();
 printTable();
 writeFileSync(join(tmpdir(), 'evidex-bench-last.txt'), rows.map((r) => Object.values(r).join('\t')).join('\n'));
