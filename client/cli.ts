@@ -99,9 +99,14 @@ interface ToolCommandSpec {
   build(p: Parsed, path: (arg: string) => string): Record<string, unknown>;
   /** How the text output looks (highlight, bodies). */
   format?(p: Parsed): FormatOptions;
+  /** Makes the call (default: one tools/call); `read` makes several to print a file whole. */
+  call?(client: Client, args: Record<string, unknown>, p: Parsed): Promise<ToolResult>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
   after?(r: ToolResult, args: Record<string, unknown>, client: Client): Promise<string | null>;
 }
+
+const callTool = (client: Client, tool: string, args: Record<string, unknown>) =>
+  client.request(Methods.toolsCall, { name: tool, arguments: defined(args) });
 
 /** A friendly command = one tool call built from flags; the daemon still validates it strictly. */
 function toolCommand(s: ToolCommandSpec): Command {
@@ -118,7 +123,7 @@ function toolCommand(s: ToolCommandSpec): Command {
         if (spec.path && typeof args[arg] === 'string') args[arg] = path(args[arg] as string);
       }
       await withDaemon(root, async (client) => {
-        const r = await client.request(Methods.toolsCall, { name: s.tool, arguments: defined(args) });
+        const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args));
         printResult(r, p, s.format?.(p) ?? {});
         const note = p.flags.json ? null : await s.after?.(r, args, client);
         if (note) process.stderr.write(`${note}\n`);
@@ -158,6 +163,32 @@ export function parseReadTarget(target: string): { path: string; start_line: num
   const start = Number(m[2]);
   const end = m[3] === undefined ? undefined : Number(m[3]);
   return { path: m[1], start_line: start, end_line: end };
+}
+
+/**
+ * read_evidence, with the lines a snippet's character cap cut off read on in
+ * further calls, so the text output holds every line asked for. The result
+ * is one `source` item over the whole span; a single line longer than the cap
+ * stays cut (and flagged).
+ */
+async function readWhole(client: Client, args: Record<string, unknown>): Promise<ToolResult> {
+  const first = await callTool(client, 'read_evidence', args);
+  const e = first.evidence[0];
+  if (!e?.truncated) return first;
+  const lines: string[] = [];
+  let cut = false;
+  for (let item = e; ;) {
+    const got = item.snippet.split('\n');
+    // A cut snippet ends inside its last line: that line is read again from its start.
+    if (item.truncated && got.length > 1) got.pop();
+    else if (item.truncated) cut = true;
+    lines.push(...got);
+    const next = e.start_line + lines.length;
+    if (next > e.end_line) break;
+    item = (await callTool(client, 'read_evidence', { path: e.path, start_line: next, end_line: e.end_line })).evidence[0];
+  }
+  const { truncated: _, ...whole } = e;
+  return { ...first, evidence: [{ ...whole, snippet: lines.join('\n'), ...(cut ? { truncated: true as const } : {}) }] };
 }
 
 /** Whether line `line` of `path` exists: the way to know a read stopped at the cap, not at the end of the file. */
@@ -337,6 +368,8 @@ const COMMANDS: Record<string, Command> = {
       const t = parseReadTarget(p.positionals[0]);
       return { ...t, path: path(t.path), context: p.flags.context };
     },
+    // --json prints the tool's own answer; the text output every line asked for.
+    call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args) : readWhole(client, args)),
     async after(r, args, client) {
       const e = r.evidence[0];
       const fromTheTop = args.start_line === 1 && args.end_line === READ_MAX_LINES;
