@@ -9,8 +9,8 @@
 // each command imports what it needs when it runs (the connection and `ws`
 // for a tool call; the indexer, zod or the Ollama side only for the commands
 // that use them).
-import { readFileSync, realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Methods, Notifications, READ_MAX_LINES, type BuildSummary, type IndexProgressParams, type ToolResult } from '../protocol/messages.js';
 import { parseArgs, describeFlags, UsageError, type FlagSpecs, type Parsed } from './args.js';
 import { EXIT_REFUSED, Refusal, userError } from './errors.js';
@@ -37,7 +37,27 @@ const CLIENT_NAME = 'cli';
 
 async function repoOf(p: Parsed): Promise<string> {
   const { resolveRepoRoot } = await import('../daemon/state.js');
-  return resolveRepoRoot(p.flags.repo as string | undefined);
+  const repo = p.flags.repo as string | undefined;
+  return resolveRepoRoot(repo ?? gitTopLevel(process.cwd(), process.env) ?? undefined);
+}
+
+/**
+ * The work tree holding `cwd` as git finds it — the nearest folder, from
+ * `cwd` up, with a `.git` entry (a folder, or the file of a linked work tree
+ * or submodule) — without starting git, which costs a CLI call more than
+ * anything but Node itself. Null, so that git is asked after all, when git's
+ * environment steers its discovery or no `.git` is found.
+ */
+export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv): string | null {
+  if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_CEILING_DIRECTORIES) return null;
+  let dir: string;
+  try { dir = realpathSync(cwd); } catch { return null; }
+  for (;;) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
 }
 
 function needPositionals(p: Parsed, n: number, usage: string): void {
