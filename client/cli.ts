@@ -229,10 +229,12 @@ async function runIndex(p: Parsed): Promise<number> {
   const bar = new ProgressLine(process.stderr, json);
   // The default SIGINT exit would leave the progress line half drawn under the prompt.
   // An interrupted build is safe: the index is crash-safe, and the next run resumes it.
+  // Then the process dies of the signal itself, as the shell expects of Ctrl-C (status 130):
+  // a normal exit would tear down the parser threads mid-call, which aborts in native code.
   const onInterrupt = () => {
     bar.done();
     process.stderr.write('evidex: interrupted; the index is left as it was or partly refreshed, and `evidex index` resumes it\n');
-    process.exit(130);
+    process.kill(process.pid, 'SIGINT');
   };
   process.once('SIGINT', onInterrupt);
   const t0 = Date.now();

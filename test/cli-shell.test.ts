@@ -3,8 +3,8 @@
 // folder, repeated options, `--`, one line per definition, whole-file reads
 // with paging, path matches as path:1:, colour, "did you mean", the error
 // mapping, the client's name header, and what a tool call loads.
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -207,6 +207,25 @@ test('a tool call loads nothing of the indexer, lmdb, tree-sitter, ollama or zod
   for (const banned of [/dist\/indexer\//, /node_modules\/(lmdb|tree-sitter|tree-sitter-python|ollama|zod)\//, /dist\/daemon\/(?!state\.js)/]) {
     assert.not.match(loaded, banned, `loaded: ${loaded.split('\n').filter((l) => banned.test(l)).join(' ')}`);
   }
+});
+
+test('Ctrl-C during evidex index: the progress line is finished, one line says so, the process dies of SIGINT; the next index completes', async () => {
+  const big = join(tempDir('interrupt'), 'repo');
+  mkdirSync(big);
+  // Enough files that the build is still running when the first progress line appears.
+  for (let i = 0; i < 4000; i++) writeFileSync(join(big, `m${i}.py`), `import os\n\ndef f${i}(x):\n    return os.path.join(x, "${i}")\n`);
+  const child = spawn(process.execPath, [BIN, 'index', '--repo', big], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const firstLine = new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); if (stderr.includes('\n')) resolve(); }));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  await firstLine;
+  child.kill('SIGINT');
+  const end = await exited;
+  assert.equal(end, { code: null, signal: 'SIGINT' }, stderr);
+  assert.match(stderr, /\nevidex: interrupted; .*\n$/);
+  const again = evidex(['index', '--repo', big, '--json']);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(JSON.parse(again.stdout).files, 4000);
 });
 
 test.after(() => {
