@@ -9,7 +9,7 @@
 // each command imports what it needs when it runs (the connection and `ws`
 // for a tool call; the indexer, zod or the Ollama side only for the commands
 // that use them).
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Methods, Notifications, READ_MAX_LINES, type BuildSummary, type IndexProgressParams, type ToolResult } from '../protocol/messages.js';
 import { parseArgs, describeFlags, UsageError, type FlagSpecs, type Parsed } from './args.js';
@@ -79,8 +79,12 @@ export function rootRelative(root: string, arg: string, cwd: string = process.cw
   const abs = resolve(here, arg);
   if (isAbsolute(arg) && !inside(abs)) return arg;
   const rel = relative(root, abs).split(sep).join('/');
-  // `--path-prefix src/` means the folder, not every path starting with "src".
-  return rel !== '' && /[/\\]$/.test(arg) ? `${rel}/` : rel;
+  // A folder (`--path-prefix .` in src/, or `src/`) means what is inside it, not every path starting with "src".
+  return rel !== '' && !rel.startsWith('..') && (/[/\\]$/.test(arg) || isFolder(abs)) ? `${rel}/` : rel;
+}
+
+function isFolder(path: string): boolean {
+  try { return statSync(path).isDirectory(); } catch { return false; }
 }
 
 /** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
@@ -140,7 +144,8 @@ function toolCommand(s: ToolCommandSpec): Command {
       // Path flags are converted here, so a command adding one (`path: true`) needs nothing more.
       for (const [name, spec] of Object.entries(flags)) {
         const arg = name.replace(/-/g, '_');
-        if (spec.path && typeof args[arg] === 'string') args[arg] = path(args[arg] as string);
+        // The root itself as a prefix keeps everything: no prefix at all.
+        if (spec.path && typeof args[arg] === 'string') args[arg] = path(args[arg] as string) || undefined;
       }
       await withDaemon(root, async (client) => {
         const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args));
