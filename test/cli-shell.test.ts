@@ -4,7 +4,7 @@
 // with paging, path matches as path:1:, colour, "did you mean", the error
 // mapping, the client's name header, and what a tool call loads.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import * as assert from 'uvu/assert';
 import { WebSocketServer } from 'ws';
 import { connect, openSocket } from '../client/connection.js';
 import { userError } from '../client/errors.js';
+import { gitTopLevel } from '../client/cli.js';
 import { RpcError } from '../protocol/jsonrpc.js';
 import { CLIENT_NAME_HEADER, Methods } from '../protocol/messages.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
@@ -62,6 +63,13 @@ test('path arguments are relative to the current folder inside the root; call ke
   const call = evidex(['call', 'read_evidence', '{"path": "rag_common.py", "start_line": 1}'], { cwd: src });
   assert.is(call.code, 2);
   assert.is(JSON.parse(call.stdout).error.code, 'not_indexed');
+});
+
+test('the repository root is found as git finds it, without starting git', () => {
+  for (const dir of [repo, src, join(src, 'mobileai_rag')]) {
+    assert.is(gitTopLevel(dir, {}), realpathSync(git(dir, 'rev-parse', '--show-toplevel').trim()), dir);
+  }
+  assert.is(gitTopLevel(src, { GIT_DIR: join(repo, '.git') }), null, 'git is asked when its environment steers discovery');
 });
 
 test('diff PATH from a subfolder shows the hunk of that file', () => {
