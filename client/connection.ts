@@ -4,19 +4,36 @@
 // say what to do next.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
-import { parseDaemonArgs } from '../daemon/args.js';
+import { createRequire } from 'node:module';
+import type WebSocketType from 'ws';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
-  MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult, type WarmupStatus, type LatencySnapshot,
+  CLIENT_NAME_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
+  type WarmupStatus, type LatencySnapshot,
 } from '../protocol/messages.js';
 import {
   canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
 } from '../daemon/state.js';
 import { UsageError } from './args.js';
+import { ConnectionError } from './errors.js';
 
-export { resolveRepoRoot, RpcError };
+export { resolveRepoRoot, RpcError, ConnectionError };
+
+/**
+ * The ws client class alone, through require: importing the package from ESM
+ * runs Node's CommonJS export lexer over every file of its ESM wrapper and
+ * loads the server and stream halves too, which was the largest share of a
+ * CLI call's time after starting Node (measured with --cpu-prof).
+ */
+const WebSocket = loadWebSocketClass();
+function loadWebSocketClass(): typeof WebSocketType {
+  const require = createRequire(import.meta.url);
+  // By file path: the package's "exports" map names only its entry points.
+  return require(join(dirname(require.resolve('ws')), 'lib', 'websocket.js')) as typeof WebSocketType;
+}
+type WebSocket = WebSocketType;
 
 /**
  * A wait that does not keep the process alive: the CLI exits as soon as its
@@ -26,18 +43,16 @@ function sleepUnref(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
 }
 
-/** A connection problem with a message that tells the user what to do. */
-export class ConnectionError extends Error {
-  constructor(message: string) { super(message); this.name = 'ConnectionError'; }
-}
-
 export type NotificationListener = (method: string, params: unknown) => void;
 
 export interface Client {
   readonly info: DaemonInfo;
   readonly stateDir: string;
-  /** Sends one request; rejects with RpcError (its `data` holds `{code, message}` for tool refusals). */
-  request<K extends MethodKey>(method: (typeof Methods)[K]['method'], params?: ParamsOf<K>, signal?: AbortSignal): Promise<ResultOf<K>>;
+  /**
+   * Sends one request of a protocol method (`Methods.toolsCall`...), typed by
+   * its definition; rejects with RpcError (client/errors.ts maps it for users).
+   */
+  request<T extends RequestType<unknown, unknown>>(def: T, ...rest: RequestArgs<T>): Promise<ResultOfType<T>>;
   /** Untyped form for scripts and tests that send arbitrary method names. */
   requestRaw(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown>;
   onNotification(fn: NotificationListener): () => void;
@@ -52,7 +67,14 @@ export interface ConnectOptions {
   /** How long to wait for a daemon we started (default 30 s). */
   startTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Sent as the X-Evidex-Client upgrade header, so the daemon's log and audit say which client asked (the CLI sends `cli`). */
+  clientName?: string;
 }
+
+/** A method's params (optional when it takes none), then an optional AbortSignal. */
+type RequestArgs<T> = undefined extends ParamsOfType<T>
+  ? [params?: ParamsOfType<T>, signal?: AbortSignal]
+  : [params: ParamsOfType<T>, signal?: AbortSignal];
 
 /** Path of the compiled daemon entry, next to this file in dist/. */
 export function daemonEntry(): string {
@@ -60,10 +82,10 @@ export function daemonEntry(): string {
 }
 
 /** Opens one authenticated WebSocket to the daemon described by `info`. */
-export function openSocket(info: DaemonInfo, timeoutMs = 5000): Promise<WebSocket> {
+export function openSocket(info: DaemonInfo, timeoutMs = 5000, clientName?: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(info.url, {
-      headers: { Authorization: `Bearer ${info.token}` },
+      headers: { Authorization: `Bearer ${info.token}`, ...(clientName ? { [CLIENT_NAME_HEADER]: clientName } : {}) },
       maxPayload: MAX_PAYLOAD_BYTES,
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
@@ -81,7 +103,7 @@ function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): Client {
   return {
     info,
     stateDir,
-    request: (method, params, signal) => conn.sendRequest(method, params, signal) as Promise<never>,
+    request: (def, ...[params, signal]) => conn.sendRequest(def.method, params, signal) as Promise<never>,
     requestRaw: (method, params, signal) => conn.sendRequest(method, params, signal),
     onNotification: (fn) => conn.onNotification(fn),
     closed,
@@ -100,7 +122,7 @@ type Probe =
   | { kind: 'unreachable'; info: DaemonInfo; error: string }; // a live daemon pid that does not answer
 
 /** Looks for a daemon for this state folder and connects to it if one answers. */
-async function probe(stateDir: string): Promise<Probe> {
+async function probe(stateDir: string, clientName?: string): Promise<Probe> {
   const info = await readDaemonInfo(stateDir);
   if (!info) return { kind: 'none' };
   if (!(await daemonAlive(stateDir, info.pid))) {
@@ -109,7 +131,7 @@ async function probe(stateDir: string): Promise<Probe> {
     return { kind: 'none' };
   }
   try {
-    return { kind: 'running', info, ws: await openSocket(info) };
+    return { kind: 'running', info, ws: await openSocket(info, 5000, clientName) };
   } catch (e) {
     return { kind: 'unreachable', info, error: (e as Error).message };
   }
@@ -157,13 +179,13 @@ function lastLogLine(path: string): string {
  * wait at once with its last log line, unless it exited because another
  * daemon already serves the root: then that one is waited for.
  */
-async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess, clientName?: string): Promise<{ info: DaemonInfo; ws: WebSocket }> {
   let exit: number | null = null;
   child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
-    const p = await probe(stateDir);
+    const p = await probe(stateDir, clientName);
     if (p.kind === 'running') return p;
     if (p.kind === 'unreachable') last = p.error;
     if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
@@ -176,24 +198,26 @@ async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, 
 }
 
 /** Where a root's daemon would be, and whether one answers there: the first step of every command below. */
-async function locate(root: string, envOpt?: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
+async function locate(root: string, envOpt?: NodeJS.ProcessEnv, clientName?: string): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
   const env = envOpt ?? process.env;
   const real = canonicalRoot(root);
   const stateDir = stateDirFor(real, env);
-  return { env, real, stateDir, p: await probe(stateDir) };
+  return { env, real, stateDir, p: await probe(stateDir, clientName) };
 }
 
 /** Spawns a daemon for `real` and waits until it (or a racing starter's) answers. */
-async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000, clientName?: string): Promise<{ info: DaemonInfo; ws: WebSocket }> {
   // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
+  // Loaded only here: a call to a running daemon never needs it.
+  const { parseDaemonArgs } = await import('../daemon/args.js');
   try { parseDaemonArgs([], env); } catch (e) { throw new UsageError((e as Error).message); }
   await ensureStateDir(stateDir);
-  return waitForDaemon(real, stateDir, timeoutMs, spawnDaemon(real, stateDir, env));
+  return waitForDaemon(real, stateDir, timeoutMs, spawnDaemon(real, stateDir, env), clientName);
 }
 
 /** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
 export async function connect(root: string, opts: ConnectOptions = {}): Promise<Client> {
-  const { env, real, stateDir, p } = await locate(root, opts.env);
+  const { env, real, stateDir, p } = await locate(root, opts.env, opts.clientName);
   if (p.kind === 'running') return makeClient(p.ws, p.info, stateDir);
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`the evidex daemon for ${real} (pid ${p.info.pid}) is not answering at ${p.info.url}: ${p.error}; `
@@ -202,7 +226,7 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   if (!opts.autoStart) {
     throw new ConnectionError(`no evidex daemon for ${real}; start one with \`evidex daemon start --repo ${real}\``);
   }
-  const started = await startAndWait(real, stateDir, env, opts.startTimeoutMs);
+  const started = await startAndWait(real, stateDir, env, opts.startTimeoutMs, opts.clientName);
   return makeClient(started.ws, started.info, stateDir);
 }
 
@@ -242,7 +266,7 @@ export async function daemonStop(root: string, opts: { env?: NodeJS.ProcessEnv; 
   if (p.kind === 'running') {
     const c = makeClient(p.ws, p.info, stateDir);
     try {
-      await c.request<'daemonShutdown'>('daemon/shutdown');
+      await c.request(Methods.daemonShutdown);
       await Promise.race([c.closed, sleepUnref(timeout)]);
     } catch { /* it may close before answering; the pid check below decides */ }
     await c.close();
@@ -270,7 +294,7 @@ export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv
   }
   const c = makeClient(p.ws, p.info, stateDir);
   try {
-    const s = await c.request<'indexStatus'>('index/status');
+    const s = await c.request(Methods.indexStatus);
     return {
       running: true, root: real, stateDir, pid: s.daemon.pid, url: s.daemon.url, files: s.index.files, symbols: s.index.symbols,
       generation: s.index.generation, lastUpdate: s.index.lastUpdate, watcher: s.daemon.watcher, state: s.index.state, status: s,

@@ -1,27 +1,80 @@
-// Human output of evidence: `path:line: text`, one line per source line, so
-// editors and terminals can jump to it. Scripts use --json instead.
-import { SNIPPET_MAX_CHARS, type Evidence } from '../indexer/evidence.js';
-import type { ToolResult } from '../indexer/api.js';
+// Human output of evidence, in the shape grep and rg users scan and editors
+// jump to: `path:line: text`, one line per source line; a definition found by
+// `symbol` is one line (`path:start-end: kind name  first line`) unless its
+// body is asked for. On a terminal, paths, line numbers and the matched text
+// are coloured as rg colours them. Scripts use --json instead.
+import type { Evidence, ToolResult } from '../protocol/messages.js';
 
-/** Prints each item as `path:line: text` lines; multi-line items get a header naming what they are. */
-export function formatEvidence(items: readonly Evidence[]): string {
+const SGR = { path: '35', line: '32', match: '1;31', name: '1', dim: '2' } as const;
+type Role = keyof typeof SGR;
+
+export interface FormatOptions {
+  /** ANSI colours (decided by the caller from --color, NO_COLOR and the terminal). */
+  color?: boolean;
+  /** Text to highlight in lines and paths: the search query. */
+  highlight?: { text: string; caseSensitive: boolean };
+  /** Definitions in full (`symbol --body`) instead of one line each. */
+  body?: boolean;
+}
+
+const DEFINITION_KINDS: ReadonlySet<string> = new Set(['class', 'function', 'method', 'variable']);
+
+class Painter {
+  constructor(private readonly opts: FormatOptions) {}
+  paint(role: Role, text: string): string {
+    return this.opts.color && text ? `\x1b[${SGR[role]}m${text}\x1b[0m` : text;
+  }
+  /** `text` with every occurrence of the highlighted needle painted (outside `role`'s own colour). */
+  marked(text: string, role?: Role): string {
+    const h = this.opts.highlight;
+    const plain = (t: string) => (role ? this.paint(role, t) : t);
+    if (!this.opts.color || !h || h.text === '') return plain(text);
+    const hay = h.caseSensitive ? text : text.toLowerCase();
+    const needle = h.caseSensitive ? h.text : h.text.toLowerCase();
+    // Lower-casing can change a string's length (rare letters); then highlighting would be off by some characters.
+    if (hay.length !== text.length) return plain(text);
+    let out = '';
+    let from = 0;
+    for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + needle.length)) {
+      out += plain(text.slice(from, at)) + this.paint('match', text.slice(at, at + needle.length));
+      from = at + needle.length;
+    }
+    return out + plain(text.slice(from));
+  }
+  /** `path:line:` (or `path:start-end:`) as the prefix of an output line. */
+  where(path: string, line: string, markPath = false): string {
+    return `${markPath ? this.marked(path, 'path') : this.paint('path', path)}:${this.paint('line', line)}:`;
+  }
+}
+
+/** The lines of `items`; see the file comment for the shapes. */
+export function formatEvidence(items: readonly Evidence[], opts: FormatOptions = {}): string {
+  const p = new Painter(opts);
   const out: string[] = [];
   for (const e of items) {
+    const span = `${e.start_line}-${e.end_line}`;
     if (e.kind === 'diff') {
-      out.push(`${e.path}:${e.start_line}-${e.end_line}: diff`);
-      out.push(e.snippet);
+      out.push(`${p.where(e.path, span)} diff`, e.snippet);
+      continue;
+    }
+    if (e.kind === 'path_match') {
+      // Line 1, so an editor opens the file; the marker says it was the path that matched.
+      out.push(`${p.where(e.path, '1', true)} ${p.paint('dim', '[path match]')}`);
       continue;
     }
     const lines = e.snippet.split('\n');
-    if (e.kind === 'path_match') {
-      out.push(`# path match: ${e.path}`);
+    if (DEFINITION_KINDS.has(e.kind) && !opts.body) {
+      out.push(`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${lines[0].trim()}`);
       continue;
     }
-    // A multi-line item (a definition, an import spanning lines) gets a header saying what it is.
+    // A multi-line item (a definition with --body, an import spanning lines) gets a header saying what it is.
     // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
-    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(`# ${e.kind} ${e.name} at ${e.path}:${e.start_line}-${e.end_line}`);
-    lines.forEach((text, i) => out.push(`${e.path}:${e.start_line + i}: ${text}`));
-    if (e.truncated) out.push(`${e.path}: … (snippet cut at ${SNIPPET_MAX_CHARS.toLocaleString('en')} characters; read more with \`evidex read ${e.path}:${e.start_line + lines.length - 1}-${e.end_line}\`)`);
+    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', `# ${e.kind} ${e.name} at ${e.path}:${span}`));
+    lines.forEach((text, i) => out.push(`${p.where(e.path, String(e.start_line + i))} ${p.marked(text)}`));
+    if (e.truncated) {
+      const shownTo = e.start_line + lines.length - 1;
+      out.push(`${e.path}: … (snippet cut at ${e.snippet.length.toLocaleString('en')} characters; read on with \`evidex read ${e.path}:${shownTo}-${e.end_line}\`)`);
+    }
   }
   return out.join('\n');
 }

@@ -1,10 +1,12 @@
 // The evidex daemon: one per repository root. It owns the index handle, the
 // watcher and a WebSocket JSON-RPC server on 127.0.0.1, and serves any number of
 // clients without letting one of them (an error, an exception, a slow socket)
-// affect the others. Methods and their params schemas come from protocol.ts.
+// affect the others. Methods come from protocol/messages.ts, their params
+// schemas from methods.ts; each method has one handler (Daemon.handlers).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { z } from 'zod';
 import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
@@ -14,10 +16,11 @@ import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { LatencyBook } from './latency.js';
 import {
-  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
-  type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type StatusResult,
-  type WarmupStatus,
+  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, SHUTTING_DOWN, TOOL_ERROR,
+  type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type ResultOf,
+  type StatusResult, type WarmupStatus,
 } from '../protocol/messages.js';
+import { ParamsSchemas } from './methods.js';
 import {
   acquireLock, createToken, ensureStateDir, removeDaemonInfo, tokensEqual, writeDaemonInfo, type DaemonInfo, type Lock,
 } from './state.js';
@@ -82,8 +85,12 @@ function latencyName(method: string, params: unknown): string {
     const name = (params as { name?: unknown } | null | undefined)?.name;
     return `${method} ${isToolName(name) ? name : '(unknown tool)'}`;
   }
-  return methodByName(method) ? method : '(unknown method)';
+  return methodKeyOf(method) ? method : '(unknown method)';
 }
+
+/** One method's handler: its validated params in, its result (or a promise of it) out. */
+type Handler<K extends MethodKey> = (params: ParamsOf<K>, client: Caller, ctx: RequestContext) => ResultOf<K> | Promise<ResultOf<K>>;
+type Handlers = { [K in MethodKey]: Handler<K> };
 
 /** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
 const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
@@ -259,47 +266,52 @@ export class Daemon {
     if (this.stopping) conn.close(1001, 'daemon shutting down');
   }
 
+  /** One handler per method; dispatch() runs them with validated params. */
+  private readonly handlers: Handlers = {
+    toolsList: () => ({ tools: toolDescriptors() }),
+    toolsCall: (p) => {
+      const r = this.startTool(p.name, p.arguments);
+      return r instanceof Promise ? r.then(wireResult) : wireResult(r);
+    },
+    ask: (p, client, ctx) => this.ask(client, ctx, p),
+    indexStatus: () => this.status(),
+    indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),
+    daemonShutdown: (_p, client) => {
+      // Answer first; the shutdown starts once this response is on its way.
+      setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });
+      return { stopping: true, pid: process.pid };
+    },
+  };
+
   /**
-   * Every request passes here: method lookup, params schema, then the handler;
-   * nothing thrown escapes as anything but an RpcError. A tool call the index
-   * can answer without waiting comes back as a value, which the connection
-   * sends at once (RequestHandler); everything else as a promise.
+   * Every request passes here: method lookup, params schema, then the
+   * method's handler; nothing thrown escapes as anything but an RpcError. A
+   * tool call the index can answer without waiting comes back as a value,
+   * which the connection sends at once (RequestHandler); everything else as a
+   * promise.
    */
   private dispatch(client: Caller, method: string, params: unknown, ctx: RequestContext): unknown {
-    const found = methodByName(method);
-    if (!found) throw new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`);
-    if (this.stopping && found.key !== 'indexStatus') throw new RpcError(SHUTTING_DOWN, 'the daemon is shutting down');
-    const parsed = found.def.params.safeParse(params);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? issue.path.map(String).join('.') : 'params';
-      const message = `${method}: ${where}: ${issue?.message ?? 'invalid'}`;
-      throw new RpcError(RpcCode.INVALID_PARAMS, message, { code: 'invalid_arguments', message });
-    }
-    const p = (parsed.data ?? {}) as Record<string, unknown>;
+    const key = methodKeyOf(method);
+    if (!key) throw new RpcError(RpcCode.METHOD_NOT_FOUND, `method not found: ${method}`);
+    if (this.stopping && key !== 'indexStatus') throw new RpcError(SHUTTING_DOWN, 'the daemon is shutting down');
     try {
-      const out = this.route(found.key, p, client, ctx);
+      const out = this.run(key, params, client, ctx);
       return out instanceof Promise ? out.catch((e: unknown) => { throw this.rpcErrorOf(e, method, client); }) : out;
     } catch (e) {
       throw this.rpcErrorOf(e, method, client);
     }
   }
 
-  private route(key: MethodKey, p: Record<string, unknown>, client: Caller, ctx: RequestContext): unknown {
-    switch (key) {
-      case 'toolsList': return { tools: toolDescriptors() };
-      case 'toolsCall': {
-        const r = this.startTool(p.name, p.arguments);
-        return r instanceof Promise ? r.then(wireResult) : wireResult(r);
-      }
-      case 'ask': return this.ask(client, ctx, p as ParamsOf<'ask'>);
-      case 'indexStatus': return this.status();
-      case 'indexRefresh': return this.refresh(client, ctx);
-      case 'daemonShutdown':
-        // Answer first; the shutdown starts once this response is on its way.
-        setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });
-        return { stopping: true, pid: process.pid };
+  /** Validates `params` with method K's schema and calls K's handler: the one place the key ties schema, handler and types. */
+  private run<K extends MethodKey>(key: K, params: unknown, client: Caller, ctx: RequestContext): unknown {
+    const parsed = (ParamsSchemas[key] as z.ZodType<ParamsOf<K>>).safeParse(params);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.map(String).join('.') : 'params';
+      const message = `${Methods[key].method}: ${where}: ${issue?.message ?? 'invalid'}`;
+      throw new RpcError(RpcCode.INVALID_PARAMS, message, { code: 'invalid_arguments', message });
     }
+    return (this.handlers[key] as Handler<K>)(parsed.data, client, ctx);
   }
 
   /** A refusal keeps its code (TOOL_ERROR carries the tool's); anything else is a bug: logged, answered as an internal error. */

@@ -1,7 +1,10 @@
-// The daemon's protocol, defined once and imported by both ends: every method's
-// name, its params schema (zod, validated by the server before any handler
-// runs), its result type, and every notification. Transport details (framing,
-// ids, generic error codes) are in jsonrpc.ts.
+// The daemon's protocol, defined once and imported by both ends: every
+// method's wire name with its params and result TYPES, every notification,
+// the error codes and the limits both ends need. Type imports only, and no
+// schema library: a client that sends one request loads this file and the
+// transport (jsonrpc.ts), nothing of the daemon or the indexer. The daemon
+// validates params against its own zod schemas (daemon/methods.ts), which are
+// type-checked against the params types declared here.
 //
 // Error codes a client sees:
 //   -32700 parse error        bad JSON
@@ -14,17 +17,16 @@
 //   -32002 ASK_ERROR          the `ask` loop could not run (Ollama unreachable, model lacks tools...); data = {code, message}
 //   -32003 MESSAGE_TOO_LARGE  a message over the per-message limit (default 1 MiB); the connection stays open
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
-import { z } from 'zod';
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
-import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from '../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../daemon/ask/events.js';
 import type { LatencySnapshot } from '../daemon/latency.js';
 import type { WarmupOutcome } from '../daemon/warmup.js';
-import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
 import type { WatchState } from '../indexer/watch.js';
+import type { Evidence } from '../indexer/evidence.js';
+import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
 
-export type { AskEvent, AskResult, LatencySnapshot };
+export type { Evidence, AskEvent, AskResult, LatencySnapshot, ToolResult, ToolDescriptor, BuildProgress, BuildSummary };
 
 export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;
@@ -35,6 +37,19 @@ export const SHUTTING_DOWN = -32004;
 export const MAX_MESSAGE_BYTES = 1 << 20;
 /** Hard cap enforced by ws itself (`maxPayload`): past it the socket is closed with 1009. */
 export const MAX_PAYLOAD_BYTES = 16 << 20;
+
+/**
+ * The WebSocket upgrade header a client names itself with (`cli`, an MCP
+ * host's name...): the daemon's logs and audit say who asked.
+ */
+export const CLIENT_NAME_HEADER = 'X-Evidex-Client';
+
+/** read_evidence returns at most this many lines (its schema and the CLI's `read FILE` paging use it). */
+export const READ_MAX_LINES = 400;
+
+/** Bounds of the `ask` per-request settings (the daemon's schema and its environment parsing share them). */
+export const MAX_STEPS_LIMIT = 50;
+export const MAX_TIMEOUT_S = 3600;
 
 /** Where a watcher stands, reported by index/status and `evidex daemon status` (the watcher's own type). */
 export type WatcherState = WatchState;
@@ -86,57 +101,59 @@ export interface StatusResult {
   daemon: DaemonInfoStatus;
 }
 
+/** Params of a method that takes none (`{}` or absent). */
+export type NoParams = Record<string, never> | undefined;
 
-const Empty = z.strictObject({}).optional();
+export interface ToolsCallParams {
+  name: string;
+  /** The tool's own arguments, checked by the tool's strict schema (a refusal says `invalid_arguments`). */
+  arguments?: unknown;
+}
 
-/** One request type: the method name, the params schema the server validates, and (by type only) the result. */
+export interface AskParams {
+  question: string;
+  model?: string;
+  // The asking client's own settings (its OLLAMA_HOST, EVIDEX_ASK_MAX_STEPS,
+  // EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only when set there. Each one
+  // overrides the daemon's environment for this request alone.
+  ollama_host?: string;
+  max_steps?: number;
+  timeout_s?: number;
+  think?: boolean;
+}
+
+/**
+ * One request type: the wire name, and (by type only) its params and result,
+ * so `client.request(Methods.toolsCall, {...})` is checked at both ends.
+ */
 export interface RequestType<P, R> {
   readonly method: string;
-  readonly params: z.ZodType<P>;
-  /** Phantom: carries the result type for the client's typed `request`. */
+  /** Phantoms: never set, they carry the types. */
+  readonly _params?: P;
   readonly _result?: R;
 }
-function request<R>() {
-  return <S extends z.ZodType>(method: string, params: S): RequestType<z.output<S>, R> => ({ method, params: params as unknown as z.ZodType<z.output<S>> });
-}
+const request = <P, R>(method: string): RequestType<P, R> => ({ method });
 
 export const Methods = {
-  toolsList: request<{ tools: ToolDescriptor[] }>()('tools/list', Empty),
-  toolsCall: request<ToolResult>()('tools/call', z.strictObject({
-    name: z.string().min(1).max(200),
-    // The tool's own arguments are checked by validateToolCall (strict schema), so the refusal says `invalid_arguments`.
-    arguments: z.unknown().optional(),
-  })),
-  ask: request<AskResult>()('ask', z.strictObject({
-    question: z.string().min(1).max(20_000),
-    model: z.string().min(1).max(200).optional(),
-    // The asking client's own settings (its OLLAMA_HOST, EVIDEX_ASK_MAX_STEPS,
-    // EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only when set there. Each one
-    // overrides the daemon's environment for this request alone; the host is
-    // normalised and checked by the ask loop (a bad one fails only this request).
-    ollama_host: z.string().min(1).max(2048).optional(),
-    max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
-    timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
-    think: z.boolean().optional(),
-  })),
-  indexStatus: request<StatusResult>()('index/status', Empty),
-  indexRefresh: request<BuildSummary & { generation: number }>()('index/refresh', Empty),
-  daemonShutdown: request<{ stopping: true; pid: number }>()('daemon/shutdown', Empty),
+  toolsList: request<NoParams, { tools: ToolDescriptor[] }>('tools/list'),
+  toolsCall: request<ToolsCallParams, ToolResult>('tools/call'),
+  ask: request<AskParams, AskResult>('ask'),
+  indexStatus: request<NoParams, StatusResult>('index/status'),
+  indexRefresh: request<NoParams, BuildSummary & { generation: number }>('index/refresh'),
+  daemonShutdown: request<NoParams, { stopping: true; pid: number }>('daemon/shutdown'),
 } as const;
 
 export type MethodKey = keyof typeof Methods;
-type MethodOf<K extends MethodKey> = (typeof Methods)[K];
-export type MethodName = MethodOf<MethodKey>['method'];
-export type ParamsOf<K extends MethodKey> = MethodOf<K> extends RequestType<infer P, unknown> ? P : never;
-export type ResultOf<K extends MethodKey> = MethodOf<K> extends RequestType<unknown, infer R> ? R : never;
+export type ParamsOf<K extends MethodKey> = (typeof Methods)[K] extends RequestType<infer P, unknown> ? P : never;
+export type ResultOf<K extends MethodKey> = (typeof Methods)[K] extends RequestType<unknown, infer R> ? R : never;
+export type ParamsOfType<T> = T extends RequestType<infer P, unknown> ? P : never;
+export type ResultOfType<T> = T extends RequestType<unknown, infer R> ? R : never;
 
-/** Finds a method definition by its wire name. */
-export function methodByName(name: string): { key: MethodKey; def: RequestType<unknown, unknown> } | null {
-  for (const key of Object.keys(Methods) as MethodKey[]) {
-    const def = Methods[key] as RequestType<unknown, unknown>;
-    if (def.method === name) return { key, def };
-  }
-  return null;
+const byName = new Map<string, MethodKey>((Object.keys(Methods) as MethodKey[]).map((k) => [Methods[k].method, k]));
+
+/** The method key of a wire name, or null for a name that is not a method. */
+export function methodKeyOf(name: string): MethodKey | null {
+  return byName.get(name) ?? null;
 }
 
 /** Server → client notifications, each tied to the request that caused it by `requestId`. */

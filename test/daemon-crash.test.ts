@@ -10,6 +10,7 @@ import { assertEvidenceChecks } from './helpers/evidence.js';
 import { startDaemon, stopDaemon, type TestDaemon } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { stdlibRoot } from './helpers/corpus.js';
+import { Methods } from '../protocol/messages.js';
 
 test.after(() => cleanupTemp());
 
@@ -48,7 +49,7 @@ async function snapshot(d: TestDaemon): Promise<unknown> {
     const answers: unknown[] = [];
     for (const [name, args] of QUERIES) {
       try {
-        const r = await c.request<'toolsCall'>('tools/call', { name, arguments: args });
+        const r = await c.request(Methods.toolsCall, { name, arguments: args });
         assertEvidenceChecks(d.root, r.evidence);
         answers.push({ evidence: r.evidence, total: r.total });
       } catch (e) {
@@ -56,7 +57,7 @@ async function snapshot(d: TestDaemon): Promise<unknown> {
         answers.push({ error: e.data });
       }
     }
-    const s = await c.request<'indexStatus'>('index/status');
+    const s = await c.request(Methods.indexStatus);
     const { files, pythonFiles, symbols, imports, lines, bytes, state } = s.index;
     return { answers, counts: { files, pythonFiles, symbols, imports, lines, bytes, state } };
   } finally { await c.close(); }
@@ -75,7 +76,7 @@ async function killDuringBuild(root: string, home: string, ms: number): Promise<
   let running = false;
   try {
     const c = await connect(root, { env: d.env });
-    const s = await c.request<'indexStatus'>('index/status');
+    const s = await c.request(Methods.indexStatus);
     running = s.daemon.startup === 'running' || s.daemon.pendingUpdates > 0;
     await c.close();
   } catch { /* it may be busy; the kill still counts */ }

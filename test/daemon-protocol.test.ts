@@ -9,7 +9,7 @@ import { realpathSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { connect, type Client } from '../client/connection.js';
 import { RpcError } from '../protocol/jsonrpc.js';
-import { warmupSettled } from '../protocol/messages.js';
+import { Methods, warmupSettled } from '../protocol/messages.js';
 import { minus } from '../daemon/latency.js';
 import { WARMUP_ROUNDS } from '../daemon/warmup.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
@@ -171,7 +171,7 @@ test('an oversized message gets an error and the connection stays; past the hard
 test('tools/list is the allowlist with the schemas that validate', async () => {
   const c = await connect(root, { env: d.env });
   try {
-    const r = await c.request<'toolsList'>('tools/list');
+    const r = await c.request(Methods.toolsList);
     assert.equal(r.tools, JSON.parse(JSON.stringify(toolDescriptors())));
     assert.equal(r.tools.map((t) => t.name), ['search_code', 'find_symbol', 'read_evidence', 'find_importers', 'read_git_diff']);
   } finally { await c.close(); }
@@ -180,13 +180,13 @@ test('tools/list is the allowlist with the schemas that validate', async () => {
 test('tools/call answers {evidence, total, generation}; index/status reports the index and the daemon', async () => {
   const c = await connect(root, { env: d.env });
   try {
-    const r = await c.request<'toolsCall'>('tools/call', { name: 'find_importers', arguments: { module_name: 'rag_common' } });
+    const r = await c.request(Methods.toolsCall, { name: 'find_importers', arguments: { module_name: 'rag_common' } });
     assert.equal(Object.keys(r).sort(), ['evidence', 'generation', 'total']);
     assertEvidenceChecks(root, r.evidence);
     assert.equal(r.evidence.map((e) => `${e.path}:${e.start_line}`),
       ['src/build_index.py:4', 'src/chat_reranker.py:6', 'src/chat_reranker_guarded.py:6', 'src/rag_chat.py:10']);
     assert.is(r.total, 4);
-    const s = await c.request<'indexStatus'>('index/status');
+    const s = await c.request(Methods.indexStatus);
     assert.is(s.index.generation, r.generation);
     assert.is(s.index.state, 'ready');
     assert.ok(s.index.files > 5);
@@ -202,15 +202,15 @@ test('tools/call answers {evidence, total, generation}; index/status reports the
 test('index/status counts every client request in its method or tool histogram; names a client made up share one', async () => {
   const c = await connect(root, { env: d.env });
   try {
-    const before = (await c.request<'indexStatus'>('index/status')).daemon.latency;
-    for (const name of ['Chunk', 'score', 'nothing_has_this_name', 'VectorStore', 'main']) await c.request<'toolsCall'>('tools/call', { name: 'find_symbol', arguments: { name } });
+    const before = (await c.request(Methods.indexStatus)).daemon.latency;
+    for (const name of ['Chunk', 'score', 'nothing_has_this_name', 'VectorStore', 'main']) await c.request(Methods.toolsCall, { name: 'find_symbol', arguments: { name } });
     const refusal = (method: string, params: unknown) => c.requestRaw(method, params).then(() => 'answered', (e: RpcError) => e.code);
     assert.is(await refusal('tools/call', { name: 'find_symbol', arguments: { name: 5 } }), -32001);
     assert.is(await refusal('tools/call', { name: 'rm_rf', arguments: {} }), -32001);
     assert.is(await refusal('tools/call', { name: 'write_file_1' }), -32001);
     assert.is(await refusal('nope/one', {}), -32601);
     assert.is(await refusal('nope/two', {}), -32601);
-    const after = (await c.request<'indexStatus'>('index/status')).daemon.latency;
+    const after = (await c.request(Methods.indexStatus)).daemon.latency;
     const between = (k: string) => minus(after[k], before[k]);
     const sym = between('tools/call find_symbol');
     assert.equal([sym.calls, sym.errors], [6, 1]);
@@ -229,7 +229,7 @@ test('after start the daemon warms its request path with calls over its own inde
   const c = await connect(root, { env: d.env });
   try {
     const w = await waitFor('the warm-up to settle', async () => {
-      const st = await c.request<'indexStatus'>('index/status');
+      const st = await c.request(Methods.indexStatus);
       return warmupSettled(st.daemon.warmup) ? st.daemon.warmup : null;
     }, 60_000);
     // 'failed' would mean a call failed otherwise than a client's could (a bug), 'budget' that not all ran.
@@ -240,7 +240,7 @@ test('after start the daemon warms its request path with calls over its own inde
     assert.ok(w.refused <= WARMUP_ROUNDS / 10, `${w.refused} refused: only reads of an empty file may be`);
     assert.match(d.log(), `request path warmed up: ${w.calls} calls (${w.refused} refused)`);
     // What it warmed answers as before.
-    const r = await c.request<'toolsCall'>('tools/call', { name: 'find_symbol', arguments: { name: 'chunk_text' } });
+    const r = await c.request(Methods.toolsCall, { name: 'find_symbol', arguments: { name: 'chunk_text' } });
     assertEvidenceChecks(root, r.evidence);
     assert.equal(r.evidence.map((e) => `${e.path}:${e.start_line}`), ['src/rag_common.py:32']);
   } finally { await c.close(); }
@@ -252,12 +252,12 @@ test('--warmup off (or EVIDEX_WARMUP=off) leaves the warm-up out from the start;
   try {
     const c = await connect(other, { env: off.env });
     try {
-      assert.equal((await c.request<'indexStatus'>('index/status')).daemon.warmup, { state: 'off' });
+      assert.equal((await c.request(Methods.indexStatus)).daemon.warmup, { state: 'off' });
       await waitFor('start-up to finish', async () => {
-        const s = await c.request<'indexStatus'>('index/status');
+        const s = await c.request(Methods.indexStatus);
         return s.daemon.startup === 'done' && s.index.warm;
       }, 60_000);
-      assert.equal((await c.request<'indexStatus'>('index/status')).daemon.warmup, { state: 'off' });
+      assert.equal((await c.request(Methods.indexStatus)).daemon.warmup, { state: 'off' });
     } finally { await c.close(); }
   } finally { await stopDaemon(off); }
   const bad: Array<[string[], NodeJS.ProcessEnv, string]> = [
@@ -275,15 +275,15 @@ test('ask without a reachable Ollama ends with a model_error naming the cause, a
   const events: { type?: string; requestId?: unknown }[] = [];
   c.onNotification((method, params) => { if (method === 'ask/event') events.push(params as { type?: string }); });
   try {
-    const r = await c.request<'ask'>('ask', { question: 'where is COLLECTION_NAME defined?', model: 'qwen3:8b' });
+    const r = await c.request(Methods.ask, { question: 'where is COLLECTION_NAME defined?', model: 'qwen3:8b' });
     assert.is(r.stopped, 'model_error');
     assert.is(r.error?.code, 'ollama_unreachable');
     assert.match(r.error?.message ?? '', /127\.0\.0\.1:9/);
     assert.ok(events.some((e) => e.type === 'stopped'), 'progress arrived as ask/event notifications');
     assert.ok(events.every((e) => e.requestId !== undefined), 'each event names its request');
-    const e = await rpcError(c.request<'ask'>('ask', { question: '' }));
+    const e = await rpcError(c.request(Methods.ask, { question: '' }));
     assert.is(e.code, -32602);
-    const ok = await c.request<'toolsCall'>('tools/call', { name: 'search_code', arguments: { query: 'TOP_K' } });
+    const ok = await c.request(Methods.toolsCall, { name: 'search_code', arguments: { query: 'TOP_K' } });
     assert.ok(ok.total > 0);
   } finally { await c.close(); }
 });
@@ -296,8 +296,8 @@ test('index/refresh re-walks, with progress notifications to the asking client o
   a.onNotification((m, p) => { if (m === 'index/progress') seenA.push(p as never); });
   b.onNotification((m, p) => seenB.push([m, p]));
   try {
-    const r = await a.request<'indexRefresh'>('index/refresh');
-    const s = await a.request<'indexStatus'>('index/status');
+    const r = await a.request(Methods.indexRefresh);
+    const s = await a.request(Methods.indexStatus);
     assert.is(r.files, s.index.files);
     assert.is(r.parsed, 0, 'nothing changed: nothing re-parsed');
     assert.is(r.generation, s.index.generation);
@@ -330,7 +330,7 @@ const MIXED: [string, unknown][] = [
 
 async function answer(c: Client, name: string, args: unknown): Promise<unknown> {
   try {
-    const r = await c.request<'toolsCall'>('tools/call', { name, arguments: args });
+    const r = await c.request(Methods.toolsCall, { name, arguments: args });
     assertEvidenceChecks(root, r.evidence);
     return { result: r };
   } catch (e) {
@@ -376,10 +376,10 @@ test('a client that stops reading is cut off; the others keep being served', asy
   const watcher = await connect(root, { env: d.env });
   try {
     await waitFor('the slow client to be dropped', async () => {
-      const s = await watcher.request<'indexStatus'>('index/status');
+      const s = await watcher.request(Methods.indexStatus);
       return s.daemon.clients === 1;
     }, 20_000, 100);
-    const ok = await watcher.request<'toolsCall'>('tools/call', { name: 'search_code', arguments: { query: 'COLLECTION_NAME' } });
+    const ok = await watcher.request(Methods.toolsCall, { name: 'search_code', arguments: { query: 'COLLECTION_NAME' } });
     assert.ok(ok.total >= 1);
   } finally { await watcher.close(); }
   (slow as unknown as { _socket: { resume(): void } })._socket.resume();

@@ -17,6 +17,7 @@ import {
   DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, waitFor,
 } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { Methods } from '../protocol/messages.js';
 
 test.after(() => cleanupTemp());
 
@@ -140,7 +141,7 @@ test('connect({autoStart}) starts a detached daemon that logs to daemon.log; dae
   const [a, b] = await Promise.all([connect(root, { autoStart: true, env }), connect(root, { autoStart: true, env })]);
   try {
     assert.is(a.info.pid, b.info.pid);
-    const r = await a.request<'toolsCall'>('tools/call', { name: 'search_code', arguments: { query: 'COLLECTION_NAME' } });
+    const r = await a.request(Methods.toolsCall, { name: 'search_code', arguments: { query: 'COLLECTION_NAME' } });
     assertEvidenceChecks(root, r.evidence);
     assert.ok(r.total >= 1);
     const log = readFileSync(files(a.stateDir).log, 'utf8');
@@ -166,7 +167,7 @@ test('daemon/shutdown answers, then the process exits 0 and removes daemon.json'
   const root = realpathSync(fixtureCopy());
   const d = await startDaemon(root);
   const c = await connect(root, { env: d.env });
-  const r = await c.request<'daemonShutdown'>('daemon/shutdown');
+  const r = await c.request(Methods.daemonShutdown);
   assert.equal(r, { stopping: true, pid: d.info.pid });
   const reason = await c.closed;
   assert.match(reason, /1001 daemon shutting down/);

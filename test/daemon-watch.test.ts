@@ -8,6 +8,7 @@ import { appendFileSync, readFileSync, realpathSync, renameSync, rmSync, writeFi
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
 import { fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon, checkedCaller, isNotIndexed, startWatched, stopWatched } from './helpers/daemon.js';
+import { Methods } from '../protocol/messages.js';
 
 let root: string;
 let d: TestDaemon;
@@ -137,9 +138,9 @@ test('changes made while the daemon was down are caught up at start', async () =
   // The complete index from the last run answers at once (each answer a whole
   // generation), and the start-up catch-up brings in what changed while the
   // daemon was down.
-  const early = await c.request<'toolsCall'>('tools/call', { name: 'find_symbol', arguments: { name: 'ChatSession' } });
+  const early = await c.request(Methods.toolsCall, { name: 'find_symbol', arguments: { name: 'ChatSession' } });
   assert.is(early.total, 1, 'served before the catch-up finished');
-  await waitFor('start-up catch-up', async () => (await c.request<'indexStatus'>('index/status')).daemon.startup === 'done');
+  await waitFor('start-up catch-up', async () => (await c.request(Methods.indexStatus)).daemon.startup === 'done');
   assert.equal(await hits('OFFLINE_CREATED'), ['src/offline_new.py:1']);
   assert.is((await hits('OFFLINE_EDITED')).length, 1);
   assert.ok(await notIndexed('src/chat_reranker_guarded.py'));

@@ -7,6 +7,7 @@
 // on, so its own environment is only a fallback. The client reads its
 // environment with askSettingsFromEnv and sends what is set as explicit `ask`
 // params (AskSettings); resolveAskConfig lets those win, per request.
+import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from '../../protocol/messages.js';
 
 export interface AskConfig {
   host: string;        // normalised base URL, e.g. http://127.0.0.1:11434
@@ -23,9 +24,8 @@ export const DEFAULT_MODEL = 'qwen3:8b';
 export const DEFAULT_MAX_STEPS = 8;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_TOOL_CHARS = 24_000;
-/** Bounds of the per-request settings (also the `ask` params schema's bounds in protocol/messages.ts). */
-export const MAX_STEPS_LIMIT = 50;
-export const MAX_TIMEOUT_S = 3600;
+/** Bounds of the per-request settings: part of the protocol (the `ask` params schema uses them too). */
+export { MAX_STEPS_LIMIT, MAX_TIMEOUT_S };
 
 /** Per-request settings as sent with `ask` (wire names). Each one set overrides the daemon's own environment. */
 export interface AskSettings {

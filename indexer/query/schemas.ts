@@ -4,6 +4,7 @@
 // describe a tool's arguments.
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
+import { READ_MAX_LINES } from '../../protocol/messages.js';
 
 const limit = z.number().int().min(1).max(200)
   .describe('Maximum number of evidence items to return (1-200, default 20). `total` still counts every match.');
@@ -25,7 +26,8 @@ export const FindSymbolArgs = z.strictObject({
   limit: limit.optional(),
 });
 
-export const READ_MAX_LINES = 400;
+// The cap is part of the protocol: the CLI pages through a file by it without loading these schemas.
+export { READ_MAX_LINES };
 const lineNo = z.number().int().min(1);
 export const ReadEvidenceArgs = z.strictObject({
   path: z.string().min(1).max(1000).describe('Repository-relative POSIX path of an indexed file.'),

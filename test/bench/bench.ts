@@ -1,17 +1,17 @@
-// `npm run bench [-- --large] [-- --queries N]`: evidex against the references
+// `npm run bench [-- --large] [-- --queries N] [-- --cli-only] [-- --cli-runs N]`: evidex against the references
 // (Python's ast, ripgrep, universal-ctags) on the same files in the same run,
 // printed as one table: figure, evidex, reference, ratio, target. Nothing is
 // downloaded; every corpus comes from the machine's python3.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { folderBytes } from '../../client/index-command.js';
 import { minus } from '../../daemon/latency.js';
-import { warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
+import { Methods, warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
 import { stateDirFor } from '../../daemon/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';
@@ -21,6 +21,9 @@ import { drawQueries } from './queries.js';
 const args = process.argv.slice(2);
 const LARGE = args.includes('--large');
 const NQ = Number(args[args.indexOf('--queries') + 1]) || 300;
+/** Only the CLI-latency rows (benchCli): seconds instead of minutes. */
+const CLI_ONLY = args.includes('--cli-only');
+const CLI_RUNS = Number(args[args.indexOf('--cli-runs') + 1]) || 20;
 /** Untimed calls before each timed set (the first calls of a fresh daemon run unoptimised code). */
 const WARMUP_CALLS = 20;
 
@@ -76,10 +79,10 @@ function rssOf(pid: number): { anon: number; hwm: number } {
   return { anon: kb('RssAnon'), hwm: kb('VmHWM') };
 }
 
-const call = (client: Client, name: string, a: unknown) => client.requestRaw('tools/call', { name, arguments: a }) as Promise<ToolResult>;
+const call = (client: Client, name: string, a: unknown) => client.request(Methods.toolsCall, { name, arguments: a });
 
 /** The daemon's own latency histograms (message read → answer written), per method and tool. */
-const daemonLatency = async (client: Client) => (await client.request<'indexStatus'>('index/status')).daemon.latency;
+const daemonLatency = async (client: Client) => (await client.request(Methods.indexStatus)).daemon.latency;
 /**
  * Runs `timedLoop` and returns the row of the daemon's own time for exactly
  * the calls of `tool` it made (the difference of two histogram snapshots): the
@@ -223,7 +226,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   // then answers are correct but come from slower paths. How long that takes is reported.
   const [warmupMs] = await timed(async () => {
     for (let i = 0; ; i++) {
-      const st = await client.request<'indexStatus'>('index/status');
+      const st = await client.request(Methods.indexStatus);
       // Steady state: caches loaded, the request path warmed up, the watcher's first scan and the catch-up after it done.
       if (st.index.warm && warmupSettled(st.daemon.warmup) && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
       if (i > 12_000) throw new Error('the index never reported warm');
@@ -231,7 +234,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
     }
   });
   row(`[${c.name}] background warm-up after serving (caches, request path, watcher scan)`, ms(warmupMs));
-  const w = (await client.request<'indexStatus'>('index/status')).daemon.warmup;
+  const w = (await client.request(Methods.indexStatus)).daemon.warmup;
   row(`[${c.name}] of which the request-path warm-up (daemon's own tool calls)`,
     w.state === 'done' ? `${w.calls} calls, ${w.busyMs} ms${w.outcome === 'done' ? '' : ` (${w.outcome})`}` : w.state);
   const floor: number[] = [];
@@ -332,6 +335,55 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
 }
 
 /**
+ * What a user waits for at the prompt (issue 19): `evidex search` against a
+ * running daemon beside `node -e 0` (the floor: starting Node) and `git grep`
+ * (what it replaces), on a git copy of the bundled fixture. The commands run
+ * interleaved, CLI_RUNS times each, and the medians are compared; the first
+ * call (no daemon yet: start it, build the index, answer) is its own row.
+ */
+function benchCli(): void {
+  const fixture = fileURLToPath(new URL('../../../fixtures/mobileai-local-rag', import.meta.url));
+  const repo = join(mkdtempSync(join(tmpdir(), 'evidex-bench-cli-')), 'repo');
+  cpSync(fixture, repo, { recursive: true, verbatimSymlinks: true });
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore' });
+  git('init', '-q'); git('add', '-A'); git('-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-qm', 'fixture');
+  const home = mkdtempSync(join(tmpdir(), 'evidex-bench-cli-home-'));
+  const env = { ...process.env, EVIDEX_HOME: home, NO_COLOR: '1' };
+  const bin = fileURLToPath(new URL('../../client/bin.js', import.meta.url));
+  const query = 'COLLECTION_NAME';
+  const run = (cmd: string, argv: string[]): number => {
+    const t0 = performance.now();
+    const r = spawnSync(cmd, argv, { cwd: repo, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const t = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')}: exit ${r.status}: ${r.stderr}`);
+    return t;
+  };
+  const commands: Array<[string, string, string[]]> = [
+    ['node -e 0', process.execPath, ['-e', '0']],
+    [`evidex search ${query}`, process.execPath, [bin, 'search', query]],
+    [`git grep -n -i ${query}`, 'git', ['grep', '-n', '-i', query]],
+    ['evidex --version', process.execPath, [bin, '--version']],
+  ];
+  try {
+    const first = run(process.execPath, [bin, 'search', query]);
+    const times = new Map<string, number[]>(commands.map(([name]) => [name, []]));
+    for (let i = 0; i < 3; i++) for (const [, cmd, argv] of commands) run(cmd, argv); // page cache, the daemon's first calls
+    for (let i = 0; i < CLI_RUNS; i++) for (const [name, cmd, argv] of commands) times.get(name)!.push(run(cmd, argv));
+    const m = (name: string) => median(times.get(name)!);
+    const node = m('node -e 0');
+    const ratio = (x: number) => `${(x / node).toFixed(2)}×`;
+    row(`[cli] evidex search ${query}, median of ${CLI_RUNS}`, ms(m(`evidex search ${query}`)), `node -e 0 ${ms(node)}`, ratio(m(`evidex search ${query}`)), '≤ 1.5× node -e 0', m(`evidex search ${query}`) <= 1.5 * node);
+    row(`[cli] git grep -n -i ${query}, median of ${CLI_RUNS}`, '', ms(m(`git grep -n -i ${query}`)));
+    row(`[cli] evidex --version, median of ${CLI_RUNS}`, ms(m('evidex --version')), `node -e 0 ${ms(node)}`, ratio(m('evidex --version')));
+    row('[cli] first evidex search (starts the daemon, builds the index)', ms(first));
+  } finally {
+    spawnSync(process.execPath, [bin, 'daemon', 'stop', '--repo', repo], { env, stdio: 'ignore' });
+    rmSync(dirname(repo), { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/**
  * The issue's scale target: from the stdlib to site-packages, every cost grows
  * no faster than the tree (lines for time, bytes for space) and queries stay
  * in milliseconds. Each row is large ÷ stdlib beside the tree's own growth.
@@ -364,7 +416,10 @@ function printTable(): void {
 
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
 console.log(`evidex bench · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · node ${process.version} · ${execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim()}`);
-const small = await benchCorpus(makeCorpus('stdlib'));
-if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+if (!CLI_ONLY) {
+  const small = await benchCorpus(makeCorpus('stdlib'));
+  if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+}
+benchCli();
 printTable();
 writeFileSync(join(tmpdir(), 'evidex-bench-last.txt'), rows.map((r) => Object.values(r).join('\t')).join('\n'));

@@ -12,6 +12,7 @@ import type { ToolResult } from '../../indexer/api.js';
 import { assertEvidenceChecks } from './evidence.js';
 import { cleanupTemp, FIXTURE, git, PROJECT_ROOT, tempDir } from './fs.js';
 import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../daemon/state.js';
+import { Methods } from '../../protocol/messages.js';
 
 export const DAEMON_MAIN = join(PROJECT_ROOT, 'dist', 'daemon', 'main.js');
 
@@ -113,7 +114,7 @@ export function median(xs: number[]): number {
 /** Waits until the daemon's start-up catch-up and the watcher's first scan have settled (before measuring anything). */
 export async function waitWatcherReady(c: Client): Promise<void> {
   await waitFor('watcher ready', async () => {
-    const s = await c.request<'indexStatus'>('index/status');
+    const s = await c.request(Methods.indexStatus);
     return s.daemon.watcher === 'watching' && s.daemon.startup === 'done' && s.daemon.pendingUpdates === 0;
   }, 15_000, 50);
 }
@@ -124,7 +125,7 @@ export async function waitWatcherReady(c: Client): Promise<void> {
  */
 export function checkedCaller(c: () => Client, root: () => string): (name: string, args: unknown) => Promise<ToolResult> {
   return async (name, args) => {
-    const r = await c().request<'toolsCall'>('tools/call', { name, arguments: args });
+    const r = await c().request(Methods.toolsCall, { name, arguments: args });
     assertEvidenceChecks(root(), r.evidence);
     return r;
   };
@@ -133,7 +134,7 @@ export function checkedCaller(c: () => Client, root: () => string): (name: strin
 /** True when the daemon refuses to read `path` as not indexed (what a test waits for after a delete or an ignore). */
 export async function isNotIndexed(c: Client, path: string): Promise<boolean> {
   try {
-    await c.request<'toolsCall'>('tools/call', { name: 'read_evidence', arguments: { path, start_line: 1 } });
+    await c.request(Methods.toolsCall, { name: 'read_evidence', arguments: { path, start_line: 1 } });
     return false;
   } catch (e) {
     return e instanceof RpcError && (e.data as { code?: string })?.code === 'not_indexed';

@@ -1,0 +1,64 @@
+// The one mapping of everything a client command can fail with to what the
+// user sees: a code, a one-line message and the exit status. Refusals (bad
+// arguments, a tool's refusal, an answer too large) exit 2; every other
+// failure (daemon unreachable or shutting down, an internal error, a protocol
+// fault) exits 1 — it is not the caller's input that was wrong.
+import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
+import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../protocol/messages.js';
+import { UsageError } from './args.js';
+
+export const EXIT_REFUSED = 2;
+export const EXIT_FAILED = 1;
+
+/** A connection problem with a message that tells the user what to do. */
+export class ConnectionError extends Error {
+  constructor(message: string) { super(message); this.name = 'ConnectionError'; }
+}
+
+/** A refusal decided on the client before anything is sent (e.g. JSON_ARGS that is not JSON), in a tool's own terms. */
+export class Refusal extends Error {
+  constructor(readonly code: string, message: string) { super(message); this.name = 'Refusal'; }
+}
+
+export interface UserError {
+  code: string;
+  message: string;
+  exit: typeof EXIT_REFUSED | typeof EXIT_FAILED;
+  /** A usage error reads best as plain words; other errors name their code. */
+  plain: boolean;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/** The `{code, message}` a daemon puts in an error's data, when it did. */
+function dataOf(e: RpcError): { code?: string; message?: string } {
+  const d = e.data as { code?: unknown; message?: unknown } | undefined;
+  return {
+    code: typeof d?.code === 'string' ? d.code : undefined,
+    message: typeof d?.message === 'string' ? d.message : undefined,
+  };
+}
+
+export function userError(e: unknown): UserError {
+  if (e instanceof UsageError) return { code: 'invalid_arguments', message: oneLine(e.message), exit: EXIT_REFUSED, plain: true };
+  if (e instanceof Refusal) return { code: e.code, message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
+  if (e instanceof ConnectionError) return { code: 'daemon_unavailable', message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
+  if (e instanceof RpcError) {
+    const d = dataOf(e);
+    const message = oneLine(d.message ?? e.message);
+    switch (e.code) {
+      case TOOL_ERROR:
+        // A tool's own bug is reported as one, not as the caller's refusal.
+        return { code: d.code ?? 'tool_error', message, exit: d.code === 'internal_error' ? EXIT_FAILED : EXIT_REFUSED, plain: false };
+      case RpcCode.INVALID_PARAMS: return { code: 'invalid_arguments', message, exit: EXIT_REFUSED, plain: false };
+      case MESSAGE_TOO_LARGE: return { code: 'message_too_large', message, exit: EXIT_REFUSED, plain: false };
+      case ASK_ERROR: return { code: d.code ?? 'ask_failed', message, exit: EXIT_FAILED, plain: false };
+      case SHUTTING_DOWN: return { code: 'daemon_shutting_down', message, exit: EXIT_FAILED, plain: false };
+      case RpcCode.INTERNAL_ERROR: return { code: 'internal_error', message, exit: EXIT_FAILED, plain: false };
+      default: return { code: 'protocol_error', message, exit: EXIT_FAILED, plain: false };
+    }
+  }
+  return { code: 'internal_error', message: oneLine(e instanceof Error ? e.message : String(e)), exit: EXIT_FAILED, plain: true };
+}

@@ -1,0 +1,29 @@
+// The daemon's side of the protocol: the zod schema each method's params must
+// pass before its handler runs. Each schema is checked against the params type
+// protocol/messages.ts declares, so the two cannot drift; clients never load
+// this file (nor zod).
+import { z } from 'zod';
+import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S, type MethodKey, type ParamsOf } from '../protocol/messages.js';
+
+const Empty = z.strictObject({}).optional();
+
+export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
+  toolsList: Empty,
+  toolsCall: z.strictObject({
+    name: z.string().min(1).max(200),
+    // The tool's own arguments are checked by validateToolCall (strict schema), so the refusal says `invalid_arguments`.
+    arguments: z.unknown().optional(),
+  }),
+  ask: z.strictObject({
+    question: z.string().min(1).max(20_000),
+    model: z.string().min(1).max(200).optional(),
+    // The host is normalised and checked by the ask loop (a bad one fails only this request).
+    ollama_host: z.string().min(1).max(2048).optional(),
+    max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
+    timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
+    think: z.boolean().optional(),
+  }),
+  indexStatus: Empty,
+  indexRefresh: Empty,
+  daemonShutdown: Empty,
+};
