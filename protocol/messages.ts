@@ -17,7 +17,7 @@
 import { z } from 'zod';
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
-import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from '../daemon/ask/config.js';
+import { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX } from '../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../daemon/ask/events.js';
 import type { LatencySnapshot } from '../daemon/latency.js';
 import type { WarmupOutcome } from '../daemon/warmup.js';
@@ -118,6 +118,9 @@ export const Methods = {
     max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
     timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
     think: z.boolean().optional(),
+    num_ctx: z.number().int().min(MIN_NUM_CTX).max(MAX_NUM_CTX).optional(),
+    // A conversation of this connection (`evidex chat`): earlier questions, answers and evidence are carried into this one.
+    conversation: z.string().min(1).max(100).optional(),
   })),
   indexStatus: request<StatusResult>()('index/status', Empty),
   indexRefresh: request<BuildSummary & { generation: number }>()('index/refresh', Empty),

@@ -73,7 +73,7 @@ test('--json: one event per line, then the result', async () => {
   const { code, text } = await ask('q', true);
   assert.is(code, 0);
   const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
-  assert.equal(lines.slice(0, -1).map((l) => l.event.type), ['started', 'step', 'tool_call', 'tool_result', 'step', 'content', 'citations', 'stopped']);
+  assert.equal(lines.slice(0, -1).map((l) => l.event.type), ['started', 'model', 'step', 'tool_call', 'tool_result', 'step', 'content', 'citations', 'stopped']);
   const { result } = lines.at(-1);
   assert.is(result.stopped, 'answered');
   assert.equal(result.citations.map((c: any) => c.backed), [true]);
