@@ -15,6 +15,7 @@ import { buildInProcess, DaemonBusy } from './index-command.js';
 import { Notifications, type IndexProgressParams } from '../protocol/messages.js';
 import { runAskCommand } from './ask.js';
 import { runEvalCommand } from './eval.js';
+import { runChatCommand } from './chat.js';
 import { ProgressLine } from './progress.js';
 
 const REPO: FlagSpecs = { repo: { kind: 'string', value: 'DIR', help: 'repository root (default: git top-level of the current folder, else the folder)' } };
@@ -41,7 +42,7 @@ function needPositionals(p: Parsed, n: number, usage: string): void {
 
 /** Runs one tool through the daemon. Refusals come back as ToolError (code from the daemon). */
 async function callTool(root: string, name: string, args: unknown): Promise<ToolResult> {
-  const client = await connect(root, { autoStart: true });
+  const client = await connect(root, { autoStart: true, clientName: 'cli' });
   try {
     return await client.requestRaw('tools/call', { name, arguments: args }) as ToolResult;
   } catch (e) {
@@ -86,18 +87,23 @@ function toolCommand(tool: string, usage: string, summary: string, flags: FlagSp
   };
 }
 
-type ModelRunner = (client: Client, arg: string, opts: { model?: string; json: boolean; out: NodeJS.WriteStream }) => Promise<number>;
+type ModelRunner = (client: Client, args: string[], opts: {
+  model?: string; json: boolean; out: NodeJS.WriteStream; err: NodeJS.WriteStream; repeat?: number;
+}) => Promise<number>;
 
-/** `ask` and `eval`: one argument, an optional --model, run over a daemon connection. */
-function modelCommand(usage: string, summary: string, runner: ModelRunner): Command {
+/** `ask`, `chat` and `eval`: an optional --model, run over a daemon connection that names itself `clientName`. */
+function modelCommand(usage: string, summary: string, clientName: string, positionals: number, runner: ModelRunner, extra: FlagSpecs = {}): Command {
   return {
     usage, summary,
-    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...REPO, ...JSON_FLAG, ...HELP },
+    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...extra, ...REPO, ...JSON_FLAG, ...HELP },
     async run(p) {
-      needPositionals(p, 1, usage);
-      const client = await connect(repoOf(p), { autoStart: true });
+      needPositionals(p, positionals, usage);
+      const client = await connect(repoOf(p), { autoStart: true, clientName });
       try {
-        return await runner(client, p.positionals[0], { model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout });
+        return await runner(client, p.positionals, {
+          model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout, err: process.stderr,
+          ...(p.flags.repeat !== undefined ? { repeat: p.flags.repeat as number } : {}),
+        });
       } finally {
         await client.close();
       }
@@ -253,9 +259,15 @@ const COMMANDS: Record<string, Command> = {
       return defined({ path: p.positionals[0], staged: p.flags.staged, base: p.flags.base });
     }),
   ask: modelCommand('evidex ask "QUESTION" [--model M] [--json]',
-    'ask a local Ollama model; it answers from evidex tools, citing path:line', runAskCommand),
-  eval: modelCommand('evidex eval FILE [--model M] [--json]',
-    'run an evaluation set (JSONL cases) against a model and print pass/fail per case', runEvalCommand),
+    'ask a local Ollama model; it answers from evidex tools, citing path:line (exit 0 backed, 4 unbacked citation, 3 no answer)',
+    'cli', 1, (c, [q], o) => runAskCommand(c, q, o)),
+  chat: modelCommand('evidex chat [--model M]',
+    'a conversation with a local model: follow-up questions share the evidence (/evidence, /model M, /quit)',
+    'chat', 0, (c, _a, o) => runChatCommand(c, o)),
+  eval: modelCommand('evidex eval FILE [--model M] [--repeat N] [--json]',
+    'run an evaluation set (JSONL cases) against a model and print pass/fail per case', 'eval', 1,
+    (c, [file], o) => runEvalCommand(c, file, o),
+    { repeat: { kind: 'int', value: 'N', help: 'run every case N times and report its pass rate (default 1)' } }),
   tools: {
     usage: 'evidex tools [--json]',
     summary: 'the allowlist: the five read-only tools and their argument schemas',

@@ -121,6 +121,8 @@ export const Methods = {
     num_ctx: z.number().int().min(MIN_NUM_CTX).max(MAX_NUM_CTX).optional(),
     // A conversation of this connection (`evidex chat`): earlier questions, answers and evidence are carried into this one.
     conversation: z.string().min(1).max(100).optional(),
+    // Also report the Ollama version and the model's digest in the result (evidex eval compares runs by them).
+    describe_model: z.boolean().optional(),
   })),
   indexStatus: request<StatusResult>()('index/status', Empty),
   indexRefresh: request<BuildSummary & { generation: number }>()('index/refresh', Empty),
