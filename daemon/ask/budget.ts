@@ -15,9 +15,9 @@ const PER_MESSAGE_TOKENS = 8;
 /** A correction from prompt_eval_count overshoots a little, so the next estimate stays on the high side. */
 const CORRECTION_MARGIN = 1.1;
 
-/** Tokens kept free for the model's reply: a quarter of the window, 256 to 2,048. */
+/** Tokens kept free for the model's reply: a fifth of the window, 512 to 2,048 (a cited answer rarely needs more). */
 export function replyReserve(numCtx: number): number {
-  return Math.min(2048, Math.max(256, Math.floor(numCtx / 4)));
+  return Math.min(2048, Math.max(512, Math.floor(numCtx / 5)));
 }
 
 function utf8Bytes(s: string): number {

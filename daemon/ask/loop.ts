@@ -110,6 +110,9 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   let ollamaFacts: AskResult['ollama'];
   // Messages that may be shrunk, oldest first: earlier conversation turns, then tool results as they come.
   const shrinkable: Shrinkable[] = [];
+  // Whole earlier exchanges of this question (a reply's tool calls and their results), dropped oldest
+  // first once every result is already summarised; the latest one always stays.
+  const exchanges: Message[][] = [];
 
   /** One model turn, streamed, assembled whole before anything runs; <think> text never reaches the answer. */
   async function modelTurn(messages: Message[], step: number): Promise<AssembledReply> {
@@ -180,16 +183,20 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
    */
   function makeRoom(messages: Message[], need: number, step: number): void {
     let shrunk = 0;
+    const drop = (ms: Message[]): void => {
+      for (const m of ms) { const at = messages.indexOf(m); if (at !== -1) messages.splice(at, 1); }
+    };
     while (budget!.room(messages) < need && shrinkable.length) {
       const s = shrinkable.shift()!;
       if (s.kind === 'tool') {
         const summary = summariseToolContent(s.message.content ?? '');
         if (summary !== null && summary.length < (s.message.content ?? '').length) { s.message.content = summary; shrunk++; }
       } else {
-        for (const m of s.messages) messages.splice(messages.indexOf(m), 1);
+        drop(s.messages);
         shrunk++;
       }
     }
+    while (budget!.room(messages) < need && exchanges.length > 1) { drop(exchanges.shift()!); shrunk++; }
     if (shrunk) notify({ type: 'summarised', step, results: shrunk });
   }
 
@@ -300,7 +307,7 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
       // The whole prompt fits the window with room for the reply; the question and system prompt are never what goes.
       makeRoom(messages, 0, step);
       if (budget.room(messages) < 0) {
-        throw new Stop('context_full', `the conversation no longer fits the ${numCtx}-token window even with earlier results summarised; ask a narrower question`);
+        throw new Stop('context_full', `the conversation (about ${budget.prompt(messages)} tokens) no longer fits the ${numCtx}-token window with room for a reply, even with earlier results summarised; ask a narrower question`);
       }
       const estimate = budget.prompt(messages);
       const sent = [...messages];
@@ -354,6 +361,7 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
         if (refusedInARow >= 2) throw new Stop('refused_twice', TWO_REFUSALS);
       }
       for (const m of results) shrinkable.push({ kind: 'tool', message: m });
+      exchanges.push(messages.slice(messages.indexOf(assistant)));
     }
   } catch (err) {
     if (err instanceof Stop) {

@@ -141,11 +141,36 @@ export function summariseToolContent(content: string): string | null {
   try { env = JSON.parse(content); } catch { return null; }
   const d = env?.untrusted_data;
   if (!d || d.summarised || !Array.isArray(d.evidence)) return null;
-  const refs = [...d.evidence.map(itemRef), ...(d.not_shown_refs ?? [])];
+  const refs = mergeRefs([...d.evidence.map(itemRef), ...(d.not_shown_refs ?? [])]);
   return JSON.stringify({
     untrusted_data: { tool: d.tool, total: d.total, summarised: true, refs, hint: 'text dropped to make room in the context window; read_evidence a reference to see it again' },
     note: DATA_NOTE,
   });
+}
+
+/** `path:a-b` references merged per path into ranges (adjacent and overlapping spans joined), in path order. */
+export function mergeRefs(refs: readonly string[]): string[] {
+  const byPath = new Map<string, Array<[number, number]>>();
+  for (const r of refs) {
+    const m = /^(.*):(\d+)(?:-(\d+))?$/.exec(r);
+    if (!m) continue;
+    const list = byPath.get(m[1]) ?? [];
+    list.push([Number(m[2]), Number(m[3] ?? m[2])]);
+    byPath.set(m[1], list);
+  }
+  const out: string[] = [];
+  for (const [path, spans] of [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    spans.sort((x, y) => x[0] - y[0]);
+    let [s, e] = spans[0];
+    const flush = (): void => { out.push(s === e ? `${path}:${s}` : `${path}:${s}-${e}`); };
+    for (const [a, b] of spans.slice(1)) {
+      if (a <= e + 1) { e = Math.max(e, b); continue; }
+      flush();
+      [s, e] = [a, b];
+    }
+    flush();
+  }
+  return out;
 }
 
 /** Evidence from earlier questions of a conversation, as data before the new question. */
