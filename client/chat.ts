@@ -91,5 +91,6 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
     process.off('SIGINT', onInterrupt);
     rl.close();
   }
+  if (terminal) err.write('\n'); // Ctrl-D leaves the cursor after the prompt
   return 0;
 }
