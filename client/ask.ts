@@ -120,6 +120,8 @@ export class AskView {
   private spinnerDrawn = false;
   private atLineStart = true;      // of the streamed answer text on `out`
   private streamedStep = -1;       // the step whose content is on screen
+  /** A step's text that began like a tool call written as text: held until the step shows whether it is one. */
+  private held: { step: number; text: string } | null = null;
   private thinkingShown = new Set<number>();
   private readonly spinning: boolean;
   private readonly live: boolean;
@@ -173,11 +175,14 @@ export class AskView {
         break;
       case 'content':
         if (!this.live) break;
+        if (this.held?.step === e.step) { this.held.text += e.text; break; }
+        if (this.streamedStep !== e.step && /^\s*(?:[{[]|```|<tool_call>)/.test(e.text)) { this.held = { step: e.step, text: e.text }; break; }
         if (this.streamedStep !== e.step) { this.quiet(); this.endAnswerLine(); this.streamedStep = e.step; }
         this.opts.out.write(e.text);
         this.atLineStart = e.text.endsWith('\n');
         break;
       case 'tool_call': {
+        if (this.held?.step === e.step) this.held = null; // it was a call: the line below shows it
         const mark = e.decision === 'allowed' ? p('32', '✔ allowed') : p('31', `✘ ${refusalLine(e.code, e.reason)}`);
         this.line(`→ ${e.name} ${oneLine(JSON.stringify(e.arguments ?? null), 160)}  ${mark}`);
         if (e.decision === 'allowed') this.spin(`running ${e.name}…`);
@@ -208,7 +213,9 @@ export class AskView {
   finish(r: AskResult): void {
     this.stop();
     const answered = r.stopped === 'answered' || r.stopped === 'incomplete';
-    if (answered && !this.live && r.answer) this.opts.out.write(r.answer.endsWith('\n') ? r.answer : `${r.answer}\n`);
+    // Not streamed (not a terminal, or held back because it began like a call): written whole now.
+    if (answered && r.answer && (!this.live || this.held)) this.opts.out.write(r.answer.endsWith('\n') ? r.answer : `${r.answer}\n`);
+    this.held = null;
     renderSummary(r, this.opts.err, this.paint);
   }
 }

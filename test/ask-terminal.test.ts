@@ -60,6 +60,20 @@ test('on a terminal the streamed answer stays on the visible screen after the co
   assert.not.match(screen, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/); // no spinner left behind
 });
 
+test('a tool call written as text is not shown as if it were the answer; an answer that starts like JSON still is', async () => {
+  if (!hasTmux) return;
+  f.script(
+    { chunks: [{ content: '{"name": "find_importers", ' }, { content: '"arguments": {"module_name": "rag_common"}}' }] },
+    { chunks: [{ tool_calls: [call('find_importers', { module_name: 'rag_common' })] }] },
+    { chunks: [{ content: '[1] src/build_index.py:4' }, { content: ' imports it.' }] },
+  );
+  const screen = await onScreen(['ask', 'who imports rag_common?', '--repo', root]);
+  assert.not.match(screen, '"name": "find_importers"', screen);
+  assert.match(screen, '✘ refused (call_as_text): call tools through tool_calls');
+  assert.match(screen, '\n[1] src/build_index.py:4 imports it.\n');
+  assert.match(screen, '[exit 0]');
+});
+
 test('NO_COLOR: no colour escapes on the terminal; without it, the marks are coloured', async () => {
   if (!hasTmux) return;
   script();
