@@ -1,7 +1,8 @@
 // `evidex ask "QUESTION" [--model M] [--json]`: sends `ask` to the daemon and
-// renders its progress live — a spinner line on a terminal, plain lines when
-// piped, one JSON object per line with --json — then the answer, each citation
-// checked (✔ backed / ✘ not backed) and the evidence it rests on. Ctrl-C
+// shows it as it runs — progress on stderr (a spinner only on a terminal), the
+// answer on stdout (streamed on a terminal, written whole into a file or pipe),
+// then on stderr each citation checked (✔ backed / ✘ not backed) and the
+// evidence; --json prints one JSON object per line on stdout instead. Ctrl-C
 // cancels the question on the daemon, which aborts the Ollama request.
 //
 // The settings are this client's, not the daemon's: the daemon may have been
@@ -23,7 +24,10 @@ export interface AskClient {
 export interface AskCommandOptions {
   model?: string;
   json: boolean;
+  /** The answer (and with --json, everything). */
   out: NodeJS.WriteStream;
+  /** Progress and the citation check (default process.stderr). */
+  err?: NodeJS.WriteStream;
   /** Where the settings come from (default process.env); tests pass their own. */
   env?: NodeJS.ProcessEnv;
 }
@@ -39,10 +43,14 @@ export function clientAskSettings(model: string | undefined, env: NodeJS.Process
   return settings;
 }
 
-/** Exit codes: 0 answered; 1 Ollama or daemon error; 3 stopped without an answer (refusals, step cap, time limit); 130 cancelled. */
+/**
+ * Exit codes (contract §6): 0 answered with every citation backed; 4 answered
+ * with a citation the evidence does not back; 3 stopped without a (whole)
+ * answer; 1 an Ollama or daemon error; 130 cancelled.
+ */
 export function exitCodeFor(result: AskResult): number {
   switch (result.stopped) {
-    case 'answered': return 0;
+    case 'answered': return result.citations.every((c) => c.backed) ? 0 : 4;
     case 'cancelled': return 130;
     case 'model_error': return 1;
     default: return 3;
@@ -59,6 +67,7 @@ function eventOf(params: unknown): AskEvent | null {
 /** Sends one `ask` and feeds its events to onEvent as they arrive. A JSON-RPC error becomes an Error with a one-line message. */
 export async function askViaClient(
   client: AskClient, question: string, settings: AskSettings, onEvent: (e: AskEvent) => void, signal?: AbortSignal,
+  extra: { conversation?: string; describe_model?: boolean } = {},
 ): Promise<AskResult> {
   const off = client.onNotification((method, params) => {
     if (method !== Notifications.askEvent) return;
@@ -66,7 +75,7 @@ export async function askViaClient(
     if (e) onEvent(e);
   });
   try {
-    return (await client.requestRaw('ask', { question, ...settings }, signal)) as AskResult;
+    return (await client.requestRaw('ask', { question, ...settings, ...extra }, signal)) as AskResult;
   } catch (err) {
     const data = (err as { data?: { code?: string; message?: string } }).data;
     throw new Error(data?.message ?? (err as Error).message);
@@ -78,64 +87,136 @@ export async function askViaClient(
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const oneLine = (s: string, max = 120): string => { const t = s.replace(/\s+/g, ' '); return t.length > max ? `${t.slice(0, max - 1)}…` : t; };
 
-/** Renders events as human-readable progress. On a TTY, a spinner line is redrawn in place and cleared before any other output. */
-export class ProgressRenderer {
+/** Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org) or TERM is dumb. */
+export function useColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  return !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+type Paint = (code: string, s: string) => string;
+const painter = (on: boolean): Paint => (code, s) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
+
+export interface ViewOptions {
+  /** Where the answer goes (stdout). */
+  out: NodeJS.WriteStream;
+  /** Where progress, warnings and the citation check go (stderr). */
+  err: NodeJS.WriteStream;
+  env?: NodeJS.ProcessEnv;
+  /** Stream the answer as it arrives (a terminal); otherwise it is written whole at the end (a file holds only the answer). */
+  live?: boolean;
+}
+
+/**
+ * What a person sees of one question. Progress (steps, tool calls and their
+ * decisions, warnings) goes to `err`, with a spinner only when `err` is a
+ * terminal; the answer goes to `out`, streamed when `out` is a terminal and
+ * written once at the end otherwise. Streamed text is never erased: the
+ * spinner is stopped before the first character of it and only redrawn on a
+ * fresh line after it.
+ */
+export class AskView {
   private spinnerText = '';
   private frame = 0;
   private timer: NodeJS.Timeout | undefined;
-  private inContent = false;       // the cursor sits after streamed answer text
+  private spinnerDrawn = false;
+  private atLineStart = true;      // of the streamed answer text on `out`
+  private streamedStep = -1;       // the step whose content is on screen
+  /** A step's text that began like a tool call written as text: held until the step shows whether it is one. */
+  private held: { step: number; text: string } | null = null;
   private thinkingShown = new Set<number>();
-  constructor(private out: NodeJS.WriteStream, private tty: boolean) {}
+  private readonly spinning: boolean;
+  private readonly live: boolean;
+  readonly paint: Paint;
+  constructor(private readonly opts: ViewOptions) {
+    this.spinning = !!opts.err.isTTY;
+    this.live = opts.live ?? !!opts.out.isTTY;
+    this.paint = painter(useColor(opts.err, opts.env));
+  }
 
   private clearSpinner(): void {
-    if (this.tty && this.spinnerText) this.out.write('\r\x1b[2K');
+    if (this.spinnerDrawn) { this.opts.err.write('\r\x1b[2K'); this.spinnerDrawn = false; }
   }
   private drawSpinner(): void {
-    if (!this.tty || !this.spinnerText || this.inContent) return;
-    this.out.write(`\r\x1b[2K${SPIN[this.frame++ % SPIN.length]} ${this.spinnerText}`);
+    if (!this.spinning || !this.spinnerText || !this.atLineStart) return;
+    this.opts.err.write(`\r\x1b[2K${this.paint('36', SPIN[this.frame++ % SPIN.length])} ${this.paint('2', this.spinnerText)}`);
+    this.spinnerDrawn = true;
   }
   private spin(text: string): void {
     this.spinnerText = text;
-    if (this.tty && !this.timer) this.timer = setInterval(() => this.drawSpinner(), 80);
-    this.drawSpinner();
+    if (this.spinning && !this.timer) this.timer = setInterval(() => this.drawSpinner(), 80);
+    if (this.atLineStart) this.drawSpinner();
   }
-  private line(text: string): void {
+  /** Stops the spinner for good (until the next spin()): streamed text must not be cleared by it. */
+  private quiet(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
     this.clearSpinner();
-    if (this.inContent) { this.out.write('\n'); this.inContent = false; }
-    this.out.write(text + '\n');
+    this.spinnerText = '';
+  }
+  /** Ends a streamed line so progress starts on a line of its own. */
+  private endAnswerLine(): void {
+    if (!this.atLineStart) { this.opts.out.write('\n'); this.atLineStart = true; }
+  }
+  line(text: string): void {
+    this.clearSpinner();
+    this.endAnswerLine();
+    this.opts.err.write(text + '\n');
     this.drawSpinner();
   }
 
   event(e: AskEvent): void {
+    const p = this.paint;
     switch (e.type) {
-      case 'started': this.line(`asking ${e.model} at ${e.host} (up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`); this.spin('checking the model…'); break;
+      case 'started': this.line(p('2', `asking ${e.model} at ${e.host} (up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`)); this.spin('checking the model…'); break;
+      case 'model': this.line(p('2', `context window ${e.numCtx} tokens${e.contextLength && e.contextLength > e.numCtx ? ` (the model's ${e.contextLength}, capped by EVIDEX_NUM_CTX)` : ''}`)); break;
       case 'step': this.spin(`step ${e.step}/${e.maxSteps}: waiting for the model…`); break;
       case 'thinking':
-        if (this.tty) this.spin(`step ${e.step}: thinking… ${oneLine(e.text, 60)}`);
-        else if (!this.thinkingShown.has(e.step)) { this.thinkingShown.add(e.step); this.line(`step ${e.step}: thinking…`); }
+        if (this.spinning && this.atLineStart) this.spin(`step ${e.step}: thinking… ${oneLine(e.text, 60)}`);
+        else if (!this.thinkingShown.has(e.step)) { this.thinkingShown.add(e.step); this.line(p('2', `step ${e.step}: thinking…`)); }
         break;
       case 'content':
-        this.clearSpinner();
-        this.inContent = true;
-        this.out.write(e.text);
+        if (!this.live) break;
+        if (this.held?.step === e.step) { this.held.text += e.text; break; }
+        if (this.streamedStep !== e.step && /^\s*(?:[{[]|```|<tool_call>)/.test(e.text)) { this.held = { step: e.step, text: e.text }; break; }
+        if (this.streamedStep !== e.step) { this.quiet(); this.endAnswerLine(); this.streamedStep = e.step; }
+        this.opts.out.write(e.text);
+        this.atLineStart = e.text.endsWith('\n');
         break;
       case 'tool_call': {
-        const mark = e.decision === 'allowed' ? '✔ allowed' : `✘ ${refusalLine(e.code, e.reason)}`;
+        if (this.held?.step === e.step) this.held = null; // it was a call: the line below shows it
+        const mark = e.decision === 'allowed' ? p('32', '✔ allowed') : p('31', `✘ ${refusalLine(e.code, e.reason)}`);
         this.line(`→ ${e.name} ${oneLine(JSON.stringify(e.arguments ?? null), 160)}  ${mark}`);
         if (e.decision === 'allowed') this.spin(`running ${e.name}…`);
         break;
       }
-      case 'tool_result': this.line(`  ← ${e.items} item${e.items === 1 ? '' : 's'} (total ${e.total}) in ${e.ms} ms`); break;
+      case 'tool_result': {
+        const fit = e.shown < e.items || e.refs > 0 || e.items < e.total
+          ? `; ${e.shown} sent to the model${e.refs ? ` (+${e.refs} as path:line)` : ''} to fit the context window` : '';
+        this.line(p('2', `  ← ${e.items} item${e.items === 1 ? '' : 's'} (total ${e.total}) in ${e.ms} ms${fit}`));
+        break;
+      }
+      case 'summarised': this.line(p('2', `  (step ${e.step}: ${e.results} earlier result${e.results === 1 ? '' : 's'} reduced to path:line lists to make room)`)); break;
+      case 'empty_reply': this.line(p('33', `step ${e.step}: the model replied with nothing${e.retrying ? '; asking once more' : ''}`)); break;
+      case 'context_cut':
+        this.line(p('33', `warning: Ollama cut the prompt at step ${e.step} (it counted ${e.promptEvalCount} tokens for a ${e.numCtx}-token window): `
+          + 'earlier messages were dropped, so the model may not have seen everything'));
+        break;
       case 'citations': case 'stopped': this.stop(); break;
     }
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    this.clearSpinner();
-    this.spinnerText = '';
-    if (this.inContent) { this.out.write('\n'); this.inContent = false; }
+    this.quiet();
+    this.endAnswerLine();
+  }
+
+  /** The end of a question: the answer (when not streamed) on `out`; how it ended, citations and evidence on `err`. */
+  finish(r: AskResult): void {
+    this.stop();
+    const answered = r.stopped === 'answered' || r.stopped === 'incomplete';
+    // Not streamed (not a terminal, or held back because it began like a call): written whole now.
+    if (answered && r.answer && (!this.live || this.held)) this.opts.out.write(r.answer.endsWith('\n') ? r.answer : `${r.answer}\n`);
+    this.held = null;
+    renderSummary(r, this.opts.err, this.paint);
   }
 }
 
@@ -155,11 +236,12 @@ function span(e: { start_line: number; end_line: number }): string {
   return e.start_line === e.end_line ? `${e.start_line}` : `${e.start_line}-${e.end_line}`;
 }
 
-/** The end of an ask, for humans: why it stopped, citations checked, evidence, and the attempts when it did not answer. */
-export function renderResult(r: AskResult, out: NodeJS.WriteStream): void {
-  const w = (s: string): void => { out.write(s + '\n'); };
-  if (r.stopped !== 'answered') {
-    w(`\nstopped: ${r.stopped}${r.message ? ` — ${r.message}` : ''}`);
+/** How an ask ended, for humans (stderr): why it stopped, the attempts when it did not answer, citations checked, the evidence. */
+export function renderSummary(r: AskResult, err: NodeJS.WritableStream, paint: Paint = painter(false)): void {
+  const w = (s: string): void => { err.write(s + '\n'); };
+  if (r.stopped === 'incomplete') w(paint('33', `\nanswer incomplete: ${r.message}`));
+  else if (r.stopped !== 'answered') {
+    w(paint('33', `\nstopped: ${r.stopped}${r.message ? ` — ${r.message}` : ''}`));
     if (r.attempts.length) {
       w('attempts:');
       for (const a of r.attempts) {
@@ -168,10 +250,13 @@ export function renderResult(r: AskResult, out: NodeJS.WriteStream): void {
       }
     }
   }
+  if (r.contextCuts) w(paint('33', `Ollama cut the prompt in ${r.contextCuts} turn${r.contextCuts === 1 ? '' : 's'}; the answer may rest on less than was gathered`));
   if (r.citations.length) {
     const backed = r.citations.filter((c) => c.backed).length;
     w(`\ncitations: ${backed} of ${r.citations.length} backed by the evidence`);
-    for (const c of r.citations) w(`  ${c.backed ? '✔' : '✘'} ${c.path}:${span(c)}${c.backed ? '' : '  (not in the evidence gathered for this question)'}`);
+    for (const c of r.citations) {
+      w(c.backed ? `  ${paint('32', '✔')} ${c.path}:${span(c)}` : `  ${paint('31', '✘')} ${c.path}:${span(c)}  (not in the evidence gathered for this question)`);
+    }
   } else if (r.stopped === 'answered' && r.answer.trim()) {
     w('\ncitations: none (the answer cites no path:line)');
   }
@@ -184,6 +269,7 @@ export function renderResult(r: AskResult, out: NodeJS.WriteStream): void {
 /** Runs `evidex ask`; returns the process exit code. */
 export async function runAskCommand(client: AskClient, question: string, opts: AskCommandOptions): Promise<number> {
   const { out } = opts;
+  const err = opts.err ?? process.stderr;
   const ac = new AbortController();
   let interrupts = 0;
   // First Ctrl-C: cancel on the daemon ($/cancelRequest → the loop aborts its Ollama request) and
@@ -198,23 +284,22 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
     }
   };
   process.on('SIGINT', onSigint);
-  const renderer = opts.json ? null : new ProgressRenderer(out, !!out.isTTY);
+  const view = opts.json ? null : new AskView({ out, err, env: opts.env ?? process.env });
   const onEvent = (e: AskEvent): void => {
     if (opts.json) out.write(JSON.stringify({ event: e }) + '\n');
-    else renderer!.event(e);
+    else view!.event(e);
   };
   try {
     const settings = clientAskSettings(opts.model, opts.env ?? process.env);
     const result = await askViaClient(client, question, settings, onEvent, ac.signal);
-    renderer?.stop();
     if (opts.json) out.write(JSON.stringify({ result }) + '\n');
-    else renderResult(result, out);
+    else view!.finish(result);
     return exitCodeFor(result);
-  } catch (err) {
-    renderer?.stop();
-    const message = interrupts > 0 ? 'cancelled' : (err as Error).message;
+  } catch (e) {
+    view?.stop();
+    const message = interrupts > 0 ? 'cancelled' : (e as Error).message;
     if (opts.json) out.write(JSON.stringify({ error: { message } }) + '\n');
-    else out.write(`evidex ask: ${message}\n`);
+    else err.write(`evidex ask: ${message}\n`);
     return interrupts > 0 ? 130 : 1;
   } finally {
     process.off('SIGINT', onSigint);

@@ -88,9 +88,9 @@ function isFolder(path: string): boolean {
 }
 
 /** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
-async function withDaemon<T>(root: string, fn: (c: Client) => Promise<T>): Promise<T> {
+async function withDaemon<T>(root: string, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
   const { connect } = await import('./connection.js');
-  const client = await connect(root, { autoStart: true, clientName: CLIENT_NAME });
+  const client = await connect(root, { autoStart: true, clientName });
   try {
     return await fn(client);
   } finally {
@@ -158,18 +158,22 @@ function toolCommand(s: ToolCommandSpec): Command {
   };
 }
 
-type ModelRunner = (client: Client, arg: string, opts: { model?: string; json: boolean; out: NodeJS.WriteStream }) => Promise<number>;
+type ModelRunner = (client: Client, args: string[], opts: {
+  model?: string; json: boolean; out: NodeJS.WriteStream; err: NodeJS.WriteStream; repeat?: number;
+}) => Promise<number>;
 
-/** `ask` and `eval`: one argument, an optional --model, run over a daemon connection. */
-function modelCommand(usage: string, summary: string, runner: () => Promise<ModelRunner>): Command {
+/** `ask`, `chat` and `eval`: an optional --model, run over a daemon connection that names itself `clientName`. */
+function modelCommand(usage: string, summary: string, clientName: string, positionals: number, runner: () => Promise<ModelRunner>, extra: FlagSpecs = {}): Command {
   return {
     usage, summary,
-    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...REPO, ...JSON_FLAG, ...HELP },
+    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...extra, ...REPO, ...JSON_FLAG, ...HELP },
     async run(p) {
-      needPositionals(p, 1, usage);
+      needPositionals(p, positionals, usage);
       const run = await runner();
-      return withDaemon(await repoOf(p), (client) =>
-        run(client, p.positionals[0], { model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout }));
+      return withDaemon(await repoOf(p), (client) => run(client, p.positionals, {
+        model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout, err: process.stderr,
+        ...(p.flags.repeat !== undefined ? { repeat: p.flags.repeat as number } : {}),
+      }), clientName);
     },
   };
 }
@@ -433,9 +437,15 @@ const COMMANDS: Record<string, Command> = {
     },
   }),
   ask: modelCommand('evidex ask "QUESTION" [--model M] [--json]',
-    'ask a local Ollama model; it answers from evidex tools, citing path:line', async () => (await import('./ask.js')).runAskCommand),
-  eval: modelCommand('evidex eval FILE [--model M] [--json]',
-    'run an evaluation set (JSONL cases) against a model and print pass/fail per case', async () => (await import('./eval.js')).runEvalCommand),
+    'ask a local Ollama model; it answers from evidex tools, citing path:line (exit 0 backed, 4 unbacked citation, 3 no answer)',
+    'cli', 1, async () => { const { runAskCommand } = await import('./ask.js'); return (c, [q], o) => runAskCommand(c, q, o); }),
+  chat: modelCommand('evidex chat [--model M]',
+    'a conversation with a local model: follow-up questions share the evidence (/evidence, /model M, /quit)',
+    'chat', 0, async () => { const { runChatCommand } = await import('./chat.js'); return (c, _a, o) => runChatCommand(c, o); }),
+  eval: modelCommand('evidex eval FILE [--model M] [--repeat N] [--json]',
+    'run an evaluation set (JSONL cases) against a model and print pass/fail per case', 'eval', 1,
+    async () => { const { runEvalCommand } = await import('./eval.js'); return (c, [file], o) => runEvalCommand(c, file, o); },
+    { repeat: { kind: 'int', value: 'N', help: 'run every case N times and report its pass rate (default 1)' } }),
   tools: {
     usage: 'evidex tools [--json]',
     summary: 'the allowlist: the five read-only tools and their argument schemas',

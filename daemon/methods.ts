@@ -3,7 +3,7 @@
 // protocol/messages.ts declares, so the two cannot drift; clients never load
 // this file (nor zod).
 import { z } from 'zod';
-import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S, type MethodKey, type ParamsOf } from '../protocol/messages.js';
+import { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, type MethodKey, type ParamsOf } from '../protocol/messages.js';
 
 const Empty = z.strictObject({}).optional();
 
@@ -22,6 +22,9 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
     max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
     timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
     think: z.boolean().optional(),
+    num_ctx: z.number().int().min(MIN_NUM_CTX).max(MAX_NUM_CTX).optional(),
+    conversation: z.string().min(1).max(100).optional(),
+    describe_model: z.boolean().optional(),
   }),
   indexStatus: Empty,
   indexRefresh: Empty,

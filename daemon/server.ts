@@ -15,6 +15,8 @@ import { isToolName, toolDescriptors, validateToolCall, type ToolCall } from '..
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { LatencyBook } from './latency.js';
+import { auditLogFor, type AuditLog } from './audit.js';
+import type { Conversation } from './ask/loop.js';
 import {
   ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type ResultOf,
@@ -65,11 +67,26 @@ class WriteQueue {
   }
 }
 
-interface ClientState { id: string; conn: RpcConnection; ws: WebSocket; alive: boolean }
+interface ClientState extends Caller { ws: WebSocket; alive: boolean; conn: RpcConnection }
 
-/** Who sent a request: a client, or the daemon's own warm-up, whose notifications go nowhere. */
-type Caller = { id: string; conn: Pick<RpcConnection, 'sendNotification'> };
-const WARMUP_CALLER: Caller = { id: 'warm-up', conn: { sendNotification: () => undefined } };
+/**
+ * Who sent a request: a client, or the daemon's own warm-up, whose notifications
+ * go nowhere. `name` is what the client calls itself (X-Evidex-Client), for the
+ * audit log; `conversations` are its `evidex chat` histories, gone with it.
+ */
+type Caller = { id: string; name: string; conn: Pick<RpcConnection, 'sendNotification'>; conversations?: Map<string, Conversation> };
+const WARMUP_CALLER: Caller = { id: 'warm-up', name: 'warm-up', conn: { sendNotification: () => undefined } };
+
+/** The header a client names itself with: `cli`, `chat`, `eval`, an MCP host's clientInfo name. */
+export const CLIENT_NAME_HEADER = 'x-evidex-client';
+/** Conversations one connection may keep (each is bounded by the context budget when used). */
+const MAX_CONVERSATIONS = 16;
+
+/** The client's name from its upgrade request: 1-100 printable ASCII characters, else "unknown". */
+export function clientNameOf(req: IncomingMessage): string {
+  const v = req.headers[CLIENT_NAME_HEADER];
+  return typeof v === 'string' && /^[\x20-\x7e]{1,100}$/.test(v) && v.trim() !== '' ? v : 'unknown';
+}
 /** Refusals a warm-up call may meet as any client's would: an empty file has no line 1, a file deleted since the sample is not indexed. */
 const WARMUP_REFUSALS: ReadonlySet<string> = new Set(['out_of_range', 'not_indexed']);
 
@@ -100,6 +117,8 @@ export class Daemon {
   private readonly clients = new Map<string, ClientState>();
   /** How long the daemon takes to answer clients (latency.ts); warm-up calls are not clients' and are not counted. */
   private readonly latency = new LatencyBook();
+  /** Every tool call's line, from tools/call and from the ask loop alike (one queue per state folder). */
+  private get audit(): AuditLog { return auditLogFor(this.opts.stateDir); }
   private nextClient = 1;
   private watcher: RepoWatcher | null = null;
   private startup: Promise<void> = Promise.resolve();
@@ -175,7 +194,7 @@ export class Daemon {
   }
 
   private async listen(): Promise<void> {
-    this.wss.on('connection', (ws) => this.accept(ws));
+    this.wss.on('connection', (ws, req) => this.accept(ws, clientNameOf(req)));
     this.wss.on('error', (e) => this.log(`server error: ${e.message}`));
     await new Promise<void>((resolve, reject) => {
       this.http.once('error', reject);
@@ -248,19 +267,19 @@ export class Daemon {
     }
   }
 
-  private accept(ws: WebSocket): void {
+  private accept(ws: WebSocket, name: string): void {
     const id = `c${this.nextClient++}`;
     const conn = new RpcConnection(ws, {
       maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
       maxBufferedBytes: this.opts.maxBufferedBytes ?? 8 << 20,
       onAnswered: (method, params, ms, ok) => this.latency.record(latencyName(method, params), ms, ok),
     });
-    const state: ClientState = { id, conn, ws, alive: true };
+    const state: ClientState = { id, name, conn, ws, alive: true, conversations: new Map() };
     ws.on('pong', () => { state.alive = true; });
     this.clients.set(id, state);
     conn.onClose((reason) => {
       this.clients.delete(id);
-      this.log(`client ${id} left: ${reason}`);
+      this.log(`client ${id} (${name}) left: ${reason}`);
     });
     conn.onRequest((method, params, ctx) => this.dispatch(state, method, params, ctx));
     if (this.stopping) conn.close(1001, 'daemon shutting down');
@@ -269,10 +288,7 @@ export class Daemon {
   /** One handler per method; dispatch() runs them with validated params. */
   private readonly handlers: Handlers = {
     toolsList: () => ({ tools: toolDescriptors() }),
-    toolsCall: (p) => {
-      const r = this.startTool(p.name, p.arguments);
-      return r instanceof Promise ? r.then(wireResult) : wireResult(r);
-    },
+    toolsCall: (p, client) => this.toolsCall(client, p.name, p.arguments),
     ask: (p, client, ctx) => this.ask(client, ctx, p),
     indexStatus: () => this.status(),
     indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),
@@ -324,6 +340,35 @@ export class Daemon {
   }
 
   /**
+   * A client's own tools/call: run, answered, and audited (time, client, tool,
+   * arguments, decision, code and reason, duration). The audit line is queued,
+   * not waited for, so it costs the answer nothing. The warm-up is not a client.
+   */
+  private toolsCall(client: Caller, name: string, args: unknown): ToolResult | Promise<ToolResult> {
+    const t0 = performance.now();
+    const audit = (result: ToolResult | null, e: unknown): void => {
+      if (client === WARMUP_CALLER) return;
+      const refusal = e === null ? null : asToolError(e);
+      void this.audit.write({
+        time: new Date().toISOString(), client: client.name, question: null, tool: name, arguments: args ?? null,
+        decision: refusal ? 'refused' : 'allowed',
+        ...(refusal ? { code: refusal.code, reason: refusal.message } : {}),
+        ...(result ? { items: result.evidence.length, total: result.total } : {}),
+        duration_ms: Math.round((performance.now() - t0) * 100) / 100,
+      });
+    };
+    let r: ToolResult | Promise<ToolResult>;
+    try {
+      r = this.startTool(name, args);
+    } catch (e) {
+      audit(null, e);
+      throw e;
+    }
+    if (!(r instanceof Promise)) { audit(r, null); return wireResult(r); }
+    return r.then((v) => { audit(v, null); return wireResult(v); }, (e: unknown) => { audit(null, e); throw e; });
+  }
+
+  /**
    * Validates (exact name, strict schema), then runs. A first build (or one a
    * crash cut short) is waited for; a complete index from the last run answers at
    * once while the start-up catch-up runs behind it — each answer is a whole
@@ -357,8 +402,19 @@ export class Daemon {
     const { runAsk } = await import('./ask/loop.js');
     try {
       // The whole validated params: the client's settings override this daemon's environment per request.
-      return await runAsk(req, {
-        clientId: client.id,
+      let conversation: Conversation | undefined;
+      if (req.conversation !== undefined && client.conversations) {
+        conversation = client.conversations.get(req.conversation);
+        if (!conversation) {
+          if (client.conversations.size >= MAX_CONVERSATIONS) client.conversations.delete(client.conversations.keys().next().value!);
+          conversation = { turns: [] };
+          client.conversations.set(req.conversation, conversation);
+        }
+      }
+      const { conversation: _c, ...request } = req;
+      return await runAsk(request, {
+        clientId: client.name,
+        ...(conversation ? { conversation } : {}),
         runTool: (name, args) => this.runTool(name, args),
         // Events go to the asking client only; the params are the event itself plus the request id.
         notify: (event) => client.conn.sendNotification(Notifications.askEvent, { ...event, requestId: ctx.id } satisfies AskEventParams),
@@ -457,6 +513,7 @@ export class Daemon {
       if (this.heartbeat) clearInterval(this.heartbeat);
       for (const c of this.clients.values()) c.conn.close(1001, 'daemon shutting down');
       await this.watcher?.close().catch((e: Error) => this.log(`closing the watcher: ${e.message}`));
+      await this.audit.flush().catch(() => undefined);
       const drained = await this.queue.drain(5000);
       if (drained) await this.handle.close().catch((e: Error) => this.log(`closing the index: ${e.message}`));
       else this.log('an index update is still running; leaving it to crash recovery');

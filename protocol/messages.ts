@@ -50,6 +50,9 @@ export const READ_MAX_LINES = 400;
 /** Bounds of the `ask` per-request settings (the daemon's schema and its environment parsing share them). */
 export const MAX_STEPS_LIMIT = 50;
 export const MAX_TIMEOUT_S = 3600;
+/** Bounds of the context window a client may ask for (EVIDEX_NUM_CTX). */
+export const MIN_NUM_CTX = 1024;
+export const MAX_NUM_CTX = 1 << 20;
 
 /** Where a watcher stands, reported by index/status and `evidex daemon status` (the watcher's own type). */
 export type WatcherState = WatchState;
@@ -120,6 +123,12 @@ export interface AskParams {
   max_steps?: number;
   timeout_s?: number;
   think?: boolean;
+  /** EVIDEX_NUM_CTX of the asking client: a cap on the context window asked of Ollama. */
+  num_ctx?: number;
+  /** A conversation of this connection (`evidex chat`): earlier questions, answers and evidence are carried into this one. */
+  conversation?: string;
+  /** Also report the Ollama version and the model's digest in the result (evidex eval compares runs by them). */
+  describe_model?: boolean;
 }
 
 /**

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { connect } from '../client/connection.js';
 import { runAskCommand } from '../client/ask.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
-import { fixtureCopy, startDaemon, stopDaemon, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
+import { fixtureCopy, startDaemon, stopDaemon, waitFor, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
 import { cleanupTemp } from './helpers/fs.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 
@@ -23,13 +23,14 @@ test.before(async () => {
 });
 test.after(async () => { await stopDaemon(d); await f.stop(); cleanupTemp(); });
 
-/** `evidex ask QUESTION` through a fresh client connection to the daemon: exit code and everything printed. */
-async function ask(question: string, json: boolean): Promise<{ code: number; text: string }> {
-  const client = await connect(root, { env: d.env });
-  const cap = capture();
+/** `evidex ask QUESTION` through a fresh client connection to the daemon: exit code, stdout, stderr, and both. */
+async function ask(question: string, json: boolean, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; text: string; out: string; err: string }> {
+  const client = await connect(root, { env: d.env, clientName: 'cli' });
+  const out = capture();
+  const err = capture();
   try {
-    const code = await runAskCommand(client, question, { json, out: cap.out, env: {} });
-    return { code, text: cap.text() };
+    const code = await runAskCommand(client, question, { json, out: out.out, err: err.out, env });
+    return { code, text: err.text() + out.text(), out: out.text(), err: err.text() };
   } finally { await client.close(); }
 }
 
@@ -38,8 +39,11 @@ test('plain output: tool call and decision, streamed answer, citations ✔/✘, 
     { chunks: [{ thinking: 'find importers' }, { tool_calls: [call('find_importers', { module_name: 'rag_common' })] }, { tool_calls: [call('shell', { cmd: 'ls' })] }] },
     { chunks: [{ content: 'Imported at src/build_index.py:4' }, { content: ' and src/rag_chat.py:99.' }] },
   );
-  const { code, text } = await ask('Who imports rag_common?', false);
-  assert.is(code, 0, text);
+  const { code, text, out, err } = await ask('Who imports rag_common?', false);
+  assert.is(code, 4, text); // answered, but src/rag_chat.py:99 is not backed by the evidence
+  // stdout holds only the answer (not a terminal: written whole at the end); everything else is on stderr.
+  assert.is(out, 'Imported at src/build_index.py:4 and src/rag_chat.py:99.\n');
+  assert.not.match(err, 'Imported at');
   assert.match(text, `asking qwen3:8b at ${f.url}`); // OLLAMA_HOST without a scheme was normalised
   assert.match(text, 'step 1: thinking…');
   assert.match(text, '→ find_importers {"module_name":"rag_common"}  ✔ allowed');
@@ -56,13 +60,14 @@ test('plain output: tool call and decision, streamed answer, citations ✔/✘, 
   assert.equal(last.slice(-2).map((m: any) => [m.role, m.tool_name]), [['tool', 'find_importers'], ['tool', 'shell']]);
   const audit = readFileSync(join(d.stateDir, 'audit.log'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
   assert.equal(audit.slice(-2).map((a) => [a.tool, a.decision]), [['find_importers', 'allowed'], ['shell', 'refused']]);
-  assert.type(audit.at(-1).client, 'string');
+  assert.equal(audit.slice(-2).map((a) => [a.client, a.question]), [['cli', 'Who imports rag_common?'], ['cli', 'Who imports rag_common?']]);
 });
 
 test('two refusals: the attempts list says "refused (code): reason" once per call, exit 3', async () => {
   f.script({ chunks: [{ tool_calls: [call('shell', { cmd: 'ls' }), call('read_evidence', { path: '../etc/passwd', start_line: 1 })] }] });
-  const { code, text } = await ask('list files', false);
+  const { code, text, out } = await ask('list files', false);
   assert.is(code, 3, text);
+  assert.is(out, '');
   assert.match(text, '\nstopped: refused_twice — ');
   assert.match(text, '\nattempts:\n  step 1: shell {"cmd":"ls"}  refused (unknown_tool): unknown tool "shell"');
   assert.match(text, /\n  step 1: read_evidence \{"path":"\.\.\/etc\/passwd","start_line":1\}  refused \(path_denied\): \S/);
@@ -74,7 +79,7 @@ test('--json: one event per line, then the result', async () => {
   const { code, text } = await ask('q', true);
   assert.is(code, 0);
   const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
-  assert.equal(lines.slice(0, -1).map((l) => l.event.type), ['started', 'step', 'tool_call', 'tool_result', 'step', 'content', 'citations', 'stopped']);
+  assert.equal(lines.slice(0, -1).map((l) => l.event.type), ['started', 'model', 'step', 'tool_call', 'tool_result', 'step', 'content', 'citations', 'stopped']);
   const { result } = lines.at(-1);
   assert.is(result.stopped, 'answered');
   assert.equal(result.citations.map((c: any) => c.backed), [true]);
@@ -85,7 +90,7 @@ test('Ctrl-C cancels on the daemon, which aborts the Ollama request', async () =
   f.script({ chunks: [{ content: 'Let me think' }], hang: true });
   const client = await connect(root, { env: d.env });
   const cap = capture();
-  const run = runAskCommand(client, 'q', { json: true, out: cap.out, env: {} });
+  const run = runAskCommand(client, 'q', { json: true, out: cap.out, err: capture().out, env: {} });
   // Wait until the model is streaming, then press Ctrl-C.
   for (let i = 0; i < 200 && !cap.text().includes('"content"'); i++) await new Promise((r) => setTimeout(r, 20));
   process.emit('SIGINT');
@@ -96,6 +101,60 @@ test('Ctrl-C cancels on the daemon, which aborts the Ollama request', async () =
   assert.is(code, 130);
   const lines = cap.text().trimEnd().split('\n').map((l) => JSON.parse(l));
   assert.is(lines.at(-1).result?.stopped ?? 'cancelled', 'cancelled');
+});
+
+test('exit codes: 0 every citation backed, 4 one not backed, 3 no answer; the answer alone on stdout', async () => {
+  f.script({ chunks: [{ tool_calls: [call('find_importers', { module_name: 'rag_common' })] }] }, { chunks: [{ content: 'See src/build_index.py:4.' }] });
+  const ok = await ask('who imports rag_common?', false);
+  assert.equal([ok.code, ok.out], [0, 'See src/build_index.py:4.\n']);
+  assert.match(ok.err, 'citations: 1 of 1 backed');
+  f.script({ chunks: [{ content: 'See src/nowhere.py:4.' }] });
+  const bad = await ask('who imports rag_common?', false);
+  assert.equal([bad.code, bad.out], [4, 'See src/nowhere.py:4.\n']);
+  f.script({ chunks: [{ content: 'A long answer that', }], doneReason: 'length' });
+  const cut = await ask('q', false);
+  assert.is(cut.code, 3);
+  assert.is(cut.out, 'A long answer that\n'); // the partial answer is still the answer, marked on stderr
+  assert.match(cut.err, 'answer incomplete: the reply was cut at the model\'s output limit (done_reason "length")');
+});
+
+test('a per-request Ollama host is refused unless on loopback or the daemon\'s own; nothing is sent there', async () => {
+  const before = f.requests.length;
+  const foreign = await ask('q', true, { OLLAMA_HOST: 'http://192.0.2.7:11434' });
+  assert.is(foreign.code, 1);
+  const msg = JSON.parse(foreign.out.trim()).error.message as string;
+  assert.match(msg, 'OLLAMA_HOST sent with the request (http://192.0.2.7:11434) is refused: the daemon reaches Ollama only on loopback or at its own OLLAMA_HOST');
+  assert.not.match(msg, '\n');
+  // The /v1 path users copy from OpenAI-compatible setups: a clear word, not "model not installed".
+  const v1 = await ask('q', true, { OLLAMA_HOST: `${f.url}/v1` });
+  assert.is(v1.code, 1);
+  assert.match(JSON.parse(v1.out.trim()).error.message, `ends in /v1, the OpenAI-compatible path; evidex uses Ollama's own API at the server's root: set OLLAMA_HOST=${f.url}`);
+  assert.is(f.requests.length, before);
+  // Loopback on another port is allowed (the fake is on 127.0.0.1).
+  f.script({ chunks: [{ content: 'fine' }] });
+  assert.is((await ask('q', true, { OLLAMA_HOST: f.url })).code, 0);
+});
+
+test('every tools/call is audited with the client\'s own name (X-Evidex-Client), allowed or refused; no name is "unknown"', async () => {
+  const named = await connect(root, { env: d.env, clientName: 'Claude Desktop' });
+  const anon = await connect(root, { env: d.env });
+  try {
+    await named.requestRaw('tools/call', { name: 'find_importers', arguments: { module_name: 'rag_common' } });
+    await named.requestRaw('tools/call', { name: 'read_evidence', arguments: { path: '.env', start_line: 1 } }).catch(() => undefined);
+    await anon.requestRaw('tools/call', { name: 'search_code', arguments: { query: 'COLLECTION_NAME' } });
+  } finally { await named.close(); await anon.close(); }
+  const audit = await waitFor('audit lines', () => {
+    const lines = readFileSync(join(d.stateDir, 'audit.log'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    return lines.filter((a) => a.question === null).length >= 3 ? lines.filter((a) => a.question === null).slice(-3) : null;
+  });
+  assert.equal(audit.map((a) => [a.client, a.tool, a.decision, a.code ?? null]), [
+    ['Claude Desktop', 'find_importers', 'allowed', null],
+    ['Claude Desktop', 'read_evidence', 'refused', 'secret_denied'],
+    ['unknown', 'search_code', 'allowed', null],
+  ]);
+  assert.equal(audit[1].arguments, { path: '.env', start_line: 1 });
+  assert.match(audit[1].reason, /\S/);
+  for (const a of audit) { assert.ok(!Number.isNaN(Date.parse(a.time))); assert.type(a.duration_ms, 'number'); }
 });
 
 test.run();

@@ -52,7 +52,8 @@ test('the request carries exactly the five tools, schemas derived from zod, syst
     // Events: started, step 1, the two content deltas as they came, stopped.
     assert.equal(events.filter((e) => e.type === 'content').map((e: any) => e.text),
       ['No tool needed: ', 'RAG means retrieval-augmented generation.']);
-    assert.equal(events.map((e) => e.type), ['started', 'step', 'content', 'content', 'citations', 'stopped']);
+    assert.equal(events.map((e) => e.type), ['started', 'model', 'step', 'content', 'content', 'citations', 'stopped']);
+    assert.is(body.options.num_ctx, 4096); // the model's context_length (fake: 4096) under the 8192 cap
   } finally { await f.stop(); }
 });
 

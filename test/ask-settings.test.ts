@@ -136,7 +136,7 @@ test('a bad host fails that request only, with one line; the next request works'
 test('a bad value in the client env is named and nothing is sent', async () => {
   const before = f.requests.length;
   const cap = capture();
-  const code = await runAskCommand(client, 'q', { json: false, out: cap.out, env: { OLLAMA_HOST: f.url, EVIDEX_ASK_MAX_STEPS: '0' } });
+  const code = await runAskCommand(client, 'q', { json: false, out: cap.out, err: cap.out, env: { OLLAMA_HOST: f.url, EVIDEX_ASK_MAX_STEPS: '0' } });
   assert.is(code, 1);
   assert.is(cap.text(), 'evidex ask: EVIDEX_ASK_MAX_STEPS=0 must be a whole number from 1 to 50\n');
   assert.is(f.requests.length, before);

@@ -7,7 +7,7 @@
 // on, so its own environment is only a fallback. The client reads its
 // environment with askSettingsFromEnv and sends what is set as explicit `ask`
 // params (AskSettings); resolveAskConfig lets those win, per request.
-import { MAX_STEPS_LIMIT, MAX_TIMEOUT_S } from '../../protocol/messages.js';
+import { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX } from '../../protocol/messages.js';
 
 export interface AskConfig {
   host: string;        // normalised base URL, e.g. http://127.0.0.1:11434
@@ -15,7 +15,7 @@ export interface AskConfig {
   maxSteps: number;    // model turns per question
   timeoutMs: number;   // wall clock per question
   think?: boolean;     // sent as `think` when set; left to the model's default otherwise
-  maxToolChars: number; // budget for one tool message's evidence text sent to the model
+  numCtxCap: number;   // the most num_ctx evidex asks for (the model's own context length may be less)
 }
 
 export const DEFAULT_HOST = 'http://127.0.0.1:11434';
@@ -23,9 +23,10 @@ export const DEFAULT_HOST = 'http://127.0.0.1:11434';
 export const DEFAULT_MODEL = 'qwen3:8b';
 export const DEFAULT_MAX_STEPS = 8;
 export const DEFAULT_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_TOOL_CHARS = 24_000;
+/** EVIDEX_NUM_CTX's default: a window most local machines can hold; the model's own may be smaller. */
+export const DEFAULT_NUM_CTX = 8192;
 /** Bounds of the per-request settings: part of the protocol (the `ask` params schema uses them too). */
-export { MAX_STEPS_LIMIT, MAX_TIMEOUT_S };
+export { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX };
 
 /** Per-request settings as sent with `ask` (wire names). Each one set overrides the daemon's own environment. */
 export interface AskSettings {
@@ -34,6 +35,7 @@ export interface AskSettings {
   max_steps?: number;    // integer 1..MAX_STEPS_LIMIT
   timeout_s?: number;    // > 0, at most MAX_TIMEOUT_S
   think?: boolean;
+  num_ctx?: number;      // EVIDEX_NUM_CTX: cap on the context window asked for
 }
 
 /** A setting that cannot be used. Its `code` is what the daemon reports in the JSON-RPC error's data. */
@@ -71,6 +73,10 @@ export function normalizeOllamaHost(raw: string | undefined, label = 'OLLAMA_HOS
   if (host === '[::]') host = '[::1]';
   const port = url.port || (explicitScheme ? (url.protocol === 'https:' ? '443' : '80') : '11434');
   const path = url.pathname.replace(/\/+$/, '');
+  if (/\/v1$/.test(path)) {
+    const fixed = `${url.protocol}//${host}:${port}${path.slice(0, -3)}`;
+    throw new AskConfigError(`${label} ${JSON.stringify(raw)} ends in /v1, the OpenAI-compatible path; evidex uses Ollama's own API at the server's root: set OLLAMA_HOST=${fixed}`);
+  }
   return `${url.protocol}//${host}:${port}${path}`;
 }
 
@@ -80,6 +86,19 @@ function checkMaxSteps(n: unknown, label: string): number {
     throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a whole number from 1 to ${MAX_STEPS_LIMIT}`);
   }
   return n;
+}
+
+function checkNumCtx(n: unknown, label: string): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < MIN_NUM_CTX || n > MAX_NUM_CTX) {
+    throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a whole number of tokens from ${MIN_NUM_CTX} to ${MAX_NUM_CTX}`);
+  }
+  return n;
+}
+
+/** 127.0.0.0/8, ::1 and localhost: the machine the daemon runs on. */
+export function isLoopbackHost(url: string): boolean {
+  const h = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 function checkTimeoutS(n: unknown, label: string): number {
@@ -129,6 +148,8 @@ export function askSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AskSet
   if (timeout !== undefined) out.timeout_s = checkTimeoutS(timeout, 'EVIDEX_ASK_TIMEOUT_S');
   const think = envBool(env, 'EVIDEX_THINK');
   if (think !== undefined) out.think = think;
+  const numCtx = envNumber(env, 'EVIDEX_NUM_CTX');
+  if (numCtx !== undefined) out.num_ctx = checkNumCtx(numCtx, 'EVIDEX_NUM_CTX');
   return out;
 }
 
@@ -138,6 +159,10 @@ export function askSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AskSet
  * daemon's environment is only parsed for what the request leaves unset, so a
  * bad value there cannot break a request that brings its own. Throws
  * AskConfigError (one line) on a value that cannot be used.
+ *
+ * A host sent with the request is used only when it is on loopback or is the
+ * daemon's own OLLAMA_HOST: the daemon must not become a proxy that a token
+ * holder points at any address.
  */
 export function resolveAskConfig(
   override: Partial<AskConfig> = {}, request: AskSettings = {}, env: NodeJS.ProcessEnv = process.env,
@@ -147,9 +172,21 @@ export function resolveAskConfig(
   const pick = <K extends keyof AskSettings>(key: K, envName: string): AskSettings[K] =>
     askSettingsFromEnv({ [envName]: env[envName] })[key];
 
-  const host = request.ollama_host !== undefined
-    ? normalizeOllamaHost(request.ollama_host, 'OLLAMA_HOST sent with the request')
-    : normalizeOllamaHost(override.host ?? pick('ollama_host', 'OLLAMA_HOST'));
+  const ownHost = (): string => normalizeOllamaHost(override.host ?? pick('ollama_host', 'OLLAMA_HOST'));
+  let host: string;
+  if (request.ollama_host !== undefined) {
+    host = normalizeOllamaHost(request.ollama_host, 'OLLAMA_HOST sent with the request');
+    if (!isLoopbackHost(host)) {
+      let own: string | null;
+      try { own = ownHost(); } catch { own = null; }
+      if (host !== own) {
+        throw new AskConfigError(`OLLAMA_HOST sent with the request (${host}) is refused: the daemon reaches Ollama only on loopback or at its own OLLAMA_HOST (${own ?? 'not set'}); `
+          + 'to use another host, restart the daemon with that OLLAMA_HOST (evidex daemon stop, then run the command again)');
+      }
+    }
+  } else {
+    host = ownHost();
+  }
   const model = request.model?.trim() || override.model?.trim() || pick('model', 'EVIDEX_MODEL') || DEFAULT_MODEL;
   const maxSteps = request.max_steps !== undefined
     ? checkMaxSteps(request.max_steps, 'max_steps')
@@ -161,7 +198,10 @@ export function resolveAskConfig(
     throw new AskConfigError(`think=${JSON.stringify(request.think)} must be true or false`);
   }
   const think = request.think ?? override.think ?? pick('think', 'EVIDEX_THINK');
-  const cfg: AskConfig = { host, model, maxSteps, timeoutMs, maxToolChars: override.maxToolChars ?? DEFAULT_MAX_TOOL_CHARS };
+  const numCtxCap = request.num_ctx !== undefined
+    ? checkNumCtx(request.num_ctx, 'num_ctx')
+    : override.numCtxCap !== undefined ? checkNumCtx(override.numCtxCap, 'numCtxCap') : pick('num_ctx', 'EVIDEX_NUM_CTX') ?? DEFAULT_NUM_CTX;
+  const cfg: AskConfig = { host, model, maxSteps, timeoutMs, numCtxCap };
   if (think !== undefined) cfg.think = think;
   if (!(cfg.timeoutMs > 0)) throw new AskConfigError(`timeoutMs must be positive (got ${cfg.timeoutMs})`);
   return cfg;

@@ -4,7 +4,13 @@
 import type { Evidence } from '../../indexer/evidence.js';
 
 
-export type StopReason = 'answered' | 'refused_twice' | 'step_cap' | 'time_limit' | 'cancelled' | 'model_error';
+/**
+ * answered: a final answer. incomplete: the reply was cut at the model's output
+ * limit (done_reason "length"); the partial text is in `answer`. empty_reply:
+ * empty twice. context_full: the question, system prompt and tool list alone do
+ * not fit the window. The rest stop without an answer.
+ */
+export type StopReason = 'answered' | 'incomplete' | 'empty_reply' | 'context_full' | 'refused_twice' | 'step_cap' | 'time_limit' | 'cancelled' | 'model_error';
 
 /** Why talking to Ollama failed; each gets its own one-line message (see ollama-client.ts). */
 export type AskErrorCode =
@@ -46,7 +52,12 @@ export type AskEvent =
   | { type: 'content'; step: number; text: string }           // a delta of the model's visible text (the answer, on the last step)
   | { type: 'tool_call'; step: number; index: number; name: string; arguments: unknown;
       decision: 'allowed' | 'refused'; code?: string; reason?: string }
-  | { type: 'tool_result'; step: number; index: number; name: string; items: number; total: number; generation: number; ms: number }
+  | { type: 'model'; numCtx: number; contextLength?: number }    // after the model check: the window every request asks for
+  | { type: 'tool_result'; step: number; index: number; name: string; items: number; total: number; generation: number; ms: number;
+      shown: number; refs: number }                            // items sent with their text / as bare path:line references
+  | { type: 'summarised'; step: number; results: number }     // older tool results reduced to path:line lists to make room
+  | { type: 'empty_reply'; step: number; retrying: boolean }
+  | { type: 'context_cut'; step: number; promptEvalCount: number; numCtx: number } // Ollama's count shows it cut the prompt
   | { type: 'citations'; citations: CitationCheck[] }
   | { type: 'stopped'; why: StopReason; message?: string };
 
@@ -61,4 +72,17 @@ export interface AskResult {
   error?: AskFailure;               // set when stopped is `model_error`
   attempts: AttemptLog[];
   steps: number;                    // model turns taken
+  turns: TurnLog[];                 // one per model turn, in order
+  numCtx?: number;                  // the window every request asked for (once the model was checked)
+  contextCuts: number;              // turns where Ollama's prompt_eval_count showed the prompt was cut
+  ollama?: { version?: string; digest?: string }; // when asked for (describe_model)
+}
+
+/** One model turn: how long it took, what the prompt was estimated at and what Ollama counted. */
+export interface TurnLog {
+  step: number;
+  ms: number;
+  estimate: number;                 // evidex's (high-side) token estimate of the prompt
+  promptEvalCount?: number;         // Ollama's count, when it reported one
+  doneReason?: string;
 }

@@ -4,6 +4,21 @@
 import type { Ollama } from 'ollama';
 import { AskError, classifyOllamaError, isAbortError } from './ollama-client.js';
 
+/**
+ * The Ollama version and the model's digest, for reports that compare runs
+ * (evidex eval). Best effort: an Ollama that does not say is not an error.
+ */
+export async function describeModel(ollama: Ollama, model: string): Promise<{ version?: string; digest?: string }> {
+  const out: { version?: string; digest?: string } = {};
+  try { out.version = (await ollama.version()).version; } catch (err) { if (isAbortError(err)) throw err; }
+  try {
+    const full = model.includes(':') ? model : `${model}:latest`;
+    const m = (await ollama.list()).models?.find((x) => x.name === full || x.model === full);
+    if (m?.digest) out.digest = m.digest;
+  } catch (err) { if (isAbortError(err)) throw err; }
+  return out;
+}
+
 /** Installed models (from /api/tags) whose /api/show lists `tools`, in the order Ollama lists them. */
 export async function toolCapableModels(ollama: Ollama): Promise<string[]> {
   const { models } = await ollama.list();
@@ -26,11 +41,26 @@ function suggestion(models: string[]): string {
     : 'no installed model has tool support; install one, e.g. `ollama pull qwen3:8b` or `ollama pull llama3.1:8b`';
 }
 
-/** Throws AskError unless `model` is installed and lists the `tools` capability. */
-export async function checkToolCapability(ollama: Ollama, host: string, model: string): Promise<void> {
+/** The model's context length from /api/show `model_info` (`<architecture>.context_length`), if it reports one. */
+export function contextLengthOf(modelInfo: unknown): number | undefined {
+  if (!modelInfo || typeof modelInfo !== 'object') return undefined;
+  const entries = modelInfo instanceof Map ? [...modelInfo.entries()] : Object.entries(modelInfo);
+  for (const [k, v] of entries) {
+    if (typeof k === 'string' && k.endsWith('.context_length') && typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
+  }
+  return undefined;
+}
+
+export interface ModelFacts { contextLength?: number }
+
+/** Throws AskError unless `model` is installed and lists the `tools` capability; returns what /api/show said about its window. */
+export async function checkToolCapability(ollama: Ollama, host: string, model: string): Promise<ModelFacts> {
   let capabilities: unknown;
+  let facts: ModelFacts;
   try {
-    capabilities = (await ollama.show({ model })).capabilities;
+    const info = await ollama.show({ model });
+    capabilities = info.capabilities;
+    facts = { contextLength: contextLengthOf(info.model_info) };
   } catch (err) {
     if (isAbortError(err)) throw err;
     const failure = classifyOllamaError(err, host, model, 'request');
@@ -38,7 +68,7 @@ export async function checkToolCapability(ollama: Ollama, host: string, model: s
     const others = await toolCapableModels(ollama).catch((e) => { if (isAbortError(e)) throw e; return null; });
     throw new AskError('model_not_found', others ? `${failure.message}; ${suggestion(others)}` : failure.message);
   }
-  if (Array.isArray(capabilities) && capabilities.includes('tools')) return;
+  if (Array.isArray(capabilities) && capabilities.includes('tools')) return facts;
   let others: string[];
   try {
     others = await toolCapableModels(ollama);

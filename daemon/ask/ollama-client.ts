@@ -47,6 +47,13 @@ export function isAbortError(err: unknown): boolean {
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 const STREAM_INCOMPLETE = 'Did not receive done or success response in stream.';
 
+/** Whatever a server answered is quoted as one short line at most: the daemon relays no foreign response bodies. */
+const QUOTE_MAX = 200;
+export function shortQuote(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > QUOTE_MAX ? `${t.slice(0, QUOTE_MAX - 1)}…` : t;
+}
+
 /**
  * Classifies an error thrown by the `ollama` package. `phase` says whether the
  * HTTP response had already begun streaming: a plain Error thrown while reading
@@ -55,11 +62,15 @@ const STREAM_INCOMPLETE = 'Did not receive done or success response in stream.';
 export function classifyOllamaError(err: unknown, host: string, model: string, phase: 'request' | 'stream'): AskError {
   if (err instanceof AskError) return err;
   const e = err as { name?: string; message?: string; status_code?: number; error?: string };
-  const msg = String(e?.message ?? err).replace(/\s*\n\s*/g, ' ');
+  const msg = shortQuote(String(e?.message ?? err));
   if (e?.name === 'ResponseError' && typeof e.status_code === 'number') {
-    const text = e.error ?? msg;
+    const text = shortQuote(e.error ?? msg);
     if (/does not support tools/i.test(text)) {
       return new AskError('model_no_tools', `model "${model}" does not support tool calling in Ollama at ${host} (Ollama said: ${text}); choose a model with the "tools" capability (--model or EVIDEX_MODEL)`);
+    }
+    if (e.status_code === 404 && !/model\b.*\bnot found|not found.*\bmodel|try pulling/i.test(text)) {
+      // Not Ollama's "model not found": the URL does not lead to Ollama's API at all.
+      return new AskError('ollama_http_error', `${host} answered HTTP 404 (${text}) where Ollama's API should be; is OLLAMA_HOST the address of an Ollama server (its root, not a sub-path)?`);
     }
     if (e.status_code === 404) {
       return new AskError('model_not_found', `model "${model}" is not installed in Ollama at ${host} (Ollama said: ${text}); install it with \`ollama pull ${model}\` or choose another with --model / EVIDEX_MODEL`);

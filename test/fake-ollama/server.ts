@@ -10,9 +10,34 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface FakeModel { name: string; capabilities: string[]; family?: string }
+export interface FakeModel {
+  name: string;
+  capabilities: string[];
+  family?: string;
+  /** `<family>.context_length` in /api/show model_info (default 4096); null leaves it out. */
+  contextLength?: number | null;
+  digest?: string;
+}
 
-/** One NDJSON line's worth of message. Tool calls in Ollama's shape: `{function: {name, arguments}}`. */
+/** Ollama's own default window when a request sets no num_ctx (the older, smaller one: a missing num_ctx must show). */
+export const FAKE_DEFAULT_NUM_CTX = 2048;
+export const FAKE_VERSION = '0.12.3';
+
+/**
+ * The fake's tokenizer: independent of evidex's estimate, and harsher than a
+ * real BPE on code and JSON — every digit is a token of its own, a run of
+ * letters is one token per 4 letters, a run of other symbols one per 2, a run
+ * of whitespace one token.
+ */
+export function fakeTokenCount(text: string): number {
+  let n = 0;
+  for (const m of text.matchAll(/[A-Za-z]+|\d|\s+|[^\sA-Za-z\d]+/gu)) {
+    const t = m[0];
+    n += /^[A-Za-z]/.test(t) ? Math.ceil(t.length / 4) : /^[^\s\d]/.test(t) ? Math.ceil([...t].length / 2) : 1;
+  }
+  return n;
+}
+
 export interface FakeChunk {
   content?: string;
   thinking?: string;
@@ -29,6 +54,8 @@ export interface ChatTurn {
   status?: number;             // answer this HTTP status with {"error": error} instead of a reply
   error?: string;
   doneReason?: string;         // default "stop"
+  /** Reported instead of the kept prompt's token count (e.g. to model a server that miscounts). */
+  promptEvalCount?: number;
 }
 
 export interface RecordedRequest {
@@ -37,6 +64,14 @@ export interface RecordedRequest {
   body: any;                   // parsed JSON body (undefined for GET)
   completed: boolean;          // the server finished its response
   aborted: boolean;            // the client closed the connection before the response finished
+  /** /api/chat only: the window used (options.num_ctx, else FAKE_DEFAULT_NUM_CTX), the whole prompt's tokens, and what was kept. */
+  numCtx?: number;
+  promptTokens?: number;
+  keptTokens?: number;
+  /** Messages dropped from the front (the system prompt is kept), as Ollama does when a prompt is over the window. */
+  truncated?: boolean;
+  /** The messages the "model" actually saw after truncation. */
+  kept?: any[];
 }
 
 /** Handy constructors for scripted chunks. */
@@ -50,6 +85,8 @@ function fullName(model: string): string {
 export class FakeOllama {
   readonly requests: RecordedRequest[] = [];
   readonly turns: ChatTurn[] = [];
+  /** Multiplies every token count (a denser tokenizer than the default one). */
+  tokenScale = 1;
   /** Called when the scripted queue is empty (e.g. an endless tool-calling model); undefined → HTTP 500. */
   fallback?: (body: any, n: number) => ChatTurn;
   private server: Server;
@@ -119,21 +156,58 @@ export class FakeOllama {
       return this.json(res, rec, 200, {
         models: this.models.map((m) => ({
           name: fullName(m.name), model: fullName(m.name), modified_at: '2025-01-01T00:00:00Z', size: 5_000_000_000,
-          digest: 'sha256:' + '0'.repeat(64), details: this.details(m),
+          digest: m.digest ?? 'sha256:' + '0'.repeat(64), details: this.details(m),
         })),
       });
     }
+    if (rec.method === 'GET' && rec.path === '/api/version') return this.json(res, rec, 200, { version: FAKE_VERSION });
     if (rec.method === 'POST' && rec.path === '/api/show') {
       const m = this.find(rec.body?.model);
       if (!m) return this.json(res, rec, 404, { error: `model '${rec.body?.model}' not found` });
+      const arch = m.family ?? 'qwen3';
+      const info: Record<string, unknown> = { 'general.architecture': arch, 'general.parameter_count': 8_190_735_360 };
+      if (m.contextLength !== null) info[`${arch}.context_length`] = m.contextLength ?? 4096;
       return this.json(res, rec, 200, {
         license: '', modelfile: `FROM ${fullName(m.name)}`, parameters: '', template: '{{ .Prompt }}',
-        details: this.details(m), model_info: { 'general.architecture': m.family ?? 'qwen3' },
+        details: this.details(m), model_info: info,
         capabilities: m.capabilities, modified_at: '2025-01-01T00:00:00Z',
       });
     }
     if (rec.method === 'POST' && rec.path === '/api/chat') return this.chat(req, res, rec);
     return this.json(res, rec, 404, { error: `404 page not found` });
+  }
+
+  /** A message as the prompt template renders it: role, text, thinking, tool calls and the tool's name. */
+  private messageTokens(m: any): number {
+    const parts = [String(m?.role ?? ''), String(m?.content ?? '')];
+    if (m?.thinking) parts.push(String(m.thinking));
+    if (m?.tool_calls) parts.push(JSON.stringify(m.tool_calls));
+    if (m?.tool_name) parts.push(String(m.tool_name));
+    return Math.ceil(fakeTokenCount(parts.join('\n')) * this.tokenScale) + 4;
+  }
+
+  /**
+   * Ollama's chatPrompt: the system messages (with the tools rendered beside
+   * them) are always kept, and so is the last message; older messages are
+   * dropped from the front until the rest fits num_ctx. If even that does not
+   * fit, the runner cuts tokens and the prompt fills the window.
+   */
+  private fitPrompt(rec: RecordedRequest, body: any): void {
+    const numCtx = typeof body?.options?.num_ctx === 'number' ? body.options.num_ctx : FAKE_DEFAULT_NUM_CTX;
+    const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    const fixed = (body?.tools ? Math.ceil(fakeTokenCount(JSON.stringify(body.tools)) * this.tokenScale) : 0)
+      + msgs.filter((m) => m?.role === 'system').reduce((a, m) => a + this.messageTokens(m), 0);
+    const rest = msgs.filter((m) => m?.role !== 'system');
+    const sizes = rest.map((m) => this.messageTokens(m));
+    const full = fixed + sizes.reduce((a, b) => a + b, 0);
+    let from = 0;
+    let kept = full;
+    while (kept > numCtx && from < rest.length - 1) kept -= sizes[from++];
+    rec.numCtx = numCtx;
+    rec.promptTokens = full;
+    rec.truncated = from > 0 || kept > numCtx;
+    rec.keptTokens = Math.min(kept, numCtx);
+    rec.kept = [...msgs.filter((m) => m?.role === 'system'), ...rest.slice(from)];
   }
 
   private details(m: FakeModel): Record<string, unknown> {
@@ -152,6 +226,7 @@ export class FakeOllama {
     if (Array.isArray(body.tools) && body.tools.length && !model.capabilities.includes('tools')) {
       return this.json(res, rec, 400, { error: `registry.ollama.ai/library/${fullName(model.name)} does not support tools` });
     }
+    this.fitPrompt(rec, body);
     const n = this.chats.length - 1;
     const turn = this.turns.shift() ?? this.fallback?.(body, n);
     if (!turn) return this.json(res, rec, 500, { error: 'fake-ollama: no scripted turn left' });
@@ -166,7 +241,7 @@ export class FakeOllama {
     };
     const final = {
       done_reason: turn.doneReason ?? 'stop', done: true, total_duration: 1_234_567, load_duration: 12_345,
-      prompt_eval_count: 42, prompt_eval_duration: 100_000, eval_count: 7, eval_duration: 200_000,
+      prompt_eval_count: turn.promptEvalCount ?? rec.keptTokens, prompt_eval_duration: 100_000, eval_count: 7, eval_duration: 200_000,
     };
     const stream = body.stream !== false; // Ollama streams unless told not to
     if (!stream) {

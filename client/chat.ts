@@ -1,0 +1,96 @@
+// `evidex chat [--model M]`: a conversation in the terminal. Each question is
+// an `ask` in one conversation of this connection, so the daemon carries the
+// earlier questions, answers and evidence into the next one (within the
+// context budget). Ctrl-C cancels the answer being written, not the session;
+// Ctrl-D or /quit ends it. /evidence lists what was gathered, /model switches.
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import type { Evidence } from '../indexer/evidence.js';
+import type { AskResult } from '../daemon/ask/events.js';
+import { AskView, askViaClient, clientAskSettings, type AskClient } from './ask.js';
+
+export interface ChatOptions {
+  model?: string;
+  out: NodeJS.WriteStream;
+  err: NodeJS.WriteStream;
+  /** Where the questions come from (default process.stdin). */
+  input?: NodeJS.ReadableStream & { isTTY?: boolean };
+  env?: NodeJS.ProcessEnv;
+}
+
+const HELP = 'type a question; /evidence lists what was gathered, /model [M] shows or switches the model, /quit (or Ctrl-D) ends; Ctrl-C cancels an answer';
+
+function span(e: Evidence): string {
+  return e.start_line === e.end_line ? `${e.start_line}` : `${e.start_line}-${e.end_line}`;
+}
+
+/** Runs the conversation until /quit or end of input; returns the exit code (0, or 1 for a bad setting). */
+export async function runChatCommand(client: AskClient, opts: ChatOptions): Promise<number> {
+  const { out, err } = opts;
+  const env = opts.env ?? process.env;
+  const input = opts.input ?? process.stdin;
+  let settings;
+  try { settings = clientAskSettings(opts.model, env); } catch (e) { err.write(`evidex chat: ${(e as Error).message}\n`); return 1; }
+  const conversation = randomUUID();
+  const gathered = new Map<string, Evidence>();
+  const terminal = !!input.isTTY && !!err.isTTY;
+  const rl = createInterface({ input, output: err, terminal, prompt: 'evidex> ' });
+  let current: AbortController | null = null;
+
+  // Ctrl-C: cancel the answer in progress; at the prompt, a reminder of how to leave.
+  const onInterrupt = (): void => {
+    if (current) { current.abort(); return; }
+    err.write('\n(Ctrl-D or /quit ends the chat)\n');
+    rl.prompt();
+  };
+  rl.on('SIGINT', onInterrupt);
+  process.on('SIGINT', onInterrupt); // input that is not a terminal: the signal comes to the process
+
+  err.write(`evidex chat — ${HELP}\n`);
+  rl.prompt();
+  try {
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (line === '') { rl.prompt(); continue; }
+      if (line === '/quit' || line === '/exit') break;
+      if (line === '/help') { err.write(`${HELP}\n`); rl.prompt(); continue; }
+      if (line === '/evidence') {
+        if (gathered.size === 0) err.write('no evidence gathered yet\n');
+        for (const e of gathered.values()) out.write(`${e.path}:${span(e)}  ${e.kind}  ${e.name}\n`);
+        rl.prompt();
+        continue;
+      }
+      if (line === '/model' || line.startsWith('/model ')) {
+        const m = line.slice('/model'.length).trim();
+        if (m) settings = { ...settings, model: m };
+        err.write(`model: ${settings.model ?? 'the daemon\'s default (EVIDEX_MODEL, else qwen3:8b)'}\n`);
+        rl.prompt();
+        continue;
+      }
+      if (line.startsWith('/')) { err.write(`unknown command ${line.split(/\s/)[0]}; ${HELP}\n`); rl.prompt(); continue; }
+
+      const view = new AskView({ out, err, env, live: true });
+      current = new AbortController();
+      let result: AskResult | null = null;
+      try {
+        result = await askViaClient(client, line, settings, (e) => view.event(e), current.signal, { conversation });
+        view.finish(result);
+      } catch (e) {
+        view.stop();
+        err.write(current.signal.aborted ? 'cancelled\n' : `evidex chat: ${(e as Error).message}\n`);
+      } finally {
+        current = null;
+      }
+      if (result?.stopped === 'answered') {
+        for (const e of result.evidence) gathered.set(`${e.kind}\0${e.path}\0${e.start_line}\0${e.end_line}\0${e.name}`, e);
+      }
+      out.write('\n');
+      rl.prompt();
+    }
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    rl.close();
+  }
+  if (terminal) err.write('\n'); // Ctrl-D leaves the cursor after the prompt
+  return 0;
+}
