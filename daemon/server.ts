@@ -12,6 +12,7 @@ import { openIndex } from '../indexer/index.js';
 import { isToolName, toolDescriptors, validateToolCall, type ToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
+import { formatDuration, IdleTimer, OBSERVER_HEADER } from './idle.js';
 import { LatencyBook } from './latency.js';
 import {
   ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
@@ -40,6 +41,8 @@ export interface DaemonOptions {
   extraSecrets?: string[];
   /** Warm the request path once the index is loaded (default true; see warmup.ts). */
   warmup?: boolean;
+  /** Exit after this long with no client (idle.ts); 0 or absent = never (a daemon started by hand). */
+  idleTimeoutMs?: number;
   log?: (line: string) => void;
 }
 
@@ -103,6 +106,7 @@ export class Daemon {
   private warmup: WarmupStatus = { state: 'off' }; // set by begin()
   private stopping: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  private idleTimer: IdleTimer | null = null;
   private readonly startedAt = new Date();
   private resolveStopped!: () => void;
   /** Resolves once the daemon has shut down (files removed, sockets closed). */
@@ -168,7 +172,7 @@ export class Daemon {
   }
 
   private async listen(): Promise<void> {
-    this.wss.on('connection', (ws) => this.accept(ws));
+    this.wss.on('connection', (ws, req) => this.accept(ws, req.headers[OBSERVER_HEADER] === '1'));
     this.wss.on('error', (e) => this.log(`server error: ${e.message}`));
     await new Promise<void>((resolve, reject) => {
       this.http.once('error', reject);
@@ -181,6 +185,14 @@ export class Daemon {
     this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
     this.log(`listening on ${this.info.url} for ${this.opts.root} (pid ${process.pid})`);
+    const idleMs = this.opts.idleTimeoutMs ?? 0;
+    if (idleMs > 0) {
+      const after = formatDuration(idleMs);
+      this.idleTimer = new IdleTimer(idleMs, () => { void this.shutdown(`idle: no client for ${after} (idle timeout ${after}, EVIDEX_IDLE_TIMEOUT)`); });
+      this.log(`idle timeout ${after}: exits after that long with no client`);
+    } else {
+      this.log('no idle timeout: runs until stopped');
+    }
   }
 
   /** The start-up catch-up (first build or compare-by-hash refresh) and the watcher, both in the background. */
@@ -241,7 +253,8 @@ export class Daemon {
     }
   }
 
-  private accept(ws: WebSocket): void {
+  /** `observer`: a connection that only looks (daemon list); it does not hold off the idle timeout. */
+  private accept(ws: WebSocket, observer = false): void {
     const id = `c${this.nextClient++}`;
     const conn = new RpcConnection(ws, {
       maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
@@ -251,8 +264,10 @@ export class Daemon {
     const state: ClientState = { id, conn, ws, alive: true };
     ws.on('pong', () => { state.alive = true; });
     this.clients.set(id, state);
+    if (!observer) this.idleTimer?.opened();
     conn.onClose((reason) => {
       this.clients.delete(id);
+      if (!observer) this.idleTimer?.closed();
       this.log(`client ${id} left: ${reason}`);
     });
     conn.onRequest((method, params, ctx) => this.dispatch(state, method, params, ctx));
@@ -414,6 +429,7 @@ export class Daemon {
       stateDir: this.opts.stateDir,
       startedAt: this.startedAt.toISOString(),
       uptimeSeconds: Math.round((Date.now() - this.startedAt.getTime()) / 1000),
+      idleTimeoutSeconds: Math.round((this.opts.idleTimeoutMs ?? 0) / 1000),
       watcher: w ? w.state : (this.opts.watch === 'off' ? 'off' : 'starting'),
       ...(w?.note ? { watcherNote: w.note } : {}),
       lastWatchUpdate: w?.lastUpdate ?? null,
@@ -443,6 +459,7 @@ export class Daemon {
     this.stopping = (async () => {
       this.log(`shutting down: ${reason}`);
       if (this.heartbeat) clearInterval(this.heartbeat);
+      this.idleTimer?.stop();
       for (const c of this.clients.values()) c.conn.close(1001, 'daemon shutting down');
       await this.watcher?.close().catch((e: Error) => this.log(`closing the watcher: ${e.message}`));
       const drained = await this.queue.drain(5000);

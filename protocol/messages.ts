@@ -61,6 +61,8 @@ export interface DaemonInfoStatus {
   stateDir: string;
   startedAt: string;
   uptimeSeconds: number;
+  /** The idle timeout of an auto-started daemon (daemon/idle.ts); 0 = none, it runs until stopped. */
+  idleTimeoutSeconds?: number;
   watcher: WatcherState;
   /** Why the watcher is polling or off, when it is. */
   watcherNote?: string;
