@@ -35,13 +35,16 @@ function repoOf(p: Parsed): string {
   return resolveRepoRoot(p.flags.repo as string | undefined);
 }
 
+/** No --repo: the root is the current folder's, and starting to index it may be refused (index-guard.ts). */
+const unnamedRoot = (p: Parsed): boolean => p.flags.repo === undefined;
+
 function needPositionals(p: Parsed, n: number, usage: string): void {
   if (p.positionals.length !== n) throw new UsageError(`expected ${n === 1 ? 'one argument' : `${n} arguments`}; usage: ${usage}`);
 }
 
 /** Runs one tool through the daemon. Refusals come back as ToolError (code from the daemon). */
-async function callTool(root: string, name: string, args: unknown): Promise<ToolResult> {
-  const client = await connect(root, { autoStart: true });
+async function callTool(root: string, name: string, args: unknown, unnamed: boolean): Promise<ToolResult> {
+  const client = await connect(root, { autoStart: true, unnamedRoot: unnamed });
   try {
     return await client.requestRaw('tools/call', { name, arguments: args }) as ToolResult;
   } catch (e) {
@@ -80,7 +83,7 @@ function toolCommand(tool: string, usage: string, summary: string, flags: FlagSp
     usage, summary, flags: { ...flags, ...REPO, ...JSON_FLAG, ...HELP },
     async run(p) {
       const args = build(p);
-      printResult(await callTool(repoOf(p), tool, args), Boolean(p.flags.json));
+      printResult(await callTool(repoOf(p), tool, args, unnamedRoot(p)), Boolean(p.flags.json));
       return 0;
     },
   };
@@ -95,7 +98,7 @@ function modelCommand(usage: string, summary: string, runner: ModelRunner): Comm
     flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...REPO, ...JSON_FLAG, ...HELP },
     async run(p) {
       needPositionals(p, 1, usage);
-      const client = await connect(repoOf(p), { autoStart: true });
+      const client = await connect(repoOf(p), { autoStart: true, unnamedRoot: unnamedRoot(p) });
       try {
         return await runner(client, p.positionals[0], { model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout });
       } finally {
@@ -131,7 +134,7 @@ const COMMANDS: Record<string, Command> = {
       const t0 = Date.now();
       let summary: BuildSummary & { generation?: number; via: 'daemon' | 'in-process'; indexBytes?: number };
       try {
-        summary = { ...await buildInProcess(root, onProgress), via: 'in-process' };
+        summary = { ...await buildInProcess(root, onProgress, { unnamedRoot: unnamedRoot(p) }), via: 'in-process' };
       } catch (e) {
         if (!(e instanceof DaemonBusy)) throw e;
         // A daemon owns this root's index: ask it to refresh and show its progress.
@@ -162,17 +165,24 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   daemon: {
-    usage: 'evidex daemon start|stop|status|run [--repo DIR] [--json]',
-    summary: 'start, stop or inspect the daemon for a repository (run = in the foreground)',
-    flags: { ...REPO, ...JSON_FLAG, ...HELP },
+    usage: 'evidex daemon start|stop|status|run|list|prune [--repo DIR] [--all] [--json]',
+    summary: 'start, stop or inspect the daemon for a repository (run = in the foreground); list, stop --all or prune all of them',
+    flags: { ...REPO, all: { kind: 'boolean', help: 'with stop: every daemon under $EVIDEX_HOME' }, ...JSON_FLAG, ...HELP },
     async run(p) {
       needPositionals(p, 1, this.usage);
-      const root = repoOf(p);
+      const action = p.positionals[0];
       const json = Boolean(p.flags.json);
       const out = (human: string, obj: unknown) => process.stdout.write(json ? `${JSON.stringify(obj)}\n` : `${human}\n`);
-      switch (p.positionals[0]) {
+      if (p.flags.all && action !== 'stop') throw new UsageError(`--all goes with stop only; usage: ${this.usage}`);
+      if (action === 'list' || action === 'prune' || p.flags.all) {
+        if (p.flags.repo !== undefined) throw new UsageError(`daemon ${action}${p.flags.all ? ' --all' : ''} covers every repository; it takes no --repo`);
+        const { runAllDaemonsCommand } = await import('./daemon-commands.js');
+        return runAllDaemonsCommand(action, json);
+      }
+      const root = repoOf(p);
+      switch (action) {
         case 'start': {
-          const r = await daemonStart(root);
+          const r = await daemonStart(root, { unnamedRoot: unnamedRoot(p) });
           out(r.started ? `started evidex daemon for ${r.info.root} (pid ${r.info.pid}) at ${r.info.url}; log: ${r.log}`
             : `evidex daemon already running for ${r.info.root} (pid ${r.info.pid}) at ${r.info.url}`, { ...r, info: { ...r.info, token: undefined } });
           return 0;
@@ -192,7 +202,7 @@ const COMMANDS: Record<string, Command> = {
           return runDaemonForeground(root);
         }
         default:
-          throw new UsageError(`unknown daemon action ${JSON.stringify(p.positionals[0])}; usage: ${this.usage}`);
+          throw new UsageError(`unknown daemon action ${JSON.stringify(action)}; usage: ${this.usage}`);
       }
     },
   },
@@ -209,7 +219,7 @@ const COMMANDS: Record<string, Command> = {
       } catch (e) {
         throw new ToolError('invalid_arguments', `JSON_ARGS is not valid JSON: ${(e as Error).message}`);
       }
-      const r = await callTool(repoOf(p), name, args);
+      const r = await callTool(repoOf(p), name, args, unnamedRoot(p));
       process.stdout.write(`${JSON.stringify({ evidence: r.evidence, total: r.total })}\n`);
       return 0;
     },

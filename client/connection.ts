@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { parseDaemonArgs } from '../daemon/args.js';
+import { autoStartIdleTimeout, OBSERVER_HEADER } from '../daemon/idle.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
   MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type MethodKey, type ParamsOf, type ResultOf, type StatusResult, type WarmupStatus, type LatencySnapshot,
@@ -15,6 +16,7 @@ import {
   canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
 } from '../daemon/state.js';
 import { UsageError } from './args.js';
+import { checkUnnamedRoot } from './index-guard.js';
 
 export { resolveRepoRoot, RpcError };
 
@@ -52,6 +54,8 @@ export interface ConnectOptions {
   /** How long to wait for a daemon we started (default 30 s). */
   startTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** The root was not named with --repo: starting a daemon for it is refused for the home folder or a huge non-git tree (index-guard.ts). */
+  unnamedRoot?: boolean;
 }
 
 /** Path of the compiled daemon entry, next to this file in dist/. */
@@ -59,11 +63,14 @@ export function daemonEntry(): string {
   return fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 }
 
-/** Opens one authenticated WebSocket to the daemon described by `info`. */
-export function openSocket(info: DaemonInfo, timeoutMs = 5000): Promise<WebSocket> {
+/**
+ * Opens one authenticated WebSocket to the daemon described by `info`. An
+ * observer connection (daemon list) does not hold off an idle daemon's exit.
+ */
+export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: { observer?: boolean } = {}): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(info.url, {
-      headers: { Authorization: `Bearer ${info.token}` },
+      headers: { Authorization: `Bearer ${info.token}`, ...(opts.observer ? { [OBSERVER_HEADER]: '1' } : {}) },
       maxPayload: MAX_PAYLOAD_BYTES,
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
@@ -75,7 +82,7 @@ export function openSocket(info: DaemonInfo, timeoutMs = 5000): Promise<WebSocke
   });
 }
 
-function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): Client {
+export function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): Client {
   const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES });
   const closed = new Promise<string>((r) => conn.onClose(r));
   return {
@@ -99,8 +106,8 @@ type Probe =
   | { kind: 'running'; info: DaemonInfo; ws: WebSocket }
   | { kind: 'unreachable'; info: DaemonInfo; error: string }; // a live daemon pid that does not answer
 
-/** Looks for a daemon for this state folder and connects to it if one answers. */
-async function probe(stateDir: string): Promise<Probe> {
+/** Looks for a daemon for this state folder and connects to it if one answers (`observer`: see openSocket). */
+async function probe(stateDir: string, observer = false): Promise<Probe> {
   const info = await readDaemonInfo(stateDir);
   if (!info) return { kind: 'none' };
   if (!(await daemonAlive(stateDir, info.pid))) {
@@ -109,7 +116,7 @@ async function probe(stateDir: string): Promise<Probe> {
     return { kind: 'none' };
   }
   try {
-    return { kind: 'running', info, ws: await openSocket(info) };
+    return { kind: 'running', info, ws: await openSocket(info, 5000, { observer }) };
   } catch (e) {
     return { kind: 'unreachable', info, error: (e as Error).message };
   }
@@ -124,11 +131,11 @@ async function probe(stateDir: string): Promise<Probe> {
  */
 const DAEMON_NODE_FLAGS = ['--max-semi-space-size=4'];
 
-/** Spawns `node <dist>/daemon/main.js --repo ROOT` detached, its output appended to daemon.log. */
-function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv): ChildProcess {
+/** Spawns `node <dist>/daemon/main.js --repo ROOT [ARGS]` detached, its output appended to daemon.log. */
+function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv, args: string[]): ChildProcess {
   const fd = openSync(files(stateDir).log, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root, ...args], {
       detached: true, stdio: ['ignore', fd, fd], env, cwd: root,
     });
     child.unref();
@@ -176,19 +183,31 @@ async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, 
 }
 
 /** Where a root's daemon would be, and whether one answers there: the first step of every command below. */
-async function locate(root: string, envOpt?: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
+async function locate(root: string, envOpt?: NodeJS.ProcessEnv, observer = false): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
   const env = envOpt ?? process.env;
   const real = canonicalRoot(root);
   const stateDir = stateDirFor(real, env);
-  return { env, real, stateDir, p: await probe(stateDir) };
+  return { env, real, stateDir, p: await probe(stateDir, observer) };
 }
 
-/** Spawns a daemon for `real` and waits until it (or a racing starter's) answers. */
-async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+/**
+ * Spawns a daemon for `real` and waits until it (or a racing starter's)
+ * answers; `spawned` says it is ours. `auto`: a command starts it on its own,
+ * so it gets the idle timeout (EVIDEX_IDLE_TIMEOUT, default 3h).
+ */
+async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, opts: { auto: boolean; unnamedRoot?: boolean; timeoutMs?: number }):
+Promise<{ info: DaemonInfo; ws: WebSocket; spawned: boolean }> {
   // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
-  try { parseDaemonArgs([], env); } catch (e) { throw new UsageError((e as Error).message); }
+  let args: string[];
+  try {
+    parseDaemonArgs([], env);
+    args = opts.auto ? ['--idle-timeout', autoStartIdleTimeout(env)] : [];
+  } catch (e) { throw new UsageError((e as Error).message); }
+  if (opts.unnamedRoot) await checkUnnamedRoot(real);
   await ensureStateDir(stateDir);
-  return waitForDaemon(real, stateDir, timeoutMs, spawnDaemon(real, stateDir, env));
+  const child = spawnDaemon(real, stateDir, env, args);
+  const up = await waitForDaemon(real, stateDir, opts.timeoutMs ?? 30_000, child);
+  return { ...up, spawned: up.info.pid === child.pid };
 }
 
 /** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
@@ -202,7 +221,9 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   if (!opts.autoStart) {
     throw new ConnectionError(`no evidex daemon for ${real}; start one with \`evidex daemon start --repo ${real}\``);
   }
-  const started = await startAndWait(real, stateDir, env, opts.startTimeoutMs);
+  const started = await startAndWait(real, stateDir, env, { auto: true, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs });
+  // A background process now runs for this root: say so, once, where it does not mix with the answer.
+  if (started.spawned) process.stderr.write(`started evidex daemon for ${real} (pid ${started.info.pid})\n`);
   return makeClient(started.ws, started.info, stateDir);
 }
 
@@ -217,7 +238,7 @@ export async function daemonStart(root: string, opts: ConnectOptions = {}): Prom
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`a daemon for ${real} (pid ${p.info.pid}) is running but not answering (${p.error}); stop it with \`evidex daemon stop\``);
   }
-  const s = await startAndWait(real, stateDir, env, opts.startTimeoutMs);
+  const s = await startAndWait(real, stateDir, env, { auto: false, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs });
   s.ws.terminate();
   return { started: true, info: s.info, stateDir, log: files(stateDir).log };
 }
@@ -235,7 +256,13 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
 
 /** `evidex daemon stop`: asks for daemon/shutdown; a daemon that does not answer gets SIGTERM, then SIGKILL. */
 export async function daemonStop(root: string, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<StopResult> {
-  const { real, stateDir, p } = await locate(root, opts.env);
+  const real = canonicalRoot(root);
+  return daemonStopAt(stateDirFor(real, opts.env ?? process.env), real, opts);
+}
+
+/** daemonStop by state folder (`daemon stop --all`: the root may be gone); `real` names the root in messages. */
+export async function daemonStopAt(stateDir: string, real: string, opts: { timeoutMs?: number } = {}): Promise<StopResult> {
+  const p = await probe(stateDir);
   const timeout = opts.timeoutMs ?? 10_000;
   if (p.kind === 'none') return { stopped: false, message: `no evidex daemon running for ${real}` };
   const pid = p.info.pid;
@@ -261,9 +288,9 @@ export type StatusReport =
   | { running: true; root: string; stateDir: string; pid: number; url: string; files: number; symbols: number;
       generation: number; lastUpdate: string | null; watcher: string; state: string; status: StatusResult };
 
-/** `evidex daemon status`: never starts a daemon. */
+/** `evidex daemon status`: never starts a daemon, and looks as an observer (it does not hold off an idle exit). */
 export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StatusReport> {
-  const { real, stateDir, p } = await locate(root, opts.env);
+  const { real, stateDir, p } = await locate(root, opts.env, true);
   if (p.kind === 'none') return { running: false, root: real, stateDir, message: `no evidex daemon running for ${real}` };
   if (p.kind === 'unreachable') {
     return { running: false, root: real, stateDir, message: `the daemon for ${real} (pid ${p.info.pid}) is not answering: ${p.error}` };

@@ -4,7 +4,7 @@
 // owner-only (folders 0700, files 0600) because daemon.json holds the token.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { promises as fsp, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, promises as fsp, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve as resolvePath } from 'node:path';
 
@@ -49,6 +49,12 @@ export async function daemonAlive(stateDir: string, pid: number): Promise<boolea
   return !!h && h !== 'missing' && h.pid === pid && holderAlive(h);
 }
 
+/** True when a live process (a daemon, or an in-process `evidex index`) holds the folder's lock. */
+export async function lockHeld(stateDir: string): Promise<boolean> {
+  const h = await readLockHolder(files(stateDir).lock).catch(() => null);
+  return !!h && h !== 'missing' && holderAlive(h);
+}
+
 export const files = (stateDir: string) => ({
   daemonJson: join(stateDir, 'daemon.json'),
   /** `{"root": REAL_PATH}`: whose folder this is, kept after the daemon exits (daemon list and prune read it). */
@@ -62,6 +68,16 @@ export const files = (stateDir: string) => ({
 export async function ensureStateDir(stateDir: string): Promise<void> {
   await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
   await fsp.chmod(stateDir, 0o700);
+}
+
+/** Bytes of every file under `dir` (symlinks not followed): an index's size, or what removing a state folder frees. */
+export function folderBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? folderBytes(p) : lstatSync(p).size;
+  }
+  return total;
 }
 
 /** Writes a file owner-only and atomically: a reader sees the old content or the new, never a half-written file. */
