@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync,
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connect } from '../client/connection.js';
+import { connect, openSocket } from '../client/connection.js';
 import { countFilesUpTo, MAX_UNNAMED_FILES } from '../client/index-guard.js';
 import { formatDuration, parseDuration } from '../daemon/idle.js';
 import { files, folderBytes, isPidAlive, readDaemonInfo, stateDirFor, type DaemonInfo } from '../daemon/state.js';
@@ -111,7 +111,10 @@ test('an auto-started daemon exits after EVIDEX_IDLE_TIMEOUT with no client and 
     assertEvidenceChecks(root, result.evidence);
     await c.close();
     const left = Date.now();
-    // Looking at it (daemon list, daemon status) every half second must not keep it alive.
+    // Looking at it must not keep it alive: an observer connection (what daemon list and status open)
+    // stays open throughout, and the CLI looks every half second besides.
+    const observer = await openSocket(info, 5000, { observer: true });
+    const observerClosed = new Promise((res) => observer.once('close', res));
     let lists = 0;
     while (isPidAlive(info.pid)) {
       assert.ok(Date.now() - left < 20_000, 'the idle daemon exits within 20 s of its last client leaving');
@@ -123,6 +126,7 @@ test('an auto-started daemon exits after EVIDEX_IDLE_TIMEOUT with no client and 
     const gone = Date.now() - left;
     assert.ok(gone >= 1900, `exited ${gone} ms after the last client left: not before its 2 s`);
     assert.ok(lists >= 2, `looked at it ${lists} times while it idled`);
+    await observerClosed; // the daemon closed it on the way out
     const log = readFileSync(files(stateDirFor(root, envOf(home))).log, 'utf8');
     assert.match(log, /idle timeout 2s: exits after that long with no client/);
     assert.match(log, /shutting down: idle: no client for 2s \(idle timeout 2s, EVIDEX_IDLE_TIMEOUT\)/);
