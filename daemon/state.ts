@@ -40,19 +40,23 @@ export function stateDirFor(root: string, env: NodeJS.ProcessEnv = process.env):
   return join(stateRoot(env), `${name}-${hash}`);
 }
 
+/** The live process holding the folder's lock (a daemon, or an in-process `evidex index`), or null. */
+async function liveLockHolder(stateDir: string): Promise<LockHolder | null> {
+  const h = await readLockHolder(files(stateDir).lock).catch(() => null);
+  return h && h !== 'missing' && holderAlive(h) ? h : null;
+}
+
 /**
  * True when the daemon described by daemon.json (pid) is alive: it must hold the
  * root's lock, and the lock's start time must match the running process.
  */
 export async function daemonAlive(stateDir: string, pid: number): Promise<boolean> {
-  const h = await readLockHolder(files(stateDir).lock).catch(() => null);
-  return !!h && h !== 'missing' && h.pid === pid && holderAlive(h);
+  return (await liveLockHolder(stateDir))?.pid === pid;
 }
 
-/** True when a live process (a daemon, or an in-process `evidex index`) holds the folder's lock. */
+/** True when a live process holds the folder's lock. */
 export async function lockHeld(stateDir: string): Promise<boolean> {
-  const h = await readLockHolder(files(stateDir).lock).catch(() => null);
-  return !!h && h !== 'missing' && holderAlive(h);
+  return (await liveLockHolder(stateDir)) !== null;
 }
 
 export const files = (stateDir: string) => ({
