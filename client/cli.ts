@@ -60,6 +60,9 @@ export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv): string | null 
   }
 }
 
+/** No --repo: the root is the current folder's, and starting to index it may be refused (index-guard.ts). */
+const unnamedRoot = (p: Parsed): boolean => p.flags.repo === undefined;
+
 function needPositionals(p: Parsed, n: number, usage: string): void {
   if (p.positionals.length !== n) throw new UsageError(`expected ${n === 1 ? 'one argument' : `${n} arguments`}; usage: ${usage}`);
 }
@@ -88,9 +91,9 @@ function isFolder(path: string): boolean {
 }
 
 /** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
-async function withDaemon<T>(root: string, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
+async function withDaemon<T>(root: string, p: Parsed, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
   const { connect } = await import('./connection.js');
-  const client = await connect(root, { autoStart: true, clientName });
+  const client = await connect(root, { autoStart: true, clientName, unnamedRoot: unnamedRoot(p) });
   try {
     return await fn(client);
   } finally {
@@ -147,7 +150,7 @@ function toolCommand(s: ToolCommandSpec): Command {
         // The root itself as a prefix keeps everything: no prefix at all.
         if (spec.path && typeof args[arg] === 'string') args[arg] = path(args[arg] as string) || undefined;
       }
-      await withDaemon(root, async (client) => {
+      await withDaemon(root, p, async (client) => {
         const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args));
         printResult(r, p, s.format?.(p) ?? {});
         const note = p.flags.json ? null : await s.after?.(r, args, client);
@@ -170,7 +173,7 @@ function modelCommand(usage: string, summary: string, clientName: string, positi
     async run(p) {
       needPositionals(p, positionals, usage);
       const run = await runner();
-      return withDaemon(await repoOf(p), (client) => run(client, p.positionals, {
+      return withDaemon(await repoOf(p), p, (client) => run(client, p.positionals, {
         model: p.flags.model as string | undefined, json: Boolean(p.flags.json), out: process.stdout, err: process.stderr,
         ...(p.flags.repeat !== undefined ? { repeat: p.flags.repeat as number } : {}),
       }), clientName);
@@ -250,7 +253,7 @@ async function runIndex(p: Parsed): Promise<number> {
   let summary: BuildSummary & { generation: number; indexBytes?: number; via: 'daemon' | 'in-process' };
   try {
     try {
-      summary = { ...await buildInProcess(root, (pr) => bar.update(pr)), via: 'in-process' };
+      summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p) }), via: 'in-process' };
     } catch (e) {
       if (!(e instanceof DaemonBusy)) throw e;
       // A daemon owns this root's index: ask it to refresh and show its progress.
@@ -294,18 +297,25 @@ const COMMANDS: Record<string, Command> = {
     run: runIndex,
   },
   daemon: {
-    usage: 'evidex daemon start|stop|status|run [--repo DIR] [--json]',
-    summary: 'start, stop or inspect the daemon for a repository (run = in the foreground)',
-    flags: { ...REPO, ...JSON_FLAG, ...HELP },
+    usage: 'evidex daemon start|stop|status|run|list|prune [--repo DIR] [--all] [--json]',
+    summary: 'start, stop or inspect the daemon for a repository (run = in the foreground); list, stop --all or prune all of them',
+    flags: { ...REPO, all: { kind: 'boolean', help: 'with stop: every daemon under $EVIDEX_HOME' }, ...JSON_FLAG, ...HELP },
     async run(p) {
       needPositionals(p, 1, this.usage);
-      const root = await repoOf(p);
+      const action = p.positionals[0];
       const json = Boolean(p.flags.json);
       const c = await import('./connection.js');
       const out = (human: string, obj: unknown) => process.stdout.write(json ? `${JSON.stringify(obj)}\n` : `${human}\n`);
-      switch (p.positionals[0]) {
+      if (p.flags.all && action !== 'stop') throw new UsageError(`--all goes with stop only; usage: ${this.usage}`);
+      if (action === 'list' || action === 'prune' || p.flags.all) {
+        if (p.flags.repo !== undefined) throw new UsageError(`daemon ${action}${p.flags.all ? ' --all' : ''} covers every repository; it takes no --repo`);
+        const { runAllDaemonsCommand } = await import('./daemon-commands.js');
+        return runAllDaemonsCommand(action, json);
+      }
+      const root = await repoOf(p);
+      switch (action) {
         case 'start': {
-          const r = await c.daemonStart(root);
+          const r = await c.daemonStart(root, { unnamedRoot: unnamedRoot(p) });
           out(r.started ? `started evidex daemon for ${r.info.root} (pid ${r.info.pid}) at ${r.info.url}; log: ${r.log}`
             : `evidex daemon already running for ${r.info.root} (pid ${r.info.pid}) at ${r.info.url}`, { ...r, info: { ...r.info, token: undefined } });
           return 0;
@@ -325,7 +335,7 @@ const COMMANDS: Record<string, Command> = {
           return runDaemonForeground(root);
         }
         default:
-          throw new UsageError(`unknown daemon action ${JSON.stringify(p.positionals[0])}; usage: ${this.usage}`);
+          throw new UsageError(`unknown daemon action ${JSON.stringify(action)}; usage: ${this.usage}`);
       }
     },
   },
@@ -345,7 +355,7 @@ const COMMANDS: Record<string, Command> = {
       } catch (e) {
         throw new Refusal('invalid_arguments', `JSON_ARGS is not valid JSON: ${(e as Error).message}`);
       }
-      const r = await withDaemon(await repoOf(p), (client) => client.request(Methods.toolsCall, { name, arguments: args }));
+      const r = await withDaemon(await repoOf(p), p, (client) => client.request(Methods.toolsCall, { name, arguments: args }));
       process.stdout.write(`${JSON.stringify({ evidence: r.evidence, total: r.total })}\n`);
       return 0;
     },

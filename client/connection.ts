@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import type WebSocketType from 'ws';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
-  CLIENT_NAME_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
+  CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
   type WarmupStatus, type LatencySnapshot,
 } from '../protocol/messages.js';
 import {
@@ -69,6 +69,8 @@ export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
   /** Sent as the X-Evidex-Client upgrade header, so the daemon's log and audit say which client asked (the CLI sends `cli`). */
   clientName?: string;
+  /** The root was not named with --repo: starting a daemon for it is refused for the home folder or a huge non-git tree (index-guard.ts). */
+  unnamedRoot?: boolean;
 }
 
 /** A method's params (optional when it takes none), then an optional AbortSignal. */
@@ -81,11 +83,22 @@ export function daemonEntry(): string {
   return fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 }
 
+/**
+ * How a connection presents itself: `clientName` becomes the X-Evidex-Client
+ * header (the daemon's audit names the caller by it); an `observer`
+ * (daemon list, daemon status) does not hold off an idle daemon's exit.
+ */
+export interface SocketOptions { clientName?: string; observer?: boolean }
+
 /** Opens one authenticated WebSocket to the daemon described by `info`. */
-export function openSocket(info: DaemonInfo, timeoutMs = 5000, clientName?: string): Promise<WebSocket> {
+export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptions = {}): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(info.url, {
-      headers: { Authorization: `Bearer ${info.token}`, ...(clientName ? { [CLIENT_NAME_HEADER]: clientName } : {}) },
+      headers: {
+        Authorization: `Bearer ${info.token}`,
+        ...(opts.clientName ? { [CLIENT_NAME_HEADER]: opts.clientName } : {}),
+        ...(opts.observer ? { [OBSERVER_HEADER]: '1' } : {}),
+      },
       maxPayload: MAX_PAYLOAD_BYTES,
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
@@ -97,7 +110,7 @@ export function openSocket(info: DaemonInfo, timeoutMs = 5000, clientName?: stri
   });
 }
 
-function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): Client {
+export function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): Client {
   const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES });
   const closed = new Promise<string>((r) => conn.onClose(r));
   return {
@@ -122,7 +135,7 @@ type Probe =
   | { kind: 'unreachable'; info: DaemonInfo; error: string }; // a live daemon pid that does not answer
 
 /** Looks for a daemon for this state folder and connects to it if one answers. */
-async function probe(stateDir: string, clientName?: string): Promise<Probe> {
+async function probe(stateDir: string, sock: SocketOptions = {}): Promise<Probe> {
   const info = await readDaemonInfo(stateDir);
   if (!info) return { kind: 'none' };
   if (!(await daemonAlive(stateDir, info.pid))) {
@@ -131,7 +144,7 @@ async function probe(stateDir: string, clientName?: string): Promise<Probe> {
     return { kind: 'none' };
   }
   try {
-    return { kind: 'running', info, ws: await openSocket(info, 5000, clientName) };
+    return { kind: 'running', info, ws: await openSocket(info, 5000, sock) };
   } catch (e) {
     return { kind: 'unreachable', info, error: (e as Error).message };
   }
@@ -146,11 +159,11 @@ async function probe(stateDir: string, clientName?: string): Promise<Probe> {
  */
 const DAEMON_NODE_FLAGS = ['--max-semi-space-size=4'];
 
-/** Spawns `node <dist>/daemon/main.js --repo ROOT` detached, its output appended to daemon.log. */
-function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv): ChildProcess {
+/** Spawns `node <dist>/daemon/main.js --repo ROOT [ARGS]` detached, its output appended to daemon.log. */
+function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv, args: string[]): ChildProcess {
   const fd = openSync(files(stateDir).log, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root, ...args], {
       detached: true, stdio: ['ignore', fd, fd], env, cwd: root,
     });
     child.unref();
@@ -179,13 +192,13 @@ function lastLogLine(path: string): string {
  * wait at once with its last log line, unless it exited because another
  * daemon already serves the root: then that one is waited for.
  */
-async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess, clientName?: string): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess, sock: SocketOptions = {}): Promise<{ info: DaemonInfo; ws: WebSocket }> {
   let exit: number | null = null;
   child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
-    const p = await probe(stateDir, clientName);
+    const p = await probe(stateDir, sock);
     if (p.kind === 'running') return p;
     if (p.kind === 'unreachable') last = p.error;
     if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
@@ -198,26 +211,41 @@ async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, 
 }
 
 /** Where a root's daemon would be, and whether one answers there: the first step of every command below. */
-async function locate(root: string, envOpt?: NodeJS.ProcessEnv, clientName?: string): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
+async function locate(root: string, envOpt?: NodeJS.ProcessEnv, sock: SocketOptions = {}): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
   const env = envOpt ?? process.env;
   const real = canonicalRoot(root);
   const stateDir = stateDirFor(real, env);
-  return { env, real, stateDir, p: await probe(stateDir, clientName) };
+  return { env, real, stateDir, p: await probe(stateDir, sock) };
 }
 
-/** Spawns a daemon for `real` and waits until it (or a racing starter's) answers. */
-async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000, clientName?: string): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+/**
+ * Spawns a daemon for `real` and waits until it (or a racing starter's)
+ * answers; `spawned` says it is ours. `auto`: a command starts it on its own,
+ * so it gets the idle timeout (EVIDEX_IDLE_TIMEOUT, default 3h).
+ */
+async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv,
+  opts: { auto: boolean; unnamedRoot?: boolean; timeoutMs?: number; clientName?: string }):
+Promise<{ info: DaemonInfo; ws: WebSocket; spawned: boolean }> {
+  // Loaded only here: a call to a running daemon never needs them.
+  const [{ parseDaemonArgs }, { autoStartIdleTimeout }, { checkUnnamedRoot }] = await Promise.all([
+    import('../daemon/args.js'), import('../daemon/idle.js'), import('./index-guard.js'),
+  ]);
   // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
-  // Loaded only here: a call to a running daemon never needs it.
-  const { parseDaemonArgs } = await import('../daemon/args.js');
-  try { parseDaemonArgs([], env); } catch (e) { throw new UsageError((e as Error).message); }
+  let args: string[];
+  try {
+    parseDaemonArgs([], env);
+    args = opts.auto ? ['--idle-timeout', autoStartIdleTimeout(env)] : [];
+  } catch (e) { throw new UsageError((e as Error).message); }
+  if (opts.unnamedRoot) await checkUnnamedRoot(real);
   await ensureStateDir(stateDir);
-  return waitForDaemon(real, stateDir, timeoutMs, spawnDaemon(real, stateDir, env), clientName);
+  const child = spawnDaemon(real, stateDir, env, args);
+  const up = await waitForDaemon(real, stateDir, opts.timeoutMs ?? 30_000, child, { clientName: opts.clientName });
+  return { ...up, spawned: up.info.pid === child.pid };
 }
 
 /** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
 export async function connect(root: string, opts: ConnectOptions = {}): Promise<Client> {
-  const { env, real, stateDir, p } = await locate(root, opts.env, opts.clientName);
+  const { env, real, stateDir, p } = await locate(root, opts.env, { clientName: opts.clientName });
   if (p.kind === 'running') return makeClient(p.ws, p.info, stateDir);
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`the evidex daemon for ${real} (pid ${p.info.pid}) is not answering at ${p.info.url}: ${p.error}; `
@@ -226,7 +254,9 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   if (!opts.autoStart) {
     throw new ConnectionError(`no evidex daemon for ${real}; start one with \`evidex daemon start --repo ${real}\``);
   }
-  const started = await startAndWait(real, stateDir, env, opts.startTimeoutMs, opts.clientName);
+  const started = await startAndWait(real, stateDir, env, { auto: true, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs, clientName: opts.clientName });
+  // A background process now runs for this root: say so, once, where it does not mix with the answer.
+  if (started.spawned) process.stderr.write(`started evidex daemon for ${real} (pid ${started.info.pid})\n`);
   return makeClient(started.ws, started.info, stateDir);
 }
 
@@ -241,7 +271,7 @@ export async function daemonStart(root: string, opts: ConnectOptions = {}): Prom
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`a daemon for ${real} (pid ${p.info.pid}) is running but not answering (${p.error}); stop it with \`evidex daemon stop\``);
   }
-  const s = await startAndWait(real, stateDir, env, opts.startTimeoutMs);
+  const s = await startAndWait(real, stateDir, env, { auto: false, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs });
   s.ws.terminate();
   return { started: true, info: s.info, stateDir, log: files(stateDir).log };
 }
@@ -259,7 +289,13 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
 
 /** `evidex daemon stop`: asks for daemon/shutdown; a daemon that does not answer gets SIGTERM, then SIGKILL. */
 export async function daemonStop(root: string, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<StopResult> {
-  const { real, stateDir, p } = await locate(root, opts.env);
+  const real = canonicalRoot(root);
+  return daemonStopAt(stateDirFor(real, opts.env ?? process.env), real, opts);
+}
+
+/** daemonStop by state folder (`daemon stop --all`: the root may be gone); `real` names the root in messages. */
+export async function daemonStopAt(stateDir: string, real: string, opts: { timeoutMs?: number } = {}): Promise<StopResult> {
+  const p = await probe(stateDir);
   const timeout = opts.timeoutMs ?? 10_000;
   if (p.kind === 'none') return { stopped: false, message: `no evidex daemon running for ${real}` };
   const pid = p.info.pid;
@@ -285,9 +321,9 @@ export type StatusReport =
   | { running: true; root: string; stateDir: string; pid: number; url: string; files: number; symbols: number;
       generation: number; lastUpdate: string | null; watcher: string; state: string; status: StatusResult };
 
-/** `evidex daemon status`: never starts a daemon. */
+/** `evidex daemon status`: never starts a daemon, and looks as an observer (it does not hold off an idle exit). */
 export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StatusReport> {
-  const { real, stateDir, p } = await locate(root, opts.env);
+  const { real, stateDir, p } = await locate(root, opts.env, { observer: true });
   if (p.kind === 'none') return { running: false, root: real, stateDir, message: `no evidex daemon running for ${real}` };
   if (p.kind === 'unreachable') {
     return { running: false, root: real, stateDir, message: `the daemon for ${real} (pid ${p.info.pid}) is not answering: ${p.error}` };

@@ -1,28 +1,22 @@
 // `evidex index` without a running daemon: take the root's lock (the same one a
 // daemon takes, so the two never write one index at once), open the index
 // in-process, refresh it with progress, report its size.
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildProgress, BuildSummary } from '../indexer/api.js';
 import { openIndex } from '../indexer/index.js';
-import { acquireLock, DaemonRunningError, ensureStateDir, stateDirFor } from '../daemon/state.js';
+import { acquireLock, DaemonRunningError, ensureStateDir, folderBytes, lockHeld, stateDirFor } from '../daemon/state.js';
+import { checkUnnamedRoot } from './index-guard.js';
 
 /** Thrown when a daemon holds the root: the caller asks the daemon to refresh instead. */
 export class DaemonBusy extends Error {}
 
-/** Bytes of every file under `dir` (the LMDB environment's size on disk). */
-export function folderBytes(dir: string): number {
-  let total = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    total += e.isDirectory() ? folderBytes(p) : statSync(p).size;
-  }
-  return total;
-}
-
-export async function buildInProcess(root: string, onProgress: (p: BuildProgress) => void):
+/** `unnamedRoot`: the root was not named with --repo (index-guard.ts may refuse it). */
+export async function buildInProcess(root: string, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean } = {}):
 Promise<BuildSummary & { generation: number; indexBytes: number }> {
   const stateDir = stateDirFor(root);
+  // Checked before the state folder is made, so a refusal leaves nothing behind; a root whose
+  // daemon runs (someone named it) goes on to DaemonBusy below instead.
+  if (opts.unnamedRoot && !(await lockHeld(stateDir))) await checkUnnamedRoot(root);
   await ensureStateDir(stateDir);
   let lock;
   try {

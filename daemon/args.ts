@@ -1,16 +1,26 @@
 // The daemon's settings from its command line and environment, shared by the
 // process entry (main.ts) and `evidex daemon run` (which has no flags of its
 // own, so it reads the environment the same way).
+//
+// The idle timeout is a flag only, never read from the environment here: it is
+// the client that decides a daemon it auto-starts gets one (EVIDEX_IDLE_TIMEOUT,
+// default 3h), while `evidex daemon start` and `daemon run` pass none, so that
+// daemon stays until stopped even when EVIDEX_IDLE_TIMEOUT is set.
 import type { WatchMode } from '../indexer/watch.js';
+import { parseDuration } from './idle.js';
 import type { DaemonOptions } from './server.js';
 
-const USAGE = 'usage: daemon/main.js [--repo DIR] [--port N] [--allow-origin ORIGIN]... [--watch auto|poll|off] [--warmup on|off]';
+const USAGE = 'usage: daemon/main.js [--repo DIR] [--port N] [--allow-origin ORIGIN]... [--watch auto|poll|off] [--warmup on|off] [--idle-timeout DURATION]';
 
-export interface DaemonArgs { repo?: string; port?: number; allowedOrigins: string[]; watch: WatchMode; warmup: boolean }
+export interface DaemonArgs {
+  repo?: string; port?: number; allowedOrigins: string[]; watch: WatchMode; warmup: boolean;
+  /** Exit after this long with no client; 0 (the default) = never. */
+  idleTimeoutMs: number;
+}
 
 /** Parses the daemon's argv and environment; throws a one-line error on bad input. */
 export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): DaemonArgs {
-  const out: DaemonArgs = { allowedOrigins: [], watch: 'auto', warmup: true };
+  const out: DaemonArgs = { allowedOrigins: [], watch: 'auto', warmup: true, idleTimeoutMs: 0 };
   const port = (v: string | undefined, from: string): number => {
     const n = Number(v);
     if (v === undefined || !/^\d+$/.test(v) || n > 65535) throw new Error(`${from}: expected a port number 0-65535, got ${JSON.stringify(v ?? '')}`);
@@ -38,6 +48,7 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
       case '--allow-origin': { const v = value(); if (!v) throw new Error('--allow-origin needs an origin'); out.allowedOrigins.push(v); break; }
       case '--watch': out.watch = watch(value(), '--watch'); break;
       case '--warmup': out.warmup = onOff(value(), '--warmup'); break;
+      case '--idle-timeout': out.idleTimeoutMs = parseDuration(value() ?? '', '--idle-timeout'); break;
       case '-h': case '--help': throw new Error(USAGE);
       default: throw new Error(`unknown argument ${JSON.stringify(a)}; ${USAGE}`);
     }
@@ -46,6 +57,6 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
 }
 
 /** The DaemonOptions these settings stand for. */
-export function daemonSettings(a: DaemonArgs): Pick<DaemonOptions, 'port' | 'allowedOrigins' | 'watch' | 'warmup'> {
-  return { port: a.port, allowedOrigins: a.allowedOrigins, watch: a.watch, warmup: a.warmup };
+export function daemonSettings(a: DaemonArgs): Pick<DaemonOptions, 'port' | 'allowedOrigins' | 'watch' | 'warmup' | 'idleTimeoutMs'> {
+  return { port: a.port, allowedOrigins: a.allowedOrigins, watch: a.watch, warmup: a.warmup, idleTimeoutMs: a.idleTimeoutMs };
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The daemon process entry: `node dist/daemon/main.js --repo ROOT [--port N]
-// [--allow-origin ORIGIN]... [--watch auto|poll|off] [--warmup on|off]`. The client spawns it
-// detached with stdout/stderr going to <state>/daemon.log; it can also be run by hand.
+// [--allow-origin ORIGIN]... [--watch auto|poll|off] [--warmup on|off] [--idle-timeout DURATION]`.
+// The client spawns it detached with stdout/stderr going to <state>/daemon.log (with
+// --idle-timeout when a command auto-starts it); it can also be run by hand.
 // Environment: EVIDEX_PORT, EVIDEX_ALLOWED_ORIGINS (comma-separated), EVIDEX_WATCH, EVIDEX_WARMUP,
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
 import { daemonSettings, parseDaemonArgs, type DaemonArgs } from './args.js';

@@ -14,11 +14,12 @@ import { openIndex } from '../indexer/index.js';
 import { isToolName, toolDescriptors, validateToolCall, type ToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
+import { formatDuration, IdleTimer } from './idle.js';
 import { LatencyBook } from './latency.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Conversation } from './ask/loop.js';
 import {
-  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, SHUTTING_DOWN, TOOL_ERROR,
+  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, OBSERVER_HEADER, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type ResultOf,
   type StatusResult, type WarmupStatus,
 } from '../protocol/messages.js';
@@ -45,6 +46,8 @@ export interface DaemonOptions {
   extraSecrets?: string[];
   /** Warm the request path once the index is loaded (default true; see warmup.ts). */
   warmup?: boolean;
+  /** Exit after this long with no client (idle.ts); 0 or absent = never (a daemon started by hand). */
+  idleTimeoutMs?: number;
   log?: (line: string) => void;
 }
 
@@ -129,6 +132,7 @@ export class Daemon {
   private warmup: WarmupStatus = { state: 'off' }; // set by begin()
   private stopping: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  private idleTimer: IdleTimer | null = null;
   private readonly startedAt = new Date();
   private resolveStopped!: () => void;
   /** Resolves once the daemon has shut down (files removed, sockets closed). */
@@ -194,7 +198,7 @@ export class Daemon {
   }
 
   private async listen(): Promise<void> {
-    this.wss.on('connection', (ws, req) => this.accept(ws, clientNameOf(req)));
+    this.wss.on('connection', (ws, req) => this.accept(ws, clientNameOf(req), req.headers[OBSERVER_HEADER] === '1'));
     this.wss.on('error', (e) => this.log(`server error: ${e.message}`));
     await new Promise<void>((resolve, reject) => {
       this.http.once('error', reject);
@@ -207,6 +211,14 @@ export class Daemon {
     this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
     this.log(`listening on ${this.info.url} for ${this.opts.root} (pid ${process.pid})`);
+    const idleMs = this.opts.idleTimeoutMs ?? 0;
+    if (idleMs > 0) {
+      const after = formatDuration(idleMs);
+      this.idleTimer = new IdleTimer(idleMs, () => { void this.shutdown(`idle: no client for ${after} (idle timeout ${after}, EVIDEX_IDLE_TIMEOUT)`); });
+      this.log(`idle timeout ${after}: exits after that long with no client`);
+    } else {
+      this.log('no idle timeout: runs until stopped');
+    }
   }
 
   /** The start-up catch-up (first build or compare-by-hash refresh) and the watcher, both in the background. */
@@ -267,7 +279,8 @@ export class Daemon {
     }
   }
 
-  private accept(ws: WebSocket, name: string): void {
+  /** `observer`: a connection that only looks (daemon list); it does not hold off the idle timeout. */
+  private accept(ws: WebSocket, name: string, observer = false): void {
     const id = `c${this.nextClient++}`;
     const conn = new RpcConnection(ws, {
       maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
@@ -277,8 +290,10 @@ export class Daemon {
     const state: ClientState = { id, name, conn, ws, alive: true, conversations: new Map() };
     ws.on('pong', () => { state.alive = true; });
     this.clients.set(id, state);
+    if (!observer) this.idleTimer?.opened();
     conn.onClose((reason) => {
       this.clients.delete(id);
+      if (!observer) this.idleTimer?.closed();
       this.log(`client ${id} (${name}) left: ${reason}`);
     });
     conn.onRequest((method, params, ctx) => this.dispatch(state, method, params, ctx));
@@ -482,6 +497,7 @@ export class Daemon {
       stateDir: this.opts.stateDir,
       startedAt: this.startedAt.toISOString(),
       uptimeSeconds: Math.round((Date.now() - this.startedAt.getTime()) / 1000),
+      idleTimeoutSeconds: Math.round((this.opts.idleTimeoutMs ?? 0) / 1000),
       watcher: w ? w.state : (this.opts.watch === 'off' ? 'off' : 'starting'),
       ...(w?.note ? { watcherNote: w.note } : {}),
       lastWatchUpdate: w?.lastUpdate ?? null,
@@ -511,6 +527,7 @@ export class Daemon {
     this.stopping = (async () => {
       this.log(`shutting down: ${reason}`);
       if (this.heartbeat) clearInterval(this.heartbeat);
+      this.idleTimer?.stop();
       for (const c of this.clients.values()) c.conn.close(1001, 'daemon shutting down');
       await this.watcher?.close().catch((e: Error) => this.log(`closing the watcher: ${e.message}`));
       await this.audit.flush().catch(() => undefined);

@@ -4,7 +4,7 @@
 // owner-only (folders 0700, files 0600) because daemon.json holds the token.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { promises as fsp, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, promises as fsp, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve as resolvePath } from 'node:path';
 
@@ -40,17 +40,29 @@ export function stateDirFor(root: string, env: NodeJS.ProcessEnv = process.env):
   return join(stateRoot(env), `${name}-${hash}`);
 }
 
+/** The live process holding the folder's lock (a daemon, or an in-process `evidex index`), or null. */
+async function liveLockHolder(stateDir: string): Promise<LockHolder | null> {
+  const h = await readLockHolder(files(stateDir).lock).catch(() => null);
+  return h && h !== 'missing' && holderAlive(h) ? h : null;
+}
+
 /**
  * True when the daemon described by daemon.json (pid) is alive: it must hold the
  * root's lock, and the lock's start time must match the running process.
  */
 export async function daemonAlive(stateDir: string, pid: number): Promise<boolean> {
-  const h = await readLockHolder(files(stateDir).lock).catch(() => null);
-  return !!h && h !== 'missing' && h.pid === pid && holderAlive(h);
+  return (await liveLockHolder(stateDir))?.pid === pid;
+}
+
+/** True when a live process holds the folder's lock. */
+export async function lockHeld(stateDir: string): Promise<boolean> {
+  return (await liveLockHolder(stateDir)) !== null;
 }
 
 export const files = (stateDir: string) => ({
   daemonJson: join(stateDir, 'daemon.json'),
+  /** `{"root": REAL_PATH}`: whose folder this is, kept after the daemon exits (daemon list and prune read it). */
+  rootRecord: join(stateDir, 'root.json'),
   token: join(stateDir, 'token'),
   lock: join(stateDir, 'daemon.lock'),
   log: join(stateDir, 'daemon.log'),
@@ -60,6 +72,16 @@ export const files = (stateDir: string) => ({
 export async function ensureStateDir(stateDir: string): Promise<void> {
   await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
   await fsp.chmod(stateDir, 0o700);
+}
+
+/** Bytes of every file under `dir` (symlinks not followed): an index's size, or what removing a state folder frees. */
+export function folderBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? folderBytes(p) : lstatSync(p).size;
+  }
+  return total;
 }
 
 /** Writes a file owner-only and atomically: a reader sees the old content or the new, never a half-written file. */
@@ -73,6 +95,52 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
     await fh.close();
   }
   await fsp.rename(tmp, path);
+}
+
+// ---- which root a state folder belongs to -----------------------------------
+
+/** Records the root a state folder belongs to (the folder name holds only a hash of it); written only when it differs. */
+export async function writeRootRecord(stateDir: string, root: string): Promise<void> {
+  if (await readRootRecord(stateDir).catch(() => null) === root) return;
+  await writeFileAtomic(files(stateDir).rootRecord, `${JSON.stringify({ root })}\n`);
+}
+
+async function readRootRecord(stateDir: string): Promise<string | null> {
+  try {
+    const v = JSON.parse(await fsp.readFile(files(stateDir).rootRecord, 'utf8')) as { root?: unknown };
+    return typeof v?.root === 'string' && v.root !== '' ? v.root : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The root a state folder belongs to: its root.json, else its daemon.json; null when neither says. */
+export async function stateFolderRoot(stateDir: string): Promise<string | null> {
+  return (await readRootRecord(stateDir)) ?? (await readDaemonInfo(stateDir).catch(() => null))?.root ?? null;
+}
+
+/**
+ * The state folders under `$EVIDEX_HOME`: its subfolders (not symlinks) that
+ * hold a root.json or daemon.json. Anything else there is not evidex's and is
+ * never listed, so `daemon prune` cannot remove it.
+ */
+export async function listStateDirs(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const home = stateRoot(env);
+  let entries;
+  try {
+    entries = await fsp.readdir(home, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const out: string[] = [];
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (!e.isDirectory()) continue;
+    const dir = join(home, e.name);
+    const has = async (p: string) => fsp.lstat(p).then((st) => st.isFile(), () => false);
+    if (await has(files(dir).rootRecord) || await has(files(dir).daemonJson)) out.push(dir);
+  }
+  return out;
 }
 
 // ---- process liveness -------------------------------------------------------
@@ -102,6 +170,17 @@ export function processStartTime(pid: number): string | null {
   } catch {
     return null;
   }
+}
+
+/** Resident memory of a process in bytes (Linux: VmRSS of /proc/PID/status; elsewhere `ps`), or null when unknown. */
+export function processRssBytes(pid: number): number | null {
+  try {
+    const m = /^VmRSS:\s*(\d+)\s*kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (m) return Number(m[1]) * 1024;
+  } catch { /* no /proc: ask ps */ }
+  const r = spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8', shell: false, timeout: 5000 });
+  const kb = Number.parseInt(r.stdout ?? '', 10);
+  return r.status === 0 && Number.isFinite(kb) ? kb * 1024 : null;
 }
 
 export interface LockHolder { pid: number; start: string | null }
@@ -203,6 +282,8 @@ export async function readLockHolder(path: string): Promise<LockHolder | null | 
  * Takes the root's lock: an O_EXCL file holding our pid. A lock left by a dead
  * process is taken over by renaming it aside (atomic: of two racing starters only
  * one moves that file) and retrying. Throws DaemonRunningError when a live daemon holds it.
+ * Whoever takes the lock is about to write the folder's index, so it also
+ * records whose folder this is (root.json).
  */
 export async function acquireLock(stateDir: string, root: string): Promise<Lock> {
   const path = files(stateDir).lock;
@@ -210,6 +291,12 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
     try {
       const fh = await fsp.open(path, 'wx', 0o600);
       try { await fh.writeFile(`${process.pid} ${processStartTime(process.pid) ?? ''}\n`); } finally { await fh.close(); }
+      try {
+        await writeRootRecord(stateDir, root);
+      } catch (e) {
+        await fsp.rm(path, { force: true });
+        throw e;
+      }
       return {
         path,
         release: async () => {

@@ -43,6 +43,8 @@ export const MAX_PAYLOAD_BYTES = 16 << 20;
  * host's name...): the daemon's logs and audit say who asked.
  */
 export const CLIENT_NAME_HEADER = 'X-Evidex-Client';
+/** A connection carrying this upgrade header (value `1`) only looks (daemon list, daemon status): it does not hold off an auto-started daemon's idle exit. */
+export const OBSERVER_HEADER = 'x-evidex-observer';
 
 /** read_evidence returns at most this many lines (its schema and the CLI's `read FILE` paging use it). */
 export const READ_MAX_LINES = 400;
@@ -79,6 +81,8 @@ export interface DaemonInfoStatus {
   stateDir: string;
   startedAt: string;
   uptimeSeconds: number;
+  /** The idle timeout of an auto-started daemon (daemon/idle.ts); 0 = none, it runs until stopped. */
+  idleTimeoutSeconds?: number;
   watcher: WatcherState;
   /** Why the watcher is polling or off, when it is. */
   watcherNote?: string;

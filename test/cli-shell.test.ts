@@ -192,7 +192,7 @@ test('the client names itself with the X-Evidex-Client upgrade header (the CLI: 
   const port = (http.address() as AddressInfo).port;
   const info = { pid: process.pid, port, url: `ws://127.0.0.1:${port}/`, token: 't', root: repo };
   try {
-    (await openSocket(info, 5000, 'cli')).terminate();
+    (await openSocket(info, 5000, { clientName: 'cli' })).terminate();
     (await openSocket(info)).terminate();
     assert.equal(seen, ['cli', undefined]);
   } finally {

@@ -1,0 +1,58 @@
+// Which folders a command may start indexing without being told to. With no
+// --repo, the root is the git top-level of the current folder, else the folder
+// itself: run in ~ or in a huge unversioned tree, a search would otherwise start
+// a daemon that indexes all of it. So a root nobody named is refused when it is
+// the home folder, or when it is outside a git work tree and holds more than
+// MAX_UNNAMED_FILES files. Naming it with --repo always goes ahead.
+import { spawnSync } from 'node:child_process';
+import { promises as fsp, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from './args.js';
+
+export const MAX_UNNAMED_FILES = 100_000;
+
+/**
+ * Counts the files under `dir` (symlinks not followed, unreadable folders
+ * skipped), stopping once the count passes `limit`: the answer is exact up to
+ * `limit` and `limit + 1` for anything larger.
+ */
+export async function countFilesUpTo(dir: string, limit: number): Promise<number> {
+  let count = 0;
+  const folders = [dir];
+  while (folders.length > 0) {
+    const folder = folders.pop()!;
+    try {
+      // Leaving the loop early closes the folder handle (the iterator's return()).
+      for await (const e of await fsp.opendir(folder)) {
+        if (e.isDirectory()) folders.push(join(folder, e.name));
+        else if (++count > limit) return count;
+      }
+    } catch { /* unreadable, or gone meanwhile: its files are not ours to count */ }
+  }
+  return count;
+}
+
+function isGitWorkTree(root: string): boolean {
+  const r = spawnSync('git', ['rev-parse', '--is-inside-work-tree'], {
+    cwd: root, encoding: 'utf8', shell: false, timeout: 10_000, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+  });
+  return r.status === 0 && r.stdout.trim() === 'true';
+}
+
+function realHome(): string | null {
+  try { return realpathSync(homedir()); } catch { return null; }
+}
+
+/**
+ * Throws a one-line UsageError when `root` (a real path the user did not name
+ * with --repo) must not be indexed unasked; returns quietly otherwise.
+ */
+export async function checkUnnamedRoot(root: string): Promise<void> {
+  const how = `name it with --repo ${root} to index it anyway, or run evidex inside a repository`;
+  if (root === realHome()) throw new UsageError(`not indexing ${root} unasked: it is your home folder; ${how}`);
+  if (isGitWorkTree(root)) return;
+  if (await countFilesUpTo(root, MAX_UNNAMED_FILES) > MAX_UNNAMED_FILES) {
+    throw new UsageError(`not indexing ${root} unasked: it is not a git work tree and holds more than ${MAX_UNNAMED_FILES.toLocaleString('en-US')} files; ${how}`);
+  }
+}
