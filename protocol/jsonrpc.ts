@@ -16,6 +16,14 @@ export const RpcCode = {
 /** Code for a message over the per-message soft limit (server-defined range). */
 export const MESSAGE_TOO_LARGE = -32003;
 
+/** `data.code` of the refusal sent instead of an answer larger than the per-message limit. */
+export const ANSWER_TOO_LARGE = 'answer_too_large';
+
+function answerTooLarge(size: number | null, limit: number): RpcError {
+  const message = `the answer (${size === null ? 'over 512 MiB' : `${size} bytes`}) is larger than the ${limit}-byte message limit; narrow the request or ask for fewer items at a time (limit, offset)`;
+  return new RpcError(MESSAGE_TOO_LARGE, message, { code: ANSWER_TOO_LARGE, message, limit, ...(size === null ? {} : { size }) });
+}
+
 export type RpcId = string | number;
 
 export interface RpcErrorObject { code: number; message: string; data?: unknown }
@@ -203,8 +211,12 @@ export class RpcConnection {
   }
 
   private write(msg: object): void {
+    this.writeText(JSON.stringify(msg));
+  }
+
+  private writeText(text: string): void {
     if (this.closedReason !== null || this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(JSON.stringify(msg));
+    this.ws.send(text);
     // A peer that does not read lets ws buffer everything in our memory; cut it off instead.
     if (this.ws.bufferedAmount > this.maxBufferedBytes) {
       this.terminate(`peer not reading: ${this.ws.bufferedAmount} bytes unsent`);
@@ -317,13 +329,27 @@ export class RpcConnection {
    * answered as an internal error instead. True when the result was sent.
    */
   private answer(id: RpcId, result: unknown): boolean {
+    let text: string;
     try {
-      this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
-      return true;
+      text = JSON.stringify({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (e) {
-      this.answerError(id, e);
+      // V8 refuses to build a string past its length limit: that answer is too large by any measure.
+      if (e instanceof RangeError && /string length/i.test(e.message)) this.sendError(id, answerTooLarge(null, this.maxMessageBytes));
+      else this.answerError(id, e);
       return false;
     }
+    // The peer applies the same per-message limit to what it receives: a larger answer would
+    // never reach its caller (and a huge one would cut the connection), so it is refused here.
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: the exact count is needed only near the limit.
+    if (text.length * 3 > this.maxMessageBytes) {
+      const size = Buffer.byteLength(text);
+      if (size > this.maxMessageBytes) {
+        this.sendError(id, answerTooLarge(size, this.maxMessageBytes));
+        return false;
+      }
+    }
+    this.writeText(text);
+    return true;
   }
 
   private answerError(id: RpcId, e: unknown): void {

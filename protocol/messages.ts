@@ -12,7 +12,8 @@
 //   -32001 TOOL_ERROR         a tool refused or failed; data = {code, message} from ToolError
 //                             (invalid_arguments, unknown_tool, path_denied, secret_denied, not_indexed, ...)
 //   -32002 ASK_ERROR          the `ask` loop could not run (Ollama unreachable, model lacks tools...); data = {code, message}
-//   -32003 MESSAGE_TOO_LARGE  a message over the per-message limit (default 1 MiB); the connection stays open
+//   -32003 MESSAGE_TOO_LARGE  a message over the per-message limit (default 1 MiB); the connection stays open.
+//                             An answer over it is refused the same way, data = {code: 'answer_too_large', message, limit, size}
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
 import { z } from 'zod';
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
