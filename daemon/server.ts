@@ -9,7 +9,8 @@ import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
-import { isToolName, toolDescriptors, validateToolCall, type ToolCall } from '../indexer/query/schemas.js';
+import { checkToolCall } from '../indexer/query/arg-bounds.js';
+import { isToolName, toolDescriptors, type ToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { LatencyBook } from './latency.js';
@@ -324,7 +325,7 @@ export class Daemon {
 
   /** runTool, but an answer the index has at once is returned as a value (thrown refusals are thrown, not rejected). */
   private startTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
-    const call = validateToolCall(name, args);
+    const call = checkToolCall(name, args);
     if (!this.servesDuringStartup && this.startupState === 'running') return this.startup.then(() => this.runValidated(call));
     return this.runValidated(call);
   }

@@ -7,7 +7,7 @@ import type { Message, ToolCall as OllamaToolCall } from 'ollama';
 import type { Evidence } from '../../indexer/evidence.js';
 import { asToolError, ToolError } from '../../indexer/errors.js';
 import type { ToolResult } from '../../indexer/api.js';
-import { validateToolCall } from '../../indexer/query/schemas.js';
+import { argumentsForLog, checkToolCall, nameForLog } from '../../indexer/query/arg-bounds.js';
 import { appendAudit } from './audit.js';
 import { checkCitations } from './citations.js';
 import { type AskConfig, type AskSettings, resolveAskConfig } from './config.js';
@@ -29,6 +29,15 @@ export interface AskContext {
   /** Where audit.log goes: the repository's state folder. */
   stateDir: string;
   config?: Partial<AskConfig>;
+}
+
+/** A tool call as it is kept in the conversation: name and arguments in a form that serialises safely. */
+function historyCall(call: OllamaToolCall): OllamaToolCall {
+  const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+  const name = nameForLog(fn?.name);
+  const args = argumentsForLog(fn?.arguments);
+  if (name === fn?.name && args === fn?.arguments) return call;
+  return { ...call, function: { name, arguments: args as Record<string, unknown> } };
 }
 
 /** Thrown inside the loop to unwind to the single place that builds the result. */
@@ -110,19 +119,21 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   async function handleCall(call: OllamaToolCall, step: number, index: number): Promise<{ message: Message; refused: boolean }> {
     const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
     const rawName = fn?.name;
-    const name = typeof rawName === 'string' ? rawName : JSON.stringify(rawName ?? null);
-    const args = fn?.arguments;
+    const name = nameForLog(rawName);
+    const rawArgs = fn?.arguments;
+    // What is logged, sent to the client and kept in the attempts: a placeholder for arguments too deep or big to serialise.
+    const args = argumentsForLog(rawArgs);
     const t0 = performance.now();
     let result: ToolResult | undefined;
     let refusal: ToolError | undefined;
     try {
-      validateToolCall(rawName, args);  // decide before running, so the decision itself is what gets logged
+      checkToolCall(rawName, rawArgs);  // decide before running, so the decision itself is what gets logged
     } catch (err) {
       refusal = asToolError(err);
     }
     if (!refusal) {
       try {
-        result = await ctx.runTool(rawName, args);
+        result = await ctx.runTool(rawName, rawArgs);
       } catch (err) {
         refusal = asToolError(err); // path_denied, not_indexed, out_of_range... all come back to the model
       }
@@ -186,7 +197,8 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
       checkAbort();
       const assistant: Message = { role: 'assistant', content: reply.content };
       if (reply.thinking) assistant.thinking = reply.thinking;
-      if (reply.toolCalls.length) assistant.tool_calls = reply.toolCalls;
+      // The model's calls go back to it as its history, with arguments too deep or big to serialise replaced.
+      if (reply.toolCalls.length) assistant.tool_calls = reply.toolCalls.map(historyCall);
       messages.push(assistant);
       if (reply.toolCalls.length === 0) {
         answer = reply.content;
