@@ -106,6 +106,12 @@ export class RepoRules {
   private readonly folderDecisions = new Map<string, boolean>();
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
   private readonly chains = new Map<string, readonly ChainLink[]>();
+  /**
+   * Identities (walk.ts identityOf) of the secrets the walks have met, so a
+   * single-file check (the watcher's) knows the other names of secrets without
+   * searching the tree; cleared with the ignore files on a full re-walk.
+   */
+  private readonly secretIds = new Set<string>();
   /** One alternation per kind: a single regex test per file instead of one per pattern. */
   private readonly basenameSecret: RegExp | null;
   private readonly pathSecret: RegExp | null;
@@ -209,8 +215,15 @@ export class RepoRules {
     return chain;
   }
 
+  get knownSecrets(): ReadonlySet<string> { return this.secretIds; }
+
+  noteSecrets(ids: Iterable<string>): void {
+    for (const id of ids) this.secretIds.add(id);
+  }
+
   /** Forgets every ignore file read so far and re-reads the root's (a full re-walk calls this: any of them may have changed). */
   async reloadAll(): Promise<void> {
+    this.secretIds.clear();
     this.folders.clear();
     this.folderDecisions.clear();
     this.chains.clear();
