@@ -15,7 +15,7 @@ import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { LatencyBook } from './latency.js';
 import {
-  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
+  ASK_ERROR, MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type StatusResult,
   type WarmupStatus,
 } from '../protocol/messages.js';
@@ -34,6 +34,8 @@ export interface DaemonOptions {
   allowedOrigins?: string[];
   maxMessageBytes?: number;
   maxPayloadBytes?: number;
+  /** Answers larger than this are refused with answer_too_large (default MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
   /** A client with more unsent bytes than this is disconnected (default 8 MiB). */
   maxBufferedBytes?: number;
   watch?: WatchMode;
@@ -247,6 +249,7 @@ export class Daemon {
     const conn = new RpcConnection(ws, {
       maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
       maxBufferedBytes: this.opts.maxBufferedBytes ?? 8 << 20,
+      maxAnswerBytes: this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES,
       onAnswered: (method, params, ms, ok) => this.latency.record(latencyName(method, params), ms, ok),
     });
     const state: ClientState = { id, conn, ws, alive: true };

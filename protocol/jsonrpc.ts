@@ -20,7 +20,7 @@ export const MESSAGE_TOO_LARGE = -32003;
 export const ANSWER_TOO_LARGE = 'answer_too_large';
 
 function answerTooLarge(size: number | null, limit: number): RpcError {
-  const message = `the answer (${size === null ? 'over 512 MiB' : `${size} bytes`}) is larger than the ${limit}-byte message limit; narrow the request or ask for fewer items at a time (limit, offset)`;
+  const message = `the answer (${size === null ? 'over 512 MiB' : `${size} bytes`}) is larger than the ${limit}-byte limit for one answer; narrow the request or ask for fewer items at a time (limit, offset)`;
   return new RpcError(MESSAGE_TOO_LARGE, message, { code: ANSWER_TOO_LARGE, message, limit, ...(size === null ? {} : { size }) });
 }
 
@@ -114,6 +114,12 @@ export interface RpcConnectionOptions {
   maxMessageBytes?: number;
   /** Disconnect a peer whose unsent output grows past this many bytes (a slow reader must not hold the daemon's memory). */
   maxBufferedBytes?: number;
+  /**
+   * The largest answer this end sends (default maxMessageBytes): a larger one is
+   * refused with data.code `answer_too_large` instead, so it can neither exceed
+   * what the peer accepts nor fill the send buffer and cut the connection.
+   */
+  maxAnswerBytes?: number;
   /** Called for every error answer this end sends, and for protocol problems (for logs). */
   onProtocolError?: (err: RpcError) => void;
   /**
@@ -165,10 +171,12 @@ export class RpcConnection {
   private closedReason: string | null = null;
   readonly maxMessageBytes: number;
   readonly maxBufferedBytes: number;
+  readonly maxAnswerBytes: number;
 
   constructor(private readonly ws: WebSocket, private readonly opts: RpcConnectionOptions = {}) {
     this.maxMessageBytes = opts.maxMessageBytes ?? 1 << 20;
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 16 << 20;
+    this.maxAnswerBytes = opts.maxAnswerBytes ?? this.maxMessageBytes;
     ws.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
     ws.on('close', (code: number, reason: Buffer) => this.closed(`connection closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`));
     ws.on('error', (err: Error) => this.closed(`connection error: ${err.message}`));
@@ -334,17 +342,15 @@ export class RpcConnection {
       text = JSON.stringify({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (e) {
       // V8 refuses to build a string past its length limit: that answer is too large by any measure.
-      if (e instanceof RangeError && /string length/i.test(e.message)) this.sendError(id, answerTooLarge(null, this.maxMessageBytes));
+      if (e instanceof RangeError && /string length/i.test(e.message)) this.sendError(id, answerTooLarge(null, this.maxAnswerBytes));
       else this.answerError(id, e);
       return false;
     }
-    // The peer applies the same per-message limit to what it receives: a larger answer would
-    // never reach its caller (and a huge one would cut the connection), so it is refused here.
     // UTF-8 takes at most 3 bytes per UTF-16 unit: the exact count is needed only near the limit.
-    if (text.length * 3 > this.maxMessageBytes) {
+    if (text.length * 3 > this.maxAnswerBytes) {
       const size = Buffer.byteLength(text);
-      if (size > this.maxMessageBytes) {
-        this.sendError(id, answerTooLarge(size, this.maxMessageBytes));
+      if (size > this.maxAnswerBytes) {
+        this.sendError(id, answerTooLarge(size, this.maxAnswerBytes));
         return false;
       }
     }
