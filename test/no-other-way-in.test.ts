@@ -82,6 +82,33 @@ test('item 1: a file reached through a symlinked folder is judged by its real pa
   assert.is((await call(c, 'search_code', { query: 'TOP_SECRET_LATER' })).total, 0);
 });
 
+test('item 2: a daemon on a subfolder root leaves out what git ignores from every source, and keeps tracked files', async () => {
+  const wt = realpathSync(tempDir('gitsrc'));
+  const home = realpathSync(tempDir('gitsrc-home'));
+  write(home, { '.config/git/ignore': 'c.txt\n', gitconfig: '' });
+  const env = { HOME: home, XDG_CONFIG_HOME: '', GIT_CONFIG_GLOBAL: join(home, 'gitconfig'), GIT_CONFIG_NOSYSTEM: '1' };
+  const files: Record<string, string> = { '.gitignore': 'a.txt\nd.txt\ne.txt\n' };
+  for (const n of ['a', 'b', 'c', 'D', 'e', 'ok']) files[`sub/${n}.txt`] = `GITSRC_${n}\n`;
+  write(wt, files);
+  git(wt, 'init', '-q');
+  git(wt, 'config', 'core.ignorecase', 'true');
+  write(wt, { '.git/info/exclude': 'b.txt\n' });
+  git(wt, 'add', '-f', 'sub/e.txt');
+  d = await startDaemon(join(wt, 'sub'), { env });
+  c = await connect(join(wt, 'sub'), { env: d.env });
+  await waitWatcherReady(c);
+  const r = await call(c, 'search_code', { query: 'GITSRC_', limit: 50 });
+  assert.equal(r.evidence.map((e) => e.path), ['e.txt', 'ok.txt'], 'parent .gitignore, info/exclude, XDG ignore and ignorecase all honoured; tracked e.txt kept');
+  assertEvidenceChecks(join(wt, 'sub'), r.evidence);
+  assert.is((await refusalOf(call(c, 'read_evidence', { path: 'b.txt', start_line: 1 }))).code, 'not_indexed');
+  // The watcher decides with the same rules: a new file matched by the parent's .gitignore or info/exclude stays out.
+  write(wt, { 'sub/x/a.txt': 'GITSRC_new_a\n', 'sub/x/B.txt': 'GITSRC_new_b\n' });
+  writeFileSync(join(wt, 'sub', 'later.txt'), 'GITSRC_later\n');
+  await waitFor('later.txt indexed', async () => (await call(c!, 'search_code', { query: 'GITSRC_later' })).total === 1, 15_000, 100);
+  await waitFor('watcher idle', async () => (await c!.request<'indexStatus'>('index/status')).daemon.pendingUpdates === 0, 15_000, 50);
+  assert.is((await call(c, 'search_code', { query: 'GITSRC_new' })).total, 0);
+});
+
 test('item 3: a hard link to a secret is a secret, at start-up and when made later (also to a secret in an ignored folder)', async () => {
   const root = realpathSync(tempDir('hardlink'));
   write(root, { '.env': 'TOKEN=HARDLINK_SECRET_1\n', 'vendor/.env': 'TOKEN=HARDLINK_SECRET_2\n', '.gitignore': 'vendor/\n', 'ok.txt': 'fine\n' });
