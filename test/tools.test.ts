@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,11 @@ import type { Evidence } from '../indexer/evidence.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'evidex-tools-'));
-const fixture = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures', 'mobileai-local-rag');
+// A copy outside any work tree: in place, the evidex repository tracks the fixture's ignored
+// files (cache/, *.log), and git never ignores a tracked file.
+const fixture = join(tmp, 'mobileai-local-rag');
+const fixtureSource = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures', 'mobileai-local-rag');
+if (existsSync(fixtureSource)) cpSync(fixtureSource, fixture, { recursive: true, verbatimSymlinks: true });
 
 /**
  * Every call here is asked both ways: runTool, and runToolNow (the daemon's

@@ -231,17 +231,12 @@ export class RepoRules {
     return { git, evidex };
   }
 
-  /**
-   * git's verdict on a folder, tracked files aside: ignored itself or below an
-   * ignored folder. The root counts too: it may lie inside an ignored folder of
-   * its work tree. Only asked with git's sources loaded.
-   */
+  /** git's verdict on a folder, tracked files aside: ignored itself or below an ignored folder. Only asked with git's sources loaded. */
   private gitIgnoresFolder(dirRel: string): boolean {
     const known = this.gitFolderVerdicts.get(dirRel);
     if (known !== undefined) return known;
-    let ignored: boolean;
-    if (dirRel === '') ignored = this.rootIgnoredByGit();
-    else ignored = this.gitIgnoresFolder(parentOf(dirRel)) || this.verdicts(dirRel, true).git === 'ignored';
+    // The root itself is never ignored: reloadAll falls back to the files under it when git ignores it.
+    const ignored = dirRel !== '' && (this.gitIgnoresFolder(parentOf(dirRel)) || this.verdicts(dirRel, true).git === 'ignored');
     this.gitFolderVerdicts.set(dirRel, ignored);
     return ignored;
   }
@@ -294,7 +289,11 @@ export class RepoRules {
     const git = this.useGit ? await loadGitSources(this.realRoot) : null;
     this.git = git;
     this.outerLinks = [];
-    if (git) {
+    // A root git ignores as a whole (a checkout inside an ignored folder, a Python under
+    // ~/.pyenv/versions) is one the user named on purpose, and git's answer for it would be
+    // "nothing": it is indexed as a folder outside a work tree is, by the ignore files under it.
+    if (git && this.rootIgnoredByGit()) this.git = null;
+    else if (git) {
       const below = (dir: string): string => `${dir === '' ? git.prefix : git.prefix.slice(dir.length + 1)}/`;
       for (const o of git.outer) this.outerLinks.push({ dir: '', lead: below(o.dir), rules: { git: o.patterns, evidex: null } });
       for (const patterns of git.global) this.outerLinks.push({ dir: '', lead: git.prefix === '' ? '' : `${git.prefix}/`, rules: { git: patterns, evidex: null } });
