@@ -114,6 +114,9 @@ test('item 3: a hard link to a secret is a secret, at start-up and when made lat
   write(root, { '.env': 'TOKEN=HARDLINK_SECRET_1\n', 'vendor/.env': 'TOKEN=HARDLINK_SECRET_2\n', '.gitignore': 'vendor/\n', 'ok.txt': 'fine\n' });
   git(root, 'init', '-q');
   linkSync(join(root, '.env'), join(root, 'notes.txt'));
+  git(root, 'add', 'notes.txt', 'ok.txt');
+  git(root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'a secret committed under an innocent name');
+  writeFileSync(join(root, '.env'), 'TOKEN=HARDLINK_SECRET_CHANGED\n'); // the same inode: notes.txt changes with it
   linkSync(join(root, 'vendor/.env'), join(root, 'vendored.txt'));
   symlinkSync('settings.txt', join(root, '.env.local'));
   write(root, { 'settings.txt': 'TOKEN=LINKED_SECRET_3\n' });
@@ -125,6 +128,7 @@ test('item 3: a hard link to a secret is a secret, at start-up and when made lat
     assert.is((await refusalOf(call(c, 'read_evidence', { path: p, start_line: 1 }))).code, 'not_indexed', p);
   }
   assert.is((await call(c, 'read_evidence', { path: 'ok.txt', start_line: 1 })).evidence[0].snippet, 'fine');
+  assert.equal((await call(c, 'read_git_diff', {})).evidence, [], 'the diff of a hard link to a secret is not shown');
   linkSync(join(root, '.env'), join(root, 'later.txt'));
   write(root, { 'marker.txt': 'MARKER_AFTER_LINK\n' });
   await waitFor('marker indexed', async () => (await call(c!, 'search_code', { query: 'MARKER_AFTER_LINK' })).total >= 1, 15_000, 100);

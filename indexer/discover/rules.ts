@@ -128,8 +128,9 @@ export class RepoRules {
   private readonly chains = new Map<string, readonly ChainLink[]>();
   /**
    * Identities (walk.ts identityOf) of the secrets the walks have met, so a
-   * single-file check (the watcher's) knows the other names of secrets without
-   * searching the tree; cleared with the ignore files on a full re-walk.
+   * single-file check (the watcher's) and the diff filter know the other names
+   * of secrets without searching the tree. A full walk replaces the set when it
+   * ends (never cleared before: a query during the walk still sees the last one).
    */
   private readonly secretIds = new Set<string>();
   /** One alternation per kind: a single regex test per file instead of one per pattern. */
@@ -280,8 +281,21 @@ export class RepoRules {
 
   get knownSecrets(): ReadonlySet<string> { return this.secretIds; }
 
-  noteSecrets(ids: Iterable<string>): void {
+  /** Records secrets a walk met; `complete` (a full walk of the tree) replaces what earlier walks recorded. */
+  noteSecrets(ids: Iterable<string>, complete: boolean): void {
+    if (complete) this.secretIds.clear();
     for (const id of ids) this.secretIds.add(id);
+  }
+
+  /** True when the file at `relPath` is one of the secrets the walks have met under another name (a hard link). */
+  isKnownSecretFile(relPath: string): boolean {
+    if (this.secretIds.size === 0) return false;
+    try {
+      const st = lstatSync(join(this.realRoot, relPath));
+      return st.isFile() && this.secretIds.has(`${st.dev}:${st.ino}`);
+    } catch {
+      return false; // gone: nothing of it can be shown
+    }
   }
 
   /** Forgets every ignore file read so far and re-reads the root's (a full re-walk calls this: any of them may have changed). */
@@ -298,7 +312,6 @@ export class RepoRules {
       for (const o of git.outer) this.outerLinks.push({ dir: '', lead: below(o.dir), rules: { git: o.patterns, evidex: null } });
       for (const patterns of git.global) this.outerLinks.push({ dir: '', lead: git.prefix === '' ? '' : `${git.prefix}/`, rules: { git: patterns, evidex: null } });
     }
-    this.secretIds.clear();
     this.folders.clear();
     this.folderDecisions.clear();
     this.gitFolderVerdicts.clear();

@@ -303,7 +303,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   // A hard link to a secret may sit anywhere, ignored folders included, which the walk did not
   // enter: only when some listed file has another name is the whole tree searched for them.
   if (shared) for (const id of await secretIdentities(rules)) secretIds.add(id);
-  rules.noteSecrets(secretIds);
+  rules.noteSecrets(secretIds, start === rootNode && !linksOnly);
   let kept = files;
   if (secretIds.size > 0) {
     kept = files.filter((f) => !secretIds.has(identityOf(f)));
