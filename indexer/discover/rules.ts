@@ -127,7 +127,7 @@ export class RepoRules {
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
   private readonly chains = new Map<string, readonly ChainLink[]>();
   /**
-   * Identities (walk.ts identityOf) of the secrets the walks have met, so a
+   * Identities (identityOf) of the secrets the walks have met, so a
    * single-file check (the watcher's) and the diff filter know the other names
    * of secrets without searching the tree. A full walk replaces the set when it
    * ends (never cleared before: a query during the walk still sees the last one).
@@ -292,7 +292,7 @@ export class RepoRules {
     if (this.secretIds.size === 0) return false;
     try {
       const st = lstatSync(join(this.realRoot, relPath));
-      return st.isFile() && this.secretIds.has(`${st.dev}:${st.ino}`);
+      return st.isFile() && this.secretIds.has(identityOf(st));
     } catch {
       return false; // gone: nothing of it can be shown
     }
@@ -393,6 +393,11 @@ export class RepoRules {
     this.folderDecisions.set(dirRel, ignored);
     return ignored;
   }
+}
+
+/** A file's identity (contract §4: a secret is also every other name of the same file). */
+export function identityOf(st: { dev: number; ino: number }): string {
+  return `${st.dev}:${st.ino}`;
 }
 
 function isMissing(err: unknown): boolean {

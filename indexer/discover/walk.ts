@@ -16,7 +16,7 @@
 import { lstatSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { RepoRules, IGNORE_FILE_NAMES, inGitDir, realRelative } from './rules.js';
+import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, realRelative } from './rules.js';
 
 export interface WalkEntry {
   /** POSIX path relative to the root: the name the file is indexed under (a symlink keeps its own name). */
@@ -311,11 +311,6 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   }
   kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return links ? { files: kept, skipped, links } : { files: kept, skipped };
-}
-
-/** A file's identity (contract §4: a secret is also every other name of the same file). */
-export function identityOf(st: { dev: number; ino: number }): string {
-  return `${st.dev}:${st.ino}`;
 }
 
 /**
