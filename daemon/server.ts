@@ -11,7 +11,8 @@ import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
-import { isToolName, toolDescriptors, validateToolCall, type ToolCall } from '../indexer/query/schemas.js';
+import { checkToolCall } from '../indexer/query/arg-bounds.js';
+import { isToolName, toolDescriptors, type ToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { formatDuration, IdleTimer } from './idle.js';
@@ -19,7 +20,7 @@ import { LatencyBook } from './latency.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Conversation } from './ask/loop.js';
 import {
-  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, OBSERVER_HEADER, SHUTTING_DOWN, TOOL_ERROR,
+  ASK_ERROR, MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, OBSERVER_HEADER, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type ResultOf,
   type StatusResult, type WarmupStatus,
 } from '../protocol/messages.js';
@@ -39,6 +40,8 @@ export interface DaemonOptions {
   allowedOrigins?: string[];
   maxMessageBytes?: number;
   maxPayloadBytes?: number;
+  /** Answers larger than this are refused with answer_too_large (default MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
   /** A client with more unsent bytes than this is disconnected (default 8 MiB). */
   maxBufferedBytes?: number;
   watch?: WatchMode;
@@ -285,6 +288,7 @@ export class Daemon {
     const conn = new RpcConnection(ws, {
       maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
       maxBufferedBytes: this.opts.maxBufferedBytes ?? 8 << 20,
+      maxAnswerBytes: this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES,
       onAnswered: (method, params, ms, ok) => this.latency.record(latencyName(method, params), ms, ok),
     });
     const state: ClientState = { id, name, conn, ws, alive: true, conversations: new Map() };
@@ -396,7 +400,7 @@ export class Daemon {
 
   /** runTool, but an answer the index has at once is returned as a value (thrown refusals are thrown, not rejected). */
   private startTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
-    const call = validateToolCall(name, args);
+    const call = checkToolCall(name, args);
     if (!this.servesDuringStartup && this.startupState === 'running') return this.startup.then(() => this.runValidated(call));
     return this.runValidated(call);
   }

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'bad_ref',           // read_git_diff base that does not verify or starts with '-'
   'git_failed',        // git ran and failed for another reason
   'index_unavailable', // no index yet / index is being built and cannot answer
+  'answer_too_large',  // the answer exceeds the transport's per-message limit: narrow the request or page through it
   'internal_error',    // a bug: reported, never crashes the daemon
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

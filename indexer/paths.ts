@@ -53,6 +53,10 @@ function escapeReason(s: string): string | null {
   return null;
 }
 
+/** The longest file name (bytes of one path segment) and whole path Linux and macOS accept. */
+const NAME_MAX = 255;
+const PATH_MAX = 4095;
+
 /** Lexical checks and normalisation only (no file system): the clean path, "" for the root. */
 export function normalizeLexically(input: unknown, opts: { allowRoot?: boolean } = {}): string {
   if (typeof input !== 'string') throw new ToolError('path_denied', `path must be a string, got ${typeof input}`);
@@ -74,6 +78,8 @@ export function normalizeLexically(input: unknown, opts: { allowRoot?: boolean }
   const out: string[] = [];
   for (const seg of s.split('/')) {
     if (seg === '' || seg === '.') continue;
+    // No file system holds such a name; refused here rather than as the ENAMETOOLONG an open would throw.
+    if (Buffer.byteLength(seg) > NAME_MAX) throw denied(s, `a path segment is longer than ${NAME_MAX} bytes, which no file name can be`);
     if (seg === '..') {
       out.pop(); // escapeReason above guarantees this never climbs past the root
       continue;
@@ -81,8 +87,21 @@ export function normalizeLexically(input: unknown, opts: { allowRoot?: boolean }
     out.push(seg);
   }
   const clean = out.join('/');
+  if (Buffer.byteLength(clean) > PATH_MAX) throw denied(s, `it is longer than ${PATH_MAX} bytes, which no path can be`);
   if (clean === '' && !opts.allowRoot) throw denied(s, 'it names the repository root, not a file');
   return clean;
+}
+
+/** realpathOrNull, with the errors a caller's path can provoke (too long with the root, a folder it may not search) as refusals. */
+function resolvedOrDenied(input: string, abs: string): string | null {
+  try {
+    return realpathOrNull(abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENAMETOOLONG') throw denied(input, 'together with the repository root it is longer than the system allows');
+    if (code === 'EACCES' || code === 'EPERM') throw denied(input, `it cannot be resolved (${code}: a folder on the way may not be searched)`);
+    throw err;
+  }
 }
 
 /**
@@ -102,7 +121,7 @@ export function normalizeCallerPath(root: string, input: string, opts: CallerPat
   const segs = clean.split('/');
   let realRel: string | null = null;
   for (let n = segs.length; n > 0; n--) {
-    const real = realpathOrNull(`${realRoot}/${segs.slice(0, n).join('/')}`);
+    const real = resolvedOrDenied(input, `${realRoot}/${segs.slice(0, n).join('/')}`);
     if (real === null) continue;
     realRel = realRelative(realRoot, real);
     if (realRel === null) throw denied(input, 'it resolves through a symbolic link to outside the repository root');

@@ -16,6 +16,14 @@ export const RpcCode = {
 /** Code for a message over the per-message soft limit (server-defined range). */
 export const MESSAGE_TOO_LARGE = -32003;
 
+/** `data.code` of the refusal sent instead of an answer larger than the per-message limit. */
+export const ANSWER_TOO_LARGE = 'answer_too_large';
+
+function answerTooLarge(size: number | null, limit: number): RpcError {
+  const message = `the answer (${size === null ? 'over 512 MiB' : `${size} bytes`}) is larger than the ${limit}-byte limit for one answer; narrow the request or ask for fewer items at a time (limit, offset)`;
+  return new RpcError(MESSAGE_TOO_LARGE, message, { code: ANSWER_TOO_LARGE, message, limit, ...(size === null ? {} : { size }) });
+}
+
 export type RpcId = string | number;
 
 export interface RpcErrorObject { code: number; message: string; data?: unknown }
@@ -106,6 +114,12 @@ export interface RpcConnectionOptions {
   maxMessageBytes?: number;
   /** Disconnect a peer whose unsent output grows past this many bytes (a slow reader must not hold the daemon's memory). */
   maxBufferedBytes?: number;
+  /**
+   * The largest answer this end sends (default maxMessageBytes): a larger one is
+   * refused with data.code `answer_too_large` instead, so it can neither exceed
+   * what the peer accepts nor fill the send buffer and cut the connection.
+   */
+  maxAnswerBytes?: number;
   /** Called for every error answer this end sends, and for protocol problems (for logs). */
   onProtocolError?: (err: RpcError) => void;
   /**
@@ -157,10 +171,12 @@ export class RpcConnection {
   private closedReason: string | null = null;
   readonly maxMessageBytes: number;
   readonly maxBufferedBytes: number;
+  readonly maxAnswerBytes: number;
 
   constructor(private readonly ws: WebSocket, private readonly opts: RpcConnectionOptions = {}) {
     this.maxMessageBytes = opts.maxMessageBytes ?? 1 << 20;
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 16 << 20;
+    this.maxAnswerBytes = opts.maxAnswerBytes ?? this.maxMessageBytes;
     ws.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
     ws.on('close', (code: number, reason: Buffer) => this.closed(`connection closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`));
     ws.on('error', (err: Error) => this.closed(`connection error: ${err.message}`));
@@ -203,8 +219,12 @@ export class RpcConnection {
   }
 
   private write(msg: object): void {
+    this.writeText(JSON.stringify(msg));
+  }
+
+  private writeText(text: string): void {
     if (this.closedReason !== null || this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(JSON.stringify(msg));
+    this.ws.send(text);
     // A peer that does not read lets ws buffer everything in our memory; cut it off instead.
     if (this.ws.bufferedAmount > this.maxBufferedBytes) {
       this.terminate(`peer not reading: ${this.ws.bufferedAmount} bytes unsent`);
@@ -317,13 +337,25 @@ export class RpcConnection {
    * answered as an internal error instead. True when the result was sent.
    */
   private answer(id: RpcId, result: unknown): boolean {
+    let text: string;
     try {
-      this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
-      return true;
+      text = JSON.stringify({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (e) {
-      this.answerError(id, e);
+      // V8 refuses to build a string past its length limit: that answer is too large by any measure.
+      if (e instanceof RangeError && /string length/i.test(e.message)) this.sendError(id, answerTooLarge(null, this.maxAnswerBytes));
+      else this.answerError(id, e);
       return false;
     }
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: the exact count is needed only near the limit.
+    if (text.length * 3 > this.maxAnswerBytes) {
+      const size = Buffer.byteLength(text);
+      if (size > this.maxAnswerBytes) {
+        this.sendError(id, answerTooLarge(size, this.maxAnswerBytes));
+        return false;
+      }
+    }
+    this.writeText(text);
+    return true;
   }
 
   private answerError(id: RpcId, e: unknown): void {

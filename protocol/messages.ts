@@ -15,7 +15,8 @@
 //   -32001 TOOL_ERROR         a tool refused or failed; data = {code, message} from ToolError
 //                             (invalid_arguments, unknown_tool, path_denied, secret_denied, not_indexed, ...)
 //   -32002 ASK_ERROR          the `ask` loop could not run (Ollama unreachable, model lacks tools...); data = {code, message}
-//   -32003 MESSAGE_TOO_LARGE  a message over the per-message limit (default 1 MiB); the connection stays open
+//   -32003 MESSAGE_TOO_LARGE  a message over the per-message limit (default 1 MiB); the connection stays open.
+//                             An answer over MAX_ANSWER_BYTES is refused with it too, data = {code: 'answer_too_large', message, limit, size}
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
@@ -35,6 +36,12 @@ export const SHUTTING_DOWN = -32004;
 
 /** Default soft limit for one message (either direction is checked by the receiver). */
 export const MAX_MESSAGE_BYTES = 1 << 20;
+/**
+ * The largest answer the daemon sends (clients accept up to MAX_PAYLOAD_BYTES);
+ * a larger one is refused with data.code `answer_too_large`. Half the daemon's
+ * send buffer, so one answer never gets a client cut off as a slow reader.
+ */
+export const MAX_ANSWER_BYTES = 4 << 20;
 /** Hard cap enforced by ws itself (`maxPayload`): past it the socket is closed with 1009. */
 export const MAX_PAYLOAD_BYTES = 16 << 20;
 

@@ -8,6 +8,7 @@ import { appendFileSync, readFileSync, realpathSync, renameSync, rmSync, writeFi
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
 import { fixtureCopy, median, startDaemon, stopDaemon, waitFor, type TestDaemon, checkedCaller, isNotIndexed, startWatched, stopWatched } from './helpers/daemon.js';
+import { git } from './helpers/fs.js';
 import { Methods } from '../protocol/messages.js';
 
 let root: string;
@@ -110,6 +111,8 @@ test('.gitignore changes are honoured live, both ways', async () => {
   const original = readFileSync(gi, 'utf8');
   const docsBefore = (await call('search_code', { query: 'docs/README', limit: 200 })).evidence.filter((e) => e.kind === 'path_match');
   assert.is(docsBefore.length, 1);
+  // Untracked first: git never ignores a tracked file (the copy's first commit holds docs/).
+  git(root, ['rm', '-r', '-q', '--cached', 'docs']);
   writeFileSync(gi, `${original}docs/\n`);
   await waitFor('docs/ ignored', async () => (await call('search_code', { query: 'docs/README' })).total === 0);
   assert.ok(await notIndexed('docs/README.md'));

@@ -28,7 +28,8 @@ function buildRepo(): string {
   git(root, ['add', '-A']);
   git(root, ['commit', '-q', '-m', 'one']);
   const a = readFileSync(join(root, 'a.py'), 'utf8').replace('a line 3\n', 'a line 3 (second commit)\n');
-  write(root, { 'a.py': a, '.gitignore': 'gen/\n' });
+  // .evidexignore, not .gitignore: git never ignores a tracked file, and gen/out.py is tracked.
+  write(root, { 'a.py': a, '.evidexignore': 'gen/\n' });
   git(root, ['add', '-A']);
   git(root, ['commit', '-q', '-m', 'two']);
   // working tree changes
@@ -191,7 +192,7 @@ test('git runs read-only: .git/index untouched, caller GIT_* variables ignored',
   // what makes `git diff` refresh and rewrite .git/index (diff.autoRefreshIndex),
   // with or without --no-optional-locks.
   const t = new Date(Date.now() + 5000);
-  utimesSync(join(repo, '.gitignore'), t, t);
+  utimesSync(join(repo, '.evidexignore'), t, t);
   utimesSync(join(repo, 'b.txt'), t, t);
   const indexPath = join(repo, '.git/index');
   const before = { hash: createHash('sha256').update(readFileSync(indexPath)).digest('hex'), mtime: statSync(indexPath).mtimeMs };

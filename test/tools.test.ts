@@ -4,7 +4,7 @@
 // import statement is found by find_importers for each of its targets.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../indexer/errors.js';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
@@ -18,6 +18,10 @@ import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
 import { stdlibRoot } from './helpers/corpus.js';
 
 const tmp = tempDir('tools');
+// A copy outside any work tree: in place, the evidex repository tracks the fixture's ignored
+// files (cache/, *.log), and git never ignores a tracked file.
+const fixture = join(tmp, 'mobileai-local-rag');
+if (existsSync(FIXTURE)) cpSync(FIXTURE, fixture, { recursive: true, verbatimSymlinks: true });
 
 /**
  * Every call here is asked both ways: runTool, and runToolNow (the daemon's
@@ -57,8 +61,8 @@ const where = (e: Evidence): string => `${e.path}:${e.start_line}-${e.end_line}`
 
 let fx: EvidexIndex | null = null;
 async function fixtureIndex(): Promise<EvidexIndex | null> {
-  if (!existsSync(FIXTURE)) return null;
-  if (!fx) { fx = await openEvidexIndex(FIXTURE, { stateDir: join(tmp, 'fx') }); await fx.refresh(); }
+  if (!existsSync(fixture)) return null;
+  if (!fx) { fx = await openEvidexIndex(fixture, { stateDir: join(tmp, 'fx') }); await fx.refresh(); }
   return fx;
 }
 
@@ -112,7 +116,7 @@ test('find_symbol, read_evidence and find_importers on the fixture', async () =>
   assert.equal(read.evidence.map((e) => [where(e), e.kind, e.name, e.snippet]), [['src/rag_common.py:12-12', 'source', 'src/rag_common.py', 'COLLECTION_NAME = "mobileai_docs"']]);
   const widened = await call(idx, 'read_evidence', { path: './src/rag_common.py', start_line: 2, end_line: 3, context: 50 });
   assert.is(widened.evidence[0].start_line, 1);
-  assert.is(widened.evidence[0].end_line, readFileSync(join(FIXTURE, 'src/rag_common.py'), 'utf8').split('\n').length - 1);
+  assert.is(widened.evidence[0].end_line, readFileSync(join(fixture, 'src/rag_common.py'), 'utf8').split('\n').length - 1);
   await refused(idx, 'read_evidence', { path: '.env', start_line: 1 }, 'secret_denied');
   await refused(idx, 'read_evidence', { path: 'debug.log', start_line: 1 }, 'not_indexed');
   await refused(idx, 'read_evidence', { path: 'assets/logo.png', start_line: 1 }, 'not_indexed');

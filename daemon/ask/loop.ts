@@ -10,7 +10,7 @@ import type { Message, ToolCall as OllamaToolCall } from 'ollama';
 import type { Evidence } from '../../indexer/evidence.js';
 import { asToolError } from '../../indexer/errors.js';
 import type { ToolResult } from '../../indexer/api.js';
-import { validateToolCall } from '../../indexer/query/schemas.js';
+import { argumentsForLog, checkToolCall, nameForLog } from '../../indexer/query/arg-bounds.js';
 import { auditLogFor } from '../audit.js';
 import { ContextBudget, chooseNumCtx } from './budget.js';
 import { checkCitations } from './citations.js';
@@ -47,6 +47,15 @@ export interface AskContext {
   stateDir: string;
   config?: Partial<AskConfig>;
   conversation?: Conversation;
+}
+
+/** A tool call as it is kept in the conversation: name and arguments in a form that serialises safely. */
+function historyCall(call: OllamaToolCall): OllamaToolCall {
+  const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+  const name = nameForLog(fn?.name);
+  const args = argumentsForLog(fn?.arguments);
+  if (name === fn?.name && args === fn?.arguments) return call;
+  return { ...call, function: { name, arguments: args as Record<string, unknown> } };
 }
 
 /** Thrown inside the loop to unwind to the single place that builds the result. */
@@ -206,18 +215,26 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   ): Promise<{ message: Message; refused: boolean }> {
     const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
     const rawName = fn?.name;
-    const name = typeof rawName === 'string' ? rawName : JSON.stringify(rawName ?? null);
-    const args = fn?.arguments;
-    const key = callKey(name, args);
+    const name = nameForLog(rawName);
+    const rawArgs = fn?.arguments;
+    // What is logged, sent to the client and kept in the attempts: a placeholder for arguments too deep or big to serialise.
+    const args = argumentsForLog(rawArgs);
+    const key = callKey(name, rawArgs);
     if (key !== null && answeredCalls.has(key)) return { message: await refuse(step, index, name, args, 'duplicate_call'), refused: true };
     const t0 = performance.now();
     let result: ToolResult | undefined;
     let refusal: { code: string; message: string } | undefined;
     try {
-      validateToolCall(rawName, args);  // decide before running, so the decision itself is what gets logged
-      result = await ctx.runTool(rawName, args);
+      checkToolCall(rawName, rawArgs);  // decide before running, so the decision itself is what gets logged
     } catch (err) {
-      refusal = asToolError(err); // unknown_tool, invalid_arguments, path_denied, not_indexed, ... all go back to the model
+      refusal = asToolError(err);
+    }
+    if (!refusal) {
+      try {
+        result = await ctx.runTool(rawName, rawArgs);
+      } catch (err) {
+        refusal = asToolError(err); // path_denied, not_indexed, out_of_range... all come back to the model
+      }
     }
     const ms = Math.round((performance.now() - t0) * 100) / 100;
     const attempt: AttemptLog = { step, tool: name, arguments: args ?? null, decision: refusal ? 'refused' : 'allowed', ms };
@@ -322,7 +339,8 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
         notify({ type: 'context_cut', step, promptEvalCount: reply.promptEvalCount!, numCtx });
       }
       const assistant: Message = { role: 'assistant', content: reply.content };
-      if (reply.toolCalls.length) assistant.tool_calls = reply.toolCalls;
+      // The model's calls go back to it as its history, with arguments too deep or big to serialise replaced.
+      if (reply.toolCalls.length) assistant.tool_calls = reply.toolCalls.map(historyCall);
       messages.push(assistant);
 
       if (reply.toolCalls.length === 0) {

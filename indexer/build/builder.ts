@@ -121,7 +121,7 @@ export class Builder {
       const sk = store.skipped.get(w.path);
       if (f && f.size === w.size && f.mtimeMs === w.mtimeMs) unchangedPaths.push(w.path);
       else if (!f && sk && sk.size === w.size && sk.mtimeMs === w.mtimeMs) continue; // known binary, untouched
-      else tasks.push({ path: w.path, abs: w.abs, knownHash: f?.hash, size: w.size });
+      else tasks.push({ path: w.path, abs: w.abs, dev: w.dev, ino: w.ino, knownHash: f?.hash, size: w.size });
     }
     const removedPaths = store.ordered().filter((f) => inScope(f.path) && !seen.has(f.path)).map((f) => f.path);
 
@@ -205,7 +205,7 @@ export class Builder {
       const entry = await checkPath(this.root, rules, path, { maxFileBytes: this.opts.maxFileBytes });
       if (entry !== null && entry !== 'gone') {
         const f = store.fileByPath(path);
-        results.push(parseOne({ path, abs: entry.abs, knownHash: f?.hash }, this.maxBytes));
+        results.push(parseOne({ path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash: f?.hash }, this.maxBytes));
         // A folder replaced by a file (`mv d elsewhere && touch d`: no event names d's files).
         for (const g of store.filesUnder(path)) results.push({ path: g.path, kind: 'gone' });
         continue;
@@ -226,7 +226,7 @@ export class Builder {
         for (const w of files) {
           const f = store.fileByPath(w.path);
           if (f && f.size === w.size && f.mtimeMs === w.mtimeMs) { results.push({ path: w.path, kind: 'same', size: w.size, mtimeMs: w.mtimeMs }); continue; }
-          results.push(parseOne({ path: w.path, abs: w.abs, knownHash: f?.hash }, this.maxBytes));
+          results.push(parseOne({ path: w.path, abs: w.abs, dev: w.dev, ino: w.ino, knownHash: f?.hash }, this.maxBytes));
         }
       } else {
         for (const f of under) results.push({ path: f.path, kind: 'gone' });

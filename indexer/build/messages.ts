@@ -4,6 +4,8 @@ import type { PyDef, PyImport } from '../model.js';
 export interface ParseTask {
   path: string;         // repository-relative POSIX path
   abs: string;          // where to read it
+  dev: number;          // identity of the file discovery vetted there: any other file found at
+  ino: number;          // `abs` when it is opened (a swapped-in symlink, a replaced folder) is not read
   knownHash?: string;   // the indexed content's hash: if unchanged, the worker answers 'same' without parsing
 }
 

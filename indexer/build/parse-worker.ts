@@ -3,7 +3,7 @@
 // bucket set — so the main thread only writes. Runs in a worker_thread
 // (see pool.ts); one tree-sitter parser and one bucket collector per thread.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
@@ -20,9 +20,22 @@ type ReadOutcome =
   | { kind: 'binary' | 'too_large'; size: number; mtimeMs: number }
   | { kind: 'gone' };
 
-function readSmart(abs: string, maxBytes: number): ReadOutcome {
+/**
+ * No final symlink is followed (a link renamed over a vetted file fails with
+ * ELOOP), and a fifo swapped in cannot block the open.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Reads the file at `abs` if it is still the one discovery vetted (same device
+ * and inode, checked on the open descriptor): whatever was swapped in since —
+ * a symlink to a file outside the root, a folder replaced by a link — counts
+ * as gone, and the change that swapped it is judged afresh by the watcher or
+ * the next refresh.
+ */
+function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: number): ReadOutcome {
   let fd: number;
-  try { fd = openSync(abs, 'r'); } catch (err) {
+  try { fd = openSync(abs, OPEN_FLAGS); } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP') return { kind: 'gone' };
     throw err;
@@ -31,7 +44,7 @@ function readSmart(abs: string, maxBytes: number): ReadOutcome {
     // Stat before reading: if the file changes while we read, the stored mtime
     // is the older one and the next catch-up looks again.
     const st = fstatSync(fd);
-    if (!st.isFile()) return { kind: 'gone' };
+    if (!st.isFile() || st.dev !== vetted.dev || st.ino !== vetted.ino) return { kind: 'gone' };
     if (st.size > maxBytes) return { kind: 'too_large', size: st.size, mtimeMs: st.mtimeMs };
     // Sniff first, so big binaries (.pyc, .so) cost one small read.
     const head = Buffer.allocUnsafe(Math.min(st.size, BINARY_SNIFF_BYTES));
@@ -54,7 +67,7 @@ function readSmart(abs: string, maxBytes: number): ReadOutcome {
 }
 
 export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
-  const r = readSmart(task.abs, maxBytes);
+  const r = readSmart(task.abs, task, maxBytes);
   if (r.kind === 'gone') return { path: task.path, kind: 'gone' };
   if (r.kind !== 'text') return { path: task.path, kind: 'excluded', reason: r.kind, size: r.size, mtimeMs: r.mtimeMs };
   const hash = createHash('sha1').update(r.bytes).digest('hex');

@@ -21,7 +21,7 @@ function chunk(tasks: Array<ParseTask & { size: number }>): ParseTask[][] {
   let cur: ParseTask[] = [];
   let bytes = 0;
   for (const t of tasks) {
-    cur.push({ path: t.path, abs: t.abs, knownHash: t.knownHash });
+    cur.push({ path: t.path, abs: t.abs, dev: t.dev, ino: t.ino, knownHash: t.knownHash });
     bytes += t.size;
     if (cur.length >= CHUNK_FILES || bytes >= CHUNK_BYTES) { out.push(cur); cur = []; bytes = 0; }
   }

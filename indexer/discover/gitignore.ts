@@ -18,8 +18,12 @@
 //   rest, so "**" right after that prefix counts as segment-initial (git quirk).
 // - matching is on UTF-8 bytes (`?` is one byte, as in git): patterns and paths
 //   are turned into "binary strings" (one char per byte) before the regex runs.
-// - within one file the last matching pattern wins; case-sensitive (git's
-//   default core.ignorecase=false on Linux).
+// - within one file the last matching pattern wins; case-sensitive unless
+//   core.ignorecase (WM_CASEFOLD, ASCII only as git's sane_ctype): the path and
+//   the pattern's literal characters are lowered; inside a bracket a range or
+//   [:upper:] also takes the lower-case letters, a single member does not (git
+//   compares it unlowered with the lowered path character, so `[A]` matches
+//   nothing).
 
 export interface IgnorePattern {
   /** The line as written, for messages and debugging. */
@@ -30,6 +34,8 @@ export interface IgnorePattern {
   basename: boolean;
   /** null: the pattern can never match (malformed bracket, trailing backslash). */
   re: RegExp | null;
+  /** Compiled for core.ignorecase: tested against the path with ASCII letters lowered. */
+  fold: boolean;
 }
 
 export type Verdict = 'ignored' | 'unignored' | 'none';
@@ -41,6 +47,11 @@ export function toByteString(s: string): string {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s;
   return String.fromCharCode(...utf8.encode(s));
+}
+
+/** ASCII letters lowered, nothing else (git's tolower is ASCII-only). */
+export function asciiLower(s: string): string {
+  return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
 }
 
 /** git's trim_trailing_spaces: drop trailing spaces unless escaped with a backslash. */
@@ -81,8 +92,10 @@ class Malformed extends Error {}
  * including "]" first being literal). Returns the regex for one byte and the
  * index after the closing "]". Throws Malformed where git aborts the match.
  */
-function bracket(p: string, i: number): { re: string; next: number } {
+function bracket(p: string, i: number, fold: boolean): { re: string; next: number } {
   const set = new Set<number>();
+  /** Under fold a range or class member that is an upper-case letter also admits its lower case (the path is lowered). */
+  const upperToo = (b: number): void => { if (fold && b >= 65 && b <= 90) set.add(b + 32); };
   let k = i + 1;
   let negated = false;
   if (p[k] === '!' || p[k] === '^') { negated = true; k++; }
@@ -103,7 +116,7 @@ function bracket(p: string, i: number): { re: string; next: number } {
       k++;
       let hi = p.charCodeAt(k);
       if (hi === 92) { k++; if (k >= p.length) throw new Malformed(); hi = p.charCodeAt(k); }
-      for (let b = prev; b <= hi; b++) set.add(b);
+      for (let b = prev; b <= hi; b++) { set.add(b); upperToo(b); }
       prev = 0;
     } else if (c === 91 /* [ */ && p[k + 1] === ':') {
       const s = k + 2;
@@ -118,7 +131,7 @@ function bracket(p: string, i: number): { re: string; next: number } {
       } else {
         const test = CLASSES[p.slice(s, e - 1)];
         if (!test) throw new Malformed();
-        for (let b = 0; b < 256; b++) if (test(b)) set.add(b);
+        for (let b = 0; b < 256; b++) if (test(b)) { set.add(b); upperToo(b); }
         prev = 0;
         k = e;
       }
@@ -137,7 +150,8 @@ function bracket(p: string, i: number): { re: string; next: number } {
 }
 
 /** wildmatch(WM_PATHNAME) as a regex source over byte strings. `segStart`: where "**" counts as starting a segment. */
-function wildmatchToRegex(p: string, segStart: number): string {
+function wildmatchToRegex(p: string, segStart: number, fold: boolean): string {
+  const lit = (c: number): string => hex(fold && c >= 65 && c <= 90 ? c + 32 : c);
   let re = '';
   for (let i = 0; i < p.length; i++) {
     const c = p[i];
@@ -157,22 +171,22 @@ function wildmatchToRegex(p: string, segStart: number): string {
     } else if (c === '?') {
       re += '[^/]';
     } else if (c === '[') {
-      const b = bracket(p, i);
+      const b = bracket(p, i, fold);
       re += b.re;
       i = b.next - 1;
     } else if (c === '\\') {
       i++;
       if (i >= p.length) throw new Malformed(); // trailing backslash: git never matches
-      re += hex(p.charCodeAt(i));
+      re += lit(p.charCodeAt(i));
     } else {
-      re += hex(p.charCodeAt(i));
+      re += lit(p.charCodeAt(i));
     }
   }
   return re;
 }
 
 /** One line of an ignore file → a pattern, or null for blanks and comments. */
-export function parsePatternLine(rawLine: string): IgnorePattern | null {
+export function parsePatternLine(rawLine: string, fold = false): IgnorePattern | null {
   if (rawLine === '' || rawLine.startsWith('#')) return null;
   const line = trimTrailingSpaces(rawLine);
   let p = toByteString(line);
@@ -185,25 +199,25 @@ export function parsePatternLine(rawLine: string): IgnorePattern | null {
   let re: RegExp | null;
   try {
     if (basename) {
-      re = new RegExp(`^${wildmatchToRegex(p, 0)}$`);
+      re = new RegExp(`^${wildmatchToRegex(p, 0, fold)}$`);
     } else {
       const body = p.startsWith('/') ? p.slice(1) : p;
       const special = body.search(/[*?[\\]/);
-      re = new RegExp(`^${wildmatchToRegex(body, special < 0 ? body.length : special)}$`);
+      re = new RegExp(`^${wildmatchToRegex(body, special < 0 ? body.length : special, fold)}$`);
     }
   } catch (err) {
     if (!(err instanceof Malformed)) throw err;
     re = null;
   }
-  return { source: line, negative, dirOnly, basename, re };
+  return { source: line, negative, dirOnly, basename, re, fold };
 }
 
 /** An ignore file's text → its patterns in file order. */
-export function parseIgnoreFile(text: string): IgnorePattern[] {
+export function parseIgnoreFile(text: string, fold = false): IgnorePattern[] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const out: IgnorePattern[] = [];
   for (const raw of body.split('\n')) {
-    const pat = parsePatternLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
+    const pat = parsePatternLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, fold);
     if (pat) out.push(pat);
   }
   return out;
@@ -215,7 +229,9 @@ export function parseIgnoreFile(text: string): IgnorePattern[] {
  */
 export function matchPatterns(patterns: readonly IgnorePattern[], rel: string, isDir: boolean): Verdict {
   if (patterns.length === 0) return 'none';
-  const path = toByteString(rel);
+  const bytes = toByteString(rel);
+  // One file's patterns are compiled alike (RepoRules passes the same fold to all).
+  const path = patterns[0].fold ? asciiLower(bytes) : bytes;
   const slash = path.lastIndexOf('/');
   const base = slash < 0 ? path : path.slice(slash + 1);
   for (let i = patterns.length - 1; i >= 0; i--) {

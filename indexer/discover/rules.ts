@@ -1,13 +1,19 @@
 // Which repository paths evidex must never index (contract §4): `.git/`, what
-// `.gitignore` files (root and nested) exclude, what `.evidexignore` files
-// exclude, and secrets. This module only answers "is this path excluded?"; the
-// walk (walk.ts) and the watcher ask it, and nothing here touches the index.
+// git ignores, what `.evidexignore` files exclude, and secrets. This module only
+// answers "is this path excluded?"; the walk (walk.ts) and the watcher ask it,
+// and nothing here touches the index.
 //
-// Ignore semantics follow git's: for one path, the ignore files of its folder
-// and of every ancestor folder are consulted deepest first, and within one file
-// the last matching pattern wins; the first file with a matching pattern
-// decides. A path whose parent folder is excluded is excluded, whatever a
-// deeper negation says (git never looks inside an excluded folder).
+// Ignore semantics are git's: for one path, the .gitignore files of its folder
+// and of every ancestor folder are consulted deepest first — inside the root,
+// then above it when the root is a subfolder of a work tree — then
+// .git/info/exclude, then core.excludesFile (git-sources.ts gathers those);
+// within one file the last matching pattern wins, and the first file with a
+// matching pattern decides. A path whose parent folder is excluded is
+// excluded, whatever a deeper negation says (git never looks inside an
+// excluded folder). A tracked file is never ignored by git's rules; a folder
+// holding tracked files is entered for them, and whatever else is in it stays
+// ignored. Outside a work tree (or without git) only the .gitignore files
+// under the root count.
 //
 // `.evidexignore` is a second, independent layer with the same syntax: a path is
 // excluded when git's rules exclude it OR the .evidexignore rules do. A `!` in
@@ -16,7 +22,8 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
+import { loadGitSources, type GitSources } from './git-sources.js';
+import { asciiLower, matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
 
 export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
   '.env', '.env.*', '*.pem', '*.key', '*.p12', '*.pfx', 'id_rsa*', 'id_ed25519*', '.netrc', '.npmrc', '.pypirc',
@@ -38,11 +45,18 @@ export interface DiscoverOptions {
    * the root .evidexignore (configuration, or a test skipping site-packages).
    */
   extraIgnore?: string[];
+  /** Ask git for its other ignore sources and the tracked files (default true; false: the ignore files under the root alone). */
+  git?: boolean;
 }
 
 /** The compiled rules of one folder: its .gitignore and its .evidexignore (either may be absent). */
 interface FolderRules { git: IgnorePattern[] | null; evidex: IgnorePattern[] | null }
-interface ChainLink { dir: string; rules: FolderRules }
+/**
+ * One ignore file that applies to a folder's entries: the path it matches is
+ * `lead` + the entry's path below `dir` (`lead` is empty for files under the
+ * root; for files above it, the root's path below their folder).
+ */
+interface ChainLink { dir: string; lead: string; rules: FolderRules }
 
 /** True when any segment of a POSIX relative path is `.git` (the repository's, or a nested repository's). */
 export function inGitDir(relPath: string): boolean {
@@ -104,8 +118,21 @@ export class RepoRules {
   private readonly folders = new Map<string, FolderRules | null>();
   /** Decisions for folders, so isIgnored() does not re-walk a long ancestor chain for every file. */
   private readonly folderDecisions = new Map<string, boolean>();
+  /** git's own verdict on folders (tracked files left aside), ancestors included: its untracked entries are ignored. */
+  private readonly gitFolderVerdicts = new Map<string, boolean>();
+  /** git's other sources (null: not in a work tree, or git missing or not asked). */
+  private git: GitSources | null = null;
+  /** The ignore files above the root and git's global ones, as chain links (rel = lead + path). */
+  private outerLinks: ChainLink[] = [];
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
   private readonly chains = new Map<string, readonly ChainLink[]>();
+  /**
+   * Identities (identityOf) of the secrets the walks have met, so a
+   * single-file check (the watcher's) and the diff filter know the other names
+   * of secrets without searching the tree. A full walk replaces the set when it
+   * ends (never cleared before: a query during the walk still sees the last one).
+   */
+  private readonly secretIds = new Set<string>();
   /** One alternation per kind: a single regex test per file instead of one per pattern. */
   private readonly basenameSecret: RegExp | null;
   private readonly pathSecret: RegExp | null;
@@ -118,6 +145,7 @@ export class RepoRules {
     readonly maxFileBytes: number,
     secretPatterns: readonly string[],
     private readonly extraIgnore: readonly string[],
+    private readonly useGit: boolean,
   ) {
     const byName: string[] = [];
     const byPath: string[] = [];
@@ -145,9 +173,9 @@ export class RepoRules {
     }
     if (!(await lstat(realRoot)).isDirectory()) throw new Error(`repository root ${root} is not a folder`);
     const rules = new RepoRules(
-      root, realRoot, maxFileBytes, [...DEFAULT_SECRET_PATTERNS, ...(opts.extraSecrets ?? [])], opts.extraIgnore ?? [],
+      root, realRoot, maxFileBytes, [...DEFAULT_SECRET_PATTERNS, ...(opts.extraSecrets ?? [])], opts.extraIgnore ?? [], opts.git ?? true,
     );
-    await rules.loadFolder('');
+    await rules.reloadAll();
     return rules;
   }
 
@@ -182,16 +210,58 @@ export class RepoRules {
    */
   excludedHere(relPath: string, isDir: boolean): boolean {
     if (basenameOf(relPath) === '.git') return true;
-    let gitVerdict: Verdict = 'none';
-    let evxVerdict: Verdict = 'none';
+    const { git, evidex } = this.verdicts(relPath, isDir);
+    if (evidex === 'ignored') return true;
+    if (this.git === null) return git === 'ignored';
+    const key = this.git.ignoreCase ? asciiLower(relPath) : relPath;
+    if (isDir ? this.git.trackedDirs.has(key) : this.git.tracked.has(key)) return false;
+    return git === 'ignored' || this.gitIgnoresFolder(parentOf(relPath));
+  }
+
+  /** The first verdict of git's sources and of the .evidexignore files on one path (its ancestors aside). */
+  private verdicts(relPath: string, isDir: boolean): { git: Verdict; evidex: Verdict } {
+    let git: Verdict = 'none';
+    let evidex: Verdict = 'none';
     // Deepest folder first: the first file with a matching pattern decides.
-    for (const { dir, rules: f } of this.chainOf(parentOf(relPath))) {
-      const rel = dir === '' ? relPath : relPath.slice(dir.length + 1);
-      if (gitVerdict === 'none') gitVerdict = verdictOf(f.git, rel, isDir);
-      if (evxVerdict === 'none') evxVerdict = verdictOf(f.evidex, rel, isDir);
-      if (gitVerdict !== 'none' && evxVerdict !== 'none') break;
+    for (const { dir, lead, rules: f } of this.chainOf(parentOf(relPath))) {
+      const rel = lead + (dir === '' ? relPath : relPath.slice(dir.length + 1));
+      if (git === 'none') git = verdictOf(f.git, rel, isDir);
+      if (evidex === 'none') evidex = verdictOf(f.evidex, rel, isDir);
+      if (git !== 'none' && evidex !== 'none') break;
     }
-    return gitVerdict === 'ignored' || evxVerdict === 'ignored';
+    return { git, evidex };
+  }
+
+  /** git's verdict on a folder, tracked files aside: ignored itself or below an ignored folder. Only asked with git's sources loaded. */
+  private gitIgnoresFolder(dirRel: string): boolean {
+    const known = this.gitFolderVerdicts.get(dirRel);
+    if (known !== undefined) return known;
+    // The root itself is never ignored: reloadAll falls back to the files under it when git ignores it.
+    const ignored = dirRel !== '' && (this.gitIgnoresFolder(parentOf(dirRel)) || this.verdicts(dirRel, true).git === 'ignored');
+    this.gitFolderVerdicts.set(dirRel, ignored);
+    return ignored;
+  }
+
+  /** The root, or a folder above it within the work tree, is ignored by the ignore files above the root or git's global ones. */
+  private rootIgnoredByGit(): boolean {
+    const g = this.git!;
+    if (g.prefix === '') return false;
+    const parts = g.prefix.split('/');
+    for (let n = 1; n <= parts.length; n++) {
+      const path = parts.slice(0, n).join('/');
+      const parent = parts.slice(0, n - 1).join('/');
+      let verdict: Verdict = 'none';
+      // Files above the root (deepest first) whose folder holds this path, then the global files.
+      for (const o of g.outer) {
+        if (verdict !== 'none') break;
+        if (parent === o.dir || o.dir === '' || parent.startsWith(`${o.dir}/`)) {
+          verdict = matchPatterns(o.patterns, o.dir === '' ? path : path.slice(o.dir.length + 1), true);
+        }
+      }
+      for (const patterns of g.global) if (verdict === 'none') verdict = matchPatterns(patterns, path, true);
+      if (verdict === 'ignored') return true;
+    }
+    return false;
   }
 
   /**
@@ -202,17 +272,49 @@ export class RepoRules {
   private chainOf(dirRel: string): readonly ChainLink[] {
     const known = this.chains.get(dirRel);
     if (known) return known;
-    const parentChain = dirRel === '' ? [] : this.chainOf(parentOf(dirRel));
+    const parentChain = dirRel === '' ? this.outerLinks : this.chainOf(parentOf(dirRel));
     const own = this.folderRulesSync(dirRel);
-    const chain = own ? [{ dir: dirRel, rules: own }, ...parentChain] : parentChain;
+    const chain = own ? [{ dir: dirRel, lead: '', rules: own }, ...parentChain] : parentChain;
     this.chains.set(dirRel, chain);
     return chain;
   }
 
+  get knownSecrets(): ReadonlySet<string> { return this.secretIds; }
+
+  /** Records secrets a walk met; `complete` (a full walk of the tree) replaces what earlier walks recorded. */
+  noteSecrets(ids: Iterable<string>, complete: boolean): void {
+    if (complete) this.secretIds.clear();
+    for (const id of ids) this.secretIds.add(id);
+  }
+
+  /** True when the file at `relPath` is one of the secrets the walks have met under another name (a hard link). */
+  isKnownSecretFile(relPath: string): boolean {
+    if (this.secretIds.size === 0) return false;
+    try {
+      const st = lstatSync(join(this.realRoot, relPath));
+      return st.isFile() && this.secretIds.has(identityOf(st));
+    } catch {
+      return false; // gone: nothing of it can be shown
+    }
+  }
+
   /** Forgets every ignore file read so far and re-reads the root's (a full re-walk calls this: any of them may have changed). */
   async reloadAll(): Promise<void> {
+    const git = this.useGit ? await loadGitSources(this.realRoot) : null;
+    this.git = git;
+    this.outerLinks = [];
+    // A root git ignores as a whole (a checkout inside an ignored folder, a Python under
+    // ~/.pyenv/versions) is one the user named on purpose, and git's answer for it would be
+    // "nothing": it is indexed as a folder outside a work tree is, by the ignore files under it.
+    if (git && this.rootIgnoredByGit()) this.git = null;
+    else if (git) {
+      const below = (dir: string): string => `${dir === '' ? git.prefix : git.prefix.slice(dir.length + 1)}/`;
+      for (const o of git.outer) this.outerLinks.push({ dir: '', lead: below(o.dir), rules: { git: o.patterns, evidex: null } });
+      for (const patterns of git.global) this.outerLinks.push({ dir: '', lead: git.prefix === '' ? '' : `${git.prefix}/`, rules: { git: patterns, evidex: null } });
+    }
     this.folders.clear();
     this.folderDecisions.clear();
+    this.gitFolderVerdicts.clear();
     this.chains.clear();
     await this.loadFolder('');
   }
@@ -224,6 +326,7 @@ export class RepoRules {
     }
     this.folders.delete(parentOf(relPathOfIgnoreFile));
     this.folderDecisions.clear();
+    this.gitFolderVerdicts.clear();
     this.chains.clear();
     await this.loadFolder(parentOf(relPathOfIgnoreFile));
   }
@@ -277,7 +380,7 @@ export class RepoRules {
     if (dirRel === '' && this.extraIgnore.length > 0) {
       evidexText = [...this.extraIgnore, stripBom(evidexText ?? '')].join('\n');
     }
-    const git = gitText === null ? null : parseIgnoreFile(gitText);
+    const git = gitText === null ? null : parseIgnoreFile(gitText, this.git?.ignoreCase ?? false);
     const evidex = evidexText === null ? null : parseIgnoreFile(evidexText);
     return git || evidex ? { git, evidex } : null;
   }
@@ -290,6 +393,11 @@ export class RepoRules {
     this.folderDecisions.set(dirRel, ignored);
     return ignored;
   }
+}
+
+/** A file's identity (contract §4: a secret is also every other name of the same file). */
+export function identityOf(st: { dev: number; ino: number }): string {
+  return `${st.dev}:${st.ino}`;
 }
 
 function isMissing(err: unknown): boolean {

@@ -16,7 +16,7 @@
 import { lstatSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { RepoRules, IGNORE_FILE_NAMES, inGitDir, realRelative } from './rules.js';
+import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, realRelative } from './rules.js';
 
 export interface WalkEntry {
   /** POSIX path relative to the root: the name the file is indexed under (a symlink keeps its own name). */
@@ -25,6 +25,9 @@ export interface WalkEntry {
   abs: string;
   size: number;
   mtimeMs: number;
+  /** Identity of the content as vetted: the reader opens `abs` and reads it only if it is still this file (no swap since). */
+  dev: number;
+  ino: number;
 }
 
 export interface WalkSkipped {
@@ -84,8 +87,13 @@ export interface WalkOptions {
 /** How many folders are listed at once: enough to keep the libuv pool busy, few enough to stay far from fd limits. */
 const DIR_CONCURRENCY = 16;
 
-/** A folder being walked: its indexed name, its real location, and the chain of real folders above it (cycle guard). */
-interface DirNode { rel: string; real: string; parent: DirNode | null }
+/**
+ * A folder being walked: its indexed name, its real location (absolute, and
+ * relative to the real root: they differ from the name under a followed
+ * folder link, and its entries are judged under both), and the chain of real
+ * folders above it (cycle guard).
+ */
+interface DirNode { rel: string; real: string; realRel: string; parent: DirNode | null }
 
 function childPath(parent: string, name: string): string {
   return parent === '' ? name : `${parent}/${name}`;
@@ -142,7 +150,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   const links: WalkLink[] | undefined = opts.links ? [] : undefined;
   const linksOnly = opts.links === 'only';
 
-  const rootNode: DirNode = { rel: '', real: rules.realRoot, parent: null };
+  const rootNode: DirNode = { rel: '', real: rules.realRoot, realRel: '', parent: null };
   let start: DirNode = rootNode;
   if (opts.under !== undefined && opts.under !== '' && opts.under !== '.') {
     const under = opts.under.replace(/\/+$/, '');
@@ -151,23 +159,33 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     // Like the full walk, a sub-walk does not enter a symlinked folder that leads back up
     // (else `update('d/up')` for a new `d/up -> ..` would index the tree again under d/up/).
     if (chain === null || leadsBackUp(chain, decided!)) return links ? { files, skipped, links } : { files, skipped };
-    start = { rel: under, real: decided!, parent: chain };
+    start = { rel: under, real: decided!, realRel: realRelative(rules.realRoot, decided!)!, parent: chain };
   }
+
+  /** Secret files met (and the real files secret-named links lead to), by identity; files that share an inode with another name. */
+  const secretIds = new Set<string>();
+  let shared = false;
 
   /** One entry of a folder listing → a file entry, a folder to enter, or a skip count. */
   const judge = (dir: DirNode, d: Dirent, subdirs: DirNode[]): Promise<void> | undefined => {
     const name = d.name;
     const rel = childPath(dir.rel, name);
     const real = realChild(dir.real, name);
+    // Under a followed folder link the entry is also judged where it really lives.
+    const realRel = dir.realRel === dir.rel ? rel : childPath(dir.realRel, name);
     if (d.isDirectory()) {
-      if (rules.excludedHere(rel, true)) skipped.ignored++;
-      else subdirs.push({ rel, real, parent: dir });
+      if (rules.excludedHere(rel, true) || (realRel !== rel && rules.isIgnored(realRel, true))) skipped.ignored++;
+      else subdirs.push({ rel, real, realRel, parent: dir });
       return;
     }
     if (d.isFile()) {
       if (linksOnly) return;
-      if (rules.excludedHere(rel, false)) { skipped.ignored++; return; }
-      if (rules.isSecret(rel)) { skipped.secret++; return; }
+      if (rules.excludedHere(rel, false) || (realRel !== rel && rules.isIgnored(realRel, false))) { skipped.ignored++; return; }
+      if (rules.isSecret(rel) || (realRel !== rel && rules.isSecret(realRel))) {
+        skipped.secret++;
+        try { secretIds.add(identityOf(lstatSync(real))); } catch { /* gone since the listing */ }
+        return;
+      }
       // lstatSync on purpose: measured 3-4x faster than fs.promises.lstat over
       // 50k files (no threadpool round trip per file), and one folder's worth
       // of stats blocks the event loop only for milliseconds.
@@ -180,7 +198,8 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
       }
       if (!st.isFile()) { skipped.special++; return; } // replaced by something else since the listing
       if (st.size > maxBytes) { skipped.tooLarge++; return; }
-      files.push({ path: rel, abs: real, size: st.size, mtimeMs: st.mtimeMs });
+      if (st.nlink > 1) shared = true;
+      files.push({ path: rel, abs: real, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
       return;
     }
     if (!d.isSymbolicLink()) { skipped.special++; return; }
@@ -215,15 +234,22 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     }
     if (isDir) {
       if (leadsBackUp(dir, targetReal)) { skipped.symlinkLoop++; note(null); }
-      else { subdirs.push({ rel, real: targetReal, parent: dir }); note('dir'); }
+      else { subdirs.push({ rel, real: targetReal, realRel: targetRel, parent: dir }); note('dir'); }
       return;
     }
-    if (rules.isSecret(rel) || rules.isSecret(targetRel)) { skipped.secret++; note(null); return; }
+    if (rules.isSecret(rel) || rules.isSecret(targetRel)) {
+      skipped.secret++;
+      note(null);
+      // `.env -> settings.txt`: what the secret name holds is a secret under its other names too.
+      if (st.isFile()) secretIds.add(identityOf(st));
+      return;
+    }
     note('file');
     if (linksOnly) return;
     if (!st.isFile()) { skipped.special++; return; }
     if (st.size > maxBytes) { skipped.tooLarge++; return; }
-    files.push({ path: rel, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs });
+    if (st.nlink > 1) shared = true;
+    files.push({ path: rel, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
   };
 
   const visit = async (dir: DirNode): Promise<DirNode[]> => {
@@ -274,8 +300,48 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     pump();
   });
 
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return links ? { files, skipped, links } : { files, skipped };
+  // A hard link to a secret may sit anywhere, ignored folders included, which the walk did not
+  // enter: only when some listed file has another name is the whole tree searched for them.
+  if (shared) for (const id of await secretIdentities(rules)) secretIds.add(id);
+  rules.noteSecrets(secretIds, start === rootNode && !linksOnly);
+  let kept = files;
+  if (secretIds.size > 0) {
+    kept = files.filter((f) => !secretIds.has(identityOf(f)));
+    skipped.secret += files.length - kept.length;
+  }
+  kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return links ? { files: kept, skipped, links } : { files: kept, skipped };
+}
+
+/**
+ * The identities of every secret under the root: files with a secret name,
+ * and the files inside the root that secret-named links lead to. Every folder
+ * but `.git` is searched, ignored ones included; links to folders are not
+ * followed (whatever they reach is searched under its own name).
+ */
+export async function secretIdentities(rules: RepoRules): Promise<Set<string>> {
+  const ids = new Set<string>();
+  const queue: Array<{ rel: string; real: string }> = [{ rel: '', real: rules.realRoot }];
+  while (queue.length) {
+    const batch = queue.splice(0, DIR_CONCURRENCY);
+    await Promise.all(batch.map(async (dir) => {
+      let dirents: Dirent[];
+      try { dirents = await readdir(dir.real, { withFileTypes: true }); } catch { return; } // gone or unreadable: nothing to find there
+      for (const d of dirents) {
+        if (d.name === '.git') continue;
+        const rel = childPath(dir.rel, d.name);
+        const real = realChild(dir.real, d.name);
+        if (d.isDirectory()) { queue.push({ rel, real }); continue; }
+        if (!rules.isSecret(rel) || !(d.isFile() || d.isSymbolicLink())) continue;
+        try {
+          const st = await stat(real);
+          const target = d.isFile() ? real : await realpath(real);
+          if (st.isFile() && realRelative(rules.realRoot, target) !== null) ids.add(identityOf(st));
+        } catch { /* dangling or gone */ }
+      }
+    }));
+  }
+  return ids;
 }
 
 /** A dangling link's target as its text names it (one hop), relative to the real root; null if outside or unreadable. */
@@ -295,13 +361,13 @@ async function danglingTarget(realRoot: string, linkReal: string): Promise<strin
  * would not enter, or cannot be resolved.
  */
 async function chainAbove(rules: RepoRules, relDir: string): Promise<DirNode | null> {
-  let node: DirNode = { rel: '', real: rules.realRoot, parent: null };
+  let node: DirNode = { rel: '', real: rules.realRoot, realRel: '', parent: null };
   const parts = relDir.split('/');
   for (let i = 1; i < parts.length; i++) {
     const rel = parts.slice(0, i).join('/');
     const real = await realOrNull(realChild(rules.realRoot, rel));
     if (real === null || leadsBackUp(node, real)) return null;
-    node = { rel, real, parent: node };
+    node = { rel, real, realRel: realRelative(rules.realRoot, real) ?? rel, parent: node };
   }
   return node;
 }
@@ -362,5 +428,8 @@ export async function checkPath(
   if (targetRel === null) return null;
   if (targetRel !== relPath && (rules.isIgnored(targetRel, false) || rules.isSecret(targetRel))) return null;
   if (st.size > maxBytes) return null;
-  return { path: relPath, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs };
+  // Another name of a secret (a hard link, or the target of a secret-named link) is a secret.
+  const id = identityOf(st);
+  if (rules.knownSecrets.has(id) || (st.nlink > 1 && (await secretIdentities(rules)).has(id))) return null;
+  return { path: relPath, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino };
 }

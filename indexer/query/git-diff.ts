@@ -298,7 +298,7 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
   const listed = await runGit(root, [...diffArgs(staged), '--name-only', '-z', base, '--', ...(pathspec ? [pathspec] : [])], noFilters);
   if (listed.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(listed.stderr)}`);
   const allowed = decodeText(listed.stdout).split('\0').filter((p) => p !== '')
-    .filter((p) => !rules.isSecret(p) && !rules.isIgnored(p, false));
+    .filter((p) => !rules.isSecret(p) && !rules.isKnownSecretFile(p) && !rules.isIgnored(p, false));
   if (allowed.length === 0) return [];
   const allowedSet = new Set(allowed);
 

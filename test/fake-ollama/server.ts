@@ -42,7 +42,12 @@ export interface FakeChunk {
   content?: string;
   thinking?: string;
   tool_calls?: Array<{ function: { name: unknown; arguments: unknown } }>;
+  /** tool_calls as JSON text, sent verbatim (streamed turns only): for values JSON.stringify cannot write, such as 200k-deep nesting. */
+  rawToolCalls?: string;
 }
+
+/** Stands in for rawToolCalls while the rest of the line is serialised. */
+const RAW_MARK = '\u0000raw-tool-calls';
 
 export interface ChatTurn {
   chunks?: FakeChunk[];        // each becomes one `done: false` line (streamed); merged into one message when not streaming
@@ -237,6 +242,7 @@ export class FakeOllama {
       const m: Record<string, unknown> = { role: 'assistant', content: c.content ?? '' };
       if (c.thinking !== undefined) m.thinking = c.thinking;
       if (c.tool_calls !== undefined) m.tool_calls = c.tool_calls;
+      if (c.rawToolCalls !== undefined) m.tool_calls = RAW_MARK;
       return m;
     };
     const final = {
@@ -256,11 +262,12 @@ export class FakeOllama {
     }
     // Like Go's net/http, headers leave with the first body write: while a model
     // loads (delayMs before the first line) the client is still waiting for them.
-    const send = async (obj: unknown): Promise<boolean> => {
+    const send = async (obj: unknown, raw?: string): Promise<boolean> => {
       if (turn.delayMs) await this.sleep(turn.delayMs);
       if (res.destroyed) return false;
       if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-      const line = JSON.stringify(obj) + '\n';
+      const json = JSON.stringify(obj);
+      const line = (raw === undefined ? json : json.replace(JSON.stringify(RAW_MARK), () => raw)) + '\n';
       if (turn.splitLines && line.length > 4) {
         const cut = Math.floor(line.length / 2);
         res.write(line.slice(0, cut));
@@ -273,7 +280,7 @@ export class FakeOllama {
       return true;
     };
     for (const c of turn.chunks ?? []) {
-      if (!(await send({ ...base(), message: message(c), done: false }))) return;
+      if (!(await send({ ...base(), message: message(c), done: false }, c.rawToolCalls))) return;
     }
     if (turn.hang) { if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' }); return; } // open until the client goes away
     if (turn.endEarly) { res.end(() => { rec.completed = true; }); return; }

@@ -1,0 +1,126 @@
+// What git itself reads when it decides that a path is ignored, beyond the
+// .gitignore files under the root (which rules.ts reads as it goes): the
+// .gitignore files of the folders above the root when the root is a subfolder
+// of a work tree, .git/info/exclude, core.excludesFile (default
+// $XDG_CONFIG_HOME/git/ignore), core.ignorecase, and the tracked files (git
+// never ignores a tracked file). Gathered once per load with a few read-only
+// git commands; the matching itself stays in-process (gitignore.ts), so the
+// watcher's per-file decisions cost no process.
+import { execFile } from 'node:child_process';
+import { lstat, readFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { asciiLower, parseIgnoreFile, type IgnorePattern } from './gitignore.js';
+
+export interface OuterIgnoreFile {
+  /** The folder of the ignore file, relative to the work tree's top ('' = the top). */
+  dir: string;
+  patterns: IgnorePattern[];
+}
+
+export interface GitSources {
+  /** The root relative to the work tree's top, POSIX ('' when the root is the top). */
+  prefix: string;
+  /** .gitignore files of the folders above the root (the top down to the root's parent), deepest first. */
+  outer: OuterIgnoreFile[];
+  /** .git/info/exclude, then core.excludesFile: in git's precedence (the first that matches decides), relative to the top. */
+  global: IgnorePattern[][];
+  ignoreCase: boolean;
+  /** Tracked files, relative to the root (ASCII-lowered under ignoreCase). */
+  tracked: ReadonlySet<string>;
+  /** Every folder (relative to the root, '' excluded) that holds a tracked file at any depth. */
+  trackedDirs: ReadonlySet<string>;
+}
+
+const GIT_TIMEOUT_MS = 30_000;
+
+/**
+ * The environment git runs in: the caller's, minus every GIT_* variable that
+ * could point git at another repository or make it run something, but with
+ * the three that only choose which config files it reads, as the user's own
+ * `git check-ignore` would.
+ */
+function gitEnv(): NodeJS.ProcessEnv {
+  const keep = new Set(['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM']);
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') || keep.has(k)) env[k] = v;
+  return { ...env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+}
+
+/** git with a fixed argument list, no shell; null when git is missing or the command fails. */
+function git(cwd: string, args: string[]): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    execFile('git', ['--no-pager', '-c', 'core.fsmonitor=false', '--no-optional-locks', ...args], {
+      cwd, env: gitEnv(), shell: false, encoding: 'buffer', timeout: GIT_TIMEOUT_MS, maxBuffer: 256 << 20, windowsHide: true,
+    }, (err, stdout) => resolve(err ? null : stdout));
+  });
+}
+
+async function readIfFile(abs: string, followLinks: boolean): Promise<string | null> {
+  try {
+    // Like git, an in-tree .gitignore that is a symlink is not followed; the global files are.
+    if (!followLinks && !(await lstat(abs)).isFile()) return null;
+    return await readFile(abs, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function parentDirs(prefix: string): string[] {
+  if (prefix === '') return [];
+  const parts = prefix.split('/');
+  return parts.map((_, i) => parts.slice(0, i).join('/')); // '' (the top) .. the root's parent
+}
+
+/**
+ * Reads git's ignore sources for a root, or null when git is not installed or
+ * the root is not inside a work tree (then the .gitignore files under the root
+ * are all there is).
+ */
+export async function loadGitSources(realRoot: string): Promise<GitSources | null> {
+  const where = await git(realRoot, ['rev-parse', '--is-inside-work-tree', '--show-prefix', '--path-format=absolute', '--show-toplevel', '--git-common-dir']);
+  if (where === null) return null;
+  const [inside, rawPrefix, top, commonDir] = where.toString('utf8').split('\n');
+  if (inside !== 'true' || !top || !commonDir) return null;
+  const prefix = rawPrefix.replace(/\/$/, '');
+
+  const [ignoreCaseOut, excludesOut, trackedOut] = await Promise.all([
+    git(realRoot, ['config', '--type=bool', '--get', 'core.ignorecase']),
+    git(realRoot, ['config', '--type=path', '--get', 'core.excludesFile']),
+    git(realRoot, ['ls-files', '-z', '--cached']),
+  ]);
+  const ignoreCase = ignoreCaseOut?.toString('utf8').trim() === 'true';
+  let excludesFile = excludesOut?.toString('utf8').replace(/\n$/, '') ?? '';
+  if (excludesFile === '') {
+    const xdg = process.env.XDG_CONFIG_HOME;
+    const home = process.env.HOME;
+    excludesFile = xdg ? join(xdg, 'git', 'ignore') : home ? join(home, '.config', 'git', 'ignore') : '';
+  } else if (!isAbsolute(excludesFile)) {
+    excludesFile = join(top, excludesFile); // git reads it from the top of the work tree
+  }
+
+  const outer: OuterIgnoreFile[] = [];
+  const texts = await Promise.all(parentDirs(prefix).map((dir) => readIfFile(join(top, dir, '.gitignore'), false)));
+  parentDirs(prefix).forEach((dir, i) => {
+    const text = texts[i];
+    if (text !== null) outer.unshift({ dir, patterns: parseIgnoreFile(text, ignoreCase) });
+  });
+  const global: IgnorePattern[][] = [];
+  for (const file of [join(commonDir, 'info', 'exclude'), excludesFile]) {
+    const text = file === '' ? null : await readIfFile(file, true);
+    if (text !== null) global.push(parseIgnoreFile(text, ignoreCase));
+  }
+
+  const tracked = new Set<string>();
+  const trackedDirs = new Set<string>();
+  for (const raw of (trackedOut?.toString('utf8') ?? '').split('\0')) {
+    if (raw === '') continue;
+    const path = ignoreCase ? asciiLower(raw) : raw;
+    tracked.add(path);
+    for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) {
+      const dir = path.slice(0, i);
+      if (trackedDirs.has(dir)) break;
+      trackedDirs.add(dir);
+    }
+  }
+  return { prefix, outer, global, ignoreCase, tracked, trackedDirs };
+}
