@@ -20,6 +20,13 @@ import { ProgressLine } from './progress.js';
 const REPO: FlagSpecs = { repo: { kind: 'string', value: 'DIR', help: 'repository root (default: git top-level of the current folder, else the folder)' } };
 const JSON_FLAG: FlagSpecs = { json: { kind: 'boolean', help: 'print JSON for scripts instead of text' } };
 const HELP: FlagSpecs = { help: { kind: 'boolean', help: 'show this help' } };
+/** The paging arguments of every list tool (contract §2), and the flags' values as tool arguments. */
+const PAGE: FlagSpecs = {
+  limit: { kind: 'int', help: 'items to show (1-200, default 20)' },
+  offset: { kind: 'int', help: 'skip this many items first (default 0): --offset 20 is the second page' },
+};
+const PATH_PREFIX: FlagSpecs = { 'path-prefix': { kind: 'string', value: 'P', help: 'only paths starting with P' } };
+const pageArgs = (p: Parsed): Record<string, unknown> => ({ limit: p.flags.limit, offset: p.flags.offset });
 
 interface Command {
   usage: string;
@@ -214,22 +221,23 @@ const COMMANDS: Record<string, Command> = {
       return 0;
     },
   },
-  search: toolCommand('search_code', 'evidex search QUERY [--limit N] [--case-sensitive] [--path-prefix P]',
+  search: toolCommand('search_code', 'evidex search QUERY [--limit N] [--offset N] [--case-sensitive] [--path-prefix P]',
     'literal text search over paths and lines', {
-      limit: { kind: 'int', help: 'items to show (1-200, default 20)' },
+      ...PAGE,
       'case-sensitive': { kind: 'boolean', help: 'match case exactly' },
-      'path-prefix': { kind: 'string', value: 'P', help: 'only paths starting with P' },
+      ...PATH_PREFIX,
     }, (p) => {
       needPositionals(p, 1, 'evidex search QUERY');
-      return defined({ query: p.positionals[0], limit: p.flags.limit, case_sensitive: p.flags['case-sensitive'], path_prefix: p.flags['path-prefix'] });
+      return defined({ query: p.positionals[0], ...pageArgs(p), case_sensitive: p.flags['case-sensitive'], path_prefix: p.flags['path-prefix'] });
     }),
-  symbol: toolCommand('find_symbol', 'evidex symbol NAME [--kind class|function|method|variable] [--limit N]',
-    'find Python definitions by simple or qualified name', {
+  symbol: toolCommand('find_symbol', 'evidex symbol NAME [--kind class|function|method|variable] [--limit N] [--offset N] [--path-prefix P]',
+    'find Python definitions by simple, qualified or module-qualified name (pkg.mod.Class.method)', {
       kind: { kind: 'string', value: 'KIND', help: 'class, function, method or variable' },
-      limit: { kind: 'int', help: 'items to show (1-200, default 20)' },
+      ...PAGE,
+      ...PATH_PREFIX,
     }, (p) => {
       needPositionals(p, 1, 'evidex symbol NAME');
-      return defined({ name: p.positionals[0], kind: p.flags.kind, limit: p.flags.limit });
+      return defined({ name: p.positionals[0], kind: p.flags.kind, ...pageArgs(p), path_prefix: p.flags['path-prefix'] });
     }),
   read: toolCommand('read_evidence', 'evidex read PATH[:START[-END]] [--context N]',
     'print lines of an indexed file (at most 400)', {
@@ -239,18 +247,19 @@ const COMMANDS: Record<string, Command> = {
       const t = parseReadTarget(p.positionals[0]);
       return defined({ ...t, context: p.flags.context });
     }),
-  importers: toolCommand('find_importers', 'evidex importers MODULE',
-    'import statements that import a module (dotted name or repo path)', {}, (p) => {
+  importers: toolCommand('find_importers', 'evidex importers MODULE [--limit N] [--offset N] [--path-prefix P]',
+    'import statements that import a module (dotted name or repo path)', { ...PAGE, ...PATH_PREFIX }, (p) => {
       needPositionals(p, 1, 'evidex importers MODULE');
-      return { module_name: p.positionals[0] };
+      return defined({ module_name: p.positionals[0], ...pageArgs(p), path_prefix: p.flags['path-prefix'] });
     }),
-  diff: toolCommand('read_git_diff', 'evidex diff [PATH] [--staged] [--base REF]',
+  diff: toolCommand('read_git_diff', 'evidex diff [PATH] [--staged] [--base REF] [--limit N] [--offset N]',
     'uncommitted changes, one item per hunk', {
       staged: { kind: 'boolean', help: 'staged changes instead of the working tree' },
       base: { kind: 'string', value: 'REF', help: 'diff against REF instead of HEAD' },
+      ...PAGE,
     }, (p) => {
-      if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF]');
-      return defined({ path: p.positionals[0], staged: p.flags.staged, base: p.flags.base });
+      if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF] [--limit N] [--offset N]');
+      return defined({ path: p.positionals[0], staged: p.flags.staged, base: p.flags.base, ...pageArgs(p) });
     }),
   ask: modelCommand('evidex ask "QUESTION" [--model M] [--json]',
     'ask a local Ollama model; it answers from evidex tools, citing path:line', runAskCommand),
