@@ -21,7 +21,13 @@ const REPO: FlagSpecs = { repo: { kind: 'string', value: 'DIR', help: 'repositor
 const JSON_FLAG: FlagSpecs = { json: { kind: 'boolean', help: 'print JSON for scripts instead of text' } };
 const HELP: FlagSpecs = { help: { kind: 'boolean', help: 'show this help' } };
 const COLOR: FlagSpecs = { color: { kind: 'string', value: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour paths, line numbers and matches: auto (a terminal without NO_COLOR), always, never' } };
-const LIMIT: FlagSpecs = { limit: { kind: 'int', help: 'items to show (1-200, default 20)' } };
+/** The paging arguments of every list tool, and the flags' values as tool arguments. */
+const PAGE: FlagSpecs = {
+  limit: { kind: 'int', help: 'items to show (1-200, default 20)' },
+  offset: { kind: 'int', help: 'skip this many items first (default 0): --offset 20 is the second page' },
+};
+const PATH_PREFIX: FlagSpecs = { 'path-prefix': { kind: 'string', value: 'P', path: true, help: 'only paths starting with P (relative to the current folder)' } };
+const pageArgs = (p: Parsed): Record<string, unknown> => ({ limit: p.flags.limit, offset: p.flags.offset });
 
 interface Command {
   usage: string;
@@ -362,25 +368,25 @@ const COMMANDS: Record<string, Command> = {
   },
   search: toolCommand({
     tool: 'search_code',
-    usage: 'evidex search QUERY [--limit N] [--case-sensitive] [--path-prefix P]',
+    usage: 'evidex search QUERY [--limit N] [--offset N] [--case-sensitive] [--path-prefix P]',
     summary: 'literal text search over paths and lines',
     details: 'QUERY is literal text, not a regex, matched case-insensitively unless --case-sensitive.\n'
       + 'Files whose path contains it come first (as path:1:), then one line per matching line.\n\n'
       + 'examples:\n  evidex search COLLECTION_NAME\n  evidex search "def main" --path-prefix src/\n  evidex search -- --no-deps        (-- ends the options)',
     flags: {
-      ...LIMIT,
+      ...PAGE,
       'case-sensitive': { kind: 'boolean', help: 'match case exactly' },
-      'path-prefix': { kind: 'string', value: 'P', path: true, help: 'only paths starting with P (relative to the current folder)' },
+      ...PATH_PREFIX,
     },
     build: (p) => {
       needPositionals(p, 1, 'evidex search QUERY');
-      return { query: p.positionals[0], limit: p.flags.limit, case_sensitive: p.flags['case-sensitive'], path_prefix: p.flags['path-prefix'] };
+      return { query: p.positionals[0], ...pageArgs(p), case_sensitive: p.flags['case-sensitive'], path_prefix: p.flags['path-prefix'] };
     },
     format: (p) => ({ highlight: { text: p.positionals[0], caseSensitive: Boolean(p.flags['case-sensitive']) } }),
   }),
   symbol: toolCommand({
     tool: 'find_symbol',
-    usage: 'evidex symbol NAME [--kind class|function|method|variable] [--body] [--limit N]',
+    usage: 'evidex symbol NAME [--kind class|function|method|variable] [--body] [--limit N] [--offset N] [--path-prefix P]',
     summary: 'find Python definitions by simple or qualified name',
     details: 'NAME is a simple name (run), a qualified one (Server.run) or a module-qualified one (pkg.mod.Server.run).\n'
       + 'One line per definition: path:start-end: kind name  first line; --body prints each definition whole.\n\n'
@@ -388,11 +394,12 @@ const COMMANDS: Record<string, Command> = {
     flags: {
       kind: { kind: 'string', value: 'KIND', choices: ['class', 'function', 'method', 'variable'], help: 'class, function, method or variable' },
       body: { kind: 'boolean', help: 'print every definition whole instead of one line each' },
-      ...LIMIT,
+      ...PAGE,
+      ...PATH_PREFIX,
     },
     build: (p) => {
       needPositionals(p, 1, 'evidex symbol NAME');
-      return { name: p.positionals[0], kind: p.flags.kind, limit: p.flags.limit };
+      return { name: p.positionals[0], kind: p.flags.kind, ...pageArgs(p), path_prefix: p.flags['path-prefix'] };
     },
     format: (p) => ({ body: Boolean(p.flags.body) }),
   }),
@@ -420,30 +427,31 @@ const COMMANDS: Record<string, Command> = {
   }),
   importers: toolCommand({
     tool: 'find_importers',
-    usage: 'evidex importers MODULE [--limit N]',
+    usage: 'evidex importers MODULE [--limit N] [--offset N] [--path-prefix P]',
     summary: 'import statements that import a module (dotted name or repo path)',
     details: 'MODULE is a dotted name (pkg.mod) or a repository path of a Python file (src/pkg/mod.py).\n\n'
       + 'examples:\n  evidex importers rag_common\n  evidex importers src/rag_common.py',
-    flags: { ...LIMIT },
+    flags: { ...PAGE, ...PATH_PREFIX },
     build: (p) => {
       needPositionals(p, 1, 'evidex importers MODULE');
-      return { module_name: p.positionals[0], limit: p.flags.limit };
+      return { module_name: p.positionals[0], ...pageArgs(p), path_prefix: p.flags['path-prefix'] };
     },
   }),
   diff: toolCommand({
     tool: 'read_git_diff',
-    usage: 'evidex diff [PATH] [--staged] [--base REF]',
+    usage: 'evidex diff [PATH] [--staged] [--base REF] [--limit N] [--offset N]',
     summary: 'uncommitted changes, one item per hunk',
     details: 'Hunks of the working tree (or the index, --staged) against HEAD (or --base REF); line numbers are the new file\'s.\n'
       + 'PATH is relative to the current folder.',
     flags: {
       staged: { kind: 'boolean', help: 'staged changes instead of the working tree' },
       base: { kind: 'string', value: 'REF', help: 'diff against REF instead of HEAD' },
+      ...PAGE,
     },
     build: (p, path) => {
-      if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF]');
+      if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF] [--limit N] [--offset N]');
       const file = p.positionals[0];
-      return { path: file === undefined ? undefined : path(file), staged: p.flags.staged, base: p.flags.base };
+      return { path: file === undefined ? undefined : path(file), staged: p.flags.staged, base: p.flags.base, ...pageArgs(p) };
     },
   }),
   ask: modelCommand('evidex ask "QUESTION" [--model M] [--json]',

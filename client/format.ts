@@ -82,6 +82,6 @@ export function formatEvidence(items: readonly Evidence[], opts: FormatOptions =
 /** The one-line footer: how many shown of how many, and which index generation answered. */
 export function formatFooter(r: ToolResult): string {
   const shown = r.evidence.length;
-  const more = r.total > shown ? ` (${r.total - shown} more: raise --limit)` : '';
+  const more = r.total > shown ? ` (${r.total - shown} not shown: page with --offset and --limit)` : '';
   return `${shown} of ${r.total} shown${more} · index generation ${r.generation}`;
 }

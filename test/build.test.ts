@@ -84,6 +84,16 @@ test('incremental updates leave exactly what a fresh build holds; unchanged file
   // pkg/sub becomes a package: b.py and c.py change module names and relative targets without being parsed.
   await step('add __init__.py', ['pkg/sub/__init__.py'], 1, () => write(root, { 'pkg/sub/__init__.py': '' }));
   await step('remove __init__.py', ['pkg/__init__.py'], 0, () => rmSync(join(root, 'pkg/__init__.py')));
+  // A stub package and stubs (contract §3): __init__.pyi makes pkg a package again; a folder stays one while either __init__ is there.
+  await step('add __init__.pyi', ['pkg/__init__.pyi'], 1, () => write(root, { 'pkg/__init__.pyi': 'from .a import helper as helper\n' }));
+  await step('add a stub beside a module', ['pkg/a.pyi'], 1, () => write(root, { 'pkg/a.pyi': 'def helper(x: str) -> str: ...\ndef extra() -> None: ...\n' }));
+  await step('add __init__.py beside __init__.pyi', ['pkg/__init__.py'], 1, () => write(root, { 'pkg/__init__.py': 'from .a import helper\n' }));
+  await step('remove __init__.pyi, __init__.py stays', ['pkg/__init__.pyi'], 0, () => rmSync(join(root, 'pkg/__init__.pyi')));
+  await step('add __init__.pyi again', ['pkg/__init__.pyi'], 1, () => write(root, { 'pkg/__init__.pyi': '' }));
+  await step('remove __init__.py, __init__.pyi stays', ['pkg/__init__.py'], 0, () => rmSync(join(root, 'pkg/__init__.py')));
+  // sub/ loses its __init__.py: a namespace portion inside pkg, its files keep the pkg.sub names.
+  await step('a package folder becomes a portion', ['pkg/sub/__init__.py'], 0, () => rmSync(join(root, 'pkg/sub/__init__.py')));
+  assert.equal(idx.store.fileByPath('pkg/sub/b.py')?.mods, ['pkg.sub.b'], 'pkg/sub/ is a portion of pkg');
   await step('text becomes binary', ['README.md'], 0, () => write(root, { 'README.md': Buffer.from('# x\n\0\n') }));
   await step('binary becomes text', ['data.bin'], 1, () => write(root, { 'data.bin': 'now text\n' }));
   await step('secret and ignored paths', ['.env', 'debug.log', 'build/out.py'], 0, () => write(root, { 'debug.log': 'more\n' }));

@@ -10,7 +10,8 @@ import { RepoRules } from '../indexer/discover/rules.js';
 import { ToolError } from '../indexer/errors.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { gitConfigEnv, readGitDiff, parseUnifiedDiff, unquoteCPath } from '../indexer/query/git-diff.js';
-import type { ToolArgs } from '../indexer/query/schemas.js';
+import type { ToolArgs, ToolCall } from '../indexer/query/schemas.js';
+import { openEvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
 
@@ -291,6 +292,37 @@ test('a hunk over 4000 characters is cut and flagged', async () => {
   assert.is(items.length, 1);
   assert.ok(items[0].truncated === true && items[0].snippet.length === 4000);
   assert.equal([items[0].start_line, items[0].end_line], [1, 400]);
+});
+
+test('paging through the tool: default 20 items, each window the slice of the full hunk list, total always the whole count', async () => {
+  const root = tempDir('pages');
+  git(root, ['init', '-q']);
+  // 9 files with 7 separated changes each: 63 hunks, more than three default pages.
+  const files = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`f${i}.py`, lines(80, `f${i}`)]));
+  write(root, files);
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '-m', 'one']);
+  for (const [p, text] of Object.entries(files)) write(root, { [p]: text.replace(/line ([1-7]0)\n/g, 'line $1 changed\n') });
+  const full = await diff(root, {});
+  assert.is(full.length, 63, 'one hunk per change');
+  const idx = await openEvidexIndex(root, { stateDir: tempDir('pages-state') });
+  try {
+    const page = (args: Record<string, unknown>) => idx.runTool({ name: 'read_git_diff', args } as ToolCall);
+    const first = await page({});
+    assert.equal(first.evidence, full.slice(0, 20), 'default limit 20');
+    assert.is(first.total, 63);
+    const windows: Array<[number, number]> = [[0, 1], [1, 1], [19, 2], [20, 20], [60, 20], [62, 5], [63, 5], [100, 200], [0, 200], [5, 58]];
+    for (const [offset, limit] of windows) {
+      const r = await page({ offset, limit });
+      assert.equal(r.evidence, full.slice(offset, offset + limit), `offset ${offset} limit ${limit}`);
+      assert.is(r.total, 63);
+    }
+    const onePath = await page({ path: 'f3.py', offset: 2, limit: 3 });
+    assert.equal(onePath.evidence, full.filter((e) => e.path === 'f3.py').slice(2, 5));
+    assert.is(onePath.total, 7);
+  } finally {
+    await idx.close();
+  }
 });
 
 test.after(() => cleanupTemp());

@@ -24,11 +24,19 @@ test('moduleNamesOf: package-based name first, then the dotted path from the roo
     ['pkg/mod.py', ['pkg'], ['pkg.mod']],
     ['src/rag_common.py', [], ['rag_common', 'src.rag_common']],
     ['main.py', [], ['main']],
-    ['pkg/data/x.py', ['pkg'], ['x', 'pkg.data.x']], // data/ has no __init__.py: the chain is empty
+    ['pkg/data/x.py', ['pkg'], ['pkg.data.x']], // data/ has no __init__.py: a namespace portion of pkg
     ['a/b/c/mod.py', ['a/b', 'a/b/c'], ['b.c.mod', 'a.b.c.mod']],
-    ['a/b/c/mod.py', ['a', 'a/b/c'], ['c.mod', 'a.b.c.mod']], // the chain breaks at b
+    ['a/b/c/mod.py', ['a', 'a/b/c'], ['a.b.c.mod']], // b is a portion inside the chain a..c
+    ['a/b/c/mod.py', ['a'], ['a.b.c.mod']], // b and c are both portions of a
+    ['a/b/c/mod.py', ['a/b'], ['b.c.mod', 'a.b.c.mod']], // a is above the topmost package: not in the chain
+    ['src/flask/sansio/app.py', ['src/flask'], ['flask.sansio.app', 'src.flask.sansio.app']],
+    ['src/flask/sansio/__init__.py', ['src/flask'], ['flask.sansio', 'src.flask.sansio']], // a stray __init__ name in a portion
+    ['ns/x/mod.py', ['ns/x'], ['x.mod', 'ns.x.mod']], // ns/ is a top-level namespace package: only the root-dotted name has it
     ['my-file.py', [], ['my-file']],
-    ['pkg/types.pyi', ['pkg'], []],
+    ['pkg/types.pyi', ['pkg'], ['pkg.types']], // a stub has the names of its .py
+    ['pkg/__init__.pyi', ['pkg'], ['pkg']],
+    ['stubs/six/moves/urllib.pyi', ['stubs/six', 'stubs/six/moves'], ['six.moves.urllib', 'stubs.six.moves.urllib']],
+    ['README.pyx', [], []],
     ['README.md', [], []],
     ['__init__.py', [''], []], // the root never joins a chain; its __init__ has no name
   ];
@@ -44,13 +52,16 @@ test('packageOf: the package relative imports resolve against', () => {
     ['src/x.py', [], 'src'],
     ['x.py', [], ''],
     ['pkg/data/x.py', ['pkg'], 'pkg.data'],
+    ['src/flask/sansio/blueprints.py', ['src/flask'], 'flask.sansio'],
+    ['a/b/c/mod.py', ['a', 'a/b/c'], 'a.b.c'],
+    ['a/b/c/mod.pyi', ['a/b'], 'b.c'],
   ];
   for (const [path, dirs, want] of cases) assert.is(packageOf(path, pkgs(...dirs)), want, path);
 });
 
 // [file, import statement, expected targets]; the repository's packages are
 // the folders below that get an __init__.py.
-const PACKAGES = ['src/a', 'src/a/b', 'src/a/b/c', 'pkg'];
+const PACKAGES = ['src/a', 'src/a/b', 'src/a/b/c', 'pkg', 'flask', 'stubs/typ'];
 const IMPORT_CASES: [string, string, string[]][] = [
   // absolute
   ['top.py', 'import a.b.c as x, d', ['a.b.c', 'd']],
@@ -81,6 +92,13 @@ const IMPORT_CASES: [string, string, string[]][] = [
   ['root.py', 'from .m import b', ['m', 'm.b']],
   ['root.py', 'from . import *', []],
   ['root.py', 'from .. import b', []],
+  // through a namespace portion (flask/sansio/ has no __init__.py, flask/ has one)
+  ['flask/sansio/blueprints.py', 'from .app import App', ['flask.sansio.app', 'flask.sansio.app.App']],
+  ['flask/sansio/blueprints.py', 'from .. import helpers', ['flask', 'flask.helpers']],
+  ['flask/sansio/deep/x.py', 'from ...json import dumps', ['flask.json', 'flask.json.dumps']],
+  // a stub package (stubs/typ/ holds only __init__.pyi) and a stub beside it
+  ['stubs/typ/mod.pyi', 'from . import other', ['typ', 'typ.other']],
+  ['stubs/typ/sub/deep.pyi', 'from ..mod import T', ['typ.mod', 'typ.mod.T']],
 ];
 
 test('importTargets: absolute, every relative level, packages, the decided edge rules; the oracle agrees', () => {
@@ -88,11 +106,11 @@ test('importTargets: absolute, every relative level, packages, the decided edge 
   try {
     // One file per case path; the statements of a path go in order, one per line.
     const byFile = new Map<string, string[]>();
-    for (const dir of PACKAGES) byFile.set(`${dir}/__init__.py`, []);
+    for (const dir of PACKAGES) byFile.set(dir.startsWith('stubs/') ? `${dir}/__init__.pyi` : `${dir}/__init__.py`, []);
     for (const [file, stmt] of IMPORT_CASES) byFile.set(file, [...(byFile.get(file) ?? []), stmt]);
     write(root, Object.fromEntries([...byFile].map(([file, stmts]) => [file, stmts.map((s) => `${s}\n`).join('')])));
     const files = [...byFile.keys()].sort();
-    const isPkg = (dir: string): boolean => byFile.has(dir === '' ? '__init__.py' : `${dir}/__init__.py`);
+    const isPkg = (dir: string): boolean => PACKAGES.includes(dir);
     const oracle = new Map(runPyOracle(root, files).map((o) => [o.path, o]));
     for (const [file, stmts] of byFile) {
       const text = decodeText(readFileSync(join(root, file)));

@@ -1,8 +1,9 @@
 // search_code against a plain scan, over the machine's whole Python stdlib and
 // the fixture repo: ~200 seeded queries (real substrings of random lines,
 // mixed-case variants, 1-2 char queries, misses, path-like queries), with and
-// without case_sensitive and path_prefix, limit 200. Items (same order) and
-// total must agree exactly. Also prints in-process latency (p50/p99).
+// without case_sensitive and path_prefix, limit 200, and pages further in
+// (offset). Items (same order) and total must agree exactly. Also prints
+// in-process latency (p50/p99).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ function fileLines(abs: string): string[] {
 
 interface Corpus { root: string; paths: string[]; lines: string[][]; lower: string[][] }
 
-interface Query { query: string; case_sensitive?: boolean; path_prefix?: string; limit: number }
+interface Query { query: string; case_sensitive?: boolean; path_prefix?: string; limit: number; offset?: number }
 interface Item { path: string; start_line: number; end_line: number; kind: string; name: string; snippet: string }
 
 /** search_code by brute force: the definition, nothing clever. */
@@ -47,7 +48,8 @@ function plainSearch(c: Corpus, q: Query): { items: Item[]; total: number } {
     }
   });
   const all = [...pathItems, ...lineItems];
-  return { items: all.slice(0, q.limit), total: all.length };
+  const from = q.offset ?? 0;
+  return { items: all.slice(from, from + q.limit), total: all.length };
 }
 
 function loadCorpus(idx: EvidexIndex): Corpus {
@@ -93,6 +95,8 @@ function makeQueries(c: Corpus, count: number, seed: number): Query[] {
   for (const q of out) {
     if (rnd() < 0.35) q.case_sensitive = rnd() < 0.5;
     if (rnd() < 0.25) q.path_prefix = pick(prefixes);
+    // A later page: mostly near the start, sometimes deep, sometimes past the end.
+    if (rnd() < 0.3) q.offset = Math.floor(rnd() * rnd() * (rnd() < 0.2 ? 100_000 : 2_000));
   }
   return out;
 }
@@ -107,6 +111,7 @@ async function differential(idx: EvidexIndex, count: number, seed: number, extra
     const args: Record<string, unknown> = { query: q.query, limit: q.limit };
     if (q.case_sensitive !== undefined) args.case_sensitive = q.case_sensitive;
     if (q.path_prefix !== undefined) args.path_prefix = q.path_prefix;
+    if (q.offset !== undefined) args.offset = q.offset;
     const t0 = performance.now();
     const got = await idx.runTool({ name: 'search_code', args: args as { query: string } });
     times.push(performance.now() - t0);
@@ -228,6 +233,7 @@ test('search_code equals a plain scan where lowercasing changes lengths (İ in p
   await idx.warm();
   const extra: Query[] = ['py', 'md', 'abc', 'İ', 'i̇', 'i', 'x', 'line', 'İİ', 'c/', 'İ/d', 'i̇/d', 'txt', 'after'].flatMap((q) => [
     { query: q, limit: 200 }, { query: q, limit: 200, case_sensitive: true }, { query: q, limit: 3 },
+    { query: q, limit: 2, offset: 1 }, { query: q, limit: 5, offset: 4, case_sensitive: true },
   ]);
   await differential(idx, 60, 21, extra);
   await idx.close();

@@ -44,11 +44,41 @@ async function refusedWith(name: string, args: unknown): Promise<ToolError> {
 }
 const where = (r: { evidence: { path: string; start_line: number }[] }) => r.evidence.map((e) => `${e.path}:${e.start_line}`);
 
-test('path_prefix: absolute and escaping prefixes are refused, not silently empty', async () => {
-  for (const p of ['/etc', '../', 'pkg/../../x', '%2e%2e/']) {
-    const e = await refusedWith('search_code', { query: 'MARK', path_prefix: p });
-    assert.is(e.code, 'path_denied', p);
+test('path_prefix: absolute and escaping prefixes are refused, not silently empty, by every tool that takes one', async () => {
+  const calls: Array<[string, Record<string, unknown>]> = [
+    ['search_code', { query: 'MARK' }], ['find_symbol', { name: 'MARK' }], ['find_importers', { module_name: 'tool' }],
+  ];
+  for (const [name, args] of calls) {
+    for (const p of ['/etc', '../', 'pkg/../../x', '%2e%2e/']) {
+      const e = await refusedWith(name, { ...args, path_prefix: p });
+      assert.is(e.code, 'path_denied', `${name} ${p}`);
+    }
   }
+});
+
+test('paging arguments: strict types and ranges on every list tool; read_evidence takes none', () => {
+  const lists: Array<[string, Record<string, unknown>]> = [
+    ['search_code', { query: 'MARK' }], ['find_symbol', { name: 'MARK' }], ['find_importers', { module_name: 'tool' }], ['read_git_diff', {}],
+  ];
+  for (const [name, args] of lists) {
+    for (const ok of [{ limit: 1 }, { limit: 200 }, { offset: 0 }, { offset: 100_000 }, { limit: 7, offset: 3 }]) {
+      assert.equal(validateToolCall(name, { ...args, ...ok }).args, { ...args, ...ok }, `${name} ${JSON.stringify(ok)}`);
+    }
+    for (const bad of [{ limit: 0 }, { limit: 201 }, { limit: '5' }, { limit: 1.5 }, { offset: -1 }, { offset: 100_001 }, { offset: '20' }, { offset: null }]) {
+      assert.throws(() => validateToolCall(name, { ...args, ...bad }), (e: unknown) => e instanceof ToolError && e.code === 'invalid_arguments' && !e.message.includes('\n'), `${name} ${JSON.stringify(bad)}`);
+    }
+  }
+  assert.throws(() => validateToolCall('read_evidence', { path: 'main.py', start_line: 1, offset: 1 }), (e: unknown) => e instanceof ToolError && e.code === 'invalid_arguments');
+  assert.throws(() => validateToolCall('read_git_diff', { path_prefix: 'pkg/' }), (e: unknown) => e instanceof ToolError && e.code === 'invalid_arguments', 'read_git_diff filters by path, not path_prefix');
+});
+
+test('path_prefix on find_symbol and find_importers: only items under it, total counts those', async () => {
+  assert.equal(where(await run('find_symbol', { name: 'MARK' })), ['pkg/py.py:1', 'pkg2/x.py:1', 'tool.py:1']);
+  assert.equal(where(await run('find_symbol', { name: 'MARK', path_prefix: 'pkg' })), ['pkg/py.py:1', 'pkg2/x.py:1']);
+  const folder = await run('find_symbol', { name: 'MARK', path_prefix: './pkg//' });
+  assert.equal([where(folder), folder.total], [['pkg/py.py:1'], 1]);
+  assert.equal(where(await run('find_importers', { module_name: 'tool', path_prefix: 'main.py' })), ['main.py:2']);
+  assert.is((await run('find_importers', { module_name: 'tool', path_prefix: 'pkg/' })).total, 0);
 });
 
 test('path_prefix: normalised forms select the same files; a trailing slash means the folder', async () => {

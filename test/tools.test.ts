@@ -15,7 +15,8 @@ import type { ToolCall } from '../indexer/query/schemas.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
-import { stdlibRoot } from './helpers/corpus.js';
+import { packageDirsAmong, stdlibRoot } from './helpers/corpus.js';
+import { mulberry32 } from './helpers/random.js';
 
 const tmp = tempDir('tools');
 // A copy outside any work tree: in place, the evidex repository tracks the fixture's ignored
@@ -111,6 +112,24 @@ test('find_symbol, read_evidence and find_importers on the fixture', async () =>
   const byKind = await call(idx, 'find_symbol', { name: 'COLLECTION_NAME', kind: 'variable' });
   assert.equal(byKind.evidence.map(where), ['src/rag_common.py:12-12']);
   assert.is((await call(idx, 'find_symbol', { name: 'COLLECTION_NAME', kind: 'class' })).total, 0);
+  // Module-qualified names, under every module name of the file (contract §2); a stub's definitions count.
+  for (const name of ['rag_common.COLLECTION_NAME', 'src.rag_common.COLLECTION_NAME']) {
+    assert.equal((await call(idx, 'find_symbol', { name })).evidence.map(where), ['src/rag_common.py:12-12'], name);
+  }
+  const rerank = await call(idx, 'find_symbol', { name: 'mobileai_rag.retrieval.scoring.rerank' });
+  assert.equal(rerank.evidence.map((e) => `${where(e)} ${e.kind} ${e.name}`), [
+    'src/mobileai_rag/retrieval/scoring.py:26-31 function rerank', 'src/mobileai_rag/retrieval/scoring.pyi:11-11 function rerank',
+  ], 'the module-level rerank of scoring.py and its stub, not the methods named rerank');
+  assert.is((await call(idx, 'find_symbol', { name: 'rerank' })).total, 4, 'by simple name: the two functions and two methods');
+  assert.equal((await call(idx, 'find_symbol', { name: 'mobileai_rag.adapters.ollama_adapter.OllamaAdapter.rerank' })).evidence.map((e) => `${where(e)} ${e.kind}`),
+    ['src/mobileai_rag/adapters/ollama_adapter.py:9-10 method']);
+  assert.equal((await call(idx, 'find_symbol', { name: 'mobileai_rag.__version__' })).evidence.map(where), ['src/mobileai_rag/__init__.py:5-5'], 'pkg.name for pkg/__init__.py');
+  assert.equal((await call(idx, 'find_symbol', { name: 'src.mobileai_rag.config.Settings.Defaults.Retry' })).evidence.map(where),
+    (await call(idx, 'find_symbol', { name: 'Settings.Defaults.Retry' })).evidence.map(where));
+  assert.is((await call(idx, 'find_symbol', { name: 'mobileai_rag.rerank' })).total, 0, 'a name is not found through a module it is not defined in');
+  const paged = await call(idx, 'find_symbol', { name: 'rerank', limit: 1, offset: 2, path_prefix: 'src/mobileai_rag/' });
+  assert.equal(paged.evidence.map(where), ['src/mobileai_rag/retrieval/scoring.py:26-31']);
+  assert.is(paged.total, 4);
 
   const read = await call(idx, 'read_evidence', { path: 'src/rag_common.py', start_line: 12 });
   assert.equal(read.evidence.map((e) => [where(e), e.kind, e.name, e.snippet]), [['src/rag_common.py:12-12', 'source', 'src/rag_common.py', 'COLLECTION_NAME = "mobileai_docs"']]);
@@ -136,6 +155,13 @@ test('find_symbol, read_evidence and find_importers on the fixture', async () =>
   assert.ok(byPath.evidence.every((e) => e.name === 'src/rag_common.py'));
   const rel = await call(idx, 'find_importers', { module_name: 'mobileai_rag.config' });
   assert.ok(rel.evidence.some((e) => e.path === 'src/mobileai_rag/retrieval/scoring.py'), 'relative `from ..config import` resolves');
+  // adapters/ has no __init__.py inside the package mobileai_rag: a namespace portion (contract §3).
+  const portion = await call(idx, 'find_importers', { module_name: 'mobileai_rag.adapters.base' });
+  assert.equal(portion.evidence.map(where), ['src/mobileai_rag/adapters/ollama_adapter.py:2-2'], '`from .base import Adapter` inside the portion');
+  assert.equal((await call(idx, 'find_importers', { module_name: 'src/mobileai_rag/adapters/base.py' })).evidence.map(where), portion.evidence.map(where));
+  const config = await call(idx, 'find_importers', { module_name: 'mobileai_rag.config' });
+  assert.ok(config.evidence.some((e) => where(e) === 'src/mobileai_rag/adapters/base.py:4-4'), '`from ..config` climbs out of the portion');
+  assert.ok(config.evidence.some((e) => where(e) === 'src/mobileai_rag/retrieval/scoring.pyi:5-5'), 'a stub\'s imports count');
   await refused(idx, 'find_importers', { module_name: 'docs/README.md' }, 'not_indexed');
   await refused(idx, 'find_importers', { module_name: 'src/missing.py' }, 'not_indexed');
   assert.is((await call(idx, 'find_importers', { module_name: 'no.such.module' })).total, 0);
@@ -154,54 +180,157 @@ test('read_evidence caps a widened span at 400 lines', async () => {
   await idx.close();
 });
 
-test('store round trip over the stdlib: find_symbol and find_importers agree with extractPython/importTargets', async () => {
+type Args = Record<string, unknown>;
+
+/** The whole answer, read page after page of `size` items: every page has the same total and is full but the last. */
+async function allPages(idx: EvidexIndex, name: string, args: Args, size = 200): Promise<{ evidence: Evidence[]; total: number }> {
+  const evidence: Evidence[] = [];
+  let total = -1;
+  for (let offset = 0; total < 0 || offset < total; offset += size) {
+    const r = await idx.runTool({ name, args: { ...args, limit: size, offset } } as ToolCall);
+    if (total >= 0) assert.is(r.total, total, `${name} ${JSON.stringify(args)}: total changed between pages`);
+    total = r.total;
+    assert.is(r.evidence.length, Math.max(0, Math.min(size, total - offset)), `${name} ${JSON.stringify(args)} page at ${offset}`);
+    evidence.push(...r.evidence);
+  }
+  return { evidence, total };
+}
+
+/** Answer order of `path:start-end kind name` keys: path in UTF-8 byte order, start line, then name (a qualname). */
+function byPathThenLine(a: string, b: string): number {
+  const parse = (k: string) => ({ path: k.slice(0, k.indexOf(':')), start: parseInt(k.slice(k.indexOf(':') + 1), 10), name: k.slice(k.lastIndexOf(' ') + 1) });
+  const x = parse(a), y = parse(b);
+  return Buffer.compare(Buffer.from(x.path), Buffer.from(y.path)) || x.start - y.start || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
+}
+
+/**
+ * Paging and path_prefix against a full answer known independently (contract
+ * §2): for seeded windows and prefixes, the page is exactly the slice of the
+ * full answer filtered by the prefix, and `total` its length.
+ */
+async function checkPages(idx: EvidexIndex, name: string, args: Args, full: string[], rnd: () => number): Promise<number> {
+  const prefixes = [undefined, ...new Set(full.flatMap((k) => {
+    const p = k.slice(0, k.indexOf(':'));
+    const cut = p.indexOf('/') + 1;
+    return cut > 0 ? [p.slice(0, cut), p.slice(0, cut + Math.floor(rnd() * (p.length - cut)))] : [p];
+  }))].slice(0, 4);
+  let pages = 0;
+  for (const prefix of prefixes) {
+    const want = prefix === undefined ? full : full.filter((k) => k.startsWith(prefix));
+    for (let i = 0; i < 3; i++) {
+      const limit = 1 + Math.floor(rnd() * (rnd() < 0.5 ? 5 : 200));
+      const offset = i === 0 ? 0 : Math.floor(rnd() * (want.length + 3));
+      const a: Args = { ...args, limit, offset, ...(prefix === undefined ? {} : { path_prefix: prefix }) };
+      const r = await call(idx, name, a);
+      assert.equal(r.evidence.map((e) => `${where(e)} ${e.kind} ${e.name}`), want.slice(offset, offset + limit).map((k) => k), `${name} ${JSON.stringify(a)}`);
+      assert.is(r.total, want.length, `total of ${name} ${JSON.stringify(a)}`);
+      pages++;
+    }
+  }
+  return pages;
+}
+
+test('store round trip over the stdlib: find_symbol (plain, qualified, module-qualified) and find_importers agree with extractPython/importTargets, page by page, warm and cold', async () => {
   const root = stdlibRoot();
+  const stateDir = join(tmp, 'std-state');
+  const open = () => openEvidexIndex(root, { stateDir, extraIgnore: ['site-packages/', '__pycache__/'] });
   // The whole stdlib read in place (nothing is written there), minus installed packages.
-  const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'std-state'), extraIgnore: ['site-packages/', '__pycache__/'] });
+  let idx = await open();
   await idx.refresh();
+  await idx.warm();
   const files = idx.store.ordered().filter((f) => f.py).map((f) => f.path);
-  assert.ok(files.length > 1000, `${files.length} .py files`);
-  const pkgDirs = new Set(files.filter((p) => p.endsWith('/__init__.py')).map((p) => p.slice(0, -'/__init__.py'.length)));
+  assert.ok(files.length > 1000, `${files.length} Python files`);
+  const pkgDirs = packageDirsAmong(files);
   const isPkg = (d: string): boolean => pkgDirs.has(d);
 
+  interface Def { item: string; name: string; qualname: string; path: string }
+  const defs: Def[] = [];
   const defsByKey = new Map<string, string[]>();
   const stmtsByTarget = new Map<string, Set<string>>();
   const modsOf = new Map<string, string[]>();
-  let defCount = 0;
   for (const path of files) {
     const ex = extractPython(decodeText(readFileSync(join(root, path))));
     for (const d of ex.defs) {
       const item = `${path}:${d.start}-${d.end} ${d.kind} ${d.qualname}`;
+      defs.push({ item, name: d.name, qualname: d.qualname, path });
       for (const k of new Set([d.name, d.qualname])) (defsByKey.get(k) ?? defsByKey.set(k, []).get(k)!).push(item);
-      defCount++;
     }
     for (const imp of ex.imports) {
       for (const t of importTargets(imp, path, isPkg)) (stmtsByTarget.get(t) ?? stmtsByTarget.set(t, new Set()).get(t)!).add(`${path}:${imp.start}-${imp.end}`);
     }
     modsOf.set(path, moduleNamesOf(path, isPkg));
   }
-  // Every key: exactly the definitions extraction found, in (path, line, qualname) order.
+  const filesByModule = new Map<string, string[]>();
+  for (const [p, mods] of modsOf) for (const m of mods) (filesByModule.get(m) ?? filesByModule.set(m, []).get(m)!).push(p);
+  /** find_symbol's answer by the contract's words: simple name or qualname equal, or `M.Q` with M a module name of the file and Q the qualname. */
+  const symbolAnswer = (name: string): string[] => {
+    const out = new Set(defsByKey.get(name) ?? []);
+    for (let i = name.indexOf('.'); i > 0; i = name.indexOf('.', i + 1)) {
+      const inFiles = new Set(filesByModule.get(name.slice(0, i)) ?? []);
+      const qual = name.slice(i + 1);
+      if (inFiles.size) for (const d of defs) if (d.qualname === qual && inFiles.has(d.path)) out.add(d.item);
+    }
+    return [...out].sort(byPathThenLine);
+  };
+  const importersAnswer = (target: string): string[] => {
+    const names = new Set([target]);
+    for (const p of filesByModule.get(target) ?? []) for (const m of modsOf.get(p)!) names.add(m);
+    const want = new Set<string>();
+    for (const n of names) for (const st of stmtsByTarget.get(n) ?? []) want.add(st);
+    return [...want].sort(byPathThenLine).map((k) => `${k} import ${target}`);
+  };
+
+  // Every key: exactly the definitions extraction found, in (path, line, qualname) order, read page by page.
   let checked = 0;
-  for (const [key, items] of defsByKey) {
-    const r = await idx.runTool({ name: 'find_symbol', args: { name: key, limit: 1_000_000 } });
-    const got = r.evidence.map((e) => `${where(e)} ${e.kind} ${e.name}`);
-    assert.equal([...got].sort(), [...items].sort(), `find_symbol ${key}`);
-    assert.is(r.total, items.length);
+  for (const [key] of defsByKey) {
+    const r = await allPages(idx, 'find_symbol', { name: key });
+    assert.equal(r.evidence.map((e) => `${where(e)} ${e.kind} ${e.name}`), symbolAnswer(key), `find_symbol ${key}`);
     if (checked++ % 50 === 0) assertEvidenceChecks(root, r.evidence);
+  }
+  // Module-qualified names: every module name of every 5th file, with each of its definitions' qualnames.
+  const qualified: string[] = [];
+  files.forEach((p, i) => {
+    if (i % 5 !== 0) return;
+    for (const m of modsOf.get(p)!) for (const d of defs) if (d.path === p && qualified.length < 4000) qualified.push(`${m}.${d.qualname}`);
+  });
+  const qualifiedSet = [...new Set(qualified)];
+  for (const name of qualifiedSet) {
+    const r = await allPages(idx, 'find_symbol', { name });
+    const want = symbolAnswer(name);
+    assert.ok(want.length > 0);
+    assert.equal(r.evidence.map((e) => `${where(e)} ${e.kind} ${e.name}`), want, `find_symbol ${name}`);
   }
   // Every import target: the statements naming it, plus those naming another module name of the same files.
   for (const target of stmtsByTarget.keys()) {
-    const names = new Set([target]);
-    for (const [p, mods] of modsOf) if (mods.includes(target)) for (const m of moduleNamesOf(p, isPkg)) names.add(m);
-    const want = new Set<string>();
-    for (const n of names) for (const s of stmtsByTarget.get(n) ?? []) want.add(s);
-    const r = await idx.runTool({ name: 'find_importers', args: { module_name: target } });
-    assert.equal(r.evidence.map(where), [...want].sort((a, b) => {
-      const [pa, la] = a.split(':'); const [pb, lb] = b.split(':');
-      return pa < pb ? -1 : pa > pb ? 1 : parseInt(la, 10) - parseInt(lb, 10);
-    }), `find_importers ${target}`);
+    const r = await allPages(idx, 'find_importers', { module_name: target });
+    assert.equal(r.evidence.map((e) => `${where(e)} ${e.kind} ${e.name}`), importersAnswer(target), `find_importers ${target}`);
   }
-  console.log(`round trip: ${files.length} files, ${defCount} definitions under ${defsByKey.size} names, ${stmtsByTarget.size} import targets`);
+
+  // Windows and prefixes over the largest answers and a seeded sample, first warm (the symbol index), then cold (LMDB rows).
+  const rnd = mulberry32(18);
+  const bigSymbols = [...defsByKey].sort((a, b) => b[1].length - a[1].length).slice(0, 8).map(([k]) => k);
+  const bigTargets = [...stmtsByTarget].sort((a, b) => b[1].size - a[1].size).slice(0, 8).map(([k]) => k);
+  const sampleOf = <T>(xs: T[], n: number): T[] => Array.from({ length: n }, () => xs[Math.floor(rnd() * xs.length)]);
+  const symbolQueries = [...bigSymbols, ...sampleOf([...defsByKey.keys()], 20), ...sampleOf(qualifiedSet, 20), 'json.JSONDecoder', 'json.decoder.JSONDecoder.decode'];
+  const importQueries = [...bigTargets, ...sampleOf([...stmtsByTarget.keys()], 20), 'json/__init__.py', 'email/mime/text.py'];
+  let pages = 0;
+  for (const state of ['warm', 'cold'] as const) {
+    if (state === 'cold') {
+      await idx.close();
+      idx = await open();
+      await idx.rules(); // loaded, so runToolNow answers too (call() compares both)
+      assert.not.ok(idx.store.symbolsReady, 'a reopened index answers from the LMDB rows until warm-up');
+    }
+    for (const name of symbolQueries) pages += await checkPages(idx, 'find_symbol', { name }, symbolAnswer(name), rnd);
+    for (const m of importQueries) {
+      const target = m.endsWith('.py') ? moduleNamesOf(m, isPkg)[0] : m;
+      const want = importersAnswer(target).map((k) => k.replace(/ import .*$/, ` import ${m}`));
+      pages += await checkPages(idx, 'find_importers', { module_name: m }, want, rnd);
+    }
+    assert.not.ok(state === 'cold' && idx.store.symbolsReady, 'the cold checks ran on the LMDB rows');
+  }
+  console.log(`round trip: ${files.length} files, ${defs.length} definitions under ${defsByKey.size} names, ${qualifiedSet.length} module-qualified names, ` +
+    `${stmtsByTarget.size} import targets; ${pages} pages/prefixes checked against the full answers, warm and cold`);
   await idx.close();
 });
 

@@ -93,16 +93,16 @@ test('the watcher holds one inotify watch per watched folder and none per file',
   // A FIFO is not a folder either (and never indexed): no watch of its own.
   const r = await rig('auto', undefined, (root) => assert.is(spawnSync('mkfifo', [join(root, 'notes/a.fifo')]).status, 0));
   try {
-    // The fixture's folders, less the ignored cache/: the root, src, src/mobileai_rag, its retrieval/, config, assets, notes, tests, docs.
+    // The fixture's folders, less the ignored cache/: the root, src, src/mobileai_rag, its retrieval/ and adapters/, config, assets, notes, tests, docs.
     const held = inotifyWatches() - before;
     const files = (await r.handle.runTool(validateToolCall('search_code', { query: '.', limit: 200 }))).evidence.filter((e) => e.kind === 'path_match').length;
     assert.ok(files >= 10, `the fixture has ${files} indexed files`);
-    assert.is(held, 9, `${held} inotify watches for 9 folders and ${files} files`);
+    assert.is(held, 10, `${held} inotify watches for 10 folders and ${files} files`);
     // One new folder: one more watch, still none for the files in it.
     mkdirSync(join(r.root, 'newdir'));
     for (let i = 0; i < 5; i++) writeFileSync(join(r.root, 'newdir', `f${i}.txt`), `NEW_DIR_FILE_${i}\n`);
     await waitFor('new folder indexed', async () => (await search(r.handle, r.root, 'NEW_DIR_FILE_')).length === 5);
-    await waitFor('its watch', () => inotifyWatches() - before === 10);
+    await waitFor('its watch', () => inotifyWatches() - before === 11);
   } finally { await r.close(); }
   assert.is(inotifyWatches(), before, 'closing the watcher frees its watches');
 });

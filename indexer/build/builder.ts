@@ -16,7 +16,8 @@ import { cmp, type FileWrite, type Store, type StoreOp } from '../store/store.js
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
-import { isInitPy, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
+import { isPackageInit } from '../python/modules.js';
+import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 
 /**
  * A build commits whenever this many files or bytes of text have accumulated,
@@ -78,7 +79,7 @@ export class Builder {
     }
   }
 
-  /** Re-resolve ops for indexed .py files (not in `skip`) whose names depend on a package folder that flipped. */
+  /** Re-resolve ops for indexed Python files (not in `skip`) whose names depend on a package folder that flipped. */
   private resolveOps(oldDirs: ReadonlySet<string>, newDirs: ReadonlySet<string>, skip: ReadonlySet<string>): StoreOp[] {
     const flipped = [...oldDirs].filter((d) => !newDirs.has(d)).concat([...newDirs].filter((d) => !oldDirs.has(d)));
     if (flipped.length === 0) return [];
@@ -239,10 +240,16 @@ export class Builder {
     // Package folders after this update.
     const oldDirs = new Set(store.pkgDirs);
     const newDirs = new Set(oldDirs);
+    // Indexed after this update: what this update says, else what the index holds (an unreadable file is kept).
+    const present = (p: string): boolean => {
+      const r = byPath.get(p);
+      return r && r.kind !== 'error' ? r.kind === 'file' || r.kind === 'same' : store.fileByPath(p) !== undefined;
+    };
     for (const r of byPath.values()) {
-      if (!isInitPy(r.path)) continue;
-      if (r.kind === 'file' || r.kind === 'same') newDirs.add(parentOf(r.path));
-      else if (r.kind === 'gone' || r.kind === 'excluded') newDirs.delete(parentOf(r.path));
+      if (!isPackageInit(r.path)) continue;
+      const dir = parentOf(r.path);
+      // A folder stays a package while either of its __init__.py and __init__.pyi is there.
+      if (initFilesOf(dir).some(present)) newDirs.add(dir); else newDirs.delete(dir);
     }
     const ops: StoreOp[] = [];
     const summary: UpdateSummary = { changed: [], removed: [], unchanged: [], generation: store.generation };

@@ -9,6 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { BINARY_SNIFF_BYTES, isBinary } from '../discover/content.js';
 import { extractPython } from '../python/extract.js';
+import { isPythonPath } from '../python/modules.js';
 import { decodeText, splitLines } from '../text.js';
 import { BucketCollector, encodeBuckets } from '../store/trigrams.js';
 import type { ParseRequest, ParseResult, ParseTask } from './messages.js';
@@ -76,7 +77,7 @@ export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   const lines = splitLines(text);
   for (const line of lines) collector.addLine(line.toLowerCase());
   const tri = encodeBuckets(collector.take());
-  const py = task.path.endsWith('.py');
+  const py = isPythonPath(task.path);
   const extract = py ? extractPython(text) : null;
   return {
     path: task.path, kind: 'file', size: r.size, mtimeMs: r.mtimeMs, hash, lines: lines.length,

@@ -1,20 +1,21 @@
 // Module names and resolved import targets of a Python file depend on which
-// folders are packages (hold an indexed __init__.py). They are computed here,
+// folders are packages (hold an indexed __init__.py or __init__.pyi). They are computed here,
 // on the main thread, from the raw imports the parser produced — so when a
 // package appears or disappears they are recomputed without re-parsing.
 import type { PyImport } from '../model.js';
-import { importTargets, moduleNamesOf } from '../python/modules.js';
+import { importTargets, isPackageInit, moduleNamesOf } from '../python/modules.js';
 import type { ImportRec } from '../store/store.js';
 import { parentOf } from '../discover/rules.js';
 
-export function isInitPy(path: string): boolean {
-  return path === '__init__.py' || path.endsWith('/__init__.py');
+/** The files whose presence makes `dir` ('' = the root) a package. */
+export function initFilesOf(dir: string): string[] {
+  const at = dir === '' ? '' : `${dir}/`;
+  return [`${at}__init__.py`, `${at}__init__.pyi`];
 }
-
 
 export function packageDirsOf(paths: Iterable<string>): Set<string> {
   const dirs = new Set<string>();
-  for (const p of paths) if (isInitPy(p)) dirs.add(parentOf(p));
+  for (const p of paths) if (isPackageInit(p)) dirs.add(parentOf(p));
   return dirs;
 }
 

@@ -1,28 +1,42 @@
 // Module names of repository files and the modules an import statement names
 // (contract §3, "Module names" and "Imports"). Pure functions over POSIX
-// relative paths; whether a folder is a package (holds `__init__.py`) is asked
-// of the caller, who knows the indexed file set.
+// relative paths; whether a folder is a package (holds `__init__.py` or
+// `__init__.pyi`) is asked of the caller, who knows the indexed file set.
 import type { PyImport } from '../model.js';
 
-/** Tells whether the folder at this POSIX path relative to the root ("" is the root) holds `__init__.py`. */
+/** Tells whether the folder at this POSIX path relative to the root ("" is the root) holds `__init__.py` or `__init__.pyi`. */
 export type IsPackageDir = (relDir: string) => boolean;
+
+/** Python source (`.py`) and stub (`.pyi`) files: both get definitions, imports and module names. */
+export function isPythonPath(relPath: string): boolean {
+  return relPath.endsWith('.py') || relPath.endsWith('.pyi');
+}
+
+/** A file whose presence makes its folder a package: `__init__.py` or `__init__.pyi`. */
+export function isPackageInit(relPath: string): boolean {
+  const name = relPath.slice(relPath.lastIndexOf('/') + 1);
+  return name === '__init__.py' || name === '__init__.pyi';
+}
 
 function dirParts(relPath: string): { dirs: string[]; stem: string } {
   const parts = relPath.split('/');
   const file = parts.pop() ?? '';
-  return { dirs: parts, stem: file.endsWith('.py') ? file.slice(0, -3) : file };
+  return { dirs: parts, stem: file.slice(0, file.lastIndexOf('.')) };
 }
 
 /**
- * Number of trailing folders of `dirs` that form the package chain: the
- * longest run of ancestors, starting at the file's own folder, that each hold
- * `__init__.py`. The repository root is never part of a chain (the folder
- * "above" it is outside the repository), so a chain stops below the root.
+ * Number of trailing folders of `dirs` that form the package chain: from the
+ * file's own folder up to the topmost ancestor that is a package. Folders in
+ * between that are not packages are namespace portions of the chain (PEP 420:
+ * `flask/sansio/` without `__init__.py` inside the package `flask`). The
+ * repository root is never part of a chain (the folder "above" it is outside
+ * the repository), so a chain stops below the root.
  */
 function packageChainLength(dirs: string[], isPackageDir: IsPackageDir): number {
-  let n = 0;
-  while (n < dirs.length && isPackageDir(dirs.slice(0, dirs.length - n).join('/'))) n++;
-  return n;
+  for (let top = 1; top <= dirs.length; top++) {
+    if (isPackageDir(dirs.slice(0, top).join('/'))) return dirs.length - top + 1;
+  }
+  return 0;
 }
 
 /** Dotted name of `dirs` plus the file stem, with `__init__` standing for its package. */
@@ -31,15 +45,16 @@ function dotted(dirs: string[], stem: string): string {
 }
 
 /**
- * Every module name of a `.py` file: first the package-based name (dotted from
- * the folder above its package chain: `src/flask/app.py` → `flask.app`), then
- * the dotted path from the root (`src.flask.app`); duplicates dropped.
- * `pkg/__init__.py` is `pkg`. A root-level `__init__.py` has no name. Files
- * that are not `.py` have none. Names are not checked for being identifiers
+ * Every module name of a Python file: first the package-based name (dotted
+ * from the folder above its package chain: `src/flask/app.py` → `flask.app`),
+ * then the dotted path from the root (`src.flask.app`); duplicates dropped.
+ * `pkg/__init__.py` is `pkg`. A stub has the names of its `.py`
+ * (`pkg/mod.pyi` → `pkg.mod`). A root-level `__init__.py` has no name. Files
+ * that are not Python have none. Names are not checked for being identifiers
  * (`my-file.py` → `my-file`): such a module cannot be imported, which is harmless.
  */
 export function moduleNamesOf(relPath: string, isPackageDir: IsPackageDir): string[] {
-  if (!relPath.endsWith('.py')) return [];
+  if (!isPythonPath(relPath)) return [];
   const { dirs, stem } = dirParts(relPath);
   const chain = packageChainLength(dirs, isPackageDir);
   const names: string[] = [];
@@ -52,7 +67,8 @@ export function moduleNamesOf(relPath: string, isPackageDir: IsPackageDir): stri
 /**
  * The package a relative import in this file resolves against: the
  * package-based name of the file's package chain (`pkg/__init__.py` and
- * `pkg/mod.py` → `pkg`; `src/a/b/mod.py` with packages a, b → `a.b`), or, for a
+ * `pkg/mod.py` → `pkg`; `src/a/b/mod.py` with packages a, b → `a.b`; with
+ * package a only, b is a portion of it: `a.b` too), or, for a
  * file outside any package, its folder's dotted path from the root (`src`, or
  * "" at the root).
  */

@@ -6,24 +6,39 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { READ_MAX_LINES } from '../../protocol/messages.js';
 
-const limit = z.number().int().min(1).max(200)
-  .describe('Maximum number of evidence items to return (1-200, default 20). `total` still counts every match.');
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 200;
+export const MAX_OFFSET = 100_000;
+
+/**
+ * The paging arguments every list tool takes (contract §2): the answer is the
+ * items at positions offset .. offset+limit-1 of the full answer order.
+ */
+const paging = {
+  limit: z.number().int().min(1).max(MAX_LIMIT).optional()
+    .describe(`Maximum number of evidence items to return (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}). \`total\` still counts every match.`),
+  offset: z.number().int().min(0).max(MAX_OFFSET).optional()
+    .describe(`Skip this many items of the full answer first (0-${MAX_OFFSET.toLocaleString('en')}, default 0): offset=20 with limit=20 is the second page.`),
+};
+
+const pathPrefix = z.string().min(1).max(1000).optional()
+  .describe('Only items whose repository-relative path starts with this prefix, e.g. "src/".');
 
 export const SearchCodeArgs = z.strictObject({
   query: z.string().min(1).max(200)
     .describe('Literal text to find (not a regex), 1-200 characters. Matches file paths and file lines.'),
-  limit: limit.optional(),
+  ...paging,
   case_sensitive: z.boolean().optional().describe('Match case exactly (default false).'),
-  path_prefix: z.string().min(1).max(1000).optional()
-    .describe('Only files whose repository-relative path starts with this prefix, e.g. "src/".'),
+  path_prefix: pathPrefix,
 });
 
 export const SYMBOL_KINDS = ['class', 'function', 'method', 'variable'] as const;
 export const FindSymbolArgs = z.strictObject({
   name: z.string().min(1).max(500)
-    .describe('Simple name ("run") or qualified name ("Server.run", "outer.inner") of a Python definition.'),
+    .describe('Simple name ("run"), qualified name ("Server.run", "outer.inner") or module-qualified name ("pkg.mod.Server.run") of a Python definition.'),
   kind: z.enum(SYMBOL_KINDS).optional().describe('Only definitions of this kind.'),
-  limit: limit.optional(),
+  ...paging,
+  path_prefix: pathPrefix,
 });
 
 // The cap is part of the protocol: the CLI pages through a file by it without loading these schemas.
@@ -40,6 +55,8 @@ export const ReadEvidenceArgs = z.strictObject({
 export const FindImportersArgs = z.strictObject({
   module_name: z.string().min(1).max(1000)
     .describe('Dotted module name ("pkg.mod") or a repository path of a Python file ("src/rag_common.py").'),
+  ...paging,
+  path_prefix: pathPrefix,
 });
 
 export const ReadGitDiffArgs = z.strictObject({
@@ -47,6 +64,7 @@ export const ReadGitDiffArgs = z.strictObject({
   staged: z.boolean().optional().describe('Diff the index (staged changes) instead of the working tree (default false).'),
   base: z.string().min(1).max(200).optional()
     .describe('Commit-ish to diff against (default HEAD). Must not start with "-".'),
+  ...paging,
 });
 
 export const TOOLS = {
@@ -59,7 +77,7 @@ export const TOOLS = {
   find_symbol: {
     schema: FindSymbolArgs,
     description:
-      'Find Python definitions (class, function, method, module/class variable) by simple or qualified name. ' +
+      'Find Python definitions (class, function, method, module/class variable) by simple, qualified or module-qualified name. ' +
       'Each item spans the whole definition, decorators included.',
   },
   read_evidence: {

@@ -8,14 +8,13 @@ import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import { normalizeCallerPath, normalizeLexically } from '../paths.js';
-import { READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
+import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { ExactFinder } from '../store/search-text.js';
-import type { FileMeta, Store } from '../store/store.js';
+import { cmp, type FileMeta, type Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
 import { importOrder, type ImportRef } from '../store/symbols.js';
-
-const DEFAULT_LIMIT = 20;
+import { isPythonPath } from '../python/modules.js';
 
 export interface ToolContext {
   root: string;
@@ -41,8 +40,41 @@ export function answerFromIndex(ctx: ToolContext, call: ToolCall): ToolResult | 
 
 export async function runTool(ctx: ToolContext, call: ToolCall): Promise<ToolResult> {
   if (call.name !== 'read_git_diff') return answerFromIndex(ctx, call)!;
-  const evidence = await readGitDiff(ctx.root, call.args, ctx.rules);
-  return { evidence, total: evidence.length, generation: ctx.store.generation };
+  const hunks = await readGitDiff(ctx.root, call.args, ctx.rules);
+  const { offset, end } = pageOf(call.args);
+  return { evidence: hunks.slice(offset, end), total: hunks.length, generation: ctx.store.generation };
+}
+
+/**
+ * The window of the full answer order a list tool returns (contract §2): the
+ * items at positions offset .. end-1. Every tool counts all matches for
+ * `total` but builds evidence only for these.
+ */
+interface Page { offset: number; limit: number; end: number }
+
+function pageOf(args: { limit?: number; offset?: number }): Page {
+  const offset = args.offset ?? 0;
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  return { offset, limit, end: offset + limit };
+}
+
+/** Gathers a page from matches met in answer order: the first `offset` are skipped, the next `limit` kept, the rest only counted. */
+class PageItems {
+  readonly items: Evidence[] = [];
+  private skip: number;
+  private readonly limit: number;
+  constructor(page: Page) { this.skip = page.offset; this.limit = page.limit; }
+  /** Whether the next match in order belongs on the page. */
+  get wantsNext(): boolean { return this.skip === 0 && this.items.length < this.limit; }
+  get full(): boolean { return this.items.length >= this.limit; }
+  /** Records the next match: made into an item by `make` (called only then) when it belongs on the page. */
+  take(make: () => Evidence): void {
+    if (this.wantsNext) this.items.push(make());
+    else this.pass();
+  }
+  /** Records the next match when it does not belong on the page (hot loops test wantsNext themselves, without a closure per match). */
+  pass(): void { if (this.skip > 0) this.skip--; }
+  add(item: Evidence): void { this.items.push(item); }
 }
 
 /**
@@ -72,28 +104,27 @@ function pathPrefixOf(raw: string | undefined): string | undefined {
 /**
  * Literal substring search. Case-insensitive means exactly
  * `line.toLowerCase().includes(query.toLowerCase())` (and the same for paths).
- * Every match is counted for `total`; only the first `limit` become items.
+ * Every match is counted for `total`; only those on the page become items.
  * Work per query: the block signatures pick the blocks that can hold a match
  * (store.candidateBlocks), and a block is scanned with indexOf on its one
  * lowercased string, jumping to the next line end after a hit (a line counts
- * once). Line numbers are worked out only for the first `limit` hits;
+ * once). Line numbers are worked out only for the hits on the page;
  * original-case snippets are read only for those. A three-character
  * case-insensitive query over the whole index takes its `total` from the
- * per-trigram line counts and stops scanning once it has its items.
+ * per-trigram line counts and stops scanning once its page is full.
  */
 export function searchCode(store: Store, args: ToolArgs['search_code']): ToolResult {
   const { query } = args;
   const cs = args.case_sensitive ?? false;
-  const limit = args.limit ?? DEFAULT_LIMIT;
   const prefix = pathPrefixOf(args.path_prefix);
   const q = cs ? query : query.toLowerCase();
-  const items: Evidence[] = [];
+  const page = new PageItems(pageOf(args));
   let total = 0;
 
   for (const f of store.filesWithPathContaining(q, cs)) {
     if (prefix !== undefined && !f.path.startsWith(prefix)) continue;
     total++;
-    if (items.length < limit) items.push(evidenceAt(store, f, 1, 1, 'path_match', f.path));
+    page.take(() => evidenceAt(store, f, 1, 1, 'path_match', f.path));
   }
 
   // Lines never contain "\n" (and "\r" only inside a line), so a query with a newline matches no line.
@@ -106,17 +137,17 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
     const findLower = cs ? null : anchoredFind(q, store.rarestCharAt(q));
     const exact = cs ? new ExactFinder(q) : null;
     for (const { f, st, from, to } of files) {
-      if (counted && items.length >= limit) break;
+      if (counted && page.full) break;
       for (let i = from; i < to; i++) {
         const b = blocks ? blocks[i] : i;
         const hay = exact ? exact.at(st, b) : st.blocks[b];
-        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLine[b], q, query, items, limit);
+        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLine[b], q, query, page);
         if (!counted) total += found;
-        else if (items.length >= limit) break;
+        else if (page.full) break;
       }
     }
   }
-  return { evidence: items, total, generation: store.generation };
+  return { evidence: page.items, total, generation: store.generation };
 }
 
 /**
@@ -137,19 +168,21 @@ function anchoredFind(q: string, at: number): ((hay: string, from: number) => nu
   };
 }
 
-/** Counts the lines of one block holding q (found by `find`, else by indexOf in `hay`; `hay` gives the line ends); the first ones (up to limit overall) become items. */
-function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, from: number) => number) | null, line0: number, q: string, query: string, items: Evidence[], limit: number): number {
+/** Counts the lines of one block holding q (found by `find`, else by indexOf in `hay`; `hay` gives the line ends); those on the page become items. */
+function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, from: number) => number) | null, line0: number, q: string, query: string, page: PageItems): number {
   // find is null for the plain case: indexOf itself, no closure.
   let pos = find ? find(hay, 0) : hay.indexOf(q);
   if (pos < 0) return 0;
   let n = 0;
-  // Line number of the current hit, found by counting "\n" forward from the last one (only while items are wanted).
+  // Line number of the current hit, found by counting "\n" forward from the last one (only for hits on the page).
   let at = 0, line = line0;
   while (pos >= 0) {
     n++;
-    if (items.length < limit) {
+    if (page.wantsNext) {
       for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { line++; at = nl + 1; }
-      items.push(evidenceAt(store, f, line + 1, line + 1, 'content_match', query));
+      page.add(evidenceAt(store, f, line + 1, line + 1, 'content_match', query));
+    } else {
+      page.pass();
     }
     const nl = hay.indexOf('\n', pos + q.length);
     if (nl < 0) break;
@@ -158,11 +191,31 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
   return n;
 }
 
-/** Definitions whose simple name or qualname is exactly `name`, sorted by (path, start line, qualname). */
+/**
+ * The ways `name` names definitions besides its simple name or qualname
+ * (contract §2): for every module name M the index knows with `name` =
+ * `M.Q`, the definitions with qualname exactly Q in the files known as M
+ * (`pkg.mod.Class.method`; `pkg.Class` for a class of `pkg/__init__.py`).
+ */
+function moduleQualified(store: Store, name: string): Array<{ qual: string; fids: number[] }> {
+  const out: Array<{ qual: string; fids: number[] }> = [];
+  for (let i = name.indexOf('.'); i > 0 && i < name.length - 1; i = name.indexOf('.', i + 1)) {
+    const fids = store.moduleFiles(name.slice(0, i));
+    if (fids.length) out.push({ qual: name.slice(i + 1), fids });
+  }
+  return out;
+}
+
+/**
+ * Definitions named `name` (simple name, qualname or module-qualified name),
+ * sorted by (path, start line, qualname); `total` counts them all, the page
+ * is cut from the first offset+limit in order without sorting the rest.
+ */
 export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolResult {
   if (!store.symbolsReady) return findSymbolFromRows(store, args);
   const { name, kind } = args;
-  const limit = args.limit ?? DEFAULT_LIMIT;
+  const page = pageOf(args);
+  const prefix = pathPrefixOf(args.path_prefix);
   const rank = store.pathRank();
   const sym = store.symbols;
   const before = (a: number, b: number): boolean => {
@@ -172,44 +225,69 @@ export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolRes
     const qa = sym.qualname(a), qb = sym.qualname(b);
     return qa !== qb ? qa < qb : sym.seq(a) < sym.seq(b);
   };
-  const all = kind === undefined ? sym.defs(name) : sym.defs(name).filter((d) => sym.kind(d) === kind);
-  const total = all.length;
-  let top: number[];
-  if (total <= limit) {
-    top = [...all].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-  } else {
-    // `total` is a count; only the first `limit` in order are kept (insertion into a short sorted list).
-    top = [];
-    for (const d of all) {
-      if (top.length === limit && !before(d, top[top.length - 1])) continue;
-      let i = top.length;
-      while (i > 0 && before(d, top[i - 1])) i--;
-      top.splice(i, 0, d);
-      if (top.length > limit) top.pop();
+  const keep = (d: number): boolean =>
+    (kind === undefined || sym.kind(d) === kind) && (prefix === undefined || store.file(sym.fid(d))!.path.startsWith(prefix));
+  let all = sym.defs(name);
+  const qualified = moduleQualified(store, name);
+  if (qualified.length) {
+    // A definition can match more than one way (its qualname, and as M.Q): each counts once.
+    const set = new Set(all);
+    for (const { qual, fids } of qualified) {
+      const inFiles = new Set(fids);
+      for (const d of sym.defsWithQualname(qual)) if (inFiles.has(sym.fid(d))) set.add(d);
     }
+    all = [...set];
   }
-  const items = top.map((d) => evidenceAt(store, store.file(sym.fid(d))!, sym.start(d), sym.end(d), sym.kind(d), sym.qualname(d)));
+  if (kind !== undefined || prefix !== undefined) all = all.filter(keep);
+  const total = all.length;
+  const top = firstInOrder(all, page.end, before);
+  const items = top.slice(page.offset).map((d) => evidenceAt(store, store.file(sym.fid(d))!, sym.start(d), sym.end(d), sym.kind(d), sym.qualname(d)));
   return { evidence: items, total, generation: store.generation };
+}
+
+/**
+ * The first `k` of `xs` in the order `before`: a full sort when that is most
+ * of them, else one pass keeping a short sorted list (a common name such as
+ * `__init__` has thousands of definitions, a page is at most 200 past its offset).
+ */
+function firstInOrder<T>(xs: readonly T[], k: number, before: (a: T, b: T) => boolean): T[] {
+  if (k * 4 >= xs.length) return [...xs].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(0, k);
+  const top: T[] = [];
+  for (const x of xs) {
+    if (top.length === k && !before(x, top[k - 1])) continue;
+    let lo = 0, hi = top.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (before(x, top[mid])) hi = mid; else lo = mid + 1; }
+    top.splice(lo, 0, x);
+    if (top.length > k) top.pop();
+  }
+  return top;
 }
 
 /** find_symbol from the LMDB rows, while the in-memory symbol index is still being read. */
 function findSymbolFromRows(store: Store, args: ToolArgs['find_symbol']): ToolResult {
   const { name, kind } = args;
-  const limit = args.limit ?? DEFAULT_LIMIT;
-  const fids = store.sortByPath([...new Set(store.symbolFiles(name))].filter(store.isLive));
-  const items: Evidence[] = [];
+  const prefix = pathPrefixOf(args.path_prefix);
+  const page = new PageItems(pageOf(args));
+  // File id -> the qualnames a definition there may have to match as module-qualified.
+  const quals = new Map<number, Set<string>>();
+  for (const { qual, fids } of moduleQualified(store, name)) {
+    for (const fid of fids) (quals.get(fid) ?? quals.set(fid, new Set()).get(fid)!).add(qual);
+  }
+  const candidates = new Set([...store.symbolFiles(name), ...quals.keys()]);
+  const fids = store.sortByPath([...candidates].filter((fid) => store.isLive(fid) && (prefix === undefined || store.file(fid)!.path.startsWith(prefix))));
   let total = 0;
   for (const fid of fids) {
     const f = store.file(fid)!;
+    const q = quals.get(fid);
     const defs = store.defs(fid)
-      .filter((d) => (d.name === name || d.qualname === name) && (kind === undefined || d.kind === kind))
+      .filter((d) => (d.name === name || d.qualname === name || q?.has(d.qualname)) && (kind === undefined || d.kind === kind))
       .sort((a, b) => a.start - b.start || (a.qualname < b.qualname ? -1 : a.qualname > b.qualname ? 1 : 0));
     for (const d of defs) {
       total++;
-      if (items.length < limit) items.push(evidenceAt(store, f, d.start, d.end, d.kind, d.qualname));
+      page.take(() => evidenceAt(store, f, d.start, d.end, d.kind, d.qualname));
     }
   }
-  return { evidence: items, total, generation: store.generation };
+  return { evidence: page.items, total, generation: store.generation };
 }
 
 function indexedFile(store: Store, root: string, rules: RepoRules, input: string): FileMeta {
@@ -241,45 +319,88 @@ export function readEvidence(store: Store, root: string, rules: RepoRules, args:
 /**
  * Import statements that import the module (contract §3): S = {M} plus every
  * module name of each repository file M names; a statement imports M when one
- * of its targets is in S.
+ * of its targets is in S. Sorted by (path, line); only the page becomes items.
  */
 export function findImporters(store: Store, root: string, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
   const m = args.module_name;
+  const prefix = pathPrefixOf(args.path_prefix);
+  const window = pageOf(args);
+  const page = new PageItems(window);
   const names = new Set<string>([m]);
   // A path names a file; "pkg.py" without a slash is a path only when the index
   // holds that file at the root, else it is the dotted name of module `py` in `pkg`.
-  if (m.includes('/') || (m.endsWith('.py') && store.fileByPath(m) !== undefined)) {
+  if (m.includes('/') || (isPythonPath(m) && store.fileByPath(m) !== undefined)) {
     const f = indexedFile(store, root, rules, m);
     if (!f.py) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python file of the index`);
     for (const n of f.mods) names.add(n);
   } else {
     for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   }
-  const items: Evidence[] = [];
   if (store.symbolsReady) {
     const rank = store.pathRank();
-    let stmts: readonly ImportRef[];
-    if (names.size === 1) {
-      stmts = store.symbols.importersInOrder(m, rank);
-    } else {
-      // A statement with several targets in `names` is one item: dedupe by identity.
-      const set = new Set<ImportRef>();
-      for (const n of names) for (const r of store.symbols.importers(n)) set.add(r);
-      stmts = [...set].sort(importOrder(rank));
-    }
-    for (const r of stmts) {
+    const pathOf = (r: ImportRef): string => store.file(r.fid)!.path;
+    const item = (r: ImportRef) => (): Evidence => {
       const text = store.importText(r); // read through textRange, which checks the span, when first needed
-      items.push(makeEvidenceLazy(store.file(r.fid)!.path, r.start, r.end, 'import', m, () => text));
+      return makeEvidenceLazy(pathOf(r), r.start, r.end, 'import', m, () => text);
+    };
+    // Each name's list is kept sorted (importersInOrder); the files under a prefix are one run of it.
+    const lists = [...names].map((n) => underPrefix(store.symbols.importersInOrder(n, rank), pathOf, prefix));
+    if (lists.length === 1) {
+      const [list] = lists;
+      return { evidence: list.slice(window.offset, window.end).map((r) => item(r)()), total: list.length, generation: store.generation };
     }
-    return { evidence: items, total: items.length, generation: store.generation };
+    let total = 0;
+    mergeInOrder(lists, importOrder(rank), (r) => { total++; page.take(item(r)); });
+    return { evidence: page.items, total, generation: store.generation };
   }
   const fids = new Set<number>();
   for (const n of names) for (const fid of store.targetFiles(n)) if (store.isLive(fid)) fids.add(fid);
+  let total = 0;
   for (const fid of store.sortByPath([...fids])) {
     const f = store.file(fid)!;
+    if (prefix !== undefined && !f.path.startsWith(prefix)) continue;
     const stmts = store.imports(fid).filter((imp) => imp.targets.some((t) => names.has(t)));
     stmts.sort((a, b) => a.start - b.start);
-    for (const imp of stmts) items.push(evidenceAt(store, f, imp.start, imp.end, 'import', m));
+    for (const imp of stmts) {
+      total++;
+      page.take(() => evidenceAt(store, f, imp.start, imp.end, 'import', m));
+    }
   }
-  return { evidence: items, total: items.length, generation: store.generation };
+  return { evidence: page.items, total, generation: store.generation };
+}
+
+/**
+ * The part of a list sorted by path whose paths start with `prefix` (all of
+ * it when there is none): paths sharing a prefix are one run in path order,
+ * found by two binary searches.
+ */
+function underPrefix<T>(list: readonly T[], pathOf: (x: T) => string, prefix: string | undefined): readonly T[] {
+  if (prefix === undefined) return list;
+  const firstWhere = (from: number, pred: (x: T) => boolean): number => {
+    let lo = from, hi = list.length;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (pred(list[mid])) hi = mid; else lo = mid + 1; }
+    return lo;
+  };
+  const from = firstWhere(0, (x) => cmp(pathOf(x), prefix) >= 0);
+  return list.slice(from, firstWhere(from, (x) => !pathOf(x).startsWith(prefix)));
+}
+
+/**
+ * Visits the union of sorted lists in order, each element once: a statement
+ * with several targets among the names sits in several lists, and comes up
+ * in them one after the other (equal in order means the same statement).
+ */
+function mergeInOrder<T>(lists: ReadonlyArray<readonly T[]>, order: (a: T, b: T) => number, visit: (x: T) => void): void {
+  const at = lists.map(() => 0);
+  let last: T | undefined;
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      if (at[i] < lists[i].length && (best < 0 || order(lists[i][at[i]], lists[best][at[best]]) < 0)) best = i;
+    }
+    if (best < 0) return;
+    const x = lists[best][at[best]++];
+    if (x !== last) visit(x);
+    last = x;
+  }
 }

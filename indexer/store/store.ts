@@ -17,7 +17,7 @@ import { SymbolIndex, type ImportRef } from './symbols.js';
 export { SearchText };
 
 /** Bump whenever a table's key or value layout changes: an index of another version is rebuilt from scratch. */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 /** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
 const MAX_KEY_BYTES = 400;

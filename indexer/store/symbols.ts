@@ -139,6 +139,14 @@ export class SymbolIndex {
     // A dotless key matches every definition listed under it: its name is the key, and a dotless qualname is the name.
     return dot < 0 ? e.slots : e.slots.filter((s) => this.sQual[s] === key);
   }
+  /** Slots of the definitions whose qualname is exactly `qual` (a dotless one: top-level definitions of that name only). */
+  defsWithQualname(qual: string): number[] {
+    const dot = qual.lastIndexOf('.');
+    const e = this.byName.get(dot < 0 ? qual : qual.slice(dot + 1));
+    if (!e) return [];
+    const stored = dot < 0 ? undefined : qual; // a qualname equal to the name is stored as undefined
+    return e.slots.filter((s) => this.sQual[s] === stored);
+  }
   fid(s: number): number { return this.sFid[s]; }
   start(s: number): number { return this.sStart[s]; }
   end(s: number): number { return this.sEnd[s]; }

@@ -2,10 +2,11 @@
 // time, never a hard-coded path), listings of .py files, and the ast-based
 // oracle (test/oracle/py_oracle.py) that tests compare extraction against.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isPackageInit, isPythonPath } from '../../indexer/python/modules.js';
 
 let cachedStdlib: string | null = null;
 
@@ -17,7 +18,18 @@ export function stdlibRoot(): string {
   return cachedStdlib;
 }
 
-/** POSIX paths, relative to `root`, of every `.py` file below it, sorted; folders named in skipDirs are not entered, symlinks are not followed. */
+let cachedSitePackages: string | null | undefined;
+
+/** Absolute path of python3's first site-packages folder (`site.getsitepackages()[0]`), or null when python3 has none. */
+export function sitePackagesRoot(): string | null {
+  if (cachedSitePackages === undefined) {
+    const out = execFileSync('python3', ['-c', 'import site; p = site.getsitepackages(); print(p[0] if p else "")'], { encoding: 'utf8' }).trim();
+    cachedSitePackages = out !== '' && existsSync(out) ? out : null;
+  }
+  return cachedSitePackages;
+}
+
+/** POSIX paths, relative to `root`, of every Python file (`.py` and `.pyi` stubs) below it, sorted; folders named in skipDirs are not entered, symlinks are not followed. */
 export function listPyFiles(root: string, opts: { skipDirs?: readonly string[] } = {}): string[] {
   const skip = new Set(opts.skipDirs ?? []);
   const out: string[] = [];
@@ -26,7 +38,7 @@ export function listPyFiles(root: string, opts: { skipDirs?: readonly string[] }
       const p = rel === '' ? e.name : `${rel}/${e.name}`;
       if (e.isDirectory()) {
         if (!skip.has(e.name)) walk(p);
-      } else if (e.isFile() && e.name.endsWith('.py')) {
+      } else if (e.isFile() && isPythonPath(e.name)) {
         out.push(p);
       }
     }
@@ -87,4 +99,11 @@ export function startPyOracle(root: string, files: readonly string[]): Promise<O
       }
     });
   });
+}
+
+/** The folders ("" = the root) holding an `__init__.py` or `__init__.pyi` among `files` (what the index's package rule sees). */
+export function packageDirsAmong(files: Iterable<string>): Set<string> {
+  const dirs = new Set<string>();
+  for (const f of files) if (isPackageInit(f)) dirs.add(f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '');
+  return dirs;
 }

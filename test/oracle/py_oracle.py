@@ -19,11 +19,17 @@ Rules (contract section 3, plus the decided edge rules of the task):
   statements inside if/try/with/for/while/match blocks count for the scope
   they sit in, those inside a def/class body belong to that def/class. One
   entry per (name, statement), spanning the statement.
+- packages: a folder holding __init__.py or __init__.pyi (the root never
+  counts). A file's package chain runs from its folder up to the topmost
+  ancestor that is a package; folders in between without an __init__ are
+  namespace portions (PEP 420) and stay in the chain.
+- module names: dotted path from the folder above the chain, then the dotted
+  path from the root; a .pyi stub has the names of its .py.
 - imports: every Import/ImportFrom anywhere; targets per the contract, with
-  relative imports resolved against the file's package (the longest chain of
-  ancestor folders holding __init__.py; a file outside any package resolves
-  against its folder's dotted path). Climbing above the root gives no
-  targets; an empty resolved package gives just the imported names.
+  relative imports resolved against the file's package (its chain's dotted
+  name; a file outside any package resolves against its folder's dotted
+  path). Climbing above the root gives no targets; an empty resolved package
+  gives just the imported names.
 - lines are counted at "\\n" only (contract section 1); Python also ends lines at
   a lone "\\r", so ast line numbers are mapped when a file has one.
 """
@@ -35,60 +41,67 @@ import sys
 import warnings
 
 
+PY_SUFFIXES = (".py", ".pyi")
+INIT_NAMES = ("__init__.py", "__init__.pyi")
+
+
 def package_dirs(files):
-    """Folders (POSIX, relative; "" is the root) that hold an __init__.py."""
+    """Folders (POSIX, relative; "" is the root) that hold __init__.py or __init__.pyi."""
     dirs = set()
     for f in files:
         head, _, name = f.rpartition("/")
-        if name == "__init__.py":
+        if name in INIT_NAMES:
             dirs.add(head)
     return dirs
 
 
-def folder_of(path):
-    return path.rpartition("/")[0]
+def ancestors(folder):
+    """folder and every folder above it, innermost first, the root ("") left out."""
+    out = []
+    while folder != "":
+        out.append(folder)
+        folder = folder.rpartition("/")[0]
+    return out
 
 
-def package_chain(folder, pkgs):
-    """Folders of the package chain, outermost first. The root never joins a
-    chain: the folder above it would lie outside the repository."""
-    chain = []
-    while folder != "" and folder in pkgs:
-        chain.insert(0, folder)
-        folder = folder_of(folder)
-    return chain
+def chain_parent(folder, pkgs):
+    """The folder above the package chain of a file in `folder`: the parent of
+    the topmost ancestor that is a package, or None when no ancestor is one."""
+    tops = [a for a in ancestors(folder) if a in pkgs]
+    if not tops:
+        return None
+    return tops[-1].rpartition("/")[0]
+
+
+def dotted_below(folder, parent):
+    """folder's path below parent, dotted ("" when they are the same)."""
+    rel = folder if parent == "" else folder[len(parent) + 1:]
+    return rel.replace("/", ".")
 
 
 def base_package(path, pkgs):
-    folder = folder_of(path)
-    chain = package_chain(folder, pkgs)
-    if chain:
-        top_parent = folder_of(chain[0])
-        rel = folder[len(top_parent) + 1:] if top_parent else folder
-        return rel.replace("/", ".")
-    return folder.replace("/", ".")
+    folder = path.rpartition("/")[0]
+    parent = chain_parent(folder, pkgs)
+    return dotted_below(folder, "" if parent is None else parent)
 
 
 def module_names(path, pkgs):
-    if not path.endswith(".py"):
+    name = path.rpartition("/")[2]
+    if not name.endswith(PY_SUFFIXES):
         return []
-    folder = folder_of(path)
-    stem = path.rpartition("/")[2][:-3]
-    chain = package_chain(folder, pkgs)
+    folder = path.rpartition("/")[0]
+    stem = name.rsplit(".", 1)[0]
 
-    def dotted(dir_rel):
-        parts = [p for p in dir_rel.split("/") if p]
+    def dotted(pkg):
+        parts = [p for p in pkg.split(".") if p]
         if stem != "__init__":
             parts.append(stem)
         return ".".join(parts)
 
-    if chain:
-        top_parent = folder_of(chain[0])
-        pkg_based = dotted(folder[len(top_parent) + 1:] if top_parent else folder)
-    else:
-        pkg_based = dotted("")
+    parent = chain_parent(folder, pkgs)
+    pkg_based = dotted("" if parent is None else dotted_below(folder, parent))
     names = []
-    for n in (pkg_based, dotted(folder)):
+    for n in (pkg_based, dotted(folder.replace("/", "."))):
         if n and n not in names:
             names.append(n)
     return names
