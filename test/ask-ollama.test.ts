@@ -43,9 +43,20 @@ test('the request carries exactly the five tools, schemas derived from zod, syst
     assert.is(body.tools.length, 5);
     for (const t of body.tools) {
       assert.is(t.type, 'function');
-      const { $schema: _s, ...expected } = z.toJSONSchema((TOOLS as any)[t.function.name].schema, { io: 'input' }) as any;
+      // The zod schema as the model is meant to see it: the validation-only keywords (string lengths, the
+      // closed-object flag, zod's ±2^53 integer bounds) left out, and the paging arguments described once in the system prompt.
+      const { $schema: _s, ...full } = z.toJSONSchema((TOOLS as any)[t.function.name].schema, { io: 'input' }) as any;
+      assert.is(full.additionalProperties, false, `${t.function.name} must reject unknown fields (the daemon validates with it)`);
+      const expected = structuredClone(full);
+      delete expected.additionalProperties;
+      for (const [name, prop] of Object.entries<any>(expected.properties)) {
+        delete prop.minLength; delete prop.maxLength;
+        if (prop.maximum === Number.MAX_SAFE_INTEGER) delete prop.maximum;
+        if (prop.minimum === Number.MIN_SAFE_INTEGER) delete prop.minimum;
+        if (['limit', 'offset', 'path_prefix'].includes(name)) delete prop.description;
+      }
       assert.equal(t.function.parameters, expected, t.function.name);
-      assert.is(t.function.parameters.additionalProperties, false, `${t.function.name} must reject unknown fields`);
+      if ('offset' in full.properties) assert.match(SYSTEM_PROMPT, /limit \(1-200, default 20\) items from offset/);
       assert.is(t.function.description, (TOOLS as any)[t.function.name].description);
     }
     assert.equal(body.tools.find((t: any) => t.function.name === 'search_code').function.parameters.required, ['query']);

@@ -16,13 +16,13 @@ export const MAX_OFFSET = 100_000;
  */
 const paging = {
   limit: z.number().int().min(1).max(MAX_LIMIT).optional()
-    .describe(`Maximum number of evidence items to return (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}). \`total\` still counts every match.`),
+    .describe(`Items per page (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}); \`total\` counts every match.`),
   offset: z.number().int().min(0).max(MAX_OFFSET).optional()
-    .describe(`Skip this many items of the full answer first (0-${MAX_OFFSET.toLocaleString('en')}, default 0): offset=20 with limit=20 is the second page.`),
+    .describe(`Items to skip first, for the next page (0-${MAX_OFFSET}, default 0).`),
 };
 
 const pathPrefix = z.string().min(1).max(1000).optional()
-  .describe('Only items whose repository-relative path starts with this prefix, e.g. "src/".');
+  .describe('Only paths starting with this, e.g. "src/".');
 
 export const SearchCodeArgs = z.strictObject({
   query: z.string().min(1).max(200)
@@ -149,13 +149,22 @@ export interface ToolDescriptor {
 let descriptors: ToolDescriptor[] | null = null;
 
 /**
+ * zod writes `.int()` as bounded by ±(2^53-1); those bounds say nothing a
+ * model or host can use and cost every prompt their characters, so they go.
+ */
+function dropSafeIntegerBounds(ctx: { jsonSchema: Record<string, unknown> }): void {
+  if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum;
+  if (ctx.jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete ctx.jsonSchema.minimum;
+}
+
+/**
  * JSON Schema of each tool's arguments, generated from the same zod schema that
  * validates. Generated once (it is the same every time, and costs ~0.3 ms); each
  * call gets its own copy, so a caller may change what it is given.
  */
 export function toolDescriptors(): ToolDescriptor[] {
   descriptors ??= TOOL_NAMES.map((name) => {
-    const { $schema: _drop, ...inputSchema } = z.toJSONSchema(TOOLS[name].schema, { io: 'input' }) as Record<string, unknown>;
+    const { $schema: _drop, ...inputSchema } = z.toJSONSchema(TOOLS[name].schema, { io: 'input', override: dropSafeIntegerBounds }) as Record<string, unknown>;
     return { name, description: TOOLS[name].description, inputSchema };
   });
   return structuredClone(descriptors);
