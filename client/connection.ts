@@ -52,6 +52,8 @@ export interface ConnectOptions {
   /** How long to wait for a daemon we started (default 30 s). */
   startTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Who is calling, sent as `X-Evidex-Client` so the daemon's audit log names it (e.g. an MCP host's clientInfo.name). */
+  clientName?: string;
 }
 
 /** Path of the compiled daemon entry, next to this file in dist/. */
@@ -60,10 +62,10 @@ export function daemonEntry(): string {
 }
 
 /** Opens one authenticated WebSocket to the daemon described by `info`. */
-export function openSocket(info: DaemonInfo, timeoutMs = 5000): Promise<WebSocket> {
+export function openSocket(info: DaemonInfo, timeoutMs = 5000, clientName?: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(info.url, {
-      headers: { Authorization: `Bearer ${info.token}` },
+      headers: { Authorization: `Bearer ${info.token}`, ...(clientName ? { 'X-Evidex-Client': clientName } : {}) },
       maxPayload: MAX_PAYLOAD_BYTES,
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
@@ -100,7 +102,7 @@ type Probe =
   | { kind: 'unreachable'; info: DaemonInfo; error: string }; // a live daemon pid that does not answer
 
 /** Looks for a daemon for this state folder and connects to it if one answers. */
-async function probe(stateDir: string): Promise<Probe> {
+async function probe(stateDir: string, clientName?: string): Promise<Probe> {
   const info = await readDaemonInfo(stateDir);
   if (!info) return { kind: 'none' };
   if (!(await daemonAlive(stateDir, info.pid))) {
@@ -109,7 +111,7 @@ async function probe(stateDir: string): Promise<Probe> {
     return { kind: 'none' };
   }
   try {
-    return { kind: 'running', info, ws: await openSocket(info) };
+    return { kind: 'running', info, ws: await openSocket(info, undefined, clientName) };
   } catch (e) {
     return { kind: 'unreachable', info, error: (e as Error).message };
   }
@@ -157,13 +159,13 @@ function lastLogLine(path: string): string {
  * wait at once with its last log line, unless it exited because another
  * daemon already serves the root: then that one is waited for.
  */
-async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess, clientName?: string): Promise<{ info: DaemonInfo; ws: WebSocket }> {
   let exit: number | null = null;
   child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
-    const p = await probe(stateDir);
+    const p = await probe(stateDir, clientName);
     if (p.kind === 'running') return p;
     if (p.kind === 'unreachable') last = p.error;
     if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
@@ -176,24 +178,24 @@ async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, 
 }
 
 /** Where a root's daemon would be, and whether one answers there: the first step of every command below. */
-async function locate(root: string, envOpt?: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
+async function locate(root: string, envOpt?: NodeJS.ProcessEnv, clientName?: string): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
   const env = envOpt ?? process.env;
   const real = canonicalRoot(root);
   const stateDir = stateDirFor(real, env);
-  return { env, real, stateDir, p: await probe(stateDir) };
+  return { env, real, stateDir, p: await probe(stateDir, clientName) };
 }
 
 /** Spawns a daemon for `real` and waits until it (or a racing starter's) answers. */
-async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000, clientName?: string): Promise<{ info: DaemonInfo; ws: WebSocket }> {
   // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
   try { parseDaemonArgs([], env); } catch (e) { throw new UsageError((e as Error).message); }
   await ensureStateDir(stateDir);
-  return waitForDaemon(real, stateDir, timeoutMs, spawnDaemon(real, stateDir, env));
+  return waitForDaemon(real, stateDir, timeoutMs, spawnDaemon(real, stateDir, env), clientName);
 }
 
 /** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
 export async function connect(root: string, opts: ConnectOptions = {}): Promise<Client> {
-  const { env, real, stateDir, p } = await locate(root, opts.env);
+  const { env, real, stateDir, p } = await locate(root, opts.env, opts.clientName);
   if (p.kind === 'running') return makeClient(p.ws, p.info, stateDir);
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`the evidex daemon for ${real} (pid ${p.info.pid}) is not answering at ${p.info.url}: ${p.error}; `
@@ -202,7 +204,7 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   if (!opts.autoStart) {
     throw new ConnectionError(`no evidex daemon for ${real}; start one with \`evidex daemon start --repo ${real}\``);
   }
-  const started = await startAndWait(real, stateDir, env, opts.startTimeoutMs);
+  const started = await startAndWait(real, stateDir, env, opts.startTimeoutMs, opts.clientName);
   return makeClient(started.ws, started.info, stateDir);
 }
 
