@@ -14,7 +14,7 @@ import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import { RpcCode, RpcConnection, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { LatencyBook } from './latency.js';
 import {
-  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, SHUTTING_DOWN, TOOL_ERROR,
+  ASK_ERROR, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodByName, Notifications, REQUEST_CANCELLED, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type StatusResult,
   type WarmupStatus,
 } from '../protocol/messages.js';
@@ -87,6 +87,20 @@ function latencyName(method: string, params: unknown): string {
 
 /** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
 const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
+
+/**
+ * A tool call that waits (on the first build, on git) answers REQUEST_CANCELLED
+ * as soon as its client cancels it, so a host that gave up is not kept waiting
+ * and the call's answer, if it comes, is dropped. The work itself runs on: it
+ * is read-only, and bounded (git by its timeout).
+ */
+function untilCancelled<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new RpcError(REQUEST_CANCELLED, 'request cancelled by the client'));
+    if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 export class Daemon {
   private readonly queue = new WriteQueue();
@@ -290,7 +304,7 @@ export class Daemon {
       case 'toolsList': return { tools: toolDescriptors() };
       case 'toolsCall': {
         const r = this.startTool(p.name, p.arguments);
-        return r instanceof Promise ? r.then(wireResult) : wireResult(r);
+        return r instanceof Promise ? untilCancelled(r.then(wireResult), ctx.signal) : wireResult(r);
       }
       case 'ask': return this.ask(client, ctx, p as ParamsOf<'ask'>);
       case 'indexStatus': return this.status();
