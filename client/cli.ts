@@ -256,6 +256,17 @@ const COMMANDS: Record<string, Command> = {
     'ask a local Ollama model; it answers from evidex tools, citing path:line', runAskCommand),
   eval: modelCommand('evidex eval FILE [--model M] [--json]',
     'run an evaluation set (JSONL cases) against a model and print pass/fail per case', runEvalCommand),
+  mcp: {
+    usage: 'evidex mcp [--repo DIR]',
+    summary: 'MCP server on stdio: the five tools for any MCP host, answered by the daemon',
+    flags: { ...REPO, ...HELP },
+    async run(p) {
+      needPositionals(p, 0, this.usage);
+      // Loaded here only: the MCP SDK stays out of every other command's start-up.
+      const { runMcpServer } = await import('./mcp/server.js');
+      return runMcpServer({ root: repoOf(p), version: version() });
+    },
+  },
   tools: {
     usage: 'evidex tools [--json]',
     summary: 'the allowlist: the five read-only tools and their argument schemas',
