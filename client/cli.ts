@@ -36,7 +36,7 @@ function repoOf(p: Parsed): string {
 }
 
 function needPositionals(p: Parsed, n: number, usage: string): void {
-  if (p.positionals.length !== n) throw new UsageError(`expected ${n === 1 ? 'one argument' : `${n} arguments`}; usage: ${usage}`);
+  if (p.positionals.length !== n) throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}; usage: ${usage}`);
 }
 
 /** Runs one tool through the daemon. Refusals come back as ToolError (code from the daemon). */
