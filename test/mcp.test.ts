@@ -5,13 +5,14 @@
 // a plain daemon client gets for the same call, and its evidence is checked
 // against the files.
 import { spawn } from 'node:child_process';
-import { appendFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { WebSocketServer } from 'ws';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connect, daemonStop, type Client } from '../client/connection.js';
+import { connect, daemonStop, openSocket, type Client } from '../client/connection.js';
 import { clientHeaderName } from '../client/mcp/server.js';
 import { canonicalRoot, readDaemonInfo, stateDirFor } from '../daemon/state.js';
 import { TOOL_NAMES, toolDescriptors } from '../indexer/query/schemas.js';
@@ -206,6 +207,39 @@ test('the host\'s name is sent as a header value: printable ASCII, never empty',
   assert.is(clientHeaderName('zed\r\nX-Evil: 1'), 'zed??X-Evil: 1');
   assert.is(clientHeaderName('  '), 'mcp');
   assert.is(clientHeaderName(undefined), 'mcp');
+});
+
+test('the daemon connection carries the host\'s name as X-Evidex-Client (a real ws server reads the upgrade)', async () => {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((r) => wss.once('listening', r));
+  const seen = new Promise<string | undefined>((r) => wss.once('connection', (_ws, req) => r(req.headers['x-evidex-client'] as string | undefined)));
+  const { port } = wss.address() as { port: number };
+  const info = { pid: process.pid, port, url: `ws://127.0.0.1:${port}/`, token: 't', root: repo };
+  const ws = await openSocket(info, 5000, clientHeaderName('Zed Editor'));
+  assert.is(await seen, 'Zed Editor');
+  ws.terminate();
+  await new Promise((r) => wss.close(r));
+});
+
+/** Every module a file loads through static imports (relative ones followed, packages listed by name). */
+function staticImports(file: string, seen = new Set<string>(), packages = new Set<string>()): Set<string> {
+  if (seen.has(file)) return packages;
+  seen.add(file);
+  const text = readFileSync(file, 'utf8');
+  for (const m of text.matchAll(/^(?:import|export)\s+(?:[^;']*?from\s+)?'([^']+)'/gm)) {
+    if (m[1].startsWith('.')) staticImports(resolve(dirname(file), m[1]), seen, packages);
+    else packages.add(m[1]);
+  }
+  return packages;
+}
+
+test('the MCP SDK stays out of the CLI\'s and the daemon\'s load path (only `evidex mcp` imports it)', () => {
+  for (const entry of ['client/bin.js', 'daemon/main.js']) {
+    const pkgs = [...staticImports(join(PROJECT_ROOT, 'dist', entry))];
+    assert.ok(pkgs.includes('ws'), `${entry}: the walk follows imports (${pkgs.join(', ')})`);
+    assert.equal(pkgs.filter((p) => p.startsWith('@modelcontextprotocol/')), [], entry);
+  }
+  assert.ok([...staticImports(join(PROJECT_ROOT, 'dist', 'client', 'mcp', 'server.js'))].some((p) => p.startsWith('@modelcontextprotocol/sdk')));
 });
 
 test.after(async () => {
