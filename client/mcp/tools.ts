@@ -77,8 +77,7 @@ export function serverInstructions(root: string): string {
 
 /** A daemon answer as an MCP result: the answer as structuredContent, and the same JSON as text for hosts that read only text. */
 export function answerResult(r: ToolResult): CallToolResult {
-  const answer = { evidence: r.evidence, total: r.total, generation: r.generation };
-  return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+  return { content: [{ type: 'text', text: JSON.stringify(r) }], structuredContent: r as unknown as Record<string, unknown> };
 }
 
 /** The `code: message` line of a refusal or failure, for the model to correct itself by. */
