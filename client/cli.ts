@@ -70,7 +70,7 @@ export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv): string | null 
 const unnamedRoot = (p: Parsed): boolean => p.flags.repo === undefined;
 
 function needPositionals(p: Parsed, n: number, usage: string): void {
-  if (p.positionals.length !== n) throw new UsageError(`expected ${n === 1 ? 'one argument' : `${n} arguments`}; usage: ${usage}`);
+  if (p.positionals.length !== n) throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}; usage: ${usage}`);
 }
 
 /**
@@ -464,6 +464,17 @@ const COMMANDS: Record<string, Command> = {
     'run an evaluation set (JSONL cases) against a model and print pass/fail per case', 'eval', 1,
     async () => { const { runEvalCommand } = await import('./eval.js'); return (c, [file], o) => runEvalCommand(c, file, o); },
     { repeat: { kind: 'int', value: 'N', help: 'run every case N times and report its pass rate (default 1)' } }),
+  mcp: {
+    usage: 'evidex mcp [--repo DIR]',
+    summary: 'MCP server on stdio: the five tools for any MCP host, answered by the daemon',
+    flags: { ...REPO, ...HELP },
+    async run(p) {
+      needPositionals(p, 0, this.usage);
+      // Loaded here only: the MCP SDK stays out of every other command's start-up.
+      const { runMcpServer } = await import('./mcp/server.js');
+      return runMcpServer({ root: await repoOf(p), version: version(), unnamedRoot: unnamedRoot(p) });
+    },
+  },
   tools: {
     usage: 'evidex tools [--json]',
     summary: 'the allowlist: the five read-only tools and their argument schemas',

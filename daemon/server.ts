@@ -20,7 +20,7 @@ import { LatencyBook } from './latency.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Conversation } from './ask/loop.js';
 import {
-  ASK_ERROR, MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, OBSERVER_HEADER, SHUTTING_DOWN, TOOL_ERROR,
+  ASK_ERROR, MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, OBSERVER_HEADER, REQUEST_CANCELLED, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type ResultOf,
   type StatusResult, type WarmupStatus,
 } from '../protocol/messages.js';
@@ -117,6 +117,20 @@ type Handlers = { [K in MethodKey]: Handler<K> };
 
 /** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
 const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
+
+/**
+ * A tool call that waits (on the first build, on git) answers REQUEST_CANCELLED
+ * as soon as its client cancels it, so a host that gave up is not kept waiting
+ * and the call's answer, if it comes, is dropped. The work itself runs on: it
+ * is read-only, and bounded (git by its timeout).
+ */
+function untilCancelled<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new RpcError(REQUEST_CANCELLED, 'request cancelled by the client'));
+    if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 export class Daemon {
   private readonly queue = new WriteQueue();
@@ -307,7 +321,10 @@ export class Daemon {
   /** One handler per method; dispatch() runs them with validated params. */
   private readonly handlers: Handlers = {
     toolsList: () => ({ tools: toolDescriptors() }),
-    toolsCall: (p, client) => this.toolsCall(client, p.name, p.arguments),
+    toolsCall: (p, client, ctx) => {
+      const r = this.toolsCall(client, p.name, p.arguments);
+      return r instanceof Promise ? untilCancelled(r, ctx.signal) : r;
+    },
     ask: (p, client, ctx) => this.ask(client, ctx, p),
     indexStatus: () => this.status(),
     indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),

@@ -18,6 +18,7 @@
 //   -32003 MESSAGE_TOO_LARGE  a message over the per-message limit (default 1 MiB); the connection stays open.
 //                             An answer over MAX_ANSWER_BYTES is refused with it too, data = {code: 'answer_too_large', message, limit, size}
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
+//   -32800 REQUEST_CANCELLED  the client cancelled the request ($/cancelRequest) before it was answered
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from '../daemon/ask/events.js';
@@ -33,6 +34,8 @@ export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;
 export { MESSAGE_TOO_LARGE };
 export const SHUTTING_DOWN = -32004;
+/** The LSP code for a request its client cancelled. */
+export const REQUEST_CANCELLED = -32800;
 
 /** Default soft limit for one message (either direction is checked by the receiver). */
 export const MAX_MESSAGE_BYTES = 1 << 20;

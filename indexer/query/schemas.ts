@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { READ_MAX_LINES } from '../../protocol/messages.js';
+import { EVIDENCE_KINDS } from '../evidence.js';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 200;
@@ -140,10 +141,37 @@ export function validateToolCall(name: unknown, args: unknown): ToolCall {
   return { name, args: parsed.data } as ToolCall;
 }
 
+/**
+ * What every tool answers (contract §1, §2), for hosts that check answers
+ * against a schema (MCP's outputSchema). Loose objects: an optional field added
+ * to an item or the result must not make a checking host reject the answer.
+ */
+export const EvidenceSchema = z.looseObject({
+  path: z.string().describe('Repository-relative POSIX path of the file.'),
+  start_line: z.number().int().min(1).describe('First line of the item, 1-based.'),
+  end_line: z.number().int().min(1).describe('Last line of the item, inclusive.'),
+  kind: z.enum(EVIDENCE_KINDS),
+  name: z.string().describe('What was found: the query, the qualified symbol, the module, the path.'),
+  snippet: z.string().describe('Exactly lines start_line..end_line of the file, joined by "\\n" (a diff item: the hunk text).'),
+  truncated: z.literal(true).optional().describe('The snippet was cut to its first 4,000 characters.'),
+});
+export const ToolResultSchema = z.looseObject({
+  evidence: z.array(EvidenceSchema).describe('The items of this page of the answer, in answer order.'),
+  total: z.number().int().min(0).describe('How many matches exist in all; more than the items returned when limit or offset cut the answer.'),
+  generation: z.number().int().min(0).describe('The index generation that answered (it rises with every index update).'),
+});
+
 export interface ToolDescriptor {
   name: ToolName;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** JSON Schema of the answer ({evidence, total, generation}), the same for every tool. */
+  outputSchema: Record<string, unknown>;
+}
+
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, override: dropSafeIntegerBounds }) as Record<string, unknown>;
+  return rest;
 }
 
 let descriptors: ToolDescriptor[] | null = null;
@@ -159,13 +187,15 @@ function dropSafeIntegerBounds(ctx: { jsonSchema: Record<string, unknown> }): vo
 
 /**
  * JSON Schema of each tool's arguments, generated from the same zod schema that
- * validates. Generated once (it is the same every time, and costs ~0.3 ms); each
+ * validates, and of its answer (ToolResultSchema). Generated once (it is the same every time, and costs ~0.3 ms); each
  * call gets its own copy, so a caller may change what it is given.
  */
 export function toolDescriptors(): ToolDescriptor[] {
-  descriptors ??= TOOL_NAMES.map((name) => {
-    const { $schema: _drop, ...inputSchema } = z.toJSONSchema(TOOLS[name].schema, { io: 'input', override: dropSafeIntegerBounds }) as Record<string, unknown>;
-    return { name, description: TOOLS[name].description, inputSchema };
-  });
+  if (!descriptors) {
+    const outputSchema = jsonSchemaOf(ToolResultSchema, 'output');
+    descriptors = TOOL_NAMES.map((name) => ({
+      name, description: TOOLS[name].description, inputSchema: jsonSchemaOf(TOOLS[name].schema, 'input'), outputSchema,
+    }));
+  }
   return structuredClone(descriptors);
 }

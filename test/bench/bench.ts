@@ -2,12 +2,16 @@
 // (Python's ast, ripgrep, universal-ctags) on the same files in the same run,
 // printed as one table: figure, evidex, reference, ratio, target. Nothing is
 // downloaded; every corpus comes from the machine's python3.
+// `npm run bench -- --mcp` runs only the `evidex mcp` rows (tool calls through
+// the MCP server on stdio beside the same calls over the daemon's WebSocket).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { minus } from '../../daemon/latency.js';
 import { Methods, warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
@@ -19,6 +23,7 @@ import { drawQueries } from './queries.js';
 
 const args = process.argv.slice(2);
 const LARGE = args.includes('--large');
+const MCP_ONLY = args.includes('--mcp');
 const NQ = Number(args[args.indexOf('--queries') + 1]) || 300;
 /** Only the CLI-latency rows (benchCli): seconds instead of minutes. */
 const CLI_ONLY = args.includes('--cli-only');
@@ -187,6 +192,68 @@ interface CorpusFigures {
   p99: Record<'search_code' | 'find_symbol' | 'find_importers', number>;
 }
 
+/** Steady state: caches loaded, the request path warmed up, the watcher's first scan and the catch-up after it done. */
+async function waitSteady(client: Client): Promise<void> {
+  for (let i = 0; ; i++) {
+    const st = await client.request(Methods.indexStatus);
+    if (st.index.warm && warmupSettled(st.daemon.warmup) && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
+    if (i > 12_000) throw new Error('the index never reported warm');
+    await new Promise((res) => setTimeout(res, 5));
+  }
+}
+
+/**
+ * `evidex mcp` as a host runs it (spawned, driven by the SDK's own client over
+ * stdio, answers checked against the outputSchema as the SDK does): how long it
+ * takes to answer initialize, and tools/call round trips beside the same calls
+ * over the daemon's WebSocket. The MCP server reaches the same daemon, so the
+ * difference is what the stdio hop and the MCP layer on both ends add.
+ */
+async function mcpRows(c: Corpus, client: Client, env: NodeJS.ProcessEnv, q: ReturnType<typeof drawQueries>): Promise<void> {
+  const bin = join(here, '..', '..', 'client', 'bin.js');
+  const mcp = new McpClient({ name: 'evidex-bench', version: '1' });
+  const [initMs] = await timed(() => mcp.connect(new StdioClientTransport({
+    command: process.execPath, args: [bin, 'mcp', '--repo', c.root], env: env as Record<string, string>, stderr: 'ignore',
+  })));
+  try {
+    row(`[${c.name}] evidex mcp: spawn to initialize answered`, ms(initMs));
+    await mcp.listTools(); // the SDK client checks structuredContent against the outputSchema it lists
+    for (const [tool, inputs, key] of [['find_symbol', q.symbols, 'name'], ['search_code', q.search, 'query']] as const) {
+      for (const v of inputs.slice(0, WARMUP_CALLS)) await mcp.callTool({ name: tool, arguments: { [key]: v } });
+      const viaMcp: number[] = [];
+      const viaWs: number[] = [];
+      for (const v of inputs) {
+        viaMcp.push((await timed(() => mcp.callTool({ name: tool, arguments: { [key]: v } })))[0]);
+        viaWs.push((await timed(() => call(client, tool, { [key]: v })))[0]);
+      }
+      const m = stats(viaMcp);
+      const w = stats(viaWs);
+      row(`[${c.name}] ${tool} through evidex mcp (stdio), p50 / p99 (${m.n} calls)`, `${ms(m.p50)} / ${ms(m.p99)}`,
+        `daemon WebSocket, same calls: ${ms(w.p50)} / ${ms(w.p99)}`, `+${ms(m.p50 - w.p50)} p50`);
+    }
+  } finally {
+    await mcp.close();
+  }
+}
+
+/** `--mcp`: only the evidex mcp rows, on the stdlib corpus, with a daemon started for them. */
+async function benchMcpOnly(c: Corpus): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'evidex-bench-home-'));
+  const env = { ...process.env, EVIDEX_HOME: home };
+  process.env.EVIDEX_HOME = home;
+  console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mib(c.bytes)} in ${c.root}`);
+  const client = await connect(c.root, { autoStart: true, env, startTimeoutMs: 300_000 });
+  try {
+    await waitSteady(client);
+    await mcpRows(c, client, env, JSON.parse(JSON.stringify(drawQueries(c, NQ))) as ReturnType<typeof drawQueries>);
+  } finally {
+    await client.close();
+    await daemonStop(c.root, { env });
+    rmSync(home, { recursive: true, force: true });
+    rmSync(c.root, { recursive: true, force: true });
+  }
+}
+
 async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   const p99: CorpusFigures['p99'] = { search_code: NaN, find_symbol: NaN, find_importers: NaN };
   const home = mkdtempSync(join(tmpdir(), 'evidex-bench-home-'));
@@ -223,15 +290,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   row(`[${c.name}] warm start to serving`, ms(warmMs), '', '', '< 1 s', warmMs < 1000);
   // Queries are timed once the in-memory caches are loaded (steady state); until
   // then answers are correct but come from slower paths. How long that takes is reported.
-  const [warmupMs] = await timed(async () => {
-    for (let i = 0; ; i++) {
-      const st = await client.request(Methods.indexStatus);
-      // Steady state: caches loaded, the request path warmed up, the watcher's first scan and the catch-up after it done.
-      if (st.index.warm && warmupSettled(st.daemon.warmup) && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
-      if (i > 12_000) throw new Error('the index never reported warm');
-      await new Promise((res) => setTimeout(res, 5));
-    }
-  });
+  const [warmupMs] = await timed(() => waitSteady(client));
   row(`[${c.name}] background warm-up after serving (caches, request path, watcher scan)`, ms(warmupMs));
   const w = (await client.request(Methods.indexStatus)).daemon.warmup;
   row(`[${c.name}] of which the request-path warm-up (daemon's own tool calls)`,
@@ -268,6 +327,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
     row(`[${c.name}] search_code p99`, ms(ss.p99), rgTimes.length ? `rg median / 2 = ${ms(rgMed / 2)}` : '', '', '≤ rg median / 2', rgTimes.length ? ss.p99 <= rgMed / 2 : null);
     row(`[${c.name}] search_code max`, ms(ss.max));
     rows.push(searchShare);
+    await mcpRows(c, client, env, q);
 
     // Default page (limit 20) for both tools, then find_importers' largest page (limit 200): its biggest answers.
     const timedTools = [
@@ -421,10 +481,14 @@ function printTable(): void {
 
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
 console.log(`evidex bench · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · node ${process.version} · ${execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim()}`);
-if (!CLI_ONLY) {
-  const small = await benchCorpus(makeCorpus('stdlib'));
-  if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+if (MCP_ONLY) {
+  await benchMcpOnly(makeCorpus('stdlib'));
+} else {
+  if (!CLI_ONLY) {
+    const small = await benchCorpus(makeCorpus('stdlib'));
+    if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+  }
+  benchCli();
 }
-benchCli();
 printTable();
 writeFileSync(join(tmpdir(), 'evidex-bench-last.txt'), rows.map((r) => Object.values(r).join('\t')).join('\n'));

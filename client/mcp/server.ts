@@ -1,0 +1,112 @@
+// `evidex mcp`: a Model Context Protocol server on stdio (contract §8), built
+// on the official SDK. It is a client of the repository's daemon like every
+// other command, so the index, its watcher and the audit log are shared: the
+// tool list and every call are the daemon's, and the host is named to it by
+// its clientInfo. Loaded only by `evidex mcp` (cli.ts imports it on demand):
+// the SDK stays out of every other command's start-up.
+import type { Readable, Writable } from 'node:stream';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Methods } from '../../protocol/messages.js';
+import { connect, type Client } from '../connection.js';
+import { answerResult, mcpTool, refusalLine, refusalResult, serverInstructions } from './tools.js';
+
+export interface McpServerOptions {
+  root: string;
+  version: string;
+  env?: NodeJS.ProcessEnv;
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Diagnostics; stdout is the protocol's alone. */
+  log?: (line: string) => void;
+  /** No --repo: the daemon is not started unasked for the home folder or a huge non-git tree (a host's own folder may be either). */
+  unnamedRoot?: boolean;
+}
+
+/** The host's name as an HTTP header value can carry it: printable ASCII, bounded. */
+export function clientHeaderName(name: string | undefined): string {
+  const clean = (name ?? '').replace(/[^\x20-\x7e]/g, '?').trim().slice(0, 100);
+  return clean || 'mcp';
+}
+
+/**
+ * The connection to the daemon, opened on first need and opened again after
+ * it drops (the daemon was stopped or restarted), each time named after the
+ * host as it is known by then.
+ */
+class DaemonLink {
+  private client: Promise<Client> | null = null;
+  private closing = false;
+
+  constructor(private readonly root: string, private readonly env: NodeJS.ProcessEnv | undefined,
+    private readonly name: () => string, private readonly log: (line: string) => void, private readonly unnamedRoot = false) {}
+
+  get(): Promise<Client> {
+    if (this.closing) return Promise.reject(new Error('the MCP server is shutting down'));
+    if (this.client) return this.client;
+    const p = connect(this.root, { autoStart: true, env: this.env, clientName: this.name(), unnamedRoot: this.unnamedRoot });
+    this.client = p;
+    const forget = () => { if (this.client === p) this.client = null; };
+    p.then((c) => {
+      this.log(`connected to the evidex daemon for ${c.info.root} (pid ${c.info.pid}) as ${JSON.stringify(this.name())}`);
+      void c.closed.then((why) => { forget(); if (!this.closing) this.log(`daemon connection closed: ${why}; the next request reconnects`); });
+    }, (e: unknown) => { forget(); this.log(`cannot reach the daemon: ${refusalLine(e)}`); });
+    return p;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const c = await this.client?.catch(() => null);
+    this.client = null;
+    await c?.close();
+  }
+}
+
+/**
+ * Serves until stdin closes (the host went away), then closes the daemon
+ * connection and resolves with the exit status. A daemon started here was
+ * started detached: it stays for the next client until its idle timeout.
+ */
+export async function runMcpServer(opts: McpServerOptions): Promise<number> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`evidex mcp: ${line}\n`));
+  const stdin = opts.stdin ?? process.stdin;
+  const server = new Server({ name: 'evidex', version: opts.version },
+    { capabilities: { tools: {} }, instructions: serverInstructions(opts.root) });
+  const link = new DaemonLink(opts.root, opts.env, () => clientHeaderName(server.getClientVersion()?.name), log, opts.unnamedRoot);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    try {
+      const { tools } = await (await link.get()).request(Methods.toolsList);
+      return { tools: tools.map(mcpTool) };
+    } catch (e) {
+      throw new McpError(ErrorCode.InternalError, refusalLine(e));
+    }
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    try {
+      const daemon = await link.get();
+      // The host's cancellation travels on as $/cancelRequest: the daemon stops waiting for the call.
+      const r = await daemon.request(Methods.toolsCall, { name: req.params.name, arguments: req.params.arguments ?? {} }, extra.signal);
+      return answerResult(r);
+    } catch (e) {
+      return refusalResult(e);
+    }
+  });
+
+  // Connect as soon as the host has said who it is, so its first call does not wait for a daemon start.
+  server.oninitialized = () => { link.get().catch(() => undefined); };
+  server.onerror = (e) => log(`protocol error: ${refusalLine(e)}`);
+
+  const done = new Promise<void>((resolve) => {
+    stdin.once('end', resolve);
+    stdin.once('close', resolve);
+    server.onclose = () => resolve();
+  });
+  await server.connect(new StdioServerTransport(stdin, opts.stdout ?? process.stdout));
+  await done;
+  await link.close();
+  await server.close().catch(() => undefined);
+  return 0;
+}
