@@ -4,16 +4,15 @@
 // by the spinner); `> file` must hold only the answer; NO_COLOR must hold.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeOllama, call } from './fake-ollama/server.js';
 import { fixtureCopy, startDaemon, stopDaemon, waitFor, type TestDaemon } from './helpers/daemon.js';
-import { cleanupTemp, PROJECT_ROOT, tempDir } from './helpers/fs.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { BIN, hasTmux, TmuxSession } from './helpers/terminal.js';
 
-const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
-const SESSION = `evidex-ask-${process.pid}`;
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const tmux = new TmuxSession(`evidex-ask-${process.pid}`);
 let f: FakeOllama;
 let d: TestDaemon;
 let root: string;
@@ -24,21 +23,15 @@ test.before(async () => {
   d = await startDaemon(root, { env: { OLLAMA_HOST: f.url } });
 });
 test.after(async () => {
-  spawnSync('tmux', ['kill-session', '-t', SESSION]);
+  tmux.kill();
   await stopDaemon(d); await f.stop(); cleanupTemp();
 });
 
-const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-
 /** Runs `evidex ASK_ARGS` in a fresh tmux window and returns the visible screen once it has exited. */
 async function onScreen(args: string[], env: Record<string, string> = {}, escapes = false): Promise<string> {
-  spawnSync('tmux', ['kill-session', '-t', SESSION]);
-  const vars = { EVIDEX_HOME: d.home, OLLAMA_HOST: f.url, TERM: 'xterm-256color', ...env };
-  const cmd = `env ${Object.entries(vars).map(([k, v]) => `${k}=${q(v)}`).join(' ')} ${q(process.execPath)} ${q(BIN)} ${args.map(q).join(' ')}; echo "[exit $?]"; sleep 60`;
-  const r = spawnSync('tmux', ['new-session', '-d', '-s', SESSION, '-x', '160', '-y', '50', cmd]);
-  assert.is(r.status, 0, String(r.stderr));
+  tmux.start(args, { EVIDEX_HOME: d.home, OLLAMA_HOST: f.url, TERM: 'xterm-256color', ...env });
   return waitFor('the command to end', () => {
-    const screen = spawnSync('tmux', ['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', SESSION], { encoding: 'utf8' }).stdout;
+    const screen = tmux.screen({ escapes });
     return /\[exit \d+\]/.test(screen) ? screen : null;
   }, 30_000, 100);
 }

@@ -4,16 +4,14 @@
 // /model and /quit; the audit names the client `chat`.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeOllama, call } from './fake-ollama/server.js';
 import { fixtureCopy, startDaemon, stopDaemon, waitFor, type TestDaemon } from './helpers/daemon.js';
-import { cleanupTemp, PROJECT_ROOT } from './helpers/fs.js';
+import { cleanupTemp } from './helpers/fs.js';
+import { hasTmux, TmuxSession } from './helpers/terminal.js';
 
-const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
-const SESSION = `evidex-chat-${process.pid}`;
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const tmux = new TmuxSession(`evidex-chat-${process.pid}`);
 let f: FakeOllama;
 let d: TestDaemon;
 let root: string;
@@ -27,21 +25,18 @@ test.before(async () => {
   d = await startDaemon(root, { env: { OLLAMA_HOST: f.url } });
 });
 test.after(async () => {
-  spawnSync('tmux', ['kill-session', '-t', SESSION]);
+  tmux.kill();
   await stopDaemon(d); await f.stop(); cleanupTemp();
 });
 
-const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-const screen = (): string => spawnSync('tmux', ['capture-pane', '-p', '-S', '-200', '-t', SESSION], { encoding: 'utf8' }).stdout;
-const keys = (...k: string[]): void => { spawnSync('tmux', ['send-keys', '-t', SESSION, ...k]); };
+const screen = (): string => tmux.screen({ scrollback: 200 });
+const keys = (...k: string[]): void => tmux.keys(...k);
 const until = (what: string, re: RegExp | string, ms = 20_000): Promise<string> =>
   waitFor(what, () => { const s = screen(); return (typeof re === 'string' ? s.includes(re) : re.test(s)) ? s : null; }, ms, 100);
 
 test('a conversation: follow-ups share evidence, Ctrl-C cancels an answer not the session, /evidence, /model, /quit', async () => {
   if (!hasTmux) { console.log('tmux not installed: skipped'); return; }
-  const vars = { EVIDEX_HOME: d.home, OLLAMA_HOST: f.url, TERM: 'xterm-256color', NO_COLOR: '1' };
-  const cmd = `env ${Object.entries(vars).map(([k, v]) => `${k}=${q(v)}`).join(' ')} ${q(process.execPath)} ${q(BIN)} chat --repo ${q(root)}; echo "[exit $?]"; sleep 60`;
-  assert.is(spawnSync('tmux', ['new-session', '-d', '-s', SESSION, '-x', '160', '-y', '50', cmd]).status, 0);
+  tmux.start(['chat', '--repo', root], { EVIDEX_HOME: d.home, OLLAMA_HOST: f.url, TERM: 'xterm-256color', NO_COLOR: '1' });
   await until('the prompt', 'evidex>');
 
   f.script(

@@ -1,0 +1,43 @@
+// A real terminal for tests: a tmux session (160×50, as a person's window) that
+// runs one evidex command line, whose visible screen the test then reads. What a
+// redirected stream cannot show — a line cleared by a spinner, colours, an
+// answer that stays on screen — shows here.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './fs.js';
+
+export const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
+export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+/** One word for sh, whatever it holds. */
+export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export class TmuxSession {
+  constructor(readonly name: string) {}
+
+  /**
+   * Starts `evidex ARGS` with `env` in a fresh session; the command line ends
+   * with `[exit N]` on screen and the window stays open for reading.
+   */
+  start(args: string[], env: Record<string, string>): void {
+    this.kill();
+    const vars = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
+    const cmd = `env ${vars} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}; echo "[exit $?]"; sleep 60`;
+    const r = spawnSync('tmux', ['new-session', '-d', '-s', this.name, '-x', '160', '-y', '50', cmd]);
+    if (r.status !== 0) throw new Error(`tmux new-session: ${String(r.stderr)}`);
+  }
+
+  /** The visible screen (`scrollback` lines above it too); `escapes` keeps colour codes. */
+  screen(opts: { escapes?: boolean; scrollback?: number } = {}): string {
+    const args = ['capture-pane', '-p', ...(opts.escapes ? ['-e'] : []), ...(opts.scrollback ? ['-S', `-${opts.scrollback}`] : []), '-t', this.name];
+    return spawnSync('tmux', args, { encoding: 'utf8' }).stdout;
+  }
+
+  keys(...k: string[]): void {
+    spawnSync('tmux', ['send-keys', '-t', this.name, ...k]);
+  }
+
+  kill(): void {
+    spawnSync('tmux', ['kill-session', '-t', this.name]);
+  }
+}
