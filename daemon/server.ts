@@ -20,7 +20,7 @@ import { LatencyBook } from './latency.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Conversation } from './ask/loop.js';
 import {
-  ASK_ERROR, MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, methodKeyOf, Notifications, OBSERVER_HEADER, REQUEST_CANCELLED, SHUTTING_DOWN, TOOL_ERROR,
+  ASK_ERROR, MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, CLIENT_NAME_HEADER, Methods, methodKeyOf, Notifications, OBSERVER_HEADER, REQUEST_CANCELLED, SHUTTING_DOWN, TOOL_ERROR,
   type AskEventParams, type AskResult, type DaemonInfoStatus, type IndexProgressParams, type MethodKey, type ParamsOf, type ResultOf,
   type StatusResult, type WarmupStatus,
 } from '../protocol/messages.js';
@@ -83,14 +83,13 @@ interface ClientState extends Caller { ws: WebSocket; alive: boolean; conn: RpcC
 type Caller = { id: string; name: string; conn: Pick<RpcConnection, 'sendNotification'>; conversations?: Map<string, Conversation> };
 const WARMUP_CALLER: Caller = { id: 'warm-up', name: 'warm-up', conn: { sendNotification: () => undefined } };
 
-/** The header a client names itself with: `cli`, `chat`, `eval`, an MCP host's clientInfo name. */
-export const CLIENT_NAME_HEADER = 'x-evidex-client';
 /** Conversations one connection may keep (each is bounded by the context budget when used). */
 const MAX_CONVERSATIONS = 16;
 
 /** The client's name from its upgrade request: 1-100 printable ASCII characters, else "unknown". */
 export function clientNameOf(req: IncomingMessage): string {
-  const v = req.headers[CLIENT_NAME_HEADER];
+  // Node lower-cases incoming header names.
+  const v = req.headers[CLIENT_NAME_HEADER.toLowerCase()];
   return typeof v === 'string' && /^[\x20-\x7e]{1,100}$/.test(v) && v.trim() !== '' ? v : 'unknown';
 }
 /** Refusals a warm-up call may meet as any client's would: an empty file has no line 1, a file deleted since the sample is not indexed. */
