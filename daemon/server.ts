@@ -573,7 +573,12 @@ export class Daemon {
  * SIGTERM, SIGINT), then exits 0. `evidex daemon run` and daemon/main.js use it.
  */
 export async function serveForeground(opts: DaemonOptions): Promise<never> {
-  const log = opts.log ?? ((l: string) => process.stdout.write(`${new Date().toISOString()} ${l}\n`));
+  // Once stdout is a closed pipe (`evidex daemon run | head`, or a parent that died), writing to it
+  // fails with EPIPE as an 'error' event; logging that error would write again, a loop that spins a
+  // core and never reaches a signal handler. A log nobody can read any more is dropped instead.
+  let stdoutOpen = true;
+  process.stdout.on('error', () => { stdoutOpen = false; });
+  const log = opts.log ?? ((l: string) => { if (stdoutOpen) process.stdout.write(`${new Date().toISOString()} ${l}\n`); });
   // Signal handlers go in before the daemon exists: a SIGTERM that lands right after
   // daemon.json is written (a client may act on it at once) must still stop it cleanly.
   let daemon: Daemon | null = null;

@@ -17,7 +17,7 @@ import {
   DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, waitFor,
 } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
-import { Methods } from '../protocol/messages.js';
+import { Methods, warmupSettled } from '../protocol/messages.js';
 
 test.after(() => cleanupTemp());
 
@@ -173,6 +173,38 @@ test('daemon/shutdown answers, then the process exits 0 and removes daemon.json'
   assert.match(reason, /1001 daemon shutting down/);
   assert.equal(await d.exited, { code: 0, signal: null });
   assert.not.ok(existsSync(files(d.stateDir).daemonJson));
+});
+
+/** CPU seconds a live process has used (utime + stime from /proc/PID/stat). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+test('a daemon whose stdout reader is gone neither spins nor ignores SIGTERM', async () => {
+  if (!existsSync('/proc/self/stat')) { console.log('no /proc: skipped'); return; }
+  const root = realpathSync(fixtureCopy());
+  const d = await startDaemon(root);
+  // Settled first (first build and warm-up done), so what is measured below is the idle daemon.
+  const c = await connect(root, { env: d.env });
+  await waitFor('a settled daemon', async () => {
+    const st = await c.request(Methods.indexStatus);
+    return st.daemon.startup === 'done' && warmupSettled(st.daemon.warmup) && st.daemon.pendingUpdates === 0;
+  }, 30_000, 100);
+  await c.close();
+  // The reader of the daemon's log goes away, as when `evidex daemon run | head` ends or its parent dies.
+  d.proc.stdout!.destroy();
+  d.proc.stderr!.destroy();
+  // Each connection writes log lines; the first write after the close meets EPIPE.
+  for (let i = 0; i < 3; i++) await (await connect(root, { env: d.env })).close();
+  const before = cpuSeconds(d.info.pid);
+  await new Promise((r) => setTimeout(r, 2000));
+  const used = cpuSeconds(d.info.pid) - before;
+  console.log(`    CPU over 2 s after its stdout closed: ${used.toFixed(2)} s`);
+  assert.ok(used < 0.5, `the daemon spins: ${used} s of CPU in 2 s`);
+  d.proc.kill('SIGTERM');
+  const exit = await Promise.race([d.exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
+  assert.equal(exit, { code: 0, signal: null });
 });
 
 test('resolveRepoRoot: --repo names the root itself; the default is the git top-level of the folder, else the folder', () => {
