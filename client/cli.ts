@@ -175,7 +175,7 @@ type ModelRunner = (client: Client, args: string[], opts: {
 function modelCommand(usage: string, summary: string, clientName: string, positionals: number, runner: () => Promise<ModelRunner>, extra: FlagSpecs = {}): Command {
   return {
     usage, summary,
-    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...extra, ...REPO, ...JSON_FLAG, ...HELP },
+    flags: { model: { kind: 'string', value: 'M', help: 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)' }, ...extra, ...REPO, ...HELP },
     async run(p) {
       needPositionals(p, positionals, usage);
       const run = await runner();
@@ -456,14 +456,14 @@ const COMMANDS: Record<string, Command> = {
   }),
   ask: modelCommand('evidex ask "QUESTION" [--model M] [--json]',
     'ask a local Ollama model; it answers from evidex tools, citing path:line (exit 0 backed, 4 unbacked citation, 3 no answer)',
-    'cli', 1, async () => { const { runAskCommand } = await import('./ask.js'); return (c, [q], o) => runAskCommand(c, q, o); }),
+    'cli', 1, async () => { const { runAskCommand } = await import('./ask.js'); return (c, [q], o) => runAskCommand(c, q, o); }, JSON_FLAG),
   chat: modelCommand('evidex chat [--model M]',
     'a conversation with a local model: follow-up questions share the evidence (/evidence, /model M, /quit)',
     'chat', 0, async () => { const { runChatCommand } = await import('./chat.js'); return (c, _a, o) => runChatCommand(c, o); }),
   eval: modelCommand('evidex eval FILE [--model M] [--repeat N] [--json]',
     'run an evaluation set (JSONL cases) against a model and print pass/fail per case', 'eval', 1,
     async () => { const { runEvalCommand } = await import('./eval.js'); return (c, [file], o) => runEvalCommand(c, file, o); },
-    { repeat: { kind: 'int', value: 'N', help: 'run every case N times and report its pass rate (default 1)' } }),
+    { repeat: { kind: 'int', value: 'N', help: 'run every case N times and report its pass rate (default 1)' }, ...JSON_FLAG }),
   mcp: {
     usage: 'evidex mcp [--repo DIR]',
     summary: 'MCP server on stdio: the five tools for any MCP host, answered by the daemon',
