@@ -4,10 +4,8 @@
 // say what to do next.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
-import type WebSocketType from 'ws';
+import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
   CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
@@ -21,19 +19,9 @@ import { ConnectionError } from './errors.js';
 
 export { resolveRepoRoot, RpcError, ConnectionError };
 
-/**
- * The ws client class alone, through require: importing the package from ESM
- * runs Node's CommonJS export lexer over every file of its ESM wrapper and
- * loads the server and stream halves too, which was the largest share of a
- * CLI call's time after starting Node (measured with --cpu-prof).
- */
-const WebSocket = loadWebSocketClass();
-function loadWebSocketClass(): typeof WebSocketType {
-  const require = createRequire(import.meta.url);
-  // By file path: the package's "exports" map names only its entry points.
-  return require(join(dirname(require.resolve('ws')), 'lib', 'websocket.js')) as typeof WebSocketType;
-}
-type WebSocket = WebSocketType;
+/** The client end of the transport: WsClient needs only net and crypto (see ws-client.ts for why not `ws`). */
+const WebSocket = WsClient;
+type WebSocket = WsClient;
 
 /**
  * A wait that does not keep the process alive: the CLI exits as soon as its
@@ -100,7 +88,6 @@ export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptio
         ...(opts.observer ? { [OBSERVER_HEADER]: '1' } : {}),
       },
       maxPayload: MAX_PAYLOAD_BYTES,
-      perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
     });
     const fail = (e: Error) => { ws.removeAllListeners(); ws.terminate(); reject(e); };

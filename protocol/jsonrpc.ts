@@ -1,8 +1,24 @@
 // JSON-RPC 2.0 transport, shared by the daemon and the client (the layering of
 // vscode-jsonrpc: this file knows messages, ids and error codes, nothing about
-// evidex's methods — those live in protocol.ts). One RpcConnection wraps one
-// WebSocket; either end may send requests and notifications.
-import type { WebSocket, RawData } from 'ws';
+// evidex's methods — those live in messages.ts). One RpcConnection wraps one
+// WebSocket — the daemon's `ws` server sockets, the client's WsClient (ws-client.ts)
+// — and either end may send requests and notifications.
+import type { RawData } from 'ws';
+
+/** What RpcConnection needs of a WebSocket; `ws`'s sockets and WsClient both have it. */
+export interface RpcSocket {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  on(event: 'message', fn: (data: RawData, isBinary: boolean) => void): unknown;
+  on(event: 'close', fn: (code: number, reason: Buffer) => void): unknown;
+  on(event: 'error', fn: (err: Error) => void): unknown;
+  send(text: string): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+}
+/** WebSocket ready states (the same numbers in every implementation). */
+const CONNECTING = 0;
+const OPEN = 1;
 
 /** The error codes JSON-RPC 2.0 itself defines. Server-defined codes (-32000..-32099) are in protocol.ts. */
 export const RpcCode = {
@@ -173,7 +189,7 @@ export class RpcConnection {
   readonly maxBufferedBytes: number;
   readonly maxAnswerBytes: number;
 
-  constructor(private readonly ws: WebSocket, private readonly opts: RpcConnectionOptions = {}) {
+  constructor(private readonly ws: RpcSocket, private readonly opts: RpcConnectionOptions = {}) {
     this.maxMessageBytes = opts.maxMessageBytes ?? 1 << 20;
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 16 << 20;
     this.maxAnswerBytes = opts.maxAnswerBytes ?? this.maxMessageBytes;
@@ -209,7 +225,7 @@ export class RpcConnection {
   }
 
   close(code = 1000, reason = ''): void {
-    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, reason);
+    if (this.ws.readyState === OPEN || this.ws.readyState === CONNECTING) this.ws.close(code, reason);
   }
 
   /** Drops the peer at once (no closing handshake): for peers that stopped reading. */
@@ -223,7 +239,7 @@ export class RpcConnection {
   }
 
   private writeText(text: string): void {
-    if (this.closedReason !== null || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.closedReason !== null || this.ws.readyState !== OPEN) return;
     this.ws.send(text);
     // A peer that does not read lets ws buffer everything in our memory; cut it off instead.
     if (this.ws.bufferedAmount > this.maxBufferedBytes) {
