@@ -12,14 +12,11 @@
 import type { Evidence } from '../indexer/evidence.js';
 import { askSettingsFromEnv, type AskSettings } from '../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../daemon/ask/events.js';
-import { Notifications, type AskEventParams } from '../protocol/messages.js';
+import { Methods, Notifications, type AskEventParams } from '../protocol/messages.js';
+import type { Client } from './connection.js';
 
 /** The part of client/connection.ts's Client that asking needs. */
-export interface AskClient {
-  requestRaw(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown>;
-  onNotification(fn: (method: string, params: unknown) => void): () => void;
-  close(): Promise<void>;
-}
+export type AskClient = Pick<Client, 'request' | 'onNotification' | 'close'>;
 
 export interface AskCommandOptions {
   model?: string;
@@ -75,7 +72,7 @@ export async function askViaClient(
     if (e) onEvent(e);
   });
   try {
-    return (await client.requestRaw('ask', { question, ...settings, ...extra }, signal)) as AskResult;
+    return await client.request(Methods.ask, { question, ...settings, ...extra }, signal);
   } catch (err) {
     const data = (err as { data?: { code?: string; message?: string } }).data;
     throw new Error(data?.message ?? (err as Error).message);

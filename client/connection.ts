@@ -19,9 +19,6 @@ import { ConnectionError } from './errors.js';
 
 export { resolveRepoRoot, RpcError, ConnectionError };
 
-/** The client end of the transport: WsClient needs only net and crypto (see ws-client.ts for why not `ws`). */
-const WebSocket = WsClient;
-type WebSocket = WsClient;
 
 /**
  * A wait that does not keep the process alive: the CLI exits as soon as its
@@ -79,9 +76,9 @@ export function daemonEntry(): string {
 export interface SocketOptions { clientName?: string; observer?: boolean }
 
 /** Opens one authenticated WebSocket to the daemon described by `info`. */
-export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptions = {}): Promise<WebSocket> {
+export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptions = {}): Promise<WsClient> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(info.url, {
+    const ws = new WsClient(info.url, {
       headers: {
         Authorization: `Bearer ${info.token}`,
         ...(opts.clientName ? { [CLIENT_NAME_HEADER]: opts.clientName } : {}),
@@ -97,7 +94,7 @@ export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptio
   });
 }
 
-export function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): Client {
+export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Client {
   const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES });
   const closed = new Promise<string>((r) => conn.onClose(r));
   return {
@@ -108,17 +105,17 @@ export function makeClient(ws: WebSocket, info: DaemonInfo, stateDir: string): C
     onNotification: (fn) => conn.onNotification(fn),
     closed,
     close: async () => {
-      if ((ws.readyState as number) === WebSocket.CLOSED) return;
+      if (ws.readyState === WsClient.CLOSED) return;
       conn.close(1000, 'client done');
       await Promise.race([closed, sleepUnref(1000)]);
-      if ((ws.readyState as number) !== WebSocket.CLOSED) ws.terminate();
+      if (ws.readyState !== WsClient.CLOSED) ws.terminate();
     },
   };
 }
 
 type Probe =
   | { kind: 'none' }                       // no daemon.json (or a stale one from a dead process, now removed)
-  | { kind: 'running'; info: DaemonInfo; ws: WebSocket }
+  | { kind: 'running'; info: DaemonInfo; ws: WsClient }
   | { kind: 'unreachable'; info: DaemonInfo; error: string }; // a live daemon pid that does not answer
 
 /** Looks for a daemon for this state folder and connects to it if one answers. */
@@ -179,7 +176,7 @@ function lastLogLine(path: string): string {
  * wait at once with its last log line, unless it exited because another
  * daemon already serves the root: then that one is waited for.
  */
-async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess, sock: SocketOptions = {}): Promise<{ info: DaemonInfo; ws: WebSocket }> {
+async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess, sock: SocketOptions = {}): Promise<{ info: DaemonInfo; ws: WsClient }> {
   let exit: number | null = null;
   child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
   const deadline = Date.now() + timeoutMs;
@@ -212,7 +209,7 @@ async function locate(root: string, envOpt?: NodeJS.ProcessEnv, sock: SocketOpti
  */
 async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessEnv,
   opts: { auto: boolean; unnamedRoot?: boolean; timeoutMs?: number; clientName?: string }):
-Promise<{ info: DaemonInfo; ws: WebSocket; spawned: boolean }> {
+Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
   // Loaded only here: a call to a running daemon never needs them.
   const [{ parseDaemonArgs }, { autoStartIdleTimeout }, { checkUnnamedRoot }] = await Promise.all([
     import('../daemon/args.js'), import('../daemon/idle.js'), import('./index-guard.js'),
