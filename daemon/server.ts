@@ -394,7 +394,7 @@ export class Daemon {
     };
     let r: ToolResult | Promise<ToolResult>;
     try {
-      r = this.startTool(name, args);
+      r = this.runTool(name, args);
     } catch (e) {
       audit(null, e);
       throw e;
@@ -407,26 +407,23 @@ export class Daemon {
    * Validates (exact name, strict schema), then runs. A first build (or one a
    * crash cut short) is waited for; a complete index from the last run answers at
    * once while the start-up catch-up runs behind it — each answer is a whole
-   * generation, and `index/status` says the catch-up is still running.
-   * Refusals throw ToolError.
+   * generation, and `index/status` says the catch-up is still running. An
+   * answer the index has at once is returned as a value (see IndexHandle.runTool).
+   * Refusals are ToolErrors, thrown or rejected.
    */
-  async runTool(name: unknown, args: unknown): Promise<ToolResult> {
-    return this.startTool(name, args);
-  }
-
-  /** runTool, but an answer the index has at once is returned as a value (thrown refusals are thrown, not rejected). */
-  private startTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
+  runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
     const call = checkToolCall(name, args);
-    if (!this.servesDuringStartup && this.startupState === 'running') return this.startup.then(() => this.runValidated(call));
-    return this.runValidated(call);
+    if (!this.servesDuringStartup && this.startupState === 'running') return this.startup.then(() => this.runChecked(call));
+    return this.runChecked(call);
   }
 
-  private runValidated(call: ToolCall): ToolResult | Promise<ToolResult> {
+  private runChecked(call: ToolCall): ToolResult | Promise<ToolResult> {
     if (this.startupState === 'failed') {
       throw new ToolError('index_unavailable', `the index could not be built: ${this.startupError ?? 'unknown error'}`);
     }
     try {
-      return this.handle.runToolNow(call) ?? this.handle.runTool(call).catch((e: unknown) => { throw asToolError(e); });
+      const r = this.handle.runTool(call);
+      return r instanceof Promise ? r.catch((e: unknown) => { throw asToolError(e); }) : r;
     } catch (e) {
       throw asToolError(e);
     }

@@ -60,15 +60,15 @@ export interface OpenOptions {
 export interface IndexHandle {
   readonly root: string;
   status(): IndexStatus;
-  /** Runs one already-validated call (loading the rules first if nothing has yet). Refusals are thrown as ToolError. */
-  runTool(call: ToolCall): Promise<ToolResult>;
   /**
-   * The same answer without waiting, when the call needs no I/O: every tool
-   * but read_git_diff, once the rules are loaded (the first rules() or
-   * refresh() loads them). Null when it must go through runTool. Refusals are
-   * thrown as ToolError, as by runTool.
+   * Runs one already-validated call. The answer comes as a value when it needs
+   * no I/O (every tool but read_git_diff, once the rules are loaded: the first
+   * rules() or refresh() loads them), else as a promise; the daemon sends a
+   * value in the same turn of the event loop. Refusals are ToolErrors, thrown
+   * with a value and rejected with a promise, so `await runTool(...)` sees
+   * both alike.
    */
-  runToolNow(call: ToolCall): ToolResult | null;
+  runTool(call: ToolCall): ToolResult | Promise<ToolResult>;
   /**
    * The ignore and secret rules the index walks with: one instance for the
    * index's life, re-read in place by every refresh, so a watcher given it

@@ -9,7 +9,7 @@ import { Builder } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
 import { ToolError } from './errors.js';
 import type { ToolCall } from './query/schemas.js';
-import { answerFromIndex, runTool } from './query/tools.js';
+import { runTool } from './query/tools.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
 
 /** OpenOptions plus what the indexer also understands (not yet part of the shared API). */
@@ -50,15 +50,12 @@ export class EvidexIndex implements IndexHandle {
     return this.builder.currentRules();
   }
 
-  async runTool(call: ToolCall): Promise<ToolResult> {
-    this.checkServing(call);
-    return runTool({ root: this.root, store: this.store, rules: await this.rules() }, call);
-  }
-
-  runToolNow(call: ToolCall): ToolResult | null {
+  /** See IndexHandle.runTool: a value when the rules are loaded and the tool reads only the index, else a promise. */
+  runTool(call: ToolCall): ToolResult | Promise<ToolResult> {
     this.checkServing(call);
     const rules = this.builder.loadedRules;
-    return rules ? answerFromIndex({ root: this.root, store: this.store, rules }, call) : null;
+    if (rules) return runTool({ root: this.root, store: this.store, rules }, call);
+    return this.rules().then((r) => runTool({ root: this.root, store: this.store, rules: r }, call));
   }
 
   private checkServing(call: ToolCall): void {

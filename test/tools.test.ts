@@ -25,37 +25,31 @@ const fixture = join(tmp, 'mobileai-local-rag');
 if (existsSync(FIXTURE)) cpSync(FIXTURE, fixture, { recursive: true, verbatimSymlinks: true });
 
 /**
- * Every call here is asked both ways: runTool, and runToolNow (the daemon's
- * synchronous path), which must give the same answer (null only for
- * read_git_diff, which asks git) and the same refusals.
+ * Every call here goes through the index's runTool, the daemon's path. The
+ * four index tools must answer as a value, not a promise, once the rules are
+ * loaded: the daemon sends such answers in the same turn of the event loop.
  */
 async function call(idx: EvidexIndex, name: string, args: Record<string, unknown>): Promise<{ evidence: Evidence[]; total: number; generation: number }> {
-  const now = idx.runToolNow({ name, args } as ToolCall);
-  const r = await idx.runTool({ name, args } as ToolCall);
-  if (name === 'read_git_diff') assert.is(now, null);
-  else assert.equal(now, r, `runToolNow and runTool differ on ${name} ${JSON.stringify(args)}`);
+  const answer = idx.runTool({ name, args } as ToolCall);
+  if (idx.builder.loadedRules) assert.is(answer instanceof Promise, name === 'read_git_diff', `${name} answers ${answer instanceof Promise ? 'with a promise' : 'as a value'}`);
+  const r = await answer;
   assertEvidenceChecks(idx.root, r.evidence);
   assert.is(r.generation, idx.status().generation);
   return r;
 }
 
 async function refused(idx: EvidexIndex, name: string, args: Record<string, unknown>, code: string, msg?: RegExp): Promise<void> {
-  const how = [['runTool', () => idx.runTool({ name, args } as ToolCall)], ['runToolNow', () => idx.runToolNow({ name, args } as ToolCall)]] as const;
-  for (const [way, run] of how) {
-    const what = `${way} ${name} ${JSON.stringify(args)}`;
-    try {
-      const r = await run();
-      // Null: runToolNow cannot answer this one (read_git_diff), so runTool's refusal is the one that counts.
-      if (way === 'runToolNow' && r === null && name === 'read_git_diff') continue;
-    } catch (err) {
-      assert.instance(err, ToolError, what);
-      assert.is((err as ToolError).code, code, `${what}: ${(err as Error).message}`);
-      assert.not.match((err as Error).message, /\n/);
-      if (msg) assert.match((err as Error).message, msg);
-      continue;
-    }
-    assert.unreachable(`${what} should be refused with ${code}`);
+  const what = `${name} ${JSON.stringify(args)}`;
+  try {
+    await idx.runTool({ name, args } as ToolCall);
+  } catch (err) {
+    assert.instance(err, ToolError, what);
+    assert.is((err as ToolError).code, code, `${what}: ${(err as Error).message}`);
+    assert.not.match((err as Error).message, /\n/);
+    if (msg) assert.match((err as Error).message, msg);
+    return;
   }
+  assert.unreachable(`${what} should be refused with ${code}`);
 }
 
 const where = (e: Evidence): string => `${e.path}:${e.start_line}-${e.end_line}`;
@@ -318,7 +312,7 @@ test('store round trip over the stdlib: find_symbol (plain, qualified, module-qu
     if (state === 'cold') {
       await idx.close();
       idx = await open();
-      await idx.rules(); // loaded, so runToolNow answers too (call() compares both)
+      await idx.rules(); // loaded, so the index tools answer as values (call() checks)
       assert.not.ok(idx.store.symbolsReady, 'a reopened index answers from the LMDB rows until warm-up');
     }
     for (const name of symbolQueries) pages += await checkPages(idx, 'find_symbol', { name }, symbolAnswer(name), rnd);

@@ -39,7 +39,7 @@ export interface AskContext {
   /** The client's own name (X-Evidex-Client), for the audit log. */
   clientId: string;
   /** Validates and runs one call against the index; throws ToolError on refusal. */
-  runTool: (name: unknown, args: unknown) => Promise<ToolResult>;
+  runTool: (name: unknown, args: unknown) => ToolResult | Promise<ToolResult>;
   notify: (e: AskEvent) => void;
   /** Aborts the question (client disconnected or pressed Ctrl-C); the in-flight Ollama request is aborted too. */
   signal: AbortSignal;

@@ -24,24 +24,24 @@ export interface ToolContext {
 }
 
 /**
- * The four tools that read only the index, answered synchronously (so a
- * caller can send the answer in the same turn of the event loop); null for
- * read_git_diff, which asks git (runTool).
+ * Answers one validated call. The four tools that read only the index answer
+ * synchronously, as a value (so the daemon can send the answer in the same
+ * turn of the event loop), and throw their refusals; read_git_diff asks git
+ * and answers with a promise.
  */
-export function answerFromIndex(ctx: ToolContext, call: ToolCall): ToolResult | null {
+export function runTool(ctx: ToolContext, call: ToolCall): ToolResult | Promise<ToolResult> {
   switch (call.name) {
     case 'search_code': return searchCode(ctx.store, call.args);
     case 'find_symbol': return findSymbol(ctx.store, call.args);
     case 'read_evidence': return readEvidence(ctx.store, ctx.root, ctx.rules, call.args);
     case 'find_importers': return findImporters(ctx.store, ctx.root, ctx.rules, call.args);
-    case 'read_git_diff': return null;
+    case 'read_git_diff': return gitDiff(ctx, call.args);
   }
 }
 
-export async function runTool(ctx: ToolContext, call: ToolCall): Promise<ToolResult> {
-  if (call.name !== 'read_git_diff') return answerFromIndex(ctx, call)!;
-  const hunks = await readGitDiff(ctx.root, call.args, ctx.rules);
-  const { offset, end } = pageOf(call.args);
+async function gitDiff(ctx: ToolContext, args: ToolArgs['read_git_diff']): Promise<ToolResult> {
+  const hunks = await readGitDiff(ctx.root, args, ctx.rules);
+  const { offset, end } = pageOf(args);
   return { evidence: hunks.slice(offset, end), total: hunks.length, generation: ctx.store.generation };
 }
 
