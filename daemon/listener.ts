@@ -37,6 +37,8 @@ export interface ListenerOptions {
   connection: RpcConnectionOptions;
   onConnection: (conn: RpcConnection, peer: Peer) => void;
   log: (line: string) => void;
+  /** How often peers are pinged (default HEARTBEAT_MS); one that missed the last ping is dropped. */
+  heartbeatMs?: number;
 }
 
 /** The client's name from its upgrade request: 1-100 printable ASCII characters, else "unknown". */
@@ -87,7 +89,7 @@ export class Listener {
       http.listen(opts.port, '127.0.0.1', () => { http.off('error', reject); resolve(); });
     });
     l.port = (http.address() as AddressInfo).port;
-    l.heartbeat = setInterval(() => l.beat(), HEARTBEAT_MS);
+    l.heartbeat = setInterval(() => l.beat(), opts.heartbeatMs ?? HEARTBEAT_MS);
     l.heartbeat.unref();
     return l;
   }
