@@ -5,7 +5,7 @@
 // calls read the start-up state here (StartupGate) to know whether to wait.
 import type { BuildProgress, BuildSummary, IndexHandle } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
-import { RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch.js';
+import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import type { WatcherState } from '../protocol/messages.js';
 import type { StartupGate } from './tool-calls.js';
 import { WriteQueue } from './write-queue.js';
@@ -64,7 +64,14 @@ export class IndexUpdates implements StartupGate {
       exclusive: (fn) => this.queue.run(fn),
       mode: this.opts.watch,
       log,
-      onApplied: (a) => logApplied(a, log),
+      onApplied: (a) => {
+        if (a.refreshed) log(`watch: re-walked (${a.why}) in ${a.ms.toFixed(1)} ms`);
+        else if (a.summary) {
+          const s = a.summary;
+          const shown = a.paths.length <= 3 ? a.paths.join(' ') : `${a.paths.slice(0, 3).join(' ')} +${a.paths.length - 3}`;
+          log(`watch: ${shown}: ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged.length} unchanged → generation ${s.generation} (${a.ms.toFixed(1)} ms)`);
+        }
+      },
     }).then((w) => {
       if (this.closed) { void w.close(); return; }
       this.watcher = w;
@@ -109,12 +116,3 @@ export class IndexUpdates implements StartupGate {
   }
 }
 
-/** One log line per update the watcher applied. */
-function logApplied(a: WatchApplied, log: (line: string) => void): void {
-  if (a.refreshed) log(`watch: re-walked (${a.why}) in ${a.ms.toFixed(1)} ms`);
-  else if (a.summary) {
-    const s = a.summary;
-    const shown = a.paths.length <= 3 ? a.paths.join(' ') : `${a.paths.slice(0, 3).join(' ')} +${a.paths.length - 3}`;
-    log(`watch: ${shown}: ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged.length} unchanged → generation ${s.generation} (${a.ms.toFixed(1)} ms)`);
-  }
-}
