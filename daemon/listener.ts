@@ -14,7 +14,7 @@ import { RpcConnection, type RpcConnectionOptions } from '../protocol/jsonrpc.js
 import { CLIENT_NAME_HEADER, OBSERVER_HEADER } from '../protocol/messages.js';
 import { tokensEqual } from './state.js';
 
-/** A peer that did not answer a ping within this long is dropped (half-open TCP). */
+/** Pings go out this often; a peer that has not answered one by the next is dropped (half-open TCP). */
 const HEARTBEAT_MS = 30_000;
 
 /** What the upgrade request said of the peer. */
@@ -50,7 +50,7 @@ export function clientNameOf(req: IncomingMessage): string {
 
 export class Listener {
   /** Open connections and whether each answered the last ping. */
-  private readonly alive = new Map<RpcConnection, { ws: WebSocket; alive: boolean }>();
+  private readonly peers = new Map<RpcConnection, { ws: WebSocket; alive: boolean }>();
   private heartbeat: NodeJS.Timeout | null = null;
 
   /** The port it listens on (known once open() has resolved). */
@@ -98,13 +98,13 @@ export class Listener {
     const conn = new RpcConnection(ws, opts.connection);
     const entry = { ws, alive: true };
     ws.on('pong', () => { entry.alive = true; });
-    this.alive.set(conn, entry);
-    conn.onClose(() => { this.alive.delete(conn); });
+    this.peers.set(conn, entry);
+    conn.onClose(() => { this.peers.delete(conn); });
     opts.onConnection(conn, { name: clientNameOf(req), observer: req.headers[OBSERVER_HEADER] === '1' });
   }
 
   private beat(): void {
-    for (const [conn, c] of this.alive) {
+    for (const [conn, c] of this.peers) {
       // A peer that did not answer the last ping is gone (half-open TCP); free its slot.
       if (!c.alive) { conn.terminate('no pong: peer unresponsive'); continue; }
       c.alive = false;
