@@ -2,7 +2,7 @@
 // stdout; Ctrl-C stops it cleanly). `evidex daemon start` runs the same code
 // detached, and both take the daemon's settings from the environment.
 import { daemonSettings, parseDaemonArgs } from '../daemon/args.js';
-import { serveForeground } from '../daemon/server.js';
+import { serveForeground } from '../daemon/foreground.js';
 import { stateDirFor } from '../daemon/state.js';
 
 export async function runDaemonForeground(root: string): Promise<number> {

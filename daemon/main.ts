@@ -6,7 +6,7 @@
 // Environment: EVIDEX_PORT, EVIDEX_ALLOWED_ORIGINS (comma-separated), EVIDEX_WATCH, EVIDEX_WARMUP,
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
 import { daemonSettings, parseDaemonArgs, type DaemonArgs } from './args.js';
-import { serveForeground } from './server.js';
+import { serveForeground } from './foreground.js';
 import { DaemonRunningError, EXIT_ALREADY_RUNNING, resolveRepoRoot, stateDirFor } from './state.js';
 
 async function main(): Promise<void> {

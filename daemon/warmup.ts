@@ -10,8 +10,13 @@
 // response), in short slices that let client requests in between.
 //
 // The calls only read: the four index tools, never read_git_diff (it starts git).
-import type { IndexSample } from '../indexer/api.js';
+// This module holds both the calls and their pacing (warmupCalls,
+// warmRequestPath) and the daemon's driver of them (RequestPathWarmup).
+import type { IndexHandle, IndexSample } from '../indexer/api.js';
 import type { ToolCallParams } from '../indexer/query/schemas.js';
+import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
+import { Methods, TOOL_ERROR, type WarmupStatus } from '../protocol/messages.js';
+import { WARMUP_CALLER, type Caller } from './caller.js';
 
 /** A tools/call the warm-up makes: any tool but read_git_diff. */
 export type WarmupCall = Exclude<ToolCallParams, { name: 'read_git_diff' }>;
@@ -90,4 +95,74 @@ export async function warmRequestPath(
   }
   busyMs += performance.now() - sliceStart;
   return { calls: n, busyMs, outcome: stopped() ? 'stopped' : 'done' };
+}
+
+/** Refusals a warm-up call may meet as any client's would: an empty file has no line 1, a file deleted since the sample is not indexed. */
+const WARMUP_REFUSALS: ReadonlySet<string> = new Set(['out_of_range', 'not_indexed']);
+
+export interface WarmupDeps {
+  handle: Pick<IndexHandle, 'status' | 'sample'>;
+  /** The daemon's dispatch (Dispatcher.dispatch): the path a client's request takes. */
+  dispatch: (caller: Caller, method: string, params: unknown, ctx: RequestContext) => unknown;
+  /** True once the daemon is shutting down. */
+  stopped: () => boolean;
+  log: (line: string) => void;
+}
+
+/** The daemon's warm-up: its status for index/status, and the one run that moves it on. */
+export class RequestPathWarmup {
+  status: WarmupStatus;
+
+  constructor(enabled: boolean, private readonly deps: WarmupDeps) {
+    this.status = { state: enabled ? 'waiting' : 'off' };
+  }
+
+  /** The start-up build failed: there is nothing to warm up. */
+  skip(): void {
+    if (this.status.state === 'waiting') this.status = { state: 'skipped' };
+  }
+
+  /** Starts the warm-up in the background (once the start-up build is done); a failure is logged, not thrown. */
+  start(): void {
+    void this.run().catch((e: unknown) => {
+      this.status = { state: 'failed' };
+      this.deps.log(`request path warm-up failed: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  }
+
+  /**
+   * Runs once the index's caches are loaded: tools/call requests over the
+   * index's own names, each parsed from text, dispatched and its response
+   * serialised as a connection does (only the socket is left out). A call that
+   * fails otherwise than a client's could is a bug: it ends the warm-up.
+   */
+  private async run(): Promise<void> {
+    if (this.status.state !== 'waiting') return;
+    const { handle, dispatch, stopped, log } = this.deps;
+    // The caches load in the background after start-up, retrying while updates land, so
+    // there is no one promise to wait on. Calls made before would take the paths they replace.
+    const until = performance.now() + WARMUP_WAIT_MS;
+    while (!handle.status().warm && !stopped() && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 50).unref());
+    }
+    if (stopped()) return;
+    this.status = { state: 'running' };
+    const ctx: RequestContext = { id: 'warm-up', signal: new AbortController().signal };
+    let refused = 0;
+    const run = async (call: WarmupCall, seq: number): Promise<void> => {
+      const request = JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: seq, method: Methods.toolsCall.method, params: call })) as { method: string; params: unknown };
+      try {
+        const result = await dispatch(WARMUP_CALLER, request.method, request.params, ctx);
+        JSON.stringify({ jsonrpc: '2.0', id: seq, result }); // what a connection sends: part of the path being warmed
+      } catch (e) {
+        const code = e instanceof RpcError && e.code === TOOL_ERROR ? (e.data as { code?: string } | undefined)?.code : undefined;
+        if (code === undefined || !WARMUP_REFUSALS.has(code)) throw e;
+        refused++;
+      }
+    };
+    const r = await warmRequestPath(warmupCalls(handle.sample(WARMUP_SAMPLE), WARMUP_ROUNDS), run, stopped);
+    this.status = { state: 'done', calls: r.calls, refused, busyMs: Math.round(r.busyMs), outcome: r.outcome };
+    const note = r.outcome === 'budget' ? ' (time budget reached)' : r.outcome === 'stopped' ? ' (stopped)' : '';
+    log(`request path warmed up: ${r.calls} calls (${refused} refused), ${r.busyMs.toFixed(0)} ms of work${note}`);
+  }
 }

@@ -1,0 +1,57 @@
+// The `ask` method's handler: one client's question handed to the Ollama tool
+// loop (ask/loop.ts), with that client's `evidex chat` conversations, its
+// progress sent to it alone, and whatever the loop throws made into one
+// JSON-RPC error. The loop is imported on the first question, so a daemon
+// that is never asked anything never loads the Ollama client.
+import type { ToolResult } from '../indexer/api.js';
+import { ToolError } from '../indexer/errors.js';
+import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
+import { ASK_ERROR, Notifications, type AskEventParams, type AskParams, type AskResult } from '../protocol/messages.js';
+import type { Conversation } from './ask/loop.js';
+import type { Caller } from './caller.js';
+
+/** Conversations one connection may keep (each is bounded by the context budget when used). */
+const MAX_CONVERSATIONS = 16;
+
+export interface AskHandlerDeps {
+  /** The daemon's runTool (tool-calls.ts): the loop audits its calls itself. */
+  runTool: (name: unknown, args: unknown) => ToolResult | Promise<ToolResult>;
+  stateDir: string;
+}
+
+export async function handleAsk(req: AskParams, client: Caller, ctx: RequestContext, deps: AskHandlerDeps): Promise<AskResult> {
+  const { runAsk } = await import('./ask/loop.js');
+  try {
+    // The whole validated params: the client's settings override this daemon's environment per request.
+    const conversation = req.conversation === undefined ? undefined : conversationOf(client, req.conversation);
+    const { conversation: _c, ...request } = req;
+    return await runAsk(request, {
+      clientId: client.name,
+      ...(conversation ? { conversation } : {}),
+      runTool: deps.runTool,
+      // Events go to the asking client only; the params are the event itself plus the request id.
+      notify: (event) => client.conn.sendNotification(Notifications.askEvent, { ...event, requestId: ctx.id } satisfies AskEventParams),
+      signal: ctx.signal, // aborted when this client disconnects or sends $/cancelRequest
+      stateDir: deps.stateDir,
+    });
+  } catch (e) {
+    if (e instanceof RpcError || e instanceof ToolError) throw e;
+    const err = e as { code?: unknown; message?: unknown };
+    const code = typeof err?.code === 'string' ? err.code : 'ask_failed';
+    const message = typeof err?.message === 'string' ? err.message.replace(/\s*\n\s*/g, ' ') : String(e);
+    throw new RpcError(ASK_ERROR, message, { code, message });
+  }
+}
+
+/** The client's conversation `id`, started when new (the oldest is dropped past MAX_CONVERSATIONS); none for a caller that keeps none. */
+function conversationOf(client: Caller, id: string): Conversation | undefined {
+  const all = client.conversations;
+  if (!all) return undefined;
+  let conversation = all.get(id);
+  if (!conversation) {
+    if (all.size >= MAX_CONVERSATIONS) all.delete(all.keys().next().value!);
+    conversation = { turns: [] };
+    all.set(id, conversation);
+  }
+  return conversation;
+}

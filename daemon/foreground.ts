@@ -1,0 +1,32 @@
+// A daemon as the whole life of this process: `evidex daemon run` and
+// daemon/main.js (what a command spawns) both run this. It owns what belongs
+// to the process rather than to the daemon: signal handlers, the last-resort
+// error handlers, a log on stdout that survives a closed pipe, and the exit.
+import { Daemon, type DaemonOptions } from './server.js';
+
+/**
+ * Runs a daemon in this process until it is told to stop (daemon/shutdown,
+ * SIGTERM, SIGINT), then exits 0.
+ */
+export async function serveForeground(opts: DaemonOptions): Promise<never> {
+  // Once stdout is a closed pipe (`evidex daemon run | head`, or a parent that died), writing to it
+  // fails with EPIPE as an 'error' event; logging that error would write again, a loop that spins a
+  // core and never reaches a signal handler. A log nobody can read any more is dropped instead.
+  let stdoutOpen = true;
+  process.stdout.on('error', () => { stdoutOpen = false; });
+  const log = opts.log ?? ((l: string) => { if (stdoutOpen) process.stdout.write(`${new Date().toISOString()} ${l}\n`); });
+  // Signal handlers go in before the daemon exists: a SIGTERM that lands right after
+  // daemon.json is written (a client may act on it at once) must still stop it cleanly.
+  let daemon: Daemon | null = null;
+  let pendingStop: string | null = null;
+  const stop = (sig: string) => { if (daemon) void daemon.shutdown(sig); else pendingStop ??= sig; };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // A bug in one code path must not take every client down with it; it is logged instead.
+  process.on('uncaughtException', (e) => log(`uncaught exception: ${e.stack ?? e.message}`));
+  process.on('unhandledRejection', (e) => log(`unhandled rejection: ${e instanceof Error ? e.stack ?? e.message : String(e)}`));
+  daemon = await Daemon.start({ ...opts, log });
+  if (pendingStop) void daemon.shutdown(pendingStop);
+  await daemon.stopped;
+  process.exit(0);
+}
