@@ -12,6 +12,7 @@
 // The calls only read: the four index tools, never read_git_diff (it starts git).
 import type { IndexSample } from '../indexer/api.js';
 import type { ToolCallParams } from '../indexer/query/schemas.js';
+import type { WarmupOutcome } from '../protocol/messages.js';
 
 /** A tools/call the warm-up makes: any tool but read_git_diff. */
 export type WarmupCall = Exclude<ToolCallParams, { name: 'read_git_diff' }>;
@@ -45,7 +46,6 @@ export const WARMUP_SLICE_MS = 2;
 /** The warm-up ends after this much work whatever is left (a large tree's searches cost more). */
 export const WARMUP_BUDGET_MS = 3000;
 
-export type WarmupOutcome = 'done' | 'budget' | 'stopped';
 export interface WarmupResult { calls: number; busyMs: number; outcome: WarmupOutcome }
 
 /** The warm-up's calls, `rounds` rounds over the sampled names (cycled when there are fewer). */
