@@ -332,8 +332,9 @@ const COMMANDS: Record<string, Command> = {
           return 0;
         }
         case 'status': {
-          const r = await c.daemonStatus(root);
-          out(c.formatStatus(r), r);
+          const { daemonStatus, formatStatus } = await import('./status.js');
+          const r = await daemonStatus(root);
+          out(formatStatus(r), r);
           return r.running ? 0 : 3;
         }
         case 'run': {

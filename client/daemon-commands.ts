@@ -6,10 +6,10 @@ import { promises as fsp, statSync } from 'node:fs';
 import { formatDuration } from '../daemon/idle.js';
 import { Methods } from '../protocol/messages.js';
 import {
-  acquireLock, daemonAlive, DaemonRunningError, folderBytes, listStateDirs, processRssBytes, readDaemonInfo,
-  removeDaemonInfo, stateFolderRoot, stateRoot, type DaemonInfo,
+  acquireLock, DaemonRunningError, folderBytes, listStateDirs, processRssBytes, readDaemonInfo,
+  stateFolderRoot, stateRoot, type DaemonInfo,
 } from '../daemon/state.js';
-import { daemonStopAt, makeClient, openSocket, type StopResult } from './connection.js';
+import { daemonStopAt, makeClient, probe, type StopResult } from './connection.js';
 
 export interface ListedDaemon {
   /** running: answered; not_answering: alive but silent; stale: its process is gone (its daemon.json is removed). */
@@ -35,14 +35,17 @@ const ASK_TIMEOUT_MS = 5000;
 
 async function describe(stateDir: string, info: DaemonInfo): Promise<ListedDaemon> {
   const base = { root: info.root, pid: info.pid, port: info.port, url: info.url, stateDir };
-  if (!(await daemonAlive(stateDir, info.pid))) {
-    // The same clean-up every client does on meeting a dead daemon's file.
-    await removeDaemonInfo(stateDir, info.pid).catch(() => undefined);
+  // The same look every client takes (a dead daemon's file is removed), as an observer.
+  const p = await probe(stateDir, { observer: true }, ASK_TIMEOUT_MS);
+  if (p.kind === 'none') {
     return { ...base, state: 'stale', uptimeSeconds: null, rssBytes: null, files: null, idleTimeoutSeconds: null, note: 'not running; its daemon.json was removed' };
   }
   const rssBytes = processRssBytes(info.pid);
+  if (p.kind === 'unreachable') {
+    return { ...base, state: 'not_answering', uptimeSeconds: null, rssBytes, files: null, idleTimeoutSeconds: null, note: p.error };
+  }
   try {
-    const c = makeClient(await openSocket(info, ASK_TIMEOUT_MS, { observer: true }), info, stateDir);
+    const c = makeClient(p.ws, p.info, stateDir);
     try {
       const s = await c.request(Methods.indexStatus, undefined, AbortSignal.timeout(ASK_TIMEOUT_MS));
       return {
