@@ -332,8 +332,8 @@ const COMMANDS: Record<string, Command> = {
           return 0;
         }
         case 'status': {
-          const { daemonStatus, formatStatus } = await import('./status.js');
-          const r = await daemonStatus(root);
+          const r = await c.daemonStatus(root);
+          const { formatStatus } = await import('./daemon-report.js');
           out(formatStatus(r), r);
           return r.running ? 0 : 3;
         }

@@ -1,14 +1,14 @@
 // The client's side of the daemon: find it (daemon.json in the root's state
 // folder), check it is alive, connect with its token, start one when none runs,
-// and `evidex daemon start|stop` (status.ts reports on it). Errors are one line
-// and say what to do next.
+// and `evidex daemon start|stop|status` (daemon-report.ts prints the status).
+// Errors are one line and say what to do next.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
-  CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType,
+  CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
 import {
   canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
@@ -194,7 +194,7 @@ async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, 
 }
 
 /** Where a root's daemon would be, and whether one answers there: the first step of every command below. */
-export async function locate(root: string, envOpt?: NodeJS.ProcessEnv, sock: SocketOptions = {}): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
+async function locate(root: string, envOpt?: NodeJS.ProcessEnv, sock: SocketOptions = {}): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
   const env = envOpt ?? process.env;
   const real = canonicalRoot(root);
   const stateDir = stateDirFor(real, env);
@@ -243,7 +243,7 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   return makeClient(started.ws, started.info, stateDir);
 }
 
-// ---- evidex daemon start | stop -----------------------------------------------
+// ---- evidex daemon start | stop | status --------------------------------------
 
 export interface StartResult { started: boolean; info: DaemonInfo; stateDir: string; log: string }
 
@@ -297,6 +297,30 @@ export async function daemonStopAt(stateDir: string, real: string, opts: { timeo
   await waitGone(pid, 2000);
   await removeDaemonInfo(stateDir, pid).catch(() => undefined);
   return { stopped: true, pid, how: 'SIGKILL', message: `killed the unresponsive evidex daemon for ${real} (pid ${pid})` };
+}
+
+export type StatusReport =
+  | { running: false; root: string; stateDir: string; message: string }
+  | { running: true; root: string; stateDir: string; pid: number; url: string; files: number; symbols: number;
+      generation: number; lastUpdate: string | null; watcher: string; state: string; status: StatusResult };
+
+/** `evidex daemon status`: never starts a daemon, and looks as an observer (it does not hold off an idle exit). */
+export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StatusReport> {
+  const { real, stateDir, p } = await locate(root, opts.env, { observer: true });
+  if (p.kind === 'none') return { running: false, root: real, stateDir, message: `no evidex daemon running for ${real}` };
+  if (p.kind === 'unreachable') {
+    return { running: false, root: real, stateDir, message: `the daemon for ${real} (pid ${p.info.pid}) is not answering: ${p.error}` };
+  }
+  const c = makeClient(p.ws, p.info, stateDir);
+  try {
+    const s = await c.request(Methods.indexStatus);
+    return {
+      running: true, root: real, stateDir, pid: s.daemon.pid, url: s.daemon.url, files: s.index.files, symbols: s.index.symbols,
+      generation: s.index.generation, lastUpdate: s.index.lastUpdate, watcher: s.daemon.watcher, state: s.index.state, status: s,
+    };
+  } finally {
+    await c.close();
+  }
 }
 
 export { MAX_MESSAGE_BYTES };
