@@ -11,7 +11,7 @@
 // sent with every `ask` (only those set; --model wins over EVIDEX_MODEL).
 import type { Evidence } from '../indexer/evidence.js';
 import { askSettingsFromEnv, type AskSettings } from '../daemon/ask/config.js';
-import type { AskEvent, AskResult } from '../daemon/ask/events.js';
+import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { Methods, Notifications, type AskEventParams } from '../protocol/messages.js';
 import type { Client } from './connection.js';
 

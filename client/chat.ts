@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Evidence } from '../indexer/evidence.js';
-import type { AskResult } from '../daemon/ask/events.js';
+import type { AskResult } from '../protocol/ask-events.js';
 import { AskView, askViaClient, clientAskSettings, type AskClient } from './ask.js';
 
 export interface ChatOptions {

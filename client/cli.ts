@@ -333,7 +333,8 @@ const COMMANDS: Record<string, Command> = {
         }
         case 'status': {
           const r = await c.daemonStatus(root);
-          out(c.formatStatus(r), r);
+          const { formatStatus } = await import('./daemon-report.js');
+          out(formatStatus(r), r);
           return r.running ? 0 : 3;
         }
         case 'run': {

@@ -1,7 +1,7 @@
 // The client's side of the daemon: find it (daemon.json in the root's state
 // folder), check it is alive, connect with its token, start one when none runs,
-// and the `evidex daemon start|stop|status` helpers. Errors are one line and
-// say what to do next.
+// and `evidex daemon start|stop|status` (daemon-report.ts prints the status).
+// Errors are one line and say what to do next.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,6 @@ import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
   CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
-  type WarmupStatus, type LatencySnapshot,
 } from '../protocol/messages.js';
 import {
   canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
@@ -113,13 +112,13 @@ export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Cl
   };
 }
 
-type Probe =
+export type Probe =
   | { kind: 'none' }                       // no daemon.json (or a stale one from a dead process, now removed)
   | { kind: 'running'; info: DaemonInfo; ws: WsClient }
   | { kind: 'unreachable'; info: DaemonInfo; error: string }; // a live daemon pid that does not answer
 
-/** Looks for a daemon for this state folder and connects to it if one answers. */
-async function probe(stateDir: string, sock: SocketOptions = {}): Promise<Probe> {
+/** Looks for a daemon for this state folder and connects to it if one answers (within `timeoutMs`). */
+export async function probe(stateDir: string, sock: SocketOptions = {}, timeoutMs = 5000): Promise<Probe> {
   const info = await readDaemonInfo(stateDir);
   if (!info) return { kind: 'none' };
   if (!(await daemonAlive(stateDir, info.pid))) {
@@ -128,7 +127,7 @@ async function probe(stateDir: string, sock: SocketOptions = {}): Promise<Probe>
     return { kind: 'none' };
   }
   try {
-    return { kind: 'running', info, ws: await openSocket(info, 5000, sock) };
+    return { kind: 'running', info, ws: await openSocket(info, timeoutMs, sock) };
   } catch (e) {
     return { kind: 'unreachable', info, error: (e as Error).message };
   }
@@ -322,62 +321,6 @@ export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv
   } finally {
     await c.close();
   }
-}
-
-/** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */
-function formatWarmup(w: WarmupStatus | undefined): string {
-  switch (w?.state) {
-    case undefined: return 'unknown';
-    case 'waiting': return 'waiting for start-up and the caches';
-    case 'running': return 'running';
-    case 'done': {
-      const notes = [`${w.calls} calls`, `${w.busyMs} ms`];
-      if (w.refused) notes.push(`${w.refused} refused`);
-      if (w.outcome !== 'done') notes.push(w.outcome === 'budget' ? 'time budget reached' : 'stopped');
-      return `done (${notes.join(', ')})`;
-    }
-    case 'failed': return 'failed (see the daemon log)';
-    case 'off': return 'off';
-    case 'skipped': return 'skipped (the start-up build failed)';
-    default: return String((w as { state: unknown }).state); // a state a newer daemon reports
-  }
-}
-
-const latencyMs = (x: number | null) => (x === null ? '-' : x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
-
-/** The daemon's own answer times per method and tool, for `evidex daemon status` (absent from an older daemon's answer). */
-function formatLatency(book: Record<string, LatencySnapshot> | undefined): string[] {
-  const names = Object.keys(book ?? {});
-  if (!book || names.length === 0) return ['latency      no client requests yet'];
-  const width = Math.max(...names.map((n) => n.length));
-  return ['latency      daemon side, message read to answer written:', ...names.map((n) => {
-    const h = book[n];
-    const notes = [`${h.calls} call${h.calls === 1 ? '' : 's'}`, `p50 ${latencyMs(h.p50Ms)}`, `p99 ${latencyMs(h.p99Ms)}`, `max ${latencyMs(h.maxMs)}`, `${h.over1ms} over 1 ms`];
-    if (h.errors) notes.push(`${h.errors} refused or failed`);
-    return `  ${n.padEnd(width)}  ${notes.join(' · ')}`;
-  })];
-}
-
-/** The human form of `evidex daemon status`. */
-export function formatStatus(r: StatusReport): string {
-  if (!r.running) return `${r.message}\n`;
-  const d = r.status.daemon;
-  const lines = [
-    `running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
-    `url          ${r.url}`,
-    `root         ${r.root}`,
-    `index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? ` (start-up failed: ${d.startupError})` : ''}`,
-    `files        ${r.files}`,
-    `symbols      ${r.symbols}`,
-    `generation   ${r.generation}`,
-    `last update  ${r.lastUpdate ?? 'never'}`,
-    `watcher      ${r.watcher}${d.watcherNote ? ` (${d.watcherNote})` : ''}`,
-    `warm-up      ${formatWarmup(d.warmup)}`,
-    `clients      ${d.clients}`,
-    `state        ${r.stateDir}`,
-    ...formatLatency(d.latency),
-  ];
-  return `${lines.join('\n')}\n`;
 }
 
 export { MAX_MESSAGE_BYTES };

@@ -3,13 +3,13 @@
 // an observer (idle.ts), so looking at daemons does not keep them alive.
 // Loaded only by those commands.
 import { promises as fsp, statSync } from 'node:fs';
-import { formatDuration } from '../daemon/idle.js';
 import { Methods } from '../protocol/messages.js';
 import {
-  acquireLock, daemonAlive, DaemonRunningError, folderBytes, listStateDirs, processRssBytes, readDaemonInfo,
-  removeDaemonInfo, stateFolderRoot, stateRoot, type DaemonInfo,
+  acquireLock, DaemonRunningError, folderBytes, listStateDirs, processRssBytes, readDaemonInfo,
+  stateFolderRoot, stateRoot, type DaemonInfo,
 } from '../daemon/state.js';
-import { daemonStopAt, makeClient, openSocket, type StopResult } from './connection.js';
+import { daemonStopAt, makeClient, probe, type StopResult } from './connection.js';
+import { formatList, formatPrune } from './daemon-report.js';
 
 export interface ListedDaemon {
   /** running: answered; not_answering: alive but silent; stale: its process is gone (its daemon.json is removed). */
@@ -35,14 +35,17 @@ const ASK_TIMEOUT_MS = 5000;
 
 async function describe(stateDir: string, info: DaemonInfo): Promise<ListedDaemon> {
   const base = { root: info.root, pid: info.pid, port: info.port, url: info.url, stateDir };
-  if (!(await daemonAlive(stateDir, info.pid))) {
-    // The same clean-up every client does on meeting a dead daemon's file.
-    await removeDaemonInfo(stateDir, info.pid).catch(() => undefined);
+  // The same look every client takes (a dead daemon's file is removed), as an observer.
+  const p = await probe(stateDir, { observer: true }, ASK_TIMEOUT_MS);
+  if (p.kind === 'none') {
     return { ...base, state: 'stale', uptimeSeconds: null, rssBytes: null, files: null, idleTimeoutSeconds: null, note: 'not running; its daemon.json was removed' };
   }
   const rssBytes = processRssBytes(info.pid);
+  if (p.kind === 'unreachable') {
+    return { ...base, state: 'not_answering', uptimeSeconds: null, rssBytes, files: null, idleTimeoutSeconds: null, note: p.error };
+  }
   try {
-    const c = makeClient(await openSocket(info, ASK_TIMEOUT_MS, { observer: true }), info, stateDir);
+    const c = makeClient(p.ws, p.info, stateDir);
     try {
       const s = await c.request(Methods.indexStatus, undefined, AbortSignal.timeout(ASK_TIMEOUT_MS));
       return {
@@ -65,39 +68,6 @@ export async function listDaemons(env: NodeJS.ProcessEnv = process.env): Promise
     if (info) found.push({ dir, info });
   }
   return { home: stateRoot(env), daemons: await Promise.all(found.map(({ dir, info }) => describe(dir, info))) };
-}
-
-const mb = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(b < 10 * 1048576 ? 1 : 0)} MB`);
-
-function uptime(s: number | null): string {
-  if (s === null) return '-';
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, '0')}m`;
-  return `${Math.floor(s / 86_400)}d${String(Math.floor(s / 3600) % 24).padStart(2, '0')}h`;
-}
-
-function lifetime(d: ListedDaemon): string {
-  if (d.idleTimeoutSeconds === null) return '-';
-  return d.idleTimeoutSeconds === 0 ? 'until stopped' : `idle ${formatDuration(d.idleTimeoutSeconds * 1000)}`;
-}
-
-/** The human form of `evidex daemon list`: a table of the live ones, a line per stale one. */
-export function formatList(l: DaemonList): string {
-  const live = l.daemons.filter((d) => d.state !== 'stale');
-  const lines: string[] = [];
-  if (live.length === 0) {
-    lines.push(`no evidex daemons running (state: ${l.home})`);
-  } else {
-    const rows = [['ROOT', 'PID', 'PORT', 'UPTIME', 'MEMORY', 'FILES', 'EXITS'], ...live.map((d) => [
-      d.root, String(d.pid), String(d.port), uptime(d.uptimeSeconds), mb(d.rssBytes),
-      d.state === 'running' ? String(d.files) : 'not answering', lifetime(d),
-    ])];
-    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-    for (const r of rows) lines.push(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
-  }
-  for (const d of l.daemons.filter((x) => x.state === 'stale')) lines.push(`stale: ${d.root} (pid ${d.pid} is not running; its daemon.json was removed)`);
-  return `${lines.join('\n')}\n`;
 }
 
 export type StoppedDaemon = StopResult & { root: string };
@@ -148,17 +118,6 @@ export async function pruneStateDirs(env: NodeJS.ProcessEnv = process.env): Prom
     out.bytes += bytes;
   }
   return out;
-}
-
-/** The human form of `evidex daemon prune`. */
-export function formatPrune(r: PruneResult): string {
-  const lines = r.removed.map((x) => `removed ${x.stateDir} (${x.root} no longer exists, ${mb(x.bytes)})`);
-  for (const x of r.inUse) lines.push(`left ${x.stateDir}: ${x.root} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
-  for (const d of r.unknown) lines.push(`left ${d}: it does not record its root`);
-  const n = r.removed.length;
-  lines.push(n === 0 ? `nothing to prune in ${r.home} (${r.kept} state folder${r.kept === 1 ? '' : 's'} of existing roots)`
-    : `freed ${mb(r.bytes)} in ${n} folder${n === 1 ? '' : 's'}; kept ${r.kept} of existing roots`);
-  return `${lines.join('\n')}\n`;
 }
 
 /** `evidex daemon list | prune | stop --all` as the CLI runs them: text or --json on stdout; exit 0. */

@@ -21,7 +21,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { TOOL_NAMES } from '../indexer/query/schemas.js';
 import type { AskSettings } from '../daemon/ask/config.js';
-import type { AskEvent, AskResult, AttemptLog } from '../daemon/ask/events.js';
+import type { AskEvent, AskResult, AttemptLog } from '../protocol/ask-events.js';
 import { askViaClient, clientAskSettings, type AskClient } from './ask.js';
 
 const ToolName = z.enum(TOOL_NAMES as [string, ...string[]]);

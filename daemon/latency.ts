@@ -13,6 +13,7 @@
 // two snapshots of the same daemon can be subtracted (`minus`) to get the
 // histogram of exactly the calls in between — how the bench reports the
 // daemon's share of its own timed calls.
+import type { LatencySnapshot } from '../protocol/messages.js';
 
 /** Sub-buckets per power of two: a bucket is at most 1/32 of its values wide. */
 const SUB = 32;
@@ -22,22 +23,6 @@ const LINEAR_BITS = Math.log2(LINEAR);
 /** Buckets up to 2^40 µs (~12 days): more than any answer can take. */
 const MAX_BITS = 40;
 const BUCKETS = LINEAR + (MAX_BITS - LINEAR_BITS) * SUB;
-
-/** A histogram as index/status sends it: totals, a few quantiles, and the non-empty buckets (for `minus`). */
-export interface LatencySnapshot {
-  calls: number;
-  /** Answers that were errors (refusals included). */
-  errors: number;
-  /** Calls that took over 1 ms (exact, not bucketed). */
-  over1ms: number;
-  /** Quantiles in ms, each rounded up to its bucket's upper edge (≤ 3% above the true value) but never above maxMs; null with no calls. */
-  p50Ms: number | null;
-  p99Ms: number | null;
-  /** The slowest call since the daemon started (exact); in a difference of two snapshots, its bucket's upper edge. */
-  maxMs: number | null;
-  /** [bucket index, count] for every non-empty bucket, ascending. */
-  buckets: Array<[number, number]>;
-}
 
 function bucketOf(us: number): number {
   // Rounded up to a whole µs: a bucket's upper edge is then never below a value in it.

@@ -15,7 +15,7 @@
 import type { IndexHandle, IndexSample } from '../indexer/api.js';
 import type { ToolCallParams } from '../indexer/query/schemas.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
-import { Methods, TOOL_ERROR, type WarmupStatus } from '../protocol/messages.js';
+import { Methods, TOOL_ERROR, type WarmupOutcome, type WarmupStatus } from '../protocol/messages.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
 
 /** A tools/call the warm-up makes: any tool but read_git_diff. */
@@ -50,7 +50,6 @@ export const WARMUP_SLICE_MS = 2;
 /** The warm-up ends after this much work whatever is left (a large tree's searches cost more). */
 export const WARMUP_BUDGET_MS = 3000;
 
-export type WarmupOutcome = 'done' | 'budget' | 'stopped';
 export interface WarmupResult { calls: number; busyMs: number; outcome: WarmupOutcome }
 
 /** The warm-up's calls, `rounds` rounds over the sampled names (cycled when there are fewer). */

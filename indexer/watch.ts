@@ -19,119 +19,24 @@
 // folder; the folder watches' raw events name the files, and update() looks at
 // each named path on disk. Three things follow:
 // - A folder that appears is queued whole (its files come with no event of
-//   their own), and walked again twice later on, as chokidar reads a new folder
-//   before it watches it and a file written in between is named by no event.
-// - A folder deleted or moved away and made again under the same name before
-//   chokidar re-reads its parent (`rm -rf d && mkdir d`, checkouts that turn a
-//   folder into a file and back) keeps chokidar's dead watch, as chokidar sees
-//   no new name. The folder's own watch reports the folder itself gone; the
-//   watcher then compares what stands at that name with the folder as it was
-//   watched (inode and birth time: a new folder often gets the inode number
-//   just freed), and restarts chokidar (and re-walks) when it is another folder,
-//   now or whenever one comes back while chokidar still holds the name. This
-//   also tells a child named like its folder (`foo/foo`) from the folder itself,
-//   which would otherwise restart the watcher on every write (it still does on
-//   a file system that keeps no birth time).
+//   their own), and walked again twice later on (watch/rechecks.ts).
+// - A folder replaced under the same name keeps chokidar's dead watch: told
+//   apart by identity (watch/folders.ts), it restarts chokidar and re-walks.
 // - An edit made through a hard link in a folder that is not watched (outside
 //   the root, or ignored) is not seen until the next catch-up.
 // Polling cannot work that way (a folder's stat does not change when a file in
 // it is edited), so in polling mode chokidar polls files.
 //
-// Why symlinks need extra care: the walk indexes a followed symlink under its
-// own name (`alias.py -> real.py`, and `dl/v.py` through `dl -> d`), but
-// chokidar (followSymlinks: false, so each file is watched once) only names the
-// real path when content changes. The watcher therefore keeps an AliasMap built
-// from a links-only walk, and adds every alias name of each changed path to the
-// batch. The map is rebuilt at start, after each refresh, and before a batch
-// that touches a symlink (created, deleted, retargeted, or a dangling link's
-// target appearing); the links that changed are re-checked too.
+// Symlinks: chokidar names only real paths, the index also a link's own names;
+// watch/aliases.ts adds those to each batch.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import { lstatSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
 import { inGitDir, type RepoRules } from './discover/rules.js';
-import { walkRepo, type WalkLink } from './discover/walk.js';
-
-/**
- * The other names under which the walk indexes a real path, from the symlinks a
- * links-only walk met. The walk already enumerates every name a link has
- * (`d/a.py -> ../x.py` is also met as `dl/a.py` through `dl -> d`) and stops at
- * loops, so one lookup per folder level of a real path finds all its names:
- * no recursion here, hence nothing to loop on.
- */
-export class AliasMap {
-  /** Real file → link names that are that file. */
-  private readonly fileAliases = new Map<string, string[]>();
-  /** Real folder → link names that are that folder. */
-  private readonly dirAliases = new Map<string, string[]>();
-  /** Every link met → what it is now (compared after a rescan to find the links that changed). */
-  readonly links = new Map<string, string>();
-  /** Folders holding a link (a folder's removal or rename takes its links along). */
-  private readonly linkDirs = new Set<string>();
-  /** What dangling links name, and the folders above those: the link comes alive when they appear. */
-  private readonly wakeAt = new Set<string>();
-  private readonly wakeDirs = new Set<string>();
-
-  constructor(found: readonly WalkLink[]) {
-    for (const l of found) {
-      this.links.set(l.path, `${l.followed ?? (l.dangling ? 'dangling' : 'unfollowed')}:${l.target ?? ''}`);
-      for (const dir of ancestors(l.path)) this.linkDirs.add(dir);
-      if (l.target === null) continue;
-      if (l.followed) push(l.followed === 'file' ? this.fileAliases : this.dirAliases, l.target, l.path);
-      else if (l.dangling) {
-        this.wakeAt.add(l.target);
-        for (const dir of ancestors(l.target)) this.wakeDirs.add(dir);
-      }
-    }
-  }
-
-  get size(): number { return this.links.size; }
-
-  /** The other names `rel` (a real path: no symlinked folder in it) is indexed under. */
-  aliasesOf(rel: string): string[] {
-    const out: string[] = [];
-    for (const a of this.fileAliases.get(rel) ?? []) out.push(a);
-    if (this.dirAliases.size === 0) return out;
-    // `rel` under (or being) a linked folder F: each name A of F gives A + the rest.
-    const viaDir = (folder: string, rest: string): void => {
-      for (const a of this.dirAliases.get(folder) ?? []) out.push(rest === '' ? a : `${a}/${rest}`);
-    };
-    viaDir('', rel);
-    for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) viaDir(rel.slice(0, i), rel.slice(i + 1));
-    viaDir(rel, '');
-    return out;
-  }
-
-  /** True when a change at `rel` may add, remove or retarget a link (so the map must be rebuilt). */
-  touches(rel: string): boolean {
-    if (this.links.has(rel) || this.linkDirs.has(rel)) return true;
-    if (this.wakeAt.size === 0) return false;
-    if (this.wakeAt.has(rel) || this.wakeDirs.has(rel)) return true;
-    for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) if (this.wakeAt.has(rel.slice(0, i))) return true;
-    return false;
-  }
-
-  /** Link names whose state differs between two maps (added, removed, retargeted, followed or not). */
-  static changed(before: AliasMap, after: AliasMap): string[] {
-    const out: string[] = [];
-    for (const [p, what] of after.links) if (before.links.get(p) !== what) out.push(p);
-    for (const p of before.links.keys()) if (!after.links.has(p)) out.push(p);
-    return out;
-  }
-}
-
-function push(m: Map<string, string[]>, k: string, v: string): void {
-  const list = m.get(k);
-  if (list) list.push(v);
-  else m.set(k, [v]);
-}
-
-/** The folders above a POSIX relative path ('' for the root included). */
-function ancestors(rel: string): string[] {
-  const out = [''];
-  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) out.push(rel.slice(0, i));
-  return out;
-}
+import { LinkAliases } from './watch/aliases.js';
+import { WatchedFolders } from './watch/folders.js';
+import { Rechecks } from './watch/rechecks.js';
 
 export type WatchMode = 'auto' | 'poll' | 'off';
 export type WatchState = 'starting' | 'watching' | 'polling' | 'polling (inotify limit reached)' | 'off';
@@ -161,86 +66,10 @@ export interface WatchOptions {
   onApplied?(info: WatchApplied): void;
 }
 
-/**
- * When, after chokidar reports a new folder, it is walked again. chokidar reads
- * a folder and watches it a few milliseconds after reporting it, later when a
- * checkout creates thousands at once (the reads share libuv's thread pool).
- * Each walk of an unchanged folder costs a stat per file, off the save path.
- */
-const NEW_FOLDER_RECHECKS_MS = [250, 2000];
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
 const REPLACED_FOLDER_CHECK_MS = 100;
 
-/** How early a re-walk of a new folder may come, so that folders reported together (a tree made at once) are walked in one batch. */
-const RECHECK_SLACK_MS = 100;
-
-/** Which folder this is: its inode and birth time, or null where the file system keeps no birth time (the inode alone is reused at once). */
-function folderId(st: Stats): string | null {
-  return st.birthtimeMs > 0 ? `${st.ino}:${st.birthtimeMs}` : null;
-}
-
 type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
-
-/**
- * The re-walks of new folders (NEW_FOLDER_RECHECKS_MS), each due a fixed time
- * after its folder was reported; all that are due within RECHECK_SLACK_MS are
- * handed over together, so a checkout's nested folders share batches, in which
- * update() walks a folder once however many of its ancestors are queued.
- */
-export class Rechecks {
-  /** One queue per delay, each in the order its folders were reported, so each is already in due order. */
-  private readonly queues: Array<Array<[number, string]>>;
-  private timer: NodeJS.Timeout | null = null;
-  /** When the armed timer fires: a folder due earlier (a short delay after a long one) re-arms it. */
-  private armedFor = Infinity;
-  constructor(
-    private readonly hand: (paths: string[]) => void,
-    private readonly delays: readonly number[] = NEW_FOLDER_RECHECKS_MS,
-    private readonly slack = RECHECK_SLACK_MS,
-  ) {
-    this.queues = delays.map(() => []);
-  }
-
-  add(rel: string): void {
-    const now = performance.now();
-    this.delays.forEach((ms, i) => this.queues[i].push([now + ms, rel]));
-    this.arm();
-  }
-
-  clear(): void {
-    for (const q of this.queues) q.length = 0;
-    this.disarm();
-  }
-
-  private disarm(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.armedFor = Infinity;
-  }
-
-  private arm(): void {
-    const heads = this.queues.filter((q) => q.length > 0).map((q) => q[0][0]);
-    if (heads.length === 0) return;
-    const next = Math.min(...heads);
-    if (this.timer && this.armedFor <= next) return;
-    this.disarm();
-    this.armedFor = next;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.armedFor = Infinity;
-      const until = performance.now() + this.slack;
-      const paths: string[] = [];
-      for (const q of this.queues) {
-        let n = 0;
-        while (n < q.length && q[n][0] <= until) n++;
-        for (const [, rel] of q.splice(0, n)) paths.push(rel);
-      }
-      this.hand(paths);
-      this.arm();
-    }, Math.max(0, next - performance.now()));
-    this.timer.unref();
-  }
-}
 
 const isWatchLimitError = (e: unknown): boolean => {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
@@ -270,9 +99,7 @@ export class RepoWatcher {
   /** Ends the wait of an open() whose watcher is closed before its scan ends (chokidar never says 'ready' then). */
   private abortOpen: (() => void) | null = null;
   /** Each watched folder's identity when chokidar watched it (at ready, and as chokidar reports new folders). */
-  private readonly folderIds = new Map<string, string | null>();
-  /** Folders whose own watch reported them gone while chokidar still holds their name: if a folder comes back there, restart. */
-  private readonly deadFolders = new Set<string>();
+  private readonly folders = new WatchedFolders();
   private readonly rechecks = new Rechecks((paths) => {
     if (this.closed) return;
     for (const p of paths) this.pending.add(p);
@@ -280,11 +107,12 @@ export class RepoWatcher {
   });
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
-  private aliases = new AliasMap([]);
-  private aliasesReady: Promise<void> = Promise.resolve();
+  private readonly aliases: LinkAliases;
   lastUpdate: string | null = null;
 
-  private constructor(private readonly opts: WatchOptions) {}
+  private constructor(private readonly opts: WatchOptions) {
+    this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
+  }
 
   /** Starts watching; resolves once chokidar has scanned the tree (events from then on are caught). */
   static async start(opts: WatchOptions): Promise<RepoWatcher> {
@@ -293,8 +121,8 @@ export class RepoWatcher {
     if (mode === 'off') { w.stateValue = 'off'; return w; }
     // The links scan runs beside chokidar's own scan; batches wait for it, so no
     // event is applied without its aliases.
-    w.aliasesReady = w.rescanLinks().then(() => undefined);
-    await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), w.aliasesReady]);
+    const aliasesReady = w.aliases.start();
+    await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), aliasesReady]);
     w.started = true;
     if (w.restartWanted) w.requestRefresh('a folder was replaced while the watcher started');
     return w;
@@ -379,8 +207,8 @@ export class RepoWatcher {
     });
     this.fsw = fsw;
     fsw.on('all', (event, path, stats) => {
-      if (event === 'addDir' && stats) { this.folderIds.set(path, folderId(stats)); this.deadFolders.delete(path); }
-      else if (event === 'unlinkDir') { this.folderIds.delete(path); this.deadFolders.delete(path); }
+      if (event === 'addDir' && stats) this.folders.added(path, stats);
+      else if (event === 'unlinkDir') this.folders.removed(path);
       this.onEvent(event, path);
     });
     // The folder watches' raw events name every touched entry: they are how files' changes
@@ -402,12 +230,8 @@ export class RepoWatcher {
 
   /** The identity of every folder chokidar now watches (a stat each, once per start or restart). */
   private recordFolders(fsw: FSWatcher): void {
-    this.folderIds.clear();
-    this.deadFolders.clear();
-    for (const dir of Object.keys(fsw.getWatched())) {
-      if (this.rel(dir) === null && dir !== this.opts.root) continue; // the root's parent, which chokidar lists too
-      try { this.folderIds.set(dir, folderId(lstatSync(dir))); } catch { /* gone since: its events say so */ }
-    }
+    // The root's parent, which chokidar lists too, is left out.
+    this.folders.reset(Object.keys(fsw.getWatched()).filter((dir) => this.rel(dir) !== null || dir === this.opts.root));
   }
 
   private onEvent(event: string, abs: string): void {
@@ -446,7 +270,7 @@ export class RepoWatcher {
     // ...or the folder itself, deleted or moved away (a child named like its folder looks the
     // same: checkFolder tells them apart); and a name whose folder's watch died may be a folder again.
     if (evPath === basename(watchedPath)) this.checkFolderSoon(watchedPath);
-    if (this.deadFolders.has(child)) this.checkFolderSoon(child);
+    if (this.folders.isDead(child)) this.checkFolderSoon(child);
   }
 
   /** checkFolder once chokidar's own re-read of the parent (which may forget the folder) has had its turn. */
@@ -454,20 +278,10 @@ export class RepoWatcher {
     setTimeout(() => this.checkFolder(abs), REPLACED_FOLDER_CHECK_MS).unref();
   }
 
-  /**
-   * A watched folder's name was touched as a whole: the same folder is still
-   * there (the event named a child of that name), another folder is (its watch
-   * died: restart), or none is (dead until chokidar forgets the name, which it
-   * reports as unlinkDir, or a folder comes back under it).
-   */
+  /** A watched folder's name was touched as a whole: restart when another folder now stands there (the old one's watch died). */
   private checkFolder(abs: string): void {
     if (this.closed || this.watchFiles) return;
-    const watched = this.folderIds.get(abs);
-    if (watched === undefined) return; // not a folder chokidar watches (or no longer)
-    let st: Stats | null = null;
-    try { st = lstatSync(abs); } catch { st = null; }
-    if (st?.isDirectory() && watched !== null && folderId(st) === watched) { this.deadFolders.delete(abs); return; }
-    if (!st?.isDirectory()) { this.deadFolders.add(abs); return; }
+    if (this.folders.check(abs) !== 'replaced') return;
     this.restartWanted = true;
     this.requestRefresh(`${this.rel(abs) ?? 'the root'} was replaced`);
   }
@@ -534,11 +348,11 @@ export class RepoWatcher {
           }
           await this.opts.index.refresh();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
-          await this.rescanLinks();
+          await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();
           this.opts.onApplied?.({ paths: [], refreshed: true, why, ms: performance.now() - t0 });
         } else if (paths.length) {
-          const batch = await this.withAliases(paths);
+          const batch = await this.aliases.expand(paths);
           const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
           this.opts.onApplied?.({ paths: batch, refreshed: false, summary, ms: performance.now() - t0 });
@@ -550,41 +364,6 @@ export class RepoWatcher {
       this.running = null;
       if (this.queued > 0 && !this.closed) this.schedule();
       else this.wakeIdle();
-    }
-  }
-
-  /**
-   * The batch plus every alias name of its paths. When a path may have added,
-   * removed or retargeted a symlink, the map is rebuilt first (the new link's
-   * names need the new map) and the links that changed are re-checked as well:
-   * for a folder link the builder then walks (or drops) everything under it.
-   */
-  private async withAliases(paths: string[]): Promise<string[]> {
-    await this.aliasesReady;
-    const out = new Set(paths);
-    if (paths.some((p) => this.aliases.touches(p) || this.isLink(p))) {
-      for (const p of await this.rescanLinks()) out.add(p);
-    }
-    if (this.aliases.size > 0) for (const p of paths) for (const a of this.aliases.aliasesOf(p)) out.add(a);
-    return [...out].sort();
-  }
-
-  private isLink(rel: string): boolean {
-    try { return lstatSync(join(this.opts.root, rel)).isSymbolicLink(); } catch { return false; }
-  }
-
-  /** Rebuilds the alias map from a links-only walk; answers the link names that changed. */
-  private async rescanLinks(): Promise<string[]> {
-    try {
-      const { links = [] } = await walkRepo(this.opts.root, this.opts.rules, { links: 'only' });
-      const next = new AliasMap(links);
-      const changed = AliasMap.changed(this.aliases, next);
-      this.aliases = next;
-      return changed;
-    } catch (e) {
-      // Keep the old map: aliases may go stale until the next refresh, but real paths still update.
-      this.opts.log?.(`watcher: scanning for symlinks failed: ${(e as Error).message}`);
-      return [];
     }
   }
 

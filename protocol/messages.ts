@@ -21,14 +21,12 @@
 //   -32800 REQUEST_CANCELLED  the client cancelled the request ($/cancelRequest) before it was answered
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
-import type { AskEvent, AskResult } from '../daemon/ask/events.js';
-import type { LatencySnapshot } from '../daemon/latency.js';
-import type { WarmupOutcome } from '../daemon/warmup.js';
+import type { AskEvent, AskResult } from './ask-events.js';
 import type { WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
 
-export type { Evidence, AskEvent, AskResult, LatencySnapshot, ToolResult, ToolDescriptor, BuildProgress, BuildSummary };
+export type { Evidence, AskEvent, AskResult, ToolResult, ToolDescriptor, BuildProgress, BuildSummary };
 
 export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;
@@ -69,8 +67,11 @@ export const MAX_NUM_CTX = 1 << 20;
 /** Where a watcher stands, reported by index/status and `evidex daemon status` (the watcher's own type). */
 export type WatcherState = WatchState;
 
+/** How a finished warm-up ended: every call ran, its time budget ran out, or the daemon stopped it (daemon/warmup.ts). */
+export type WarmupOutcome = 'done' | 'budget' | 'stopped';
+
 /**
- * The request-path warm-up (warmup.ts): waiting (for start-up and the caches),
+ * The request-path warm-up (daemon/warmup.ts): waiting (for start-up and the caches),
  * running, done, failed (a call hit a bug: see the log), off (turned off) or
  * skipped (the start-up build failed). `refused`: calls refused as a client's
  * would be (an empty file has no line 1); `outcome` says whether every call ran.
@@ -82,6 +83,26 @@ export type WarmupStatus =
 /** Whether the warm-up is over or will not run: nothing of it is left to wait for. */
 export function warmupSettled(w: WarmupStatus): boolean {
   return w.state !== 'waiting' && w.state !== 'running';
+}
+
+/**
+ * One answer-time histogram as index/status sends it (daemon/latency.ts keeps
+ * them): totals, a few quantiles, and the non-empty buckets, so two snapshots
+ * can be subtracted.
+ */
+export interface LatencySnapshot {
+  calls: number;
+  /** Answers that were errors (refusals included). */
+  errors: number;
+  /** Calls that took over 1 ms (exact, not bucketed). */
+  over1ms: number;
+  /** Quantiles in ms, each rounded up to its bucket's upper edge (≤ 3% above the true value) but never above maxMs; null with no calls. */
+  p50Ms: number | null;
+  p99Ms: number | null;
+  /** The slowest call since the daemon started (exact); in a difference of two snapshots, its bucket's upper edge. */
+  maxMs: number | null;
+  /** [bucket index, count] for every non-empty bucket, ascending. */
+  buckets: Array<[number, number]>;
 }
 
 export interface DaemonInfoStatus {

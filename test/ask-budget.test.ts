@@ -12,7 +12,7 @@ import type { ToolResult } from '../indexer/api.js';
 import { openIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { runAsk, type Conversation } from '../daemon/ask/loop.js';
-import type { AskEvent } from '../daemon/ask/events.js';
+import type { AskEvent } from '../protocol/ask-events.js';
 import { FakeOllama, call, type RecordedRequest } from './fake-ollama/server.js';
 import { askFake, tempStateDir } from './fake-ollama/harness.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';

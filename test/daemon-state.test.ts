@@ -7,8 +7,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  ConnectionError, connect, daemonStart, daemonStatus, daemonStop, formatStatus, resolveRepoRoot,
+  ConnectionError, connect, daemonStart, daemonStatus, daemonStop, resolveRepoRoot,
 } from '../client/connection.js';
+import { formatStatus } from '../client/daemon-report.js';
 import {
   acquireLock, DaemonRunningError, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor, tokensEqual,
 } from '../daemon/state.js';

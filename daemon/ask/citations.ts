@@ -5,7 +5,7 @@
 // definition in start_line..end_line, but its snippet holds only a prefix, and
 // lines past that prefix were never seen.
 import type { Evidence } from '../../indexer/evidence.js';
-import type { CitationCheck } from './events.js';
+import type { CitationCheck } from '../../protocol/ask-events.js';
 
 // A path is either something with a folder (a/b, a/b.py) or a file name with an
 // alphabetic extension (setup.py), so "127.0.0.1:8080" and "12:30" are not

@@ -15,7 +15,7 @@ import { auditLogFor } from '../audit.js';
 import { ContextBudget, chooseNumCtx } from './budget.js';
 import { checkCitations } from './citations.js';
 import { type AskConfig, type AskSettings, resolveAskConfig } from './config.js';
-import type { AskEvent, AskResult, AttemptLog, StopReason, TurnLog } from './events.js';
+import type { AskEvent, AskResult, AttemptLog, StopReason, TurnLog } from '../../protocol/ask-events.js';
 import { checkToolCapability, describeModel } from './model-check.js';
 import { AskError, classifyOllamaError, makeOllama } from './ollama-client.js';
 import {

@@ -1,7 +1,7 @@
 // The one place evidex builds an `ollama` client and turns what it throws into
 // AskFailures with distinct, actionable one-line messages.
 import { Ollama } from 'ollama';
-import type { AskErrorCode, AskFailure } from './events.js';
+import type { AskErrorCode, AskFailure } from '../../protocol/ask-events.js';
 
 export class AskError extends Error {
   constructor(readonly code: AskErrorCode, message: string) {

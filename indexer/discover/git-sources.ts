@@ -6,9 +6,9 @@
 // never ignores a tracked file). Gathered once per load with a few read-only
 // git commands; the matching itself stays in-process (gitignore.ts), so the
 // watcher's per-file decisions cost no process.
-import { execFile } from 'node:child_process';
 import { lstat, readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { gitEnv, runGit } from '../git.js';
 import { asciiLower, parseIgnoreFile, type IgnorePattern } from './gitignore.js';
 
 export interface OuterIgnoreFile {
@@ -31,28 +31,23 @@ export interface GitSources {
   trackedDirs: ReadonlySet<string>;
 }
 
-const GIT_TIMEOUT_MS = 30_000;
-
+const GIT_GLOBAL_ARGS = ['--no-pager', '-c', 'core.fsmonitor=false', '--no-optional-locks'];
 /**
- * The environment git runs in: the caller's, minus every GIT_* variable that
- * could point git at another repository or make it run something, but with
- * the three that only choose which config files it reads, as the user's own
- * `git check-ignore` would.
+ * The caller's GIT_* variables are removed (they could point git at another
+ * repository or make it run something) except the three that only choose
+ * which config files git reads, as the user's own `git check-ignore` would.
  */
-function gitEnv(): NodeJS.ProcessEnv {
-  const keep = new Set(['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM']);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') || keep.has(k)) env[k] = v;
-  return { ...env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
-}
+const KEPT_GIT_VARS = ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM'];
 
-/** git with a fixed argument list, no shell; null when git is missing or the command fails. */
-function git(cwd: string, args: string[]): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    execFile('git', ['--no-pager', '-c', 'core.fsmonitor=false', '--no-optional-locks', ...args], {
-      cwd, env: gitEnv(), shell: false, encoding: 'buffer', timeout: GIT_TIMEOUT_MS, maxBuffer: 256 << 20, windowsHide: true,
-    }, (err, stdout) => resolve(err ? null : stdout));
+/** git with a fixed argument list, no shell; null when git is missing or the command fails in any way. */
+async function git(cwd: string, args: string[]): Promise<Buffer | null> {
+  const r = await runGit(cwd, args, {
+    globalArgs: GIT_GLOBAL_ARGS,
+    env: gitEnv({ keep: KEPT_GIT_VARS, set: { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' } }),
+    timeoutMs: 30_000,
+    maxBuffer: 256 << 20,
   });
+  return r.kind === 'exited' && r.code === 0 ? r.stdout : null;
 }
 
 async function readIfFile(abs: string, followLinks: boolean): Promise<string | null> {

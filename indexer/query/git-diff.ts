@@ -14,9 +14,9 @@
 // listed first (-z, exact names), filtered by the rules, and only the survivors
 // are diffed, as literal pathspecs. Every parsed hunk is then checked again
 // against that list, so a parsing slip cannot attribute text to a wrong path.
-import { execFile } from 'node:child_process';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
+import { gitEnv, runGit } from '../git.js';
 import { capSnippet, type Evidence } from '../evidence.js';
 import { normalizeCallerPath } from '../paths.js';
 import { decodeText } from '../text.js';
@@ -55,7 +55,7 @@ const GIT_GLOBAL_ARGS = [
  * environment at all, so such a repository is refused rather than diffed.
  */
 async function filterOverrides(root: string): Promise<Record<string, string>> {
-  const r = await runGit(root, ['config', '--null', '--get-regexp', '^filter\\.']);
+  const r = await diffGit(root, ['config', '--null', '--get-regexp', '^filter\\.']);
   if (r.code === 1) return {}; // no such key
   if (r.code !== 0) throw new ToolError('git_failed', `git config failed: ${firstLine(r.stderr)}`);
   let text: string;
@@ -94,44 +94,38 @@ function diffArgs(staged: boolean): string[] {
   ];
 }
 
-/** The caller's environment without any GIT_* variable (GIT_DIR, GIT_INDEX_FILE, GIT_EXTERNAL_DIFF...), plus fixed settings. */
-function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('GIT_') || k === 'PAGER' || k.startsWith('LC_') || k === 'LANG' || k === 'LANGUAGE') continue;
-    env[k] = v;
-  }
-  return {
-    ...env,
-    GIT_PAGER: 'cat',
-    GIT_OPTIONAL_LOCKS: '0',
-    GIT_LITERAL_PATHSPECS: '1', // a path like ":(glob)**" is a file name, not pathspec magic
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_NO_LAZY_FETCH: '1',
-    LC_ALL: 'C',                // stable English messages to classify errors
-  };
-}
+/** Set over the caller's environment, from which every GIT_* variable (GIT_DIR, GIT_INDEX_FILE, GIT_EXTERNAL_DIFF...) is removed. */
+const GIT_SETTINGS = {
+  GIT_PAGER: 'cat',
+  GIT_OPTIONAL_LOCKS: '0',
+  GIT_LITERAL_PATHSPECS: '1', // a path like ":(glob)**" is a file name, not pathspec magic
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_NO_LAZY_FETCH: '1',
+  LC_ALL: 'C',                // stable English messages to classify errors
+};
+/** The caller's pager and locale go too (the messages are classified in English). */
+const dropVar = (k: string): boolean => k === 'PAGER' || k.startsWith('LC_') || k === 'LANG' || k === 'LANGUAGE';
 
 interface GitRun { code: number; stdout: Buffer; stderr: string }
 
-/** Runs git with the fixed options; `config` adds GIT_CONFIG_* settings (see filterOverrides). */
-function runGit(cwd: string, args: string[], config: Record<string, string> = {}): Promise<GitRun> {
-  return new Promise((resolve, reject) => {
-    execFile('git', [...GIT_GLOBAL_ARGS, ...args], {
-      cwd, env: { ...gitEnv(), ...config }, shell: false, encoding: 'buffer', timeout: GIT_TIMEOUT_MS, maxBuffer: GIT_MAX_BUFFER, windowsHide: true,
-    }, (err, stdout, stderr) => {
-      const errText = decodeText(stderr ?? Buffer.alloc(0)).trim();
-      if (!err) { resolve({ code: 0, stdout, stderr: errText }); return; }
-      const e = err as NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string };
-      if (e.code === 'ENOENT') { reject(new ToolError('git_failed', 'git is not installed or not on PATH')); return; }
-      if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
-        reject(new ToolError('git_failed', `the diff is larger than ${GIT_MAX_BUFFER >> 20} MiB; narrow it with "path"`));
-        return;
-      }
-      if (e.killed || e.signal) { reject(new ToolError('git_failed', `git did not finish within ${GIT_TIMEOUT_MS / 1000} s`)); return; }
-      resolve({ code: typeof e.code === 'number' ? e.code : 1, stdout, stderr: errText });
-    });
+/**
+ * Runs git with the fixed options; `config` adds GIT_CONFIG_* settings (see
+ * filterOverrides). git's own answer, failure codes included, comes back;
+ * git missing, too much output or no end in time is a refusal.
+ */
+async function diffGit(cwd: string, args: string[], config: Record<string, string> = {}): Promise<GitRun> {
+  const r = await runGit(cwd, args, {
+    globalArgs: GIT_GLOBAL_ARGS,
+    env: gitEnv({ drop: dropVar, set: { ...GIT_SETTINGS, ...config } }),
+    timeoutMs: GIT_TIMEOUT_MS,
+    maxBuffer: GIT_MAX_BUFFER,
   });
+  switch (r.kind) {
+    case 'exited': return { code: r.code, stdout: r.stdout, stderr: decodeText(r.stderr).trim() };
+    case 'missing': throw new ToolError('git_failed', 'git is not installed or not on PATH');
+    case 'too_large': throw new ToolError('git_failed', `the diff is larger than ${GIT_MAX_BUFFER >> 20} MiB; narrow it with "path"`);
+    case 'timed_out': throw new ToolError('git_failed', `git did not finish within ${GIT_TIMEOUT_MS / 1000} s`);
+  }
 }
 
 function firstLine(text: string): string {
@@ -139,7 +133,7 @@ function firstLine(text: string): string {
 }
 
 async function ensureWorkTree(root: string): Promise<void> {
-  const r = await runGit(root, ['rev-parse', '--is-inside-work-tree']);
+  const r = await diffGit(root, ['rev-parse', '--is-inside-work-tree']);
   if (r.code === 0 && decodeText(r.stdout).trim() === 'true') return;
   if (r.code === 0 || /not a git repository/i.test(r.stderr)) {
     throw new ToolError('not_a_git_repo', 'the repository root is not inside a git work tree');
@@ -151,19 +145,19 @@ async function ensureWorkTree(root: string): Promise<void> {
 async function resolveBase(root: string, base: string | undefined): Promise<string> {
   if (base !== undefined) {
     if (base.startsWith('-')) throw new ToolError('bad_ref', `base ${JSON.stringify(base)} may not start with "-"`);
-    const r = await runGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
+    const r = await diffGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
     const id = decodeText(r.stdout).trim();
     if (r.code !== 0 || !/^[0-9a-f]{40,64}$/.test(id)) {
       throw new ToolError('bad_ref', `base ${JSON.stringify(base)} is not a commit in this repository`);
     }
     return id;
   }
-  const head = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  const head = await diffGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
   const id = decodeText(head.stdout).trim();
   if (head.code === 0 && /^[0-9a-f]{40,64}$/.test(id)) return id;
   // No commit yet: everything tracked is new, which is a diff against the empty
   // tree. hash-object without -w only computes the id (sha1 or sha256 repo alike).
-  const empty = await runGit(root, ['hash-object', '-t', 'tree', '/dev/null']);
+  const empty = await diffGit(root, ['hash-object', '-t', 'tree', '/dev/null']);
   const tree = decodeText(empty.stdout).trim();
   if (empty.code !== 0 || !/^[0-9a-f]{40,64}$/.test(tree)) {
     throw new ToolError('git_failed', `cannot compute the empty tree: ${firstLine(empty.stderr)}`);
@@ -295,7 +289,7 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
   const base = await resolveBase(root, args.base);
   const noFilters = await filterOverrides(root);
 
-  const listed = await runGit(root, [...diffArgs(staged), '--name-only', '-z', base, '--', ...(pathspec ? [pathspec] : [])], noFilters);
+  const listed = await diffGit(root, [...diffArgs(staged), '--name-only', '-z', base, '--', ...(pathspec ? [pathspec] : [])], noFilters);
   if (listed.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(listed.stderr)}`);
   const allowed = decodeText(listed.stdout).split('\0').filter((p) => p !== '')
     .filter((p) => !rules.isSecret(p) && !rules.isKnownSecretFile(p) && !rules.isIgnored(p, false));
@@ -304,7 +298,7 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
 
   const hunks: Hunk[] = [];
   for (const chunk of chunkPaths(allowed)) {
-    const r = await runGit(root, [...diffArgs(staged), '--src-prefix=a/', '--dst-prefix=b/', base, '--', ...chunk], noFilters);
+    const r = await diffGit(root, [...diffArgs(staged), '--src-prefix=a/', '--dst-prefix=b/', base, '--', ...chunk], noFilters);
     if (r.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(r.stderr)}`);
     hunks.push(...parseUnifiedDiff(decodeText(r.stdout)));
   }

@@ -7,7 +7,7 @@ import type { IndexHandle, ToolResult } from '../../indexer/api.js';
 import { openIndex } from '../../indexer/index.js';
 import { validateToolCall } from '../../indexer/query/schemas.js';
 import type { AskConfig } from '../../daemon/ask/config.js';
-import type { AskEvent, AskResult } from '../../daemon/ask/events.js';
+import type { AskEvent, AskResult } from '../../protocol/ask-events.js';
 import { runAsk } from '../../daemon/ask/loop.js';
 import { FIXTURE, tempDir } from '../helpers/fs.js';
 import type { FakeOllama } from './server.js';

@@ -1,8 +1,8 @@
-// What one `ask` reports while it runs (AskEvent, streamed to the client as
-// notifications) and what it returns (AskResult). Shared by the daemon and the
-// CLI, so everything here is plain JSON: no classes, no Dates, no Maps.
-import type { Evidence } from '../../indexer/evidence.js';
-
+// The wire types of `ask`: what one question reports while it runs (AskEvent,
+// streamed to the client as notifications) and what it returns (AskResult).
+// Both ends use them (daemon/ask/ builds them, the CLI reads them), so they
+// live in the protocol and are plain JSON: no classes, no Dates, no Maps.
+import type { Evidence } from '../indexer/evidence.js';
 
 /**
  * answered: a final answer. incomplete: the reply was cut at the model's output

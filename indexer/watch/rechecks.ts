@@ -1,0 +1,76 @@
+// The second and third look at a new folder. chokidar reports a new folder
+// before it has read and watched it, so a file written there in between is
+// named by no event; the watcher therefore walks each new folder again a fixed
+// time after it was reported (its watch is surely in place by then). Unchanged
+// files cost a stat each, off the save path.
+
+/**
+ * When, after chokidar reports a new folder, it is walked again. chokidar reads
+ * a folder and watches it a few milliseconds after reporting it, later when a
+ * checkout creates thousands at once (the reads share libuv's thread pool).
+ */
+const NEW_FOLDER_RECHECKS_MS = [250, 2000];
+
+/** How early a re-walk of a new folder may come, so that folders reported together (a tree made at once) are walked in one batch. */
+const RECHECK_SLACK_MS = 100;
+
+/**
+ * The re-walks of new folders (NEW_FOLDER_RECHECKS_MS), each due a fixed time
+ * after its folder was reported; all that are due within RECHECK_SLACK_MS are
+ * handed over together, so a checkout's nested folders share batches, in which
+ * update() walks a folder once however many of its ancestors are queued.
+ */
+export class Rechecks {
+  /** One queue per delay, each in the order its folders were reported, so each is already in due order. */
+  private readonly queues: Array<Array<[number, string]>>;
+  private timer: NodeJS.Timeout | null = null;
+  /** When the armed timer fires: a folder due earlier (a short delay after a long one) re-arms it. */
+  private armedFor = Infinity;
+  constructor(
+    private readonly hand: (paths: string[]) => void,
+    private readonly delays: readonly number[] = NEW_FOLDER_RECHECKS_MS,
+    private readonly slack = RECHECK_SLACK_MS,
+  ) {
+    this.queues = delays.map(() => []);
+  }
+
+  add(rel: string): void {
+    const now = performance.now();
+    this.delays.forEach((ms, i) => this.queues[i].push([now + ms, rel]));
+    this.arm();
+  }
+
+  clear(): void {
+    for (const q of this.queues) q.length = 0;
+    this.disarm();
+  }
+
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.armedFor = Infinity;
+  }
+
+  private arm(): void {
+    const heads = this.queues.filter((q) => q.length > 0).map((q) => q[0][0]);
+    if (heads.length === 0) return;
+    const next = Math.min(...heads);
+    if (this.timer && this.armedFor <= next) return;
+    this.disarm();
+    this.armedFor = next;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.armedFor = Infinity;
+      const until = performance.now() + this.slack;
+      const paths: string[] = [];
+      for (const q of this.queues) {
+        let n = 0;
+        while (n < q.length && q[n][0] <= until) n++;
+        for (const [, rel] of q.splice(0, n)) paths.push(rel);
+      }
+      this.hand(paths);
+      this.arm();
+    }, Math.max(0, next - performance.now()));
+    this.timer.unref();
+  }
+}
