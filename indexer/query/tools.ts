@@ -3,15 +3,15 @@
 // before or after any update, never half of one (the store commits and patches
 // its memory in one synchronous step too). read_git_diff is the exception: it
 // asks git about the working tree, not the index.
-import type { ToolResult } from '../api.js';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import { normalizeCallerPath, normalizeLexically } from '../paths.js';
-import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
+import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { ExactFinder } from '../store/search-text.js';
-import { cmp, type FileMeta, type Store } from '../store/store.js';
+import type { FileMeta, Store } from '../store/store.js';
+import { cmp } from '../store/path-order.js';
 import { queryBuckets } from '../store/trigrams.js';
 import { importOrder, type ImportRef } from '../store/symbols.js';
 import { isPythonPath } from '../python/modules.js';
