@@ -4,9 +4,10 @@
 import type { BuildProgress, BuildSummary, UpdateSummary } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
 import type { ToolCall, ToolResult } from './query/schemas.js';
+import type { IndexSample } from './store/store.js';
 
-// Defined beside what produces them (the tools, the builder); named here too, as the face outside code imports.
-export type { BuildProgress, BuildSummary, ToolResult, UpdateSummary };
+// Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
+export type { BuildProgress, BuildSummary, IndexSample, ToolResult, UpdateSummary };
 
 export interface IndexStatus {
   root: string;
@@ -23,9 +24,6 @@ export interface IndexStatus {
   /** In-memory search text and symbol index fully loaded (queries before that are correct, just slower). */
   warm: boolean;
 }
-
-/** See IndexHandle.sample. */
-export interface IndexSample { symbols: string[]; modules: string[]; paths: string[] }
 
 export interface OpenOptions {
   /** Folder for this root's LMDB environment (the daemon passes <state>/<root-id>/). */
