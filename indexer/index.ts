@@ -90,7 +90,7 @@ export class EvidexIndex implements IndexHandle {
   update(paths: string[]): Promise<UpdateSummary> {
     return this.serial(async () => {
       const summary = await this.builder.update(paths);
-      // A large update leaves new versions unloaded (see Store.commit); load them in the background.
+      // A large update leaves new versions unloaded (see MemoryIndex.commitMode); load them in the background.
       if (!this.store.textComplete) void this.warm();
       return summary;
     });
