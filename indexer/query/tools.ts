@@ -250,6 +250,7 @@ export function readEvidence(store: Store, root: string, rules: RepoRules, args:
  */
 export function findImporters(store: Store, root: string, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
   const m = args.module_name;
+  const prefix = pathPrefixOf(args.path_prefix);
   const names = new Set<string>([m]);
   // A path names a file; "pkg.py" without a slash is a path only when the index
   // holds that file at the root, else it is the dotted name of module `py` in `pkg`.
@@ -260,7 +261,7 @@ export function findImporters(store: Store, root: string, rules: RepoRules, args
   } else {
     for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   }
-  const { total, hits } = store.importStatements(names, pathPrefixOf(args.path_prefix), pageOf(args));
+  const { total, hits } = store.importStatements(names, prefix, pageOf(args));
   const evidence = hits.map((r) => {
     const text = store.importText(r); // read through textRange, which checks the span
     return makeEvidenceLazy(store.file(r.fid)!.path, r.start, r.end, 'import', m, () => text);
