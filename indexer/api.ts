@@ -1,16 +1,13 @@
 // The face the indexer shows to the daemon and the in-process CLI: open an
 // index for a root, keep it fresh, answer validated tool calls. The daemon holds
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
+import type { BuildProgress, BuildSummary, UpdateSummary } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
-import type { Evidence } from './evidence.js';
-import type { ToolCall } from './query/schemas.js';
+import type { ToolCall, ToolResult } from './query/schemas.js';
+import type { IndexSample } from './store/store.js';
 
-/** What every tool answers (contract §2, §5): the items, how many matched in all, and which index generation answered. */
-export interface ToolResult {
-  evidence: Evidence[];
-  total: number;
-  generation: number;
-}
+// Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
+export type { BuildProgress, BuildSummary, IndexSample, ToolResult, UpdateSummary };
 
 export interface IndexStatus {
   root: string;
@@ -27,27 +24,6 @@ export interface IndexStatus {
   /** In-memory search text and symbol index fully loaded (queries before that are correct, just slower). */
   warm: boolean;
 }
-
-export interface BuildProgress {
-  phase: 'walk' | 'parse' | 'write' | 'done';
-  done: number;                // files processed so far in this phase
-  total: number;               // files known in this phase (0 while unknown)
-}
-
-export interface BuildSummary {
-  files: number; parsed: number; unchanged: number; removed: number;
-  symbols: number; imports: number; lines: number; seconds: number;
-}
-
-export interface UpdateSummary {
-  changed: string[];           // re-indexed (new or different content)
-  removed: string[];           // gone from the index (deleted, now ignored, now binary...)
-  unchanged: string[];         // same content hash: nothing rewritten
-  generation: number;
-}
-
-/** See IndexHandle.sample. */
-export interface IndexSample { symbols: string[]; modules: string[]; paths: string[] }
 
 export interface OpenOptions {
   /** Folder for this root's LMDB environment (the daemon passes <state>/<root-id>/). */

@@ -66,13 +66,7 @@ export class EvidexIndex implements IndexHandle {
   }
 
   sample(n: number): IndexSample {
-    const sym = this.store.symbols;
-    const paths = this.store.ordered().map((f) => f.path);
-    return {
-      symbols: spread(sym.names(), sym.nameCount, n),
-      modules: spread(sym.targets(), sym.targetCount, n),
-      paths: spread(paths, paths.length, n),
-    };
+    return this.store.sample(n);
   }
 
   /** Runs writers one after another, in call order. */
@@ -96,7 +90,7 @@ export class EvidexIndex implements IndexHandle {
   update(paths: string[]): Promise<UpdateSummary> {
     return this.serial(async () => {
       const summary = await this.builder.update(paths);
-      // A large update leaves new versions unloaded (see Store.commit); load them in the background.
+      // A large update leaves new versions unloaded (see MemoryIndex.commitMode); load them in the background.
       if (!this.store.textComplete) void this.warm();
       return summary;
     });
@@ -145,19 +139,4 @@ export async function openEvidexIndex(root: string, opts: EvidexOpenOptions): Pr
   if (!opts || typeof opts.stateDir !== 'string' || opts.stateDir === '') throw new Error('openIndex: opts.stateDir is required');
   const store = await Store.open(join(resolve(opts.stateDir), 'index'));
   return new EvidexIndex(resolve(root), store, opts);
-}
-
-/** n of `size` items, those at k·size/n for k = 0..n-1 (all of them when size <= n), so the pick spans the list. */
-function spread(items: Iterable<string>, size: number, n: number): string[] {
-  if (size <= n) return [...items];
-  const out: string[] = [];
-  let i = 0;
-  let next = 0;
-  for (const item of items) {
-    if (i++ !== next) continue;
-    out.push(item);
-    if (out.length === n) break;
-    next = Math.floor((out.length * size) / n);
-  }
-  return out;
 }

@@ -10,6 +10,8 @@ import type { ToolCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { mulberry32 } from './helpers/random.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
+import { runPyOracle } from './helpers/corpus.js';
+import { cmp } from '../indexer/store/path-order.js';
 
 const tmp = tempDir('store');
 let n = 0;
@@ -121,6 +123,74 @@ test('after many random incremental edits, search answers equal a fresh index (p
   }
   assert.ok(found > 0, 'some definitions and imports were found');
   await fresh.close();
+  await idx.close();
+});
+
+/** Every page of a list tool's answer, `size` items at a time: the answer as a caller reads it. */
+async function pagesOf(idx: EvidexIndex, call: (offset: number) => ToolCall, size: number): Promise<{ total: number; items: string[] }> {
+  const items: string[] = [];
+  for (let offset = 0; ; offset += size) {
+    const r = await idx.runTool(call(offset));
+    assertEvidenceChecks(idx.root, r.evidence);
+    items.push(...r.evidence.map((e) => `${e.path}:${e.start_line}-${e.end_line} ${e.kind} ${e.name}`));
+    if (r.evidence.length < size) return { total: r.total, items };
+  }
+}
+
+test('names and import targets too long for the LMDB lookup tables are found, warm and cold, page by page, as Python\'s ast says', async () => {
+  // 210 "é" are 420 UTF-8 bytes: past the lookup tables' 400-byte keys, within the schemas' 500 and 1000 characters.
+  const long = 'é'.repeat(210);
+  const mod = `${long}.sub`;
+  const root = tempDir('store-repo');
+  write(root, {
+    'a.py': `def ${long}():\n    pass\n\n${long} = 1\nimport ${mod}\n`,
+    'b.py': `import os\nclass K:\n    def ${long}(self):\n        import ${mod} as m, os\n    ${long}: int = 2\n`,
+    'c/d.py': `from ${mod} import x, ${long}\ndef other():\n    from ${long} import y\n`,
+    'c/e.py': 'def short():\n    pass\n',
+  });
+  const files = ['a.py', 'b.py', 'c/d.py', 'c/e.py'];
+  const oracle = runPyOracle(root, files);
+  assert.ok(oracle.every((f) => f.ok), 'the oracle parses every file');
+  const byLine = (a: string, b: string): number => {
+    const [pa, ra] = a.split(':'), [pb, rb] = b.split(':');
+    return cmp(pa, pb) || parseInt(ra, 10) - parseInt(rb, 10) || (a < b ? -1 : a > b ? 1 : 0);
+  };
+  // The contract's words over the oracle's rows: simple name, qualname, or M.Q with M a module name of the file.
+  const symbolAnswer = (name: string): string[] => oracle.flatMap((f) => f.defs
+    .filter((d) => d.name === name || d.qualname === name || f.modules.some((m) => name === `${m}.${d.qualname}`))
+    .map((d) => `${f.path}:${d.start}-${d.end} ${d.kind} ${d.qualname}`)).sort(byLine);
+  const importersAnswer = (target: string): string[] => oracle.flatMap((f) => f.imports
+    .filter((i) => i.targets.includes(target))
+    .map((i) => `${f.path}:${i.start}-${i.end} import ${target}`)).sort(byLine);
+
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, `state-${n++}`) });
+  await idx.refresh();
+  await idx.warm();
+  let found = 0;
+  for (const ready of [true, false]) {
+    idx.store.symbolsReady = ready; // false: the rows path, which must scan the files for these keys
+    try {
+      for (const name of [long, `K.${long}`, `a.${long}`, `b.K.${long}`]) {
+        const want = symbolAnswer(name);
+        for (const size of [1, 2, 200]) {
+          const got = await pagesOf(idx, (offset) => ({ name: 'find_symbol', args: { name, offset, limit: size } }), size);
+          assert.equal(got, { total: want.length, items: want }, `find_symbol ${name.slice(-12)} pages of ${size} (symbol index: ${ready})`);
+        }
+        found += want.length;
+      }
+      for (const target of [mod, `${mod}.${long}`, long, `${long}.y`]) {
+        const want = importersAnswer(target);
+        for (const size of [1, 200]) {
+          const got = await pagesOf(idx, (offset) => ({ name: 'find_importers', args: { module_name: target, offset, limit: size } }), size);
+          assert.equal(got, { total: want.length, items: want }, `find_importers ${target.slice(-12)} pages of ${size} (symbol index: ${ready})`);
+        }
+        found += want.length;
+      }
+    } finally {
+      idx.store.symbolsReady = true;
+    }
+  }
+  assert.ok(found >= 2 * 12, `definitions and statements were found (${found})`);
   await idx.close();
 });
 

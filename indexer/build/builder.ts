@@ -9,10 +9,10 @@
 // the index is a mix of old and new whole files; the next refresh compares
 // size+mtime, then content hashes, and finishes the job.
 import { stat } from 'node:fs/promises';
-import type { BuildProgress, BuildSummary, UpdateSummary } from '../api.js';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
 import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
-import { cmp, type FileWrite, type Store, type StoreOp } from '../store/store.js';
+import type { FileWrite, Store, StoreOp } from '../store/store.js';
+import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
@@ -27,6 +27,27 @@ import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './r
 const COMMIT_FILES = 400;
 const COMMIT_BYTES = 16 << 20;
 const COMMIT_MS = 500;
+
+/** Reported while a refresh runs (the CLI's progress line, the daemon's index/progress notifications). */
+export interface BuildProgress {
+  phase: 'walk' | 'parse' | 'write' | 'done';
+  done: number;                // files processed so far in this phase
+  total: number;               // files known in this phase (0 while unknown)
+}
+
+/** What a refresh did, once it is done. */
+export interface BuildSummary {
+  files: number; parsed: number; unchanged: number; removed: number;
+  symbols: number; imports: number; lines: number; seconds: number;
+}
+
+/** What an update of named paths did (the watcher's unit of work). */
+export interface UpdateSummary {
+  changed: string[];           // re-indexed (new or different content)
+  removed: string[];           // gone from the index (deleted, now ignored, now binary...)
+  unchanged: string[];         // same content hash: nothing rewritten
+  generation: number;
+}
 
 export interface BuilderOptions {
   maxFileBytes?: number;

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { READ_MAX_LINES } from '../../protocol/messages.js';
-import { EVIDENCE_KINDS } from '../evidence.js';
+import { EVIDENCE_KINDS, type Evidence } from '../evidence.js';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 200;
@@ -160,6 +160,18 @@ export const ToolResultSchema = z.looseObject({
   total: z.number().int().min(0).describe('How many matches exist in all; more than the items returned when limit or offset cut the answer.'),
   generation: z.number().int().min(0).describe('The index generation that answered (it rises with every index update).'),
 });
+
+/**
+ * What every tool answers (contract §2, §5): the items, how many matched in
+ * all, and which index generation answered. ToolResultSchema above describes
+ * the same fields for hosts; it is loose on purpose (a host must accept an
+ * added field), so this stays the exact type the tools produce.
+ */
+export interface ToolResult {
+  evidence: Evidence[];
+  total: number;
+  generation: number;
+}
 
 export interface ToolDescriptor {
   name: ToolName;

@@ -3,17 +3,15 @@
 // before or after any update, never half of one (the store commits and patches
 // its memory in one synchronous step too). read_git_diff is the exception: it
 // asks git about the working tree, not the index.
-import type { ToolResult } from '../api.js';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import { normalizeCallerPath, normalizeLexically } from '../paths.js';
-import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall } from './schemas.js';
+import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { ExactFinder } from '../store/search-text.js';
-import { cmp, type FileMeta, type Store } from '../store/store.js';
+import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
-import { importOrder, type ImportRef } from '../store/symbols.js';
 import { isPythonPath } from '../python/modules.js';
 
 export interface ToolContext {
@@ -129,7 +127,8 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
 
   // Lines never contain "\n" (and "\r" only inside a line), so a query with a newline matches no line.
   if (!q.includes('\n')) {
-    const lines = !cs && prefix === undefined && q.length === 3 && store.textComplete ? store.linesWithTrigram(q) : null;
+    // Null unless the store knows the count exactly (every file's text in memory).
+    const lines = !cs && prefix === undefined && q.length === 3 ? store.linesWithTrigram(q) : null;
     const counted = lines !== null;
     if (counted) total += lines;
     const { blocks, files } = store.candidateBlocks(queryBuckets(query, cs), prefix);
@@ -208,86 +207,14 @@ function moduleQualified(store: Store, name: string): Array<{ qual: string; fids
 
 /**
  * Definitions named `name` (simple name, qualname or module-qualified name),
- * sorted by (path, start line, qualname); `total` counts them all, the page
- * is cut from the first offset+limit in order without sorting the rest.
+ * sorted by (path, start line, qualname); `total` counts them all.
  */
 export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolResult {
-  if (!store.symbolsReady) return findSymbolFromRows(store, args);
   const { name, kind } = args;
-  const page = pageOf(args);
-  const prefix = pathPrefixOf(args.path_prefix);
-  const rank = store.pathRank();
-  const sym = store.symbols;
-  const before = (a: number, b: number): boolean => {
-    const ra = rank[sym.fid(a)], rb = rank[sym.fid(b)];
-    if (ra !== rb) return ra < rb;
-    if (sym.start(a) !== sym.start(b)) return sym.start(a) < sym.start(b);
-    const qa = sym.qualname(a), qb = sym.qualname(b);
-    return qa !== qb ? qa < qb : sym.seq(a) < sym.seq(b);
-  };
-  const keep = (d: number): boolean =>
-    (kind === undefined || sym.kind(d) === kind) && (prefix === undefined || store.file(sym.fid(d))!.path.startsWith(prefix));
-  let all = sym.defs(name);
-  const qualified = moduleQualified(store, name);
-  if (qualified.length) {
-    // A definition can match more than one way (its qualname, and as M.Q): each counts once.
-    const set = new Set(all);
-    for (const { qual, fids } of qualified) {
-      const inFiles = new Set(fids);
-      for (const d of sym.defsWithQualname(qual)) if (inFiles.has(sym.fid(d))) set.add(d);
-    }
-    all = [...set];
-  }
-  if (kind !== undefined || prefix !== undefined) all = all.filter(keep);
-  const total = all.length;
-  const top = firstInOrder(all, page.end, before);
-  const items = top.slice(page.offset).map((d) => evidenceAt(store, store.file(sym.fid(d))!, sym.start(d), sym.end(d), sym.kind(d), sym.qualname(d)));
-  return { evidence: items, total, generation: store.generation };
-}
-
-/**
- * The first `k` of `xs` in the order `before`: a full sort when that is most
- * of them, else one pass keeping a short sorted list (a common name such as
- * `__init__` has thousands of definitions, a page is at most 200 past its offset).
- */
-function firstInOrder<T>(xs: readonly T[], k: number, before: (a: T, b: T) => boolean): T[] {
-  if (k * 4 >= xs.length) return [...xs].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(0, k);
-  const top: T[] = [];
-  for (const x of xs) {
-    if (top.length === k && !before(x, top[k - 1])) continue;
-    let lo = 0, hi = top.length;
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (before(x, top[mid])) hi = mid; else lo = mid + 1; }
-    top.splice(lo, 0, x);
-    if (top.length > k) top.pop();
-  }
-  return top;
-}
-
-/** find_symbol from the LMDB rows, while the in-memory symbol index is still being read. */
-function findSymbolFromRows(store: Store, args: ToolArgs['find_symbol']): ToolResult {
-  const { name, kind } = args;
-  const prefix = pathPrefixOf(args.path_prefix);
-  const page = new PageItems(pageOf(args));
-  // File id -> the qualnames a definition there may have to match as module-qualified.
-  const quals = new Map<number, Set<string>>();
-  for (const { qual, fids } of moduleQualified(store, name)) {
-    for (const fid of fids) (quals.get(fid) ?? quals.set(fid, new Set()).get(fid)!).add(qual);
-  }
-  const candidates = new Set([...store.symbolFiles(name), ...quals.keys()]);
-  const fids = store.sortByPath([...candidates].filter((fid) => store.isLive(fid) && (prefix === undefined || store.file(fid)!.path.startsWith(prefix))));
-  let total = 0;
-  for (const fid of fids) {
-    const f = store.file(fid)!;
-    const q = quals.get(fid);
-    const defs = store.defs(fid)
-      .filter((d) => (d.name === name || d.qualname === name || q?.has(d.qualname)) && (kind === undefined || d.kind === kind))
-      .sort((a, b) => a.start - b.start || (a.qualname < b.qualname ? -1 : a.qualname > b.qualname ? 1 : 0));
-    for (const d of defs) {
-      total++;
-      page.take(() => evidenceAt(store, f, d.start, d.end, d.kind, d.qualname));
-    }
-  }
-  return { evidence: page.items, total, generation: store.generation };
+  const query = { kind, prefix: pathPrefixOf(args.path_prefix), quals: moduleQualified(store, name) };
+  const { total, hits } = store.definitions(name, query, pageOf(args));
+  const evidence = hits.map((d) => evidenceAt(store, store.file(d.fid)!, d.start, d.end, d.kind, d.qualname));
+  return { evidence, total, generation: store.generation };
 }
 
 function indexedFile(store: Store, root: string, rules: RepoRules, input: string): FileMeta {
@@ -324,8 +251,6 @@ export function readEvidence(store: Store, root: string, rules: RepoRules, args:
 export function findImporters(store: Store, root: string, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
   const m = args.module_name;
   const prefix = pathPrefixOf(args.path_prefix);
-  const window = pageOf(args);
-  const page = new PageItems(window);
   const names = new Set<string>([m]);
   // A path names a file; "pkg.py" without a slash is a path only when the index
   // holds that file at the root, else it is the dotted name of module `py` in `pkg`.
@@ -336,71 +261,10 @@ export function findImporters(store: Store, root: string, rules: RepoRules, args
   } else {
     for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   }
-  if (store.symbolsReady) {
-    const rank = store.pathRank();
-    const pathOf = (r: ImportRef): string => store.file(r.fid)!.path;
-    const item = (r: ImportRef) => (): Evidence => {
-      const text = store.importText(r); // read through textRange, which checks the span, when first needed
-      return makeEvidenceLazy(pathOf(r), r.start, r.end, 'import', m, () => text);
-    };
-    // Each name's list is kept sorted (importersInOrder); the files under a prefix are one run of it.
-    const lists = [...names].map((n) => underPrefix(store.symbols.importersInOrder(n, rank), pathOf, prefix));
-    if (lists.length === 1) {
-      const [list] = lists;
-      return { evidence: list.slice(window.offset, window.end).map((r) => item(r)()), total: list.length, generation: store.generation };
-    }
-    let total = 0;
-    mergeInOrder(lists, importOrder(rank), (r) => { total++; page.take(item(r)); });
-    return { evidence: page.items, total, generation: store.generation };
-  }
-  const fids = new Set<number>();
-  for (const n of names) for (const fid of store.targetFiles(n)) if (store.isLive(fid)) fids.add(fid);
-  let total = 0;
-  for (const fid of store.sortByPath([...fids])) {
-    const f = store.file(fid)!;
-    if (prefix !== undefined && !f.path.startsWith(prefix)) continue;
-    const stmts = store.imports(fid).filter((imp) => imp.targets.some((t) => names.has(t)));
-    stmts.sort((a, b) => a.start - b.start);
-    for (const imp of stmts) {
-      total++;
-      page.take(() => evidenceAt(store, f, imp.start, imp.end, 'import', m));
-    }
-  }
-  return { evidence: page.items, total, generation: store.generation };
-}
-
-/**
- * The part of a list sorted by path whose paths start with `prefix` (all of
- * it when there is none): paths sharing a prefix are one run in path order,
- * found by two binary searches.
- */
-function underPrefix<T>(list: readonly T[], pathOf: (x: T) => string, prefix: string | undefined): readonly T[] {
-  if (prefix === undefined) return list;
-  const firstWhere = (from: number, pred: (x: T) => boolean): number => {
-    let lo = from, hi = list.length;
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (pred(list[mid])) hi = mid; else lo = mid + 1; }
-    return lo;
-  };
-  const from = firstWhere(0, (x) => cmp(pathOf(x), prefix) >= 0);
-  return list.slice(from, firstWhere(from, (x) => !pathOf(x).startsWith(prefix)));
-}
-
-/**
- * Visits the union of sorted lists in order, each element once: a statement
- * with several targets among the names sits in several lists, and comes up
- * in them one after the other (equal in order means the same statement).
- */
-function mergeInOrder<T>(lists: ReadonlyArray<readonly T[]>, order: (a: T, b: T) => number, visit: (x: T) => void): void {
-  const at = lists.map(() => 0);
-  let last: T | undefined;
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < lists.length; i++) {
-      if (at[i] < lists[i].length && (best < 0 || order(lists[i][at[i]], lists[best][at[best]]) < 0)) best = i;
-    }
-    if (best < 0) return;
-    const x = lists[best][at[best]++];
-    if (x !== last) visit(x);
-    last = x;
-  }
+  const { total, hits } = store.importStatements(names, prefix, pageOf(args));
+  const evidence = hits.map((r) => {
+    const text = store.importText(r); // read through textRange, which checks the span
+    return makeEvidenceLazy(store.file(r.fid)!.path, r.start, r.end, 'import', m, () => text);
+  });
+  return { evidence, total, generation: store.generation };
 }

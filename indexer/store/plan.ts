@@ -1,0 +1,270 @@
+// Where a query's answers are. search_code asks which blocks of which files
+// can hold its lines; find_symbol and find_importers ask for the definitions
+// and import statements that match, in answer order, counted in full and cut
+// to a window. Each question has one entry point here, which answers from the
+// in-memory structures when they cover the whole index (warm) and from the
+// LMDB rows otherwise (cold, while warm-up runs): the same hits in the same
+// order either way, so the tools above never ask which state the index is in.
+import type { PyDef } from '../model.js';
+import type { FileMeta, FileTable } from './file-table.js';
+import type { ImportSpan, MemoryIndex } from './memory.js';
+import { cmp } from './path-order.js';
+import type { SearchText } from './search-text.js';
+import { importOrder, type ImportRef } from './symbols.js';
+import type { Tables } from './tables.js';
+
+/** A file a search must scan, with its blocks to scan (see QueryPlanner.candidateBlocks). */
+export interface CandidateFile { f: FileMeta; st: SearchText; from: number; to: number }
+
+/** The positions offset .. end-1 of an answer order: the hits to return. */
+export interface Window { offset: number; end: number }
+
+/** The hits in a window of the answer order, and how many there are in all. */
+export interface Hits<T> { total: number; hits: T[] }
+
+/** One definition: its file, span (decorators included), kind and qualname. */
+export interface DefinitionHit { fid: number; start: number; end: number; kind: PyDef['kind']; qualname: string }
+
+export interface DefinitionQuery {
+  kind?: PyDef['kind'];
+  /** Only files whose path starts with this. */
+  prefix?: string;
+  /** Definitions that also match: those with qualname exactly `qual` in one of `fids` (a module-qualified name, resolved by the caller). */
+  quals: ReadonlyArray<{ qual: string; fids: readonly number[] }>;
+}
+
+export class QueryPlanner {
+  constructor(private readonly files: FileTable, private readonly memory: MemoryIndex, private readonly tables: Tables) {}
+
+  // ---------------------------------------------------------------- search_code
+
+  /** See TrigramLineCounts.rarestAt: where to anchor a scan for `q` (lowercased). */
+  rarestCharAt(q: string): number { return this.memory.lineCounts.rarestAt(q); }
+
+  /**
+   * Lines of the whole index whose lowercased text holds `t` (three UTF-16
+   * units, lowercased); null when that is not known exactly: a non-ASCII
+   * trigram, or not every file's text in memory yet.
+   */
+  linesWithTrigram(t: string): number | null {
+    return this.memory.textComplete ? this.memory.lineCounts.count(t) : null;
+  }
+
+  /**
+   * Where a query's lines can be: the files (in path order, optionally only
+   * those under a path prefix), each with the blocks whose signature holds every
+   * bucket, ascending: `blocks[from..to)` (blocks null: every block, from 0 to
+   * the file's block count). With no buckets (a query too short for a trigram),
+   * every block of every file.
+   */
+  candidateBlocks(buckets: readonly number[] | null, prefix?: string): { blocks: Int32Array | null; files: CandidateFile[] } {
+    const under = (f: FileMeta) => prefix === undefined || f.path.startsWith(prefix);
+    const memory = this.memory;
+    if (!buckets) {
+      const files = this.files.ordered().filter(under).map((f) => {
+        const st = memory.searchText(f.fid);
+        return { f, st, from: 0, to: st.blocks.length };
+      });
+      return { blocks: null, files };
+    }
+    const rows = memory.sigs.queryRows(buckets);
+    const files: CandidateFile[] = [];
+    if (memory.textComplete) {
+      // Every file is in the signatures: one pass over them finds every block.
+      const { n, fid, block } = memory.sigs.match(rows);
+      for (let i = 0; i < n;) {
+        let j = i + 1;
+        while (j < n && fid[j] === fid[i]) j++;
+        const f = this.files.get(fid[i])!;
+        if (under(f)) files.push({ f, st: memory.loadedText(f.fid)!, from: i, to: j });
+        i = j;
+      }
+      return { blocks: block, files: this.files.sortByPathOf(files) };
+    }
+    // Not all in memory yet: the file-level postings pick the files, which are loaded (and signed) as needed.
+    const all: number[] = [];
+    for (const id of memory.postingsCandidates(buckets)) {
+      const f = this.files.get(id)!;
+      if (!under(f)) continue;
+      const st = memory.searchText(id);
+      const from = all.length;
+      for (const b of memory.sigs.matchFile(id, rows)) all.push(b);
+      if (all.length > from) files.push({ f, st, from, to: all.length });
+    }
+    return { blocks: Int32Array.from(all), files: this.files.sortByPathOf(files) };
+  }
+
+  // ---------------------------------------------------------------- find_symbol
+
+  /**
+   * Definitions whose simple name or qualname is `name`, or that match one of
+   * `q.quals`, each once, in answer order (path, start line, qualname); `total`
+   * counts them all.
+   */
+  definitions(name: string, q: DefinitionQuery, w: Window): Hits<DefinitionHit> {
+    return this.memory.symbolsReady ? this.definitionsInMemory(name, q, w) : this.definitionsFromRows(name, q, w);
+  }
+
+  /** From the symbol index: the page is cut from the first `end` in order without sorting the rest. */
+  private definitionsInMemory(name: string, { kind, prefix, quals }: DefinitionQuery, w: Window): Hits<DefinitionHit> {
+    const rank = this.files.pathRank();
+    const sym = this.memory.symbols;
+    const before = (a: number, b: number): boolean => {
+      const ra = rank[sym.fid(a)], rb = rank[sym.fid(b)];
+      if (ra !== rb) return ra < rb;
+      if (sym.start(a) !== sym.start(b)) return sym.start(a) < sym.start(b);
+      const qa = sym.qualname(a), qb = sym.qualname(b);
+      return qa !== qb ? qa < qb : sym.seq(a) < sym.seq(b);
+    };
+    const keep = (d: number): boolean =>
+      (kind === undefined || sym.kind(d) === kind) && (prefix === undefined || this.files.get(sym.fid(d))!.path.startsWith(prefix));
+    let all = sym.defs(name);
+    if (quals.length) {
+      // A definition can match more than one way (its qualname, and as M.Q): each counts once.
+      const set = new Set(all);
+      for (const { qual, fids } of quals) {
+        const inFiles = new Set(fids);
+        for (const d of sym.defsWithQualname(qual)) if (inFiles.has(sym.fid(d))) set.add(d);
+      }
+      all = [...set];
+    }
+    if (kind !== undefined || prefix !== undefined) all = all.filter(keep);
+    const top = firstInOrder(all, w.end, before);
+    const hits: DefinitionHit[] = [];
+    for (let i = w.offset; i < top.length; i++) {
+      const d = top[i];
+      hits.push({ fid: sym.fid(d), start: sym.start(d), end: sym.end(d), kind: sym.kind(d), qualname: sym.qualname(d) });
+    }
+    return { total: all.length, hits };
+  }
+
+  /** From the LMDB rows, while the symbol index is still being read: the files the `sym` table names, in path order. */
+  private definitionsFromRows(name: string, { kind, prefix, quals }: DefinitionQuery, w: Window): Hits<DefinitionHit> {
+    // File id -> the qualnames a definition there may have to match as module-qualified.
+    const qualsIn = new Map<number, Set<string>>();
+    for (const { qual, fids } of quals) {
+      for (const fid of fids) (qualsIn.get(fid) ?? qualsIn.set(fid, new Set()).get(fid)!).add(qual);
+    }
+    const named = this.tables.symbolFiles(name) ?? this.files.matching((f) => f.nDefs > 0);
+    const candidates = new Set([...named, ...qualsIn.keys()]);
+    const fids = this.files.sortByPath([...candidates].filter((fid) => this.files.isLive(fid) && (prefix === undefined || this.files.get(fid)!.path.startsWith(prefix))));
+    const hits: DefinitionHit[] = [];
+    let total = 0;
+    for (const fid of fids) {
+      const q = qualsIn.get(fid);
+      const defs = this.memory.defs(fid)
+        .filter((d) => (d.name === name || d.qualname === name || q?.has(d.qualname)) && (kind === undefined || d.kind === kind))
+        .sort((a, b) => a.start - b.start || (a.qualname < b.qualname ? -1 : a.qualname > b.qualname ? 1 : 0));
+      for (const d of defs) {
+        if (total >= w.offset && total < w.end) hits.push({ fid, start: d.start, end: d.end, kind: d.kind, qualname: d.qualname });
+        total++;
+      }
+    }
+    return { total, hits };
+  }
+
+  // ---------------------------------------------------------------- find_importers
+
+  /**
+   * Import statements with a target in `names`, each once, in answer order
+   * (path, start line, position in the file), under `prefix` when given;
+   * `total` counts them all. A hit's text is read by Store.importText.
+   */
+  importStatements(names: ReadonlySet<string>, prefix: string | undefined, w: Window): Hits<ImportSpan> {
+    return this.memory.symbolsReady ? this.importsInMemory(names, prefix, w) : this.importsFromRows(names, prefix, w);
+  }
+
+  /** From the symbol index, whose per-target lists are kept sorted: one name is a slice of its list, several a merge. */
+  private importsInMemory(names: ReadonlySet<string>, prefix: string | undefined, w: Window): Hits<ImportSpan> {
+    const rank = this.files.pathRank();
+    const pathOf = (r: ImportRef): string => this.files.get(r.fid)!.path;
+    // The files under a prefix are one run of each list.
+    const lists: Array<readonly ImportRef[]> = [];
+    for (const n of names) lists.push(underPrefix(this.memory.symbols.importersInOrder(n, rank), pathOf, prefix));
+    if (lists.length === 1) {
+      const [list] = lists;
+      return { total: list.length, hits: list.slice(w.offset, w.end) };
+    }
+    const hits: ImportRef[] = [];
+    let total = 0;
+    mergeInOrder(lists, importOrder(rank), (r) => {
+      if (total >= w.offset && total < w.end) hits.push(r);
+      total++;
+    });
+    return { total, hits };
+  }
+
+  /** From the LMDB rows, while the symbol index is still being read: the files the `target` table names, in path order. */
+  private importsFromRows(names: ReadonlySet<string>, prefix: string | undefined, w: Window): Hits<ImportSpan> {
+    const fids = new Set<number>();
+    for (const n of names) {
+      for (const fid of this.tables.targetFiles(n) ?? this.files.matching((f) => f.nImports > 0)) if (this.files.isLive(fid)) fids.add(fid);
+    }
+    const hits: ImportSpan[] = [];
+    let total = 0;
+    for (const fid of this.files.sortByPath([...fids])) {
+      if (prefix !== undefined && !this.files.get(fid)!.path.startsWith(prefix)) continue;
+      const stmts = this.memory.imports(fid).filter((imp) => imp.targets.some((t) => names.has(t)));
+      stmts.sort((a, b) => a.start - b.start);
+      for (const imp of stmts) {
+        if (total >= w.offset && total < w.end) hits.push({ fid, start: imp.start, end: imp.end });
+        total++;
+      }
+    }
+    return { total, hits };
+  }
+}
+
+/**
+ * The first `k` of `xs` in the order `before`: a full sort when that is most
+ * of them, else one pass keeping a short sorted list (a common name such as
+ * `__init__` has thousands of definitions, a page is at most 200 past its offset).
+ */
+function firstInOrder<T>(xs: readonly T[], k: number, before: (a: T, b: T) => boolean): T[] {
+  if (k * 4 >= xs.length) return [...xs].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(0, k);
+  const top: T[] = [];
+  for (const x of xs) {
+    if (top.length === k && !before(x, top[k - 1])) continue;
+    let lo = 0, hi = top.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (before(x, top[mid])) hi = mid; else lo = mid + 1; }
+    top.splice(lo, 0, x);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}
+
+/**
+ * The part of a list sorted by path whose paths start with `prefix` (all of
+ * it when there is none): paths sharing a prefix are one run in path order,
+ * found by two binary searches.
+ */
+function underPrefix<T>(list: readonly T[], pathOf: (x: T) => string, prefix: string | undefined): readonly T[] {
+  if (prefix === undefined) return list;
+  const firstWhere = (from: number, pred: (x: T) => boolean): number => {
+    let lo = from, hi = list.length;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (pred(list[mid])) hi = mid; else lo = mid + 1; }
+    return lo;
+  };
+  const from = firstWhere(0, (x) => cmp(pathOf(x), prefix) >= 0);
+  return list.slice(from, firstWhere(from, (x) => !pathOf(x).startsWith(prefix)));
+}
+
+/**
+ * Visits the union of sorted lists in order, each element once: a statement
+ * with several targets among the names sits in several lists, and comes up
+ * in them one after the other (equal in order means the same statement).
+ */
+function mergeInOrder<T>(lists: ReadonlyArray<readonly T[]>, order: (a: T, b: T) => number, visit: (x: T) => void): void {
+  const at = lists.map(() => 0);
+  let last: T | undefined;
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      if (at[i] < lists[i].length && (best < 0 || order(lists[i][at[i]], lists[best][at[best]]) < 0)) best = i;
+    }
+    if (best < 0) return;
+    const x = lists[best][at[best]++];
+    if (x !== last) visit(x);
+    last = x;
+  }
+}

@@ -1,0 +1,270 @@
+// The LMDB environment of one index and its tables (layout in ./FORMAT.md):
+// opening, the format-version check, the row codecs, the one write
+// transaction and the row reads. The only module that imports lmdb, so the
+// on-disk layout is read and written in one place; everything in memory is
+// derived from what this module returns.
+import { mkdirSync, rmSync } from 'node:fs';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { PyDef, PyImport } from '../model.js';
+
+/** Bump whenever a table's key or value layout changes: an index of another version is rebuilt from scratch. */
+export const FORMAT_VERSION = 3;
+
+/** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
+const MAX_KEY_BYTES = 400;
+
+export type IndexState = 'empty' | 'building' | 'ready';
+
+/** An import statement with the targets it resolved to when written (contract §3). */
+export interface ImportRec {
+  start: number;
+  end: number;
+  targets: string[];
+  raw: PyImport;
+}
+
+/** One file as a commit writes it. */
+export interface FileWrite {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  hash: string;
+  lines: number;
+  text: Uint8Array;       // the file's bytes (decoded with decodeText when read)
+  tri: Uint8Array;        // encoded trigram buckets (trigrams.ts)
+  py: boolean;
+  defs: PyDef[];
+  imports: ImportRec[];
+  mods: string[];
+}
+
+/** A `files` row: path, size, mtime, hash, lines, is Python, module names, number of definitions and imports. */
+export interface FileRow { p: string; s: number; m: number; h: string; n: number; py: boolean; mods: string[]; nd: number; ni: number }
+type DefRow = [name: string, qualname: string, kind: PyDef['kind'], start: number, end: number];
+
+/** What `meta` holds besides the format version. */
+export interface Meta { generation: number; state: IndexState; lastUpdate: string | null; nextFileId: number; pkgDirs: string[] }
+
+/** The distinct `sym` keys of a file's definitions (simple names and qualnames): one put per key, not per definition. */
+function symKeys(defs: ReadonlyArray<{ name: string; qualname: string }>): Set<string> {
+  const keys = new Set<string>();
+  for (const d of defs) {
+    if (keyOk(d.name)) keys.add(d.name);
+    if (keyOk(d.qualname)) keys.add(d.qualname);
+  }
+  return keys;
+}
+
+function keyOk(key: string): boolean {
+  return key.length > 0 && Buffer.byteLength(key) <= MAX_KEY_BYTES;
+}
+
+function decodeDefs(rows: readonly DefRow[]): PyDef[] {
+  return rows.map(([name, qualname, kind, start, end]) => ({ name, qualname, kind, start, end }));
+}
+
+export class Tables {
+  private env: RootDatabase;
+  private meta: Database<any, string>;
+  private filesDb: Database<FileRow, number>;
+  private textDb: Database<Buffer, number>;
+  private triDb: Database<Buffer, number>;
+  private skipDb: Database<[number, number], string>;
+  private defsDb: Database<DefRow[], number>;
+  private impsDb: Database<ImportRec[], number>;
+  private symDb: Database<number, string>;
+  private targetDb: Database<number, string>;
+
+  private constructor(dir: string) {
+    mkdirSync(dir, { recursive: true });
+    this.env = open({ path: dir, maxDbs: 16 });
+    this.meta = this.env.openDB({ name: 'meta', encoding: 'msgpack' });
+    this.filesDb = this.env.openDB({ name: 'files', keyEncoding: 'uint32', encoding: 'msgpack' });
+    this.textDb = this.env.openDB({ name: 'text', keyEncoding: 'uint32', encoding: 'binary', compression: true });
+    this.triDb = this.env.openDB({ name: 'tri', keyEncoding: 'uint32', encoding: 'binary' });
+    this.skipDb = this.env.openDB({ name: 'skip', encoding: 'msgpack' });
+    this.defsDb = this.env.openDB({ name: 'defs', keyEncoding: 'uint32', encoding: 'msgpack' });
+    this.impsDb = this.env.openDB({ name: 'imports', keyEncoding: 'uint32', encoding: 'msgpack' });
+    this.symDb = this.env.openDB({ name: 'sym', dupSort: true, encoding: 'ordered-binary' });
+    this.targetDb = this.env.openDB({ name: 'target', dupSort: true, encoding: 'ordered-binary' });
+  }
+
+  /**
+   * Opens (or creates) the tables in `dir`. An index written by another format
+   * version — or one that predates versioning — is deleted and started afresh:
+   * it is derived data, the next refresh rebuilds it.
+   */
+  static async open(dir: string): Promise<Tables> {
+    let t = new Tables(dir);
+    const version = t.meta.get('formatVersion');
+    if (version !== FORMAT_VERSION) {
+      const empty = version === undefined && t.filesDb.getKeysCount() === 0;
+      if (!empty) {
+        await t.env.close();
+        rmSync(dir, { recursive: true, force: true });
+        t = new Tables(dir);
+      }
+      t.env.transactionSync(() => {
+        t.meta.putSync('formatVersion', FORMAT_VERSION);
+        t.meta.putSync('generation', 0);
+        t.meta.putSync('state', 'empty');
+        t.meta.putSync('nextFileId', 1);
+        t.meta.putSync('pkgDirs', []);
+      });
+    }
+    return t;
+  }
+
+  close(): Promise<void> { return this.env.close(); }
+
+  // ---------------------------------------------------------------- reading
+
+  readMeta(): Meta {
+    return {
+      generation: this.meta.get('generation') ?? 0,
+      state: this.meta.get('state') ?? 'empty',
+      lastUpdate: this.meta.get('lastUpdate') ?? null,
+      nextFileId: this.meta.get('nextFileId') ?? 1,
+      pkgDirs: this.meta.get('pkgDirs') ?? [],
+    };
+  }
+
+  *fileRows(): Generator<[number, FileRow]> {
+    for (const { key, value } of this.filesDb.getRange()) yield [key, value];
+  }
+
+  *skipRows(): Generator<[path: string, size: number, mtimeMs: number]> {
+    for (const { key, value } of this.skipDb.getRange()) yield [key, value[0], value[1]];
+  }
+
+  /** Every file's encoded trigram buckets, for the files `keep` accepts. */
+  triRows(keep: (fid: number) => boolean): Array<[number, Uint8Array]> {
+    const lists: Array<[number, Uint8Array]> = [];
+    for (const { key, value } of this.triDb.getRange()) {
+      if (keep(key)) lists.push([key, value]);
+    }
+    return lists;
+  }
+
+  /** The file's bytes as indexed. */
+  text(fid: number): Buffer | undefined { return this.textDb.getBinary(fid); }
+
+  /** The file's encoded trigram buckets. */
+  tri(fid: number): Buffer | undefined { return this.triDb.getBinary(fid); }
+
+  /** The file's definitions, decoded (a new array each call). */
+  defs(fid: number): PyDef[] { return decodeDefs(this.defsDb.get(fid) ?? []); }
+
+  /** The file's import statements as stored ([] for a file that is not Python). */
+  imports(fid: number): ImportRec[] { return this.impsDb.get(fid) ?? []; }
+
+  /** Files defining something whose name or qualname is `name`; null when the key is too long for the table (the caller then scans). */
+  symbolFiles(name: string): number[] | null { return keyOk(name) ? [...this.symDb.getValues(name)] : null; }
+  /** Files with an import statement that has `target` among its targets; null when the key is too long for the table. */
+  targetFiles(target: string): number[] | null { return keyOk(target) ? [...this.targetDb.getValues(target)] : null; }
+
+  // ---------------------------------------------------------------- writing
+
+  /** Runs `fn` as one write transaction: everything it writes lands together, or (if it throws) nothing does. */
+  transaction(fn: () => void): void { this.env.transactionSync(fn); }
+
+  // The writes below run inside transaction().
+
+  /** Writes a file's rows and lookup keys under `fid`, replacing the stored version (if `replacing`) and its keys. Returns the `files` row. */
+  putFile(fid: number, f: FileWrite, replacing: boolean): FileRow {
+    if (replacing) this.unlinkKeys(fid);
+    const row: FileRow = {
+      p: f.path, s: f.size, m: f.mtimeMs, h: f.hash, n: f.lines, py: f.py, mods: f.py ? f.mods : [],
+      nd: f.defs.length, ni: f.imports.length,
+    };
+    this.filesDb.putSync(fid, row);
+    this.textDb.putSync(fid, f.text as Buffer);
+    this.triDb.putSync(fid, f.tri as Buffer);
+    if (f.py) {
+      this.defsDb.putSync(fid, f.defs.map((d): DefRow => [d.name, d.qualname, d.kind, d.start, d.end]));
+      this.impsDb.putSync(fid, f.imports);
+    } else {
+      this.defsDb.removeSync(fid); this.impsDb.removeSync(fid);
+    }
+    this.linkKeys(fid, f.defs, f.imports);
+    return row;
+  }
+
+  /** Records a new stat for unchanged content; false when the file has no row. */
+  touchFile(fid: number, size: number, mtimeMs: number): boolean {
+    const row = this.filesDb.get(fid);
+    if (!row) return false;
+    row.s = size; row.m = mtimeMs;
+    this.filesDb.putSync(fid, row);
+    return true;
+  }
+
+  /** Removes every row and lookup key of a file. */
+  removeFile(fid: number): void {
+    this.unlinkKeys(fid);
+    for (const db of [this.filesDb, this.textDb, this.triDb, this.defsDb, this.impsDb]) db.removeSync(fid);
+  }
+
+  /** Rewrites a Python file's module names and import targets (its package layout changed); false when the file has no row. */
+  resolveFile(fid: number, mods: string[], imports: ImportRec[]): boolean {
+    this.unlinkKeys(fid, true);
+    const row = this.filesDb.get(fid);
+    if (!row) return false;
+    row.mods = mods;
+    this.filesDb.putSync(fid, row);
+    this.impsDb.putSync(fid, imports);
+    this.linkKeys(fid, [], imports);
+    return true;
+  }
+
+  putSkip(path: string, size: number, mtimeMs: number): void { this.skipDb.putSync(path, [size, mtimeMs]); }
+  removeSkip(path: string): void { this.skipDb.removeSync(path); }
+
+  /** Writes the given `meta` entries (those absent stay as they are). */
+  putMeta(m: Partial<Meta>): void {
+    for (const [k, v] of Object.entries(m)) if (v !== undefined) this.meta.putSync(k, v);
+  }
+
+  /** Adds the lookup-table entries of a file (sym: names and qualnames; target). Module names are looked up in memory (FileTable). */
+  private linkKeys(fid: number, defs: PyDef[], imports: ImportRec[]): void {
+    for (const k of symKeys(defs)) this.symDb.putSync(k, fid);
+    for (const imp of imports) for (const t of imp.targets) if (keyOk(t)) this.targetDb.putSync(t, fid);
+  }
+
+  /** Removes what linkKeys added for the stored version of a file (reads the old rows inside the transaction). */
+  private unlinkKeys(fid: number, keepDefs = false): void {
+    if (!keepDefs) {
+      const defs = (this.defsDb.get(fid) ?? []).map(([name, qualname]) => ({ name, qualname }));
+      for (const k of symKeys(defs)) this.symDb.removeSync(k, fid);
+    }
+    for (const imp of this.impsDb.get(fid) ?? []) for (const t of imp.targets) if (keyOk(t)) this.targetDb.removeSync(t, fid);
+  }
+
+  /**
+   * Every row, lookup entry and skip record, keyed by path instead of file id
+   * (ids differ between two builds of the same tree), for `files` in the order
+   * given. For tests that compare an updated index with a fresh one.
+   */
+  dump(files: ReadonlyArray<{ fid: number; path: string; size: number; hash: string; lines: number; py: boolean; mods: string[] }>, pathOf: (fid: number) => string): {
+    files: unknown[]; sym: string[]; target: string[]; skip: string[]; rows: Record<string, string[]>;
+  } {
+    const table = (db: Database<number, string>): string[] => {
+      const out: string[] = [];
+      for (const { key, value } of db.getRange()) out.push(`${String(key)} -> ${pathOf(value)}`);
+      return out.sort();
+    };
+    const rowsOf = (db: Database<any, number>): string[] => [...db.getKeys()].map((fid) => pathOf(fid as number)).sort();
+    return {
+      files: files.map((f) => ({
+        path: f.path, size: f.size, hash: f.hash, lines: f.lines, py: f.py, mods: f.mods,
+        defs: this.defsDb.get(f.fid) ?? null,
+        imports: (this.impsDb.get(f.fid) ?? []).map((i) => [i.start, i.end, i.targets]),
+        text: (this.textDb.getBinary(f.fid) ?? Buffer.alloc(0)).toString('base64').length,
+        tri: Buffer.from(this.triDb.getBinary(f.fid) ?? []).toString('base64'),
+      })),
+      sym: table(this.symDb), target: table(this.targetDb),
+      skip: [...this.skipDb.getRange()].map(({ key, value }) => `${String(key)} ${value[0]}`).sort(),
+      rows: { files: rowsOf(this.filesDb), text: rowsOf(this.textDb), tri: rowsOf(this.triDb), defs: rowsOf(this.defsDb), imports: rowsOf(this.impsDb) },
+    };
+  }
+}
