@@ -41,7 +41,7 @@ export function clientAskSettings(model: string | undefined, env: NodeJS.Process
 }
 
 /**
- * Exit codes (contract §6): 0 answered with every citation backed; 4 answered
+ * Exit codes (docs/ask.md): 0 answered with every citation backed; 4 answered
  * with a citation the evidence does not back; 3 stopped without a (whole)
  * answer; 1 an Ollama or daemon error; 130 cancelled.
  */

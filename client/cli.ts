@@ -11,7 +11,8 @@
 // that use them).
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Methods, Notifications, READ_MAX_LINES, type BuildSummary, type IndexProgressParams, type ToolResult } from '../protocol/messages.js';
+import { READ_MAX_LINES } from '../indexer/query/limits.js';
+import { Methods, Notifications, type BuildSummary, type IndexProgressParams, type ToolResult } from '../protocol/messages.js';
 import { parseArgs, describeFlags, UsageError, type FlagSpecs, type Parsed } from './args.js';
 import { EXIT_REFUSED, Refusal, userError } from './errors.js';
 import { formatEvidence, formatFooter, type FormatOptions } from './format.js';

@@ -1,4 +1,4 @@
-// The audit trail (contract §6): one JSON line per tool call, from the ask
+// The audit trail (docs/ask.md): one JSON line per tool call, from the ask
 // loop's model and from any client's tools/call (the CLI, an MCP host), allowed
 // or refused, appended to <stateDir>/audit.log. Lines are queued and written in
 // order by one append at a time, so lines never interleave and a tools/call is

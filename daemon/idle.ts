@@ -1,4 +1,4 @@
-// The idle timeout of an auto-started daemon (contract §5): it exits after a
+// The idle timeout of an auto-started daemon (docs/architecture.md): it exits after a
 // period with no client. A request needs a connection, so "no client and no
 // request" is counted from the moment the last client left (or from start-up
 // when none came). Connections that only look (`evidex daemon list`, marked

@@ -1,6 +1,6 @@
 // The daemon's network endpoint: an HTTP server on 127.0.0.1 that speaks
 // nothing but the WebSocket upgrade, and admits a connection only when it
-// passes the checks of contract §5 — no Origin or an allowed one (a web page
+// passes the checks of docs/architecture.md — no Origin or an allowed one (a web page
 // must not reach the daemon), the daemon's bearer token, the path `/`. The
 // checks run during the upgrade, so a refused connection never opens. Each
 // admitted socket becomes one RpcConnection, handed to `onConnection` with what

@@ -1,4 +1,4 @@
-// The daemon's state folder (contract §5): where it lives, the lock that makes
+// The daemon's state folder (docs/architecture.md): where it lives, the lock that makes
 // one daemon per root, the token, and daemon.json — the file that lets any
 // local client the owner runs find and reach the daemon. Everything here is
 // owner-only (folders 0700, files 0600) because daemon.json holds the token.
@@ -339,7 +339,7 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
 // ---- which repository -------------------------------------------------------
 
 /**
- * The repository root (contract §7): `--repo DIR` is that folder, as given; with
+ * The repository root (docs/cli.md): `--repo DIR` is that folder, as given; with
  * no --repo, the git top-level of the current folder when it is inside a work
  * tree, else the current folder. Returned as a real path. Throws a one-line
  * error for a missing folder.

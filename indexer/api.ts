@@ -29,7 +29,7 @@ export interface OpenOptions {
   /** Folder for this root's LMDB environment (the daemon passes <state>/<root-id>/). */
   stateDir: string;
   maxFileBytes?: number;       // default 2 MiB
-  extraSecrets?: string[];     // glob patterns added to the contract's secret list
+  extraSecrets?: string[];     // glob patterns added to the built-in secret list (docs/tools.md)
   workers?: number;            // parse threads for a build (default: cores)
 }
 

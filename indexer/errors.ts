@@ -5,7 +5,7 @@ export const ERROR_CODES = [
   'invalid_arguments', // schema rejected the arguments (unknown/missing field, wrong type, out of range)
   'unknown_tool',      // name not on the allowlist
   'path_denied',       // absolute, escapes the root, NUL byte, encoded escape, symlink out of root
-  'secret_denied',     // the path is a secret file (contract §4): never indexed, searched or read
+  'secret_denied',     // the path is a secret file (docs/tools.md, What is indexed): never indexed, searched or read
   'not_indexed',       // a path inside the root that the index does not hold (ignored, binary, too big, missing)
   'out_of_range',      // a line number past the end of the file
   'not_a_git_repo',    // read_git_diff on a root that is not inside a git work tree

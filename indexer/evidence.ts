@@ -1,4 +1,4 @@
-// The one output shape of every tool (contract §1). Build items only through
+// The one output shape of every tool (docs/tools.md, Evidence). Build items only through
 // makeEvidence so the snippet invariant — snippet equals lines start..end of the
 // file as indexed — holds by construction.
 

@@ -1,4 +1,4 @@
-// How evidex turns file bytes into lines. Contract §1: lines are split at "\n"
+// How evidex turns file bytes into lines. As docs/tools.md (Evidence) says: lines are split at "\n"
 // only, a trailing "\r" is dropped, and bytes that are not UTF-8 decode as
 // U+FFFD. Every snippet, every line number and every search result goes through
 // these two functions, so an Evidence item can always be checked against the file.

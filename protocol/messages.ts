@@ -54,9 +54,6 @@ export const CLIENT_NAME_HEADER = 'X-Evidex-Client';
 /** A connection carrying this upgrade header (value `1`) only looks (daemon list, daemon status): it does not hold off an auto-started daemon's idle exit. */
 export const OBSERVER_HEADER = 'x-evidex-observer';
 
-/** read_evidence returns at most this many lines (its schema and the CLI's `read FILE` paging use it). */
-export const READ_MAX_LINES = 400;
-
 /** Bounds of the `ask` per-request settings (the daemon's schema and its environment parsing share them). */
 export const MAX_STEPS_LIMIT = 50;
 export const MAX_TIMEOUT_S = 3600;

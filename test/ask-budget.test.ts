@@ -1,4 +1,4 @@
-// The context budget (contract §6) against the fake Ollama, asserting what the
+// The context budget (docs/ask.md) against the fake Ollama, asserting what the
 // fake RECEIVED: num_ctx on every request, every prompt within the window its
 // /api/show reports (by the fake's own tokenizer, not evidex's estimate), the
 // question in every request — with a tool that returns 200 long lines — and

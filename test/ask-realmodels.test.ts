@@ -1,4 +1,4 @@
-// What real local models do wrong (contract §6), each against the fake Ollama
+// What real local models do wrong (docs/ask.md), each against the fake Ollama
 // with the real ask loop and a real index, asserting what the fake received
 // (the refusal texts, the request counts) and that none is taken as an answer.
 import { test } from 'uvu';

@@ -84,7 +84,7 @@ test('incremental updates leave exactly what a fresh build holds; unchanged file
   // pkg/sub becomes a package: b.py and c.py change module names and relative targets without being parsed.
   await step('add __init__.py', ['pkg/sub/__init__.py'], 1, () => write(root, { 'pkg/sub/__init__.py': '' }));
   await step('remove __init__.py', ['pkg/__init__.py'], 0, () => rmSync(join(root, 'pkg/__init__.py')));
-  // A stub package and stubs (contract §3): __init__.pyi makes pkg a package again; a folder stays one while either __init__ is there.
+  // A stub package and stubs (docs/tools.md, Python rules): __init__.pyi makes pkg a package again; a folder stays one while either __init__ is there.
   await step('add __init__.pyi', ['pkg/__init__.pyi'], 1, () => write(root, { 'pkg/__init__.pyi': 'from .a import helper as helper\n' }));
   await step('add a stub beside a module', ['pkg/a.pyi'], 1, () => write(root, { 'pkg/a.pyi': 'def helper(x: str) -> str: ...\ndef extra() -> None: ...\n' }));
   await step('add __init__.py beside __init__.pyi', ['pkg/__init__.py'], 1, () => write(root, { 'pkg/__init__.py': 'from .a import helper\n' }));

@@ -1,6 +1,6 @@
 // The CLI as a user runs it: real `evidex` processes against a copy of the
-// fixture (a real git repo), each with its own EVIDEX_HOME. Checks the contract's
-// §7 output shapes and exit codes, the friendly commands' `path:line: text`
+// fixture (a real git repo), each with its own EVIDEX_HOME. Checks the documented
+// output shapes (docs/cli.md) and exit codes, the friendly commands' `path:line: text`
 // output, --help everywhere, and the README's main-job command.
 import { spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';

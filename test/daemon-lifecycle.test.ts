@@ -1,4 +1,4 @@
-// Daemons that tidy up after themselves (contract §5, §7), through the real
+// Daemons that tidy up after themselves (docs/architecture.md; docs/cli.md), through the real
 // `evidex` CLI and real detached daemons, each test under its own EVIDEX_HOME:
 // the idle timeout of auto-started daemons (a few seconds here), the one line
 // an auto-start says, daemon list / stop --all / prune, and the refusal to

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../indexer/errors.js';
-import { normalizeCallerPath, type CallerPathOptions } from '../indexer/paths.js';
+import { normalizeCallerPath, type CallerPathOptions } from '../indexer/query/caller-paths.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 

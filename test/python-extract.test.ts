@@ -174,7 +174,7 @@ test('fixtures/: every def, variable and import agrees with Python ast', async (
 });
 
 // ---------------------------------------------------------------------------
-// Hand-written cases: exact answers, written from the contract. Each file is
+// Hand-written cases: exact answers, written from docs/tools.md. Each file is
 // also put before the oracle, which must give the same answer, so these double
 // as tests of the oracle itself.
 

@@ -1,4 +1,4 @@
-// Module names and import targets (contract §3), with exact expected answers.
+// Module names and import targets (docs/tools.md, Python rules), with exact expected answers.
 // The import cases are also written into a real temp repository and put
 // before the ast oracle, which must agree — so the edge rules are pinned on
 // both sides of the differential test.

@@ -16,7 +16,7 @@ import { stdlibRoot } from './helpers/corpus.js';
 
 const tmp = tempDir('search');
 
-/** The contract's line rules, written out again here (not imported) so the oracle is independent. */
+/** The documented line rules, written out again here (not imported) so the oracle is independent. */
 function fileLines(abs: string): string[] {
   const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(readFileSync(abs));
   const parts = text.split('\n');

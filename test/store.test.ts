@@ -155,7 +155,7 @@ test('names and import targets too long for the LMDB lookup tables are found, wa
     const [pa, ra] = a.split(':'), [pb, rb] = b.split(':');
     return cmp(pa, pb) || parseInt(ra, 10) - parseInt(rb, 10) || (a < b ? -1 : a > b ? 1 : 0);
   };
-  // The contract's words over the oracle's rows: simple name, qualname, or M.Q with M a module name of the file.
+  // The words of docs/tools.md over the oracle's rows: simple name, qualname, or M.Q with M a module name of the file.
   const symbolAnswer = (name: string): string[] => oracle.flatMap((f) => f.defs
     .filter((d) => d.name === name || d.qualname === name || f.modules.some((m) => name === `${m}.${d.qualname}`))
     .map((d) => `${f.path}:${d.start}-${d.end} ${d.kind} ${d.qualname}`)).sort(byLine);

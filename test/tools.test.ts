@@ -106,7 +106,7 @@ test('find_symbol, read_evidence and find_importers on the fixture', async () =>
   const byKind = await call(idx, 'find_symbol', { name: 'COLLECTION_NAME', kind: 'variable' });
   assert.equal(byKind.evidence.map(where), ['src/rag_common.py:12-12']);
   assert.is((await call(idx, 'find_symbol', { name: 'COLLECTION_NAME', kind: 'class' })).total, 0);
-  // Module-qualified names, under every module name of the file (contract §2); a stub's definitions count.
+  // Module-qualified names, under every module name of the file (docs/tools.md); a stub's definitions count.
   for (const name of ['rag_common.COLLECTION_NAME', 'src.rag_common.COLLECTION_NAME']) {
     assert.equal((await call(idx, 'find_symbol', { name })).evidence.map(where), ['src/rag_common.py:12-12'], name);
   }
@@ -149,7 +149,7 @@ test('find_symbol, read_evidence and find_importers on the fixture', async () =>
   assert.ok(byPath.evidence.every((e) => e.name === 'src/rag_common.py'));
   const rel = await call(idx, 'find_importers', { module_name: 'mobileai_rag.config' });
   assert.ok(rel.evidence.some((e) => e.path === 'src/mobileai_rag/retrieval/scoring.py'), 'relative `from ..config import` resolves');
-  // adapters/ has no __init__.py inside the package mobileai_rag: a namespace portion (contract §3).
+  // adapters/ has no __init__.py inside the package mobileai_rag: a namespace portion (docs/tools.md, Python rules).
   const portion = await call(idx, 'find_importers', { module_name: 'mobileai_rag.adapters.base' });
   assert.equal(portion.evidence.map(where), ['src/mobileai_rag/adapters/ollama_adapter.py:2-2'], '`from .base import Adapter` inside the portion');
   assert.equal((await call(idx, 'find_importers', { module_name: 'src/mobileai_rag/adapters/base.py' })).evidence.map(where), portion.evidence.map(where));
@@ -198,8 +198,8 @@ function byPathThenLine(a: string, b: string): number {
 }
 
 /**
- * Paging and path_prefix against a full answer known independently (contract
- * §2): for seeded windows and prefixes, the page is exactly the slice of the
+ * Paging and path_prefix against a full answer known independently (docs/tools.md,
+ * Paging): for seeded windows and prefixes, the page is exactly the slice of the
  * full answer filtered by the prefix, and `total` its length.
  */
 async function checkPages(idx: EvidexIndex, name: string, args: Args, full: string[], rnd: () => number): Promise<number> {
@@ -256,7 +256,7 @@ test('store round trip over the stdlib: find_symbol (plain, qualified, module-qu
   }
   const filesByModule = new Map<string, string[]>();
   for (const [p, mods] of modsOf) for (const m of mods) (filesByModule.get(m) ?? filesByModule.set(m, []).get(m)!).push(p);
-  /** find_symbol's answer by the contract's words: simple name or qualname equal, or `M.Q` with M a module name of the file and Q the qualname. */
+  /** find_symbol's answer by the words of docs/tools.md: simple name or qualname equal, or `M.Q` with M a module name of the file and Q the qualname. */
   const symbolAnswer = (name: string): string[] => {
     const out = new Set(defsByKey.get(name) ?? []);
     for (let i = name.indexOf('.'); i > 0; i = name.indexOf('.', i + 1)) {

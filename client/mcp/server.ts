@@ -1,4 +1,4 @@
-// `evidex mcp`: a Model Context Protocol server on stdio (contract §8), built
+// `evidex mcp`: a Model Context Protocol server on stdio (docs/mcp.md), built
 // on the official SDK. It is a client of the repository's daemon like every
 // other command, so the index, its watcher and the audit log are shared: the
 // tool list and every call are the daemon's, and the host is named to it by

@@ -1,4 +1,4 @@
-// The context budget (contract §6): how many tokens a prompt costs, how much
+// The context budget (docs/ask.md): how many tokens a prompt costs, how much
 // room is left for a tool result, and whether Ollama kept the whole prompt.
 //
 // Ollama silently drops messages from the front of a prompt that is longer than

@@ -1,4 +1,4 @@
-// The Ollama tool-calling loop behind `ask` (contract §6). One question:
+// The Ollama tool-calling loop behind `ask` (docs/ask.md). One question:
 // check the model can call tools, then alternate model turns and tool calls
 // until the model answers without calling a tool, two calls in a row are
 // refused, the step cap or the wall clock is reached, or the client cancels.

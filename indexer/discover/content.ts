@@ -1,4 +1,4 @@
-// Binary detection (contract §4): a file with a NUL byte in its first 8 KiB is
+// Binary detection (docs/tools.md, What is indexed): a file with a NUL byte in its first 8 KiB is
 // binary and is not indexed. The same test git and ripgrep use; it needs the
 // content, so the indexer calls it on the bytes it has read anyway.
 

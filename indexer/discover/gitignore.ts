@@ -1,5 +1,5 @@
 // gitignore patterns, matched the way git itself matches them (dir.c +
-// wildmatch.c), because the contract says "what .gitignore excludes" and git is
+// wildmatch.c), because docs/tools.md says "what .gitignore excludes" and git is
 // the only authority on that. Not the `ignore` npm package: a differential
 // fuzz against `git ls-files` finds it wrong on `[!a]*`, `q\*`, `foo/**/` and
 // nested-file precedence, so this is a direct port instead.

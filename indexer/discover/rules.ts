@@ -1,4 +1,4 @@
-// Which repository paths evidex must never index (contract §4): `.git/`, what
+// Which repository paths evidex must never index (docs/tools.md, What is indexed): `.git/`, what
 // git ignores, what `.evidexignore` files exclude, and secrets. This module only
 // answers "is this path excluded?"; the walk (walk.ts) and the watcher ask it,
 // and nothing here touches the index.
@@ -184,7 +184,7 @@ export class RepoRules {
     return IGNORE_FILE_NAMES.includes(basenameOf(relPath));
   }
 
-  /** True for a secret (contract §4 list plus configured extras). Judged on the path's own name, not its folders. */
+  /** True for a secret (docs/tools.md, What is indexed list plus configured extras). Judged on the path's own name, not its folders. */
   isSecret(relPath: string): boolean {
     const base = basenameOf(relPath);
     return (this.basenameSecret?.test(base) ?? false) || (this.pathSecret?.test(relPath) ?? false);
@@ -395,7 +395,7 @@ export class RepoRules {
   }
 }
 
-/** A file's identity (contract §4: a secret is also every other name of the same file). */
+/** A file's identity (docs/tools.md, What is indexed: a secret is also every other name of the same file). */
 export function identityOf(st: { dev: number; ino: number }): string {
   return `${st.dev}:${st.ino}`;
 }

@@ -1,4 +1,4 @@
-// The tree walk (contract §4): every file under the root that may be indexed,
+// The tree walk (docs/tools.md, What is indexed): every file under the root that may be indexed,
 // with its size and mtime — nothing more. It knows nothing of parsing or LMDB;
 // the indexer reads each listed file and applies the content rule (isBinary).
 //

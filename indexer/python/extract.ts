@@ -1,5 +1,5 @@
 // Python definitions, variables and import statements from source text
-// (contract §3), via tree-sitter. This runs inside indexer worker threads and
+// (docs/tools.md, Python rules), via tree-sitter. This runs inside indexer worker threads and
 // over the whole repository on every full build, so the walk is shaped for
 // speed: one TreeCursor visits only statement-level nodes (modules, blocks and
 // the clauses of compound statements), never expression subtrees, and names
@@ -304,7 +304,7 @@ class Extractor {
 
 /**
  * Definitions (classes, functions, methods, module/class variables) and import
- * statements of one Python file, per contract §3. Never throws on bad syntax:
+ * statements of one Python file, per docs/tools.md, Python rules. Never throws on bad syntax:
  * whatever tree-sitter recovers is reported.
  */
 export function extractPython(text: string): PyExtract {

@@ -1,5 +1,5 @@
 // Module names of repository files and the modules an import statement names
-// (contract §3, "Module names" and "Imports"). Pure functions over POSIX
+// (docs/tools.md, Python rules, "Module names" and "Imports"). Pure functions over POSIX
 // relative paths; whether a folder is a package (holds `__init__.py` or
 // `__init__.pyi`) is asked of the caller, who knows the indexed file set.
 import type { PyImport } from '../model.js';
@@ -79,7 +79,7 @@ export function packageOf(relPath: string, isPackageDir: IsPackageDir): string {
 }
 
 /**
- * The module names an import statement imports (contract §3 "Targets"), in
+ * The module names an import statement imports (docs/tools.md, Python rules "Targets"), in
  * statement order, without duplicates:
  *   `import a.b.c as x, d`          → a.b.c, d
  *   `from P import n1, n2 as m`     → P, P.n1, P.n2      (`import *` → just P)

@@ -113,7 +113,7 @@ function blank(len: number): string {
 /**
  * Most of tree-sitter's work on real code is expressions inside brackets —
  * call arguments, literals, parameter lists — none of which can hold a
- * definition, an import or a variable of §3. This returns the source with the
+ * definition, an import or a variable of the Python rules (docs/tools.md). This returns the source with the
  * inside of such bracket groups overwritten by spaces (line breaks kept, so
  * every row, column and offset is unchanged; a `[` group keeps one `0` so a
  * subscript stays valid), or null when nothing was blanked. Parsing it is
@@ -198,7 +198,7 @@ const KEEP_WORDS = new Set([
 
 /**
  * After blankGroups, the next largest share of tree-sitter's parse is simple
- * statements that cannot hold anything §3 counts, and whitespace at the start
+ * statements that cannot hold anything the Python rules count, and whitespace at the start
  * of lines (its scanner reads indentation for every line, blank ones too, so
  * overwriting a statement with spaces saves little). This returns the source
  * with such statement lines, and comment-only lines, DELETED except for their
@@ -212,7 +212,7 @@ const KEEP_WORDS = new Set([
  * that is NOT the last statement of its block — the next logical line has the
  * same indentation — because a body's last statement gives its definition's
  * end line. In function bodies every such statement goes (assignments there
- * are not variables of §3); in module and class bodies only lines with no `=`
+ * are not variables by the Python rules); in module and class bodies only lines with no `=`
  * and no `:` outside brackets and strings (so no assignment or annotated
  * target is ever lost). The caller parses the original whenever the result
  * has a syntax error.

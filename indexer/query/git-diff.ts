@@ -1,4 +1,4 @@
-// read_git_diff (contract §2, §4): one `diff` item per hunk of the working tree
+// read_git_diff (docs/tools.md; docs/tools.md, What is indexed): one `diff` item per hunk of the working tree
 // (or the index, with `staged`) against a base commit (default HEAD).
 //
 // git runs read-only: execFile with a fixed argument list (never a shell), no
@@ -18,7 +18,7 @@ import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { gitEnv, runGit } from '../git.js';
 import { capSnippet, type Evidence } from '../evidence.js';
-import { normalizeCallerPath } from '../paths.js';
+import { normalizeCallerPath } from './caller-paths.js';
 import { decodeText } from '../text.js';
 import type { ToolArgs } from './schemas.js';
 

@@ -1,18 +1,17 @@
-// The allowlist (contract §2): exactly five read-only tools, each defined once
+// The allowlist (docs/tools.md): exactly five read-only tools, each defined once
 // here as a strict zod schema. Validation, the JSON Schema sent to Ollama,
 // `tools/list` and `evidex tools` all derive from TOOLS; nothing else may
 // describe a tool's arguments.
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
-import { READ_MAX_LINES } from '../../protocol/messages.js';
 import { EVIDENCE_KINDS, type Evidence } from '../evidence.js';
 
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 200;
-export const MAX_OFFSET = 100_000;
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES } from './limits.js';
+
+export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES };
 
 /**
- * The paging arguments every list tool takes (contract §2): the answer is the
+ * The paging arguments every list tool takes (docs/tools.md): the answer is the
  * items at positions offset .. offset+limit-1 of the full answer order.
  */
 const paging = {
@@ -42,15 +41,13 @@ export const FindSymbolArgs = z.strictObject({
   path_prefix: pathPrefix,
 });
 
-// The cap is part of the protocol: the CLI pages through a file by it without loading these schemas.
-export { READ_MAX_LINES };
 const lineNo = z.number().int().min(1);
 export const ReadEvidenceArgs = z.strictObject({
   path: z.string().min(1).max(1000).describe('Repository-relative POSIX path of an indexed file.'),
   start_line: lineNo.describe('First line to read, 1-based.'),
   end_line: lineNo.optional().describe('Last line to read, inclusive (default start_line).'),
   context: z.number().int().min(0).max(50).optional()
-    .describe('Extra lines on each side (0-50, default 0). Clamped to the file; at most 400 lines in all.'),
+    .describe(`Extra lines on each side (0-50, default 0). Clamped to the file; at most ${READ_MAX_LINES} lines in all.`),
 });
 
 export const FindImportersArgs = z.strictObject({
@@ -142,7 +139,7 @@ export function validateToolCall(name: unknown, args: unknown): ToolCall {
 }
 
 /**
- * What every tool answers (contract §1, §2), for hosts that check answers
+ * What every tool answers (docs/tools.md, Evidence; docs/tools.md), for hosts that check answers
  * against a schema (MCP's outputSchema). Loose objects: an optional field added
  * to an item or the result must not make a checking host reject the answer.
  */
@@ -162,7 +159,7 @@ export const ToolResultSchema = z.looseObject({
 });
 
 /**
- * What every tool answers (contract §2, §5): the items, how many matched in
+ * What every tool answers (docs/tools.md; docs/architecture.md): the items, how many matched in
  * all, and which index generation answered. ToolResultSchema above describes
  * the same fields for hosts; it is loose on purpose (a host must accept an
  * added field), so this stays the exact type the tools produce.

@@ -1,4 +1,4 @@
-// The five tools' answers (contract §2), read from the store. Each query runs
+// The five tools' answers (docs/tools.md), read from the store. Each query runs
 // synchronously from start to end, so it sees one state of the index: either
 // before or after any update, never half of one (the store commits and patches
 // its memory in one synchronous step too). read_git_diff is the exception: it
@@ -6,7 +6,7 @@
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
-import { normalizeCallerPath, normalizeLexically } from '../paths.js';
+import { normalizeCallerPath, normalizeLexically } from './caller-paths.js';
 import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { ExactFinder } from '../store/search-text.js';
@@ -44,7 +44,7 @@ async function gitDiff(ctx: ToolContext, args: ToolArgs['read_git_diff']): Promi
 }
 
 /**
- * The window of the full answer order a list tool returns (contract §2): the
+ * The window of the full answer order a list tool returns (docs/tools.md): the
  * items at positions offset .. end-1. Every tool counts all matches for
  * `total` but builds evidence only for these.
  */
@@ -87,7 +87,7 @@ function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind:
 }
 
 /**
- * `path_prefix` is a caller's path (contract §4): refused like any other when it
+ * `path_prefix` is a caller's path (docs/tools.md, What is indexed): refused like any other when it
  * is absolute or leaves the root, and normalised ("./src//" is "src/"). It stays
  * a plain string prefix, so "src" also takes "src2/" while "src/" means the folder.
  * The root itself ("", ".") filters nothing.
@@ -192,7 +192,7 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
 
 /**
  * The ways `name` names definitions besides its simple name or qualname
- * (contract §2): for every module name M the index knows with `name` =
+ * (docs/tools.md): for every module name M the index knows with `name` =
  * `M.Q`, the definitions with qualname exactly Q in the files known as M
  * (`pkg.mod.Class.method`; `pkg.Class` for a class of `pkg/__init__.py`).
  */
@@ -244,7 +244,7 @@ export function readEvidence(store: Store, root: string, rules: RepoRules, args:
 }
 
 /**
- * Import statements that import the module (contract §3): S = {M} plus every
+ * Import statements that import the module (docs/tools.md, Python rules): S = {M} plus every
  * module name of each repository file M names; a statement imports M when one
  * of its targets is in S. Sorted by (path, line); only the page becomes items.
  */

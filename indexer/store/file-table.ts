@@ -16,7 +16,7 @@ export interface FileMeta {
   hash: string;       // sha-1 of the bytes, hex
   lines: number;
   py: boolean;
-  mods: string[];     // module names (Python files only), contract §3
+  mods: string[];     // module names (Python files only), docs/tools.md, Python rules
   nDefs: number;
   nImports: number;
 }

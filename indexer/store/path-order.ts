@@ -1,6 +1,6 @@
 // The one order of paths in the whole index: the file table keeps its files in
 // it, the builder and the tools sort by it, and every answer is listed in it
-// (contract §2: "sorted by path"). Kept apart so each of them uses this one
+// (docs/tools.md: "sorted by path"). Kept apart so each of them uses this one
 // comparison rather than a look-alike.
 
 /**

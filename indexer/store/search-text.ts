@@ -1,6 +1,6 @@
 // The in-memory form of one file, what queries read: its lines grouped into
 // blocks of about BLOCK_CHARS, each block held as one flat string (lines joined
-// by "\n") in original case and lowercased line by line (contract semantics;
+// by "\n") in original case and lowercased line by line (the documented line rule, docs/tools.md;
 // the same string when the block has nothing to lowercase). No array of line
 // strings is kept: per-string headers would cost more than the text itself.
 //
@@ -43,7 +43,7 @@ export class SearchText {
     readonly firstLine: Uint32Array,
   ) {}
 
-  /** Builds from the file's lines (contract §1 splitting). */
+  /** Builds from the file's lines (docs/tools.md, Evidence splitting). */
   static fromLines(lines: readonly string[]): SearchText {
     const blocks: string[] = [];
     const canon: Array<string | null> = [];
@@ -143,7 +143,7 @@ export class SearchText {
 /**
  * lines[a..b) lowercased one by one and joined by "\n". For pure-ASCII text
  * lowercasing the joined string is the same thing (ASCII maps unit by unit)
- * and much cheaper; otherwise lowercase line by line, as the contract says
+ * and much cheaper; otherwise lowercase line by line, as docs/tools.md says
  * (toLowerCase is context-sensitive for a few characters, e.g. final sigma).
  */
 function lowerJoin(joined: string, lines: readonly string[], a: number, b: number): string {

@@ -15,7 +15,7 @@ const MAX_KEY_BYTES = 400;
 
 export type IndexState = 'empty' | 'building' | 'ready';
 
-/** An import statement with the targets it resolved to when written (contract §3). */
+/** An import statement with the targets it resolved to when written (docs/tools.md, Python rules). */
 export interface ImportRec {
   start: number;
   end: number;

@@ -1,6 +1,6 @@
-// The checkable-evidence property (contract §1), asserted over every answer a
+// The checkable-evidence property (docs/tools.md, Evidence), asserted over every answer a
 // test sees: open `path`, take lines start..end, compare with the snippet.
-// Deliberately re-implements line splitting from the contract's words instead of
+// Deliberately re-implements line splitting from the words of docs/tools.md instead of
 // importing indexer/text.ts, so a bug there cannot hide itself here.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -12,7 +12,7 @@ interface EvidenceLike {
 
 const KINDS = new Set(['path_match', 'content_match', 'class', 'function', 'method', 'variable', 'import', 'source', 'diff']);
 
-function contractLines(bytes: Buffer): string[] {
+function documentedLines(bytes: Buffer): string[] {
   const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
   const parts = text.split('\n');
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
@@ -31,7 +31,7 @@ export function assertEvidenceChecks(root: string, items: readonly EvidenceLike[
     assert.type(e.name, 'string', where);
     assert.type(e.snippet, 'string', where);
     if (e.kind === 'diff') continue;
-    const lines = contractLines(readFileSync(join(root, e.path)));
+    const lines = documentedLines(readFileSync(join(root, e.path)));
     assert.ok(e.end_line <= lines.length, `end_line past end of file: ${where}`);
     const expected = lines.slice(e.start_line - 1, e.end_line).join('\n');
     if (e.truncated) {

@@ -1,6 +1,6 @@
-"""Independent oracle for evidex's Python extraction (contract section 3).
+"""Independent oracle for evidex's Python extraction (docs/tools.md, Python rules).
 
-Computed from Python's own `ast` and the contract's words, never from the
+Computed from Python's own `ast` and the words of docs/tools.md, never from the
 TypeScript implementation, so the differential test can catch either side.
 
 stdin:  {"root": "/abs/dir", "files": ["rel/a.py", ...]}
@@ -10,7 +10,7 @@ stdout: a JSON array, one entry per file, in input order:
    "imports": [{start, end, targets: [...]}],
    "modules": [module names of the file]}
 
-Rules (contract section 3, plus the decided edge rules of the task):
+Rules (docs/tools.md, Python rules, plus the decided edge rules):
 - class/def/async def at any depth; kind "method" when the enclosing scope is
   a class body, else "class"/"function"; span from the first decorator (or
   the keyword) to end_lineno; qualname joins the enclosing class/def names.
@@ -25,12 +25,12 @@ Rules (contract section 3, plus the decided edge rules of the task):
   namespace portions (PEP 420) and stay in the chain.
 - module names: dotted path from the folder above the chain, then the dotted
   path from the root; a .pyi stub has the names of its .py.
-- imports: every Import/ImportFrom anywhere; targets per the contract, with
+- imports: every Import/ImportFrom anywhere; targets per docs/tools.md, with
   relative imports resolved against the file's package (its chain's dotted
   name; a file outside any package resolves against its folder's dotted
   path). Climbing above the root gives no targets; an empty resolved package
   gives just the imported names.
-- lines are counted at "\\n" only (contract section 1); Python also ends lines at
+- lines are counted at "\\n" only (docs/tools.md, Evidence); Python also ends lines at
   a lone "\\r", so ast line numbers are mapped when a file has one.
 """
 import ast
@@ -203,8 +203,8 @@ PY_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 def line_mapper(data):
-    """ast line -> contract line. Identity unless a lone "\\r" (a line end to
-    Python, not to the contract) shifts the count."""
+    """ast line -> evidex line. Identity unless a lone "\\r" (a line end to
+    Python, not to docs/tools.md) shifts the count."""
     if not LONE_CR.search(data):
         return lambda n: n
     starts = [0] + [m.end() for m in PY_LINE_END.finditer(data)]

@@ -1,10 +1,10 @@
-// Caller-path safety (contract §4): every path that arrives in a tool argument
+// Caller-path safety (docs/tools.md, What is indexed): every path that arrives in a tool argument
 // passes through here before anything opens a file or runs git. The answer is a
 // clean POSIX path relative to the root, or a ToolError with a one-line reason.
 // Whether the path is actually indexed is the index's question (`not_indexed`);
 // this module only decides whether the caller may name it at all.
-import { ToolError } from './errors.js';
-import { RepoRules, realRelative, realpathOrNull } from './discover/rules.js';
+import { ToolError } from '../errors.js';
+import { RepoRules, realRelative, realpathOrNull } from '../discover/rules.js';
 
 export interface CallerPathOptions {
   /** Accept "" and "." (and "./", "a/..") as the root itself, returned as "". Only where a folder makes sense. */
@@ -105,7 +105,7 @@ function resolvedOrDenied(input: string, abs: string): string | null {
 }
 
 /**
- * Resolves a caller's path against `root` (contract §4): refuses absolute
+ * Resolves a caller's path against `root` (docs/tools.md, What is indexed): refuses absolute
  * paths, NUL bytes, `..` that leaves the root (also in an encoded form:
  * percent escapes, backslashes), and paths that reach outside the root through a symlink (`path_denied`),
  * and — given the rules — secrets (`secret_denied`). Accepts "./src/x.py",

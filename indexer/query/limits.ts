@@ -1,0 +1,11 @@
+// The numeric bounds of the tools' arguments, in a module of their own with no
+// imports: the zod schemas (schemas.ts) are built from them, and the CLI,
+// which never loads zod or the rest of the indexer, pages by them too.
+
+/** Items per page of a list tool when the call names no `limit`, and the most one page may hold. */
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 200;
+/** The furthest a list tool pages (`offset`). */
+export const MAX_OFFSET = 100_000;
+/** read_evidence returns at most this many lines (the CLI's `read FILE` pages by it). */
+export const READ_MAX_LINES = 400;
