@@ -5,10 +5,11 @@
 // (client/errors.ts decides which).
 //
 // A call to a running daemon must cost little more than starting Node, so this
-// file loads only the argument parser, the error mapping and the formatter;
-// each command imports what it needs when it runs (the connection and `ws`
-// for a tool call; the indexer, zod or the Ollama side only for the commands
-// that use them).
+// file loads only the argument parser, the error mapping, the formatter, the
+// protocol's message definitions and the tools' import-free bounds
+// (indexer/query/limits.ts); each command imports what it needs when it runs
+// (the connection and protocol/ws-client.ts for a tool call; the indexer, zod
+// or the Ollama side only for the commands that use them).
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { READ_MAX_LINES } from '../indexer/query/limits.js';

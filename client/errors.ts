@@ -53,7 +53,7 @@ export function userError(e: unknown): UserError {
         // A tool's own bug is reported as one, not as the caller's refusal.
         return { code: d.code ?? 'tool_error', message, exit: d.code === 'internal_error' ? EXIT_FAILED : EXIT_REFUSED, plain: false };
       case RpcCode.INVALID_PARAMS: return { code: 'invalid_arguments', message, exit: EXIT_REFUSED, plain: false };
-      case MESSAGE_TOO_LARGE: return { code: 'message_too_large', message, exit: EXIT_REFUSED, plain: false };
+      case MESSAGE_TOO_LARGE: return { code: d.code ?? 'message_too_large', message, exit: EXIT_REFUSED, plain: false };
       case ASK_ERROR: return { code: d.code ?? 'ask_failed', message, exit: EXIT_FAILED, plain: false };
       case SHUTTING_DOWN: return { code: 'daemon_shutting_down', message, exit: EXIT_FAILED, plain: false };
       case RpcCode.INTERNAL_ERROR: return { code: 'internal_error', message, exit: EXIT_FAILED, plain: false };

@@ -12,7 +12,7 @@ import type { ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
 
-/** OpenOptions plus what the indexer also understands (not yet part of the shared API). */
+/** OpenOptions plus what only evidex's own callers (the daemon, `evidex index`, tests) pass. */
 export interface EvidexOpenOptions extends OpenOptions {
   /** Extra ignore lines (gitignore syntax) applied at the root, e.g. ['site-packages/']. */
   extraIgnore?: string[];

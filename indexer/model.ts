@@ -4,7 +4,7 @@
 
 export type SymbolKind = 'class' | 'function' | 'method' | 'variable';
 
-/** A Python definition (contract §3). Lines are 1-based, inclusive; start is the first decorator's line. */
+/** A Python definition (docs/tools.md, Python rules). Lines are 1-based, inclusive; start is the first decorator's line. */
 export interface PyDef {
   name: string;      // simple name: "run"
   qualname: string;  // dotted through enclosing classes and functions: "Server.run", "outer.inner"

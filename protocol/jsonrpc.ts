@@ -20,7 +20,7 @@ export interface RpcSocket {
 const CONNECTING = 0;
 const OPEN = 1;
 
-/** The error codes JSON-RPC 2.0 itself defines. Server-defined codes (-32000..-32099) are in protocol.ts. */
+/** The error codes JSON-RPC 2.0 itself defines. Server-defined codes (-32000..-32099) are in messages.ts, but MESSAGE_TOO_LARGE, which this transport raises itself. */
 export const RpcCode = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,

@@ -1,8 +1,9 @@
 // The daemon's protocol, defined once and imported by both ends: every
 // method's wire name with its params and result TYPES, every notification,
-// the error codes and the limits both ends need. Type imports only, and no
-// schema library: a client that sends one request loads this file and the
-// transport (jsonrpc.ts), nothing of the daemon or the indexer. The daemon
+// the error codes and the limits both ends need. It takes only types from the
+// indexer (and the transport's error codes from jsonrpc.ts), and no schema
+// library: a client that sends one request loads this file and the transport,
+// nothing of the daemon or the indexer. The daemon
 // validates params against its own zod schemas (daemon/methods.ts), which are
 // type-checked against the params types declared here.
 //

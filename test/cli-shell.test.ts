@@ -15,7 +15,7 @@ import { WebSocketServer } from 'ws';
 import { connect, openSocket } from '../client/connection.js';
 import { userError } from '../client/errors.js';
 import { gitTopLevel } from '../client/cli.js';
-import { RpcError } from '../protocol/jsonrpc.js';
+import { ANSWER_TOO_LARGE, MESSAGE_TOO_LARGE, RpcError } from '../protocol/jsonrpc.js';
 import { CLIENT_NAME_HEADER, Methods } from '../protocol/messages.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { fixtureCopy } from './helpers/daemon.js';
@@ -181,6 +181,9 @@ test('error mapping: refusals exit 2, a daemon shutting down or an internal erro
   assert.is(userError(new RpcError(-32001, 'x', { code: 'internal_error', message: 'internal error: x' })).exit, 1);
   assert.is(userError(new RpcError(-32001, 'no', { code: 'path_denied', message: 'no' })).exit, 2);
   assert.is(userError(new RpcError(-32602, 'bad', { code: 'invalid_arguments', message: 'bad' })).exit, 2);
+  // -32003 carries answer_too_large in its data when the answer was too big, and nothing when the request was.
+  assert.equal(userError(new RpcError(MESSAGE_TOO_LARGE, 'big', { code: ANSWER_TOO_LARGE, message: 'big', limit: 4 })), { code: 'answer_too_large', message: 'big', exit: 2, plain: false });
+  assert.is(userError(new RpcError(MESSAGE_TOO_LARGE, 'message too large')).code, 'message_too_large');
 });
 
 test('the client names itself with the X-Evidex-Client upgrade header (the CLI: cli)', async () => {

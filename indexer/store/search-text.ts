@@ -43,7 +43,7 @@ export class SearchText {
     readonly firstLine: Uint32Array,
   ) {}
 
-  /** Builds from the file's lines (docs/tools.md, Evidence splitting). */
+  /** Builds from the file's lines (docs/tools.md, Evidence). */
   static fromLines(lines: readonly string[]): SearchText {
     const blocks: string[] = [];
     const canon: Array<string | null> = [];
