@@ -317,8 +317,13 @@ const COMMANDS: Record<string, Command> = {
       if (p.flags.all && action !== 'stop') throw new UsageError(`--all goes with stop only; usage: ${this.usage}`);
       if (action === 'list' || action === 'prune' || p.flags.all) {
         if (p.flags.repo !== undefined) throw new UsageError(`daemon ${action}${p.flags.all ? ' --all' : ''} covers every repository; it takes no --repo`);
-        const { runAllDaemonsCommand } = await import('./daemon-commands.js');
-        return runAllDaemonsCommand(action, json);
+        // daemon-commands.ts acts, daemon-report.ts says what happened.
+        const [act, report] = await Promise.all([import('./daemon-commands.js'), import('./daemon-report.js')]);
+        const print = (human: string, obj: unknown) => process.stdout.write(json ? `${JSON.stringify(obj)}\n` : human);
+        if (action === 'list') { const l = await act.listDaemons(); print(report.formatList(l), l); }
+        else if (action === 'prune') { const r = await act.pruneStateDirs(); print(report.formatPrune(r), r); }
+        else { const stopped = await act.stopAllDaemons(); print(report.formatStopAll(stopped, (await import('../daemon/state.js')).stateRoot()), { stopped }); }
+        return 0;
       }
       const root = await repoOf(p);
       switch (action) {

@@ -1,7 +1,7 @@
 // `evidex daemon list | stop --all | prune`: the commands that look at every
 // state folder under $EVIDEX_HOME rather than one root's. Listing connects as
 // an observer (idle.ts), so looking at daemons does not keep them alive.
-// Loaded only by those commands.
+// Loaded only by those commands; what they print is daemon-report.ts's.
 import { promises as fsp, statSync } from 'node:fs';
 import { Methods } from '../protocol/messages.js';
 import {
@@ -9,7 +9,6 @@ import {
   stateFolderRoot, stateRoot, type DaemonInfo,
 } from '../daemon/state.js';
 import { daemonStopAt, makeClient, probe, type StopResult } from './connection.js';
-import { formatList, formatPrune } from './daemon-report.js';
 
 export interface ListedDaemon {
   /** running: answered; not_answering: alive but silent; stale: its process is gone (its daemon.json is removed). */
@@ -118,27 +117,4 @@ export async function pruneStateDirs(env: NodeJS.ProcessEnv = process.env): Prom
     out.bytes += bytes;
   }
   return out;
-}
-
-/** `evidex daemon list | prune | stop --all` as the CLI runs them: text or --json on stdout; exit 0. */
-export async function runAllDaemonsCommand(action: string, json: boolean): Promise<number> {
-  const print = (human: string, obj: unknown) => process.stdout.write(json ? `${JSON.stringify(obj)}\n` : human);
-  switch (action) {
-    case 'list': {
-      const l = await listDaemons();
-      print(formatList(l), l);
-      return 0;
-    }
-    case 'prune': {
-      const r = await pruneStateDirs();
-      print(formatPrune(r), r);
-      return 0;
-    }
-    default: { // stop --all
-      const stopped = await stopAllDaemons();
-      const text = stopped.length === 0 ? `no evidex daemons running (state: ${stateRoot()})\n` : `${stopped.map((s) => s.message).join('\n')}\n`;
-      print(text, { stopped });
-      return 0;
-    }
-  }
 }

@@ -1,10 +1,10 @@
-// The human form of `evidex daemon status | list | prune` (--json prints the
+// The human form of `evidex daemon status | list | prune | stop --all` (--json prints the
 // reports themselves). Fields an older daemon does not send print as unknown
 // rather than fail.
 import { formatDuration } from '../daemon/idle.js';
 import type { LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
-import type { DaemonList, ListedDaemon, PruneResult } from './daemon-commands.js';
+import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
 /** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */
 function formatWarmup(w: WarmupStatus | undefined): string {
@@ -104,4 +104,9 @@ export function formatPrune(r: PruneResult): string {
   lines.push(n === 0 ? `nothing to prune in ${r.home} (${r.kept} state folder${r.kept === 1 ? '' : 's'} of existing roots)`
     : `freed ${mb(r.bytes)} in ${n} folder${n === 1 ? '' : 's'}; kept ${r.kept} of existing roots`);
   return `${lines.join('\n')}\n`;
+}
+
+/** What `evidex daemon stop --all` prints: one line per daemon stopped, or that none ran under `home`. */
+export function formatStopAll(stopped: readonly StoppedDaemon[], home: string): string {
+  return stopped.length === 0 ? `no evidex daemons running (state: ${home})\n` : `${stopped.map((s) => s.message).join('\n')}\n`;
 }
