@@ -13,6 +13,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { TOOL_NAMES } from '../indexer/query/schemas.js';
 import { runAsk } from '../daemon/ask/loop.js';
+import { ParamsSchemas } from '../daemon/methods.js';
 import { ModelError, type ChatModel } from '../daemon/ask/model.js';
 import { SYSTEM_PROMPT } from '../daemon/ask/prompt.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
@@ -153,6 +154,17 @@ test('the client\'s cancel and the wall clock reach a model still writing throug
   const b = await ask('q', slow, { timeoutMs: 50 });
   assert.equal([b.result.stopped, b.result.message], ['time_limit', 'stopped at the wall-clock limit of 0.05 s (EVIDEX_ASK_TIMEOUT_S)']);
   assert.ok(slow.requests[0].signal.aborted);
+});
+
+test('the loop takes the params as methods.ts validated them: a question or model of blanks is refused there, once', () => {
+  const refusal = (params: unknown): string | null => {
+    const r = ParamsSchemas.ask.safeParse(params);
+    return r.success ? null : `${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}`;
+  };
+  assert.is(refusal({ question: ' \n\t ' }), 'question: must not be blank');
+  assert.is(refusal({ question: 'q', model: '  ' }), 'model: must not be blank');
+  assert.match(refusal({ question: '' }) ?? '', /^question: /);
+  assert.is(refusal({ question: ' where is Chunk? ', model: ' qwen3:8b ' }), null);
 });
 
 /** Every module specifier imported by a source file (static, export-from, dynamic). */
