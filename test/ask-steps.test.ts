@@ -4,13 +4,12 @@
 // (helpers/scripted-model.ts). What the loop must do with any API is asserted
 // here — what a turn is asked with, call ids answered in order, arguments a
 // model sent as text, a `length` stop, the server's prompt count, model
-// failures and aborts in the loop's terms — and that the loop itself names
-// no API (only models.ts knows the implementations).
+// failures and aborts in the loop's terms. (That the loop imports no API's
+// code is checked with the other import rules, in test/layers.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import ts from 'typescript';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TOOL_NAMES } from '../indexer/query/schemas.js';
 import { runAsk } from '../daemon/ask/loop.js';
 import { ParamsSchemas } from '../daemon/methods.js';
@@ -19,7 +18,6 @@ import { SYSTEM_PROMPT } from '../daemon/ask/prompt.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { openFixtureIndex, tempStateDir, type FixtureIndex } from './fake-ollama/harness.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { PROJECT_ROOT } from './helpers/fs.js';
 import { SCRIPTED_DESCRIPTION, ScriptedModel, type ScriptedTurn } from './helpers/scripted-model.js';
 
 let ix: FixtureIndex;
@@ -165,36 +163,6 @@ test('the loop takes the params as methods.ts validated them: a question or mode
   assert.is(refusal({ question: 'q', model: '  ' }), 'model: must not be blank');
   assert.match(refusal({ question: '' }) ?? '', /^question: /);
   assert.is(refusal({ question: ' where is Chunk? ', model: ' qwen3:8b ' }), null);
-});
-
-/** Every module specifier imported by a source file (static, export-from, dynamic). */
-function importsOf(file: string): string[] {
-  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
-  const out: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0])) out.push(node.arguments[0].text);
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-  return out;
-}
-
-test('the loop names no model API: only ollama/ imports the ollama package, and only models.ts imports an implementation', () => {
-  const dir = join(PROJECT_ROOT, 'daemon', 'ask');
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
-  assert.ok(files.length >= 10, String(files.length));
-  const found: string[] = [];
-  for (const file of files) {
-    const rel = relative(dir, file).split('\\').join('/');
-    for (const spec of importsOf(file)) {
-      if (spec === 'ollama' && !rel.startsWith('ollama/')) found.push(`${rel} imports the ollama package`);
-      if (spec.startsWith('./ollama/') && rel !== 'models.ts') found.push(`${rel} imports ${spec}`);
-    }
-  }
-  assert.equal(found, []);
-  assert.ok(importsOf(join(dir, 'models.ts')).includes('./ollama/model.js'));
-  assert.ok(importsOf(join(dir, 'ollama', 'model.ts')).includes('ollama'));
 });
 
 test.run();
