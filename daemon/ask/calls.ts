@@ -43,8 +43,9 @@ export async function refuse(
   q: Question, step: number, index: number, name: string, args: unknown, code: keyof typeof LOOP_REFUSALS, callId?: string,
 ): Promise<ToolMessage> {
   const content = refusalText({ code, message: LOOP_REFUSALS[code] });
-  q.notify({ type: 'tool_call', step, index, name, arguments: args ?? null, decision: 'refused', code, reason: content });
-  await q.record({ step, tool: name, arguments: args ?? null, decision: 'refused', code, reason: content, ms: 0 });
+  const logged = args ?? null;
+  q.notify({ type: 'tool_call', step, index, name, arguments: logged, decision: 'refused', code, reason: content });
+  await q.record({ step, tool: name, arguments: logged, decision: 'refused', code, reason: content, ms: 0 });
   return toolMessage(name, content, callId);
 }
 
@@ -70,7 +71,7 @@ async function answerCall(
 ): Promise<{ message: ToolMessage; refused: boolean }> {
   const name = nameForLog(call.name);
   // What is logged, sent to the client and kept in the attempts: a placeholder for arguments too deep or big to serialise.
-  const args = argumentsForLog(call.arguments);
+  const args = argumentsForLog(call.arguments) ?? null;
   const key = callKey(name, call.arguments);
   if (key !== null && q.answeredCalls.has(key)) return { message: await refuse(q, step, index, name, args, 'duplicate_call', call.id), refused: true };
   const t0 = performance.now();
@@ -79,13 +80,13 @@ async function answerCall(
   if ('refusal' in decided) {
     const { code } = decided.refusal;
     const reason = refusalText(decided.refusal);
-    q.notify({ type: 'tool_call', step, index, name, arguments: args ?? null, decision: 'refused', code, reason });
-    await q.record({ step, tool: name, arguments: args ?? null, decision: 'refused', ms, code, reason });
+    q.notify({ type: 'tool_call', step, index, name, arguments: args, decision: 'refused', code, reason });
+    await q.record({ step, tool: name, arguments: args, decision: 'refused', ms, code, reason });
     return { message: toolMessage(name, reason, call.id), refused: true };
   }
   const r = decided.result;
   if (key !== null) q.answeredCalls.add(key);
-  q.notify({ type: 'tool_call', step, index, name, arguments: args ?? null, decision: 'allowed' });
+  q.notify({ type: 'tool_call', step, index, name, arguments: args, decision: 'allowed' });
   // Earlier results give way before this one is squeezed; then it takes its share of what is
   // left (the calls still to come in this reply get theirs), less its own message's overhead.
   const shrunk = t.makeRoom(Math.floor(t.budget.limit / 4));
@@ -94,7 +95,7 @@ async function answerCall(
   const env = evidenceEnvelope(name, args, r.evidence, r.total, r.generation, room, (text) => t.budget.text(text));
   q.addEvidence(env.shown);
   q.notify({ type: 'tool_result', step, index, name, items: r.evidence.length, total: r.total, generation: r.generation, ms, shown: env.shown.length, refs: env.refs });
-  await q.record({ step, tool: name, arguments: args ?? null, decision: 'allowed', ms, items: r.evidence.length, total: r.total });
+  await q.record({ step, tool: name, arguments: args, decision: 'allowed', ms, items: r.evidence.length, total: r.total });
   return { message: toolMessage(name, env.content, call.id), refused: false };
 }
 
