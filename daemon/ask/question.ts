@@ -34,7 +34,7 @@ export class Aborted {
   constructor(readonly why: AbortWhy) {}
 }
 
-export const TWO_REFUSALS = 'stopped after two refused tool calls in a row; the question goes back to you with the attempts below (rephrase it, or name the file or symbol)';
+const TWO_REFUSALS = 'stopped after two refused tool calls in a row; the question goes back to you with the attempts below (rephrase it, or name the file or symbol)';
 
 export class Question {
   readonly id = randomUUID();
