@@ -12,7 +12,7 @@ import type { Evidence } from '../indexer/evidence.js';
  */
 export type StopReason = 'answered' | 'incomplete' | 'empty_reply' | 'context_full' | 'refused_twice' | 'step_cap' | 'time_limit' | 'cancelled' | 'model_error';
 
-/** Why talking to Ollama failed; each gets its own one-line message (see ollama-client.ts). */
+/** Why talking to Ollama failed; each gets its own one-line message (see daemon/ask/ollama/client.ts). */
 export type AskErrorCode =
   | 'ollama_unreachable'  // connection refused / host unknown: Ollama is not running at OLLAMA_HOST
   | 'model_not_found'     // HTTP 404: the model is not installed

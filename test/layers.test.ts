@@ -5,7 +5,8 @@
 // and within indexer/ and store/ the layer tables below. Imports point
 // downward only. Package and `node:` imports are counted but judged by no
 // rule, except lmdb: only indexer/store/tables.ts may import it, so the
-// on-disk layout lives in one place (indexer/store/FORMAT.md).
+// on-disk layout lives in one place (indexer/store/FORMAT.md); and ollama:
+// only the Ollama implementation of the ask loop's model (daemon/ask/ollama/).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -233,6 +234,15 @@ test('imports point downward only: indexer ← protocol ← daemon ← client', 
 test('lmdb is imported by indexer/store/tables.ts alone', () => {
   const importers = new Set(source.imports.filter((i) => i.spec === 'lmdb' || i.spec.startsWith('lmdb/')).map((i) => i.file));
   assert.equal([...importers], ['indexer/store/tables.ts']);
+});
+
+test('a model API stays in its folder: ollama imported inside daemon/ask/ollama/ alone, that folder only by daemon/ask/models.ts', () => {
+  // The ask loop knows models through daemon/ask/model.ts (ChatModel); models.ts is the one place that picks an implementation.
+  const pkg = new Set(source.imports.filter((i) => i.spec === 'ollama' || i.spec.startsWith('ollama/')).map((i) => i.file));
+  assert.ok(pkg.size > 0, 'no import of ollama found: is the source where the test looks?');
+  assert.equal([...pkg].filter((f) => !f.startsWith('daemon/ask/ollama/')), [], 'the ollama package outside daemon/ask/ollama/');
+  const users = new Set(source.imports.filter((i) => i.target?.startsWith('daemon/ask/ollama/') && !i.file.startsWith('daemon/ask/ollama/')).map((i) => i.file));
+  assert.equal([...users], ['daemon/ask/models.ts']);
 });
 
 test.run();

@@ -1,9 +1,9 @@
 // Everything the model reads that evidex writes: the system prompt, the tool
 // list (derived from the allowlist's zod schemas, never written by hand), the
 // data envelope around tool output, and the one-line refusal text.
-import type { Tool } from 'ollama';
 import type { Evidence } from '../../indexer/evidence.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, TOOLS, toolDescriptors } from '../../indexer/query/schemas.js';
+import type { ToolSpec } from './model.js';
 
 export const SYSTEM_PROMPT = [
   'You answer questions about one code repository using only evidence returned by the tools you are given.',
@@ -16,11 +16,11 @@ export const SYSTEM_PROMPT = [
   'using only paths and line numbers that appear in the evidence you were shown. If the evidence does not answer the question, say so.',
 ].join('\n');
 
-/** The allowlist in Ollama's tool shape: `{type: 'function', function: {name, description, parameters}}`. */
-export function ollamaTools(): Tool[] {
+/** The allowlist as the model is offered it: `{type: 'function', function: {name, description, parameters}}`. */
+export function modelTools(): ToolSpec[] {
   return toolDescriptors().map((d) => ({
     type: 'function',
-    function: { name: d.name, description: d.description, parameters: forModel(d.inputSchema) as Tool['function']['parameters'] },
+    function: { name: d.name, description: d.description, parameters: forModel(d.inputSchema) as Record<string, unknown> },
   }));
 }
 

@@ -1,15 +1,7 @@
-// The one place evidex builds an `ollama` client and turns what it throws into
-// AskFailures with distinct, actionable one-line messages.
+// The one place evidex builds an `ollama` client, and turns what the package
+// throws into ModelErrors with distinct, actionable one-line messages.
 import { Ollama } from 'ollama';
-import type { AskErrorCode, AskFailure } from '../../protocol/ask-events.js';
-
-export class AskError extends Error {
-  constructor(readonly code: AskErrorCode, message: string) {
-    super(message.replace(/\s*\n\s*/g, ' '));
-    this.name = 'AskError';
-  }
-  toJSON(): AskFailure { return { code: this.code, message: this.message }; }
-}
+import { ModelError, shortQuote } from '../model.js';
 
 /**
  * An Ollama client whose every HTTP request (show, tags, chat — streamed or
@@ -40,53 +32,42 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
-export function isAbortError(err: unknown): boolean {
-  return !!err && typeof err === 'object' && ((err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError');
-}
-
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 const STREAM_INCOMPLETE = 'Did not receive done or success response in stream.';
-
-/** Whatever a server answered is quoted as one short line at most: the daemon relays no foreign response bodies. */
-const QUOTE_MAX = 200;
-export function shortQuote(text: string): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > QUOTE_MAX ? `${t.slice(0, QUOTE_MAX - 1)}…` : t;
-}
 
 /**
  * Classifies an error thrown by the `ollama` package. `phase` says whether the
  * HTTP response had already begun streaming: a plain Error thrown while reading
  * a stream is the package re-throwing an {"error": ...} line.
  */
-export function classifyOllamaError(err: unknown, host: string, model: string, phase: 'request' | 'stream'): AskError {
-  if (err instanceof AskError) return err;
+export function classifyOllamaError(err: unknown, host: string, model: string, phase: 'request' | 'stream'): ModelError {
+  if (err instanceof ModelError) return err;
   const e = err as { name?: string; message?: string; status_code?: number; error?: string };
   const msg = shortQuote(String(e?.message ?? err));
   if (e?.name === 'ResponseError' && typeof e.status_code === 'number') {
     const text = shortQuote(e.error ?? msg);
     if (/does not support tools/i.test(text)) {
-      return new AskError('model_no_tools', `model "${model}" does not support tool calling in Ollama at ${host} (Ollama said: ${text}); choose a model with the "tools" capability (--model or EVIDEX_MODEL)`);
+      return new ModelError('model_no_tools', `model "${model}" does not support tool calling in Ollama at ${host} (Ollama said: ${text}); choose a model with the "tools" capability (--model or EVIDEX_MODEL)`);
     }
     if (e.status_code === 404 && !/model\b.*\bnot found|not found.*\bmodel|try pulling/i.test(text)) {
       // Not Ollama's "model not found": the URL does not lead to Ollama's API at all.
-      return new AskError('ollama_http_error', `${host} answered HTTP 404 (${text}) where Ollama's API should be; is OLLAMA_HOST the address of an Ollama server (its root, not a sub-path)?`);
+      return new ModelError('ollama_http_error', `${host} answered HTTP 404 (${text}) where Ollama's API should be; is OLLAMA_HOST the address of an Ollama server (its root, not a sub-path)?`);
     }
     if (e.status_code === 404) {
-      return new AskError('model_not_found', `model "${model}" is not installed in Ollama at ${host} (Ollama said: ${text}); install it with \`ollama pull ${model}\` or choose another with --model / EVIDEX_MODEL`);
+      return new ModelError('model_not_found', `model "${model}" is not installed in Ollama at ${host} (Ollama said: ${text}); install it with \`ollama pull ${model}\` or choose another with --model / EVIDEX_MODEL`);
     }
-    return new AskError('ollama_http_error', `Ollama at ${host} answered HTTP ${e.status_code}: ${text}`);
+    return new ModelError('ollama_http_error', `Ollama at ${host} answered HTTP ${e.status_code}: ${text}`);
   }
   const sys = causeCode(err);
   if (phase === 'request' && (sys === undefined ? /fetch failed/i.test(msg) : UNREACHABLE.has(sys))) {
     const why = sys === 'ECONNREFUSED' ? 'connection refused' : sys ?? msg;
-    return new AskError('ollama_unreachable', `cannot reach Ollama at ${host} (${why}); start it with \`ollama serve\`, or point OLLAMA_HOST at the running server`);
+    return new ModelError('ollama_unreachable', `cannot reach Ollama at ${host} (${why}); start it with \`ollama serve\`, or point OLLAMA_HOST at the running server`);
   }
   if (msg === STREAM_INCOMPLETE || (phase === 'stream' && (e?.name === 'TypeError' || sys !== undefined))) {
-    return new AskError('ollama_stream_cut', `the reply from Ollama at ${host} ended before it was complete (${sys ?? msg}); Ollama may have crashed or been restarted`);
+    return new ModelError('ollama_stream_cut', `the reply from Ollama at ${host} ended before it was complete (${sys ?? msg}); Ollama may have crashed or been restarted`);
   }
   if (phase === 'stream' && e?.name === 'Error') {
-    return new AskError('ollama_stream_error', `Ollama reported an error in the middle of its reply: ${msg}`);
+    return new ModelError('ollama_stream_error', `Ollama reported an error in the middle of its reply: ${msg}`);
   }
-  return new AskError('ollama_http_error', `talking to Ollama at ${host} failed: ${msg}`);
+  return new ModelError('ollama_http_error', `talking to Ollama at ${host} failed: ${msg}`);
 }
