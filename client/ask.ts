@@ -10,7 +10,7 @@
 // EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read here and
 // sent with every `ask` (only those set; --model wins over EVIDEX_MODEL).
 import type { Evidence } from '../indexer/evidence.js';
-import { askSettingsFromEnv, type AskSettings } from '../daemon/ask/config.js';
+import { askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { Methods, Notifications, type AskEventParams } from '../protocol/messages.js';
 import type { Client } from './connection.js';

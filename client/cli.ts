@@ -44,9 +44,8 @@ interface Command {
 const CLIENT_NAME = 'cli';
 
 async function repoOf(p: Parsed): Promise<string> {
-  const { resolveRepoRoot } = await import('../daemon/state.js');
-  const repo = p.flags.repo as string | undefined;
-  return resolveRepoRoot(repo ?? gitTopLevel(process.cwd(), process.env) ?? undefined);
+  const { resolveRepoRoot } = await import('../local/root.js');
+  return resolveRepoRoot(p.flags.repo as string | undefined);
 }
 
 /**
@@ -322,7 +321,7 @@ const COMMANDS: Record<string, Command> = {
         const print = (human: string, obj: unknown) => process.stdout.write(json ? `${JSON.stringify(obj)}\n` : human);
         if (action === 'list') { const l = await act.listDaemons(); print(report.formatList(l), l); }
         else if (action === 'prune') { const r = await act.pruneStateDirs(); print(report.formatPrune(r), r); }
-        else { const stopped = await act.stopAllDaemons(); print(report.formatStopAll(stopped, (await import('../daemon/state.js')).stateRoot()), { stopped }); }
+        else { const stopped = await act.stopAllDaemons(); print(report.formatStopAll(stopped, (await import('../local/state.js')).stateRoot()), { stopped }); }
         return 0;
       }
       const root = await repoOf(p);

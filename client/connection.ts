@@ -10,13 +10,14 @@ import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
   CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
+import { canonicalRoot } from '../local/root.js';
 import {
-  canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
-} from '../daemon/state.js';
+  daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
+} from '../local/state.js';
 import { UsageError } from './args.js';
 import { ConnectionError } from './errors.js';
 
-export { resolveRepoRoot, RpcError, ConnectionError };
+export { RpcError, ConnectionError };
 
 
 /**
@@ -210,8 +211,8 @@ async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessE
   opts: { auto: boolean; unnamedRoot?: boolean; timeoutMs?: number; clientName?: string }):
 Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
   // Loaded only here: a call to a running daemon never needs them.
-  const [{ parseDaemonArgs }, { autoStartIdleTimeout }, { checkUnnamedRoot }] = await Promise.all([
-    import('../daemon/args.js'), import('../daemon/idle.js'), import('./index-guard.js'),
+  const [{ autoStartIdleTimeout, parseDaemonArgs }, { checkUnnamedRoot }] = await Promise.all([
+    import('../protocol/daemon-settings.js'), import('./index-guard.js'),
   ]);
   // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
   let args: string[];

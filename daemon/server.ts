@@ -19,6 +19,8 @@ import type { RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
 import type { WatchMode } from '../indexer/watch.js';
+import { acquireLock, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type DaemonInfo, type Lock } from '../local/state.js';
+import { formatDuration } from '../protocol/daemon-settings.js';
 import { RpcError, type RequestContext, type RpcConnection } from '../protocol/jsonrpc.js';
 import {
   MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Notifications, SHUTTING_DOWN,
@@ -28,12 +30,10 @@ import { handleAsk } from './ask-handler.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Caller } from './caller.js';
 import { Dispatcher, latencyName, type Handlers } from './dispatch.js';
-import { formatDuration, IdleTimer } from './idle.js';
+import { IdleTimer } from './idle.js';
 import { LatencyBook } from './latency.js';
 import { Listener, type Peer } from './listener.js';
-import {
-  acquireLock, createToken, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type DaemonInfo, type Lock,
-} from './state.js';
+import { createToken } from './token.js';
 import { ToolCalls } from './tool-calls.js';
 import { IndexUpdates } from './updates.js';
 import { RequestPathWarmup } from './warmup.js';

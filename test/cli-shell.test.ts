@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { WebSocketServer } from 'ws';
 import { connect, openSocket } from '../client/connection.js';
 import { userError } from '../client/errors.js';
-import { gitTopLevel } from '../client/cli.js';
+import { gitTopLevel } from '../local/root.js';
 import { ANSWER_TOO_LARGE, MESSAGE_TOO_LARGE, RpcError } from '../protocol/jsonrpc.js';
 import { CLIENT_NAME_HEADER, Methods } from '../protocol/messages.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
