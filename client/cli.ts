@@ -13,7 +13,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { READ_MAX_LINES } from '../indexer/query/limits.js';
-import { Methods, Notifications, type BuildSummary, type IndexProgressParams, type ToolResult } from '../protocol/messages.js';
+import { Methods, Notifications, type BuildSummary, type ToolResult } from '../protocol/messages.js';
 import { parseArgs, describeFlags, UsageError, type FlagSpecs, type Parsed } from './args.js';
 import { EXIT_REFUSED, Refusal, userError } from './errors.js';
 import { formatEvidence, formatFooter, type FormatOptions } from './format.js';
@@ -267,9 +267,7 @@ async function runIndex(p: Parsed): Promise<number> {
       const { connect } = await import('./connection.js');
       const client = await connect(root, { autoStart: false, clientName: CLIENT_NAME });
       try {
-        client.onNotification((method, params) => {
-          if (method === Notifications.indexProgress) bar.update((params as IndexProgressParams).progress);
-        });
+        client.onNotification(Notifications.indexProgress, (params) => bar.update(params.progress));
         summary = { ...await client.request(Methods.indexRefresh), via: 'daemon' };
       } finally {
         await client.close();

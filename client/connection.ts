@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
-  CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
+  CLIENT_NAME_HEADER, listenerFor, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods,
+  type NotificationType, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
 import { canonicalRoot } from '../local/root.js';
 import {
@@ -40,6 +41,9 @@ export interface Client {
   request<T extends RequestType<unknown, unknown>>(def: T, ...rest: RequestArgs<T>): Promise<ResultOfType<T>>;
   /** Untyped form for scripts and tests that send arbitrary method names. */
   requestRaw(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown>;
+  /** Listens to one protocol notification (`Notifications.indexProgress`...), its params typed by its definition; returns the way to stop. */
+  onNotification<P>(type: NotificationType<P>, fn: (params: P) => void): () => void;
+  /** Untyped form: every notification, by wire name (scripts and tests). */
   onNotification(fn: NotificationListener): () => void;
   /** Resolves when the daemon closes the connection (or it breaks). */
   readonly closed: Promise<string>;
@@ -102,7 +106,8 @@ export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Cl
     stateDir,
     request: (def, ...[params, signal]) => conn.sendRequest(def.method, params, signal) as Promise<never>,
     requestRaw: (method, params, signal) => conn.sendRequest(method, params, signal),
-    onNotification: (fn) => conn.onNotification(fn),
+    onNotification: <P>(...a: [NotificationType<P>, (params: P) => void] | [NotificationListener]) =>
+      conn.onNotification(a.length === 2 ? listenerFor(a[0], a[1]) : a[0]),
     closed,
     close: async () => {
       if (ws.readyState === WsClient.CLOSED) return;

@@ -23,8 +23,8 @@ import { acquireLock, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type Da
 import { formatDuration } from '../protocol/daemon-settings.js';
 import { RpcError, type RequestContext, type RpcConnection } from '../protocol/jsonrpc.js';
 import {
-  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Notifications, SHUTTING_DOWN,
-  type DaemonInfoStatus, type IndexProgressParams, type StatusResult,
+  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Notifications, notifier, SHUTTING_DOWN,
+  type DaemonInfoStatus, type StatusResult,
 } from '../protocol/messages.js';
 import { handleAsk } from './ask-handler.js';
 import { auditLogFor, type AuditLog } from './audit.js';
@@ -179,7 +179,7 @@ export class Daemon {
   /** An accepted connection becomes a client: named, counted by the idle timer (unless it only observes), dispatched. */
   private accept(conn: RpcConnection, peer: Peer): void {
     const id = `c${this.nextClient++}`;
-    const client: Client = { id, name: peer.name, conn, conversations: new Map() };
+    const client: Client = { id, name: peer.name, conn, notify: notifier(conn), conversations: new Map() };
     this.clients.set(id, client);
     if (!peer.observer) this.idleTimer?.opened();
     conn.onClose((reason) => {
@@ -207,7 +207,7 @@ export class Daemon {
 
   private async refresh(client: Caller, ctx: RequestContext) {
     const summary = await this.updates.refresh((progress) => {
-      client.conn.sendNotification(Notifications.indexProgress, { requestId: ctx.id, progress } satisfies IndexProgressParams);
+      client.notify(Notifications.indexProgress, { requestId: ctx.id, progress });
     });
     return { ...summary, generation: this.handle.status().generation };
   }
