@@ -15,10 +15,14 @@ import { canonicalRoot } from '../local/root.js';
 import {
   daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
 } from '../local/state.js';
-import { UsageError } from './args.js';
-import { ConnectionError } from './errors.js';
+import { UsageError } from './command.js';
 
-export { RpcError, ConnectionError };
+export { RpcError };
+
+/** A connection problem with a message that tells the user what to do. */
+export class ConnectionError extends Error {
+  constructor(message: string) { super(message); this.name = 'ConnectionError'; }
+}
 
 
 /**

@@ -8,7 +8,7 @@ import { promises as fsp, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { workTreeOf } from '../local/root.js';
-import { UsageError } from './args.js';
+import { UsageError } from './command.js';
 
 export const MAX_UNNAMED_FILES = 100_000;
 
