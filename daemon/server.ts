@@ -8,6 +8,7 @@
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
 //   warmup.ts      the request-path warm-up, once the index's caches are loaded
 //   idle.ts        the idle timeout of an auto-started daemon
+//   token.ts       the token every connection presents (the state folder itself is local/state.ts)
 //   foreground.ts  the process around a daemon: signals, stdout log, exit
 //
 // This file holds what ties them together: start-up, the connected clients,
