@@ -10,7 +10,7 @@
 // EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read here and
 // sent with every `ask` (only those set; --model wins over EVIDEX_MODEL).
 import type { Evidence } from '../indexer/evidence.js';
-import { askSettingsFromEnv, type AskSettings } from '../daemon/ask/config.js';
+import { askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { Methods, Notifications, type AskEventParams } from '../protocol/messages.js';
 import type { Client } from './connection.js';
@@ -54,11 +54,11 @@ export function exitCodeFor(result: AskResult): number {
   }
 }
 
-/** The AskEvent inside `ask/event` params (AskEventParams: the event plus its request id). */
-function eventOf(params: unknown): AskEvent | null {
-  if (!params || typeof params !== 'object' || typeof (params as { type?: unknown }).type !== 'string') return null;
-  const { requestId: _drop, ...event } = params as AskEventParams;
-  return event as AskEvent;
+/** The AskEvent inside `ask/event` params (the event plus its request id); null for params that hold no event. */
+function eventOf(params: AskEventParams): AskEvent | null {
+  if (typeof params?.type !== 'string') return null;
+  const { requestId: _drop, ...event } = params;
+  return event;
 }
 
 /** Sends one `ask` and feeds its events to onEvent as they arrive. A JSON-RPC error becomes an Error with a one-line message. */
@@ -66,8 +66,7 @@ export async function askViaClient(
   client: AskClient, question: string, settings: AskSettings, onEvent: (e: AskEvent) => void, signal?: AbortSignal,
   extra: { conversation?: string; describe_model?: boolean } = {},
 ): Promise<AskResult> {
-  const off = client.onNotification((method, params) => {
-    if (method !== Notifications.askEvent) return;
+  const off = client.onNotification(Notifications.askEvent, (params) => {
     const e = eventOf(params);
     if (e) onEvent(e);
   });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `evidex` executable: everything lives in cli.ts so tests can call main() in-process.
+// The `evidex` executable: main() lives in cli.ts, so it can also be called in-process.
 import { main } from './cli.js';
 
 // `evidex search x | head` closes our stdout early: that is the reader's choice, not an error.

@@ -8,15 +8,21 @@ import { fileURLToPath } from 'node:url';
 import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
-  CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
+  CLIENT_NAME_HEADER, listenerFor, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods,
+  type NotificationType, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
+import { canonicalRoot } from '../local/root.js';
 import {
-  canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
-} from '../daemon/state.js';
-import { UsageError } from './args.js';
-import { ConnectionError } from './errors.js';
+  daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
+} from '../local/state.js';
+import { UsageError } from './command.js';
 
-export { resolveRepoRoot, RpcError, ConnectionError };
+export { RpcError };
+
+/** A connection problem with a message that tells the user what to do. */
+export class ConnectionError extends Error {
+  constructor(message: string) { super(message); this.name = 'ConnectionError'; }
+}
 
 
 /**
@@ -39,6 +45,9 @@ export interface Client {
   request<T extends RequestType<unknown, unknown>>(def: T, ...rest: RequestArgs<T>): Promise<ResultOfType<T>>;
   /** Untyped form for scripts and tests that send arbitrary method names. */
   requestRaw(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown>;
+  /** Listens to one protocol notification (`Notifications.indexProgress`...), its params typed by its definition; returns the way to stop. */
+  onNotification<P>(type: NotificationType<P>, fn: (params: P) => void): () => void;
+  /** Untyped form: every notification, by wire name (scripts and tests). */
   onNotification(fn: NotificationListener): () => void;
   /** Resolves when the daemon closes the connection (or it breaks). */
   readonly closed: Promise<string>;
@@ -101,7 +110,8 @@ export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Cl
     stateDir,
     request: (def, ...[params, signal]) => conn.sendRequest(def.method, params, signal) as Promise<never>,
     requestRaw: (method, params, signal) => conn.sendRequest(method, params, signal),
-    onNotification: (fn) => conn.onNotification(fn),
+    onNotification: <P>(...a: [NotificationType<P>, (params: P) => void] | [NotificationListener]) =>
+      conn.onNotification(a.length === 2 ? listenerFor(a[0], a[1]) : a[0]),
     closed,
     close: async () => {
       if (ws.readyState === WsClient.CLOSED) return;
@@ -210,8 +220,8 @@ async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessE
   opts: { auto: boolean; unnamedRoot?: boolean; timeoutMs?: number; clientName?: string }):
 Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
   // Loaded only here: a call to a running daemon never needs them.
-  const [{ parseDaemonArgs }, { autoStartIdleTimeout }, { checkUnnamedRoot }] = await Promise.all([
-    import('../daemon/args.js'), import('../daemon/idle.js'), import('./index-guard.js'),
+  const [{ autoStartIdleTimeout, parseDaemonArgs }, { checkUnnamedRoot }] = await Promise.all([
+    import('../protocol/daemon-settings.js'), import('./index-guard.js'),
   ]);
   // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
   let args: string[];

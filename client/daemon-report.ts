@@ -1,7 +1,7 @@
 // The human form of `evidex daemon status | list | prune | stop --all` (--json prints the
 // reports themselves). Fields an older daemon does not send print as unknown
 // rather than fail.
-import { formatDuration } from '../daemon/idle.js';
+import { formatDuration } from '../protocol/daemon-settings.js';
 import type { LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';

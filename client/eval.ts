@@ -20,7 +20,7 @@ import { posix } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { TOOL_NAMES } from '../indexer/query/schemas.js';
-import type { AskSettings } from '../daemon/ask/config.js';
+import type { AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult, AttemptLog } from '../protocol/ask-events.js';
 import { askViaClient, clientAskSettings, type AskClient } from './ask.js';
 

@@ -2,7 +2,14 @@
 // daemon/main.js (what a command spawns) both run this. It owns what belongs
 // to the process rather than to the daemon: signal handlers, the last-resort
 // error handlers, a log on stdout that survives a closed pipe, and the exit.
+// It is the one door into the daemon for a client that runs one in-process.
+import type { DaemonArgs } from '../protocol/daemon-settings.js';
 import { Daemon, type DaemonOptions } from './server.js';
+
+/** The DaemonOptions that the daemon's settings (parseDaemonArgs) stand for. */
+export function daemonSettings(a: DaemonArgs): Pick<DaemonOptions, 'port' | 'allowedOrigins' | 'watch' | 'warmup' | 'idleTimeoutMs'> {
+  return { port: a.port, allowedOrigins: a.allowedOrigins, watch: a.watch, warmup: a.warmup, idleTimeoutMs: a.idleTimeoutMs };
+}
 
 /**
  * Runs a daemon in this process until it is told to stop (daemon/shutdown,

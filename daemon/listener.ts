@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RpcConnection, type RpcConnectionOptions } from '../protocol/jsonrpc.js';
 import { CLIENT_NAME_HEADER, OBSERVER_HEADER } from '../protocol/messages.js';
-import { tokensEqual } from './state.js';
+import { tokensEqual } from './token.js';
 
 /** Pings go out this often; a peer that has not answered one by the next is dropped (half-open TCP). */
 const HEARTBEAT_MS = 30_000;

@@ -8,6 +8,7 @@
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
 //   warmup.ts      the request-path warm-up, once the index's caches are loaded
 //   idle.ts        the idle timeout of an auto-started daemon
+//   token.ts       the token every connection presents (the state folder itself is local/state.ts)
 //   foreground.ts  the process around a daemon: signals, stdout log, exit
 //
 // This file holds what ties them together: start-up, the connected clients,
@@ -19,21 +20,21 @@ import type { RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
 import type { WatchMode } from '../indexer/watch.js';
+import { acquireLock, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type DaemonInfo, type Lock } from '../local/state.js';
+import { formatDuration } from '../protocol/daemon-settings.js';
 import { RpcError, type RequestContext, type RpcConnection } from '../protocol/jsonrpc.js';
 import {
-  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Notifications, SHUTTING_DOWN,
-  type DaemonInfoStatus, type IndexProgressParams, type StatusResult,
+  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Notifications, notifier, SHUTTING_DOWN,
+  type DaemonInfoStatus, type StatusResult,
 } from '../protocol/messages.js';
 import { handleAsk } from './ask-handler.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Caller } from './caller.js';
 import { Dispatcher, latencyName, type Handlers } from './dispatch.js';
-import { formatDuration, IdleTimer } from './idle.js';
+import { IdleTimer } from './idle.js';
 import { LatencyBook } from './latency.js';
 import { Listener, type Peer } from './listener.js';
-import {
-  acquireLock, createToken, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type DaemonInfo, type Lock,
-} from './state.js';
+import { createToken } from './token.js';
 import { ToolCalls } from './tool-calls.js';
 import { IndexUpdates } from './updates.js';
 import { RequestPathWarmup } from './warmup.js';
@@ -179,7 +180,7 @@ export class Daemon {
   /** An accepted connection becomes a client: named, counted by the idle timer (unless it only observes), dispatched. */
   private accept(conn: RpcConnection, peer: Peer): void {
     const id = `c${this.nextClient++}`;
-    const client: Client = { id, name: peer.name, conn, conversations: new Map() };
+    const client: Client = { id, name: peer.name, conn, notify: notifier(conn), conversations: new Map() };
     this.clients.set(id, client);
     if (!peer.observer) this.idleTimer?.opened();
     conn.onClose((reason) => {
@@ -207,7 +208,7 @@ export class Daemon {
 
   private async refresh(client: Caller, ctx: RequestContext) {
     const summary = await this.updates.refresh((progress) => {
-      client.conn.sendNotification(Notifications.indexProgress, { requestId: ctx.id, progress } satisfies IndexProgressParams);
+      client.notify(Notifications.indexProgress, { requestId: ctx.id, progress });
     });
     return { ...summary, generation: this.handle.status().generation };
   }

@@ -1,5 +1,6 @@
 // The daemon's protocol, defined once and imported by both ends: every
-// method's wire name with its params and result TYPES, every notification,
+// method's wire name with its params and result TYPES, every notification
+// with its params TYPE,
 // the error codes and the limits both ends need. It takes only types from the
 // indexer (and the transport's error codes from jsonrpc.ts), and no schema
 // library: a client that sends one request loads this file and the transport,
@@ -25,7 +26,7 @@ import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
 import type { WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
-import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
+import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
 export type { Evidence, AskEvent, AskResult, ToolResult, ToolDescriptor, BuildProgress, BuildSummary };
 
@@ -198,14 +199,44 @@ export function methodKeyOf(name: string): MethodKey | null {
   return byName.get(name) ?? null;
 }
 
-/** Server → client notifications, each tied to the request that caused it by `requestId`. */
-export const Notifications = {
-  /** One `ask` progress event, sent only to the client that asked. */
-  askEvent: 'ask/event',
-  /** Progress of an `index/refresh`, sent only to the client that asked for it. */
-  indexProgress: 'index/progress',
-} as const;
-
 /** `ask/event` params: the event itself, tagged with the id of the `ask` request it belongs to. */
 export type AskEventParams = AskEvent & { requestId: string | number };
 export interface IndexProgressParams { requestId: string | number; progress: BuildProgress }
+
+/**
+ * One notification type: the wire name, and (by type only) its params, so
+ * the daemon's send and a client's listener of `Notifications.askEvent` are
+ * checked against the same definition (LSP's NotificationType<P>).
+ */
+export interface NotificationType<P> {
+  readonly method: string;
+  /** Phantom: never set, it carries the type. */
+  readonly _params?: P;
+}
+const notification = <P>(method: string): NotificationType<P> => ({ method });
+
+/** Server → client notifications, each tied to the request that caused it by `requestId`. */
+export const Notifications = {
+  /** One `ask` progress event, sent only to the client that asked. */
+  askEvent: notification<AskEventParams>('ask/event'),
+  /** Progress of an `index/refresh`, sent only to the client that asked for it. */
+  indexProgress: notification<IndexProgressParams>('index/progress'),
+} as const;
+
+/** Sends one notification of a definition: the params must be its params. */
+export type Notify = <P>(type: NotificationType<P>, params: NoInfer<P>) => void;
+
+/** A Notify over any connection (the daemon's side of Notifications). */
+export function notifier(conn: Pick<RpcConnection, 'sendNotification'>): Notify {
+  return (type, params) => conn.sendNotification(type.method, params);
+}
+
+/**
+ * A listener of every notification that hands `fn` the params of `type`'s
+ * alone (a client's side of Notifications). They are typed by the
+ * definition, as a request's result is by its RequestType: the daemon, the
+ * other end of this protocol, is not checked again here.
+ */
+export function listenerFor<P>(type: NotificationType<P>, fn: (params: P) => void): (method: string, params: unknown) => void {
+  return (method, params) => { if (method === type.method) fn(params as P); };
+}

@@ -7,12 +7,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  ConnectionError, connect, daemonStart, daemonStatus, daemonStop, resolveRepoRoot,
+  ConnectionError, connect, daemonStart, daemonStatus, daemonStop,
 } from '../client/connection.js';
 import { formatStatus } from '../client/daemon-report.js';
+import { tokensEqual } from '../daemon/token.js';
+import { resolveRepoRoot } from '../local/root.js';
 import {
-  acquireLock, DaemonRunningError, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor, tokensEqual,
-} from '../daemon/state.js';
+  acquireLock, DaemonRunningError, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor,
+} from '../local/state.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
   DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, waitFor,
@@ -208,14 +210,16 @@ test('a daemon whose stdout reader is gone neither spins nor ignores SIGTERM', a
   assert.equal(exit, { code: 0, signal: null });
 });
 
-test('resolveRepoRoot: --repo names the root itself; the default is the git top-level of the folder, else the folder', () => {
+test('resolveRepoRoot: --repo names the root itself; the default is the git top-level of the folder, else the folder', async () => {
   const root = realpathSync(fixtureCopy({ git: true }));
-  assert.is(resolveRepoRoot(join(root, 'src', 'mobileai_rag')), join(root, 'src', 'mobileai_rag'));
-  assert.is(resolveRepoRoot(undefined, join(root, 'src')), root);
+  assert.is(await resolveRepoRoot(join(root, 'src', 'mobileai_rag')), join(root, 'src', 'mobileai_rag'));
+  assert.is(await resolveRepoRoot(undefined, join(root, 'src')), root);
   const plain = realpathSync(tempDir('plain'));
   mkdirSync(join(plain, 'sub'));
-  assert.is(resolveRepoRoot(undefined, join(plain, 'sub')), join(plain, 'sub'));
-  assert.throws(() => resolveRepoRoot(join(plain, 'missing')), /^no such folder: /);
+  assert.is(await resolveRepoRoot(undefined, join(plain, 'sub')), join(plain, 'sub'));
+  const missing = await resolveRepoRoot(join(plain, 'missing')).then(() => null, (e: unknown) => e);
+  assert.instance(missing, Error);
+  assert.match((missing as Error).message, /^no such folder: /);
 });
 
 test('the daemon refuses bad arguments with a one-line usage error (exit 2)', async () => {

@@ -2,7 +2,7 @@
 // on the official SDK. It is a client of the repository's daemon like every
 // other command, so the index, its watcher and the audit log are shared: the
 // tool list and every call are the daemon's, and the host is named to it by
-// its clientInfo. Loaded only by `evidex mcp` (cli.ts imports it on demand):
+// its clientInfo. Loaded only by `evidex mcp` (commands/mcp.ts imports it on demand):
 // the SDK stays out of every other command's start-up.
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';

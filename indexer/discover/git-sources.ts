@@ -8,7 +8,7 @@
 // watcher's per-file decisions cost no process.
 import { lstat, readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { gitEnv, runGit } from '../git.js';
+import { gitEnv, runGit } from '../../local/git.js';
 import { asciiLower, parseIgnoreFile, type IgnorePattern } from './gitignore.js';
 
 export interface OuterIgnoreFile {

@@ -16,7 +16,7 @@
 // against that list, so a parsing slip cannot attribute text to a wrong path.
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
-import { gitEnv, runGit } from '../git.js';
+import { gitEnv, runGit } from '../../local/git.js';
 import { capSnippet, type Evidence } from '../evidence.js';
 import { normalizeCallerPath } from './caller-paths.js';
 import { decodeText } from '../text.js';

@@ -1,0 +1,26 @@
+// `evidex tools`: the allowlist and its argument schemas, from the schemas themselves.
+import { defineCommand, HELP, JSON_FLAG, REPO } from '../command.js';
+
+export const command = defineCommand({
+  usage: 'evidex tools [--json]',
+  summary: 'the allowlist: the five read-only tools and their argument schemas',
+  // --repo is accepted (and unused) so every command takes the same common flags.
+  flags: { ...REPO, ...JSON_FLAG, ...HELP },
+  async run(p) {
+    const { toolDescriptors } = await import('../../indexer/query/schemas.js');
+    const tools = toolDescriptors();
+    if (p.flags.json) {
+      process.stdout.write(`${JSON.stringify({ tools })}\n`);
+      return 0;
+    }
+    for (const t of tools) {
+      process.stdout.write(`${t.name}\n  ${t.description}\n`);
+      const props = (t.inputSchema.properties ?? {}) as Record<string, { type?: string; description?: string }>;
+      const required = new Set((t.inputSchema.required ?? []) as string[]);
+      for (const [k, v] of Object.entries(props)) {
+        process.stdout.write(`    ${k}${required.has(k) ? '' : '?'} (${v.type ?? 'any'}): ${v.description ?? ''}\n`);
+      }
+    }
+    return 0;
+  },
+});
