@@ -12,8 +12,17 @@ export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 /** One word for sh, whatever it holds. */
 export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/**
+ * Each session runs on a tmux server of its own (`-L NAME`), so a test never
+ * shares a server with another test file, another checkout's suite or a person
+ * at the same machine: a `tmux kill-server` anywhere else cannot end it.
+ */
 export class TmuxSession {
   constructor(readonly name: string) {}
+
+  private tmux(args: string[]): { status: number | null; stdout: string; stderr: string } {
+    return spawnSync('tmux', ['-L', this.name, ...args], { encoding: 'utf8' });
+  }
 
   /**
    * Starts `evidex ARGS` with `env` in a fresh session; the command line ends
@@ -23,21 +32,22 @@ export class TmuxSession {
     this.kill();
     const vars = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
     const cmd = `env ${vars} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}; echo "[exit $?]"; sleep 60`;
-    const r = spawnSync('tmux', ['new-session', '-d', '-s', this.name, '-x', '160', '-y', '50', cmd]);
+    const r = this.tmux(['new-session', '-d', '-s', this.name, '-x', '160', '-y', '50', cmd]);
     if (r.status !== 0) throw new Error(`tmux new-session: ${String(r.stderr)}`);
   }
 
   /** The visible screen (`scrollback` lines above it too); `escapes` keeps colour codes. */
   screen(opts: { escapes?: boolean; scrollback?: number } = {}): string {
     const args = ['capture-pane', '-p', ...(opts.escapes ? ['-e'] : []), ...(opts.scrollback ? ['-S', `-${opts.scrollback}`] : []), '-t', this.name];
-    return spawnSync('tmux', args, { encoding: 'utf8' }).stdout;
+    return this.tmux(args).stdout;
   }
 
   keys(...k: string[]): void {
-    spawnSync('tmux', ['send-keys', '-t', this.name, ...k]);
+    this.tmux(['send-keys', '-t', this.name, ...k]);
   }
 
+  /** Ends the session and, with it, its server. */
   kill(): void {
-    spawnSync('tmux', ['kill-session', '-t', this.name]);
+    this.tmux(['kill-server']);
   }
 }
