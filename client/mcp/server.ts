@@ -8,6 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { human, stderr } from '../../local/human.js';
 import { Methods } from '../../protocol/messages.js';
 import { connect, type Client } from '../connection.js';
 import { answerResult, mcpTool, refusalLine, refusalResult, serverInstructions } from './tools.js';
@@ -45,7 +46,7 @@ class DaemonLink {
   get(): Promise<Client> {
     if (this.closing) return Promise.reject(new Error('the MCP server is shutting down'));
     if (this.client) return this.client;
-    const p = connect(this.root, { autoStart: true, env: this.env, clientName: this.name(), unnamedRoot: this.unnamedRoot });
+    const p = connect(this.root, { autoStart: true, env: this.env, clientName: this.name(), unnamedRoot: this.unnamedRoot, announce: (l) => this.log(l.plain) });
     this.client = p;
     const forget = () => { if (this.client === p) this.client = null; };
     p.then((c) => {
@@ -69,7 +70,7 @@ class DaemonLink {
  * started detached: it stays for the next client until its idle timeout.
  */
 export async function runMcpServer(opts: McpServerOptions): Promise<number> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`evidex mcp: ${line}\n`));
+  const log = opts.log ?? ((line: string) => stderr().line(human`evidex mcp: ${line}`));
   const stdin = opts.stdin ?? process.stdin;
   const server = new Server({ name: 'evidex', version: opts.version },
     { capabilities: { tools: {} }, instructions: serverInstructions(opts.root) });
