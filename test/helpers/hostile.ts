@@ -24,11 +24,16 @@ export const EVIL_SEQUENCES = {
 } as const;
 export type EvilName = keyof typeof EVIL_SEQUENCES;
 
-/** The shown form of a sequence (docs/cli.md): every character the rule names escaped. */
+/** The shown form of a sequence (docs/cli.md): every character the rule names escaped, TAB and line breaks too. */
 export function escaped(s: string): string {
   return [...s].map((c) => (/[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}]/u.test(c)
     ? (c.codePointAt(0)! <= 0xff ? `\\x${c.codePointAt(0)!.toString(16).padStart(2, '0')}` : `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`)
     : c)).join('');
+}
+
+/** The shown form of a file name: as `escaped` (which leaves no TAB or line break either), and `\` shown as `\\`. */
+export function escapedPath(s: string): string {
+  return [...s].map((c) => (c === '\\' ? '\\\\' : escaped(c))).join('');
 }
 
 /** A sequence usable in a file name: no `/` (the hyperlink's URL has some). */
@@ -77,6 +82,7 @@ export function hostileRepo(rootName = 'hostile'): HostileRepo {
   git(root, ['commit', '-qm', 'init']);
   // An uncommitted change, for `evidex diff`.
   writeFileSync(join(root, 'pkg', 'evil.py'), `${code}${seqs.map(([n, s]) => `changed_${n} = 'MARK ${s}'`).join('\n')}\n`);
+  writeFileSync(join(root, forged), 'import evil_target  # MARK forged, changed\n');
   return { root, names, forged };
 }
 
