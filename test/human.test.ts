@@ -120,7 +120,8 @@ const SINK = 'local/human.ts';
 const PROTOCOL_STREAMS: ReadonlyMap<string, string> = new Map([
   ['protocol/ws-client.ts', 'the WebSocket handshake and frames, to the daemon'],
   ['daemon/listener.ts', 'the HTTP answer refusing an upgrade, to a client program'],
-  ['client/mcp/server.ts', 'MCP messages on stdout, to the host (JSON)'],
+  ['client/mcp/server.ts', 'hands stdout to the MCP transport'],
+  ['client/mcp/stdio.ts', 'MCP messages on stdout, to the host (JSON)'],
 ]);
 
 function sourceFiles(dir: string): string[] {
