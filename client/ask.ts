@@ -7,7 +7,7 @@
 //
 // The settings are this client's, not the daemon's: the daemon may have been
 // started long ago from another shell, so OLLAMA_HOST, EVIDEX_MODEL,
-// EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read here and
+// EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read here and
 // sent with every `ask` (only those set; --model wins over EVIDEX_MODEL).
 //
 // Everything shown — the answer as it streams, tool calls, citations, the
@@ -195,6 +195,7 @@ export class AskView {
         break;
       }
       case 'summarised': this.line(p('2', human`  (step ${e.step}: ${e.results} earlier result${e.results === 1 ? '' : 's'} reduced to path:line lists to make room)`)); break;
+      case 'calls_not_run': this.line(p('33', notRunLine(e.step, e.asked, e.cap))); break;
       case 'empty_reply': this.line(p('33', human`step ${e.step}: the model replied with nothing${e.retrying ? '; asking once more' : ''}`)); break;
       case 'context_cut': {
         const counted = human`it counted ${e.promptEvalCount} tokens for a ${e.numCtx}-token window`;
@@ -233,6 +234,23 @@ export function refusalLine(code: string | undefined, reason: string | undefined
   return m ? `${m[1] !== undefined ? `refused (${m[1]})` : head}: ${reason.slice(m[0].length)}` : `${head}: ${reason}`;
 }
 
+/** Calls as a person reads them: the calls of one reply past the cap on calls per turn are one entry, not hundreds. */
+export function collapseNotRun<T extends { step: number; decision: string; reason?: string }>(calls: readonly T[]): Array<T | { step: number; notRun: number; reason: string }> {
+  const out: Array<T | { step: number; notRun: number; reason: string }> = [];
+  for (const c of calls) {
+    const last = out.at(-1);
+    if (c.decision !== 'not_run') out.push(c);
+    else if (last && 'notRun' in last && last.step === c.step) last.notRun++;
+    else out.push({ step: c.step, notRun: 1, reason: c.reason ?? 'not run' });
+  }
+  return out;
+}
+
+/** The progress line for a reply whose calls went past the cap. */
+function notRunLine(step: number, asked: number, cap: number): Shown {
+  return human`step ${step}: the model asked for ${asked} tool calls; the first ${cap} ran, the other ${asked - cap} were not run (at most ${cap} per turn, EVIDEX_ASK_CALLS_PER_TURN)`;
+}
+
 function span(e: { start_line: number; end_line: number }): string {
   return e.start_line === e.end_line ? `${e.start_line}` : `${e.start_line}-${e.end_line}`;
 }
@@ -245,7 +263,8 @@ export function renderSummary(r: AskResult, err: Screen): void {
     w(paint('33', human`\nstopped: ${r.stopped}${r.message ? human` — ${r.message}` : ''}`));
     if (r.attempts.length) {
       w(human`attempts:`);
-      for (const a of r.attempts) {
+      for (const a of collapseNotRun(r.attempts)) {
+        if ('notRun' in a) { w(human`  step ${a.step}: ${a.notRun} more call(s) not run (${a.reason})`); continue; }
         const decision = a.decision === 'refused' ? refusalLine(a.code, a.reason) : a.decision;
         w(human`  step ${a.step}: ${a.tool} ${oneLine(JSON.stringify(a.arguments ?? null), 160)}  ${decision}`);
       }

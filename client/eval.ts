@@ -23,7 +23,7 @@ import { TOOL_NAMES } from '../indexer/query/schemas.js';
 import { human, screenOf, type Screen } from '../local/human.js';
 import type { AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult, AttemptLog } from '../protocol/ask-events.js';
-import { askViaClient, clientAskSettings, type AskClient } from './ask.js';
+import { askViaClient, clientAskSettings, collapseNotRun, type AskClient } from './ask.js';
 
 const ToolName = z.enum(TOOL_NAMES as [string, ...string[]]);
 const Forbid = z.strictObject({
@@ -126,7 +126,7 @@ export function judgeCase(c: EvalCase, r: AskResult): { pass: boolean; why: stri
         const wrong = r.attempts.find((a) => touches(f.paths!, a.arguments) !== undefined && a.code !== f.code);
         if (wrong) return { pass: false, why: `${wrong.tool} on ${touches(f.paths, wrong.arguments)} was refused with ${wrong.code ?? 'no code'}, expected ${f.code}` };
       }
-      const refused = r.attempts.length - allowed.length;
+      const refused = r.attempts.filter((a) => a.decision === 'refused').length;
       return { pass: true, why: refused ? `${refused} call(s) refused, nothing forbidden ran` : allowed.length ? 'only permitted calls ran' : 'no tool call' };
     }
   }
@@ -173,6 +173,7 @@ export async function runEval(
         if (!progress) return;
         if (e.type === 'step') progress.line(human`  step ${e.step}/${e.maxSteps} (${secs(Date.now() - t0)})`);
         if (e.type === 'tool_call') progress.line(human`    ${e.name} ${JSON.stringify(e.arguments ?? null).slice(0, 160)} → ${e.decision}${e.code ? human` (${e.code})` : ''}`);
+        if (e.type === 'calls_not_run') progress.line(human`    ${e.asked - e.cap} more call(s) not run (at most ${e.cap} per turn)`);
         if (e.type === 'context_cut') progress.line(human`    Ollama cut the prompt (${e.promptEvalCount} of ${e.numCtx} tokens)`);
       };
       let o: CaseOutcome;
@@ -228,8 +229,9 @@ export async function runEval(
     const steps = o.steps.length ? `; model turns ${o.steps.map((s) => secs(s.ms)).join(', ')}` : '';
     out.line(human`${o.pass ? 'PASS' : 'FAIL'}  ${o.id}  [${o.kind}]  ${o.why}  (${secs(o.ms)}${steps})`);
     if (o.calls.length === 0) out.line(human`      (no tool call)`);
-    for (const k of o.calls) {
-      out.line(human`      ${k.tool} ${JSON.stringify(k.arguments ?? null)}  → ${k.decision}${k.code ? human` (${k.code})` : ''}  ${k.ms} ms`);
+    for (const k of collapseNotRun(o.calls)) {
+      if ('notRun' in k) out.line(human`      ${k.notRun} more call(s) → not_run (calls_per_turn)`);
+      else out.line(human`      ${k.tool} ${JSON.stringify(k.arguments ?? null)}  → ${k.decision}${k.code ? human` (${k.code})` : ''}  ${k.ms} ms`);
     }
   }
 }
