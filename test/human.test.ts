@@ -6,13 +6,13 @@
 // TypeScript compiler which calls reach a Node stream's write.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import {
   human, join as joinShown, jsonText, line, paint, padEnd, path, Screen, Shown, text,
 } from '../local/human.js';
-import { PROJECT_ROOT } from './helpers/fs.js';
+import { PROJECT_ROOT, sourceFiles } from './helpers/fs.js';
 import { EVIL_SEQUENCES, strayControls } from './helpers/hostile.js';
 
 /** Every character the rule must escape, by its definition. */
@@ -123,16 +123,6 @@ const PROTOCOL_STREAMS: ReadonlyMap<string, string> = new Map([
   ['client/mcp/server.ts', 'hands stdout to the MCP transport'],
   ['client/mcp/stdio.ts', 'MCP messages on stdout, to the host (JSON)'],
 ]);
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(p));
-    else if (e.name.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 const rel = (f: string): string => relative(PROJECT_ROOT, f).split(sep).join('/');
 

@@ -83,6 +83,15 @@ export interface RecordedRequest {
   kept?: any[];
 }
 
+/** Resolves when `res` can take more, or is closed (the listeners go either way). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => { res.off('drain', done); res.off('close', done); resolve(); };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /** Handy constructors for scripted chunks. */
 export const call = (name: unknown, args: unknown): { function: { name: unknown; arguments: unknown } } =>
   ({ function: { name, arguments: args } });
@@ -293,9 +302,7 @@ export class FakeOllama {
       while (!res.destroyed) {
         if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
         e.sent++;
-        if (!res.write(`${JSON.stringify({ ...base(), message: message(e.chunk), done: false })}\n`)) {
-          await new Promise<void>((r) => { res.once('drain', r); res.once('close', r); });
-        }
+        if (!res.write(`${JSON.stringify({ ...base(), message: message(e.chunk), done: false })}\n`)) await drained(res);
       }
       return;
     }
@@ -303,7 +310,7 @@ export class FakeOllama {
       if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
       const piece = `{"message":{"role":"assistant","content":"${'x'.repeat(64 * 1024)}`;
       for (let n = 0; n < turn.unendedLineBytes && !res.destroyed; n += piece.length) {
-        if (!res.write(piece)) await new Promise<void>((r) => { res.once('drain', r); res.once('close', r); });
+        if (!res.write(piece)) await drained(res);
       }
       return; // open until the client goes away
     }
