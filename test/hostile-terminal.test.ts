@@ -24,12 +24,15 @@ const ALL = Object.keys(EVIL_SEQUENCES) as EvilName[];
 /** A root folder whose own name carries sequences and a line break (`daemon status`, `list`, `index` print it). */
 const ROOT_NAME = `hostile-${EVIL_SEQUENCES.title}-${EVIL_SEQUENCES.c1csi}-${EVIL_SEQUENCES.rlo}\nroot`;
 
+/** Without util-linux `script` there is no pseudo-terminal to run in: the tests are registered as skipped, not passed. */
+const ptyTest = hasScript ? test : test.skip;
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
 let repo: HostileRepo;
 let f: FakeOllama;
 let d: TestDaemon;
 
 test.before(async () => {
-  if (!hasScript) return;
   repo = hostileRepo(ROOT_NAME);
   f = await new FakeOllama([{ name: 'qwen3:8b', capabilities: ['completion', 'tools'], contextLength: 32768 }]).start();
   d = await startDaemon(repo.root, { env: { OLLAMA_HOST: f.url } });
@@ -63,33 +66,28 @@ const evidex = (args: string[], opts: Parameters<typeof inPty>[2] & { env?: Node
 /** A window that holds every item found, so every hostile name reaches the evidence list. */
 const WIDE = { EVIDEX_NUM_CTX: '32768' };
 
-test('search: code lines and file names with every sequence', async () => {
-  if (!hasScript) { console.log('script (util-linux) not installed: skipped'); return; }
+ptyTest('search: code lines and file names with every sequence', async () => {
   const plain = assertInert('search', await evidex(['search', 'MARK', '--limit', '200']), { sequences: ALL, names: ALL, forged: true });
   assert.match(plain, `pkg/evil.py:1: import evil_target  # MARK import ${escaped(EVIL_SEQUENCES.osc52)}`);
 });
 
-test('read: a whole file, and a line asked for by number', async () => {
-  if (!hasScript) return;
+ptyTest('read: a whole file, and a line asked for by number', async () => {
   assertInert('read', await evidex(['read', 'pkg/evil.py']), { sequences: ALL });
   const one = assertInert('read :N', await evidex(['read', `${repo.names.osc52}:1`]), { names: ['osc52'] });
   assert.match(one, `${escapedPath(repo.names.osc52)}:1: import evil_target  # MARK in a hostile name`);
 });
 
-test('symbol: the one-line form and --body', async () => {
-  if (!hasScript) return;
+ptyTest('symbol: the one-line form and --body', async () => {
   const line = assertInert('symbol', await evidex(['symbol', 'evil_fn']), { sequences: ['title', 'clear'] });
   assert.match(line, /pkg\/evil\.py:\d+-\d+: function evil_fn  def evil_fn\(\):  # MARK def /);
   assertInert('symbol --body', await evidex(['symbol', 'evil_fn', '--body']), { sequences: ['title', 'clear', 'rlo'] });
 });
 
-test('importers: import lines in files whose names hold the sequences', async () => {
-  if (!hasScript) return;
+ptyTest('importers: import lines in files whose names hold the sequences', async () => {
   assertInert('importers', await evidex(['importers', 'evil_target', '--limit', '200']), { sequences: ['osc52'], names: ALL, forged: true });
 });
 
-test('diff: hunks holding the sequences, in a file whose name holds a line break', async () => {
-  if (!hasScript) return;
+ptyTest('diff: hunks holding the sequences, in a file whose name holds a line break', async () => {
   const plain = assertInert('diff', await evidex(['diff', '--limit', '200']), { sequences: ALL, forged: true });
   assert.match(plain, `${escapedPath(repo.forged)}:1-1: diff`);
 });
@@ -108,8 +106,7 @@ function hostileAnswer(): Array<{ content: string }> {
 /** A model's call whose arguments hold sequences too (progress and attempts show them). */
 const hostileCall = () => call('search_code', { query: `MARK${EVIL_SEQUENCES.c1csi}${EVIL_SEQUENCES.rlo}`, limit: 200 });
 
-test('ask: the streamed answer, the tool call, citations and the evidence list', async () => {
-  if (!hasScript) return;
+ptyTest('ask: the streamed answer, the tool call, citations and the evidence list', async () => {
   f.script(
     { chunks: [{ tool_calls: [call('search_code', { query: 'MARK', limit: 200 })] }] },
     { chunks: [{ tool_calls: [hostileCall()] }] },
@@ -122,8 +119,7 @@ test('ask: the streamed answer, the tool call, citations and the evidence list',
   assert.match(plain, `→ search_code {"query":"MARK${escaped(EVIL_SEQUENCES.c1csi)}${escaped(EVIL_SEQUENCES.rlo)}","limit":200}`);
 });
 
-test('chat: the answer, and /evidence listing hostile names', async () => {
-  if (!hasScript) return;
+ptyTest('chat: the answer, and /evidence listing hostile names', async () => {
   f.script(
     { chunks: [{ tool_calls: [call('search_code', { query: 'MARK', limit: 200 })] }] },
     { chunks: hostileAnswer(), delayMs: 5 },
@@ -135,8 +131,7 @@ test('chat: the answer, and /evidence listing hostile names', async () => {
   assert.match(plain, `\n${escapedPath(repo.names.link)}:1  path_match  ${escaped(repo.names.link)}\n`);
 });
 
-test('eval: progress and the report show a model\'s hostile arguments escaped', async () => {
-  if (!hasScript) return;
+ptyTest('eval: progress and the report show a model\'s hostile arguments escaped', async () => {
   const file = join(tempDir('eval'), 'cases.jsonl');
   writeFileSync(file, `${JSON.stringify({ id: 'evil', kind: 'tool', question: `q ${EVIL_SEQUENCES.osc52}`, expect: { tool: 'search_code' } })}\n`);
   f.script({ chunks: [{ tool_calls: [hostileCall()] }] }, { chunks: hostileAnswer() });
@@ -144,8 +139,7 @@ test('eval: progress and the report show a model\'s hostile arguments escaped', 
   assert.match(plain, 'PASS  evil  [tool]');
 });
 
-test('daemon status, daemon list and index print a root whose name holds sequences and a line break as one name', async () => {
-  if (!hasScript) return;
+ptyTest('daemon status, daemon list and index print a root whose name holds sequences and a line break as one name', async () => {
   const shownRoot = escapedPath(repo.root);
   const status = assertInert('daemon status', await evidex(['daemon', 'status']), {});
   assert.match(status, `root         ${shownRoot}\n`);
@@ -155,15 +149,9 @@ test('daemon status, daemon list and index print a root whose name holds sequenc
   assert.match(index, `indexed ${shownRoot} (daemon)`);
 });
 
-test('the screen a person sees (tmux): the title is not set, nothing above is cleared, every result line is there', async () => {
-  if (!hasScript) return;
+(hasScript && hasTmux ? test : test.skip)('the screen a person sees (tmux): the title is not set, nothing above is cleared, every result line is there', async () => {
   const tmux = new TmuxSession(`hostile-client-${process.pid}`);
-  try {
-    tmux.start(['search', 'MARK', '--limit', '200', '--repo', repo.root], { ...d.env, TERM: 'xterm-256color' } as Record<string, string>);
-  } catch (e) {
-    console.log(`tmux cannot start here (${(e as Error).message}): skipped`);
-    return;
-  }
+  tmux.start(['search', 'MARK', '--limit', '200', '--repo', repo.root], { ...d.env, TERM: 'xterm-256color' } as Record<string, string>);
   try {
     const screen = await waitFor('the command to end', () => { const s = tmux.screen({ scrollback: 200 }); return /\[exit \d+\]/.test(s) ? s : null; }, 30_000, 100);
     assert.match(screen, '[exit 0]');
