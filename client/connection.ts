@@ -11,6 +11,7 @@ import {
   CLIENT_NAME_HEADER, listenerFor, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods,
   type NotificationType, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
+import { human, path, stderr, type Shown } from '../local/human.js';
 import { canonicalRoot } from '../local/root.js';
 import {
   daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
@@ -64,6 +65,8 @@ export interface ConnectOptions {
   clientName?: string;
   /** The root was not named with --repo: starting a daemon for it is refused for the home folder or a huge non-git tree (index-guard.ts). */
   unnamedRoot?: boolean;
+  /** Where a daemon started here is announced (default: a line on stderr; `evidex mcp` logs it as its own). */
+  announce?: (line: Shown) => void;
 }
 
 /** A method's params (optional when it takes none), then an optional AbortSignal. */
@@ -249,7 +252,7 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   }
   const started = await startAndWait(real, stateDir, env, { auto: true, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs, clientName: opts.clientName });
   // A background process now runs for this root: say so, once, where it does not mix with the answer.
-  if (started.spawned) process.stderr.write(`started evidex daemon for ${real} (pid ${started.info.pid})\n`);
+  if (started.spawned) (opts.announce ?? ((l) => stderr().line(l)))(human`started evidex daemon for ${path(real)} (pid ${started.info.pid})`);
   return makeClient(started.ws, started.info, stateDir);
 }
 

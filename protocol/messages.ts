@@ -58,6 +58,7 @@ export const OBSERVER_HEADER = 'x-evidex-observer';
 
 /** Bounds of the `ask` per-request settings (the daemon's schema and its environment parsing share them). */
 export const MAX_STEPS_LIMIT = 50;
+export const MAX_CALLS_PER_TURN_LIMIT = 50;
 export const MAX_TIMEOUT_S = 3600;
 /** Bounds of the context window a client may ask for (EVIDEX_NUM_CTX). */
 export const MIN_NUM_CTX = 1024;
@@ -151,10 +152,12 @@ export interface AskParams {
   question: string;
   model?: string;
   // The asking client's own settings (its OLLAMA_HOST, EVIDEX_ASK_MAX_STEPS,
-  // EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only when set there. Each one
-  // overrides the daemon's environment for this request alone.
+  // EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only
+  // when set there. Each one overrides the daemon's environment for this request alone.
   ollama_host?: string;
   max_steps?: number;
+  /** The most tool calls run from one model reply; the rest are not run (the model is told). */
+  calls_per_turn?: number;
   timeout_s?: number;
   think?: boolean;
   /** EVIDEX_NUM_CTX of the asking client: a cap on the context window asked of Ollama. */

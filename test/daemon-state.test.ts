@@ -95,7 +95,7 @@ test('a lock and daemon.json naming a dead pid are taken over; a garbled daemon.
       assert.is(st.pid, d.info.pid);
       assert.is(st.root, root);
       assert.ok(st.files > 0 || st.state !== 'ready');
-      assert.match(formatStatus(st), /^running {6}yes \(pid \d+/);
+      assert.match(formatStatus(st).plain, /^running {6}yes \(pid \d+/);
     }
   } finally {
     await stopDaemon(d);

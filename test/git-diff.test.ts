@@ -274,10 +274,12 @@ test('parser: C-quoted names, tab after spaced names, no-newline markers, long h
   const out = [
     'diff --git "a/x\\ty.py" "b/x\\ty.py"', 'index 1..2 100644', '--- "a/x\\ty.py"', '+++ "b/x\\ty.py"', '@@ -1 +1 @@', '-a',
     '\\ No newline at end of file', '+b', '\\ No newline at end of file',
-    'diff --git a/s p.py b/s p.py', '--- a/s p.py\t', '+++ b/s p.py\t', '@@ -1,2 +1,2 @@', ' diff --git a/fake b/fake', '-@@ -9 +9 @@', '+x', '',
+    'diff --git a/s p.py b/s p.py', '--- a/s p.py\t', '+++ b/s p.py\t', '@@ -1,2 +1,2 @@', ' diff --git a/fake b/fake', '-@@ -9 +9 @@', '+x',
+    // A quoted name with a space gets the tab too (a hostile name: a line break and a space).
+    'diff --git "a/f:1: x\\ny.py" "b/f:1: x\\ny.py"', '--- "a/f:1: x\\ny.py"\t', '+++ "b/f:1: x\\ny.py"\t', '@@ -1 +1 @@', '-a', '+b', '',
   ].join('\n');
   const hunks = parseUnifiedDiff(out);
-  assert.equal(hunks.map((h) => [h.path, h.newStart, h.newCount]), [['x\ty.py', 1, 1], ['s p.py', 1, 2]]);
+  assert.equal(hunks.map((h) => [h.path, h.newStart, h.newCount]), [['x\ty.py', 1, 1], ['s p.py', 1, 2], ['f:1: x\ny.py', 1, 1]]);
   assert.ok(hunks[0].text.endsWith('+b\n\\ No newline at end of file'));
   assert.is(hunks[1].text, '@@ -1,2 +1,2 @@\n diff --git a/fake b/fake\n-@@ -9 +9 @@\n+x', 'content lines that look like headers stay content');
 });

@@ -198,11 +198,13 @@ export function unquoteCPath(quoted: string): string {
 
 /** The path in a `--- a/x` / `+++ b/x` line, without its prefix; null for /dev/null. */
 function headerPath(rest: string, prefix: 'a/' | 'b/'): string | null {
+  // git appends a tab after a name containing a space (for patch(1)), quoted or not: a name with a
+  // space and a character git quotes ("a\nb c") comes as `"a/a\nb c"<TAB>`.
+  const name = rest.endsWith('\t') ? rest.slice(0, -1) : rest;
   let p: string;
-  if (rest.startsWith('"')) p = unquoteCPath(rest);
+  if (name.startsWith('"')) p = unquoteCPath(name);
   else {
-    // git appends a tab after an unquoted name containing a space (for patch(1)).
-    p = rest.endsWith('\t') ? rest.slice(0, -1) : rest;
+    p = name;
     if (p === '/dev/null') return null;
   }
   if (!p.startsWith(prefix)) throw new ToolError('git_failed', `unexpected diff header path ${JSON.stringify(rest)}`);
