@@ -105,15 +105,16 @@ function resolvedOrDenied(input: string, abs: string): string | null {
 }
 
 /**
- * Resolves a caller's path against `root` (docs/tools.md, What is indexed): refuses absolute
+ * Resolves a caller's path against the root (docs/tools.md, What is indexed): refuses absolute
  * paths, NUL bytes, `..` that leaves the root (also in an encoded form:
  * percent escapes, backslashes), and paths that reach outside the root through a symlink (`path_denied`),
  * and — given the rules — secrets (`secret_denied`). Accepts "./src/x.py",
  * "src//x.py", "src/x.py/" and returns "src/x.py". Throws ToolError only.
+ * `realRoot` is the root's real path as resolved once when the rules loaded
+ * (RepoRules.realRoot): only the caller's path is resolved here, per call.
  */
-export function normalizeCallerPath(root: string, input: string, opts: CallerPathOptions = {}): string {
+export function normalizeCallerPath(realRoot: string, input: string, opts: CallerPathOptions = {}): string {
   const clean = normalizeLexically(input, opts);
-  const realRoot = opts.rules ? opts.rules.realRoot : realpathOrNull(root) ?? root;
   if (clean === '') return clean;
 
   // Resolve the deepest part of the path that exists: a symlink anywhere along

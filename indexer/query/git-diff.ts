@@ -281,7 +281,7 @@ function chunkPaths(paths: string[]): string[][] {
 export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'], rules: RepoRules): Promise<Evidence[]> {
   const staged = args.staged ?? false;
   // Argument checks first: a refused path or ref is refused whatever the repository.
-  const pathspec = args.path === undefined ? '' : normalizeCallerPath(root, args.path, { allowRoot: true, rules });
+  const pathspec = args.path === undefined ? '' : normalizeCallerPath(rules.realRoot, args.path, { allowRoot: true, rules });
   if (args.base !== undefined && args.base.startsWith('-')) {
     throw new ToolError('bad_ref', `base ${JSON.stringify(args.base)} may not start with "-"`);
   }
