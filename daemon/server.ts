@@ -3,7 +3,7 @@
 //
 //   listener.ts    HTTP server, upgrade checks (Origin, token, path), one RpcConnection per client, pings
 //   dispatch.ts    method lookup, params schemas (methods.ts), the handler call, RPC errors
-//   tool-calls.ts  running a tool: runTool (the ask loop's) and toolsCall (a client's, audited)
+//   tool-calls.ts  a client's tools/call: the index's runTool, audited, trimmed for the wire, cancellable
 //   ask-handler.ts the `ask` method: a client's question to the Ollama loop, with its conversations
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
 //   warmup.ts      the request-path warm-up, once the index's caches are loaded
@@ -94,7 +94,7 @@ export class Daemon {
     const log = (line: string) => this.log(line);
     this.audit = auditLogFor(opts.stateDir);
     this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log });
-    this.tools = new ToolCalls(handle, this.updates, this.audit);
+    this.tools = new ToolCalls(handle, this.audit);
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
       admit: (key) => {
@@ -195,7 +195,7 @@ export class Daemon {
   private readonly handlers: Handlers<Caller> = {
     toolsList: () => ({ tools: toolDescriptors() }),
     toolsCall: (p, client, ctx) => this.tools.toolsCall(client, p, ctx),
-    ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.tools.runTool(name, args), stateDir: this.opts.stateDir }),
+    ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.handle.runTool(name, args), stateDir: this.opts.stateDir }),
     indexStatus: () => this.status(),
     indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),
     daemonShutdown: (_p, client) => {

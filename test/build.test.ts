@@ -102,7 +102,7 @@ test('incremental updates leave exactly what a fresh build holds; unchanged file
   // A changed ignore file re-walks: *.md and lib/ now ignored, build/ visible.
   await step('.gitignore changed', ['.gitignore'], 2, () => write(root, { '.gitignore': '*.log\nlib/\n' }));
 
-  const r = await idx.runTool({ name: 'find_symbol', args: { name: 'ignored' } });
+  const r = await idx.runTool('find_symbol', { name: 'ignored' });
   assert.is(r.total, 1, 'build/out.py is indexed once .gitignore stops excluding it');
   assertEvidenceChecks(root, r.evidence);
   await idx.close();

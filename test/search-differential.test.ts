@@ -113,7 +113,7 @@ async function differential(idx: EvidexIndex, count: number, seed: number, extra
     if (q.path_prefix !== undefined) args.path_prefix = q.path_prefix;
     if (q.offset !== undefined) args.offset = q.offset;
     const t0 = performance.now();
-    const got = await idx.runTool({ name: 'search_code', args: args as { query: string } });
+    const got = await idx.runTool('search_code', args as { query: string });
     times.push(performance.now() - t0);
     const label = JSON.stringify(args);
     assert.is(got.total, want.total, `total for ${label}`);

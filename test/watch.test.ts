@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import type { IndexHandle } from '../indexer/api.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
-import { validateToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch.js';
 import { Rechecks } from '../indexer/watch/rechecks.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
@@ -47,7 +46,7 @@ async function rig(mode: WatchMode = 'auto', pollMs?: number, prepare?: (root: s
 }
 
 async function search(h: IndexHandle, root: string, query: string): Promise<string[]> {
-  const r = await h.runTool(validateToolCall('search_code', { query, case_sensitive: true, limit: 200 }));
+  const r = await h.runTool('search_code', { query, case_sensitive: true, limit: 200 });
   assertEvidenceChecks(root, r.evidence);
   return r.evidence.filter((e) => e.kind === 'content_match').map((e) => `${e.path}:${e.start_line}`);
 }
@@ -96,7 +95,7 @@ test('the watcher holds one inotify watch per watched folder and none per file',
   try {
     // The fixture's folders, less the ignored cache/: the root, src, src/mobileai_rag, its retrieval/ and adapters/, config, assets, notes, tests, docs.
     const held = inotifyWatches() - before;
-    const files = (await r.handle.runTool(validateToolCall('search_code', { query: '.', limit: 200 }))).evidence.filter((e) => e.kind === 'path_match').length;
+    const files = (await r.handle.runTool('search_code', { query: '.', limit: 200 })).evidence.filter((e) => e.kind === 'path_match').length;
     assert.ok(files >= 10, `the fixture has ${files} indexed files`);
     assert.is(held, 10, `${held} inotify watches for 10 folders and ${files} files`);
     // One new folder: one more watch, still none for the files in it.
@@ -326,7 +325,7 @@ test('mode poll watches by polling from the start; mode off does not watch', asy
   try {
     assert.is(r.watcher.state, 'polling');
     writeFileSync(join(r.root, 'src/polled.py'), 'def polled_fn():\n    pass\n');
-    await waitFor('poll update', async () => (await r.handle.runTool(validateToolCall('find_symbol', { name: 'polled_fn' }))).total === 1, 10_000, 50);
+    await waitFor('poll update', async () => (await r.handle.runTool('find_symbol', { name: 'polled_fn' })).total === 1, 10_000, 50);
   } finally { await r.close(); }
   const off = await rig('off');
   try {
