@@ -8,7 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { Methods } from '../../protocol/messages.js';
+import { Methods, toClientName } from '../../protocol/messages.js';
 import { connect, type Client } from '../connection.js';
 import { answerResult, mcpTool, refusalLine, refusalResult, serverInstructions } from './tools.js';
 
@@ -24,10 +24,9 @@ export interface McpServerOptions {
   unnamedRoot?: boolean;
 }
 
-/** The host's name as an HTTP header value can carry it: printable ASCII, bounded. */
+/** The host's name made into a client name the daemon accepts (toClientName), "mcp" when it has none. */
 export function clientHeaderName(name: string | undefined): string {
-  const clean = (name ?? '').replace(/[^\x20-\x7e]/g, '?').trim().slice(0, 100);
-  return clean || 'mcp';
+  return toClientName(name, 'mcp');
 }
 
 /**
