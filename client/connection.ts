@@ -94,7 +94,8 @@ export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptio
 }
 
 export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Client {
-  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES });
+  // The client takes any answer the socket takes, and sends only small requests.
+  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES, maxBufferedBytes: MAX_PAYLOAD_BYTES });
   const closed = new Promise<string>((r) => conn.onClose(r));
   return {
     info,

@@ -21,7 +21,7 @@ import { toolDescriptors } from '../indexer/query/schemas.js';
 import type { WatchMode } from '../indexer/watch.js';
 import { RpcError, type RequestContext, type RpcConnection } from '../protocol/jsonrpc.js';
 import {
-  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Notifications, SHUTTING_DOWN,
+  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, MAX_SEND_BUFFER_BYTES, Notifications, SHUTTING_DOWN,
   type DaemonInfoStatus, type IndexProgressParams, type StatusResult,
 } from '../protocol/messages.js';
 import { handleAsk } from './ask-handler.js';
@@ -50,7 +50,7 @@ export interface DaemonOptions {
   maxPayloadBytes?: number;
   /** Answers larger than this are refused with answer_too_large (default MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
-  /** A client with more unsent bytes than this is disconnected (default 8 MiB). */
+  /** A client with more unsent bytes than this is disconnected (default MAX_SEND_BUFFER_BYTES). */
   maxBufferedBytes?: number;
   watch?: WatchMode;
   maxFileBytes?: number;
@@ -148,7 +148,7 @@ export class Daemon {
       maxPayloadBytes: this.opts.maxPayloadBytes ?? MAX_PAYLOAD_BYTES,
       connection: {
         maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
-        maxBufferedBytes: this.opts.maxBufferedBytes ?? 8 << 20,
+        maxBufferedBytes: this.opts.maxBufferedBytes ?? MAX_SEND_BUFFER_BYTES,
         maxAnswerBytes: this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES,
         onAnswered: (method, params, ms, ok) => this.latency.record(latencyName(method, params), ms, ok),
       },
