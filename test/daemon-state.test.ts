@@ -18,6 +18,7 @@ import {
   DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, waitFor,
 } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { lacks, testUnless } from './helpers/skip.js';
 import { Methods, warmupSettled } from '../protocol/messages.js';
 
 test.after(() => cleanupTemp());
@@ -182,8 +183,7 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-test('a daemon whose stdout reader is gone neither spins nor ignores SIGTERM', async () => {
-  if (!existsSync('/proc/self/stat')) { console.log('no /proc: skipped'); return; }
+testUnless(lacks.proc())('a daemon whose stdout reader is gone neither spins nor ignores SIGTERM', async () => {
   const root = realpathSync(fixtureCopy());
   const d = await startDaemon(root);
   // Settled first (first build and warm-up done), so what is measured below is the idle daemon.

@@ -13,8 +13,12 @@ import { decodeText, splitLines } from '../indexer/text.js';
 import { makeEvidence, type Evidence } from '../indexer/evidence.js';
 import type { PyDef, PyExtract, PyImport } from '../indexer/model.js';
 import { listPyFiles, packageDirsAmong, runPyOracle, sitePackagesRoot, startPyOracle, stdlibRoot } from './helpers/corpus.js';
+import { firstReason, lacks, testUnless } from './helpers/skip.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
+
+/** Every test here compares with the ast oracle: without python3 they are skipped. */
+const pyTest = testUnless(lacks.python3());
 
 
 const defKey = (d: { kind: string; qualname: string; name: string; start: number; end: number }): string => `${d.kind} ${d.qualname} (${d.name}) ${d.start}-${d.end}`;
@@ -112,7 +116,7 @@ function report(label: string, r: CorpusResult): void {
   }
 }
 
-test('stdlib: every def, variable and import agrees with Python ast', async () => {
+pyTest('stdlib: every def, variable and import agrees with Python ast', async () => {
   const root = stdlibRoot();
   const files = listPyFiles(root, { skipDirs: ['site-packages', '__pycache__'] });
   assert.ok(files.length > 1000, `expected a full stdlib, found ${files.length} .py files under ${root}`);
@@ -152,22 +156,31 @@ function pickSitePackages(files: string[]): { files: string[]; folders: string[]
   return { files: out.sort(), folders: picked };
 }
 
-test('site-packages (namespace portions, .pyi stub trees): every def, variable, import and module name agrees with Python ast', async () => {
+/** The site-packages sample, or why there is none: decided as the file loads, so a missing corpus is a skip. */
+const sitePackages = ((): { root: string; files: string[]; folders: string[] } | string => {
+  const why = lacks.python3();
+  if (why !== null) return why;
   const root = sitePackagesRoot();
-  if (root === null) { console.log('[site-packages] python3 has no site-packages folder: SKIPPED'); return; }
+  if (root === null) return 'python3 has no site-packages folder';
   const { files, folders } = pickSitePackages(listPyFiles(root, { skipDirs: ['__pycache__'] }));
-  if (files.length === 0) { console.log(`[site-packages] no stubs or namespace portions under ${root}: SKIPPED`); return; }
+  return files.length ? { root, files, folders } : `no stubs or namespace portions under ${root}`;
+})();
+
+testUnless(typeof sitePackages === 'string' ? sitePackages : null)('site-packages (namespace portions, .pyi stub trees): every def, variable, import and module name agrees with Python ast', async () => {
+  if (typeof sitePackages === 'string') return;
+  const { root, files, folders } = sitePackages;
   console.log(`[site-packages] ${files.length} files from ${folders.join(', ')} (EVIDEX_SITE_PACKAGES=all for every file)`);
   const r = await compareCorpus(root, files, 100);
   report('site-packages', r);
   assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
 });
 
-test('fixtures/: every def, variable and import agrees with Python ast', async () => {
-  const root = join(PROJECT_ROOT, 'fixtures');
-  if (!existsSync(root)) { console.log('[fixtures] no fixtures/ folder yet: skipped'); return; }
-  const files = listPyFiles(root, { skipDirs: ['__pycache__', '.git'] });
-  if (files.length === 0) { console.log('[fixtures] no .py files yet: skipped'); return; }
+const fixturesRoot = join(PROJECT_ROOT, 'fixtures');
+const fixtureFiles = existsSync(fixturesRoot) ? listPyFiles(fixturesRoot, { skipDirs: ['__pycache__', '.git'] }) : [];
+
+testUnless(firstReason(lacks.python3(), fixtureFiles.length ? null : 'no .py files under fixtures/'))('fixtures/: every def, variable and import agrees with Python ast', async () => {
+  const root = fixturesRoot;
+  const files = fixtureFiles;
   const r = await compareCorpus(root, files, 1);
   report('fixtures', r);
   assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
@@ -212,7 +225,7 @@ function checkDefs(source: string | Buffer, want: D[], opts: { oracleOk?: boolea
   return got;
 }
 
-test('definitions: decorators, async def, nesting, methods inside if/try in a class body, trailing comments', () => {
+pyTest('definitions: decorators, async def, nesting, methods inside if/try in a class body, trailing comments', () => {
   const got = checkDefs(lines(
     'import os', //                                   1
     '',
@@ -266,7 +279,7 @@ test('definitions: decorators, async def, nesting, methods inside if/try in a cl
   ]);
 });
 
-test('variables: unpacking, chained and augmented assignment, scopes, what is not a variable', () => {
+pyTest('variables: unpacking, chained and augmented assignment, scopes, what is not a variable', () => {
   checkDefs(lines(
     'a, (b, *c) = [d, e] = range(5)', //              1
     'x[0] = 1',
@@ -320,13 +333,13 @@ test('variables: unpacking, chained and augmented assignment, scopes, what is no
   ]);
 });
 
-test('spans: CRLF, BOM, no final newline, multi-line strings, NFKC names', () => {
+pyTest('spans: CRLF, BOM, no final newline, multi-line strings, NFKC names', () => {
   checkDefs(Buffer.from('\ufeffimport os\r\nclass \u00c4:\r\n    \ufb01le = 1\r\n    def m(self):\r\n        """doc\r\n        more"""', 'utf8'), [
     ['class', '\u00c4', 2, 6], ['variable', '\u00c4.file', 3, 3], ['method', '\u00c4.m', 4, 6],
   ]);
 });
 
-test('a line break inside brackets followed by a dedented line (tree-sitter scanner gap) keeps the body whole', () => {
+pyTest('a line break inside brackets followed by a dedented line (tree-sitter scanner gap) keeps the body whole', () => {
   checkDefs(lines(
     'def f():',
     '    (bar.',
@@ -342,7 +355,7 @@ test('a line break inside brackets followed by a dedented line (tree-sitter scan
     [['function', 'f', 1, 5], ['variable', 'y', 6, 6]]);
 });
 
-test('bracket groups parsed as blanks keep every target, import name and span', () => {
+pyTest('bracket groups parsed as blanks keep every target, import name and span', () => {
   // extractPython parses a copy with the inside of outermost bracket groups
   // blanked; these are the groups it must keep, and spans that end in one.
   checkDefs(lines(
@@ -384,7 +397,7 @@ test('bracket groups parsed as blanks keep every target, import name and span', 
     ['1-2 a b,c', '3-3 e f', '4-4 null g', '4-4 h i']);
 });
 
-test('statement lines that hold nothing countable are removed before parsing; every target, import and span is kept', () => {
+pyTest('statement lines that hold nothing countable are removed before parsing; every target, import and span is kept', () => {
   // extractPython also parses with simple statements removed (line breaks kept)
   // when they are not their block's last statement and, outside function
   // bodies, have no `=` or `:` outside brackets and strings; comment lines go too.
@@ -466,7 +479,7 @@ test('statement lines that hold nothing countable are removed before parsing; ev
   assert.is(blankStatements('def f():\n    g()\nclass C:\n    h()\n'), null, 'only last statements');
 });
 
-test('syntax errors: extraction never throws and keeps what tree-sitter recovers', () => {
+pyTest('syntax errors: extraction never throws and keeps what tree-sitter recovers', () => {
   checkDefs(lines(
     'def ok():',
     '    return 1',
@@ -484,7 +497,7 @@ test('syntax errors: extraction never throws and keeps what tree-sitter recovers
   }
 });
 
-test('imports: shapes, relative levels, multi-line, nested anywhere; targets agree with the oracle', () => {
+pyTest('imports: shapes, relative levels, multi-line, nested anywhere; targets agree with the oracle', () => {
   const src = lines(
     'from __future__ import annotations', //          1
     'import a.b as c, d',

@@ -12,6 +12,7 @@ import { mulberry32 } from './helpers/random.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 import { runPyOracle } from './helpers/corpus.js';
 import { cmp } from '../indexer/store/path-order.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 const tmp = tempDir('store');
 let n = 0;
@@ -138,7 +139,7 @@ async function pagesOf(idx: EvidexIndex, call: (offset: number) => ToolCall, siz
   }
 }
 
-test('names and import targets too long for the LMDB lookup tables are found, warm and cold, page by page, as Python\'s ast says', async () => {
+testUnless(lacks.python3())('names and import targets too long for the LMDB lookup tables are found, warm and cold, page by page, as Python\'s ast says', async () => {
   // 210 "é" are 420 UTF-8 bytes: past the lookup tables' 400-byte keys, within the schemas' 500 and 1000 characters.
   const long = 'é'.repeat(210);
   const mod = `${long}.sub`;

@@ -4,7 +4,7 @@
 // import statement is found by find_importers for each of its targets.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../indexer/errors.js';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
@@ -16,12 +16,15 @@ import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
 import { packageDirsAmong, stdlibRoot } from './helpers/corpus.js';
 import { mulberry32 } from './helpers/random.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 const tmp = tempDir('tools');
 // A copy outside any work tree: in place, the evidex repository tracks the fixture's ignored
 // files (cache/, *.log), and git never ignores a tracked file.
 const fixture = join(tmp, 'mobileai-local-rag');
-if (existsSync(FIXTURE)) cpSync(FIXTURE, fixture, { recursive: true, verbatimSymlinks: true });
+if (lacks.fixture() === null) cpSync(FIXTURE, fixture, { recursive: true, verbatimSymlinks: true });
+/** The tests on the fixture's pinned answers; without the fixture they are skipped. */
+const fixtureTest = testUnless(lacks.fixture());
 
 /**
  * Every call here goes through the index's runTool, the daemon's path. The
@@ -54,8 +57,7 @@ async function refused(idx: EvidexIndex, name: string, args: Record<string, unkn
 const where = (e: Evidence): string => `${e.path}:${e.start_line}-${e.end_line}`;
 
 let fx: EvidexIndex | null = null;
-async function fixtureIndex(): Promise<EvidexIndex | null> {
-  if (!existsSync(fixture)) return null;
+async function fixtureIndex(): Promise<EvidexIndex> {
   if (!fx) { fx = await openEvidexIndex(fixture, { stateDir: join(tmp, 'fx') }); await fx.refresh(); }
   return fx;
 }
@@ -104,9 +106,8 @@ test('during the first build a call waits for it, a bad call is refused at once,
   await broken.close();
 });
 
-test('search_code on the fixture: pinned line, path matches first, limit vs total, prefix, never secrets or binaries', async () => {
+fixtureTest('search_code on the fixture: pinned line, path matches first, limit vs total, prefix, never secrets or binaries', async () => {
   const idx = await fixtureIndex();
-  if (!idx) { console.log('fixture absent: skipped'); return; }
   const r = await call(idx, 'search_code', { query: 'COLLECTION_NAME' });
   assert.ok(r.evidence.some((e) => e.path === 'src/rag_common.py' && e.start_line === 12 && e.snippet === 'COLLECTION_NAME = "mobileai_docs"'));
   for (const e of r.evidence) {
@@ -129,9 +130,8 @@ test('search_code on the fixture: pinned line, path matches first, limit vs tota
   assert.is((await call(idx, 'search_code', { query: 'line one\nline two' })).total, 0);
 });
 
-test('find_symbol, read_evidence and find_importers on the fixture', async () => {
+fixtureTest('find_symbol, read_evidence and find_importers on the fixture', async () => {
   const idx = await fixtureIndex();
-  if (!idx) return;
   const retry = await call(idx, 'find_symbol', { name: 'Settings.Defaults.Retry' });
   assert.is(retry.total, 1);
   assert.is(retry.evidence[0].kind, 'class');
@@ -257,7 +257,7 @@ async function checkPages(idx: EvidexIndex, name: string, args: Args, full: stri
   return pages;
 }
 
-test('store round trip over the stdlib: find_symbol (plain, qualified, module-qualified) and find_importers agree with extractPython/importTargets, page by page, warm and cold', async () => {
+testUnless(lacks.python3())('store round trip over the stdlib: find_symbol (plain, qualified, module-qualified) and find_importers agree with extractPython/importTargets, page by page, warm and cold', async () => {
   const root = stdlibRoot();
   const stateDir = join(tmp, 'std-state');
   const open = () => openEvidexIndex(root, { stateDir, extraIgnore: ['site-packages/', '__pycache__/'] });
