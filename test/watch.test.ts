@@ -15,6 +15,7 @@ import { RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch
 import { Rechecks } from '../indexer/watch/rechecks.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { fixtureCopy, waitFor } from './helpers/daemon.js';
+import { ManualClock } from './helpers/clock.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { inotifyWatches } from './helpers/inotify.js';
 
@@ -279,26 +280,25 @@ test('a folder replaced by a file: what was indexed under the folder leaves', as
   } finally { await r.close(); }
 });
 
-test('new-folder re-walks: each due its delay after the folder came, those due close together handed in one batch, none after clear', async () => {
+test('new-folder re-walks: each due its delay after the folder came, those due close together handed in one batch, none after clear', () => {
+  // On a clock the test moves itself: each batch is handed at exactly its due time, however busy the machine.
+  const clock = new ManualClock();
   const handed: Array<{ at: number; paths: string[] }> = [];
-  const t0 = performance.now();
-  const r = new Rechecks((paths) => handed.push({ at: performance.now() - t0, paths }), [40, 160], 30);
+  const r = new Rechecks((paths) => handed.push({ at: clock.now(), paths }), [40, 160], 30, clock);
   r.add('a');
-  await new Promise((res) => setTimeout(res, 15));
+  clock.advance(15);
   r.add('a/b'); // due 15 ms later than a: within the slack, so in a's batches
-  await new Promise((res) => setTimeout(res, 250));
-  assert.equal(handed.map((h) => h.paths), [['a', 'a/b'], ['a', 'a/b']]);
-  assert.ok(handed[0].at >= 40 - 1 && handed[1].at >= 160 - 1, JSON.stringify(handed)); // never before the first one's due time
+  clock.advance(235);
+  assert.equal(handed, [{ at: 40, paths: ['a', 'a/b'] }, { at: 160, paths: ['a', 'a/b'] }]); // at the first one's due time, never before
   // Far apart: separate batches, y's short delay not held back by x's long one. Cleared: nothing more.
   handed.length = 0;
-  r.add('x');
-  await new Promise((res) => setTimeout(res, 80));
-  r.add('y'); // due at 120, before x's second (160), for which a timer is already armed
-  await new Promise((res) => setTimeout(res, 60));
-  // (Timers fire in due order: y's, due at 120, runs before this test's own wake-up at 140.)
-  assert.equal(handed.map((h) => h.paths), [['x'], ['y']]);
+  r.add('x'); // at 250: due at 290 and 410
+  clock.advance(80);
+  r.add('y'); // at 330: due at 370, before x's second (410), for which a timer is already armed
+  clock.advance(60);
+  assert.equal(handed, [{ at: 290, paths: ['x'] }, { at: 370, paths: ['y'] }]);
   r.clear();
-  await new Promise((res) => setTimeout(res, 250));
+  clock.advance(250);
   assert.equal(handed.map((h) => h.paths), [['x'], ['y']], 'nothing handed after clear');
 });
 
