@@ -111,7 +111,12 @@ export class RepoRules {
   private constructor(
     /** The root as given (absolute). */
     readonly root: string,
-    /** The root with every symlink resolved: the boundary that real paths are checked against. */
+    /**
+     * The root with every symlink resolved: the boundary that real paths are
+     * checked against. Resolved once, when the rules load, and read from here
+     * by the walk, the watcher and every tool call (no call resolves the root
+     * again): the one place that knows which folder the root is.
+     */
     readonly realRoot: string,
     readonly maxFileBytes: number,
     secretPatterns: readonly string[],
