@@ -286,7 +286,7 @@ function chunkPaths(paths: string[]): string[][] {
 export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'], rules: RepoRules): Promise<Evidence[]> {
   const staged = args.staged ?? false;
   // Argument checks first: a refused path or ref is refused whatever the repository.
-  const pathspec = args.path === undefined ? '' : normalizeCallerPath(rules.realRoot, args.path, { allowRoot: true, rules });
+  const pathspec = args.path === undefined ? '' : normalizeCallerPath(rules, args.path, { allowRoot: true });
   const asked = checkedBase(args.base);
   await ensureWorkTree(root);
   const base = await resolveBase(root, asked);

@@ -218,7 +218,7 @@ export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolRes
 }
 
 function indexedFile(store: Store, rules: RepoRules, input: string): FileMeta {
-  const rel = normalizeCallerPath(rules.realRoot, input, { rules });
+  const rel = normalizeCallerPath(rules, input);
   const f = store.fileByPath(rel);
   if (!f) throw new ToolError('not_indexed', `${JSON.stringify(rel)} is not in the index (missing, ignored, binary or too large)`);
   return f;
