@@ -106,7 +106,8 @@ export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptio
 }
 
 export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Client {
-  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES });
+  // The client takes any answer the socket takes, and sends only small requests.
+  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES, maxBufferedBytes: MAX_PAYLOAD_BYTES });
   const closed = new Promise<string>((r) => conn.onClose(r));
   return {
     info,
@@ -331,9 +332,19 @@ export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv
       running: true, root: real, stateDir, pid: s.daemon.pid, url: s.daemon.url, files: s.index.files, symbols: s.index.symbols,
       generation: s.index.generation, lastUpdate: s.index.lastUpdate, watcher: s.daemon.watcher, state: s.index.state, status: s,
     };
+  } catch (e) {
+    // The daemon closed the connection before answering (an idle exit or a stop racing this status): it is not running.
+    if (await closedBy(c)) return { running: false, root: real, stateDir, message: `the daemon for ${real} (pid ${p.info.pid}) went away while asked: ${(e as Error).message}` };
+    throw e;
   } finally {
     await c.close();
   }
+}
+
+/** True when the daemon has closed (or broken) the connection: a request failed because of that, not because of an answer. */
+function closedBy(c: Client): Promise<boolean> {
+  // The connection resolves `closed` in the same step as it fails its pending requests; one turn of the loop is enough.
+  return Promise.race([c.closed.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
 }
 
 export { MAX_MESSAGE_BYTES };

@@ -10,7 +10,7 @@ import { RepoRules } from '../indexer/discover/rules.js';
 import { ToolError } from '../indexer/errors.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { gitConfigEnv, readGitDiff, parseUnifiedDiff, unquoteCPath } from '../indexer/query/git-diff.js';
-import type { ToolArgs, ToolCall } from '../indexer/query/schemas.js';
+import type { ToolArgs } from '../indexer/query/schemas.js';
 import { openEvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
@@ -309,7 +309,7 @@ test('paging through the tool: default 20 items, each window the slice of the fu
   assert.is(full.length, 63, 'one hunk per change');
   const idx = await openEvidexIndex(root, { stateDir: tempDir('pages-state') });
   try {
-    const page = (args: Record<string, unknown>) => idx.runTool({ name: 'read_git_diff', args } as ToolCall);
+    const page = (args: Record<string, unknown>) => idx.runTool('read_git_diff', args);
     const first = await page({});
     assert.equal(first.evidence, full.slice(0, 20), 'default limit 20');
     assert.is(first.total, 63);

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { boundsRefusal } from '../../indexer/query/arg-bounds.js';
 import { human, stderr } from '../../local/human.js';
-import { MAX_MESSAGE_BYTES, Methods } from '../../protocol/messages.js';
+import { MAX_MESSAGE_BYTES, Methods, toClientName } from '../../protocol/messages.js';
 import { connect, type Client } from '../connection.js';
 import { GuardedStdioTransport } from './stdio.js';
 import { answerResult, mcpTool, refusalLine, refusalResult, serverInstructions } from './tools.js';
@@ -39,10 +39,9 @@ export interface McpServerOptions {
   unnamedRoot?: boolean;
 }
 
-/** The host's name as an HTTP header value can carry it: printable ASCII, bounded. */
+/** The host's name made into a client name the daemon accepts (toClientName), "mcp" when it has none. */
 export function clientHeaderName(name: string | undefined): string {
-  const clean = (name ?? '').replace(/[^\x20-\x7e]/g, '?').trim().slice(0, 100);
-  return clean || 'mcp';
+  return toClientName(name, 'mcp');
 }
 
 /**

@@ -1,13 +1,14 @@
 // A real terminal for tests: a tmux session (160×50, as a person's window) that
 // runs one evidex command line, whose visible screen the test then reads. What a
 // redirected stream cannot show — a line cleared by a spinner, colours, an
-// answer that stays on screen — shows here.
+// answer that stays on screen — shows here. Tests that need it register
+// through testUnless(lacks.tmux()) (skip.ts), so without tmux they are skipped.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { waitFor } from './daemon.js';
 import { PROJECT_ROOT } from './fs.js';
 
 export const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
-export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 /** One word for sh, whatever it holds. */
 export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -40,6 +41,18 @@ export class TmuxSession {
   screen(opts: { escapes?: boolean; scrollback?: number } = {}): string {
     const args = ['capture-pane', '-p', ...(opts.escapes ? ['-e'] : []), ...(opts.scrollback ? ['-S', `-${opts.scrollback}`] : []), '-t', this.name];
     return this.tmux(args).stdout;
+  }
+
+  /**
+   * Waits (reading the screen every 100 ms) until it shows `want` — a string
+   * it contains, or a pattern it matches — and returns that screen; `what`
+   * names what is awaited in the timeout's message.
+   */
+  until(what: string, want: string | RegExp, opts: { escapes?: boolean; scrollback?: number; timeoutMs?: number } = {}): Promise<string> {
+    return waitFor(what, () => {
+      const s = this.screen(opts);
+      return (typeof want === 'string' ? s.includes(want) : want.test(s)) ? s : null;
+    }, opts.timeoutMs ?? 20_000, 100);
   }
 
   keys(...k: string[]): void {
