@@ -9,7 +9,7 @@
 // those calls in its history.
 import type { ToolResult } from '../../indexer/api.js';
 import { asToolError } from '../../indexer/errors.js';
-import { argumentsForLog, nameForLog } from '../../indexer/query/arg-bounds.js';
+import { argumentsForLog, checkToolCall, nameForLog } from '../../indexer/query/arg-bounds.js';
 import type { AssistantMessage, ModelToolCall, ToolMessage } from './model.js';
 import { callsCapNote, evidenceEnvelope, LOOP_REFUSALS, refusalText } from './prompt.js';
 import type { Outcome, Question } from './question.js';
@@ -81,10 +81,14 @@ type Decision = { result: ToolResult } | { refusal: { code: string; message: str
 
 async function decideAndRun(runTool: RunTool, call: ModelToolCall): Promise<Decision> {
   try {
-    // runTool checks the call (bounds, allowlist, schema) where it runs it: one descent, one decision.
+    checkToolCall(call.name, call.arguments); // decide before running, so the decision itself is what gets logged
+  } catch (err) {
+    return { refusal: asToolError(err) };
+  }
+  try {
     return { result: await runTool(call.name, call.arguments) };
   } catch (err) {
-    return { refusal: asToolError(err) }; // invalid_arguments, unknown_tool, path_denied, not_indexed... all come back to the model
+    return { refusal: asToolError(err) }; // path_denied, not_indexed, out_of_range... all come back to the model
   }
 }
 
