@@ -4,8 +4,9 @@
 // Loaded only by those commands; what they print is daemon-report.ts's.
 import { promises as fsp, statSync } from 'node:fs';
 import { Methods } from '../protocol/messages.js';
+import { processRssBytes } from '../local/processes.js';
 import {
-  acquireLock, DaemonRunningError, folderBytes, listStateDirs, processRssBytes, readDaemonInfo,
+  acquireLock, DaemonRunningError, folderBytes, listStateDirs, readDaemonInfo,
   stateFolderRoot, stateRoot, type DaemonInfo,
 } from '../local/state.js';
 import { daemonStopAt, makeClient, probe, type StopResult } from './connection.js';

@@ -12,8 +12,9 @@ import {
 import { formatStatus } from '../client/daemon-report.js';
 import { tokensEqual } from '../daemon/token.js';
 import { resolveRepoRoot } from '../local/root.js';
+import { isPidAlive, processStartTime } from '../local/processes.js';
 import {
-  acquireLock, DaemonRunningError, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor,
+  acquireLock, DaemonRunningError, files, readDaemonInfo, stateDirFor,
 } from '../local/state.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
