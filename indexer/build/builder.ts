@@ -10,12 +10,13 @@
 // size+mtime, then content hashes, and finishes the job.
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
-import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
+import { walkRepo, type WalkEntry } from '../discover/walk.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
+import { lookAndRead } from './settled-read.js';
 import { isPackageInit } from '../python/modules.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 
@@ -96,6 +97,10 @@ export class Builder {
         return indexed || this.store.skipped.has(res.path) ? { op: 'remove', path: res.path } : null;
       case 'error':
         // Unreadable right now (permissions, I/O): keep what we had; the next refresh tries again.
+        return null;
+      case 'replaced':
+        // Another file took the name between the look and the read (an atomic save): keep what we
+        // had, never drop it as if deleted; the rename's own event has the watcher look again.
         return null;
     }
   }
@@ -224,10 +229,9 @@ export class Builder {
     /** Folders walked (or dropped) by this update: a folder under one of them is covered. Files named on their own are still checked by hash. */
     const folders: string[] = [];
     for (const path of clean) {
-      const entry = await checkPath(this.root, rules, path, { maxFileBytes: this.opts.maxFileBytes });
+      const { entry, result } = await lookAndRead(this.root, rules, path, store.fileByPath(path)?.hash, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes });
       if (entry !== null && entry !== 'gone') {
-        const f = store.fileByPath(path);
-        results.push(parseOne({ path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash: f?.hash }, this.maxBytes));
+        results.push(result!);
         // A folder replaced by a file (`mv d elsewhere && touch d`: no event names d's files).
         for (const g of store.filesUnder(path)) results.push({ path: g.path, kind: 'gone' });
         continue;
@@ -264,7 +268,7 @@ export class Builder {
     // Indexed after this update: what this update says, else what the index holds (an unreadable file is kept).
     const present = (p: string): boolean => {
       const r = byPath.get(p);
-      return r && r.kind !== 'error' ? r.kind === 'file' || r.kind === 'same' : store.fileByPath(p) !== undefined;
+      return r && r.kind !== 'error' && r.kind !== 'replaced' ? r.kind === 'file' || r.kind === 'same' : store.fileByPath(p) !== undefined;
     };
     for (const r of byPath.values()) {
       if (!isPackageInit(r.path)) continue;
