@@ -79,9 +79,9 @@ export class EvidexIndex implements IndexHandle {
     return run;
   }
 
-  refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary> {
+  refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary> {
     return this.serial(async () => {
-      const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress);
+      const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress, signal);
       this.warm();
       return summary;
     });

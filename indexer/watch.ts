@@ -336,6 +336,8 @@ export class RepoWatcher {
     const t0 = performance.now();
     try {
       await this.opts.exclusive(async () => {
+        // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
+        if (this.closed) return;
         if (refresh) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A folder that was ignored is not watched; after a rules change, rescan so newly

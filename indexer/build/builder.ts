@@ -7,7 +7,9 @@
 // refresh and to `ready` after the last. Every commit holds whole files (row,
 // text, buckets, symbols, imports and lookup keys together), so after a kill
 // the index is a mix of old and new whole files; the next refresh compares
-// size+mtime, then content hashes, and finishes the job.
+// size+mtime, then content hashes, and finishes the job. The same holds for a
+// refresh cancelled through its AbortSignal (a daemon stopping, or its root
+// replaced under it): it stops between commits.
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
 import { walkRepo, type WalkEntry } from '../discover/walk.js';
@@ -118,8 +120,12 @@ export class Builder {
     return ops;
   }
 
-  /** Full walk: first build or catch-up. Re-parses only files whose size/mtime and then content hash differ. */
-  async refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
+  /**
+   * Full walk: first build or catch-up. Re-parses only files whose size/mtime and then content hash differ.
+   * `signal` cancels it between commits (it rejects with the signal's reason).
+   */
+  async refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
+    signal?.throwIfAborted();
     const t0 = performance.now();
     // Ignore files may have changed: read them afresh, into the same instance,
     // which the daemon's watcher shares (IndexHandle.rules()).
@@ -128,7 +134,8 @@ export class Builder {
     onProgress?.({ phase: 'walk', done: 0, total: 0 });
     const { files: walked } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
     onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
-    return this.reconcile(walked, null, onProgress, t0);
+    signal?.throwIfAborted();
+    return this.reconcile(walked, null, onProgress, t0, signal);
   }
 
   /**
@@ -136,7 +143,7 @@ export class Builder {
    * else a folder prefix): parses new/changed files, removes the rest.
    */
   private async reconcile(
-    walked: WalkEntry[], scope: string | null, onProgress: ((p: BuildProgress) => void) | undefined, t0: number,
+    walked: WalkEntry[], scope: string | null, onProgress: ((p: BuildProgress) => void) | undefined, t0: number, signal?: AbortSignal,
   ): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
     const store = this.store;
     const inScope = (p: string): boolean => scope === null || isUnder(p, scope);
@@ -173,6 +180,8 @@ export class Builder {
       ops = []; opBytes = 0; lastFlush = performance.now();
     };
     const take = (results: ParseResult[]): void => {
+      // Cancelled: commit what is parsed (the next build need not parse it again) and stop; the throw shuts the parse pool down.
+      if (signal?.aborted) { flush(); signal.throwIfAborted(); }
       for (const res of results) {
         const op = this.opFor(res, target);
         if (res.kind === 'file') changedPaths.push(res.path);
@@ -185,6 +194,7 @@ export class Builder {
       onProgress?.({ phase: 'parse', done, total: tasks.length });
     };
     await parseAll(tasks, this.maxBytes, this.opts.workers ?? defaultWorkers(), take);
+    signal?.throwIfAborted();
     flush();
     onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });
     const removals: StoreOp[] = [];
