@@ -2,7 +2,7 @@
 // reports themselves). Fields an older daemon does not send print as unknown
 // rather than fail.
 import { formatDuration } from '../protocol/daemon-settings.js';
-import type { LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
+import type { DaemonInfoStatus, LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
@@ -40,6 +40,15 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): strin
   })];
 }
 
+/** The root line of `evidex daemon status`: the path, and what became of the folder when it is not the indexed one. */
+function formatRoot(root: string, d: DaemonInfoStatus): string {
+  switch (d.rootState) {
+    case 'gone': return `${root} — GONE: ${d.rootNote ?? 'no folder at that path'}; tool calls are refused`;
+    case 'reindexing': return `${root} — REPLACED: ${d.rootNote ?? 're-indexing'}; tool calls wait for it`;
+    default: return root;
+  }
+}
+
 /** The human form of `evidex daemon status`. */
 export function formatStatus(r: StatusReport): string {
   if (!r.running) return `${r.message}\n`;
@@ -47,7 +56,7 @@ export function formatStatus(r: StatusReport): string {
   const lines = [
     `running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
     `url          ${r.url}`,
-    `root         ${r.root}`,
+    `root         ${formatRoot(r.root, d)}`,
     `index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? ` (start-up failed: ${d.startupError})` : ''}`,
     `files        ${r.files}`,
     `symbols      ${r.symbols}`,

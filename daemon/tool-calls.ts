@@ -21,6 +21,7 @@ import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
 import type { AuditLog } from './audit.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
+import type { RootGate } from './root-gate.js';
 
 /** What a tool call needs to know of the daemon's start-up catch-up (IndexUpdates has it). */
 export interface StartupGate {
@@ -55,6 +56,8 @@ export class ToolCalls {
     private readonly startup: StartupGate,
     /** Every tool call's line, from tools/call and from the ask loop alike (one queue per state folder). */
     private readonly audit: AuditLog,
+    /** Whether the root is still the indexed tree: a call passes, waits for its re-index, or is refused. */
+    private readonly root: RootGate,
   ) {}
 
   /**
@@ -67,9 +70,11 @@ export class ToolCalls {
    */
   runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
     const call = checkToolCall(name, args);
-    const s = this.startup;
-    if (!s.servesDuringStartup && s.startupState === 'running') return s.startup.then(() => this.fromIndex(call));
-    return this.fromIndex(call);
+    return this.root.admit(() => {
+      const s = this.startup;
+      if (!s.servesDuringStartup && s.startupState === 'running') return s.startup.then(() => this.fromIndex(call));
+      return this.fromIndex(call);
+    });
   }
 
   /**
