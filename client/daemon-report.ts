@@ -93,14 +93,20 @@ export function formatList(l: DaemonList): string {
   if (live.length === 0) {
     lines.push(`no evidex daemons running (state: ${l.home})`);
   } else {
+    const files = (d: ListedDaemon): string => {
+      if (d.state === 'unlisted') return 'no daemon.json';
+      if (d.state !== 'running') return 'not answering';
+      return d.rootState === 'gone' ? 'root gone' : d.rootState === 'reindexing' ? 're-indexing' : String(d.files);
+    };
     const rows = [['ROOT', 'PID', 'PORT', 'UPTIME', 'MEMORY', 'FILES', 'EXITS'], ...live.map((d) => [
-      d.root, String(d.pid), String(d.port), uptime(d.uptimeSeconds), mb(d.rssBytes),
-      d.state === 'running' ? String(d.files) : 'not answering', lifetime(d),
+      d.root, String(d.pid), d.port === null ? '-' : String(d.port), uptime(d.uptimeSeconds), mb(d.rssBytes), files(d), lifetime(d),
     ])];
     const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
     for (const r of rows) lines.push(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
   }
   for (const d of l.daemons.filter((x) => x.state === 'stale')) lines.push(`stale: ${d.root} (pid ${d.pid} is not running; its daemon.json was removed)`);
+  for (const d of l.daemons.filter((x) => x.state === 'unlisted')) lines.push(`unlisted: ${d.root} (pid ${d.pid}) runs with no daemon.json naming it; \`evidex daemon stop --all\` stops it`);
+  for (const f of l.refused ?? []) lines.push(f.reason);
   return `${lines.join('\n')}\n`;
 }
 
@@ -109,6 +115,7 @@ export function formatPrune(r: PruneResult): string {
   const lines = r.removed.map((x) => `removed ${x.stateDir} (${x.root} no longer exists, ${mb(x.bytes)})`);
   for (const x of r.inUse) lines.push(`left ${x.stateDir}: ${x.root} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
   for (const d of r.unknown) lines.push(`left ${d}: it does not record its root`);
+  for (const f of r.refused ?? []) lines.push(`left ${f.stateDir}: ${f.reason}`);
   const n = r.removed.length;
   lines.push(n === 0 ? `nothing to prune in ${r.home} (${r.kept} state folder${r.kept === 1 ? '' : 's'} of existing roots)`
     : `freed ${mb(r.bytes)} in ${n} folder${n === 1 ? '' : 's'}; kept ${r.kept} of existing roots`);

@@ -7,6 +7,7 @@
 //   ask-handler.ts the `ask` method: a client's question to the Ollama loop, with its conversations
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
 //   root-watch.ts  the root as an identity: notices it deleted, moved or replaced (root-gate.ts: what calls meet then)
+//   state-claim.ts the daemon's claim on its state folder (folder, lock, daemon.json): lost, the daemon exits
 //   warmup.ts      the request-path warm-up, once the index's caches are loaded
 //   idle.ts        the idle timeout of an auto-started daemon
 //   token.ts       the token every connection presents (the state folder itself is local/state.ts)
@@ -39,6 +40,7 @@ import { createToken } from './token.js';
 import { ToolCalls } from './tool-calls.js';
 import { RootGate } from './root-gate.js';
 import { RootWatch, type RootChange } from './root-watch.js';
+import { StateClaim } from './state-claim.js';
 import { IndexUpdates } from './updates.js';
 import { RequestPathWarmup } from './warmup.js';
 
@@ -83,6 +85,7 @@ export class Daemon {
   private readonly warmup: RequestPathWarmup;
   /** Whether the root is still the indexed tree: tool calls pass, wait, or are refused (root-gate.ts). */
   private readonly rootGate = new RootGate();
+  private claim: StateClaim | null = null;
   private listener!: Listener;
   private nextClient = 1;
   private stopping: Promise<void> | null = null;
@@ -185,7 +188,8 @@ export class Daemon {
 
   /**
    * The start-up catch-up and the watcher (updates.ts), then the warm-up once
-   * the index is built; and from now on, an eye on the root (root-watch.ts).
+   * the index is built; and from now on, an eye on the root (root-watch.ts)
+   * and on the daemon's claim to its state folder (state-claim.ts).
    */
   private begin(): void {
     this.updates.begin();
@@ -193,6 +197,11 @@ export class Daemon {
     this.rootWatch.start();
     // A change between the identity taken at start and the watch made now has no event of its own.
     this.rootWatch.check('timer');
+    this.claim = new StateClaim({
+      stateDir: this.opts.stateDir, info: this.info, log: (l) => this.log(l),
+      onLost: (why) => { void this.shutdown(`${why}; stepping aside (the next command starts a daemon where clients look)`); },
+    });
+    this.claim.start();
   }
 
   /**
@@ -303,6 +312,8 @@ export class Daemon {
     if (this.stopping) return this.stopping;
     this.stopping = (async () => {
       this.log(`shutting down: ${reason}`);
+      // First: removing daemon.json and the lock below is not a lost claim.
+      this.claim?.close();
       this.rootWatch.close();
       this.listener.stopHeartbeat();
       this.idleTimer?.stop();

@@ -14,6 +14,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 interface ProcStat {
   /** Field 3: R, S, D, Z (zombie), X (dead), T, t, I... */
   state: string;
+  /** Field 4. */
+  ppid: number;
   /** Field 9: the kernel's PF_* flags. */
   flags: number;
   /** Field 22: clock ticks since boot, as text (compared, never computed with). */
@@ -36,7 +38,7 @@ function procStat(pid: number): ProcStat | null {
   // The command name (field 2) may hold spaces and parentheses: split after its last ')'.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // rest[0] is field 3, so field N is rest[N - 3].
-  return { state: rest[0] ?? '', flags: Number(rest[6]), startTime: rest[19] ?? '', pending: Number(rest[28]) };
+  return { state: rest[0] ?? '', ppid: Number(rest[1]), flags: Number(rest[6]), startTime: rest[19] ?? '', pending: Number(rest[28]) };
 }
 
 /**
@@ -115,7 +117,9 @@ function stateEnvOf(environ: readonly string[]): NodeJS.ProcessEnv {
  * Every live process of this user running the daemon entry `entry` (the
  * absolute path of dist/daemon/main.js, which every command spawns): its
  * pid, its `--repo` and the environment that placed its state folder.
- * Empty where there is no /proc. A process that exits meanwhile is skipped.
+ * Empty where there is no /proc. A process that exits meanwhile is skipped,
+ * and so is a daemon's own child between its fork and its exec (git, say),
+ * which shows the daemon's command line for that moment.
  */
 export function daemonProcesses(entry: string): DaemonProcess[] {
   let pids: number[];
@@ -125,19 +129,21 @@ export function daemonProcesses(entry: string): DaemonProcess[] {
     return [];
   }
   const uid = process.getuid?.();
-  const out: DaemonProcess[] = [];
+  const out: Array<DaemonProcess & { ppid: number }> = [];
   for (const pid of pids) {
     if (pid === process.pid) continue;
     try {
       if (uid !== undefined && statSync(`/proc/${pid}`).uid !== uid) continue;
     } catch { continue; }
     const argv = procStrings(pid, 'cmdline');
-    if (!argv || !argv.includes(entry) || !isPidAlive(pid)) continue;
+    const stat = procStat(pid);
+    if (!argv || !argv.includes(entry) || !stat || !isPidAlive(pid)) continue;
     const environ = procStrings(pid, 'environ');
     if (environ === null) continue;
     const at = argv.indexOf('--repo');
-    out.push({ pid, root: at >= 0 && at + 1 < argv.length ? argv[at + 1] : null, env: stateEnvOf(environ) });
+    out.push({ pid, ppid: stat.ppid, root: at >= 0 && at + 1 < argv.length ? argv[at + 1] : null, env: stateEnvOf(environ) });
   }
-  return out;
+  const found = new Set(out.map((p) => p.pid));
+  return out.filter((p) => !found.has(p.ppid)).map(({ pid, root, env }) => ({ pid, root, env }));
 }
 
