@@ -256,7 +256,8 @@ export class Daemon {
     toolsCall: (p, client, ctx) => this.tools.toolsCall(client, p, ctx),
     ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.tools.runTool(name, args), stateDir: this.opts.stateDir }),
     indexStatus: () => this.status(),
-    indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),
+    // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.
+    indexRefresh: (_p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx)),
     daemonShutdown: (_p, client) => {
       // Answer first; the shutdown starts once this response is on its way.
       setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });

@@ -122,6 +122,8 @@ test('the root deleted for good: every tool call is refused with the reason, sta
     const e = await c.request(Methods.toolsCall, { name, arguments: args }).then(() => null, (x: unknown) => x);
     assert.ok(e instanceof RpcError && (e.data as { code: string }).code === 'index_unavailable', `${name} is refused too`);
   }
+  const refresh = await c.request(Methods.indexRefresh).then(() => null, (x: unknown) => x);
+  assert.ok(refresh instanceof RpcError && (refresh.data as { code: string }).code === 'index_unavailable', 'index/refresh is refused too');
   const s = await status();
   assert.is(s.daemon.rootState, 'gone');
   // What `evidex daemon status` prints of it (the CLI itself cannot name a root that no longer exists; `daemon list` shows it).
