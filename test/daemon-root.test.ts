@@ -150,4 +150,18 @@ test('the root replaced by a symlink to another folder: not followed (it is anot
   assert.is(readFileSync(join(root, 'marker.py'), 'utf8'), 'TREE_A_MARK = 1\n');
 });
 
+test('a folder above the root moved away, then back: gone meanwhile, indexed again once back', async () => {
+  const above = join(root, '..');
+  const away = join(tempDir('away'), 'moved-above');
+  renameSync(above, away);
+  try {
+    await waitFor('the root seen gone', async () => (await status()).daemon.rootState === 'gone', 20_000);
+    const e = await search('TREE_A_MARK').then(() => null, (x: unknown) => x);
+    assert.ok(e instanceof RpcError && (e.data as { code: string }).code === 'index_unavailable');
+  } finally {
+    renameSync(away, above);
+  }
+  await holdsExactly('TREE_A_MARK', ['LINKED_TREE_MARK']);
+});
+
 test.run();
