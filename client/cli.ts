@@ -12,6 +12,7 @@
 // little more than starting Node: the command's file, the tool commands'
 // shared part, the protocol's messages and transport, the connection and
 // the state folder (test/cli-shell checks what a tool call loads).
+import { human, line, stderr, stdout, text } from '../local/human.js';
 import { describeFlags, parseArgs, UsageError, version, type Command } from './command.js';
 
 /** The commands in the order --help lists them, each loaded on demand. */
@@ -83,12 +84,12 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' && rest[0] !== undefined ? commandNamed(rest[0]) : undefined;
-    process.stdout.write(`${topic ? commandHelp(await topic()) : await mainHelp()}\n`);
+    stdout().line(text(topic ? commandHelp(await topic()) : await mainHelp()));
     // `evidex` alone is a usage error (exit 2) that shows the help.
     return name ? 0 : 2;
   }
   if (name === '--version') {
-    process.stdout.write(`${version()}\n`);
+    stdout().line(line(version()));
     return 0;
   }
   const load = commandNamed(name);
@@ -100,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
     const cmd = await load();
     const parsed = parseArgs(rest, cmd.flags);
     if (parsed.flags.help) {
-      process.stdout.write(`${commandHelp(cmd)}\n`);
+      stdout().line(text(commandHelp(cmd)));
       return 0;
     }
     return await cmd.run(parsed);
@@ -116,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
 async function report(e: unknown, asJson: boolean): Promise<number> {
   const { userError } = await import('./errors.js');
   const u = userError(e);
-  if (asJson) process.stdout.write(`${JSON.stringify({ error: { code: u.code, message: u.message } })}\n`);
-  else process.stderr.write(`evidex: ${u.plain ? u.message : `${u.code}: ${u.message}`}\n`);
+  if (asJson) stdout().json({ error: { code: u.code, message: u.message } });
+  else stderr().line(u.plain ? human`evidex: ${u.message}` : human`evidex: ${u.code}: ${u.message}`);
   return u.exit;
 }

@@ -13,6 +13,7 @@ import {
   CLIENT_NAME_HEADER, listenerFor, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods,
   type NotificationType, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
+import { human, path, stderr, type Shown } from '../local/human.js';
 import { isPidAlive } from '../local/processes.js';
 import { canonicalRoot } from '../local/root.js';
 import {
@@ -68,6 +69,8 @@ export interface ConnectOptions {
   clientName?: string;
   /** The root was not named with --repo: starting a daemon for it is refused for the home folder or a huge non-git tree (index-guard.ts). */
   unnamedRoot?: boolean;
+  /** Where a daemon started here is announced (default: a line on stderr; `evidex mcp` logs it as its own). */
+  announce?: (line: Shown) => void;
 }
 
 /** A method's params (optional when it takes none), then an optional AbortSignal. */
@@ -107,7 +110,8 @@ export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptio
 }
 
 export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Client {
-  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES });
+  // The client takes any answer the socket takes, and sends only small requests.
+  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES, maxBufferedBytes: MAX_PAYLOAD_BYTES });
   const closed = new Promise<string>((r) => conn.onClose(r));
   return {
     info,
@@ -300,7 +304,7 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   }
   const started = await startAndWait(real, stateDir, env, { auto: true, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs, clientName: opts.clientName });
   // A background process now runs for this root: say so, once, where it does not mix with the answer.
-  if (started.spawned) process.stderr.write(`started evidex daemon for ${real} (pid ${started.info.pid})\n`);
+  if (started.spawned) (opts.announce ?? ((l) => stderr().line(l)))(human`started evidex daemon for ${path(real)} (pid ${started.info.pid})`);
   return makeClient(started.ws, started.info, stateDir);
 }
 
@@ -391,9 +395,19 @@ export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv
       running: true, root: real, stateDir, pid: s.daemon.pid, url: s.daemon.url, files: s.index.files, symbols: s.index.symbols,
       generation: s.index.generation, lastUpdate: s.index.lastUpdate, watcher: s.daemon.watcher, state: s.index.state, status: s,
     };
+  } catch (e) {
+    // The daemon closed the connection before answering (an idle exit or a stop racing this status): it is not running.
+    if (await closedBy(c)) return { running: false, root: real, stateDir, message: `the daemon for ${real} (pid ${p.info.pid}) went away while asked: ${(e as Error).message}` };
+    throw e;
   } finally {
     await c.close();
   }
+}
+
+/** True when the daemon has closed (or broken) the connection: a request failed because of that, not because of an answer. */
+function closedBy(c: Client): Promise<boolean> {
+  // The connection resolves `closed` in the same step as it fails its pending requests; one turn of the loop is enough.
+  return Promise.race([c.closed.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
 }
 
 export { MAX_MESSAGE_BYTES };

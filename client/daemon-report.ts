@@ -1,6 +1,8 @@
 // The human form of `evidex daemon status | list | prune | stop --all` (--json prints the
 // reports themselves). Fields an older daemon does not send print as unknown
-// rather than fail.
+// rather than fail. Roots, folders and what a daemon reports are outside text:
+// shown by local/human.ts's rule (a root's name may hold any byte).
+import { human, join, padEnd, path, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
 import type { DaemonInfoStatus, LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
@@ -28,47 +30,48 @@ function formatWarmup(w: WarmupStatus | undefined): string {
 const latencyMs = (x: number | null) => (x === null ? '-' : x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
 
 /** The daemon's own answer times per method and tool, for `evidex daemon status` (absent from an older daemon's answer). */
-function formatLatency(book: Record<string, LatencySnapshot> | undefined): string[] {
+function formatLatency(book: Record<string, LatencySnapshot> | undefined): Shown[] {
   const names = Object.keys(book ?? {});
-  if (!book || names.length === 0) return ['latency      no client requests yet'];
-  const width = Math.max(...names.map((n) => n.length));
-  return ['latency      daemon side, message read to answer written:', ...names.map((n) => {
+  if (!book || names.length === 0) return [human`latency      no client requests yet`];
+  const shownNames = names.map((n) => human`${n}`);
+  const width = Math.max(...shownNames.map((n) => n.plain.length));
+  return [human`latency      daemon side, message read to answer written:`, ...names.map((n, i) => {
     const h = book[n];
     const notes = [`${h.calls} call${h.calls === 1 ? '' : 's'}`, `p50 ${latencyMs(h.p50Ms)}`, `p99 ${latencyMs(h.p99Ms)}`, `max ${latencyMs(h.maxMs)}`, `${h.over1ms} over 1 ms`];
     if (h.errors) notes.push(`${h.errors} refused or failed`);
-    return `  ${n.padEnd(width)}  ${notes.join(' · ')}`;
+    return human`  ${padEnd(shownNames[i], width)}  ${notes.join(' · ')}`;
   })];
 }
 
 /** The root line of `evidex daemon status`: the path, and what became of the folder when it is not the indexed one. */
-function formatRoot(root: string, d: DaemonInfoStatus): string {
+function formatRoot(root: string, d: DaemonInfoStatus): Shown {
   switch (d.rootState) {
-    case 'gone': return `${root} — GONE: ${d.rootNote ?? 'no folder at that path'}; tool calls are refused`;
-    case 'reindexing': return `${root} — REPLACED: ${d.rootNote ?? 're-indexing'}; tool calls wait for it`;
-    default: return root;
+    case 'gone': return human`${path(root)} — GONE: ${d.rootNote ?? 'no folder at that path'}; tool calls are refused`;
+    case 'reindexing': return human`${path(root)} — REPLACED: ${d.rootNote ?? 're-indexing'}; tool calls wait for it`;
+    default: return path(root);
   }
 }
 
 /** The human form of `evidex daemon status`. */
-export function formatStatus(r: StatusReport): string {
-  if (!r.running) return `${r.message}\n`;
+export function formatStatus(r: StatusReport): Shown {
+  if (!r.running) return human`${r.message}\n`;
   const d = r.status.daemon;
   const lines = [
-    `running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
-    `url          ${r.url}`,
-    `root         ${formatRoot(r.root, d)}`,
-    `index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? ` (start-up failed: ${d.startupError})` : ''}`,
-    `files        ${r.files}`,
-    `symbols      ${r.symbols}`,
-    `generation   ${r.generation}`,
-    `last update  ${r.lastUpdate ?? 'never'}`,
-    `watcher      ${r.watcher}${d.watcherNote ? ` (${d.watcherNote})` : ''}`,
-    `warm-up      ${formatWarmup(d.warmup)}`,
-    `clients      ${d.clients}`,
-    `state        ${r.stateDir}`,
+    human`running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
+    human`url          ${r.url}`,
+    human`root         ${formatRoot(r.root, d)}`,
+    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}`,
+    human`files        ${r.files}`,
+    human`symbols      ${r.symbols}`,
+    human`generation   ${r.generation}`,
+    human`last update  ${r.lastUpdate ?? 'never'}`,
+    human`watcher      ${r.watcher}${d.watcherNote ? human` (${d.watcherNote})` : ''}`,
+    human`warm-up      ${formatWarmup(d.warmup)}`,
+    human`clients      ${d.clients}`,
+    human`state        ${path(r.stateDir)}`,
     ...formatLatency(d.latency),
   ];
-  return `${lines.join('\n')}\n`;
+  return human`${join(lines)}\n`;
 }
 
 const mb = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(b < 10 * 1048576 ? 1 : 0)} MB`);
@@ -87,42 +90,43 @@ function lifetime(d: ListedDaemon): string {
 }
 
 /** The human form of `evidex daemon list`: a table of the live ones, a line per stale one. */
-export function formatList(l: DaemonList): string {
+export function formatList(l: DaemonList): Shown {
   const live = l.daemons.filter((d) => d.state !== 'stale');
-  const lines: string[] = [];
+  const lines: Shown[] = [];
   if (live.length === 0) {
-    lines.push(`no evidex daemons running (state: ${l.home})`);
+    lines.push(human`no evidex daemons running (state: ${path(l.home)})`);
   } else {
-    const files = (d: ListedDaemon): string => {
+    const files = (d: ListedDaemon): Part => {
       if (d.state === 'unlisted') return 'no daemon.json';
       if (d.state !== 'running') return 'not answering';
-      return d.rootState === 'gone' ? 'root gone' : d.rootState === 'reindexing' ? 're-indexing' : String(d.files);
+      return d.rootState === 'gone' ? 'root gone' : d.rootState === 'reindexing' ? 're-indexing' : d.files;
     };
-    const rows = [['ROOT', 'PID', 'PORT', 'UPTIME', 'MEMORY', 'FILES', 'EXITS'], ...live.map((d) => [
-      d.root, String(d.pid), d.port === null ? '-' : String(d.port), uptime(d.uptimeSeconds), mb(d.rssBytes), files(d), lifetime(d),
+    const rows: Shown[][] = [['ROOT', 'PID', 'PORT', 'UPTIME', 'MEMORY', 'FILES', 'EXITS'].map((h) => human`${h}`), ...live.map((d) => [
+      path(d.root), ...[d.pid, d.port ?? '-', uptime(d.uptimeSeconds), mb(d.rssBytes), files(d), lifetime(d)].map((c) => human`${c}`),
     ])];
-    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-    for (const r of rows) lines.push(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+    // Widths are measured on the text as shown (a root's escapes included), so the columns line up.
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].plain.length)));
+    for (const r of rows) lines.push(join(r.map((c, i) => (i === r.length - 1 ? c : padEnd(c, widths[i]))), '  '));
   }
-  for (const d of l.daemons.filter((x) => x.state === 'stale')) lines.push(`stale: ${d.root} (pid ${d.pid} is not running; its daemon.json was removed)`);
-  for (const d of l.daemons.filter((x) => x.state === 'unlisted')) lines.push(`unlisted: ${d.root} (pid ${d.pid}) runs with no daemon.json naming it; \`evidex daemon stop --all\` stops it`);
-  for (const f of l.refused ?? []) lines.push(f.reason);
-  return `${lines.join('\n')}\n`;
+  for (const d of l.daemons.filter((x) => x.state === 'stale')) lines.push(human`stale: ${path(d.root)} (pid ${d.pid} is not running; its daemon.json was removed)`);
+  for (const d of l.daemons.filter((x) => x.state === 'unlisted')) lines.push(human`unlisted: ${path(d.root)} (pid ${d.pid}) runs with no daemon.json naming it; \`evidex daemon stop --all\` stops it`);
+  for (const f of l.refused ?? []) lines.push(human`${f.reason}`);
+  return human`${join(lines)}\n`;
 }
 
 /** The human form of `evidex daemon prune`. */
-export function formatPrune(r: PruneResult): string {
-  const lines = r.removed.map((x) => `removed ${x.stateDir} (${x.root} no longer exists, ${mb(x.bytes)})`);
-  for (const x of r.inUse) lines.push(`left ${x.stateDir}: ${x.root} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
-  for (const d of r.unknown) lines.push(`left ${d}: it does not record its root`);
-  for (const f of r.refused ?? []) lines.push(`left ${f.stateDir}: ${f.reason}`);
+export function formatPrune(r: PruneResult): Shown {
+  const lines = r.removed.map((x) => human`removed ${path(x.stateDir)} (${path(x.root)} no longer exists, ${mb(x.bytes)})`);
+  for (const x of r.inUse) lines.push(human`left ${path(x.stateDir)}: ${path(x.root)} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
+  for (const d of r.unknown) lines.push(human`left ${path(d)}: it does not record its root`);
+  for (const f of r.refused ?? []) lines.push(human`left ${path(f.stateDir)}: ${f.reason}`);
   const n = r.removed.length;
-  lines.push(n === 0 ? `nothing to prune in ${r.home} (${r.kept} state folder${r.kept === 1 ? '' : 's'} of existing roots)`
-    : `freed ${mb(r.bytes)} in ${n} folder${n === 1 ? '' : 's'}; kept ${r.kept} of existing roots`);
-  return `${lines.join('\n')}\n`;
+  lines.push(n === 0 ? human`nothing to prune in ${path(r.home)} (${r.kept} state folder${r.kept === 1 ? '' : 's'} of existing roots)`
+    : human`freed ${mb(r.bytes)} in ${n} folder${n === 1 ? '' : 's'}; kept ${r.kept} of existing roots`);
+  return human`${join(lines)}\n`;
 }
 
 /** What `evidex daemon stop --all` prints: one line per daemon stopped, or that none ran under `home`. */
-export function formatStopAll(stopped: readonly StoppedDaemon[], home: string): string {
-  return stopped.length === 0 ? `no evidex daemons running (state: ${home})\n` : `${stopped.map((s) => s.message).join('\n')}\n`;
+export function formatStopAll(stopped: readonly StoppedDaemon[], home: string): Shown {
+  return stopped.length === 0 ? human`no evidex daemons running (state: ${path(home)})\n` : human`${join(stopped.map((s) => s.message))}\n`;
 }

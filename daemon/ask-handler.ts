@@ -14,7 +14,7 @@ import type { Caller } from './caller.js';
 const MAX_CONVERSATIONS = 16;
 
 export interface AskHandlerDeps {
-  /** The daemon's runTool (tool-calls.ts): the loop audits its calls itself. */
+  /** The index's runTool (IndexHandle.runTool: checks the call, then answers it); the loop audits its calls itself. */
   runTool: (name: unknown, args: unknown) => ToolResult | Promise<ToolResult>;
   stateDir: string;
 }

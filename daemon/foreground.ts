@@ -4,6 +4,7 @@
 // error handlers, a log on stdout that survives a closed pipe, and the exit.
 // It is the one door into the daemon for a client that runs one in-process.
 import { resolve } from 'node:path';
+import { human, stdout } from '../local/human.js';
 import type { DaemonArgs } from '../protocol/daemon-settings.js';
 import { Daemon, type DaemonOptions } from './server.js';
 
@@ -21,8 +22,10 @@ export async function serveForeground(opts: DaemonOptions): Promise<never> {
   // fails with EPIPE as an 'error' event; logging that error would write again, a loop that spins a
   // core and never reaches a signal handler. A log nobody can read any more is dropped instead.
   let stdoutOpen = true;
-  process.stdout.on('error', () => { stdoutOpen = false; });
-  const log = opts.log ?? ((l: string) => { if (stdoutOpen) process.stdout.write(`${new Date().toISOString()} ${l}\n`); });
+  stdout().onError(() => { stdoutOpen = false; });
+  // One record per line, whatever it quotes (a file name from the watcher, a message): local/human.ts's rule, so
+  // `evidex daemon run` on a terminal and `tail daemon.log` show a hostile name as text, never as a line of its own.
+  const log = opts.log ?? ((l: string) => { if (stdoutOpen) stdout().line(human`${new Date().toISOString()} ${l}`); });
   // Signal handlers go in before the daemon exists: a SIGTERM that lands right after
   // daemon.json is written (a client may act on it at once) must still stop it cleanly.
   let daemon: Daemon | null = null;
@@ -31,8 +34,14 @@ export async function serveForeground(opts: DaemonOptions): Promise<never> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // A bug in one code path must not take every client down with it; it is logged instead.
-  process.on('uncaughtException', (e) => log(`uncaught exception: ${e.stack ?? e.message}`));
-  process.on('unhandledRejection', (e) => log(`unhandled rejection: ${e instanceof Error ? e.stack ?? e.message : String(e)}`));
+  // A stack is logged a frame per record, so it stays readable with the one-line rule.
+  const logStack = (what: string, e: unknown) => {
+    const [head, ...frames] = (e instanceof Error ? e.stack ?? e.message : String(e)).split('\n');
+    log(`${what}: ${head}`);
+    for (const f of frames) log(`  ${f.trim()}`);
+  };
+  process.on('uncaughtException', (e) => logStack('uncaught exception', e));
+  process.on('unhandledRejection', (e) => logStack('unhandled rejection', e));
   // Out of the folder the daemon was started in (often the root itself): a root deleted and made
   // again must not leave the process in a deleted folder, where anything that asks for the
   // working folder (a worker thread starting) fails with ENOENT. Every path here is absolute.

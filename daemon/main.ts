@@ -5,6 +5,7 @@
 // --idle-timeout when a command auto-starts it); it can also be run by hand.
 // Environment: EVIDEX_PORT, EVIDEX_ALLOWED_ORIGINS (comma-separated), EVIDEX_WATCH, EVIDEX_WARMUP,
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
+import { human, stderr } from '../local/human.js';
 import { resolveRepoRoot } from '../local/root.js';
 import { DaemonRunningError, EXIT_ALREADY_RUNNING, stateDirFor } from '../local/state.js';
 import { parseDaemonArgs, type DaemonArgs } from '../protocol/daemon-settings.js';
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
     args = parseDaemonArgs(process.argv.slice(2));
     root = await resolveRepoRoot(args.repo);
   } catch (e) {
-    process.stderr.write(`evidex daemon: ${(e as Error).message}\n`);
+    stderr().line(human`evidex daemon: ${(e as Error).message}`);
     process.exit(2);
   }
   try {
@@ -25,10 +26,10 @@ async function main(): Promise<void> {
   } catch (e) {
     // Another daemon already serving this root is not a failure of the caller's intent.
     if (e instanceof DaemonRunningError) {
-      process.stderr.write(`evidex daemon: ${e.message}\n`);
+      stderr().line(human`evidex daemon: ${e.message}`);
       process.exit(EXIT_ALREADY_RUNNING);
     }
-    process.stderr.write(`evidex daemon: ${(e as Error).message}\n`);
+    stderr().line(human`evidex daemon: ${(e as Error).message}`);
     process.exit(1);
   }
 }

@@ -3,7 +3,7 @@
 //
 //   listener.ts    HTTP server, upgrade checks (Origin, token, path), one RpcConnection per client, pings
 //   dispatch.ts    method lookup, params schemas (methods.ts), the handler call, RPC errors
-//   tool-calls.ts  running a tool: runTool (the ask loop's) and toolsCall (a client's, audited)
+//   tool-calls.ts  a client's tools/call: the index's runTool, audited, trimmed for the wire, cancellable
 //   ask-handler.ts the `ask` method: a client's question to the Ollama loop, with its conversations
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
 //   root-watch.ts  the root as an identity: notices it deleted, moved or replaced (root-gate.ts: what calls meet then)
@@ -26,7 +26,7 @@ import { acquireLock, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type Da
 import { formatDuration } from '../protocol/daemon-settings.js';
 import { RpcError, type RequestContext, type RpcConnection } from '../protocol/jsonrpc.js';
 import {
-  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Notifications, notifier, SHUTTING_DOWN,
+  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, MAX_SEND_BUFFER_BYTES, Notifications, notifier, SHUTTING_DOWN,
   type DaemonInfoStatus, type StatusResult,
 } from '../protocol/messages.js';
 import { handleAsk } from './ask-handler.js';
@@ -56,7 +56,7 @@ export interface DaemonOptions {
   maxPayloadBytes?: number;
   /** Answers larger than this are refused with answer_too_large (default MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
-  /** A client with more unsent bytes than this is disconnected (default 8 MiB). */
+  /** A client with more unsent bytes than this is disconnected (default MAX_SEND_BUFFER_BYTES). */
   maxBufferedBytes?: number;
   watch?: WatchMode;
   maxFileBytes?: number;
@@ -107,7 +107,7 @@ export class Daemon {
     const log = (line: string) => this.log(line);
     this.audit = auditLogFor(opts.stateDir);
     this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log, onRootTouched: () => rootWatch.touched() });
-    this.tools = new ToolCalls(handle, this.updates, this.audit, this.rootGate);
+    this.tools = new ToolCalls(handle, this.audit, this.rootGate);
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
       admit: (key) => {
@@ -164,7 +164,7 @@ export class Daemon {
       maxPayloadBytes: this.opts.maxPayloadBytes ?? MAX_PAYLOAD_BYTES,
       connection: {
         maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
-        maxBufferedBytes: this.opts.maxBufferedBytes ?? 8 << 20,
+        maxBufferedBytes: this.opts.maxBufferedBytes ?? MAX_SEND_BUFFER_BYTES,
         maxAnswerBytes: this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES,
         onAnswered: (method, params, ms, ok) => this.latency.record(latencyName(method, params), ms, ok),
       },

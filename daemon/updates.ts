@@ -1,8 +1,9 @@
 // Keeping the index in step with the tree, the daemon's only writes: the
 // start-up catch-up (a first build, or a compare-by-hash refresh of what
 // changed while no daemon ran), the watcher's batches, and a client's
-// index/refresh — all through one WriteQueue, so they never overlap. Tool
-// calls read the start-up state here (StartupGate) to know whether to wait.
+// index/refresh — all through one WriteQueue, so they never overlap. (Tool
+// calls that must wait for the start-up build wait in the index itself:
+// IndexHandle.runTool.)
 //
 // Every write runs under the current epoch's AbortSignal: a stop, or the
 // root replaced under the daemon (reindex), cancels a build at its next
@@ -12,7 +13,6 @@ import type { BuildProgress, BuildSummary, IndexHandle } from '../indexer/api.js
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import type { WatcherState } from '../protocol/messages.js';
-import type { StartupGate } from './tool-calls.js';
 import { WriteQueue } from './write-queue.js';
 
 export interface IndexUpdatesOptions {
@@ -25,7 +25,7 @@ export interface IndexUpdatesOptions {
   onRootTouched?: () => void;
 }
 
-export class IndexUpdates implements StartupGate {
+export class IndexUpdates {
   private readonly queue = new WriteQueue();
   private watcher: RepoWatcher | null = null;
   /** Cancels the writes of the current epoch (a stop, or the root replaced under them). */
@@ -35,7 +35,6 @@ export class IndexUpdates implements StartupGate {
   private stopped = false;
   /** Root changes' suspensions and re-indexes, one after another: a watcher is closed before the next one starts. */
   private transitions: Promise<void> = Promise.resolve();
-  servesDuringStartup = false;
   startupState: 'running' | 'done' | 'failed' = 'running';
   startupError: string | undefined;
   /** Settles once the start-up catch-up is over: true if it succeeded. Never rejects. */
@@ -47,7 +46,6 @@ export class IndexUpdates implements StartupGate {
 
   /** Starts the catch-up and the watcher, both in the background. */
   begin(): void {
-    this.servesDuringStartup = this.handle.status().state === 'ready';
     this.startup = this.catchUp();
     this.startWatcher();
   }
@@ -64,7 +62,6 @@ export class IndexUpdates implements StartupGate {
     const started = this.transitions.then(async () => {
       await this.closeWatcher();
       if (this.stopped || epoch !== this.epoch) return null;
-      this.servesDuringStartup = false;
       this.startupState = 'running';
       this.startupError = undefined;
       this.startup = this.catchUp();

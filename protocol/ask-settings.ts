@@ -1,14 +1,14 @@
 // The asking client's settings for `ask`: read from its own environment
-// (OLLAMA_HOST, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S,
-// EVIDEX_THINK, EVIDEX_NUM_CTX) and sent as `ask` params, because a daemon is
+// (OLLAMA_HOST, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_CALLS_PER_TURN,
+// EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK, EVIDEX_NUM_CTX) and sent as `ask` params, because a daemon is
 // started once (often by whatever command ran first) and lives on, so its own
 // environment is only a fallback. The daemon reads its environment with the
 // same parsing and checks a request's values with the same bounds
 // (daemon/ask/config.ts), so a bad value reads the same from either end.
-import { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, type AskParams } from './messages.js';
+import { MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, type AskParams } from './messages.js';
 
 /** The settings part of the `ask` params (wire names). Each one set overrides the daemon's own environment. */
-export type AskSettings = Pick<AskParams, 'model' | 'ollama_host' | 'max_steps' | 'timeout_s' | 'think' | 'num_ctx'>;
+export type AskSettings = Pick<AskParams, 'model' | 'ollama_host' | 'max_steps' | 'calls_per_turn' | 'timeout_s' | 'think' | 'num_ctx'>;
 
 /** A setting that cannot be used. Its `code` is what the daemon reports in the JSON-RPC error's data. */
 export class AskConfigError extends Error {
@@ -23,6 +23,14 @@ export class AskConfigError extends Error {
 export function checkMaxSteps(n: unknown, label: string): number {
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEPS_LIMIT) {
     throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a whole number from 1 to ${MAX_STEPS_LIMIT}`);
+  }
+  return n;
+}
+
+/** The one check for a cap on calls per model turn, wherever it came from. */
+export function checkCallsPerTurn(n: unknown, label: string): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_CALLS_PER_TURN_LIMIT) {
+    throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a whole number from 1 to ${MAX_CALLS_PER_TURN_LIMIT}`);
   }
   return n;
 }
@@ -65,7 +73,7 @@ function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
 
 /**
  * The ask settings set in `env` (OLLAMA_HOST, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS,
- * EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK, EVIDEX_NUM_CTX); unset ones are left out.
+ * EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK, EVIDEX_NUM_CTX); unset ones are left out.
  * Numbers and booleans are parsed and bounded here so a bad value is named by
  * its variable; OLLAMA_HOST is passed as written (the daemon normalises it).
  */
@@ -77,6 +85,8 @@ export function askSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AskSet
   if (model !== undefined) out.model = model;
   const steps = envNumber(env, 'EVIDEX_ASK_MAX_STEPS');
   if (steps !== undefined) out.max_steps = checkMaxSteps(steps, 'EVIDEX_ASK_MAX_STEPS');
+  const calls = envNumber(env, 'EVIDEX_ASK_CALLS_PER_TURN');
+  if (calls !== undefined) out.calls_per_turn = checkCallsPerTurn(calls, 'EVIDEX_ASK_CALLS_PER_TURN');
   const timeout = envNumber(env, 'EVIDEX_ASK_TIMEOUT_S');
   if (timeout !== undefined) out.timeout_s = checkTimeoutS(timeout, 'EVIDEX_ASK_TIMEOUT_S');
   const think = envBool(env, 'EVIDEX_THINK');

@@ -37,27 +37,42 @@ export const SHUTTING_DOWN = -32004;
 /** The LSP code for a request its client cancelled. */
 export const REQUEST_CANCELLED = -32800;
 
+// Every size limit of a connection, defined here once (the transport, jsonrpc.ts
+// and ws-client.ts, has none of its own; each end passes these).
 /** Default soft limit for one message (either direction is checked by the receiver). */
 export const MAX_MESSAGE_BYTES = 1 << 20;
+/** Hard cap on one message (ws's `maxPayload`, the client's too): past it the socket is closed with 1009. */
+export const MAX_PAYLOAD_BYTES = 16 << 20;
+/** The daemon's send buffer per client: a client with more unsent bytes than this is cut off as a slow reader. */
+export const MAX_SEND_BUFFER_BYTES = 8 << 20;
 /**
  * The largest answer the daemon sends (clients accept up to MAX_PAYLOAD_BYTES);
  * a larger one is refused with data.code `answer_too_large`. Half the daemon's
  * send buffer, so one answer never gets a client cut off as a slow reader.
  */
-export const MAX_ANSWER_BYTES = 4 << 20;
-/** Hard cap enforced by ws itself (`maxPayload`): past it the socket is closed with 1009. */
-export const MAX_PAYLOAD_BYTES = 16 << 20;
+export const MAX_ANSWER_BYTES = MAX_SEND_BUFFER_BYTES / 2;
 
 /**
  * The WebSocket upgrade header a client names itself with (`cli`, an MCP
  * host's name...): the daemon's logs and audit say who asked.
  */
 export const CLIENT_NAME_HEADER = 'X-Evidex-Client';
+/** The longest client name the daemon keeps. */
+const MAX_CLIENT_NAME = 100;
+/** A name the daemon accepts in CLIENT_NAME_HEADER: 1-100 printable ASCII characters, not all spaces (else it says "unknown"). */
+export function isClientName(v: string): boolean {
+  return v.length <= MAX_CLIENT_NAME && /^[\x20-\x7e]+$/.test(v) && v.trim() !== '';
+}
+/** `name` made into one the daemon accepts: other characters as "?", trimmed, cut to length; `fallback` when nothing is left. */
+export function toClientName(name: string | undefined, fallback: string): string {
+  return (name ?? '').replace(/[^\x20-\x7e]/g, '?').trim().slice(0, MAX_CLIENT_NAME) || fallback;
+}
 /** A connection carrying this upgrade header (value `1`) only looks (daemon list, daemon status): it does not hold off an auto-started daemon's idle exit. */
 export const OBSERVER_HEADER = 'x-evidex-observer';
 
 /** Bounds of the `ask` per-request settings (the daemon's schema and its environment parsing share them). */
 export const MAX_STEPS_LIMIT = 50;
+export const MAX_CALLS_PER_TURN_LIMIT = 50;
 export const MAX_TIMEOUT_S = 3600;
 /** Bounds of the context window a client may ask for (EVIDEX_NUM_CTX). */
 export const MIN_NUM_CTX = 1024;
@@ -163,10 +178,12 @@ export interface AskParams {
   question: string;
   model?: string;
   // The asking client's own settings (its OLLAMA_HOST, EVIDEX_ASK_MAX_STEPS,
-  // EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only when set there. Each one
-  // overrides the daemon's environment for this request alone.
+  // EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only
+  // when set there. Each one overrides the daemon's environment for this request alone.
   ollama_host?: string;
   max_steps?: number;
+  /** The most tool calls run from one model reply; the rest are not run (the model is told). */
+  calls_per_turn?: number;
   timeout_s?: number;
   think?: boolean;
   /** EVIDEX_NUM_CTX of the asking client: a cap on the context window asked of Ollama. */

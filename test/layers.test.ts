@@ -11,10 +11,10 @@
 // only the Ollama implementation of the ask loop's model (daemon/ask/ollama/).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import ts from 'typescript';
-import { PROJECT_ROOT } from './helpers/fs.js';
+import { PROJECT_ROOT, sourceFiles } from './helpers/fs.js';
 
 const LAYERS = ['local', 'indexer', 'protocol', 'daemon', 'client'];
 
@@ -158,16 +158,6 @@ function brokenRule(i: Import): string | null {
     }
   }
   return null;
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(p));
-    else if (e.name.endsWith('.ts')) out.push(p);
-  }
-  return out;
 }
 
 const toPosix = (p: string): string => (sep === '/' ? p : p.split(sep).join('/'));

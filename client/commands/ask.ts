@@ -1,5 +1,6 @@
 // `evidex ask "QUESTION"`: one question to a local model (client/ask.ts).
 import { JSON_FLAG } from '../command.js';
+import { stderr, stdout } from '../../local/human.js';
 import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
@@ -10,6 +11,6 @@ export const command = modelCommand({
   flags: JSON_FLAG,
   async load() {
     const { runAskCommand } = await import('../ask.js');
-    return (client, p) => runAskCommand(client, p.positionals[0], { model: p.flags.model, json: Boolean(p.flags.json), out: process.stdout, err: process.stderr });
+    return (client, p) => runAskCommand(client, p.positionals[0], { model: p.flags.model, json: Boolean(p.flags.json), out: stdout(), err: stderr() });
   },
 });

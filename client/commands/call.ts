@@ -1,6 +1,7 @@
 // `evidex call TOOL 'JSON_ARGS'`: one tool call as given, for scripts: the
 // tool's JSON answer on stdout, or {"error": {code, message}} (cli.ts prints
 // errors of `call` that way).
+import { stdout } from '../../local/human.js';
 import { Methods } from '../../protocol/messages.js';
 import { defineCommand, HELP, needPositionals, REPO, repoOf, withDaemon } from '../command.js';
 import { Refusal } from '../errors.js';
@@ -24,7 +25,7 @@ export const command = defineCommand({
       throw new Refusal('invalid_arguments', `JSON_ARGS is not valid JSON: ${(e as Error).message}`);
     }
     const r = await withDaemon(await repoOf(p), p, (client) => client.request(Methods.toolsCall, { name, arguments: args }));
-    process.stdout.write(`${JSON.stringify({ evidence: r.evidence, total: r.total })}\n`);
+    stdout().json({ evidence: r.evidence, total: r.total });
     return 0;
   },
 });

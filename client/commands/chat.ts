@@ -1,4 +1,5 @@
 // `evidex chat`: a conversation with a local model (client/chat.ts).
+import { stderr, stdout } from '../../local/human.js';
 import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
@@ -9,6 +10,6 @@ export const command = modelCommand({
   flags: {},
   async load() {
     const { runChatCommand } = await import('../chat.js');
-    return (client, p) => runChatCommand(client, { model: p.flags.model, out: process.stdout, err: process.stderr });
+    return (client, p) => runChatCommand(client, { model: p.flags.model, out: stdout(), err: stderr() });
   },
 });

@@ -1,5 +1,6 @@
 // `evidex eval FILE`: an evaluation set run against a model (client/eval.ts).
 import { flag, JSON_FLAG } from '../command.js';
+import { stderr, stdout } from '../../local/human.js';
 import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
@@ -11,7 +12,7 @@ export const command = modelCommand({
   async load() {
     const { runEvalCommand } = await import('../eval.js');
     return (client, p) => runEvalCommand(client, p.positionals[0], {
-      model: p.flags.model, json: Boolean(p.flags.json), out: process.stdout, err: process.stderr,
+      model: p.flags.model, json: Boolean(p.flags.json), out: stdout(), err: stderr(),
       ...(p.flags.repeat !== undefined ? { repeat: p.flags.repeat } : {}),
     });
   },

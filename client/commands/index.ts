@@ -2,6 +2,7 @@
 // daemon the index is built in this process (client/index-command.ts, under
 // the root's lock); when a daemon holds the root, it is asked to refresh and
 // its progress is shown. Ctrl-C leaves a clean line and exits 130.
+import { human, path, stderr, stdout } from '../../local/human.js';
 import { Methods, Notifications, type BuildSummary } from '../../protocol/messages.js';
 import { CLIENT_NAME, defineCommand, HELP, JSON_FLAG, REPO, repoOf, unnamedRoot } from '../command.js';
 
@@ -15,14 +16,14 @@ export const command = defineCommand({
     const root = await repoOf(p);
     const json = Boolean(p.flags.json);
     const [{ ProgressLine }, { buildInProcess, DaemonBusy }] = await Promise.all([import('../progress.js'), import('../index-command.js')]);
-    const bar = new ProgressLine(process.stderr, json);
+    const bar = new ProgressLine(stderr(), json);
     // The default SIGINT exit would leave the progress line half drawn under the prompt.
     // An interrupted build is safe: the index is crash-safe, and the next run resumes it.
     // Then the process dies of the signal itself, as the shell expects of Ctrl-C (status 130):
     // a normal exit would tear down the parser threads mid-call, which aborts in native code.
     const onInterrupt = () => {
       bar.done();
-      process.stderr.write('evidex: interrupted; the index is left as it was or partly refreshed, and `evidex index` resumes it\n');
+      stderr().line(human`evidex: interrupted; the index is left as it was or partly refreshed, and \`evidex index\` resumes it`);
       process.kill(process.pid, 'SIGINT');
     };
     process.once('SIGINT', onInterrupt);
@@ -48,16 +49,17 @@ export const command = defineCommand({
       process.off('SIGINT', onInterrupt);
     }
     if (json) {
-      process.stdout.write(`${JSON.stringify({ root, ...summary })}\n`);
+      stdout().json({ root, ...summary });
     } else {
       const s = summary;
-      process.stdout.write(
-        `indexed ${root} (${s.via})\n`
-        + `  files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)\n`
-        + `  symbols ${s.symbols}\n  imports ${s.imports}\n  lines   ${s.lines}\n`
-        + (s.indexBytes !== undefined ? `  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '')
-        + `  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFixed(2)})\n`,
-      );
+      const size = s.indexBytes !== undefined ? human`  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '';
+      stdout().write(human`indexed ${path(root)} (${s.via})
+  files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)
+  symbols ${s.symbols}
+  imports ${s.imports}
+  lines   ${s.lines}
+${size}  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFixed(2)})
+`);
     }
     return 0;
   },

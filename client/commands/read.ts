@@ -2,6 +2,7 @@
 // text form prints every line asked for, reading on where a snippet's
 // character cap cut it, and says how to go on past the line cap.
 import { READ_MAX_LINES } from '../../indexer/query/limits.js';
+import { human, path } from '../../local/human.js';
 import { Methods, type ToolResult } from '../../protocol/messages.js';
 import { flag, needPositionals } from '../command.js';
 import type { Client } from '../connection.js';
@@ -74,6 +75,6 @@ export const command = toolCommand({
     const e = r.evidence[0];
     const fromTheTop = args.start_line === 1 && args.end_line === READ_MAX_LINES;
     if (!e || !fromTheTop || e.end_line < READ_MAX_LINES || !(await hasLine(client, e.path, e.end_line + 1))) return null;
-    return `${e.path}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`evidex read ${e.path}:${e.end_line + 1}-${e.end_line + READ_MAX_LINES}\` (a path from the repository root)`;
+    return human`${path(e.path)}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`evidex read ${path(e.path)}:${e.end_line + 1}-${e.end_line + READ_MAX_LINES}\` (a path from the repository root)`;
   },
 });

@@ -14,6 +14,9 @@ import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, repoOf, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import type { Client } from '../connection.js';
+import {
+  human, join, line, paint, path, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
+} from '../../local/human.js';
 
 export const COLOR = { color: flag.choice('WHEN', ['auto', 'always', 'never'], 'colour paths, line numbers and matches: auto (a terminal without NO_COLOR), always, never') };
 /** The paging arguments of every list tool. */
@@ -41,7 +44,7 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   /** Makes the call (default: one tools/call); `read` makes several to print a file whole. */
   call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>): Promise<ToolResult>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
-  after?(r: ToolResult, args: Record<string, unknown>, client: Client): Promise<string | null>;
+  after?(r: ToolResult, args: Record<string, unknown>, client: Client): Promise<Shown | null>;
 }
 
 export const callTool = (client: Client, tool: string, args: Record<string, unknown>): Promise<ToolResult> =>
@@ -71,7 +74,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
         const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args));
         printResult(r, p, s.format?.(p) ?? {});
         const note = p.flags.json ? null : await s.after?.(r, args, client);
-        if (note) process.stderr.write(`${note}\n`);
+        if (note) stderr().line(note);
       });
       return 0;
     },
@@ -101,29 +104,27 @@ function isFolder(path: string): boolean {
   try { return statSync(path).isDirectory(); } catch { return false; }
 }
 
-function useColor(p: { flags: { color?: 'auto' | 'always' | 'never' } }, env: NodeJS.ProcessEnv = process.env): boolean {
+/** stdout as the text form is written to it: coloured as --color says (auto: a terminal without NO_COLOR). */
+function outScreen(p: { flags: { color?: 'auto' | 'always' | 'never' } }): Screen {
   const when = p.flags.color ?? 'auto';
-  if (when !== 'auto') return when === 'always';
-  return Boolean(process.stdout.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
+  return when === 'auto' ? stdout() : stdout().withColour(when === 'always');
 }
 
 function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions): void {
   if (p.flags.json) {
-    process.stdout.write(`${JSON.stringify(r)}\n`);
+    stdout().json(r);
     return;
   }
-  if (r.evidence.length) process.stdout.write(`${formatEvidence(r.evidence, { ...fmt, color: useColor(p) })}\n`);
-  process.stderr.write(`${formatFooter(r)}\n`);
+  if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
+  stderr().line(formatFooter(r));
 }
 
 // ---- the text form ---------------------------------------------------------
 
-const SGR = { path: '35', line: '32', match: '1;31', name: '1', dim: '2' } as const;
-type Role = keyof typeof SGR;
+const ROLE = { path: '35', line: '32', match: '1;31', name: '1', dim: '2' } as const satisfies Record<string, Colour>;
+type Role = keyof typeof ROLE;
 
 export interface FormatOptions {
-  /** ANSI colours (decided by the caller from --color, NO_COLOR and the terminal). */
-  color?: boolean;
   /** Text to highlight in lines and paths: the search query. */
   highlight?: { text: string; caseSensitive: boolean };
   /** Definitions in full (`symbol --body`) instead of one line each. */
@@ -132,69 +133,72 @@ export interface FormatOptions {
 
 const DEFINITION_KINDS: ReadonlySet<string> = new Set(['class', 'function', 'method', 'variable']);
 
+/** Colours (shown only where the screen shows colours) and the search query's highlight, over text shown by local/human.ts's rule. */
 class Painter {
   constructor(private readonly opts: FormatOptions) {}
-  paint(role: Role, text: string): string {
-    return this.opts.color && text ? `\x1b[${SGR[role]}m${text}\x1b[0m` : text;
+  paint(role: Role, text: Part): Shown {
+    return paint(ROLE[role], text);
   }
-  /** `text` with every occurrence of the highlighted needle painted (outside `role`'s own colour). */
-  marked(text: string, role?: Role): string {
+  /** `text` (a line of a file, or a path with `asPath`) with every occurrence of the highlighted needle painted (outside `role`'s own colour). */
+  marked(text: string, role?: Role, asPath = false): Shown {
+    const show = asPath ? path : line;
+    const plain = (t: string): Shown => (role ? this.paint(role, show(t)) : show(t));
     const h = this.opts.highlight;
-    const plain = (t: string) => (role ? this.paint(role, t) : t);
-    if (!this.opts.color || !h || h.text === '') return plain(text);
+    if (!h || h.text === '') return plain(text);
     const hay = h.caseSensitive ? text : text.toLowerCase();
     const needle = h.caseSensitive ? h.text : h.text.toLowerCase();
     // Lower-casing can change a string's length (rare letters); then highlighting would be off by some characters.
     if (hay.length !== text.length) return plain(text);
-    let out = '';
+    const parts: Shown[] = [];
     let from = 0;
     for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + needle.length)) {
-      out += plain(text.slice(from, at)) + this.paint('match', text.slice(at, at + needle.length));
+      parts.push(plain(text.slice(from, at)), this.paint('match', show(text.slice(at, at + needle.length))));
       from = at + needle.length;
     }
-    return out + plain(text.slice(from));
+    parts.push(plain(text.slice(from)));
+    return join(parts, '');
   }
   /** `path:line:` (or `path:start-end:`) as the prefix of an output line. */
-  where(path: string, line: string, markPath = false): string {
-    return `${markPath ? this.marked(path, 'path') : this.paint('path', path)}:${this.paint('line', line)}:`;
+  where(file: string, lineNo: string, markPath = false): Shown {
+    return human`${markPath ? this.marked(file, 'path', true) : this.paint('path', path(file))}:${this.paint('line', lineNo)}:`;
   }
 }
 
-/** The lines of `items`; see the file comment for the shapes. */
-export function formatEvidence(items: readonly Evidence[], opts: FormatOptions = {}): string {
+/** The lines of `items`; see the file comment for the shapes. Every text of an item is shown by the rule of local/human.ts. */
+export function formatEvidence(items: readonly Evidence[], opts: FormatOptions = {}): Shown {
   const p = new Painter(opts);
-  const out: string[] = [];
+  const out: Shown[] = [];
   for (const e of items) {
     const span = `${e.start_line}-${e.end_line}`;
     if (e.kind === 'diff') {
-      out.push(`${p.where(e.path, span)} diff`, e.snippet);
+      out.push(human`${p.where(e.path, span)} diff`, text(e.snippet));
       continue;
     }
     if (e.kind === 'path_match') {
       // Line 1, so an editor opens the file; the marker says it was the path that matched.
-      out.push(`${p.where(e.path, '1', true)} ${p.paint('dim', '[path match]')}`);
+      out.push(human`${p.where(e.path, '1', true)} ${p.paint('dim', '[path match]')}`);
       continue;
     }
     const lines = e.snippet.split('\n');
     if (DEFINITION_KINDS.has(e.kind) && !opts.body) {
-      out.push(`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${lines[0].trim()}`);
+      out.push(human`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${lines[0].trim()}`);
       continue;
     }
     // A multi-line item (a definition with --body, an import spanning lines) gets a header saying what it is.
     // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
-    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', `# ${e.kind} ${e.name} at ${e.path}:${span}`));
-    lines.forEach((text, i) => out.push(`${p.where(e.path, String(e.start_line + i))} ${p.marked(text)}`));
+    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${e.name} at ${path(e.path)}:${span}`));
+    lines.forEach((t, i) => out.push(human`${p.where(e.path, String(e.start_line + i))} ${p.marked(t)}`));
     if (e.truncated) {
       const shownTo = e.start_line + lines.length - 1;
-      out.push(`${e.path}: … (snippet cut at ${e.snippet.length.toLocaleString('en')} characters; read on with \`evidex read ${e.path}:${shownTo}-${e.end_line}\`)`);
+      out.push(human`${path(e.path)}: … (snippet cut at ${e.snippet.length.toLocaleString('en')} characters; read on with \`evidex read ${path(e.path)}:${shownTo}-${e.end_line}\`)`);
     }
   }
-  return out.join('\n');
+  return join(out);
 }
 
 /** The one-line footer: how many shown of how many, and which index generation answered. */
-export function formatFooter(r: ToolResult): string {
+export function formatFooter(r: ToolResult): Shown {
   const shown = r.evidence.length;
-  const more = r.total > shown ? ` (${r.total - shown} not shown: page with --offset and --limit)` : '';
-  return `${shown} of ${r.total} shown${more} · index generation ${r.generation}`;
+  const more = r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
+  return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}`;
 }

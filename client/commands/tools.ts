@@ -1,4 +1,5 @@
 // `evidex tools`: the allowlist and its argument schemas, from the schemas themselves.
+import { human, stdout } from '../../local/human.js';
 import { defineCommand, HELP, JSON_FLAG, REPO } from '../command.js';
 
 export const command = defineCommand({
@@ -9,16 +10,17 @@ export const command = defineCommand({
   async run(p) {
     const { toolDescriptors } = await import('../../indexer/query/schemas.js');
     const tools = toolDescriptors();
+    const out = stdout();
     if (p.flags.json) {
-      process.stdout.write(`${JSON.stringify({ tools })}\n`);
+      out.json({ tools });
       return 0;
     }
     for (const t of tools) {
-      process.stdout.write(`${t.name}\n  ${t.description}\n`);
+      out.line(human`${t.name}\n  ${t.description}`);
       const props = (t.inputSchema.properties ?? {}) as Record<string, { type?: string; description?: string }>;
       const required = new Set((t.inputSchema.required ?? []) as string[]);
       for (const [k, v] of Object.entries(props)) {
-        process.stdout.write(`    ${k}${required.has(k) ? '' : '?'} (${v.type ?? 'any'}): ${v.description ?? ''}\n`);
+        out.line(human`    ${k}${required.has(k) ? '' : '?'} (${v.type ?? 'any'}): ${v.description ?? ''}`);
       }
     }
     return 0;

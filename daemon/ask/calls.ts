@@ -1,14 +1,17 @@
-// One reply's tool calls, each decided before anything runs: not a repeat of
-// a call already answered, exact name and strict schema (the same gate as a
-// client's tools/call), then run against the index. Every decision is an
-// event, an attempt and an audit line; what goes back to the model is one
-// `tool` message per call: the result sized to the room left, or a one-line
-// refusal it can act on.
+// One reply's tool calls, each decided before anything runs: within the cap
+// on calls per turn, not a repeat of a call already answered, exact name and
+// strict schema (the same gate as a client's tools/call), then run against
+// the index. Every decision is an event, an attempt and an audit line; what
+// goes back to the model is one `tool` message per call that ran: the result
+// sized to the room left, or a one-line refusal it can act on. Calls past the
+// cap are not run: each is an attempt and an audit line (`not_run`), the
+// client gets one event, and the model one message (callsCapNote) in place of
+// those calls in its history.
 import type { ToolResult } from '../../indexer/api.js';
 import { asToolError } from '../../indexer/errors.js';
 import { argumentsForLog, checkToolCall, nameForLog } from '../../indexer/query/arg-bounds.js';
-import type { ChatMessage, ModelToolCall, ToolMessage } from './model.js';
-import { evidenceEnvelope, LOOP_REFUSALS, refusalText } from './prompt.js';
+import type { AssistantMessage, ModelToolCall, ToolMessage } from './model.js';
+import { callsCapNote, evidenceEnvelope, LOOP_REFUSALS, refusalText } from './prompt.js';
 import type { Outcome, Question } from './question.js';
 import { callKey } from './reply.js';
 import type { Transcript } from './transcript.js';
@@ -18,24 +21,48 @@ export type RunTool = (name: unknown, args: unknown) => ToolResult | Promise<Too
 
 /**
  * Decides and runs the calls of the reply `assistant`, in order, one `tool`
- * message each. Stops at the second refusal in a row (the calls after it are
- * not run). The results, answering one reply together, never make room for
- * each other; the next reply's may be summarised to make room.
+ * message each, up to the cap on calls per turn (the calls past it are not
+ * run). Stops at the second refusal in a row (the calls after it within the
+ * cap are not run either). The results, answering one reply together, never
+ * make room for each other; the next reply's may be summarised to make room.
  */
 export async function answerCalls(
-  q: Question, t: Transcript, runTool: RunTool, assistant: ChatMessage, calls: readonly ModelToolCall[], step: number,
+  q: Question, t: Transcript, runTool: RunTool, assistant: AssistantMessage, calls: readonly ModelToolCall[], step: number,
 ): Promise<Outcome | null> {
+  const cap = q.cfg.callsPerTurn;
+  const run = calls.slice(0, cap);
   const results: ToolMessage[] = [];
-  for (let i = 0; i < calls.length; i++) {
-    q.checkAbort();
-    const { message, refused } = await answerCall(q, t, runTool, calls[i], step, i, calls.length - i);
-    t.add(message);
-    if (!refused) results.push(message);
-    const stop = q.strike(refused);
-    if (stop) return stop;
+  let stop: Outcome | null = null;
+  try {
+    for (let i = 0; i < run.length && !stop; i++) {
+      q.checkAbort();
+      const { message, refused } = await answerCall(q, t, runTool, run[i], step, i, run.length - i);
+      t.add(message);
+      if (!refused) results.push(message);
+      stop = q.strike(refused);
+    }
+  } finally {
+    // Whatever ended the turn (a stop, the wall clock), each call past the cap has its line.
+    if (calls.length > cap) await notRun(q, calls, cap, step);
+  }
+  if (stop) return stop;
+  if (calls.length > cap) {
+    // The model's history keeps the calls that ran, each answered; one note stands for the rest.
+    assistant.toolCalls = assistant.toolCalls?.slice(0, cap);
+    t.add({ role: 'user', content: callsCapNote(calls.length, cap) });
   }
   t.endExchange(assistant, results);
   return null;
+}
+
+/** The calls of a reply past the cap: not run, each recorded (attempts, audit), the client told once. */
+async function notRun(q: Question, calls: readonly ModelToolCall[], cap: number, step: number): Promise<void> {
+  q.notify({ type: 'calls_not_run', step, asked: calls.length, cap });
+  const reason = `not run: the reply asked for ${calls.length} tool calls, over the cap of ${cap} per model turn`;
+  // Recorded in order at once (each record takes its place in the attempts and the audit queue before any is written).
+  await Promise.all(calls.slice(cap).map((call) => q.record({
+    step, tool: nameForLog(call.name), arguments: argumentsForLog(call.arguments) ?? null, decision: 'not_run', code: 'calls_per_turn', reason, ms: 0,
+  })));
 }
 
 /** A refusal of the loop's own (a text call, a repeated call): logged like any other, sent back as a `tool` message. */

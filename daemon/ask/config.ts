@@ -10,14 +10,16 @@
 // explicit `ask` params (AskSettings); resolveAskConfig lets those win, per
 // request.
 import {
-  AskConfigError, askSettingsFromEnv, checkMaxSteps, checkNumCtx, checkTimeoutS, type AskSettings,
+  AskConfigError, askSettingsFromEnv, checkCallsPerTurn, checkMaxSteps, checkNumCtx, checkTimeoutS, type AskSettings,
 } from '../../protocol/ask-settings.js';
-import { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX } from '../../protocol/messages.js';
+import { MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX } from '../../protocol/messages.js';
 
 export interface AskConfig {
   host: string;        // normalised base URL, e.g. http://127.0.0.1:11434
   model: string;
   maxSteps: number;    // model turns per question
+  callsPerTurn: number; // tool calls run from one model reply
+  maxReplyChars: number; // a model reply's size cap: content, thinking and call arguments, in characters
   timeoutMs: number;   // wall clock per question
   think?: boolean;     // sent as `think` when set; left to the model's default otherwise
   numCtxCap: number;   // the most num_ctx evidex asks for (the model's own context length may be less)
@@ -27,11 +29,24 @@ export const DEFAULT_HOST = 'http://127.0.0.1:11434';
 // A model Ollama lists with the `tools` capability. (gemma2 has none: Ollama answers 400 to any tool request.)
 export const DEFAULT_MODEL = 'qwen3:8b';
 export const DEFAULT_MAX_STEPS = 8;
+/**
+ * EVIDEX_ASK_CALLS_PER_TURN's default. A real model asks for one to three
+ * calls at a time; the results of one reply share the room left in the
+ * window, and past about eight each share is too small to hold a useful item.
+ * It also bounds a turn's work to eight tool runs, whatever a reply asks for.
+ */
+export const DEFAULT_CALLS_PER_TURN = 8;
+/**
+ * The size cap of one model reply (content, thinking and call arguments), in
+ * characters: far above an honest reply (a 32k-token reasoning trace is about
+ * 128k characters), far below what would strain the daemon (2 MB of string).
+ */
+export const DEFAULT_MAX_REPLY_CHARS = 1 << 20;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** EVIDEX_NUM_CTX's default: a window most local machines can hold; the model's own may be smaller. */
 export const DEFAULT_NUM_CTX = 8192;
 /** Bounds of the per-request settings: part of the protocol (the `ask` params schema uses them too). */
-export { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX };
+export { MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX };
 
 /** The client's part, defined in protocol/ask-settings.ts: kept importable from here, where the loop takes its config. */
 export { AskConfigError, askSettingsFromEnv, type AskSettings };
@@ -113,6 +128,11 @@ export function resolveAskConfig(
   const maxSteps = request.max_steps !== undefined
     ? checkMaxSteps(request.max_steps, 'max_steps')
     : override.maxSteps !== undefined ? checkMaxSteps(override.maxSteps, 'maxSteps') : pick('max_steps', 'EVIDEX_ASK_MAX_STEPS') ?? DEFAULT_MAX_STEPS;
+  const callsPerTurn = request.calls_per_turn !== undefined
+    ? checkCallsPerTurn(request.calls_per_turn, 'calls_per_turn')
+    : override.callsPerTurn !== undefined ? checkCallsPerTurn(override.callsPerTurn, 'callsPerTurn')
+      : pick('calls_per_turn', 'EVIDEX_ASK_CALLS_PER_TURN') ?? DEFAULT_CALLS_PER_TURN;
+  const maxReplyChars = override.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
   const timeoutMs = request.timeout_s !== undefined
     ? checkTimeoutS(request.timeout_s, 'timeout_s') * 1000
     : override.timeoutMs ?? ((pick('timeout_s', 'EVIDEX_ASK_TIMEOUT_S') ?? DEFAULT_TIMEOUT_MS / 1000) * 1000);
@@ -123,8 +143,9 @@ export function resolveAskConfig(
   const numCtxCap = request.num_ctx !== undefined
     ? checkNumCtx(request.num_ctx, 'num_ctx')
     : override.numCtxCap !== undefined ? checkNumCtx(override.numCtxCap, 'numCtxCap') : pick('num_ctx', 'EVIDEX_NUM_CTX') ?? DEFAULT_NUM_CTX;
-  const cfg: AskConfig = { host, model, maxSteps, timeoutMs, numCtxCap };
+  const cfg: AskConfig = { host, model, maxSteps, callsPerTurn, maxReplyChars, timeoutMs, numCtxCap };
   if (think !== undefined) cfg.think = think;
   if (!(cfg.timeoutMs > 0)) throw new AskConfigError(`timeoutMs must be positive (got ${cfg.timeoutMs})`);
+  if (!(cfg.maxReplyChars > 0)) throw new AskConfigError(`maxReplyChars must be positive (got ${cfg.maxReplyChars})`);
   return cfg;
 }

@@ -140,6 +140,7 @@ async function takeTurn(q: Question, model: ChatModel, t: Transcript, runTool: R
   const full = fitPrompt(q, t, step);
   if (full) return full;
   const reply = await modelTurn(q, model, t, step);
+  if (reply.overCap !== undefined) return overCap(reply, reply.overCap);
   const assistant: AssistantMessage = { role: 'assistant', content: reply.content };
   // The model's calls go back to it as its history, with names and arguments too deep or big to serialise replaced.
   if (reply.toolCalls.length) {
@@ -147,6 +148,15 @@ async function takeTurn(q: Question, model: ChatModel, t: Transcript, runTool: R
   }
   t.add(assistant);
   return reply.toolCalls.length ? answerCalls(q, t, runTool, assistant, reply.toolCalls, step) : judgeText(q, t, reply, step);
+}
+
+/** A reply stopped at its size cap (ReplyAssembly): the question ends incomplete, and none of its calls runs. */
+function overCap(reply: ModelReply, cap: number): Outcome {
+  const calls = reply.toolCalls.length ? `; the ${reply.toolCalls.length} tool call${reply.toolCalls.length === 1 ? '' : 's'} it held ${reply.toolCalls.length === 1 ? 'was' : 'were'} not run` : '';
+  return {
+    why: 'incomplete', answer: reply.content,
+    message: `the model's reply reached the size cap of ${cap.toLocaleString('en')} characters (its text, thinking and call arguments together) and was stopped there${calls}: the answer above is incomplete`,
+  };
 }
 
 /** The whole prompt fits the window with room for the reply; the question and system prompt are never what goes. */
@@ -164,7 +174,7 @@ async function modelTurn(q: Question, model: ChatModel, t: Transcript, step: num
   const sent = [...t.messages];
   const t0 = performance.now();
   const reply = await model.turn(
-    { messages: sent, tools: t.tools, numCtx: budget.numCtx, replyReserve: budget.reserve, signal: q.signal },
+    { messages: sent, tools: t.tools, numCtx: budget.numCtx, replyReserve: budget.reserve, maxReplyChars: q.cfg.maxReplyChars, signal: q.signal },
     (type, text) => q.notify({ type, step, text }),
   );
   q.checkAbort();

@@ -53,6 +53,8 @@ export interface TurnRequest {
   numCtx: number;
   /** Tokens the prompt leaves free for the reply; an API may cap the reply's length with it. */
   replyReserve: number;
+  /** The reply's size cap in characters (content, thinking, call arguments): the implementation's ReplyAssembly enforces it. */
+  maxReplyChars: number;
   /** Ends the request, streamed or not, at once. */
   signal: AbortSignal;
 }
@@ -71,6 +73,8 @@ export interface ModelReply {
   doneReason?: string;
   /** The server's own count of the prompt's tokens (what it kept of the prompt), when it gives one. */
   promptTokens?: number;
+  /** Set (to the cap) when the reply reached its size cap: it was stopped there, and is not whole. */
+  overCap?: number;
 }
 
 /** What the model check learns. */

@@ -215,5 +215,16 @@ export const LOOP_REFUSALS = {
   duplicate_call: 'already answered above: this exact call with these arguments ran earlier in this question; use that result or change the arguments',
 } as const;
 
+/**
+ * What a model is told when its reply asked for more calls than run in one
+ * turn: one message after the results of those that ran (the calls not run
+ * leave its history). The reason it can act on: how many ran, that the rest
+ * did not, and to ask again for what it still needs, a few at a time.
+ */
+export function callsCapNote(asked: number, cap: number): string {
+  return `Your last reply asked for ${asked} tool calls; at most ${cap} run per turn, so only the first ${cap} ran (their results are above) `
+    + `and the other ${asked - cap} were not run. Call again only for what you still need, at most ${cap} at a time, or answer from the results you have.`;
+}
+
 /** The user message after an empty reply (the one retry). */
 export const EMPTY_REPLY_NUDGE = 'Your last reply was empty. Call a tool through tool_calls, or answer the question.';

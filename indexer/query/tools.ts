@@ -31,8 +31,8 @@ export function runTool(ctx: ToolContext, call: ToolCall): ToolResult | Promise<
   switch (call.name) {
     case 'search_code': return searchCode(ctx.store, call.args);
     case 'find_symbol': return findSymbol(ctx.store, call.args);
-    case 'read_evidence': return readEvidence(ctx.store, ctx.root, ctx.rules, call.args);
-    case 'find_importers': return findImporters(ctx.store, ctx.root, ctx.rules, call.args);
+    case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);
+    case 'find_importers': return findImporters(ctx.store, ctx.rules, call.args);
     case 'read_git_diff': return gitDiff(ctx, call.args);
   }
 }
@@ -104,7 +104,7 @@ function pathPrefixOf(raw: string | undefined): string | undefined {
  * `line.toLowerCase().includes(query.toLowerCase())` (and the same for paths).
  * Every match is counted for `total`; only those on the page become items.
  * Work per query: the block signatures pick the blocks that can hold a match
- * (store.candidateBlocks), and a block is scanned with indexOf on its one
+ * (store.plan.candidateBlocks), and a block is scanned with indexOf on its one
  * lowercased string, jumping to the next line end after a hit (a line counts
  * once). Line numbers are worked out only for the hits on the page;
  * original-case snippets are read only for those. A three-character
@@ -128,12 +128,12 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
   // Lines never contain "\n" (and "\r" only inside a line), so a query with a newline matches no line.
   if (!q.includes('\n')) {
     // Null unless the store knows the count exactly (every file's text in memory).
-    const lines = !cs && prefix === undefined && q.length === 3 ? store.linesWithTrigram(q) : null;
+    const lines = !cs && prefix === undefined && q.length === 3 ? store.plan.linesWithTrigram(q) : null;
     const counted = lines !== null;
     if (counted) total += lines;
-    const { blocks, files } = store.candidateBlocks(queryBuckets(query, cs), prefix);
+    const { blocks, files } = store.plan.candidateBlocks(queryBuckets(query, cs), prefix);
     // Case-insensitive: the lowercased blocks, searched from the query's rarest character; case-sensitive: ExactFinder.
-    const findLower = cs ? null : anchoredFind(q, store.rarestCharAt(q));
+    const findLower = cs ? null : anchoredFind(q, store.plan.rarestCharAt(q));
     const exact = cs ? new ExactFinder(q) : null;
     for (const { f, st, from, to } of files) {
       if (counted && page.full) break;
@@ -212,20 +212,20 @@ function moduleQualified(store: Store, name: string): Array<{ qual: string; fids
 export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolResult {
   const { name, kind } = args;
   const query = { kind, prefix: pathPrefixOf(args.path_prefix), quals: moduleQualified(store, name) };
-  const { total, hits } = store.definitions(name, query, pageOf(args));
+  const { total, hits } = store.plan.definitions(name, query, pageOf(args));
   const evidence = hits.map((d) => evidenceAt(store, store.file(d.fid)!, d.start, d.end, d.kind, d.qualname));
   return { evidence, total, generation: store.generation };
 }
 
-function indexedFile(store: Store, root: string, rules: RepoRules, input: string): FileMeta {
-  const rel = normalizeCallerPath(root, input, { rules });
+function indexedFile(store: Store, rules: RepoRules, input: string): FileMeta {
+  const rel = normalizeCallerPath(rules, input);
   const f = store.fileByPath(rel);
   if (!f) throw new ToolError('not_indexed', `${JSON.stringify(rel)} is not in the index (missing, ignored, binary or too large)`);
   return f;
 }
 
-export function readEvidence(store: Store, root: string, rules: RepoRules, args: ToolArgs['read_evidence']): ToolResult {
-  const f = indexedFile(store, root, rules, args.path);
+export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['read_evidence']): ToolResult {
+  const f = indexedFile(store, rules, args.path);
   const count = store.searchText(f.fid).lineCount;
   const end = args.end_line ?? args.start_line;
   if (args.start_line > count) {
@@ -248,20 +248,20 @@ export function readEvidence(store: Store, root: string, rules: RepoRules, args:
  * module name of each repository file M names; a statement imports M when one
  * of its targets is in S. Sorted by (path, line); only the page becomes items.
  */
-export function findImporters(store: Store, root: string, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
+export function findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
   const m = args.module_name;
   const prefix = pathPrefixOf(args.path_prefix);
   const names = new Set<string>([m]);
   // A path names a file; "pkg.py" without a slash is a path only when the index
   // holds that file at the root, else it is the dotted name of module `py` in `pkg`.
   if (m.includes('/') || (isPythonPath(m) && store.fileByPath(m) !== undefined)) {
-    const f = indexedFile(store, root, rules, m);
+    const f = indexedFile(store, rules, m);
     if (!f.py) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python file of the index`);
     for (const n of f.mods) names.add(n);
   } else {
     for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   }
-  const { total, hits } = store.importStatements(names, prefix, pageOf(args));
+  const { total, hits } = store.plan.importStatements(names, prefix, pageOf(args));
   const evidence = hits.map((r) => {
     const text = store.importText(r); // read through textRange, which checks the span
     return makeEvidenceLazy(store.file(r.fid)!.path, r.start, r.end, 'import', m, () => text);

@@ -54,7 +54,7 @@ export class ScriptedModel implements ChatModel {
     const turn = this.turns.shift();
     if (!turn) throw new ModelError('ollama_bad_reply', 'scripted model: no turn left');
     if (turn.fail !== undefined) throw turn.fail;
-    const reply = new ReplyAssembly(onText);
+    const reply = new ReplyAssembly(onText, request.maxReplyChars);
     for (const t of turn.thinking ?? []) reply.thinking(t);
     for (const c of turn.content ?? []) reply.content(c);
     reply.toolCalls(turn.toolCalls ?? []);

@@ -4,17 +4,51 @@ import { Ollama } from 'ollama';
 import { ModelError, shortQuote } from '../model.js';
 
 /**
+ * The longest line of an answer read from Ollama. The package reads a stream
+ * line by line into one growing string; a server that never ends a line would
+ * grow it without bound, below what the reply's own size cap (ReplyAssembly)
+ * sees. A line of a real reply is one token, or a whole reply for a request
+ * that does not stream, or /api/show's model description: far less.
+ */
+export const MAX_LINE_BYTES = 8 << 20;
+
+/** `body` passed on unchanged, failing with a ModelError once a line runs past `max` bytes. */
+export function boundedLines(body: ReadableStream<Uint8Array>, max: number): ReadableStream<Uint8Array> {
+  let run = 0;
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      let from = 0;
+      let longest = 0;
+      for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
+        longest = Math.max(longest, run + nl - from);
+        run = 0;
+        from = nl + 1;
+      }
+      run += chunk.length - from;
+      if (Math.max(longest, run) > max) {
+        controller.error(new ModelError('ollama_bad_reply', `Ollama sent a line of more than ${max.toLocaleString('en')} bytes; its reply was not read on`));
+        return;
+      }
+      controller.enqueue(chunk);
+    },
+  }));
+}
+
+/**
  * An Ollama client whose every HTTP request (show, tags, chat — streamed or
  * not) ends when `signal` aborts. The package only aborts a streamed chat, and
  * only after its response headers arrive (its AbortController is created inside
  * chat()); routing our signal through its `fetch` option also covers the wait for
  * headers and the non-streamed calls. Aborting a fetch makes undici destroy the
- * socket, so Ollama sees the connection close and stops generating.
+ * socket, so Ollama sees the connection close and stops generating. Every
+ * answer's lines are bounded (MAX_LINE_BYTES).
  */
 export function makeOllama(host: string, signal: AbortSignal): Ollama {
-  const abortableFetch: typeof fetch = (input, init) => {
+  const abortableFetch: typeof fetch = async (input, init) => {
     const signals = init?.signal ? [init.signal, signal] : [signal];
-    return fetch(input, { ...init, signal: AbortSignal.any(signals) });
+    const res = await fetch(input, { ...init, signal: AbortSignal.any(signals) });
+    if (!res.body) return res;
+    return new Response(boundedLines(res.body, MAX_LINE_BYTES), { status: res.status, statusText: res.statusText, headers: res.headers });
   };
   return new Ollama({ host, fetch: abortableFetch });
 }

@@ -48,7 +48,7 @@ export class OllamaModel implements ChatModel {
     } catch (err) {
       throw failure(err, 'request');
     }
-    const reply = new ReplyAssembly(onText);
+    const reply = new ReplyAssembly(onText, request.maxReplyChars);
     let doneReason: string | undefined;
     let promptTokens: number | undefined;
     try {
@@ -64,6 +64,8 @@ export class OllamaModel implements ChatModel {
           doneReason = chunk.done_reason;
           if (typeof chunk.prompt_eval_count === 'number') promptTokens = chunk.prompt_eval_count;
         }
+        // Past its size cap the reply is not read on: the request ends, so Ollama stops generating.
+        if (reply.full) { stream.abort(); break; }
       }
     } catch (err) {
       throw failure(err, 'stream');
