@@ -11,6 +11,8 @@
 // length, both loaded only when a command runs.
 import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
+import type { RealRoot } from '../local/root.js';
+import type { Place } from './paths.js';
 
 export type FlagKind = 'boolean' | 'string' | 'int';
 export interface FlagSpec<V = unknown> {
@@ -129,17 +131,23 @@ export function needPositionals(p: { positionals: readonly string[] }, n: number
   if (p.positionals.length !== n) throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}; usage: ${usage}`);
 }
 
-/** The root a command works on: --repo, else the work tree of the current folder, else the folder (local/root.ts). */
-export async function repoOf(p: { flags: { repo?: string } }): Promise<string> {
-  const { resolveRepoRoot } = await import('../local/root.js');
-  return resolveRepoRoot(p.flags.repo);
+/** The root a command works on: --repo, else the work tree of the current folder, else the folder (local/root.ts), by its real path. */
+export async function repoOf(p: { flags: { repo?: string } }): Promise<RealRoot> {
+  return (await placeOf(p)).root;
+}
+
+/** Where a command runs (client/paths.ts): its root and the current folder, each resolved once. */
+export async function placeOf(p: { flags: { repo?: string } }): Promise<Place> {
+  const [{ whereabouts }, { Place }] = await Promise.all([import('../local/root.js'), import('./paths.js')]);
+  const w = await whereabouts(p.flags.repo);
+  return new Place(w.root, w.cwd);
 }
 
 /** No --repo: the root is the current folder's, and starting to index it may be refused (index-guard.ts). */
 export const unnamedRoot = (p: { flags: { repo?: string } }): boolean => p.flags.repo === undefined;
 
 /** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
-export async function withDaemon<T>(root: string, p: { flags: { repo?: string } }, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
+export async function withDaemon<T>(root: RealRoot, p: { flags: { repo?: string } }, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
   const { connect } = await import('./connection.js');
   const client = await connect(root, { autoStart: true, clientName, unnamedRoot: unnamedRoot(p) });
   try {

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { canonicalRoot } from './root.js';
+import { canonicalRoot, type RealRoot } from './root.js';
 
 export interface DaemonInfo {
   pid: number;
@@ -28,7 +28,7 @@ export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** One subfolder per root: a readable name plus a short hash of the real path (e.g. `myrepo-3f9a1c2b`). */
-export function stateDirFor(root: string, env: NodeJS.ProcessEnv = process.env): string {
+export function stateDirFor(root: string | RealRoot, env: NodeJS.ProcessEnv = process.env): string {
   const real = canonicalRoot(root);
   const hash = createHash('sha256').update(real).digest('hex').slice(0, 8);
   const name = (basename(real) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);

@@ -13,9 +13,9 @@ export const command = toolCommand({
     base: flag.string('REF', 'diff against REF instead of HEAD'),
     ...PAGE,
   },
-  build: (p, path) => {
+  build: (p, place) => {
     if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF] [--limit N] [--offset N]');
     const file = p.positionals[0];
-    return { path: file === undefined ? undefined : path(file), staged: p.flags.staged, base: p.flags.base, ...pageArgs(p) };
+    return { path: file === undefined ? undefined : place.toRoot(file), staged: p.flags.staged, base: p.flags.base, ...pageArgs(p) };
   },
 });
