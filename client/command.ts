@@ -12,7 +12,6 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
 import type { RealRoot } from '../local/root.js';
-import type { Place } from './paths.js';
 
 export type FlagKind = 'boolean' | 'string' | 'int';
 export interface FlagSpec<V = unknown> {
@@ -97,13 +96,6 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
   return { positionals, flags: flags as Flags<F> };
 }
 
-/** Lines describing `specs` for --help. */
-export function describeFlags(specs: FlagSpecs): string {
-  const rows = Object.entries(specs).map(([name, s]) => [`--${name}${s.kind === 'boolean' ? '' : ` ${s.value ?? (s.kind === 'int' ? 'N' : 'VALUE')}`}`, s.help]);
-  const width = Math.max(...rows.map(([f]) => f.length));
-  return rows.map(([f, h]) => `  ${f.padEnd(width)}  ${h}`).join('\n');
-}
-
 // ---- commands --------------------------------------------------------------
 
 export interface Command<F extends FlagSpecs = FlagSpecs> {
@@ -133,15 +125,10 @@ export function needPositionals(p: { positionals: readonly string[] }, n: number
 
 /** The root a command works on: --repo, else the work tree of the current folder, else the folder (local/root.ts), by its real path. */
 export async function repoOf(p: { flags: { repo?: string } }): Promise<RealRoot> {
+  const { placeOf } = await import('./paths.js');
   return (await placeOf(p)).root;
 }
 
-/** Where a command runs (client/paths.ts): its root and the current folder, each resolved once. */
-export async function placeOf(p: { flags: { repo?: string } }): Promise<Place> {
-  const [{ whereabouts }, { Place }] = await Promise.all([import('../local/root.js'), import('./paths.js')]);
-  const w = await whereabouts(p.flags.repo);
-  return new Place(w.root, w.cwd);
-}
 
 /** No --repo: the root is the current folder's, and starting to index it may be refused (index-guard.ts). */
 export const unnamedRoot = (p: { flags: { repo?: string } }): boolean => p.flags.repo === undefined;

@@ -68,6 +68,13 @@ export class Place {
   }
 }
 
+/** Where a command runs: its root (--repo, else the work tree of the current folder, else the folder) and the current folder, each resolved once. */
+export async function placeOf(p: { flags: { repo?: string } }): Promise<Place> {
+  const { whereabouts } = await import('../local/root.js');
+  const w = await whereabouts(p.flags.repo);
+  return new Place(w.root, w.cwd);
+}
+
 function isFolder(path: string): boolean {
   try { return statSync(path).isDirectory(); } catch { return false; }
 }

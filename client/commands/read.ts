@@ -65,7 +65,7 @@ export const command = toolCommand({
   tool: 'read_evidence',
   usage: 'evidex read PATH[:START[-END]] [--context N]',
   summary: `print lines of an indexed file (at most ${READ_MAX_LINES} at a time)`,
-  details: `PATH alone prints the file from line 1, up to ${READ_MAX_LINES} lines, and says how to read on;\n`
+  details: `PATH alone prints the file from line 1, up to ${READ_MAX_LINES} lines, and says how to read on; `
     + 'PATH:START prints that line, PATH:START-END those lines. PATH is relative to the current folder.\n\n'
     + 'examples:\n  evidex read src/app.py\n  evidex read src/app.py:120-160\n  evidex read app.py:42 --context 5',
   flags: { context: flag.int('extra lines on each side (0-50)') },

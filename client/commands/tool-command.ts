@@ -9,10 +9,10 @@
 // colours them.
 import { Methods, type Evidence, type ToolResult } from '../../protocol/messages.js';
 import {
-  defineCommand, flag, HELP, JSON_FLAG, placeOf, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
+  defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import type { Client } from '../connection.js';
-import type { Place } from '../paths.js';
+import { placeOf, type Place } from '../paths.js';
 import {
   human, join, line, paint, path, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
