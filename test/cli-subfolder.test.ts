@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { waitFor } from './helpers/daemon.js';
@@ -219,6 +220,31 @@ test('diff from a subfolder: every hunk\'s path, an untracked file\'s too, works
     writeFileSync(edited, before);
     spawnSync('rm', ['-f', join(repo, 'Lib/email/nu_new.py')]);
   }
+});
+
+test('a command resolves real paths once: the current folder, and the root only when --repo names it (no folder twice)', () => {
+  // A preload that logs every realpath call of the CLI process (ESM named imports of node:fs follow syncBuiltinESMExports).
+  const dir = tempDir('realpath');
+  const log = join(dir, 'calls.txt');
+  const hook = join(dir, 'hook.mjs');
+  writeFileSync(hook, `import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+const note = (tag, orig) => function (p, ...rest) { fs.appendFileSync(${JSON.stringify(log)}, tag + ' ' + String(p) + '\\n'); return orig.call(this, p, ...rest); };
+const sync = fs.realpathSync, cb = fs.realpath, pr = fs.promises.realpath;
+fs.realpathSync = note('realpathSync', sync); fs.realpathSync.native = note('realpathSync.native', sync.native);
+fs.realpath = note('realpath', cb); fs.realpath.native = note('realpath.native', cb.native);
+fs.promises.realpath = note('promises.realpath', pr);
+syncBuiltinESMExports();
+`);
+  const calls = (args: string[]): string[] => {
+    writeFileSync(log, '');
+    const r = spawnSync(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], { cwd: join(repo, 'Lib/json'), encoding: 'utf8', env });
+    assert.is(r.status, 0, r.stderr);
+    return readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
+  };
+  assert.equal(calls(['search', 'JSONDecoder']), [`realpathSync ${join(repo, 'Lib/json')}`], 'the root is found above the real current folder');
+  assert.equal(calls(['read', 'decoder.py:1']), [`realpathSync ${join(repo, 'Lib/json')}`]);
+  assert.equal(calls(['search', 'JSONDecoder', '--repo', '../..']), [`realpathSync ${join(repo, 'Lib/json')}`, `realpathSync ${repo}`]);
 });
 
 test.after(() => {
