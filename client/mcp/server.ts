@@ -12,6 +12,7 @@ import {
 import { boundsRefusal } from '../../indexer/query/arg-bounds.js';
 import { human, stderr } from '../../local/human.js';
 import { MAX_MESSAGE_BYTES, Methods, toClientName } from '../../protocol/messages.js';
+import { canonicalRoot, type RealRoot } from '../../local/root.js';
 import { connect, type Client } from '../connection.js';
 import { GuardedStdioTransport } from './stdio.js';
 import { answerResult, mcpTool, refusalLine, refusalResult, serverInstructions } from './tools.js';
@@ -28,7 +29,7 @@ const REQUESTS = {
 };
 
 export interface McpServerOptions {
-  root: string;
+  root: string | RealRoot;
   version: string;
   env?: NodeJS.ProcessEnv;
   stdin?: Readable;
@@ -53,7 +54,7 @@ class DaemonLink {
   private client: Promise<Client> | null = null;
   private closing = false;
 
-  constructor(private readonly root: string, private readonly env: NodeJS.ProcessEnv | undefined,
+  constructor(private readonly root: string | RealRoot, private readonly env: NodeJS.ProcessEnv | undefined,
     private readonly name: () => string, private readonly log: (line: string) => void, private readonly unnamedRoot = false) {}
 
   get(): Promise<Client> {
@@ -102,7 +103,7 @@ export async function runMcpServer(opts: McpServerOptions): Promise<number> {
   const stdin = opts.stdin ?? process.stdin;
   if (!opts.stdin) ownProcessOutput(log);
   const server = new Server({ name: 'evidex', version: opts.version },
-    { capabilities: { tools: {} }, instructions: serverInstructions(opts.root) });
+    { capabilities: { tools: {} }, instructions: serverInstructions(canonicalRoot(opts.root)) });
   const link = new DaemonLink(opts.root, opts.env, () => clientHeaderName(server.getClientVersion()?.name), log, opts.unnamedRoot);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
