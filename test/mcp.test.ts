@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, daemonStop, openSocket, type Client } from '../client/connection.js';
-import { clientHeaderName } from '../client/mcp/server.js';
+import { clientHeaderName } from '../client/mcp/daemon-link.js';
 import { canonicalRoot } from '../local/root.js';
 import { readDaemonInfo, stateDirFor } from '../local/state.js';
 import { TOOL_NAMES, toolDescriptors } from '../indexer/query/schemas.js';
