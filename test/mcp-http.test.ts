@@ -323,6 +323,29 @@ test('the daemon restarts: the session ends cleanly (404 with why), and a new se
   direct = await connect(repo, { env, autoStart: false });
 });
 
+test('a daemon killed with a call in flight: the call is answered (isError, why), not left hanging; the session ends', async () => {
+  const host = await sdkHost('crash-host');
+  await host.listTools();
+  const pid = await daemonPid(repo, env);
+  process.kill(pid, 'SIGSTOP');
+  const pending = host.callTool({ name: 'read_git_diff', arguments: {} });
+  await new Promise((r) => setTimeout(r, 300));
+  process.kill(pid, 'SIGKILL');
+  const r = await pending;
+  assert.is(r.isError, true);
+  const text = (r.content as Array<{ text: string }>)[0].text;
+  assert.match(text, /connection closed|session ended/);
+  console.log(`a call in flight when its daemon was killed: ${text}`);
+  await waitFor('the session ended', () => /session of "crash-host" ended/.test(server.stderr));
+  assert.is(await statusOf(host.callTool({ name: 'find_symbol', arguments: { name: 'Settings' } })), 404);
+  await Promise.all([host.close(), mcp.close(), direct.close()]);
+  // The daemon that was killed is replaced by the next session's start, and the index it left is used.
+  mcp = await sdkHost('evidex-http-test-host');
+  assert.is((await mcp.callTool({ name: 'find_symbol', arguments: { name: 'Settings' } })).isError, undefined);
+  assert.is.not(await daemonPid(repo, env), pid);
+  direct = await connect(repo, { env, autoStart: false });
+});
+
 test('the token and port stay across restarts; --rotate-token makes a new token and the old one is refused', async () => {
   const token = server.token;
   await mcp.close();

@@ -221,7 +221,7 @@ export class McpHttpServer {
     this.ended.set(id, why);
     if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
     this.opts.log(`session of ${JSON.stringify(s.clientName)} ended: ${why}`);
-    await s.close();
+    await s.close(`the MCP session ended: ${why}; start a new session`);
   }
 
   /**

@@ -38,8 +38,8 @@ export class McpSession {
   private readonly link: DaemonLink;
   /** The tool list as JSON, made once per daemon connection (a new daemon may be a new evidex). */
   private tools: { client: Client; json: Promise<string> } | null = null;
-  /** tools/call requests in flight, by id: notifications/cancelled aborts them. */
-  private readonly calls = new Map<RequestId, AbortController>();
+  /** tools/call requests in flight, by id: notifications/cancelled aborts one (`byHost`), the session's end all of them. */
+  private readonly calls = new Map<RequestId, { ac: AbortController; byHost: boolean }>();
   /** The initialize result, the same for every host but for the protocol version. */
   private readonly serverInfo: string;
 
@@ -76,9 +76,9 @@ export class McpSession {
     await this.toolsJson();
   }
 
-  /** Ends the session: calls in flight get no answer, the daemon connection closes. */
-  async close(): Promise<void> {
-    for (const ac of this.calls.values()) ac.abort(new Error('the MCP session ended'));
+  /** Ends the session: calls in flight are answered with a refusal saying so, the daemon connection closes. */
+  async close(why = 'the MCP session ended'): Promise<void> {
+    for (const c of this.calls.values()) c.ac.abort(new Error(why));
     this.calls.clear();
     await this.link.close();
   }
@@ -88,7 +88,11 @@ export class McpSession {
       this.warm().catch(() => undefined);
     } else if (method === 'notifications/cancelled') {
       const id = params?.requestId;
-      if (typeof id === 'string' || typeof id === 'number') this.calls.get(id)?.abort(new Error(typeof params?.reason === 'string' ? params.reason : 'cancelled by the host'));
+      const call = typeof id === 'string' || typeof id === 'number' ? this.calls.get(id) : undefined;
+      if (call) {
+        call.byHost = true;
+        call.ac.abort(new Error(typeof params?.reason === 'string' ? params.reason : 'cancelled by the host'));
+      }
     }
   }
 
@@ -137,20 +141,24 @@ export class McpSession {
     const excess = boundsRefusal(params.name, args);
     if (excess) return resultText(id, JSON.stringify(refusalResult(excess)));
     // A task-augmented call (params.task) is run as a plain call: this server declares no tasks capability.
-    const ac = new AbortController();
-    this.calls.set(id, ac);
-    const cancelled = new Promise<null>((resolve) => ac.signal.addEventListener('abort', () => resolve(null), { once: true }));
+    const call = { ac: new AbortController(), byHost: false };
+    const { signal } = call.ac;
+    this.calls.set(id, call);
+    // Stopped at once, not when the daemon says so: a call the host cancelled gets no answer (it stopped
+    // waiting); one cut short by the session's end gets a refusal saying why (the host is still waiting).
+    const stopped = new Promise<string | null>((resolve) => signal.addEventListener('abort', () => {
+      resolve(call.byHost ? null : JSON.stringify(refusalResult(signal.reason)));
+    }, { once: true }));
     try {
       const answer = (async () => {
         const daemon = await this.link.get();
-        // The host's cancellation travels on as $/cancelRequest: the daemon stops working on the call.
-        return answerResultJson(await daemon.request(Methods.toolsCall, { name: params.name, arguments: args }, ac.signal));
+        // The abort travels on as $/cancelRequest: the daemon stops working on the call.
+        return answerResultJson(await daemon.request(Methods.toolsCall, { name: params.name, arguments: args }, signal));
       })().catch((e: unknown) => JSON.stringify(refusalResult(e)));
-      // A cancelled call is answered at once with nothing (the host stopped waiting), not when the daemon says so.
-      const json = await Promise.race([answer, cancelled]);
-      return json === null || ac.signal.aborted ? null : resultText(id, json);
+      const json = await Promise.race([answer, stopped]);
+      return json === null ? null : resultText(id, json);
     } finally {
-      if (this.calls.get(id) === ac) this.calls.delete(id);
+      if (this.calls.get(id) === call) this.calls.delete(id);
     }
   }
 }
