@@ -4,7 +4,7 @@
 // a real one that the server starts itself. Every answer is compared with what
 // a plain daemon client gets for the same call, and its evidence is checked
 // against the files.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { WebSocketServer } from 'ws';
@@ -89,6 +89,26 @@ test('stdin closed: the server exits 0 at once; stdout held only JSON-RPC messag
   assert.ok(lines.every((m) => m.jsonrpc === '2.0'), out);
   assert.equal(lines.map((m) => m.id), [1, 2]);
   console.log(`evidex mcp: initialize answered ${initMs.toFixed(0)} ms after spawn; exit ${(performance.now() - closedAt).toFixed(0)} ms after stdin closed (loaded machine)`);
+});
+
+test('a start that fails says so in one stderr line starting `evidex mcp:`, like every other line the server writes', () => {
+  const cases: Array<[string[], number, RegExp]> = [
+    [['--repo', join(repo, 'no-such-folder')], 1, /^evidex mcp: no such folder: /],
+    [['--repo', repo, '--port', '3'], 2, /^evidex mcp: --port goes with --http; usage: evidex mcp /],
+    [['--repo', repo, 'extra'], 2, /^evidex mcp: /],
+    [['--repo', repo, '--http', '--host', 'example.com'], 2, /^evidex mcp: --host takes an IP address/],
+  ];
+  for (const [args, exit, line] of cases) {
+    const r = spawnSync(process.execPath, [BIN, 'mcp', ...args], { env, encoding: 'utf8', input: '' });
+    assert.is(r.status, exit, `${args.join(' ')}: ${r.stderr}`);
+    assert.is(r.stdout, '', 'stdout is the protocol\'s alone');
+    const lines = r.stderr.split('\n').filter(Boolean);
+    assert.is(lines.length, 1, r.stderr);
+    assert.match(lines[0], line);
+  }
+  // Other commands keep their own prefix.
+  const other = spawnSync(process.execPath, [BIN, 'search', 'x', '--repo', join(repo, 'no-such-folder')], { env, encoding: 'utf8' });
+  assert.match(other.stderr, /^evidex: no such folder: /);
 });
 
 test('the host\'s name is sent as a header value: printable ASCII, never empty', () => {
