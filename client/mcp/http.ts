@@ -107,7 +107,8 @@ export class McpHttpServer {
     } catch (e) {
       answer = { status: 500, body: noId(ErrorCode.InternalError, `internal error: ${(e as Error).message}`) };
     }
-    if (answer.status >= 400) this.opts.log(`refused ${req.method} ${req.url} from ${req.socket.remoteAddress}: ${answer.status} ${this.reasonOf(answer)}`);
+    // A GET is every SDK client's probe for a stream this server does not offer: its 405 is an answer, not a problem.
+    if (answer.status >= 400 && !(req.method === 'GET' && answer.status === 405)) this.opts.log(`refused ${req.method} ${req.url} from ${req.socket.remoteAddress}: ${answer.status} ${this.reasonOf(answer)}`);
     // A body not read (refused before it) is drained, so the host reads this answer, not a reset connection.
     if (!req.complete) req.resume();
     const cors = corsHeaders(answer.status === 403 ? undefined : origin, req.method === 'OPTIONS');
