@@ -238,18 +238,23 @@ async function hostRows(c: Corpus, host: Host, echo: Host, ws: Client, q: { sear
  */
 export async function mcpRows(c: Corpus, ws: Client, env: NodeJS.ProcessEnv, q: { search: string[]; symbols: string[] }): Promise<void> {
   const [stdio, initMs] = await StdioHost.start([BIN, 'mcp', '--repo', c.root], env);
-  const [stdioEcho] = await StdioHost.start([ECHO, 'stdio'], env);
+  row(`[${c.name}] evidex mcp (stdio): spawn to initialize answered`, ms(initMs));
+  await withHosts(stdio, async () => (await StdioHost.start([ECHO, 'stdio'], env))[0], (echo) => hostRows(c, stdio, echo, ws, q));
+  const http = await HttpHost.start(c.root, env);
+  await withHosts(http, () => HttpHost.echo(), (echo) => hostRows(c, http, echo, ws, q));
+}
+
+/** Runs `use` with `host` and a bare peer started by `startEcho`, and closes both whatever happens. */
+async function withHosts(host: Host, startEcho: () => Promise<Host>, use: (echo: Host) => Promise<void>): Promise<void> {
   try {
-    row(`[${c.name}] evidex mcp (stdio): spawn to initialize answered`, ms(initMs));
-    await hostRows(c, stdio, stdioEcho, ws, q);
+    const echo = await startEcho();
+    try {
+      await use(echo);
+    } finally {
+      await echo.close();
+    }
   } finally {
-    await Promise.all([stdio.close(), stdioEcho.close()]);
-  }
-  const [http, httpEcho] = await Promise.all([HttpHost.start(c.root, env), HttpHost.echo()]);
-  try {
-    await hostRows(c, http, httpEcho, ws, q);
-  } finally {
-    await Promise.all([http.close(), httpEcho.close()]);
+    await host.close();
   }
 }
 
