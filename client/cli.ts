@@ -100,18 +100,21 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await cmd.run(parsed);
   } catch (e) {
-    return report(e, name === 'call');
+    return report(e, name);
   }
 }
 
 /**
  * Prints an error the one way (client/errors.ts, loaded only when something
- * failed): `{"error": ...}` on stdout for `call`, one line on stderr otherwise.
+ * failed): `{"error": ...}` on stdout for `call`, one line on stderr otherwise,
+ * `evidex mcp:` for the MCP server (a host shows its stderr as the server's
+ * log, where every other line starts so), `evidex:` for the rest.
  */
-async function report(e: unknown, asJson: boolean): Promise<number> {
+async function report(e: unknown, command: string): Promise<number> {
   const { userError } = await import('./errors.js');
   const u = userError(e);
-  if (asJson) stdout().json({ error: { code: u.code, message: u.message } });
-  else stderr().line(u.plain ? human`evidex: ${u.message}` : human`evidex: ${u.code}: ${u.message}`);
+  const who = command === 'mcp' ? 'evidex mcp' : 'evidex';
+  if (command === 'call') stdout().json({ error: { code: u.code, message: u.message } });
+  else stderr().line(u.plain ? human`${who}: ${u.message}` : human`${who}: ${u.code}: ${u.message}`);
   return u.exit;
 }

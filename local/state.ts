@@ -64,6 +64,8 @@ export const files = (stateDir: string) => ({
   token: join(stateDir, 'token'),
   lock: join(stateDir, 'daemon.lock'),
   log: join(stateDir, 'daemon.log'),
+  /** `evidex mcp --http`'s bearer token and port, kept across its starts (client/mcp/http-state.ts). */
+  mcpHttp: join(stateDir, 'mcp-http.json'),
 });
 
 /**
