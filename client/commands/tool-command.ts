@@ -14,6 +14,7 @@ import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, repoOf, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import type { Client } from '../connection.js';
+import { formatSuggestions } from '../suggestions.js';
 import {
   human, join, line, paint, path, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
@@ -117,6 +118,8 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
+  const suggestions = formatSuggestions(r);
+  if (suggestions) stderr().line(suggestions);
 }
 
 // ---- the text form ---------------------------------------------------------

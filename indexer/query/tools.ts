@@ -11,6 +11,7 @@ import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolR
 import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
+import { withImporterSuggestions } from './suggest-modules.js';
 import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
@@ -34,7 +35,7 @@ export function runTool(ctx: ToolContext, call: ToolCall): ToolResult | Promise<
     case 'search_code': return searchCode(ctx.store, call.args);
     case 'find_symbol': return withSymbolSuggestions(ctx.store, call.args, findSymbol(ctx.store, call.args));
     case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);
-    case 'find_importers': return findImporters(ctx.store, ctx.rules, call.args);
+    case 'find_importers': return withImporterSuggestions(ctx.store, call.args, () => findImporters(ctx.store, ctx.rules, call.args));
     case 'read_git_diff': return gitDiff(ctx, call.args);
   }
 }
