@@ -7,6 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
@@ -57,6 +59,9 @@ test('find_symbol: an inherited method is suggested from the base that defines i
   // Flask.get: Scaffold.get is inherited; names spelled alike come after it.
   const get = await suggested('find_symbol', { name: 'Flask.get' });
   assert.is(get[0], 'Scaffold.get inherited src/flask/sansio/scaffold.py:10');
+  // Misspelt as well: the classes it inherits from count as its own for names alike.
+  assert.equal(await suggested('find_symbol', { name: 'Flask.rout' }), ['Scaffold.route edit src/flask/sansio/scaffold.py:6']);
+  assert.equal(await suggested('find_symbol', { name: 'httpx.Client.build_reqest' }), ['BaseClient.build_request edit httpx/_client.py:2']);
 });
 
 test('find_symbol: a name re-exported by a star import is suggested under the module that defines it', async () => {
@@ -148,6 +153,27 @@ test('evidex symbol / importers print one "did you mean" line on stderr; --json 
     assert.equal(json.suggestions, [{ name: 'httpx._client.Client', why: 'reexported', kind: 'class', path: 'httpx/_client.py', line: 6 }]);
   } finally {
     run(['daemon', 'stop']);
+  }
+});
+
+test('through MCP: structuredContent carries the suggestions, checked by the SDK client against the outputSchema, and the text says them too', async () => {
+  const home = join(tmp, 'mcp-home');
+  const env = { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9' } as Record<string, string>;
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--repo', repo], env, stderr: 'pipe' });
+  const client = new McpClient({ name: 'suggest-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const tools = await client.listTools();
+    const out = tools.tools.find((t) => t.name === 'find_symbol')!.outputSchema as { properties: Record<string, unknown> };
+    assert.ok(out.properties.suggestions, 'outputSchema lists suggestions');
+    const r = await client.callTool({ name: 'find_symbol', arguments: { name: 'Flask.route' } });
+    assert.is(r.isError, undefined);
+    const want = [{ name: 'Scaffold.route', why: 'inherited', kind: 'method', path: 'src/flask/sansio/scaffold.py', line: 6 }];
+    assert.equal((r.structuredContent as { suggestions: unknown }).suggestions, want);
+    assert.equal(JSON.parse((r.content as Array<{ text: string }>)[0].text).suggestions, want);
+  } finally {
+    await client.close();
+    spawnSync(process.execPath, [BIN, 'daemon', 'stop', '--repo', repo], { env, encoding: 'utf8', timeout: 60_000 });
   }
 });
 

@@ -44,6 +44,8 @@ const parentOf = (qual: string): string => (lastDot(qual) < 0 ? '' : qual.slice(
 
 class SymbolSuggester {
   private readonly found: Array<{ r: Reached; why: Suggestion['why'] }> = [];
+  /** The classes the asked name's owner is or inherits from (`fid:qualname`), found by the inherited stage. */
+  private readonly ancestors = new Set<string>();
 
   constructor(private readonly store: Store) {}
 
@@ -61,13 +63,18 @@ class SymbolSuggester {
   /**
    * One suggestion per name, in the order its first definition was found,
    * with that definition's place and how many definitions the name reaches
-   * (`getregentry`, defined in a hundred files, is one suggestion, not eight).
+   * (`getregentry`, defined in a hundred files, is one suggestion, not eight);
+   * a definition is suggested under the first name that reached it only.
    */
   private grouped(): Suggestion[] {
     const out: Suggestion[] = [];
     const byName = new Map<string, { s: Suggestion; seen: Set<string> }>();
+    /** Definition -> the name it was first suggested under: a later rule reaching it by another name adds nothing. */
+    const named = new Map<string, string>();
     for (const { r, why } of this.found) {
       const key = `${r.hit.fid}:${r.hit.start}:${r.hit.qualname}`;
+      if ((named.get(key) ?? r.name) !== r.name) continue;
+      named.set(key, r.name);
       const g = byName.get(r.name);
       if (g) {
         if (!g.seen.has(key)) { g.seen.add(key); g.s.count = (g.s.count ?? 1) + 1; }
@@ -159,21 +166,24 @@ class SymbolSuggester {
   private inherited(owner: string, member: string): Reached[] {
     const out: Reached[] = [];
     const visited = new Set<string>();
-    let level = this.classes(owner).map((r) => r.hit);
+    // `live`: no class between it and the owner defines the member (past one that does, bases are walked only to know the ancestors).
+    let level = this.classes(owner).map((r) => ({ c: r.hit, live: true }));
     for (let depth = 0; depth <= MAX_BASE_DEPTH && level.length; depth++) {
-      const next: DefinitionHit[] = [];
-      for (const c of level) {
-        const key = `${c.fid}:${c.start}`;
+      const next: Array<{ c: DefinitionHit; live: boolean }> = [];
+      for (const { c, live } of level) {
+        const key = `${c.fid}:${c.qualname}`;
         if (visited.has(key)) continue;
         visited.add(key);
-        const defined = depth > 0 ? this.inFile(c.fid, `${c.qualname}.${member}`) : [];
-        if (defined.length) { for (const hit of defined) out.push({ hit, name: hit.qualname }); continue; }
-        for (const base of this.basesOf(c)) next.push(...base);
+        this.ancestors.add(key);
+        const defined = live && depth > 0 ? this.inFile(c.fid, `${c.qualname}.${member}`) : [];
+        for (const hit of defined) out.push({ hit, name: hit.qualname });
+        for (const base of this.basesOf(c)) for (const b of base) next.push({ c: b, live: live && defined.length === 0 });
       }
       level = next;
     }
     return out;
   }
+
 
   /** The class definitions each base of `c` names, resolved in c's file. */
   private basesOf(c: DefinitionHit): DefinitionHit[][] {
@@ -262,9 +272,14 @@ class SymbolSuggester {
     return found.map(({ r, why }) => ({ r, why }));
   }
 
-  /** How far `head` (lowercased) is from what encloses the definition — its qualname's parent, or that under a module name of its file; -1 when too far. */
+  /**
+   * How far `head` (lowercased) is from what encloses the definition — its
+   * qualname's parent, or that under a module name of its file; 0 for a class
+   * the owner is or inherits from; -1 when too far.
+   */
   private headDistance(head: string, hit: DefinitionHit): number {
     const parent = parentOf(hit.qualname);
+    if (this.ancestors.has(`${hit.fid}:${parent}`)) return 0; // a member of the owner or of a class it inherits from
     const forms = parent ? [parent] : [];
     for (const m of this.store.file(hit.fid)?.mods ?? []) forms.push(parent ? `${m}.${parent}` : m);
     const max = allowedDistance(head.length);
