@@ -4,6 +4,7 @@
 //   listener.ts    HTTP server, upgrade checks (Origin, token, path), one RpcConnection per client, pings
 //   dispatch.ts    method lookup, params schemas (methods.ts), the handler call, RPC errors
 //   tool-calls.ts  a client's tools/call: the index's runTool, audited, trimmed for the wire, cancellable
+//   fair-turns.ts  whose turn it is: every tool call (a client's, its model turns') runs as one of its connection's turns
 //   ask-handler.ts the `ask` method: a client's question to the Ollama loop, with its conversations
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
 //   warmup.ts      the request-path warm-up, once the index's caches are loaded
@@ -31,11 +32,12 @@ import { handleAsk } from './ask-handler.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Caller } from './caller.js';
 import { Dispatcher, latencyName, type Handlers } from './dispatch.js';
+import { FairTurns, type FairTurnsOptions } from './fair-turns.js';
 import { IdleTimer } from './idle.js';
 import { LatencyBook } from './latency.js';
 import { Listener, type Peer } from './listener.js';
 import { createToken } from './token.js';
-import { ToolCalls } from './tool-calls.js';
+import { cancelledBy, ToolCalls } from './tool-calls.js';
 import { IndexUpdates } from './updates.js';
 import { RequestPathWarmup } from './warmup.js';
 
@@ -60,6 +62,8 @@ export interface DaemonOptions {
   warmup?: boolean;
   /** Exit after this long with no client (idle.ts); 0 or absent = never (a daemon started by hand). */
   idleTimeoutMs?: number;
+  /** The slice of a turn and its clock (fair-turns.ts); a test gives its own clock. */
+  turns?: FairTurnsOptions;
   log?: (line: string) => void;
 }
 
@@ -73,6 +77,8 @@ export class Daemon {
   private readonly audit: AuditLog;
   private readonly updates: IndexUpdates;
   private readonly tools: ToolCalls;
+  /** Whose turn it is to run a tool call (fair-turns.ts). */
+  private readonly turns: FairTurns;
   private readonly dispatcher: Dispatcher<Caller>;
   private readonly warmup: RequestPathWarmup;
   private listener!: Listener;
@@ -95,7 +101,8 @@ export class Daemon {
     const log = (line: string) => this.log(line);
     this.audit = auditLogFor(opts.stateDir);
     this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log });
-    this.tools = new ToolCalls(handle, this.audit);
+    this.turns = new FairTurns(opts.turns);
+    this.tools = new ToolCalls(handle, this.audit, this.turns);
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
       admit: (key) => {
@@ -196,7 +203,11 @@ export class Daemon {
   private readonly handlers: Handlers<Caller> = {
     toolsList: () => ({ tools: toolDescriptors() }),
     toolsCall: (p, client, ctx) => this.tools.toolsCall(client, p, ctx),
-    ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.handle.runTool(name, args), stateDir: this.opts.stateDir }),
+    // A model turn's calls are its client's requests: they take that connection's turns like its own tools/calls.
+    ask: (p, client, ctx) => handleAsk(p, client, ctx, {
+      runTool: (name, args) => this.turns.run(client, (pace) => this.handle.runTool(name, args, pace), cancelledBy(ctx)),
+      stateDir: this.opts.stateDir,
+    }),
     indexStatus: () => this.status(),
     indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),
     daemonShutdown: (_p, client) => {

@@ -1,7 +1,8 @@
 // A client's `tools/call`: the index's runTool (which checks the call and
-// answers it: IndexHandle.runTool) plus what belongs to a request — the audit
-// line naming the client, the result trimmed to what the wire carries, and
-// cancellation of a call that has to wait. The ask loop runs its calls on the
+// answers it: IndexHandle.runTool), run as one of the client's turns
+// (fair-turns.ts), plus what belongs to a request — the audit line naming the
+// client, the result trimmed to what the wire carries, and cancellation of a
+// call that has to wait. The ask loop runs its calls on the
 // index directly and writes its own audit lines (with the question, model and
 // step); it never needs the wire shape.
 //
@@ -14,6 +15,7 @@ import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
 import type { AuditLog } from './audit.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
+import type { FairTurns } from './fair-turns.js';
 
 /** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
 const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
@@ -32,11 +34,22 @@ function untilCancelled<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * Whether a request's client gave up on it (cancelled it, or left): asked only
+ * when a queued request's turn comes, since reading `ctx.signal` creates an
+ * AbortController (Cancellation in protocol/jsonrpc.ts).
+ */
+export function cancelledBy(ctx: RequestContext): () => Error | null {
+  return () => (ctx.signal.aborted ? new RpcError(REQUEST_CANCELLED, 'request cancelled by the client') : null);
+}
+
 export class ToolCalls {
   constructor(
     private readonly handle: IndexHandle,
     /** Where each call's line goes (one queue per state folder, shared with the ask loop's lines). */
     private readonly audit: AuditLog,
+    /** Whose turn it is: every call runs as one of its client's turns. */
+    private readonly turns: FairTurns,
   ) {}
 
   /**
@@ -51,7 +64,7 @@ export class ToolCalls {
     const t0 = performance.now();
     let r: ToolResult | Promise<ToolResult>;
     try {
-      r = this.handle.runTool(p.name, p.arguments);
+      r = this.turns.run(client, (pace) => this.handle.runTool(p.name, p.arguments, pace), cancelledBy(ctx));
     } catch (e) {
       this.auditLine(client, p, t0, null, e);
       throw e;
