@@ -33,9 +33,6 @@ export interface FairTurnsOptions {
   now?: () => number;
 }
 
-/** What the scheduler has served, for status and tests: turns handed out, and waits that were handed to another owner first. */
-export interface TurnCounts { turns: number; queued: number }
-
 type Waiter = () => void;
 
 export class FairTurns {
@@ -50,7 +47,6 @@ export class FairTurns {
   /** Owners with work left after a turn: served round-robin after `fresh`. */
   private readonly ring: object[] = [];
   private scheduled = false;
-  readonly counts: TurnCounts = { turns: 0, queued: 0 };
 
   constructor(opts: FairTurnsOptions = {}) {
     this.sliceMs = opts.sliceMs ?? DEFAULT_SLICE_MS;
@@ -70,7 +66,6 @@ export class FairTurns {
    */
   run<T>(owner: object, work: (pace: Pace) => T | Promise<T>, cancelled: () => Error | null = () => null): T | Promise<T> {
     if (!this.busy && this.queues.size === 0) return this.turn(owner, work, cancelled);
-    this.counts.queued++;
     return this.wait(owner, false).then(() => {
       const gaveUp = cancelled();
       if (gaveUp) { this.end(); throw gaveUp; }
@@ -81,7 +76,6 @@ export class FairTurns {
   /** One turn: `work` runs with a pace that holds the turn until it pauses or returns. */
   private turn<T>(owner: object, work: (pace: Pace) => T | Promise<T>, cancelled: () => Error | null): T | Promise<T> {
     this.busy = true;
-    this.counts.turns++;
     let holding = true;
     let started = this.now();
     const release = () => { if (holding) { holding = false; this.end(); } };
@@ -92,7 +86,6 @@ export class FairTurns {
         // A paused answer goes on under the owner it was run for, first among that owner's requests.
         return this.wait(owner, true).then(() => {
           holding = true;
-          this.counts.turns++;
           started = this.now();
           const gaveUp = cancelled();
           if (gaveUp) { release(); throw gaveUp; }
