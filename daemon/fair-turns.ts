@@ -47,6 +47,8 @@ export class FairTurns {
   /** Owners with work left after a turn: served round-robin after `fresh`. */
   private readonly ring: object[] = [];
   private scheduled = false;
+  /** Who waits for the daemon to have nothing to do (whenIdle). */
+  private idleWaiters: Array<() => void> = [];
 
   constructor(opts: FairTurnsOptions = {}) {
     this.sliceMs = opts.sliceMs ?? DEFAULT_SLICE_MS;
@@ -55,6 +57,16 @@ export class FairTurns {
 
   /** Owners with work waiting. */
   get waiting(): number { return this.queues.size; }
+
+  /**
+   * Resolves once no turn runs and no request waits: background work that
+   * should only use what clients leave (the request-path warm-up) starts
+   * its next slice then, so the time it counts as its own is its own.
+   */
+  whenIdle(): Promise<void> {
+    if (!this.busy && this.queues.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => { this.idleWaiters.push(resolve); });
+  }
 
   /**
    * Runs `work` as one of `owner`'s requests: at once when the daemon is
@@ -126,6 +138,11 @@ export class FairTurns {
   }
 
   private schedule(): void {
+    if (!this.busy && this.queues.size === 0 && this.idleWaiters.length) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
     if (this.scheduled || this.busy || this.queues.size === 0) return;
     this.scheduled = true;
     setImmediate(() => { this.scheduled = false; this.next(); });

@@ -117,6 +117,7 @@ export class Daemon {
       handle,
       dispatch: (caller, method, params, ctx) => this.dispatcher.dispatch(caller, method, params, ctx),
       stopped: () => this.stopping !== null,
+      idle: () => this.turns.whenIdle(),
       log,
     });
   }

@@ -3,7 +3,7 @@
 // clocks are counters, so a slice is the same amount of work on any machine.
 //  - FairTurns alone: a quiet owner's request runs before the backlog of the
 //    owners already queued; flooding owners take turns round-robin; a request
-//    whose client gave up is not run.
+//    whose client gave up is not run; background work waits for an idle daemon.
 //  - A real daemon (in this process, real ws, real index on disk): while 8
 //    connections pipeline 200 searches that each match every line of the
 //    tree, a find_symbol on a ninth is answered after at most one answer per
@@ -87,6 +87,17 @@ test('FairTurns: a queued request whose client gave up is not run', async () => 
   const err = await outcome;
   assert.is(err?.message, 'gave up');
   assert.not.ok(log.includes('dropped'), `the dropped request ran: ${log.join(' ')}`);
+});
+
+test('FairTurns.whenIdle: background work waits until no request runs or waits', async () => {
+  const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
+  const log: string[] = [];
+  await turns.whenIdle(); // nothing to wait for
+  const work = [turns.run({}, sliced(log, 'a', 3)), turns.run({}, sliced(log, 'b', 2))];
+  const idle = turns.whenIdle().then(() => { log.push('idle'); });
+  await Promise.all([...work, idle]);
+  assert.is(log[log.length - 1], 'idle', log.join(' '));
+  assert.is(log.filter((x) => x !== 'idle').length, 5);
 });
 
 test('a daemon under a flood of 200 pipelined searches over 8 connections answers another client\'s find_symbol before the backlog', async () => {
