@@ -29,6 +29,13 @@
 //
 // Symlinks: chokidar names only real paths, the index also a link's own names;
 // watch/aliases.ts adds those to each batch.
+//
+// A batch that could not be written is never dropped (watch/held.ts): it is
+// kept with its reason and retried after a backoff until it lands. A full
+// disk fails every write alike, so while a retry is armed new events join the
+// held ones instead of failing on their own; any other failure (a path the
+// system refuses) is narrowed to the paths that fail, tried one by one, so
+// it never holds back the rest.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
@@ -36,8 +43,11 @@ import type { BuildSummary, UpdateSummary } from './api.js';
 import { inGitDir, type RepoRules } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
-import { Rechecks } from './watch/rechecks.js';
+import { HeldChanges, type HeldReport } from './watch/held.js';
+import { Rechecks, realTimers, type Timers } from './watch/rechecks.js';
+import { isNoSpace } from './write-failure.js';
 
+export type { HeldReport };
 export type WatchMode = 'auto' | 'poll' | 'off';
 export type WatchState = 'starting' | 'watching' | 'polling' | 'polling (inotify limit reached)' | 'off';
 
@@ -66,6 +76,8 @@ export interface WatchOptions {
   onApplied?(info: WatchApplied): void;
   /** The root's own watch reported the root itself deleted or moved: the owner checks which folder stands there now (daemon/root-watch.ts). */
   onRootTouched?(): void;
+  /** The clock of the retries of batches that could not be written (default: the process's own; tests move their own). */
+  timers?: Timers;
 }
 
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
@@ -110,10 +122,15 @@ export class RepoWatcher {
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
   private readonly aliases: LinkAliases;
+  /** Batches that could not be written, waiting for their retry. */
+  private readonly held: HeldChanges;
+  /** The held changes failed on the disk itself: new events wait for the retry too (they would fail alike). */
+  private heldForDisk = false;
   lastUpdate: string | null = null;
 
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
+    this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
   }
 
   /** Starts watching; resolves once chokidar has scanned the tree (events from then on are caught). */
@@ -132,8 +149,12 @@ export class RepoWatcher {
 
   get state(): WatchState { return this.stateValue; }
   get note(): string | undefined { return this.noteValue; }
-  /** Paths and refreshes waiting to be applied (not counting the batch being applied). */
-  get queued(): number { return this.pending.size + (this.needRefresh ? 1 : 0); }
+  /** Paths and refreshes waiting to be applied (not counting the batch being applied), held ones included. */
+  get queued(): number { return this.ready + this.held.count; }
+  /** Paths and refreshes the next batch takes. */
+  private get ready(): number { return this.pending.size + (this.needRefresh ? 1 : 0); }
+  /** Changes kept because their write failed, and why; null when every write has landed. */
+  get heldChanges(): HeldReport | null { return this.held.report; }
 
   /** Queues a full re-walk (catch-up) behind whatever is pending. */
   requestRefresh(why = 'requested'): void {
@@ -155,6 +176,7 @@ export class RepoWatcher {
     this.closed = true;
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     this.rechecks.clear();
+    this.held.clear();
     await this.closeFsw();
     await this.running;
     this.stateValue = 'off';
@@ -320,6 +342,7 @@ export class RepoWatcher {
 
   private schedule(): void {
     if (this.closed || this.timer || this.running) return;
+    if (this.heldForDisk && this.held.waiting) return; // retryHeld() schedules
     this.timer = setTimeout(() => { this.timer = null; this.running = this.flush(); }, this.opts.batchMs ?? 4);
   }
 
@@ -365,13 +388,70 @@ export class RepoWatcher {
           this.opts.onApplied?.({ paths: batch, refreshed: false, summary, ms: performance.now() - t0 });
         }
       });
+      this.landed();
     } catch (e) {
-      this.opts.log?.(`watcher: applying ${refresh ? 'a refresh' : `${paths.length} path(s)`} failed: ${(e as Error).message}`);
+      await this.keep(paths, refresh ? (why ? [why] : []) : null, e);
     } finally {
       this.running = null;
-      if (this.queued > 0 && !this.closed) this.schedule();
+      if (this.ready > 0 && !this.closed) this.schedule();
       else this.wakeIdle();
     }
+  }
+
+  /** A retry is due: what was held joins the next batch. */
+  private retryHeld(): void {
+    if (this.closed) return;
+    const { paths, refreshWhy } = this.held.take();
+    for (const p of paths) this.pending.add(p);
+    if (refreshWhy) { this.needRefresh = true; this.refreshWhy.push(...refreshWhy); }
+    this.schedule();
+  }
+
+  /** A batch landed: an outage it ends is logged once. */
+  private landed(): void {
+    if (!this.held.failing || this.held.count > 0) return;
+    this.heldForDisk = false;
+    const over = this.held.landed();
+    if (over) this.opts.log?.(`watcher: the kept changes landed (${over.attempts} failed attempt(s) since ${over.since})`);
+  }
+
+  /**
+   * A batch failed: nothing of it is dropped. A full disk holds the whole
+   * batch for the next retry. Any other failure may be one path's (a name the
+   * system refuses): each path is tried alone, the ones that land land, and
+   * only those that fail are held.
+   */
+  private async keep(paths: string[], refreshWhy: string[] | null, e: unknown): Promise<void> {
+    let failed = paths;
+    let error = e;
+    if (!isNoSpace(e) && paths.length > 1 && !this.closed) {
+      failed = [];
+      await this.opts.exclusive(async () => {
+        for (const p of paths) {
+          if (this.closed || isNoSpace(error)) { failed.push(p); continue; }
+          try {
+            const summary = await this.opts.index.update(await this.aliases.expand([p]));
+            this.lastUpdate = new Date().toISOString();
+            this.opts.onApplied?.({ paths: [p], refreshed: false, summary, ms: 0 });
+          } catch (one) {
+            failed.push(p);
+            error = one;
+          }
+        }
+      }).catch((x: unknown) => { error = x; failed = paths; });
+      if (failed.length === 0 && !refreshWhy) { this.landed(); return; }
+    }
+    if (this.closed) return;
+    const disk = isNoSpace(error);
+    const reason = `${disk ? 'disk full: ' : ''}${error instanceof Error ? error.message : String(error)}`;
+    const first = !this.held.failing || this.held.report?.reason !== reason;
+    this.heldForDisk = disk;
+    const ms = this.held.hold(failed, refreshWhy, reason);
+    // A line for every failed attempt (at most one per backoff step): it also ends whatever lmdb wrote to the log unfinished.
+    const held = this.held.report!;
+    this.opts.log?.(first
+      ? `watcher: ${held.changes} change(s) could not be written; kept, and retried until they land (next in ${(ms / 1000).toFixed(2)} s): ${reason}`
+      : `watcher: ${held.changes} kept change(s) still not written after ${held.attempts} attempts (next in ${(ms / 1000).toFixed(2)} s): ${reason}`);
   }
 
   private async restart(): Promise<void> {
