@@ -80,6 +80,9 @@ export interface WatchOptions {
   timers?: Timers;
 }
 
+/** How much of a failed write's message a held change's reason keeps. */
+const MAX_REASON = 300;
+
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
 const REPLACED_FOLDER_CHECK_MS = 100;
 
@@ -126,6 +129,8 @@ export class RepoWatcher {
   private readonly held: HeldChanges;
   /** The held changes failed on the disk itself: new events wait for the retry too (they would fail alike). */
   private heldForDisk = false;
+  /** Paths (and a re-walk, as one) of the batch being applied. */
+  private inFlight = 0;
   lastUpdate: string | null = null;
 
   private constructor(private readonly opts: WatchOptions) {
@@ -153,8 +158,14 @@ export class RepoWatcher {
   get queued(): number { return this.ready + this.held.count; }
   /** Paths and refreshes the next batch takes. */
   private get ready(): number { return this.pending.size + (this.needRefresh ? 1 : 0); }
-  /** Changes kept because their write failed, and why; null when every write has landed. */
-  get heldChanges(): HeldReport | null { return this.held.report; }
+  /**
+   * Changes kept because their write failed, and why; null when every write has landed. While an outage is on
+   * record, `changes` counts everything not written yet: held, waiting for the next batch, and in the batch running.
+   */
+  get heldChanges(): HeldReport | null {
+    const r = this.held.report;
+    return r && { ...r, changes: this.queued + this.inFlight };
+  }
 
   /** Queues a full re-walk (catch-up) behind whatever is pending. */
   requestRefresh(why = 'requested'): void {
@@ -362,6 +373,7 @@ export class RepoWatcher {
     this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
+    this.inFlight = paths.length + (refresh ? 1 : 0);
     try {
       await this.opts.exclusive(async () => {
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
@@ -393,6 +405,7 @@ export class RepoWatcher {
       await this.keep(paths, refresh ? (why ? [why] : []) : null, e);
     } finally {
       this.running = null;
+      this.inFlight = 0;
       if (this.ready > 0 && !this.closed) this.schedule();
       else this.wakeIdle();
     }
@@ -443,7 +456,9 @@ export class RepoWatcher {
     }
     if (this.closed) return;
     const disk = isNoSpace(error);
-    const reason = `${disk ? 'disk full: ' : ''}${error instanceof Error ? error.message : String(error)}`;
+    const message = error instanceof Error ? error.message : String(error);
+    // One line of reasonable length: a path past the system's limits alone is over 4 KB.
+    const reason = `${disk ? 'disk full: ' : ''}${message.length > MAX_REASON ? `${message.slice(0, MAX_REASON)}…` : message}`;
     const first = !this.held.failing || this.held.report?.reason !== reason;
     this.heldForDisk = disk;
     const ms = this.held.hold(failed, refreshWhy, reason);
