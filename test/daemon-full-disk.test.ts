@@ -61,13 +61,8 @@ async function markedPaths(run: (name: string, args: unknown) => Promise<{ evide
   return r.evidence.filter((e) => e.kind === 'content_match').map((e) => e.path as string).sort();
 }
 
-const DISK_FULL = /^disk full: no space left on (.+) \(state folder\)$/;
-
-test('in process: batches that cannot be written are held and retried on the clock until they land; none is lost', async () => {
-  const disk = SmallDisk.mount(16 << 20);
-  disks.push(disk);
-  const root = repo();
-  const stateDir = join(disk.dir, 'state');
+/** A real index of `root` kept in `stateDir`, built, and its watcher on a clock the test moves (writes one at a time, as the daemon's queue runs them). */
+async function watched(root: string, stateDir: string) {
   const handle: IndexHandle = await openEvidexIndex(root, { stateDir });
   await handle.refresh();
   const clock = new ManualClock();
@@ -76,6 +71,17 @@ test('in process: batches that cannot be written are held and retried on the clo
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => { const p = tail.then(fn); tail = p.catch(() => undefined); return p; };
   const watcher = await RepoWatcher.start({ root, rules: await handle.rules(), index: handle, exclusive, timers: clock, log: (l) => log.push(l) });
   const run = async (name: string, args: unknown) => handle.runTool(name, args);
+  return { handle, watcher, clock, log, run };
+}
+
+const DISK_FULL = /^disk full: no space left on (.+) \(state folder\)$/;
+
+test('in process: batches that cannot be written are held and retried on the clock until they land; none is lost', async () => {
+  const disk = SmallDisk.mount(16 << 20);
+  disks.push(disk);
+  const root = repo();
+  const stateDir = join(disk.dir, 'state');
+  const { handle, watcher, clock, log, run } = await watched(root, stateDir);
   try {
     disk.fill();
     writeDuringOutage(root);
@@ -215,14 +221,7 @@ test('`evidex index` on a full disk, no daemon: exit 1, one line with its code, 
 
 uvu('a path the system refuses is held alone: later saves land at once, and it is retried until it lands (here: once its folder is gone)', async () => {
   const root = repo();
-  const handle: IndexHandle = await openEvidexIndex(root, { stateDir: tempDir('state') });
-  await handle.refresh();
-  const clock = new ManualClock();
-  const log: string[] = [];
-  let tail: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => { const p = tail.then(fn); tail = p.catch(() => undefined); return p; };
-  const watcher = await RepoWatcher.start({ root, rules: await handle.rules(), index: handle, exclusive, timers: clock, log: (l) => log.push(l) });
-  const run = async (name: string, args: unknown) => handle.runTool(name, args);
+  const { handle, watcher, clock, log, run } = await watched(root, tempDir('state'));
   const deep = 'd'.repeat(250);
   try {
     // 18 folders of 250-byte names, made by relative steps: the deepest paths are past PATH_MAX (4,096 bytes).
