@@ -62,7 +62,7 @@ export function formatStatus(r: StatusReport): Shown {
     human`running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
     human`url          ${r.url}`,
     human`root         ${formatRoot(r.root, d)}`,
-    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} not written yet` : ''}`,
+    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : ''}`,
     ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${d.waiting.since} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
     human`files        ${r.files}`,
     human`symbols      ${r.symbols}`,

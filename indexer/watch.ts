@@ -45,7 +45,7 @@ import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
 import { HeldChanges, type HeldReport } from './watch/held.js';
 import { Rechecks, realTimers, type Timers } from './watch/rechecks.js';
-import { isNoSpace } from './write-failure.js';
+import { isNoSpace, NoSpaceError } from './write-failure.js';
 
 export type { HeldReport };
 export type WatchMode = 'auto' | 'poll' | 'off';
@@ -461,7 +461,7 @@ export class RepoWatcher {
     const reason = `${disk ? 'disk full: ' : ''}${message.length > MAX_REASON ? `${message.slice(0, MAX_REASON)}…` : message}`;
     const first = !this.held.failing || this.held.report?.reason !== reason;
     this.heldForDisk = disk;
-    const ms = this.held.hold(failed, refreshWhy, reason);
+    const ms = this.held.hold(failed, refreshWhy, reason, error instanceof NoSpaceError ? error.stateDir : undefined);
     // A line for every failed attempt (at most one per backoff step): it also ends whatever lmdb wrote to the log unfinished.
     const held = this.held.report!;
     this.opts.log?.(first

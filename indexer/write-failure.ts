@@ -12,14 +12,20 @@ import { statfsSync } from 'node:fs';
 import { ToolError } from './errors.js';
 
 /** Below this much room for an unprivileged writer, an I/O error from a write is the disk being full. */
-const NEARLY_FULL_BYTES = 1024 * 1024;
+export const NEARLY_FULL_BYTES = 1024 * 1024;
 
 const FULL = /no space left on device|disk quota exceeded/i;
 const IO = /input\/output error/i;
 
-/** The one-line refusal of a write on a full disk: `no space left on DIR (state folder)`. */
-export function noSpace(stateDir: string): ToolError {
-  return new ToolError('no_space', `no space left on ${stateDir} (state folder)`);
+/** The one-line refusal of a write on a full disk: `no space left on DIR (state folder)`; it knows the folder, so a retry can watch for room there. */
+export class NoSpaceError extends ToolError {
+  constructor(readonly stateDir: string) {
+    super('no_space', `no space left on ${stateDir} (state folder)`);
+  }
+}
+
+export function noSpace(stateDir: string): NoSpaceError {
+  return new NoSpaceError(stateDir);
 }
 
 /** Whether `e` is the no_space refusal. */
@@ -28,7 +34,7 @@ export function isNoSpace(e: unknown): boolean {
 }
 
 /** Room left on the file system that holds `dir`, for a writer that is not root; Infinity when it cannot be told. */
-function roomLeft(dir: string): number {
+export function roomLeft(dir: string): number {
   try {
     const s = statfsSync(dir);
     return s.bavail * s.bsize;

@@ -161,7 +161,7 @@ test('through a daemon: status says how many changes wait and why, `evidex index
 
     const status = await cli(['daemon', 'status']);
     assert.is(status.code, 0, status.stderr);
-    const shown = /^index {8}\S+, (\d+) changes not written yet$/m.exec(status.stdout);
+    const shown = /^index {8}\S+, (\d+) changes waiting$/m.exec(status.stdout);
     assert.ok(shown && Number(shown[1]) >= WRITTEN, status.stdout);
     assert.match(status.stdout, new RegExp(`^waiting {6}${shown![1]} changes since \\S+ \\(\\d+ attempts?, retried until written\\): disk full: no space left on ${stateDir} \\(state folder\\)$`, 'm'));
 

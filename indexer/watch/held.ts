@@ -6,7 +6,11 @@
 // attempt writes every change made during the outage: update() looks at each
 // held path on disk as it is then, so a file written ten times while the disk
 // was full is indexed once, as it is now.
+import { NEARLY_FULL_BYTES, roomLeft } from '../write-failure.js';
 import { realTimers, type Timers } from './rechecks.js';
+
+/** While changes are held for want of room, how often the disk is looked at (a statfs) to retry as soon as room returns. */
+const ROOM_POLL_MS = 1000;
 
 /** The waits before each retry: doubling from a quarter second to half a minute, then every half minute. */
 export const RETRY_DELAYS_MS: readonly number[] = [250, 500, 1000, 2000, 4000, 8000, 16000, 30000];
@@ -31,6 +35,8 @@ export class HeldChanges {
   private since: string | null = null;
   private attempts = 0;
   private timer: { cancel(): void } | null = null;
+  /** The look at the disk's room while held for want of it. */
+  private roomTimer: { cancel(): void } | null = null;
 
   /** `release` is called when a retry is due: the watcher then take()s the held changes into its next batch. */
   constructor(
@@ -51,20 +57,45 @@ export class HeldChanges {
     return { changes: this.count, reason: this.reason, since: this.since, attempts: this.attempts };
   }
 
-  /** A batch failed with `reason`: keeps its paths (and its re-walk), and arms the next retry. Returns the delay in ms. */
-  hold(paths: Iterable<string>, refreshWhy: string[] | null, reason: string): number {
+  /**
+   * A batch failed with `reason`: keeps its paths (and its re-walk), and arms the next retry. Returns the delay in ms.
+   * With `fullDisk` (the folder whose disk had no room), the retry also comes as soon as room returns there: the
+   * backoff bounds the cost of failing attempts, not how long a freed disk waits.
+   */
+  hold(paths: Iterable<string>, refreshWhy: string[] | null, reason: string, fullDisk?: string): number {
     for (const p of paths) this.paths.add(p);
     if (refreshWhy) this.refreshWhy = [...(this.refreshWhy ?? []), ...refreshWhy];
     this.reason = reason;
     this.since ??= new Date().toISOString();
     this.attempts++;
     const ms = this.delays[Math.min(this.attempts - 1, this.delays.length - 1)];
-    this.timer?.cancel();
-    this.timer = this.timers.after(ms, () => {
-      this.timer = null;
-      this.release();
-    });
+    this.disarm();
+    this.timer = this.timers.after(ms, () => this.due());
+    if (fullDisk !== undefined) this.watchRoom(fullDisk, roomLeft(fullDisk));
     return ms;
+  }
+
+  private due(): void {
+    this.disarm();
+    this.release();
+  }
+
+  private disarm(): void {
+    this.timer?.cancel();
+    this.timer = null;
+    this.roomTimer?.cancel();
+    this.roomTimer = null;
+  }
+
+  /** Looks at `dir`'s room every ROOM_POLL_MS: once it has grown by NEARLY_FULL_BYTES since the failure, the retry is due. */
+  private watchRoom(dir: string, atFailure: number): void {
+    if (!Number.isFinite(atFailure)) return;
+    this.roomTimer = this.timers.after(ROOM_POLL_MS, () => {
+      this.roomTimer = null;
+      if (this.timer === null) return;
+      if (roomLeft(dir) >= atFailure + NEARLY_FULL_BYTES) this.due();
+      else this.watchRoom(dir, atFailure);
+    });
   }
 
   /** Hands back everything held, for the next batch; the outage's record stays until landed(). */
@@ -89,8 +120,7 @@ export class HeldChanges {
   }
 
   clear(): void {
-    this.timer?.cancel();
-    this.timer = null;
+    this.disarm();
     this.paths.clear();
     this.refreshWhy = null;
   }
