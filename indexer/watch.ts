@@ -437,7 +437,8 @@ export class RepoWatcher {
   private async keep(paths: string[], refreshWhy: string[] | null, e: unknown): Promise<void> {
     let failed = paths;
     let error = e;
-    if (!isNoSpace(e) && paths.length > 1 && !this.closed) {
+    // A lone path is tried alone too when it failed beside a re-walk: the re-walk may be what failed.
+    if (!isNoSpace(e) && paths.length > (refreshWhy ? 0 : 1) && !this.closed) {
       failed = [];
       await this.opts.exclusive(async () => {
         for (const p of paths) {
