@@ -43,6 +43,8 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): Shown
   })];
 }
 
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 /** The root line of `evidex daemon status`: the path, and what became of the folder when it is not the indexed one. */
 function formatRoot(root: string, d: DaemonInfoStatus): Shown {
   switch (d.rootState) {
@@ -60,7 +62,8 @@ export function formatStatus(r: StatusReport): Shown {
     human`running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
     human`url          ${r.url}`,
     human`root         ${formatRoot(r.root, d)}`,
-    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}`,
+    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : ''}`,
+    ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${d.waiting.since} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
     human`files        ${r.files}`,
     human`symbols      ${r.symbols}`,
     human`generation   ${r.generation}`,

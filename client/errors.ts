@@ -7,6 +7,7 @@
 // connection.ts, RpcError in protocol/jsonrpc.ts), or here when a command
 // refuses on its own (Refusal), so this file is loaded only once something
 // failed (cli.ts's report) or by `call`.
+import { ToolError } from '../indexer/errors.js';
 import { StateNotYoursError } from '../local/state-trust.js';
 import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
 import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../protocol/messages.js';
@@ -15,6 +16,9 @@ import { ConnectionError } from './connection.js';
 
 export const EXIT_REFUSED = 2;
 export const EXIT_FAILED = 1;
+
+/** Codes that are not the caller's input being wrong: evidex's own bug, and a disk with no room for the index (index/refresh, `evidex index`). */
+const FAILURES: ReadonlySet<string> = new Set(['internal_error', 'no_space']);
 
 /** A refusal decided on the client before anything is sent (e.g. JSON_ARGS that is not JSON), in a tool's own terms. */
 export class Refusal extends Error {
@@ -48,13 +52,15 @@ export function userError(e: unknown): UserError {
   if (e instanceof ConnectionError) return { code: 'daemon_unavailable', message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
   // State another user could have planted: refused before anything was read or sent (local/state-trust.ts).
   if (e instanceof StateNotYoursError) return { code: e.code, message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
+  // What the index itself refused in this process (`evidex index` without a daemon: a full disk).
+  if (e instanceof ToolError) return { code: e.code, message: e.message, exit: FAILURES.has(e.code) ? EXIT_FAILED : EXIT_REFUSED, plain: false };
   if (e instanceof RpcError) {
     const d = dataOf(e);
     const message = oneLine(d.message ?? e.message);
     switch (e.code) {
       case TOOL_ERROR:
-        // A tool's own bug is reported as one, not as the caller's refusal.
-        return { code: d.code ?? 'tool_error', message, exit: d.code === 'internal_error' ? EXIT_FAILED : EXIT_REFUSED, plain: false };
+        // A tool's own bug (or a full disk) is reported as one, not as the caller's refusal.
+        return { code: d.code ?? 'tool_error', message, exit: d.code !== undefined && FAILURES.has(d.code) ? EXIT_FAILED : EXIT_REFUSED, plain: false };
       case RpcCode.INVALID_PARAMS: return { code: 'invalid_arguments', message, exit: EXIT_REFUSED, plain: false };
       case MESSAGE_TOO_LARGE: return { code: d.code ?? 'message_too_large', message, exit: EXIT_REFUSED, plain: false };
       case ASK_ERROR: return { code: d.code ?? 'ask_failed', message, exit: EXIT_FAILED, plain: false };

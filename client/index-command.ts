@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { BuildProgress, BuildSummary } from '../indexer/api.js';
 import { openIndex } from '../indexer/index.js';
+import { asWriteFailure } from '../indexer/write-failure.js';
 import { acquireLock, DaemonRunningError, ensureStateDir, folderBytes, lockHeld, stateDirFor } from '../local/state.js';
 import { checkUnnamedRoot } from './index-guard.js';
 import { canonicalRoot, RealRoot } from '../local/root.js';
@@ -19,13 +20,14 @@ Promise<BuildSummary & { generation: number; indexBytes: number }> {
   // Checked before the state folder is made, so a refusal leaves nothing behind; a root whose
   // daemon runs (someone named it) goes on to DaemonBusy below instead.
   if (opts.unnamedRoot && !(await lockHeld(stateDir))) await checkUnnamedRoot(root);
-  await ensureStateDir(stateDir);
   let lock;
   try {
+    await ensureStateDir(stateDir);
     lock = await acquireLock(stateDir, root);
   } catch (e) {
     if (e instanceof DaemonRunningError) throw new DaemonBusy(e.message);
-    throw e;
+    // Even the lock needs room on the state folder's disk (the index's own writes say so themselves).
+    throw asWriteFailure(e, stateDir);
   }
   try {
     const index = await openIndex(root, { stateDir });

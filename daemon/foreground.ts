@@ -5,6 +5,7 @@
 // It is the one door into the daemon for a client that runs one in-process.
 import { resolve } from 'node:path';
 import { human, stdout } from '../local/human.js';
+import { LogLineStart } from './log-file.js';
 import type { DaemonArgs } from '../protocol/daemon-settings.js';
 import { Daemon, type DaemonOptions } from './server.js';
 
@@ -21,11 +22,18 @@ export async function serveForeground(opts: DaemonOptions): Promise<never> {
   // Once stdout is a closed pipe (`evidex daemon run | head`, or a parent that died), writing to it
   // fails with EPIPE as an 'error' event; logging that error would write again, a loop that spins a
   // core and never reaches a signal handler. A log nobody can read any more is dropped instead.
+  // A full disk (ENOSPC) is no reason to stop: the log goes on once there is room again.
   let stdoutOpen = true;
-  stdout().onError(() => { stdoutOpen = false; });
+  stdout().onError((e) => { if (e.code === 'EPIPE') stdoutOpen = false; });
+  const lineStart = new LogLineStart();
   // One record per line, whatever it quotes (a file name from the watcher, a message): local/human.ts's rule, so
   // `evidex daemon run` on a terminal and `tail daemon.log` show a hostile name as text, never as a line of its own.
-  const log = opts.log ?? ((l: string) => { if (stdoutOpen) stdout().line(human`${new Date().toISOString()} ${l}`); });
+  // Each record is a whole line even after text that is not (LogLineStart).
+  const log = opts.log ?? ((l: string) => {
+    if (!stdoutOpen) return;
+    const record = human`${new Date().toISOString()} ${l}`;
+    stdout().line(lineStart.midLine() ? human`\n${record}` : record);
+  });
   // Signal handlers go in before the daemon exists: a SIGTERM that lands right after
   // daemon.json is written (a client may act on it at once) must still stop it cleanly.
   let daemon: Daemon | null = null;

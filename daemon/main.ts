@@ -6,6 +6,7 @@
 // Environment: EVIDEX_PORT, EVIDEX_ALLOWED_ORIGINS (comma-separated), EVIDEX_WATCH, EVIDEX_WARMUP,
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
 import { human, stderr } from '../local/human.js';
+import { asWriteFailure } from '../indexer/write-failure.js';
 import { resolveRepoRoot } from '../local/root.js';
 import { DaemonRunningError, EXIT_ALREADY_RUNNING, stateDirFor } from '../local/state.js';
 import { parseDaemonArgs, type DaemonArgs } from '../protocol/daemon-settings.js';
@@ -21,9 +22,12 @@ async function main(): Promise<void> {
     stderr().line(human`evidex daemon: ${(e as Error).message}`);
     process.exit(2);
   }
+  const stateDir = stateDirFor(root);
   try {
-    await serveForeground({ root, stateDir: stateDirFor(root), ...daemonSettings(args) });
-  } catch (e) {
+    await serveForeground({ root, stateDir, ...daemonSettings(args) });
+  } catch (thrown) {
+    // No room for the lock, the token or daemon.json says so in the one line a full disk gets everywhere.
+    const e = asWriteFailure(thrown, stateDir);
     // Another daemon already serving this root is not a failure of the caller's intent.
     if (e instanceof DaemonRunningError) {
       stderr().line(human`evidex daemon: ${e.message}`);

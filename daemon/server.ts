@@ -304,6 +304,7 @@ export class Daemon {
       warmup: this.warmup.status,
       clients: this.clients.size,
       pendingUpdates: u.pendingUpdates,
+      ...(u.waiting ? { waiting: u.waiting } : {}),
       latency: this.latency.snapshot(),
     };
     return { index: this.handle.status(), daemon };

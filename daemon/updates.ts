@@ -11,7 +11,8 @@
 // build is finished by the next one).
 import type { BuildProgress, BuildSummary, IndexHandle } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
-import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
+import { RepoWatcher, type HeldReport, type WatchMode } from '../indexer/watch.js';
+import { isNoSpace } from '../indexer/write-failure.js';
 import type { WatcherState } from '../protocol/messages.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -37,6 +38,8 @@ export class IndexUpdates {
   private transitions: Promise<void> = Promise.resolve();
   startupState: 'running' | 'done' | 'failed' = 'running';
   startupError: string | undefined;
+  /** The catch-up failed for want of room: the watcher's re-walk, kept and retried until it lands, finishes it. */
+  private startupHeld = false;
   /** Settles once the start-up catch-up is over: true if it succeeded. Never rejects. */
   startup: Promise<boolean> = Promise.resolve(false);
   /** Settles once the current epoch's watcher has scanned the tree (or failed to start). Never rejects. */
@@ -115,7 +118,8 @@ export class IndexUpdates {
       if (epoch !== this.epoch) return false;
       this.startupState = 'failed';
       this.startupError = message;
-      this.opts.log(`index build failed: ${this.startupError}`);
+      this.startupHeld = isNoSpace(e);
+      this.opts.log(`index build failed: ${this.startupError}${this.startupHeld ? '; the watcher\'s catch-up retries it until it lands' : ''}`);
       return false;
     });
   }
@@ -135,6 +139,11 @@ export class IndexUpdates {
       log,
       onRootTouched: this.opts.onRootTouched,
       onApplied: (a) => {
+        if (a.refreshed && this.startupHeld && epoch === this.epoch) {
+          this.startupHeld = false;
+          this.startupState = 'done';
+          this.startupError = undefined;
+        }
         if (a.refreshed) log(`watch: re-walked (${a.why}) in ${a.ms.toFixed(1)} ms`);
         else if (a.summary) {
           const s = a.summary;
@@ -166,6 +175,8 @@ export class IndexUpdates {
   /** Why the watcher is polling or off, when it is. */
   get watcherNote(): string | undefined { return this.watcher?.note; }
   get lastWatchUpdate(): string | null { return this.watcher?.lastUpdate ?? null; }
+  /** Changes the watcher could not write yet, and why (null: every write landed). */
+  get waiting(): HeldReport | null { return this.watcher?.heldChanges ?? null; }
   /** Updates queued behind the one running (watcher batches, refreshes). */
   get pendingUpdates(): number { return (this.watcher?.queued ?? 0) + Math.max(0, this.queue.waiting - 1); }
 

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'bad_ref',           // read_git_diff base that does not verify or starts with '-'
   'git_failed',        // git ran and failed for another reason
   'index_unavailable', // no index yet / index is being built and cannot answer
+  'no_space',          // an index write could not land: the state folder's disk is full (index/refresh, `evidex index`; never a tool's answer)
   'internal_error',    // a bug: reported, never crashes the daemon
 ] as const;
 // An answer too large for one message is refused by the transport, not by a

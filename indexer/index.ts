@@ -12,6 +12,7 @@ import { checkToolCall } from './query/arg-bounds.js';
 import type { ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
+import { asWriteFailure, isNoSpace } from './write-failure.js';
 
 /** OpenOptions plus what only evidex's own callers (the daemon, `evidex index`, tests) pass. */
 export interface EvidexOpenOptions extends OpenOptions {
@@ -39,8 +40,12 @@ export class EvidexIndex implements IndexHandle {
   /** Why the first refresh failed; from then on every call is refused with it. */
   private buildFailure: string | undefined;
 
+  /** The state folder: a write that fails for want of room there says so (write-failure.ts). */
+  private readonly stateDir: string;
+
   constructor(root: string, readonly store: Store, opts: EvidexOpenOptions) {
     this.root = root;
+    this.stateDir = resolve(opts.stateDir);
     this.completeAtOpen = store.state === 'ready';
     this.builder = new Builder(root, store, {
       maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, extraIgnore: opts.extraIgnore, workers: opts.workers,
@@ -100,7 +105,7 @@ export class EvidexIndex implements IndexHandle {
     const run = this.writes.then(() => {
       if (this.closed) throw new Error('the index is closed');
       return fn();
-    });
+    }).catch((e: unknown) => { throw asWriteFailure(e, this.stateDir); });
     this.writes = run.catch(() => undefined);
     return run;
   }
@@ -128,8 +133,9 @@ export class EvidexIndex implements IndexHandle {
       () => { this.firstBuild = null; },
       (e: unknown) => {
         this.firstBuild = null;
-        // A cancelled build (a stop, the root replaced under it) did not fail: what it wrote stays, and the next refresh is the first again.
-        if (signal?.aborted) { this.refreshed = false; return; }
+        // A cancelled build (a stop, the root replaced under it) did not fail, nor did one the disk had no room for
+        // (it is retried once there is): what it wrote stays, and the next refresh is the first again.
+        if (signal?.aborted || isNoSpace(e)) { this.refreshed = false; return; }
         this.buildFailure = e instanceof Error ? e.message : String(e);
       },
     );

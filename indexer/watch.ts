@@ -29,6 +29,13 @@
 //
 // Symlinks: chokidar names only real paths, the index also a link's own names;
 // watch/aliases.ts adds those to each batch.
+//
+// A batch that could not be written is never dropped (watch/held.ts): it is
+// kept with its reason and retried after a backoff until it lands. A full
+// disk fails every write alike, so while a retry is armed new events join the
+// held ones instead of failing on their own; any other failure (a path the
+// system refuses) is narrowed to the paths that fail, tried one by one, so
+// it never holds back the rest.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
@@ -36,8 +43,11 @@ import type { BuildSummary, UpdateSummary } from './api.js';
 import { inGitDir, type RepoRules } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
-import { Rechecks } from './watch/rechecks.js';
+import { HeldChanges, type HeldReport } from './watch/held.js';
+import { Rechecks, realTimers, type Timers } from './watch/rechecks.js';
+import { isNoSpace, NoSpaceError } from './write-failure.js';
 
+export type { HeldReport };
 export type WatchMode = 'auto' | 'poll' | 'off';
 export type WatchState = 'starting' | 'watching' | 'polling' | 'polling (inotify limit reached)' | 'off';
 
@@ -66,7 +76,12 @@ export interface WatchOptions {
   onApplied?(info: WatchApplied): void;
   /** The root's own watch reported the root itself deleted or moved: the owner checks which folder stands there now (daemon/root-watch.ts). */
   onRootTouched?(): void;
+  /** The clock of the retries of batches that could not be written (default: the process's own; tests move their own). */
+  timers?: Timers;
 }
+
+/** How much of a failed write's message a held change's reason keeps. */
+const MAX_REASON = 300;
 
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
 const REPLACED_FOLDER_CHECK_MS = 100;
@@ -110,10 +125,17 @@ export class RepoWatcher {
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
   private readonly aliases: LinkAliases;
+  /** Batches that could not be written, waiting for their retry. */
+  private readonly held: HeldChanges;
+  /** The held changes failed on the disk itself: new events wait for the retry too (they would fail alike). */
+  private heldForDisk = false;
+  /** Paths (and a re-walk, as one) of the batch being applied. */
+  private inFlight = 0;
   lastUpdate: string | null = null;
 
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
+    this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
   }
 
   /** Starts watching; resolves once chokidar has scanned the tree (events from then on are caught). */
@@ -132,8 +154,18 @@ export class RepoWatcher {
 
   get state(): WatchState { return this.stateValue; }
   get note(): string | undefined { return this.noteValue; }
-  /** Paths and refreshes waiting to be applied (not counting the batch being applied). */
-  get queued(): number { return this.pending.size + (this.needRefresh ? 1 : 0); }
+  /** Paths and refreshes waiting to be applied (not counting the batch being applied), held ones included. */
+  get queued(): number { return this.ready + this.held.count; }
+  /** Paths and refreshes the next batch takes. */
+  private get ready(): number { return this.pending.size + (this.needRefresh ? 1 : 0); }
+  /**
+   * Changes kept because their write failed, and why; null when every write has landed. While an outage is on
+   * record, `changes` counts everything not written yet: held, waiting for the next batch, and in the batch running.
+   */
+  get heldChanges(): HeldReport | null {
+    const r = this.held.report;
+    return r && { ...r, changes: this.queued + this.inFlight };
+  }
 
   /** Queues a full re-walk (catch-up) behind whatever is pending. */
   requestRefresh(why = 'requested'): void {
@@ -155,6 +187,7 @@ export class RepoWatcher {
     this.closed = true;
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     this.rechecks.clear();
+    this.held.clear();
     await this.closeFsw();
     await this.running;
     this.stateValue = 'off';
@@ -320,6 +353,7 @@ export class RepoWatcher {
 
   private schedule(): void {
     if (this.closed || this.timer || this.running) return;
+    if (this.heldForDisk && this.held.waiting) return; // retryHeld() schedules
     this.timer = setTimeout(() => { this.timer = null; this.running = this.flush(); }, this.opts.batchMs ?? 4);
   }
 
@@ -339,6 +373,7 @@ export class RepoWatcher {
     this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
+    this.inFlight = paths.length + (refresh ? 1 : 0);
     try {
       await this.opts.exclusive(async () => {
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
@@ -365,13 +400,74 @@ export class RepoWatcher {
           this.opts.onApplied?.({ paths: batch, refreshed: false, summary, ms: performance.now() - t0 });
         }
       });
+      this.landed();
     } catch (e) {
-      this.opts.log?.(`watcher: applying ${refresh ? 'a refresh' : `${paths.length} path(s)`} failed: ${(e as Error).message}`);
+      await this.keep(paths, refresh ? (why ? [why] : []) : null, e);
     } finally {
       this.running = null;
-      if (this.queued > 0 && !this.closed) this.schedule();
+      this.inFlight = 0;
+      if (this.ready > 0 && !this.closed) this.schedule();
       else this.wakeIdle();
     }
+  }
+
+  /** A retry is due: what was held joins the next batch. */
+  private retryHeld(): void {
+    if (this.closed) return;
+    const { paths, refreshWhy } = this.held.take();
+    for (const p of paths) this.pending.add(p);
+    if (refreshWhy) { this.needRefresh = true; this.refreshWhy.push(...refreshWhy); }
+    this.schedule();
+  }
+
+  /** A batch landed: an outage it ends is logged once. */
+  private landed(): void {
+    if (!this.held.failing || this.held.count > 0) return;
+    this.heldForDisk = false;
+    const over = this.held.landed();
+    if (over) this.opts.log?.(`watcher: the kept changes landed (${over.attempts} failed attempt(s) since ${over.since})`);
+  }
+
+  /**
+   * A batch failed: nothing of it is dropped. A full disk holds the whole
+   * batch for the next retry. Any other failure may be one path's (a name the
+   * system refuses): each path is tried alone, the ones that land land, and
+   * only those that fail are held.
+   */
+  private async keep(paths: string[], refreshWhy: string[] | null, e: unknown): Promise<void> {
+    let failed = paths;
+    let error = e;
+    // A lone path is tried alone too when it failed beside a re-walk: the re-walk may be what failed.
+    if (!isNoSpace(e) && paths.length > (refreshWhy ? 0 : 1) && !this.closed) {
+      failed = [];
+      await this.opts.exclusive(async () => {
+        for (const p of paths) {
+          if (this.closed || isNoSpace(error)) { failed.push(p); continue; }
+          try {
+            const summary = await this.opts.index.update(await this.aliases.expand([p]));
+            this.lastUpdate = new Date().toISOString();
+            this.opts.onApplied?.({ paths: [p], refreshed: false, summary, ms: 0 });
+          } catch (one) {
+            failed.push(p);
+            error = one;
+          }
+        }
+      }).catch((x: unknown) => { error = x; failed = paths; });
+      if (failed.length === 0 && !refreshWhy) { this.landed(); return; }
+    }
+    if (this.closed) return;
+    const disk = isNoSpace(error);
+    const message = error instanceof Error ? error.message : String(error);
+    // One line of reasonable length: a path past the system's limits alone is over 4 KB.
+    const reason = `${disk ? 'disk full: ' : ''}${message.length > MAX_REASON ? `${message.slice(0, MAX_REASON)}…` : message}`;
+    const first = !this.held.failing || this.held.report?.reason !== reason;
+    this.heldForDisk = disk;
+    const ms = this.held.hold(failed, refreshWhy, reason, error instanceof NoSpaceError ? error.stateDir : undefined);
+    // A line for every failed attempt (at most one per backoff step): it also ends whatever lmdb wrote to the log unfinished.
+    const held = this.held.report!;
+    this.opts.log?.(first
+      ? `watcher: ${held.changes} change(s) could not be written; kept, and retried until they land (next in ${(ms / 1000).toFixed(2)} s): ${reason}`
+      : `watcher: ${held.changes} kept change(s) still not written after ${held.attempts} attempts (next in ${(ms / 1000).toFixed(2)} s): ${reason}`);
   }
 
   private async restart(): Promise<void> {

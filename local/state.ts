@@ -235,7 +235,15 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
       const fh = await fsp.open(path, 'wx', 0o600);
-      try { await fh.writeFile(`${process.pid} ${processStartTime(process.pid) ?? ''}\n`); } finally { await fh.close(); }
+      try {
+        await fh.writeFile(`${process.pid} ${processStartTime(process.pid) ?? ''}\n`);
+      } catch (e) {
+        // A lock that could not be written (a full disk) is not left behind half made.
+        await fh.close();
+        await fsp.rm(path, { force: true });
+        throw e;
+      }
+      await fh.close();
       try {
         await writeRootRecord(stateDir, root);
       } catch (e) {

@@ -24,7 +24,7 @@
 import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
-import type { WatchState } from '../indexer/watch.js';
+import type { HeldReport, WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
@@ -150,8 +150,14 @@ export interface DaemonInfoStatus {
   startupError?: string;
   warmup: WarmupStatus;
   clients: number;
-  /** Updates queued behind the one running (watcher batches, refreshes). */
+  /** Updates queued behind the one running (watcher batches, refreshes), `waiting` changes included. */
   pendingUpdates: number;
+  /**
+   * Changes the watcher could not write (a full disk, an I/O error): kept, and
+   * retried with a backoff until they land (indexer/watch/held.ts). Absent when
+   * every write has landed.
+   */
+  waiting?: HeldReport;
   /**
    * How long the daemon took to answer clients since it started, message read
    * to answer written (latency.ts), keyed by method, and by `tools/call TOOL`

@@ -97,7 +97,7 @@ const under = (p: string, ...folders: string[]): boolean => folders.some((f) => 
  * module must be placed here, so a new one is placed on purpose.
  */
 const INDEXER_LAYERS: readonly (readonly string[])[] = [
-  ['model.ts', 'text.ts', 'errors.ts', 'evidence.ts'],
+  ['model.ts', 'text.ts', 'errors.ts', 'evidence.ts', 'write-failure.ts'],
   ['discover/', 'python/'],
   ['store/'],
   ['build/', 'query/'],

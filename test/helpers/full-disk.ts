@@ -1,0 +1,79 @@
+// A real full disk for a test: a small tmpfs mounted on a temp folder (these
+// machines run as root), filled to the last byte with one file, freed by
+// removing it. `mountReason()` says why it cannot be done here (not root, no
+// tmpfs, no mount), so the tests that need it are registered as skipped.
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './fs.js';
+
+function mount(dir: string, bytes: number): string | null {
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0755`, 'tmpfs', dir], { encoding: 'utf8' });
+  return r.status === 0 ? null : `cannot mount a tmpfs here (${(r.stderr || r.error?.message || `status ${r.status}`).trim()})`;
+}
+
+function unmount(dir: string): void {
+  spawnSync('umount', [dir], { stdio: 'ignore' });
+}
+
+let known: string | null | undefined;
+/** Why a tmpfs cannot be mounted here, or null when it can (tried once per process). */
+export function mountReason(): string | null {
+  if (known !== undefined) return known;
+  const dir = tempDir('mount-probe');
+  known = mount(dir, 1 << 20);
+  if (known === null) unmount(dir);
+  return known;
+}
+
+export class SmallDisk {
+  private readonly filler: string;
+  private mounted = true;
+
+  private constructor(readonly dir: string) {
+    this.filler = join(dir, 'filler');
+  }
+
+  /** A tmpfs of `bytes` mounted on a new temp folder. */
+  static mount(bytes: number): SmallDisk {
+    const dir = tempDir('small-disk');
+    const why = mount(dir, bytes);
+    if (why) throw new Error(why);
+    return new SmallDisk(dir);
+  }
+
+  /** Bytes left for a writer. */
+  get free(): number {
+    const s = statfsSync(this.dir);
+    return s.bavail * s.bsize;
+  }
+
+  /** Writes the filler file until the disk refuses even a byte more. */
+  fill(): void {
+    const fd = openSync(this.filler, 'a');
+    try {
+      for (const size of [1 << 16, 4096, 1]) {
+        const chunk = Buffer.alloc(size);
+        for (;;) {
+          try { writeSync(fd, chunk); } catch (e) {
+            if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
+            throw e;
+          }
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Space returns: the filler file is removed. */
+  release(): void {
+    rmSync(this.filler, { force: true });
+  }
+
+  unmount(): void {
+    if (!this.mounted) return;
+    this.mounted = false;
+    unmount(this.dir);
+  }
+}
