@@ -106,7 +106,9 @@ test('an auto-started daemon exits after EVIDEX_IDLE_TIMEOUT with no client and 
     }
     const gone = Date.now() - left;
     assert.ok(gone >= 1900, `exited ${gone} ms after the last client left: not before its 2 s`);
-    assert.ok(lists >= 2, `looked at it ${lists} times while it idled`);
+    // At least one CLI look began while it idled (how many fit in 2 s depends on the machine's speed);
+    // the observer connection, open the whole time, is what shows looking does not hold it.
+    assert.ok(lists >= 1, `looked at it ${lists} times while it idled`);
     await observerClosed; // the daemon closed it on the way out
     const log = readFileSync(files(stateDirFor(root, envOf(home))).log, 'utf8');
     assert.match(log, /idle timeout 2s: exits after that long with no client/);
