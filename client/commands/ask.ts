@@ -4,13 +4,13 @@ import { stderr, stdout } from '../../local/human.js';
 import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
-  usage: 'evidex ask "QUESTION" [--model M] [--json]',
-  summary: 'ask a local Ollama model; it answers from evidex tools, citing path:line (exit 0 backed, 4 unbacked citation, 3 no answer)',
+  usage: 'evidex ask "QUESTION" [--model M] [--api ollama|openai] [--json]',
+  summary: 'ask a local model (Ollama, or an OpenAI-compatible server); it answers from evidex tools, citing path:line (exit 0 backed, 4 unbacked citation, 3 no answer)',
   clientName: 'cli',
   positionals: 1,
   flags: JSON_FLAG,
   async load() {
     const { runAskCommand } = await import('../ask.js');
-    return (client, p) => runAskCommand(client, p.positionals[0], { model: p.flags.model, json: Boolean(p.flags.json), out: stdout(), err: stderr() });
+    return (client, p) => runAskCommand(client, p.positionals[0], { model: p.flags.model, api: p.flags.api, json: Boolean(p.flags.json), out: stdout(), err: stderr() });
   },
 });

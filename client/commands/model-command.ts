@@ -1,12 +1,16 @@
-// What `ask`, `chat` and `eval` share: --model first among their flags, and a
+// What `ask`, `chat` and `eval` share: --model and --api first among their flags, and a
 // run over a daemon connection that names itself after the command, with the
 // command's code (client/ask.ts, chat.ts, eval.ts) loaded before connecting.
 import {
   defineCommand, flag, HELP, needPositionals, REPO, repoOf, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import type { Client } from '../connection.js';
+import { MODEL_APIS } from '../../protocol/messages.js';
 
-const MODEL = { model: flag.string('M', 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)') };
+const MODEL = {
+  model: flag.string('M', 'the model (default $EVIDEX_MODEL, else qwen3:8b)'),
+  api: flag.choice('API', MODEL_APIS, 'ollama (Ollama\'s own API) or openai (an OpenAI-compatible server at $EVIDEX_API_BASE: llama-server, LM Studio, vLLM, …); default $EVIDEX_API, else ollama'),
+};
 
 type ModelFlags<E extends FlagSpecs> = typeof MODEL & E & typeof REPO & typeof HELP;
 

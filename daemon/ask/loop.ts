@@ -70,7 +70,7 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   let checked: CheckedModel | undefined;
   let outcome: Outcome;
   try {
-    q.notify({ type: 'started', questionId: q.id, model: cfg.model, host: cfg.host, maxSteps: cfg.maxSteps, timeoutMs: cfg.timeoutMs });
+    q.notify({ type: 'started', questionId: q.id, model: cfg.model, host: cfg.host, maxSteps: cfg.maxSteps, timeoutMs: cfg.timeoutMs, ...(cfg.api !== 'ollama' ? { api: cfg.api } : {}) });
     checked = await checkModel(q, model, req.describe_model === true);
     outcome = await converse(q, model, checked, ctx);
   } catch (err) {
@@ -236,6 +236,7 @@ function finish(q: Question, outcome: Outcome, checked: CheckedModel | undefined
   };
   if (checked) result.numCtx = checked.budget.numCtx;
   if (checked?.description) result.ollama = checked.description;
+  if (q.cfg.api !== 'ollama') result.api = q.cfg.api;
   if (message) result.message = message;
   if (outcome.why === 'model_error') result.error = outcome.error;
   return result;
