@@ -84,7 +84,7 @@ export interface RecordedRequest {
 }
 
 /** Resolves when `res` can take more, or is closed (the listeners go either way). */
-function drained(res: ServerResponse): Promise<void> {
+export function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => { res.off('drain', done); res.off('close', done); resolve(); };
     res.on('drain', done);
@@ -101,6 +101,8 @@ function fullName(model: string): string {
 }
 
 export class FakeOllama {
+  /** Which API it speaks (the parameterised suites ask each fake for its own). */
+  readonly api = 'ollama' as const;
   readonly requests: RecordedRequest[] = [];
   readonly turns: ChatTurn[] = [];
   /** Multiplies every token count (a denser tokenizer than the default one). */

@@ -143,7 +143,7 @@ function parsedCall(c: ModelToolCall): ModelToolCall {
 }
 
 /** A message in the OpenAI shape: calls with their id and arguments as JSON text, a tool's answer tied to its call by `tool_call_id`. */
-function wireMessage(m: ChatMessage): ChatCompletionMessageParam {
+export function wireMessage(m: ChatMessage): ChatCompletionMessageParam {
   switch (m.role) {
     case 'assistant':
       return m.toolCalls?.length
@@ -153,7 +153,9 @@ function wireMessage(m: ChatMessage): ChatCompletionMessageParam {
         })) }
         : { role: 'assistant', content: m.content };
     case 'tool':
-      return { role: 'tool', tool_call_id: m.callId ?? '', content: m.content };
+      // The answer to a call the model wrote as text has no call to be tied to, and OpenAI-style servers refuse
+      // a tool message that answers none: it goes back as the next user message, naming the tool.
+      return m.callId !== undefined ? { role: 'tool', tool_call_id: m.callId, content: m.content } : { role: 'user', content: `${m.toolName}: ${m.content}` };
     default:
       return { role: m.role, content: m.content };
   }
