@@ -111,10 +111,9 @@ export class ReplyAssembly {
   /** The end of the stream: what the filter held back is released, and the reply is whole (or cut at its cap). */
   end(doneReason: string | undefined, promptTokens: number | undefined): ModelReply {
     this.take(this.think.end());
-    if (!this.over) {
-      for (const [, d] of [...this.drafts].sort(([a], [b]) => a - b)) {
-        this.reply.toolCalls.push({ name: d.name, arguments: d.arguments, ...(d.id !== undefined ? { id: d.id } : {}) });
-      }
+    // Past the cap the last of them is not whole; a reply over its cap runs none of its calls anyway.
+    for (const [, d] of [...this.drafts].sort(([a], [b]) => a - b)) {
+      this.reply.toolCalls.push({ name: d.name, arguments: d.arguments, ...(d.id !== undefined ? { id: d.id } : {}) });
     }
     if (doneReason !== undefined) this.reply.doneReason = doneReason;
     if (promptTokens !== undefined) this.reply.promptTokens = promptTokens;
