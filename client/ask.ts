@@ -331,7 +331,7 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
     else view!.event(e);
   };
   try {
-    const settings = clientAskSettings(opts, opts.env ?? process.env, (line) => { if (!opts.json) err.line(human`evidex ask: ${line}`); });
+    const settings = clientAskSettings(opts, opts.env ?? process.env, (line) => err.line(human`evidex ask: ${line}`));
     const result = await askViaClient(client, question, settings, onEvent, ac.signal);
     if (opts.json) out.json({ result });
     else view!.finish(result);

@@ -253,7 +253,7 @@ export async function runEvalCommand(
   let settings: AskSettings;
   try {
     cases = loadEvalCases(file);
-    settings = clientAskSettings(opts, opts.env ?? process.env, (line) => { if (!opts.json) screenOf(opts.err ?? opts.out).line(human`evidex eval: ${line}`); });
+    settings = clientAskSettings(opts, opts.env ?? process.env, (line) => { if (opts.err || !opts.json) screenOf(opts.err ?? opts.out).line(human`evidex eval: ${line}`); });
     if (opts.repeat !== undefined && !(opts.repeat >= 1 && opts.repeat <= 100)) throw new Error(`--repeat ${opts.repeat}: give 1 to 100 runs`);
   } catch (e) { screenOf(opts.err ?? opts.out).line(human`evidex eval: ${(e as Error).message}`); return 2; }
   const { failed } = await runEval(cases, (q, onEvent, describe) => askViaClient(client, q, settings, onEvent, undefined, { describe_model: describe }),
