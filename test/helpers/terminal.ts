@@ -19,10 +19,20 @@ export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
  * at the same machine: a `tmux kill-server` anywhere else cannot end it.
  */
 export class TmuxSession {
-  constructor(readonly name: string) {}
+  /**
+   * The server's socket name. A new one for every start: a server just told to
+   * exit may still hold its socket, and a new server on the same name then
+   * fails with "server exited unexpectedly".
+   */
+  private socket: string;
+  private starts = 0;
+
+  constructor(readonly name: string) {
+    this.socket = `${name}-${process.pid}`;
+  }
 
   private tmux(args: string[]): { status: number | null; stdout: string; stderr: string } {
-    return spawnSync('tmux', ['-L', this.name, ...args], { encoding: 'utf8' });
+    return spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
   }
 
   /**
@@ -31,6 +41,7 @@ export class TmuxSession {
    */
   start(args: string[], env: Record<string, string>): void {
     this.kill();
+    this.socket = `${this.name}-${process.pid}-${++this.starts}`;
     const vars = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
     const cmd = `env ${vars} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}; echo "[exit $?]"; sleep 60`;
     const r = this.tmux(['new-session', '-d', '-s', this.name, '-x', '160', '-y', '50', cmd]);
@@ -53,6 +64,13 @@ export class TmuxSession {
       const s = this.screen(opts);
       return (typeof want === 'string' ? s.includes(want) : want.test(s)) ? s : null;
     }, opts.timeoutMs ?? 20_000, 100);
+  }
+
+  /** The pane's title (what an OSC 0 sequence would set). */
+  title(): string {
+    const r = this.tmux(['display', '-p', '-t', this.name, '#{pane_title}']);
+    if (r.status !== 0) throw new Error(`tmux display: ${r.stderr}`);
+    return r.stdout;
   }
 
   keys(...k: string[]): void {
