@@ -36,10 +36,12 @@ await handle.refresh();
 const runTool = async (name: unknown, args: unknown): Promise<ToolResult> => handle.runTool(name, args);
 const close = (): Promise<void> => handle.close();
 
-/** The window a request was fitted to, as its wire shows it: Ollama's num_ctx asked for, or the reply reserve an OpenAI-style server was asked to leave. */
+/** The window a request was fitted to, as its wire shows it: Ollama's num_ctx asked for (and num_predict, the reply reserve), or the reply reserve an OpenAI-style server was asked to leave. */
 function assertWindow(api: ModelApi, c: RecordedRequest, numCtx: number, what: string): void {
-  if (api === 'ollama') assert.is(c.body.options?.num_ctx, numCtx, `${what}: num_ctx`);
-  else assert.is(c.body.max_tokens, replyReserve(numCtx), `${what}: max_tokens`);
+  if (api === 'ollama') {
+    assert.is(c.body.options?.num_ctx, numCtx, `${what}: num_ctx`);
+    assert.is(c.body.options?.num_predict, replyReserve(numCtx), `${what}: num_predict`);
+  } else assert.is(c.body.max_tokens, replyReserve(numCtx), `${what}: max_tokens`);
 }
 
 function assertWithinWindow(api: ModelApi, chats: RecordedRequest[], question: string, numCtx: number): void {

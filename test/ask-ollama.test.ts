@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { Ollama } from 'ollama';
 import { TOOLS, TOOL_NAMES } from '../indexer/query/schemas.js';
 import { askSettingsFromEnv, normalizeOllamaHost, resolveAskConfig } from '../daemon/ask/config.js';
+import { replyReserve } from '../daemon/ask/budget.js';
 import { SYSTEM_PROMPT } from '../daemon/ask/prompt.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
 import { askFake, mustNotRun, tempStateDir } from './fake-ollama/harness.js';
@@ -66,6 +67,7 @@ test('the request carries exactly the five tools, schemas derived from zod, syst
       ['No tool needed: ', 'RAG means retrieval-augmented generation.']);
     assert.equal(events.map((e) => e.type), ['started', 'model', 'step', 'content', 'content', 'citations', 'stopped']);
     assert.is(body.options.num_ctx, 4096); // the model's context_length (fake: 4096) under the 8192 cap
+    assert.is(body.options.num_predict, replyReserve(4096)); // the reply capped at the room the prompt left for it
   } finally { await f.stop(); }
 });
 
