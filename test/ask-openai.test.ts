@@ -202,9 +202,9 @@ test('failures mid-reply: an error event, a stream that ends without a finish_re
 
 test('a prompt over the server\'s fixed window: llama-server and vLLM refuse it, with the window named as fixed at load', async () => {
   for (const quirk of ['llama-server', 'vllm'] as const) {
-    const f = await fake(quirk, 2400);
+    const f = await fake(quirk, 3000);
     try {
-      // The loop fits its prompt to 2400 tokens; a server that counts far more (a denser tokenizer) refuses it.
+      // The loop fits its prompt to 3000 tokens; a server that counts far more (a denser tokenizer) refuses it.
       f.tokenScale = 6;
       const { result } = await askFake(f, 'q', { runTool: mustNotRun, stateDir: tempStateDir() });
       assert.is(result.stopped, 'model_error', quirk);
