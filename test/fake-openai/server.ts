@@ -15,9 +15,9 @@
 // tool message that answers no call of the reply before it, or a call left
 // unanswered.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { drained, fakeTokenCount, type ChatTurn, type FakeChunk, type FakeModel, type RecordedRequest } from '../fake-ollama/server.js';
+import { FakeHttpServer } from '../helpers/fake-http.js';
 import { dropsTools, errorBody, familyOf, overflow, toolsRefusal, type Quirk } from './quirks.js';
 
 /** Counts a whole prompt as the server's tokenizer would: its messages (OpenAI shape) and tool list. */
@@ -37,28 +37,20 @@ export const FAKE_BUILD = 'b6500-fake';
 export const FAKE_VLLM_VERSION = '0.10.2';
 const PROBE_TOOL = 'evidex_probe';
 
-export class FakeOpenAI {
+export class FakeOpenAI extends FakeHttpServer<OpenAIRecord> {
   readonly api = 'openai' as const;
-  readonly requests: OpenAIRecord[] = [];
-  readonly turns: ChatTurn[] = [];
   readonly quirk: Quirk;
   models: FakeModel[];
   tokenScale = 1;
-  /** Called when the scripted queue is empty; undefined → HTTP 500. */
-  fallback?: (body: any, n: number) => ChatTurn;
   /** How the "model" answers the probe (default: it calls the probe tool, unless the quirk drops tools or the model has none). */
   probeTurn?: ChatTurn;
   private readonly counter?: PromptCounter;
-  private server: Server;
-  private closeWaiters: Array<() => void> = [];
-  private timers = new Set<NodeJS.Timeout>();
-  port = 0;
 
   constructor(opts: FakeOpenAIOptions = {}) {
+    super('fake-openai');
     this.models = opts.models ?? [{ name: 'qwen3:8b', capabilities: ['completion', 'tools', 'thinking'] }];
     this.quirk = opts.quirk ?? 'llama-server';
     if (opts.counter) this.counter = opts.counter;
-    this.server = createServer((req, res) => { void this.handle(req, res); });
   }
 
   /** The base URL, as the servers document it (ending in /v1). */
@@ -68,54 +60,21 @@ export class FakeOpenAI {
   /** The probe requests. */
   get probes(): OpenAIRecord[] { return this.requests.filter((r) => r.path === '/v1/chat/completions' && isProbe(r.body)); }
 
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  script(...turns: ChatTurn[]): this { this.turns.push(...turns); return this; }
-
-  waitForAbort(ms = 5000): Promise<OpenAIRecord> {
-    const found = (): OpenAIRecord | undefined => this.requests.find((r) => r.aborted);
-    return new Promise((resolve, reject) => {
-      const hit = found();
-      if (hit) { resolve(hit); return; }
-      const t = setTimeout(() => reject(new Error(`fake-openai: no request was aborted within ${ms} ms`)), ms);
-      this.closeWaiters.push(() => { const r = found(); if (r) { clearTimeout(t); resolve(r); } });
-    });
-  }
-
   /** The window the server loaded `m` with (what it enforces), and whether it reports it. */
   windowOf(m: FakeModel): { window: number; reported: boolean } {
     return m.contextLength === null ? { window: 8192, reported: false } : { window: m.contextLength ?? 4096, reported: true };
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => { this.timers.delete(t); resolve(); }, ms);
-      this.timers.add(t);
-    });
-  }
 
   private find(model: unknown): FakeModel | undefined {
     return typeof model === 'string' ? this.models.find((m) => m.name === model) : undefined;
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const rec: OpenAIRecord = { method: req.method ?? '', path: (req.url ?? '').split('?')[0], body: undefined, completed: false, aborted: false, headers: { ...req.headers } };
-    this.requests.push(rec);
-    res.on('close', () => { if (!res.writableFinished) { rec.aborted = true; for (const w of this.closeWaiters) w(); } });
+  protected record(req: IncomingMessage): OpenAIRecord {
+    return { method: req.method ?? '', path: (req.url ?? '').split('?')[0], body: undefined, completed: false, aborted: false, headers: { ...req.headers } };
+  }
+
+  protected async handle(req: IncomingMessage, res: ServerResponse, rec: OpenAIRecord, raw: string): Promise<void> {
     const family = familyOf(this.quirk);
     if (raw) {
       try { rec.body = JSON.parse(raw); } catch { return this.json(res, rec, 400, errorBody(family, 400, 'Failed to parse the request body as JSON')); }
@@ -152,10 +111,6 @@ export class FakeOpenAI {
     };
   }
 
-  private json(res: ServerResponse, rec: OpenAIRecord, status: number, body: unknown): void {
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
-    res.end(JSON.stringify(body), () => { rec.completed = true; });
-  }
 
   /** One message as the fake's tokenizer counts it: role, text, the calls and the id they answer. */
   private messageTokens(m: any): number {
