@@ -129,10 +129,11 @@ function scenarios(test: Test, api: ModelApi): void {
   });
 
   /** Runs one question whose first reply is `turn`, with the size cap `maxReplyChars`. */
+  // The wall clock is the harness's longest: these bound what is read, not how fast (12 MiB through a loaded machine can take seconds).
   async function capped(turn: ChatTurn, maxReplyChars: number) {
     const stateDir = tempStateDir();
     f.script(turn);
-    const run = await askFake(f, 'q', { runTool, stateDir, config: { maxReplyChars } });
+    const run = await askFake(f, 'q', { runTool, stateDir, config: { maxReplyChars, timeoutMs: 300_000 } });
     return { ...run, stateDir };
   }
 
