@@ -97,5 +97,5 @@ export interface TurnLog {
   ms: number;
   estimate: number;                 // evidex's (high-side) token estimate of the prompt
   promptEvalCount?: number;         // Ollama's count, when it reported one
-  doneReason?: string;
+  doneReason?: string;              // how the reply ended, as the server said; `over_window`: the server refused the prompt as over its window, and was asked again with less
 }

@@ -215,6 +215,30 @@ test('a prompt over the server\'s fixed window: llama-server and vLLM refuse it,
   }
 });
 
+test('tool results far denser than estimated: the server refuses the prompt with its count, the budget is fitted to it, the results shrink and the turn is asked again', async () => {
+  for (const quirk of ['llama-server', 'vllm'] as const) {
+    // A tokenizer that counts tool results at 1.2 characters a token (evidex's first estimate assumes 2.8 bytes), the rest at 4.
+    const counter = (msgs: any[], tools: any[] | undefined): number => Math.ceil(JSON.stringify(tools ?? []).length / 4)
+      + msgs.reduce((n, m) => n + 4 + Math.ceil(String(m?.content ?? '').length / (m?.role === 'tool' ? 1.2 : 4)), 0);
+    const f = await new FakeOpenAI({ quirk, counter, models: [{ ...MODELS[0], contextLength: 4096 }] }).start();
+    try {
+      f.script({ chunks: [{ tool_calls: [call('search_code', { query: 'def', limit: 200 })] }] }, { chunks: [{ content: 'Found them.' }] });
+      const { result, events } = await askFake(f, 'where are the functions?', { runTool: ix.runTool, stateDir: tempStateDir() });
+      assert.is(result.stopped, 'answered', `${quirk}: ${result.message ?? result.error?.message}`);
+      // Turn 1, turn 2 refused over the window, turn 2 again: the refused prompt's count is in the turn log.
+      assert.is(f.chats.length, 3, quirk);
+      assert.ok(f.chats[1].promptTokens! + (quirk === 'vllm' ? replyReserve(4096) : 0) > 4096, `${quirk}: the second prompt was over the window`);
+      assert.equal(result.turns.map((t) => [t.step, t.doneReason]), [[1, 'tool_calls'], [2, 'over_window'], [2, 'stop']], quirk);
+      assert.is(result.turns[1].promptEvalCount, f.chats[1].promptTokens);
+      // Asked again within the window, the question kept, the result shrunk to what it held (path:line), and the user told.
+      assert.ok(f.chats[2].promptTokens! <= 4096 - replyReserve(4096), `${quirk}: ${f.chats[2].promptTokens}`);
+      assert.ok(view(f.chats[2]).some((m) => m.role === 'user' && m.content === 'where are the functions?'));
+      assert.ok(JSON.parse(view(f.chats[2]).at(-1)!.content).untrusted_data.summarised, quirk);
+      assert.ok(events.some((e) => e.type === 'summarised' && e.step === 2), quirk);
+    } finally { await f.stop(); }
+  }
+});
+
 test('the key goes to the configured server alone, and nothing of the daemon\'s OPENAI_* environment reaches any server', async () => {
   const f = await fake();
   const other = await fake();

@@ -152,15 +152,17 @@ export class ContextBudget {
    * window, or falls well short of the fitted prediction, means the server
    * cut the prompt: nothing is fitted down from it, and the factor is raised
    * to at least what the window alone shows. A missing or zero count (Ollama
-   * leaves it out when the prompt was cached) teaches nothing.
+   * leaves it out when the prompt was cached) teaches nothing. `whole` says
+   * the server counted all of the prompt, past the window too (a server
+   * refusing it as too long): never a cut, fitted like any count.
    */
-  observe(sent: readonly ChatMessage[], count: number | undefined): PromptCheck {
+  observe(sent: readonly ChatMessage[], count: number | undefined, whole = false): PromptCheck {
     if (typeof count !== 'number' || !(count > 0)) return this.check(false);
     const p = this.parts(sent);
     const predicted = p.fixed * this.fixedFactor + p.evidence * this.evidenceFactor;
     // The least the count can honestly be: evidence not yet counted may be lighter than its prior, down to the range's floor.
     const least = p.fixed * this.fixedFactor + p.evidence * (this.evidenceFitted ? this.evidenceFactor : EVIDENCE_FACTOR_RANGE[0]);
-    const cut = count >= this.numCtx - PER_MESSAGE_TOKENS || (this.fixedFitted && count < CUT_SHORTFALL * least);
+    const cut = !whole && (count >= this.numCtx - PER_MESSAGE_TOKENS || (this.fixedFitted && count < CUT_SHORTFALL * least));
     if (cut) {
       // Only what was kept was counted: the whole was at least the window.
       if (!this.fixedFitted) {

@@ -32,6 +32,19 @@ function serverSaid(e: APIError): string {
   return typeof body?.message === 'string' ? body.message : e.message.replace(/^\d{3} /, '');
 }
 
+/**
+ * How many tokens a server counted in a prompt it refused as over its window,
+ * when it says: llama-server's `n_prompt_tokens` beside the message, vLLM's
+ * "(N in the messages, M in the completion)" or "has N input tokens".
+ */
+function refusedPromptTokens(e: APIError, said: string): number | undefined {
+  const n = (e.error as { n_prompt_tokens?: unknown } | undefined)?.n_prompt_tokens;
+  if (typeof n === 'number' && Number.isInteger(n) && n > 0) return n;
+  const m = /(\d+) in the messages|has (\d+) input tokens/.exec(said);
+  const v = m ? Number(m[1] ?? m[2]) : NaN;
+  return Number.isInteger(v) && v > 0 ? v : undefined;
+}
+
 /** A refusal of tools the servers are known to give, as the one line that fixes it; null for anything else. */
 export function toolsRefusal(said: string, c: ErrorContext): ModelError | null {
   if (/--jinja/.test(said)) {
@@ -77,7 +90,10 @@ export function classifyOpenAIError(err: unknown, c: ErrorContext, phase: 'reque
       return new ModelError('api_http_error', `${c.base} answered HTTP 404 (${shortQuote(said)}) where an OpenAI-compatible API should be; is EVIDEX_API_BASE the server's base URL, ending in /v1?`);
     }
     if (/context (size|length|window)|maximum context|exceeds? the available context|too many tokens/i.test(said)) {
-      return new ModelError('api_http_error', `${where} refused the prompt as longer than its context window (HTTP ${err.status}: ${shortQuote(said)}); the window is fixed when the model is loaded: load it with a larger one (llama-server -c, LM Studio's context length, vLLM --max-model-len) or set EVIDEX_NUM_CTX to the window it has`);
+      const over = new ModelError('api_http_error', `${where} refused the prompt as longer than its context window (HTTP ${err.status}: ${shortQuote(said)}); the window is fixed when the model is loaded: load it with a larger one (llama-server -c, LM Studio's context length, vLLM --max-model-len) or set EVIDEX_NUM_CTX to the window it has`);
+      const counted = refusedPromptTokens(err, said);
+      if (counted !== undefined) over.promptTokens = counted;
+      return over;
     }
     return new ModelError('api_http_error', `${where} answered HTTP ${err.status}: ${shortQuote(said)}`);
   }
