@@ -57,6 +57,8 @@ const FIXED_MARGIN = 1.02;
 const EVIDENCE_MARGIN = 1.15;
 /** A fitted evidence factor stays within these bounds of the prior (a count that says more is read as noise). */
 const EVIDENCE_FACTOR_RANGE = [0.5, 3] as const;
+/** A prompt whose tool results are at most this share of it fits the fixed part (what it mostly holds); one with more fits the results. */
+const FIXED_PART_SHARE = 0.25;
 /** A count below this share of the fitted prediction means the server cut the prompt (it counts only what it kept). */
 const CUT_SHORTFALL = 0.7;
 
@@ -176,11 +178,11 @@ export class ContextBudget {
       return this.check(true);
     }
     const evidenceShare = (p.evidence * this.evidenceFactor) / predicted;
-    if (!this.fixedFitted && evidenceShare > 0.25) {
+    if (!this.fixedFitted && evidenceShare > FIXED_PART_SHARE) {
       // Evidence from the start (a conversation's earlier results): one factor for both parts until the fixed part is counted alone.
       this.fixedFactor = this.evidenceFactor = count / (p.fixed + p.evidence);
       this.evidenceFitted = true;
-    } else if (!this.fixedFitted || evidenceShare <= 0.25) {
+    } else if (!this.fixedFitted || evidenceShare <= FIXED_PART_SHARE) {
       this.fixedFactor = Math.max(0.1, (count - p.evidence * this.evidenceFactor) / p.fixed);
     } else {
       const [lo, hi] = EVIDENCE_FACTOR_RANGE;
