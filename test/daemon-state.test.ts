@@ -14,11 +14,13 @@ import {
 } from '../client/connection.js';
 import { formatStatus } from '../client/daemon-report.js';
 import { resolveRepoRoot } from '../local/root.js';
+import { isPidAlive, processStartTime } from '../local/processes.js';
 import {
-  acquireLock, DaemonRunningError, ensureStateDir, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor,
+  acquireLock, DaemonRunningError, ensureStateDir, files, readDaemonInfo, stateDirFor,
   writeDaemonInfo,
 } from '../local/state.js';
-import { createToken, tokensEqual } from '../daemon/token.js';
+import { createToken } from '../daemon/token.js';
+import { tokensEqual } from '../local/bearer.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
   DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, waitFor,

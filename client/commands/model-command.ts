@@ -12,17 +12,18 @@ const MODEL = {
   api: flag.choice('API', MODEL_APIS, 'ollama (Ollama\'s own API) or openai (an OpenAI-compatible server at $EVIDEX_API_BASE: llama-server, LM Studio, vLLM, …); default $EVIDEX_API, else ollama'),
 };
 
-/** Where the model is, for --help: the two APIs and the variables that name a server (docs/ask.md has the rest). */
-const SERVERS = 'the model server:\n'
-  + '  Ollama (default)        OLLAMA_HOST, default http://127.0.0.1:11434\n'
-  + '  OpenAI-compatible       --api openai or EVIDEX_API=openai, with EVIDEX_API_BASE (its base URL, ending in /v1;\n'
-  + '                          default http://127.0.0.1:8080/v1, llama-server\'s), and EVIDEX_API_KEY\n'
-  + '                          if the server wants a key (sent to that server only)\n'
-  + '  OLLAMA_HOST ending in /v1 is taken as an OpenAI-compatible server, and said once.\n'
-  + 'servers need tool calling on: llama-server --jinja; vllm serve --enable-auto-tool-choice --tool-call-parser P;\n'
-  + 'LM Studio and Jan with a model that supports tools. The window is the server\'s own (set when it loads the\n'
-  + 'model), at most EVIDEX_NUM_CTX (default 8192); evidex fits every prompt to it.\n'
-  + 'other settings: EVIDEX_MODEL, EVIDEX_NUM_CTX, EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK (docs/ask.md)';
+/** Where the model is, for --help (client/help.ts lays it out): the two APIs and the variables that name a server (docs/ask.md has the rest). */
+const SERVERS = [
+  'The model server is Ollama at OLLAMA_HOST (default http://127.0.0.1:11434), or with --api openai (EVIDEX_API=openai) '
+    + 'an OpenAI-compatible server at EVIDEX_API_BASE, its base URL ending in /v1 (default http://127.0.0.1:8080/v1, llama-server\'s), '
+    + 'with EVIDEX_API_KEY if it wants a key (sent to that server only). An OLLAMA_HOST ending in /v1 is taken as an OpenAI-compatible server, and said once.',
+  '',
+  'Start the server with tool calling on: llama-server --jinja; vllm serve --enable-auto-tool-choice --tool-call-parser P; '
+    + 'in LM Studio and Jan, a model that supports tools. The window is the server\'s own (set when it loads the model), '
+    + 'at most EVIDEX_NUM_CTX (default 8192); evidex fits every prompt to it.',
+  '',
+  'Other settings: EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK (docs/ask.md).',
+].join('\n');
 
 type ModelFlags<E extends FlagSpecs> = typeof MODEL & E & typeof REPO & typeof HELP;
 

@@ -62,6 +62,8 @@ export const ReadGitDiffArgs = z.strictObject({
   staged: z.boolean().optional().describe('Diff the index (staged changes) instead of the working tree (default false).'),
   base: z.string().min(1).max(200).optional()
     .describe('Commit-ish to diff against (default HEAD). Must not start with "-".'),
+  untracked: z.boolean().optional()
+    .describe('Show untracked files (not ignored, not secret, indexed as text) as new-file hunks (default true; never with staged).'),
   ...paging,
 });
 
@@ -90,8 +92,8 @@ export const TOOLS = {
   read_git_diff: {
     schema: ReadGitDiffArgs,
     description:
-      'Show uncommitted changes as one diff item per hunk (working tree or staged, against HEAD or a base ref). ' +
-      'Line numbers are those of the new file.',
+      'Show uncommitted changes as one diff item per hunk (working tree or staged, against HEAD or a base ref); ' +
+      'untracked files count as new files. Line numbers are those of the new file.',
   },
 } as const;
 

@@ -38,9 +38,17 @@ export function runTool(ctx: ToolContext, call: ToolCall): ToolResult | Promise<
 }
 
 async function gitDiff(ctx: ToolContext, args: ToolArgs['read_git_diff']): Promise<ToolResult> {
-  const hunks = await readGitDiff(ctx.root, args, ctx.rules);
+  const hunks = await readGitDiff(ctx.root, args, ctx.rules, (path) => indexedText(ctx.store, path));
   const { offset, end } = pageOf(args);
   return { evidence: hunks.slice(offset, end), total: hunks.length, generation: ctx.store.generation };
+}
+
+/** A file's whole text as the index holds it (its lines joined by "\n"), or null when the index does not hold it. */
+function indexedText(store: Store, path: string): string | null {
+  const f = store.fileByPath(path);
+  if (!f) return null;
+  const st = store.searchText(f.fid);
+  return st.lineCount === 0 ? '' : st.textRange(1, st.lineCount);
 }
 
 /**

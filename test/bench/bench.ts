@@ -2,24 +2,26 @@
 // (Python's ast, ripgrep, universal-ctags) on the same files in the same run,
 // printed as one table: figure, evidex, reference, ratio, target. Nothing is
 // downloaded; every corpus comes from the machine's python3.
-// `npm run bench -- --mcp` runs only the `evidex mcp` rows (tool calls through
-// the MCP server on stdio beside the same calls over the daemon's WebSocket).
+// `npm run bench -- --mcp` runs only the `evidex mcp` rows (mcp-latency.ts: stdio
+// and Streamable HTTP, beside the same calls over the daemon's WebSocket), on
+// the bundled fixture.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { minus } from '../../daemon/latency.js';
 import { Methods, warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
 import { folderBytes, stateDirFor } from '../../local/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';
-import { makeCorpus, type Corpus } from './corpus.js';
+import { fixtureRepo, makeCorpus, type Corpus } from './corpus.js';
+import { benchMcpOnly, mcpRows } from './mcp-latency.js';
 import { drawQueries } from './queries.js';
+import { waitSteady } from './steady.js';
+import { mib, ms, over1, printTable, row, rowOf, rows, sec, stats, timed, type Row } from './table.js';
 
 const args = process.argv.slice(2);
 const LARGE = args.includes('--large');
@@ -31,17 +33,6 @@ const CLI_RUNS = Number(args[args.indexOf('--cli-runs') + 1]) || 20;
 /** Untimed calls before each timed set (the first calls of a fresh daemon run unoptimised code). */
 const WARMUP_CALLS = 20;
 
-// ---- small statistics -------------------------------------------------------
-function pct(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-function stats(xs: number[]): { p50: number; p99: number; max: number; n: number; over1ms: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1], n: s.length, over1ms: s.filter((x) => x > 1).length };
-}
-/** "1.3% (4 of 300)": the share of round trips over 1 ms, which is what decides a p99 < 1 ms target. */
-const over1 = (st: ReturnType<typeof stats>) => `${((100 * st.over1ms) / st.n).toFixed(1)}% (${st.over1ms} of ${st.n})`;
 // ---- references -------------------------------------------------------------
 function timePythonAst(c: Corpus): number | null {
   const script = 'import ast,sys,time\nroot=sys.argv[1]\nfiles=sys.stdin.read().split("\\n")\nt=time.perf_counter()\n'
@@ -70,12 +61,6 @@ function coldIndex(c: Corpus, env: NodeJS.ProcessEnv): ColdRun {
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 const median = (xs: number[]) => stats(xs).p50;
-
-async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
-  const t0 = performance.now();
-  const v = await fn();
-  return [performance.now() - t0, v];
-}
 
 function rssOf(pid: number): { anon: number; hwm: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -173,85 +158,10 @@ class BarePeer {
   }
 }
 
-// ---- the table --------------------------------------------------------------
-interface Row { figure: string; evidex: string; reference: string; ratio: string; target: string; met: string }
-const rows: Row[] = [];
-function rowOf(figure: string, evidex: string, reference = '', ratio = '', target = '', met: boolean | null = null): Row {
-  return { figure, evidex, reference, ratio, target, met: met === null ? '' : met ? 'yes' : 'NO' };
-}
-function row(...a: Parameters<typeof rowOf>): void {
-  rows.push(rowOf(...a));
-}
-const ms = (x: number) => (x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
-const sec = (x: number) => `${x.toFixed(2)} s`;
-const mib = (x: number) => `${(x / 1048576).toFixed(1)} MiB`;
-
 /** What the scale rows compare between the two corpora. */
 interface CorpusFigures {
   lines: number; bytes: number; coldS: number; indexBytes: number; rssAnon: number;
   p99: Record<'search_code' | 'find_symbol' | 'find_importers', number>;
-}
-
-/** Steady state: caches loaded, the request path warmed up, the watcher's first scan and the catch-up after it done. */
-async function waitSteady(client: Client): Promise<void> {
-  for (let i = 0; ; i++) {
-    const st = await client.request(Methods.indexStatus);
-    if (st.index.warm && warmupSettled(st.daemon.warmup) && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
-    if (i > 12_000) throw new Error('the index never reported warm');
-    await new Promise((res) => setTimeout(res, 5));
-  }
-}
-
-/**
- * `evidex mcp` as a host runs it (spawned, driven by the SDK's own client over
- * stdio, answers checked against the outputSchema as the SDK does): how long it
- * takes to answer initialize, and tools/call round trips beside the same calls
- * over the daemon's WebSocket. The MCP server reaches the same daemon, so the
- * difference is what the stdio hop and the MCP layer on both ends add.
- */
-async function mcpRows(c: Corpus, client: Client, env: NodeJS.ProcessEnv, q: ReturnType<typeof drawQueries>): Promise<void> {
-  const bin = join(here, '..', '..', 'client', 'bin.js');
-  const mcp = new McpClient({ name: 'evidex-bench', version: '1' });
-  const [initMs] = await timed(() => mcp.connect(new StdioClientTransport({
-    command: process.execPath, args: [bin, 'mcp', '--repo', c.root], env: env as Record<string, string>, stderr: 'ignore',
-  })));
-  try {
-    row(`[${c.name}] evidex mcp: spawn to initialize answered`, ms(initMs));
-    await mcp.listTools(); // the SDK client checks structuredContent against the outputSchema it lists
-    for (const [tool, inputs, key] of [['find_symbol', q.symbols, 'name'], ['search_code', q.search, 'query']] as const) {
-      for (const v of inputs.slice(0, WARMUP_CALLS)) await mcp.callTool({ name: tool, arguments: { [key]: v } });
-      const viaMcp: number[] = [];
-      const viaWs: number[] = [];
-      for (const v of inputs) {
-        viaMcp.push((await timed(() => mcp.callTool({ name: tool, arguments: { [key]: v } })))[0]);
-        viaWs.push((await timed(() => call(client, tool, { [key]: v })))[0]);
-      }
-      const m = stats(viaMcp);
-      const w = stats(viaWs);
-      row(`[${c.name}] ${tool} through evidex mcp (stdio), p50 / p99 (${m.n} calls)`, `${ms(m.p50)} / ${ms(m.p99)}`,
-        `daemon WebSocket, same calls: ${ms(w.p50)} / ${ms(w.p99)}`, `+${ms(m.p50 - w.p50)} p50`);
-    }
-  } finally {
-    await mcp.close();
-  }
-}
-
-/** `--mcp`: only the evidex mcp rows, on the stdlib corpus, with a daemon started for them. */
-async function benchMcpOnly(c: Corpus): Promise<void> {
-  const home = mkdtempSync(join(tmpdir(), 'evidex-bench-home-'));
-  const env = { ...process.env, EVIDEX_HOME: home };
-  process.env.EVIDEX_HOME = home;
-  console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mib(c.bytes)} in ${c.root}`);
-  const client = await connect(c.root, { autoStart: true, env, startTimeoutMs: 300_000 });
-  try {
-    await waitSteady(client);
-    await mcpRows(c, client, env, JSON.parse(JSON.stringify(drawQueries(c, NQ))) as ReturnType<typeof drawQueries>);
-  } finally {
-    await client.close();
-    await daemonStop(c.root, { env });
-    rmSync(home, { recursive: true, force: true });
-    rmSync(c.root, { recursive: true, force: true });
-  }
 }
 
 async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
@@ -407,11 +317,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
  * call (no daemon yet: start it, build the index, answer) is its own row.
  */
 function benchCli(): void {
-  const fixture = fileURLToPath(new URL('../../../fixtures/mobileai-local-rag', import.meta.url));
-  const repo = join(mkdtempSync(join(tmpdir(), 'evidex-bench-cli-')), 'repo');
-  cpSync(fixture, repo, { recursive: true, verbatimSymlinks: true });
-  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore' });
-  git('init', '-q'); git('add', '-A'); git('-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-qm', 'fixture');
+  const repo = fixtureRepo('evidex-bench-cli-');
   const home = mkdtempSync(join(tmpdir(), 'evidex-bench-cli-home-'));
   const env = { ...process.env, EVIDEX_HOME: home, NO_COLOR: '1' };
   const bin = fileURLToPath(new URL('../../client/bin.js', import.meta.url));
@@ -469,20 +375,10 @@ function scaleRows(small: CorpusFigures, large: CorpusFigures): void {
   }
 }
 
-function printTable(): void {
-  const head: Row = { figure: 'figure', evidex: 'evidex', reference: 'reference', ratio: 'ratio', target: 'target', met: 'met' };
-  const cols = Object.keys(head) as (keyof Row)[];
-  const w = Object.fromEntries(cols.map((k) => [k, Math.max(...[head, ...rows].map((r) => r[k].length))])) as Record<keyof Row, number>;
-  const line = (r: Row) => `| ${cols.map((k) => r[k].padEnd(w[k])).join(' | ')} |`;
-  console.log(line(head));
-  console.log(`|${cols.map((k) => '-'.repeat(w[k] + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-}
-
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
 console.log(`evidex bench · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · node ${process.version} · ${execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim()}`);
 if (MCP_ONLY) {
-  await benchMcpOnly(makeCorpus('stdlib'));
+  await benchMcpOnly(NQ);
 } else {
   if (!CLI_ONLY) {
     const small = await benchCorpus(makeCorpus('stdlib'));
