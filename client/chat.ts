@@ -82,7 +82,7 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
       }
       if (line.startsWith('/')) { err.line(human`unknown command ${line.split(/\s/)[0]}; ${HELP}`); rl.prompt(); continue; }
 
-      const view = new AskView({ out, err, env, live: true });
+      const view = new AskView({ out, err, env, live: true, summary: { listHint: '/evidence lists them' } });
       current = new AbortController();
       let result: AskResult | null = null;
       try {

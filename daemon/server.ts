@@ -4,6 +4,7 @@
 //   listener.ts    HTTP server, upgrade checks (Origin, token, path), one RpcConnection per client, pings
 //   dispatch.ts    method lookup, params schemas (methods.ts), the handler call, RPC errors
 //   tool-calls.ts  a client's tools/call: the index's runTool, audited, trimmed for the wire, cancellable
+//   fair-turns.ts  whose turn it is: every tool call (a client's, its model turns') runs as one of its connection's turns
 //   ask-handler.ts the `ask` method: a client's question to the Ollama loop, with its conversations
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
 //   root-watch.ts  the root as an identity: notices it deleted, moved or replaced (root-gate.ts: what calls meet then)
@@ -33,11 +34,12 @@ import { handleAsk } from './ask-handler.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Caller } from './caller.js';
 import { Dispatcher, latencyName, type Handlers } from './dispatch.js';
+import { FairTurns, type FairTurnsOptions } from './fair-turns.js';
 import { IdleTimer } from './idle.js';
 import { LatencyBook } from './latency.js';
 import { Listener, type Peer } from './listener.js';
 import { createToken } from './token.js';
-import { ToolCalls } from './tool-calls.js';
+import { cancelledBy, ToolCalls } from './tool-calls.js';
 import { RootGate } from './root-gate.js';
 import { RootWatch, type RootChange } from './root-watch.js';
 import { StateClaim } from './state-claim.js';
@@ -65,6 +67,8 @@ export interface DaemonOptions {
   warmup?: boolean;
   /** Exit after this long with no client (idle.ts); 0 or absent = never (a daemon started by hand). */
   idleTimeoutMs?: number;
+  /** The slice of a turn and its clock (fair-turns.ts); a test gives its own clock. */
+  turns?: FairTurnsOptions;
   log?: (line: string) => void;
 }
 
@@ -81,6 +85,8 @@ export class Daemon {
   private readonly audit: AuditLog;
   private readonly updates: IndexUpdates;
   private readonly tools: ToolCalls;
+  /** Whose turn it is to run a tool call (fair-turns.ts). */
+  private readonly turns: FairTurns;
   private readonly dispatcher: Dispatcher<Caller>;
   private readonly warmup: RequestPathWarmup;
   /** Whether the root is still the indexed tree: tool calls pass, wait, or are refused (root-gate.ts). */
@@ -107,7 +113,8 @@ export class Daemon {
     const log = (line: string) => this.log(line);
     this.audit = auditLogFor(opts.stateDir);
     this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log, onRootTouched: () => rootWatch.touched() });
-    this.tools = new ToolCalls(handle, this.audit, this.rootGate);
+    this.turns = new FairTurns(opts.turns);
+    this.tools = new ToolCalls(handle, this.audit, this.rootGate, this.turns);
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
       admit: (key) => {
@@ -122,6 +129,7 @@ export class Daemon {
       handle,
       dispatch: (caller, method, params, ctx) => this.dispatcher.dispatch(caller, method, params, ctx),
       stopped: () => this.stopping !== null,
+      idle: () => this.turns.whenIdle(),
       log,
     });
   }
@@ -254,7 +262,11 @@ export class Daemon {
   private readonly handlers: Handlers<Caller> = {
     toolsList: () => ({ tools: toolDescriptors() }),
     toolsCall: (p, client, ctx) => this.tools.toolsCall(client, p, ctx),
-    ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.tools.runTool(name, args), stateDir: this.opts.stateDir }),
+    // A model turn's calls are its client's requests: they take that connection's turns like its own tools/calls.
+    ask: (p, client, ctx) => handleAsk(p, client, ctx, {
+      runTool: (name, args) => this.tools.runTool(name, args, client, cancelledBy(ctx)),
+      stateDir: this.opts.stateDir,
+    }),
     indexStatus: () => this.status(),
     // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.
     indexRefresh: (_p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx)),

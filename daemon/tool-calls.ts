@@ -1,7 +1,8 @@
 // A client's `tools/call`: the index's runTool (which checks the call and
-// answers it: IndexHandle.runTool) plus what belongs to a request — the audit
-// line naming the client, the result trimmed to what the wire carries, and
-// cancellation of a call that has to wait. The ask loop runs its calls on the
+// answers it: IndexHandle.runTool), run as one of the client's turns
+// (fair-turns.ts), plus what belongs to a request — the audit line naming the
+// client, the result trimmed to what the wire carries, and cancellation of a
+// call that has to wait. The ask loop runs its calls on the
 // index directly and writes its own audit lines (with the question, model and
 // step); it never needs the wire shape.
 //
@@ -14,10 +15,13 @@ import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
 import type { AuditLog } from './audit.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
+import type { FairTurns } from './fair-turns.js';
 import type { RootGate } from './root-gate.js';
 
-/** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
-const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
+/** What tools/call answers: the result's three fields, and its near misses when it has some, whatever else the handle's result carries. */
+const wireResult = (r: ToolResult): ToolResult => ({
+  evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
+});
 
 /**
  * A tool call that waits (on the first build, on git) answers REQUEST_CANCELLED
@@ -33,6 +37,15 @@ function untilCancelled<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * Whether a request's client gave up on it (cancelled it, or left): asked only
+ * when a queued request's turn comes, since reading `ctx.signal` creates an
+ * AbortController (Cancellation in protocol/jsonrpc.ts).
+ */
+export function cancelledBy(ctx: RequestContext): () => Error | null {
+  return () => (ctx.signal.aborted ? new RpcError(REQUEST_CANCELLED, 'request cancelled by the client') : null);
+}
+
 export class ToolCalls {
   constructor(
     private readonly handle: IndexHandle,
@@ -40,15 +53,18 @@ export class ToolCalls {
     private readonly audit: AuditLog,
     /** Whether the root is still the indexed tree: a call passes, waits for its re-index, or is refused. */
     private readonly root: RootGate,
+    /** Whose turn it is: every call runs as one of its client's turns. */
+    private readonly turns: FairTurns,
   ) {}
 
   /**
    * A call as the index runs it (checked, then answered: IndexHandle.runTool),
-   * behind the root's gate: refused while the root is gone, waiting while it is
-   * re-indexed. Both tools/call and the ask loop come through here.
+   * behind the root's gate (refused while the root is gone, waiting while it is
+   * re-indexed), as one of its client's turns. Both tools/call and the ask loop
+   * come through here.
    */
-  runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
-    return this.root.admit(() => this.handle.runTool(name, args));
+  runTool(name: unknown, args: unknown, owner: Caller, cancelled: () => Error | null): ToolResult | Promise<ToolResult> {
+    return this.root.admit(() => this.turns.run(owner, (pace) => this.handle.runTool(name, args, pace), cancelled));
   }
 
   /**
@@ -63,7 +79,7 @@ export class ToolCalls {
     const t0 = performance.now();
     let r: ToolResult | Promise<ToolResult>;
     try {
-      r = this.runTool(p.name, p.arguments);
+      r = this.runTool(p.name, p.arguments, client, cancelledBy(ctx));
     } catch (e) {
       this.auditLine(client, p, t0, null, e);
       throw e;

@@ -70,14 +70,16 @@ export function* warmupCalls(sample: IndexSample, rounds: number): Generator<War
 /**
  * Runs `calls` one after another through `run`, yielding to the event loop
  * (setImmediate: after pending I/O, so a waiting request is served) once a
- * slice has taken WARMUP_SLICE_MS. Stops when `stopped()` says so or the busy
- * time reaches `budgetMs`.
+ * slice has taken WARMUP_SLICE_MS (or through `between`, which the daemon
+ * makes wait until no client's request waits either). Stops when `stopped()`
+ * says so or the busy time reaches `budgetMs`.
  */
 export async function warmRequestPath(
   calls: Iterable<WarmupCall>,
   run: (call: WarmupCall, seq: number) => Promise<void>,
   stopped: () => boolean,
   budgetMs = WARMUP_BUDGET_MS,
+  between: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
 ): Promise<WarmupResult> {
   let n = 0;
   let busyMs = 0;
@@ -89,7 +91,7 @@ export async function warmRequestPath(
     if (now - sliceStart < WARMUP_SLICE_MS) continue;
     busyMs += now - sliceStart;
     if (busyMs >= budgetMs) return { calls: n, busyMs, outcome: 'budget' };
-    await new Promise((resolve) => setImmediate(resolve));
+    await between();
     sliceStart = performance.now();
   }
   busyMs += performance.now() - sliceStart;
@@ -105,6 +107,12 @@ export interface WarmupDeps {
   dispatch: (caller: Caller, method: string, params: unknown, ctx: RequestContext) => unknown;
   /** True once the daemon is shutting down. */
   stopped: () => boolean;
+  /**
+   * Resolves when no client's request runs or waits (FairTurns.whenIdle): the
+   * warm-up's slices take only what clients leave, and its time budget counts
+   * its own work, not theirs.
+   */
+  idle?: () => Promise<void>;
   log: (line: string) => void;
 }
 
@@ -159,7 +167,12 @@ export class RequestPathWarmup {
         refused++;
       }
     };
-    const r = await warmRequestPath(warmupCalls(handle.sample(WARMUP_SAMPLE), WARMUP_ROUNDS), run, stopped);
+    const idle = this.deps.idle;
+    const between = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await idle?.();
+    };
+    const r = await warmRequestPath(warmupCalls(handle.sample(WARMUP_SAMPLE), WARMUP_ROUNDS), run, stopped, WARMUP_BUDGET_MS, between);
     this.status = { state: 'done', calls: r.calls, refused, busyMs: Math.round(r.busyMs), outcome: r.outcome };
     const note = r.outcome === 'budget' ? ' (time budget reached)' : r.outcome === 'stopped' ? ' (stopped)' : '';
     log(`request path warmed up: ${r.calls} calls (${refused} refused), ${r.busyMs.toFixed(0)} ms of work${note}`);

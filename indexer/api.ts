@@ -3,11 +3,12 @@
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
 import type { BuildProgress, BuildSummary, UpdateSummary } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
+import type { Pace } from './query/pace.js';
 import type { ToolResult } from './query/schemas.js';
 import type { IndexSample } from './store/store.js';
 
 // Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
-export type { BuildProgress, BuildSummary, IndexSample, ToolResult, UpdateSummary };
+export type { BuildProgress, BuildSummary, IndexSample, Pace, ToolResult, UpdateSummary };
 
 export interface IndexStatus {
   root: string;
@@ -47,8 +48,11 @@ export interface IndexHandle {
    * index_unavailable. Every failure is a ToolError (refusals as they are,
    * anything unexpected as internal_error), thrown with a value and rejected
    * with a promise, so `await runTool(...)` sees both alike.
+   * With a `pace` (the daemon's fair scheduler), an answer whose work grows
+   * with the index (search_code) stops at the end of each slice and goes on
+   * when the pace lets it, answering with a promise (query/pace.ts).
    */
-  runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult>;
+  runTool(name: unknown, args: unknown, pace?: Pace): ToolResult | Promise<ToolResult>;
   /**
    * The ignore and secret rules the index walks with: one instance for the
    * index's life, re-read in place by every refresh, so a watcher given it

@@ -4,7 +4,7 @@
 // refresh() and update() never run at the same time, while queries run
 // whenever they are called and see whole updates only.
 import { join, resolve } from 'node:path';
-import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, ToolResult, UpdateSummary } from './api.js';
+import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, Pace, ToolResult, UpdateSummary } from './api.js';
 import { Builder } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
 import { asToolError, ToolError } from './errors.js';
@@ -65,18 +65,18 @@ export class EvidexIndex implements IndexHandle {
    * loaded and the tool reads only the index, else a promise. A call that
    * fails the check is refused at once, even while the first build runs.
    */
-  runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
+  runTool(name: unknown, args: unknown, pace?: Pace): ToolResult | Promise<ToolResult> {
     const call = checkToolCall(name, args);
     const build = this.firstBuild;
-    return build ? build.then(() => this.answer(call)) : this.answer(call);
+    return build ? build.then(() => this.answer(call, pace)) : this.answer(call, pace);
   }
 
-  private answer(call: ToolCall): ToolResult | Promise<ToolResult> {
+  private answer(call: ToolCall, pace: Pace | undefined): ToolResult | Promise<ToolResult> {
     try {
       this.checkServing(call);
       const rules = this.builder.loadedRules;
-      const r = rules ? runTool({ root: this.root, store: this.store, rules }, call)
-        : this.rules().then((loaded) => runTool({ root: this.root, store: this.store, rules: loaded }, call));
+      const r = rules ? runTool({ root: this.root, store: this.store, rules }, call, pace)
+        : this.rules().then((loaded) => runTool({ root: this.root, store: this.store, rules: loaded }, call, pace));
       return r instanceof Promise ? r.catch((e: unknown) => { throw asToolError(e); }) : r;
     } catch (e) {
       throw asToolError(e);

@@ -3,7 +3,7 @@
 import { normalOrigin } from '../mcp/http-access.js';
 import { defineCommand, flag, HELP, needPositionals, REPO, repoOf, unnamedRoot, UsageError, version } from '../command.js';
 
-const USAGE = 'evidex mcp [--repo DIR] [--http [--port N] [--host ADDR] [--allow-origin ORIGINS] [--rotate-token]]';
+const USAGE = 'evidex mcp [--repo DIR] [--http] [--port N] [--host ADDR] [--allow-origin ORIGINS] [--rotate-token]';
 
 const HTTP_FLAGS = {
   http: flag.boolean('serve MCP over Streamable HTTP (http://127.0.0.1:PORT/mcp, behind a bearer token) instead of stdio'),
@@ -26,9 +26,10 @@ function origins(list: string | undefined): string[] {
 export const command = defineCommand({
   usage: USAGE,
   summary: 'MCP server: the five tools for any MCP host, answered by the daemon (stdio, or --http)',
-  details: 'On stdio a host starts it as a subprocess. With --http it serves hosts that connect by URL\n'
-    + '(Open WebUI, LM Studio, Jan): it prints the URL and the bearer token to configure them with,\n'
-    + 'keeps both across restarts, and stops on Ctrl-C. See docs/mcp.md.',
+  details: 'On stdio a host starts it as a subprocess. With --http it serves hosts that\n'
+    + 'connect by URL (Open WebUI, LM Studio, Jan): it prints the URL and the bearer\n'
+    + 'token to configure them with, keeps both across restarts, and stops on Ctrl-C.\n'
+    + 'The options after --http go with --http only. See docs/mcp.md.',
   flags: { ...REPO, ...HTTP_FLAGS, ...HELP },
   async run(p) {
     needPositionals(p, 0, USAGE);

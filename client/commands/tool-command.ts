@@ -13,6 +13,7 @@ import {
 } from '../command.js';
 import type { Client } from '../connection.js';
 import { placeOf, type Place } from '../paths.js';
+import { formatSuggestions } from '../suggestions.js';
 import {
   human, join, line, paint, path, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
@@ -121,6 +122,8 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
+  const suggestions = formatSuggestions(r, fmt.shown);
+  if (suggestions) stderr().line(suggestions);
 }
 
 // ---- the text form ---------------------------------------------------------

@@ -2,17 +2,23 @@
 // synchronously from start to end, so it sees one state of the index: either
 // before or after any update, never half of one (the store commits and patches
 // its memory in one synchronous step too). read_git_diff is the exception: it
-// asks git about the working tree, not the index.
+// asks git about the working tree, not the index. search_code, whose work
+// grows with the lines that match, can also run in slices (pace.ts): then a
+// write between two slices starts it again, so it too sees one state.
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import { normalizeCallerPath, normalizeLexically } from './caller-paths.js';
 import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
+import { moduleQualified } from './qualified.js';
+import { withSymbolSuggestions } from './suggest.js';
+import { withImporterSuggestions } from './suggest-modules.js';
 import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
 import { isPythonPath } from '../python/modules.js';
+import { answerPaced, type Pace } from './pace.js';
 
 export interface ToolContext {
   root: string;
@@ -25,14 +31,15 @@ export interface ToolContext {
  * Answers one validated call. The four tools that read only the index answer
  * synchronously, as a value (so the daemon can send the answer in the same
  * turn of the event loop), and throw their refusals; read_git_diff asks git
- * and answers with a promise.
+ * and answers with a promise. Given a pace, a search that outlasts its slice
+ * goes on in later ones and answers with a promise.
  */
-export function runTool(ctx: ToolContext, call: ToolCall): ToolResult | Promise<ToolResult> {
+export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResult | Promise<ToolResult> {
   switch (call.name) {
-    case 'search_code': return searchCode(ctx.store, call.args);
-    case 'find_symbol': return findSymbol(ctx.store, call.args);
+    case 'search_code': return answerPaced((due) => searchCode(ctx.store, call.args, due), pace, () => ctx.store.generation);
+    case 'find_symbol': return withSymbolSuggestions(ctx.store, call.args, findSymbol(ctx.store, call.args));
     case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);
-    case 'find_importers': return findImporters(ctx.store, ctx.rules, call.args);
+    case 'find_importers': return withImporterSuggestions(ctx.store, call.args, () => findImporters(ctx.store, ctx.rules, call.args));
     case 'read_git_diff': return gitDiff(ctx, call.args);
   }
 }
@@ -118,8 +125,11 @@ function pathPrefixOf(raw: string | undefined): string | undefined {
  * original-case snippets are read only for those. A three-character
  * case-insensitive query over the whole index takes its `total` from the
  * per-trigram line counts and stops scanning once its page is full.
+ * Yields between blocks once `due()` says its slice is over (asked every
+ * DUE_EVERY blocks: reading a clock per 256-character block would cost more
+ * than the scan).
  */
-export function searchCode(store: Store, args: ToolArgs['search_code']): ToolResult {
+function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boolean): Generator<void, ToolResult, void> {
   const { query } = args;
   const cs = args.case_sensitive ?? false;
   const prefix = pathPrefixOf(args.path_prefix);
@@ -143,9 +153,14 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
     // Case-insensitive: the lowercased blocks, searched from the query's rarest character; case-sensitive: ExactFinder.
     const findLower = cs ? null : anchoredFind(q, store.plan.rarestCharAt(q));
     const exact = cs ? new ExactFinder(q) : null;
+    let sinceDue = 0;
     for (const { f, st, from, to } of files) {
       if (counted && page.full) break;
       for (let i = from; i < to; i++) {
+        if (++sinceDue >= DUE_EVERY) {
+          sinceDue = 0;
+          if (due()) yield;
+        }
         const b = blocks ? blocks[i] : i;
         const hay = exact ? exact.at(st, b) : st.blocks[b];
         const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLine[b], q, query, page);
@@ -156,6 +171,9 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
   }
   return { evidence: page.items, total, generation: store.generation };
 }
+
+/** Blocks scanned between two looks at the slice clock (a block is ~256 characters). */
+const DUE_EVERY = 64;
 
 /**
  * A finder for q that runs indexOf on the part of q starting at its rarest
@@ -196,21 +214,6 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
     pos = find ? find(hay, nl + 1) : hay.indexOf(q, nl + 1);
   }
   return n;
-}
-
-/**
- * The ways `name` names definitions besides its simple name or qualname
- * (docs/tools.md): for every module name M the index knows with `name` =
- * `M.Q`, the definitions with qualname exactly Q in the files known as M
- * (`pkg.mod.Class.method`; `pkg.Class` for a class of `pkg/__init__.py`).
- */
-function moduleQualified(store: Store, name: string): Array<{ qual: string; fids: number[] }> {
-  const out: Array<{ qual: string; fids: number[] }> = [];
-  for (let i = name.indexOf('.'); i > 0 && i < name.length - 1; i = name.indexOf('.', i + 1)) {
-    const fids = store.moduleFiles(name.slice(0, i));
-    if (fids.length) out.push({ qual: name.slice(i + 1), fids });
-  }
-  return out;
 }
 
 /**

@@ -9,6 +9,7 @@
 // matching line (a match lies within one line, and a line lies within one
 // block), so it is skipped without being scanned; for a query made of common
 // trigrams, few blocks hold every one of them even when most files do.
+import { ownString } from '../text.js';
 
 /**
  * Target size of a block (UTF-16 units); a block ends at the first line end past it.
@@ -56,7 +57,8 @@ export class SearchText {
       let len = 0;
       while (i < lines.length && (i === start || len < BLOCK_CHARS)) len += lines[i++].length + 1;
       first.push(start);
-      const c = lines.slice(start, i).join('\n');
+      // A one-line block would be a view into the file's whole text (see ownString).
+      const c = i - start === 1 ? ownString(lines[start]) : lines.slice(start, i).join('\n');
       const l = lowerJoin(c, lines, start, i);
       blocks.push(l === c ? c : l);
       // eslint-disable-next-line no-control-regex

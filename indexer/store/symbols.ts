@@ -5,6 +5,7 @@
 // plus the items they return — not a decode of every matching file's rows (a
 // common name such as `__init__` lives in hundreds of files).
 import type { PyDef } from '../model.js';
+import { ownString } from '../text.js';
 
 const KINDS: readonly PyDef['kind'][] = ['class', 'function', 'method', 'variable'];
 
@@ -61,13 +62,14 @@ export class SymbolIndex {
       this.sKind[s] = KINDS.indexOf(d.kind);
       let e = this.byName.get(d.name);
       // Most names have one definition: start with an exact-size array (push on [] reserves 17 slots).
-      if (!e) { e = { key: d.name, slots: [s] }; this.byName.set(d.name, e); } else e.slots.push(s);
+      if (!e) { e = { key: ownString(d.name), slots: [s] }; this.byName.set(e.key, e); } else e.slots.push(s);
       this.sEntry[s] = e;
-      this.sQual[s] = d.qualname === d.name ? undefined : d.qualname;
+      this.sQual[s] = d.qualname === d.name ? undefined : ownString(d.qualname);
       slots.push(s);
     });
     const refs: FileRefs = { defs: slots, imports: imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets })) };
     this.files.set(fid, refs);
+    ownTargets(refs.imports);
     for (const i of refs.imports) for (const t of new Set(i.targets)) this.addImporter(t, i);
   }
 
@@ -77,6 +79,7 @@ export class SymbolIndex {
     if (!refs) return;
     this.dropImports(fid, refs);
     refs.imports = imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets }));
+    ownTargets(refs.imports);
     for (const i of refs.imports) for (const t of new Set(i.targets)) this.addImporter(t, i);
   }
 
@@ -188,6 +191,11 @@ export class SymbolIndex {
     this.sFid = new Int32Array(0); this.sStart = new Int32Array(0); this.sEnd = new Int32Array(0);
     this.sSeq = new Int32Array(0); this.sKind = new Uint8Array(0); this.sEntry = []; this.sQual = [];
   }
+}
+
+/** Gives each statement its own copy of its targets (kept for the daemon's life; see ownString). */
+function ownTargets(refs: ImportRef[]): void {
+  for (const r of refs) r.targets = r.targets.map(ownString);
 }
 
 /** Answer order of import statements: path rank, first line, then position in the file's list. */

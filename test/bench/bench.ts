@@ -298,9 +298,10 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   row(`[${c.name}] watcher's inotify watches`, `${watches}`, `${folders} folders, ${c.files.length} files; limit ${limit}`, '', '≤ one per folder', watches <= folders);
 
   const rss = rssOf(client.info.pid);
-  // The < 200 MB target is the stdlib's; for the larger tree the issue asks for growth no worse than linear (the scale rows).
+  // The stdlib's target is < 200 MB; site-packages' (issue 31) at most twice its source, and growth no worse than linear (the scale rows).
   const rssTarget = c.name === 'stdlib';
-  row(`[${c.name}] daemon anonymous RSS (steady)`, `${(rss.anon / 1e6).toFixed(1)} MB`, '', '', rssTarget ? '< 200 MB' : 'see [scale]', rssTarget ? rss.anon < 200e6 : null);
+  row(`[${c.name}] daemon anonymous RSS (steady, after the query pass)`, `${(rss.anon / 1e6).toFixed(1)} MB`, `source ${(c.bytes / 1e6).toFixed(1)} MB`,
+    `${(rss.anon / c.bytes).toFixed(2)}×`, rssTarget ? '< 200 MB' : '≤ 2× source', rssTarget ? rss.anon < 200e6 : rss.anon <= 2 * c.bytes);
   row(`[${c.name}] daemon peak RSS (VmHWM)`, mib(rss.hwm));
   await client.close();
   await daemonStop(c.root, { env });

@@ -1,0 +1,162 @@
+// Fair service (issue 31, point 4): one client's backlog costs another at most
+// a slice. What is asserted is the ORDER of service, never a time: slice
+// clocks are counters, so a slice is the same amount of work on any machine.
+//  - FairTurns alone: a quiet owner's request runs before the backlog of the
+//    owners already queued; flooding owners take turns round-robin; a request
+//    whose client gave up is not run; background work waits for an idle daemon.
+//  - A real daemon (in this process, real ws, real index on disk): while 8
+//    connections pipeline 200 searches that each match every line of the
+//    tree, a find_symbol on a ninth is answered after at most one answer per
+//    flooding connection, long before the flood is done; every flood answer
+//    is still the whole count.
+//  - A search paused between slices while a write lands answers from one
+//    generation: it starts again, and equals the answer asked afterwards.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type WebSocket from 'ws';
+import { Daemon } from '../daemon/server.js';
+import { FairTurns } from '../daemon/fair-turns.js';
+import { openEvidexIndex } from '../indexer/index.js';
+import type { Pace } from '../indexer/api.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+import { rawExchange, waitFor } from './helpers/daemon.js';
+import { FLOOD_QUERY, Flood, LONE_SYMBOL, openConnection, writeFloodTree } from './helpers/flood.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
+
+test.after(() => cleanupTemp());
+
+/** A clock that moves one unit per reading: with a 1-unit slice, work yields at its first look at the clock. */
+function countingClock(): () => number {
+  let t = 0;
+  return () => ++t;
+}
+
+/** Work of `slices` slices that logs `name` at each slice it runs. */
+function sliced(log: string[], name: string, slices: number): (pace: Pace) => Promise<string> | string {
+  return (pace) => {
+    log.push(name);
+    if (slices === 1) return name;
+    return (async () => {
+      for (let i = 1; i < slices; i++) {
+        assert.ok(pace.due(), 'a counting clock makes every slice due');
+        await pace.pause();
+        log.push(name);
+      }
+      return name;
+    })();
+  };
+}
+
+test('FairTurns: a quiet owner goes ahead of the backlog; flooding owners alternate', async () => {
+  const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
+  const log: string[] = [];
+  const a = {}, b = {}, quiet = {};
+  // A alone: its first request runs at once (the daemon was idle), the rest queue behind its pause.
+  const work = [
+    turns.run(a, sliced(log, 'a1', 3)), turns.run(a, sliced(log, 'a2', 2)),
+    turns.run(b, sliced(log, 'b1', 3)),
+  ];
+  assert.equal(log, ['a1'], 'an idle daemon runs the first request in the same turn of the event loop');
+  // The next turns: b (new, ahead of a's resumed answer), then a and b round-robin.
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  work.push(turns.run(quiet, sliced(log, 'q', 1)));
+  await Promise.all(work);
+  const q = log.indexOf('q');
+  const before = log.slice(0, q);
+  assert.ok(q >= 0 && q <= 4, `the quiet owner's request ran within a slice of arriving: ${log.join(' ')}`);
+  assert.ok(log.slice(q + 1).filter((x) => x.startsWith('a')).length >= 2, `a's backlog was not done before q: ${log.join(' ')}`);
+  // Round-robin: a's and b's slices interleave; no owner runs twice while the other waits.
+  const ab = log.filter((x) => x !== 'q').map((x) => x[0]).join('');
+  assert.not.match(ab.slice(0, ab.lastIndexOf('b')), /bb/, `b ran twice in a row while a waited: ${log.join(' ')} (before q: ${before.join(' ')})`);
+  assert.is(turns.waiting, 0);
+});
+
+test('FairTurns: a queued request whose client gave up is not run', async () => {
+  const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
+  const log: string[] = [];
+  const first = turns.run({}, sliced(log, 'long', 3));
+  let gaveUp = false;
+  const dropped = turns.run({}, sliced(log, 'dropped', 1), () => (gaveUp ? new Error('gave up') : null));
+  assert.instance(dropped, Promise, 'queued behind the running request');
+  const outcome = (dropped as Promise<string>).then(() => null, (e: Error) => e);
+  gaveUp = true;
+  await first;
+  const err = await outcome;
+  assert.is(err?.message, 'gave up');
+  assert.not.ok(log.includes('dropped'), `the dropped request ran: ${log.join(' ')}`);
+});
+
+test('FairTurns.whenIdle: background work waits until no request runs or waits', async () => {
+  const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
+  const log: string[] = [];
+  await turns.whenIdle(); // nothing to wait for
+  const work = [turns.run({}, sliced(log, 'a', 3)), turns.run({}, sliced(log, 'b', 2))];
+  const idle = turns.whenIdle().then(() => { log.push('idle'); });
+  await Promise.all([...work, idle]);
+  assert.is(log[log.length - 1], 'idle', log.join(' '));
+  assert.is(log.filter((x) => x !== 'idle').length, 5);
+});
+
+test('a daemon under a flood of 200 pipelined searches over 8 connections answers another client\'s find_symbol before the backlog', async () => {
+  const root = tempDir('fair-flood');
+  const FILES = 40, LINES = 400, CONNS = 8, EACH = 25;
+  writeFloodTree(root, FILES, LINES);
+  const d = await Daemon.start({ root, stateDir: join(tempDir('fair-state'), 's'), watch: 'off', warmup: false, turns: { sliceMs: 1, now: countingClock() } });
+  const conns: WebSocket[] = [];
+  try {
+    await waitFor('the start-up build', () => d.status().daemon.startup === 'done' && d.status().index.warm, 60_000);
+    for (let i = 0; i < CONNS + 1; i++) conns.push(await openConnection(d.info.url, d.info.token));
+    const other = conns.pop()!;
+    const totals = new Set<number>();
+    for (const ws of conns) ws.on('message', (data) => totals.add((JSON.parse(String(data)) as { result?: { total: number } }).result?.total ?? -1));
+    const flood = new Flood(conns, EACH);
+    await flood.started;
+    const atSend = flood.answered;
+    const answer = await rawExchange(other, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_symbol', arguments: { name: LONE_SYMBOL } } }));
+    const atAnswer = flood.answered;
+    assert.is(answer.result?.total, 1, JSON.stringify(answer));
+    await assertEvidenceChecks(root, answer.result.evidence);
+    assert.ok(atAnswer < flood.total, `find_symbol waited for the whole flood (${atAnswer} of ${flood.total} answered)`);
+    assert.ok(atAnswer - atSend <= CONNS, `find_symbol waited for ${atAnswer - atSend} flood answers (at most one per flooding connection: ${CONNS})`);
+    await flood.done;
+    // Sliced answers are whole answers: every line of the tree, counted in full.
+    assert.equal([...totals], [FILES * LINES]);
+  } finally {
+    for (const ws of conns) ws.terminate();
+    await d.shutdown('test over');
+  }
+});
+
+test('a search paused while a write lands starts again and answers from one generation', async () => {
+  const root = tempDir('fair-gen');
+  writeFloodTree(root, 6, 300);
+  const idx = await openEvidexIndex(root, { stateDir: tempDir('fair-gen-state') });
+  try {
+    await idx.refresh();
+    let pauses = 0;
+    let wrote = false;
+    const pace: Pace = {
+      due: () => true,
+      pause: async () => {
+        pauses++;
+        if (wrote) return;
+        wrote = true;
+        // The first file is already scanned when the search pauses: an answer that went on would miss these lines.
+        appendFileSync(join(root, 'flood/m0.py'), `late = 1  # ${FLOOD_QUERY}\nlater = 2  # ${FLOOD_QUERY}\n`);
+        await idx.update(['flood/m0.py']);
+      },
+    };
+    const paced = await idx.runTool('search_code', { query: FLOOD_QUERY, limit: 5 }, pace);
+    assert.ok(pauses > 1, `the search ran in slices (${pauses} pauses)`);
+    const after = await idx.runTool('search_code', { query: FLOOD_QUERY, limit: 5 });
+    assert.is(paced.total, 6 * 300 + 2);
+    assert.equal(paced, after);
+  } finally {
+    await idx.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,73 @@
+// A greedy client and the tree it floods the daemon with (issue 31, point 4):
+// one client pipelining searches that each match every line of the tree over
+// several connections, while another asks for one symbol. Shared by the
+// fairness test (which asserts the order of service) and the bench (which
+// times the other client's wait).
+import WebSocket from 'ws';
+import { write } from './fs.js';
+
+/** The query every line of a flood tree holds once. */
+export const FLOOD_QUERY = 'flood_marker';
+/** The one definition of a flood tree, in its last file: what the other client asks for. */
+export const LONE_SYMBOL = 'lonely_needle';
+
+/** Writes `files` Python files of `lines` lines each under `root`: every line matches FLOOD_QUERY; the last file defines LONE_SYMBOL. */
+export function writeFloodTree(root: string, files: number, lines: number): void {
+  const body: string[] = [];
+  for (let i = 0; i < lines; i++) body.push(`flood_marker_${i} = ${i}  # flood_marker`);
+  const text = `${body.join('\n')}\n`;
+  const tree: Record<string, string> = {};
+  const width = String(files).length;
+  for (let f = 0; f < files; f++) tree[`flood/m${String(f).padStart(width, '0')}.py`] = text;
+  tree['zz_quiet.py'] = `def ${LONE_SYMBOL}():\n    return 1\n`;
+  write(root, tree);
+}
+
+/** Opens one authenticated raw connection to a daemon. */
+export function openConnection(url: string, token: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${token}` }, perMessageDeflate: false, maxPayload: 1 << 30 });
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+  });
+}
+
+/**
+ * The greedy client: `perConnection` search_code requests for FLOOD_QUERY
+ * written at once on each of its connections (pipelined, none waits for an
+ * answer). `answered` counts the answers as they arrive; `done` resolves
+ * when all have come (an error answer rejects it).
+ */
+export class Flood {
+  answered = 0;
+  private firstAnswer!: () => void;
+  /** Resolves with the first answer the flood gets back: by then the daemon has read the flood's requests. */
+  readonly started = new Promise<void>((r) => { this.firstAnswer = r; });
+  readonly done: Promise<void>;
+  readonly total: number;
+
+  constructor(private readonly conns: readonly WebSocket[], perConnection: number, args: Record<string, unknown> = {}) {
+    this.total = conns.length * perConnection;
+    this.done = Promise.all(conns.map((ws, c) => new Promise<void>((resolve, reject) => {
+      let left = perConnection;
+      ws.on('message', (data) => {
+        const m = JSON.parse(String(data)) as { error?: unknown };
+        if (m.error) { reject(new Error(`flood answer was an error: ${JSON.stringify(m.error)}`)); return; }
+        this.answered++;
+        this.firstAnswer();
+        if (--left === 0) resolve();
+      });
+      ws.once('close', () => { if (left > 0) reject(new Error('flood connection closed before its answers came')); });
+      for (let i = 0; i < perConnection; i++) {
+        ws.send(JSON.stringify({
+          jsonrpc: '2.0', id: c * perConnection + i + 1, method: 'tools/call',
+          params: { name: 'search_code', arguments: { query: FLOOD_QUERY, ...args } },
+        }));
+      }
+    }))).then(() => undefined);
+  }
+
+  close(): void {
+    for (const ws of this.conns) ws.terminate();
+  }
+}
