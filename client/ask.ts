@@ -6,9 +6,11 @@
 // cancels the question on the daemon, which aborts the Ollama request.
 //
 // The settings are this client's, not the daemon's: the daemon may have been
-// started long ago from another shell, so OLLAMA_HOST, EVIDEX_MODEL,
-// EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read here and
-// sent with every `ask` (only those set; --model wins over EVIDEX_MODEL).
+// started long ago from another shell, so OLLAMA_HOST, EVIDEX_API,
+// EVIDEX_API_BASE, EVIDEX_API_KEY, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS,
+// EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read
+// here and sent with every `ask` (only those set; --model wins over
+// EVIDEX_MODEL, --api over EVIDEX_API).
 //
 // Everything shown — the answer as it streams, tool calls, citations, the
 // evidence — is written through local/human.ts: a model that copies a file's
@@ -16,9 +18,9 @@
 // sequence is split across streamed pieces (each character is judged alone).
 import type { Evidence } from '../indexer/evidence.js';
 import { CLEAR_LINE, human, join, paint, path, screenOf, stderr, text, type Colour, type Part, type Screen, type Shown } from '../local/human.js';
-import { askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
+import { apiNotice, askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
-import { Methods, Notifications, type AskEventParams } from '../protocol/messages.js';
+import { Methods, Notifications, type AskEventParams, type ModelApi } from '../protocol/messages.js';
 import { summaryTail, type SummaryOptions } from './citations-view.js';
 import type { Client } from './connection.js';
 
@@ -27,6 +29,8 @@ export type AskClient = Pick<Client, 'request' | 'onNotification' | 'close'>;
 
 export interface AskCommandOptions {
   model?: string;
+  /** --api: which API serves the model (EVIDEX_API's value, winning over it). */
+  api?: ModelApi;
   json: boolean;
   /** The answer (and with --json, everything). */
   out: Screen | NodeJS.WriteStream;
@@ -38,14 +42,22 @@ export interface AskCommandOptions {
   evidence?: boolean;
 }
 
+/** The command-line flags that are ask settings: --model over EVIDEX_MODEL, --api over EVIDEX_API. */
+export interface AskFlags { model?: string | undefined; api?: ModelApi | undefined }
+
 /**
- * The settings this client sends with `ask`: those set in `env`, and `--model`
- * over EVIDEX_MODEL. Throws a one-line error naming the variable for a value
- * that cannot be used (the host is checked by the daemon, which normalises it).
+ * The settings this client sends with `ask`: those set in `env`, with the
+ * flags over their variables. Throws a one-line error naming the variable for
+ * a value that cannot be used (a host or base is checked by the daemon, which
+ * normalises it). `notice` hears the one line said when OLLAMA_HOST ending in
+ * /v1 is taken as an OpenAI-compatible server.
  */
-export function clientAskSettings(model: string | undefined, env: NodeJS.ProcessEnv = process.env): AskSettings {
-  const settings = askSettingsFromEnv(env);
-  if (model !== undefined && model.trim() !== '') settings.model = model.trim();
+export function clientAskSettings(flags: AskFlags, env: NodeJS.ProcessEnv = process.env, notice?: (line: string) => void): AskSettings {
+  const withFlags = flags.api !== undefined ? { ...env, EVIDEX_API: flags.api } : env;
+  const settings = askSettingsFromEnv(withFlags);
+  if (flags.model !== undefined && flags.model.trim() !== '') settings.model = flags.model.trim();
+  const line = apiNotice(withFlags);
+  if (line !== null) notice?.(line);
   return settings;
 }
 
@@ -126,6 +138,8 @@ export class AskView {
   /** A step's text that began like a tool call written as text: held until the step shows whether it is one. */
   private held: { step: number; text: string } | null = null;
   private thinkingShown = new Set<number>();
+  /** Who serves the model, as warnings name it (from the `started` event). */
+  private server = 'Ollama';
   private readonly spinning: boolean;
   private readonly live: boolean;
   private readonly summary: SummaryOptions;
@@ -174,7 +188,11 @@ export class AskView {
   event(e: AskEvent): void {
     const p = this.paint;
     switch (e.type) {
-      case 'started': this.line(p('2', human`asking ${e.model} at ${e.host} (up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`)); this.spin('checking the model…'); break;
+      case 'started':
+        this.server = e.api === 'openai' ? 'the server' : 'Ollama';
+        this.line(p('2', human`asking ${e.model} at ${e.host}${e.api === 'openai' ? ' (OpenAI-compatible API)' : ''} (up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`));
+        this.spin('checking the model…');
+        break;
       case 'model': this.line(p('2', human`context window ${e.numCtx} tokens${e.contextLength && e.contextLength > e.numCtx ? human` (the model's ${e.contextLength}, capped by EVIDEX_NUM_CTX)` : ''}`)); break;
       case 'step': this.spin(`step ${e.step}/${e.maxSteps}: waiting for the model…`); break;
       case 'thinking':
@@ -207,7 +225,7 @@ export class AskView {
       case 'empty_reply': this.line(p('33', human`step ${e.step}: the model replied with nothing${e.retrying ? '; asking once more' : ''}`)); break;
       case 'context_cut': {
         const counted = human`it counted ${e.promptEvalCount} tokens for a ${e.numCtx}-token window`;
-        this.line(p('33', human`warning: Ollama cut the prompt at step ${e.step} (${counted}): earlier messages were dropped, so the model may not have seen everything`));
+        this.line(p('33', human`warning: ${this.server} cut the prompt at step ${e.step} (${counted}): earlier messages were dropped, so the model may not have seen everything`));
         break;
       }
       case 'citations': case 'stopped': this.stop(); break;
@@ -226,7 +244,7 @@ export class AskView {
     // Not streamed (not a terminal, or held back because it began like a call): written whole now.
     if (answered && r.answer && (!this.live || this.held)) this.out.write(text(r.answer.endsWith('\n') ? r.answer : `${r.answer}\n`));
     this.held = null;
-    renderSummary(r, this.err, this.summary);
+    renderSummary(r, this.err, this.summary, this.server);
   }
 }
 
@@ -264,7 +282,7 @@ function span(e: { start_line: number; end_line: number }): string {
 }
 
 /** How an ask ended, for humans (stderr): why it stopped, the attempts when it did not answer, citations checked, the evidence. */
-export function renderSummary(r: AskResult, err: Screen, opts: SummaryOptions = {}): void {
+export function renderSummary(r: AskResult, err: Screen, opts: SummaryOptions = {}, server = 'Ollama'): void {
   const w = (s: Shown): void => { err.line(s); };
   if (r.stopped === 'incomplete') w(paint('33', human`\nanswer incomplete: ${r.message}`));
   else if (r.stopped !== 'answered') {
@@ -278,7 +296,7 @@ export function renderSummary(r: AskResult, err: Screen, opts: SummaryOptions = 
       }
     }
   }
-  if (r.contextCuts) w(paint('33', human`Ollama cut the prompt in ${r.contextCuts} turn${r.contextCuts === 1 ? '' : 's'}; the answer may rest on less than was gathered`));
+  if (r.contextCuts) w(paint('33', human`${server} cut the prompt in ${r.contextCuts} turn${r.contextCuts === 1 ? '' : 's'}; the answer may rest on less than was gathered`));
   w(summaryTail(r, (items) => evidenceList(items, { indent: '  ', nameMax: 60 }), opts));
 }
 
@@ -313,7 +331,7 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
     else view!.event(e);
   };
   try {
-    const settings = clientAskSettings(opts.model, opts.env ?? process.env);
+    const settings = clientAskSettings(opts, opts.env ?? process.env, (line) => err.line(human`evidex ask: ${line}`));
     const result = await askViaClient(client, question, settings, onEvent, ac.signal);
     if (opts.json) out.json({ result });
     else view!.finish(result);

@@ -10,10 +10,12 @@ import { createInterface } from 'node:readline';
 import type { Evidence } from '../indexer/evidence.js';
 import { human, screenOf, type Screen } from '../local/human.js';
 import type { AskResult } from '../protocol/ask-events.js';
+import type { ModelApi } from '../protocol/messages.js';
 import { AskView, askViaClient, clientAskSettings, evidenceList, type AskClient } from './ask.js';
 
 export interface ChatOptions {
   model?: string;
+  api?: ModelApi;
   out: Screen | NodeJS.WriteStream;
   err: Screen | NodeJS.WriteStream;
   /** Where the questions come from (default process.stdin). */
@@ -30,7 +32,9 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
   const err = screenOf(opts.err, env);
   const input = opts.input ?? process.stdin;
   let settings;
-  try { settings = clientAskSettings(opts.model, env); } catch (e) { err.line(human`evidex chat: ${(e as Error).message}`); return 1; }
+  try {
+    settings = clientAskSettings(opts, env, (line) => err.line(human`evidex chat: ${line}`));
+  } catch (e) { err.line(human`evidex chat: ${(e as Error).message}`); return 1; }
   let conversation = randomUUID();
   const gathered = new Map<string, Evidence>();
   const terminal = !!input.isTTY && !!err.isTTY;

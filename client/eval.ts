@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { TOOL_NAMES } from '../indexer/query/schemas.js';
 import { human, screenOf, type Screen } from '../local/human.js';
 import type { AskSettings } from '../protocol/ask-settings.js';
+import type { ModelApi } from '../protocol/messages.js';
 import type { AskEvent, AskResult, AttemptLog } from '../protocol/ask-events.js';
 import { askViaClient, clientAskSettings, collapseNotRun, type AskClient } from './ask.js';
 
@@ -135,8 +136,8 @@ export function judgeCase(c: EvalCase, r: AskResult): { pass: boolean; why: stri
 /** Answers one question (through the daemon in the CLI; in-process in tests). `describe` asks for the Ollama version and model digest. */
 export type Asker = (question: string, onEvent: (e: AskEvent) => void, describe: boolean) => Promise<AskResult>;
 
-/** Ollama problems that make every later case fail the same way: stop early. */
-const FATAL = new Set(['ollama_unreachable', 'model_not_found', 'model_no_tools']);
+/** Server problems that make every later case fail the same way: stop early. */
+const FATAL = new Set(['ollama_unreachable', 'api_unreachable', 'model_not_found', 'model_no_tools']);
 
 export interface EvalReport {
   passed: number;
@@ -144,7 +145,7 @@ export interface EvalReport {
   outcomes: CaseOutcome[];
   /** Per case: runs passed of runs made. */
   rates: Array<{ id: string; passed: number; runs: number }>;
-  ollama?: { version?: string; digest?: string; model?: string; numCtx?: number };
+  ollama?: { version?: string; digest?: string; model?: string; numCtx?: number; api?: ModelApi };
 }
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -160,6 +161,7 @@ export async function runEval(
   const outcomes: CaseOutcome[] = [];
   let ollama: EvalReport['ollama'];
   let stoppedEarly = false;
+  let server = 'Ollama';
   const total = cases.length * repeat;
   let n = 0;
   outer:
@@ -174,12 +176,13 @@ export async function runEval(
         if (e.type === 'step') progress.line(human`  step ${e.step}/${e.maxSteps} (${secs(Date.now() - t0)})`);
         if (e.type === 'tool_call') progress.line(human`    ${e.name} ${JSON.stringify(e.arguments ?? null).slice(0, 160)} → ${e.decision}${e.code ? human` (${e.code})` : ''}`);
         if (e.type === 'calls_not_run') progress.line(human`    ${e.asked - e.cap} more call(s) not run (at most ${e.cap} per turn)`);
-        if (e.type === 'context_cut') progress.line(human`    Ollama cut the prompt (${e.promptEvalCount} of ${e.numCtx} tokens)`);
+        if (e.type === 'started') server = e.api === 'openai' ? 'the server' : 'Ollama';
+        if (e.type === 'context_cut') progress.line(human`    ${server} cut the prompt (${e.promptEvalCount} of ${e.numCtx} tokens)`);
       };
       let o: CaseOutcome;
       try {
         const r = await ask(c.question, onEvent, ollama === undefined);
-        if (ollama === undefined) ollama = { ...r.ollama, model: r.model, ...(r.numCtx ? { numCtx: r.numCtx } : {}) };
+        if (ollama === undefined) ollama = { ...r.ollama, model: r.model, ...(r.numCtx ? { numCtx: r.numCtx } : {}), ...(r.api ? { api: r.api } : {}) };
         const { pass, why } = judgeCase(c, r);
         o = {
           id: c.id, kind: c.kind, run, pass, why, stopped: r.stopped, ms: Date.now() - t0,
@@ -213,7 +216,9 @@ export async function runEval(
     out.json({ totals: { cases: cases.length, repeat, runs: total, run: outcomes.length, passed, failed }, rates, ollama: ollama ?? null });
   } else {
     if (ollama) {
-      out.line(human`\nOllama ${ollama.version ?? '(version unknown)'} · model ${ollama.model}${ollama.digest ? human` ${ollama.digest}` : ''}${ollama.numCtx ? human` · num_ctx ${ollama.numCtx}` : ''}`);
+      out.line(ollama.api === 'openai'
+        ? human`\nOpenAI-compatible server ${ollama.version ?? '(version unknown)'} · model ${ollama.model} · window ${ollama.numCtx ?? 'unknown'}`
+        : human`\nOllama ${ollama.version ?? '(version unknown)'} · model ${ollama.model}${ollama.digest ? human` ${ollama.digest}` : ''}${ollama.numCtx ? human` · num_ctx ${ollama.numCtx}` : ''}`);
     }
     if (repeat > 1) {
       out.line(human`pass rates:`);
@@ -242,13 +247,13 @@ export async function runEval(
  */
 export async function runEvalCommand(
   client: AskClient, file: string,
-  opts: { model?: string; json: boolean; out: Screen | NodeJS.WritableStream; err?: Screen | NodeJS.WritableStream; env?: NodeJS.ProcessEnv; repeat?: number },
+  opts: { model?: string; api?: ModelApi; json: boolean; out: Screen | NodeJS.WritableStream; err?: Screen | NodeJS.WritableStream; env?: NodeJS.ProcessEnv; repeat?: number },
 ): Promise<number> {
   let cases: EvalCase[];
   let settings: AskSettings;
   try {
     cases = loadEvalCases(file);
-    settings = clientAskSettings(opts.model, opts.env ?? process.env);
+    settings = clientAskSettings(opts, opts.env ?? process.env, (line) => { if (opts.err || !opts.json) screenOf(opts.err ?? opts.out).line(human`evidex eval: ${line}`); });
     if (opts.repeat !== undefined && !(opts.repeat >= 1 && opts.repeat <= 100)) throw new Error(`--repeat ${opts.repeat}: give 1 to 100 runs`);
   } catch (e) { screenOf(opts.err ?? opts.out).line(human`evidex eval: ${(e as Error).message}`); return 2; }
   const { failed } = await runEval(cases, (q, onEvent, describe) => askViaClient(client, q, settings, onEvent, undefined, { describe_model: describe }),

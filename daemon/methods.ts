@@ -4,7 +4,7 @@
 // this file (nor zod).
 import { z } from 'zod';
 import {
-  MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, type MethodKey, type ParamsOf,
+  MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, MODEL_APIS, type MethodKey, type ParamsOf,
 } from '../protocol/messages.js';
 
 const Empty = z.strictObject({}).optional();
@@ -23,6 +23,10 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
     model: Filled.max(200).optional(),
     // The host is normalised and checked by the ask loop (a bad one fails only this request).
     ollama_host: z.string().min(1).max(2048).optional(),
+    api: z.enum(MODEL_APIS).optional(),
+    // Checked like ollama_host: by the loop, per request (loopback or the daemon's own base).
+    api_base: z.string().min(1).max(2048).optional(),
+    api_key: z.string().min(1).max(4096).optional(),
     max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
     calls_per_turn: z.number().int().min(1).max(MAX_CALLS_PER_TURN_LIMIT).optional(),
     timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),

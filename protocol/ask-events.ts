@@ -3,6 +3,7 @@
 // Both ends use them (daemon/ask/ builds them, the CLI reads them), so they
 // live in the protocol and are plain JSON: no classes, no Dates, no Maps.
 import type { Evidence } from '../indexer/evidence.js';
+import type { ModelApi } from './messages.js';
 
 /**
  * answered: a final answer. incomplete: the reply was cut at the model's output
@@ -12,15 +13,25 @@ import type { Evidence } from '../indexer/evidence.js';
  */
 export type StopReason = 'answered' | 'incomplete' | 'empty_reply' | 'context_full' | 'refused_twice' | 'step_cap' | 'time_limit' | 'cancelled' | 'model_error';
 
-/** Why talking to Ollama failed; each gets its own one-line message (see daemon/ask/ollama/client.ts). */
+/**
+ * Why talking to the model's server failed; each gets its own one-line
+ * message (daemon/ask/ollama/client.ts, daemon/ask/openai/errors.ts). The
+ * `ollama_` codes are Ollama's API, the `api_` codes an OpenAI-compatible
+ * server's; the `model_` codes are either's.
+ */
 export type AskErrorCode =
   | 'ollama_unreachable'  // connection refused / host unknown: Ollama is not running at OLLAMA_HOST
-  | 'model_not_found'     // HTTP 404: the model is not installed
-  | 'model_no_tools'      // the model lacks the `tools` capability (from /api/show, or a 400 from /api/chat)
+  | 'model_not_found'     // the model is not installed (Ollama) or not served (OpenAI-compatible)
+  | 'model_no_tools'      // the model cannot call tools: /api/show, a 400 from /api/chat, or the server's quirk (llama-server without --jinja, vLLM without --enable-auto-tool-choice)
   | 'ollama_http_error'   // any other non-2xx answer
   | 'ollama_stream_error' // an {"error": ...} line inside a 200 stream
   | 'ollama_stream_cut'   // the stream ended or broke before its `done: true` line
-  | 'ollama_bad_reply';   // a reply evidex cannot use (no message, malformed tool call list)
+  | 'ollama_bad_reply'    // a reply evidex cannot use (no message, malformed tool call list)
+  | 'api_unreachable'     // nothing answers at EVIDEX_API_BASE
+  | 'api_http_error'      // a non-2xx answer, or something that is not an OpenAI-compatible API
+  | 'api_stream_error'    // an error event inside a 200 stream
+  | 'api_stream_cut'      // the stream ended or broke before a finish_reason
+  | 'api_bad_reply';      // a reply evidex cannot use (a line past its bound, data that is not JSON)
 
 export interface AskFailure { code: AskErrorCode; message: string }
 
@@ -46,7 +57,7 @@ export interface CitationCheck {
 }
 
 export type AskEvent =
-  | { type: 'started'; questionId: string; model: string; host: string; maxSteps: number; timeoutMs: number }
+  | { type: 'started'; questionId: string; model: string; host: string; maxSteps: number; timeoutMs: number; api?: ModelApi } // api: set for an OpenAI-compatible server
   | { type: 'step'; step: number; maxSteps: number }
   | { type: 'thinking'; step: number; text: string }          // a delta of the model's thinking
   | { type: 'content'; step: number; text: string }           // a delta of the model's visible text (the answer, on the last step)
@@ -58,7 +69,7 @@ export type AskEvent =
   | { type: 'summarised'; step: number; results: number }     // older tool results reduced to path:line lists to make room
   | { type: 'calls_not_run'; step: number; asked: number; cap: number } // a reply asked for more calls than run per turn: those past `cap` were not run
   | { type: 'empty_reply'; step: number; retrying: boolean }
-  | { type: 'context_cut'; step: number; promptEvalCount: number; numCtx: number } // Ollama's count shows it cut the prompt
+  | { type: 'context_cut'; step: number; promptEvalCount: number; numCtx: number } // the server's count (Ollama's prompt_eval_count, usage.prompt_tokens) shows it cut the prompt
   | { type: 'citations'; citations: CitationCheck[]; uncited?: true } // uncited: the answer names code, cites nothing, and tools ran
   | { type: 'stopped'; why: StopReason; message?: string };
 
@@ -77,7 +88,8 @@ export interface AskResult {
   turns: TurnLog[];                 // one per model turn, in order
   numCtx?: number;                  // the window every request asked for (once the model was checked)
   contextCuts: number;              // turns where Ollama's prompt_eval_count showed the prompt was cut
-  ollama?: { version?: string; digest?: string }; // when asked for (describe_model)
+  ollama?: { version?: string; digest?: string }; // when asked for (describe_model): the server's version (and Ollama's model digest)
+  api?: ModelApi;                   // set for an OpenAI-compatible server (absent: Ollama)
 }
 
 /** One model turn: how long it took, what the prompt was estimated at and what Ollama counted. */
@@ -86,5 +98,5 @@ export interface TurnLog {
   ms: number;
   estimate: number;                 // evidex's (high-side) token estimate of the prompt
   promptEvalCount?: number;         // Ollama's count, when it reported one
-  doneReason?: string;
+  doneReason?: string;              // how the reply ended, as the server said; `over_window`: the server refused the prompt as over its window, and was asked again with less
 }

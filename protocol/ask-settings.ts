@@ -1,14 +1,18 @@
 // The asking client's settings for `ask`: read from its own environment
-// (OLLAMA_HOST, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_CALLS_PER_TURN,
-// EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK, EVIDEX_NUM_CTX) and sent as `ask` params, because a daemon is
+// (OLLAMA_HOST, EVIDEX_API, EVIDEX_API_BASE, EVIDEX_API_KEY, EVIDEX_MODEL,
+// EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S,
+// EVIDEX_THINK, EVIDEX_NUM_CTX) and sent as `ask` params, because a daemon is
 // started once (often by whatever command ran first) and lives on, so its own
 // environment is only a fallback. The daemon reads its environment with the
 // same parsing and checks a request's values with the same bounds
 // (daemon/ask/config.ts), so a bad value reads the same from either end.
-import { MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, type AskParams } from './messages.js';
+import {
+  MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, MODEL_APIS, type AskParams, type ModelApi,
+} from './messages.js';
 
 /** The settings part of the `ask` params (wire names). Each one set overrides the daemon's own environment. */
-export type AskSettings = Pick<AskParams, 'model' | 'ollama_host' | 'max_steps' | 'calls_per_turn' | 'timeout_s' | 'think' | 'num_ctx'>;
+export type AskSettings = Pick<AskParams,
+  'model' | 'ollama_host' | 'api' | 'api_base' | 'api_key' | 'max_steps' | 'calls_per_turn' | 'timeout_s' | 'think' | 'num_ctx'>;
 
 /** A setting that cannot be used. Its `code` is what the daemon reports in the JSON-RPC error's data. */
 export class AskConfigError extends Error {
@@ -49,6 +53,48 @@ export function checkTimeoutS(n: unknown, label: string): number {
   return n;
 }
 
+/** The one check for an API name (`--api`, EVIDEX_API), wherever it came from. */
+export function checkApi(v: unknown, label: string): ModelApi {
+  const name = typeof v === 'string' ? v.trim().toLowerCase() : v;
+  if (!(MODEL_APIS as readonly unknown[]).includes(name)) {
+    throw new AskConfigError(`${label}=${JSON.stringify(v)} must be ${MODEL_APIS.join(' or ')} (Ollama's own API, or an OpenAI-compatible server such as llama-server, LM Studio or vLLM)`);
+  }
+  return name as ModelApi;
+}
+
+/** A URL whose path ends in /v1: the OpenAI-compatible path, not Ollama's own API. */
+export function endsInV1(url: string): boolean {
+  return /\/v1\/*$/.test(url.trim());
+}
+
+/**
+ * Which API the variables in `env` choose, and the OpenAI-compatible base:
+ * EVIDEX_API when set; else `openai` when EVIDEX_API_BASE is set, or when
+ * OLLAMA_HOST ends in /v1 (the path users copy from OpenAI-compatible setups:
+ * taken as that server's base, and said once, see apiNotice). With
+ * EVIDEX_API=ollama such an OLLAMA_HOST stays Ollama's, and is refused there
+ * with the value to use.
+ */
+export function apiFromEnv(env: NodeJS.ProcessEnv): Pick<AskSettings, 'api' | 'api_base'> {
+  const named = envValue(env, 'EVIDEX_API');
+  const base = envValue(env, 'EVIDEX_API_BASE');
+  const host = envValue(env, 'OLLAMA_HOST');
+  const out: Pick<AskSettings, 'api' | 'api_base'> = {};
+  if (named !== undefined) out.api = checkApi(named, 'EVIDEX_API');
+  else if (base !== undefined || (host !== undefined && endsInV1(host))) out.api = 'openai';
+  if (base !== undefined) out.api_base = base;
+  else if (out.api === 'openai' && host !== undefined && endsInV1(host)) out.api_base = host;
+  return out;
+}
+
+/** The one line said when OLLAMA_HOST ending in /v1 is taken as an OpenAI-compatible server; null otherwise. */
+export function apiNotice(env: NodeJS.ProcessEnv): string | null {
+  const host = envValue(env, 'OLLAMA_HOST');
+  if (host === undefined || !endsInV1(host) || envValue(env, 'EVIDEX_API') !== undefined || envValue(env, 'EVIDEX_API_BASE') !== undefined) return null;
+  return `OLLAMA_HOST=${host} ends in /v1, the OpenAI-compatible path: asking it as an OpenAI-compatible server `
+    + '(set EVIDEX_API=openai and EVIDEX_API_BASE to say so, or EVIDEX_API=ollama for Ollama\'s own API at the server\'s root)';
+}
+
 /** Unset and blank both mean "not set": `FOO= evidex ask` must not count as a value. */
 function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const v = env[name]?.trim();
@@ -72,15 +118,23 @@ function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
 }
 
 /**
- * The ask settings set in `env` (OLLAMA_HOST, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS,
- * EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK, EVIDEX_NUM_CTX); unset ones are left out.
+ * The ask settings set in `env` (OLLAMA_HOST, EVIDEX_API, EVIDEX_API_BASE,
+ * EVIDEX_API_KEY, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_CALLS_PER_TURN,
+ * EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK, EVIDEX_NUM_CTX); unset ones are left out.
  * Numbers and booleans are parsed and bounded here so a bad value is named by
- * its variable; OLLAMA_HOST is passed as written (the daemon normalises it).
+ * its variable; OLLAMA_HOST and EVIDEX_API_BASE are passed as written (the
+ * daemon normalises them).
  */
 export function askSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AskSettings {
   const out: AskSettings = {};
+  const api = apiFromEnv(env);
   const host = envValue(env, 'OLLAMA_HOST');
-  if (host !== undefined) out.ollama_host = host;
+  // An OLLAMA_HOST taken as the OpenAI-compatible base is not also sent as Ollama's.
+  if (host !== undefined && !(api.api === 'openai' && api.api_base === host)) out.ollama_host = host;
+  if (api.api !== undefined) out.api = api.api;
+  if (api.api_base !== undefined) out.api_base = api.api_base;
+  const key = envValue(env, 'EVIDEX_API_KEY');
+  if (key !== undefined) out.api_key = key;
   const model = envValue(env, 'EVIDEX_MODEL');
   if (model !== undefined) out.model = model;
   const steps = envNumber(env, 'EVIDEX_ASK_MAX_STEPS');

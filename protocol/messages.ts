@@ -180,13 +180,24 @@ export interface ToolsCallParams {
   arguments?: unknown;
 }
 
+/** The APIs the ask loop speaks. */
+export const MODEL_APIS = ['ollama', 'openai'] as const;
+export type ModelApi = (typeof MODEL_APIS)[number];
+
 export interface AskParams {
   question: string;
   model?: string;
-  // The asking client's own settings (its OLLAMA_HOST, EVIDEX_ASK_MAX_STEPS,
+  // The asking client's own settings (its OLLAMA_HOST, EVIDEX_API,
+  // EVIDEX_API_BASE, EVIDEX_API_KEY, EVIDEX_ASK_MAX_STEPS,
   // EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only
   // when set there. Each one overrides the daemon's environment for this request alone.
   ollama_host?: string;
+  /** Which API serves the model: Ollama's own, or an OpenAI-compatible server (llama-server, LM Studio, vLLM, …). */
+  api?: ModelApi;
+  /** The OpenAI-compatible server's base URL (EVIDEX_API_BASE), e.g. http://127.0.0.1:8080/v1. */
+  api_base?: string;
+  /** The key that server wants (EVIDEX_API_KEY): sent to `api_base` alone, never logged. */
+  api_key?: string;
   max_steps?: number;
   /** The most tool calls run from one model reply; the rest are not run (the model is told). */
   calls_per_turn?: number;

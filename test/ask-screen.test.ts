@@ -5,15 +5,16 @@
 // citation shows the line it cites. `--evidence` lists it all.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, type FakeOllama } from './fake-ollama/server.js';
+import { call } from './fake-ollama/server.js';
 import { startAskDaemon, terminalEnv, type AskDaemon } from './helpers/ask-daemon.js';
 import { TmuxSession } from './helpers/terminal.js';
 import { lacks, testUnless } from './helpers/skip.js';
+import type { FakeServer } from './helpers/model-servers.js';
 
 const tmuxTest = testUnless(lacks.tmux());
 const tmux = new TmuxSession(`evidex-ask-screen-${process.pid}`);
 let s: AskDaemon;
-let f: FakeOllama;
+let f: FakeServer;
 let root: string;
 
 test.before(async () => {

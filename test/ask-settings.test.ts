@@ -12,6 +12,7 @@ import { connect, type Client } from '../client/connection.js';
 import { runAskCommand } from '../client/ask.js';
 import { runEvalCommand } from '../client/eval.js';
 import { call, type FakeOllama } from './fake-ollama/server.js';
+import { FakeOpenAI } from './fake-openai/server.js';
 import { askThrough, jsonLines, startAskDaemon, type AskDaemon } from './helpers/ask-daemon.js';
 import { type TestDaemon, captureStream as capture } from './helpers/daemon.js';
 import { tempDir } from './helpers/fs.js';
@@ -53,7 +54,8 @@ test.before(async () => {
     // The daemon's own settings are all wrong or different from what the clients ask for.
     env: () => ({ OLLAMA_HOST: CLOSED, EVIDEX_MODEL: 'qwen3:8b', EVIDEX_ASK_MAX_STEPS: '8', EVIDEX_ASK_TIMEOUT_S: '60' }),
   });
-  ({ fake: f, daemon: d, root } = s);
+  ({ daemon: d, root } = s);
+  f = s.fake as FakeOllama;
   client = await connect(root, { env: d.env });
 });
 test.after(async () => { await client.close(); await s.stop(); });
@@ -97,6 +99,25 @@ test('the client OLLAMA_HOST (no scheme) and EVIDEX_MODEL reach the fake; the an
   assert.is(again.code, 0);
   assert.is(again.lines[0].event.model, 'qwen3:8b');
   assert.is(f.chats.at(-1)!.body.model, 'qwen3:8b');
+});
+
+test('the client\'s EVIDEX_API and EVIDEX_API_BASE reach an OpenAI-compatible server the daemon\'s own environment knows nothing of; EVIDEX_THINK goes as the template\'s enable_thinking', async () => {
+  const o = await new FakeOpenAI().start();
+  try {
+    o.script(
+      { chunks: [{ tool_calls: [call('find_importers', { module_name: 'rag_common' })] }] },
+      { chunks: [{ content: 'Imported at src/build_index.py:4.' }] },
+    );
+    const { code, lines } = await ask({ EVIDEX_API: 'openai', EVIDEX_API_BASE: o.url, EVIDEX_THINK: 'off' });
+    const { result } = lines.at(-1);
+    assert.is(code, 0, JSON.stringify(result));
+    assert.equal([lines[0].event.host, lines[0].event.api], [o.url, 'openai']);
+    assert.equal(result.citations.map((c: any) => [c.cite, c.backed]), [['src/build_index.py:4', true]]);
+    assertEvidenceChecks(root, result.evidence);
+    assert.equal(o.chats.map((c) => c.body.chat_template_kwargs), [{ enable_thinking: false }, { enable_thinking: false }]);
+    // The same client without its settings: the daemon's own (a closed Ollama port).
+    assert.is((await ask({})).lines.at(-1).result.error.code, 'ollama_unreachable');
+  } finally { await o.stop(); }
 });
 
 test('EVIDEX_ASK_MAX_STEPS and EVIDEX_THINK from the client env are honoured', async () => {

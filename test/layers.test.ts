@@ -261,13 +261,15 @@ test('lmdb is imported by indexer/store/tables.ts alone', () => {
   assert.equal([...importers], ['indexer/store/tables.ts']);
 });
 
-test('a model API stays in its folder: ollama imported inside daemon/ask/ollama/ alone, that folder only by daemon/ask/models.ts', () => {
+test('a model API stays in its folder: each package imported inside its folder alone (ollama in daemon/ask/ollama/, openai in daemon/ask/openai/), each folder only by daemon/ask/models.ts', () => {
   // The ask loop knows models through daemon/ask/model.ts (ChatModel); models.ts is the one place that picks an implementation.
-  const pkg = new Set(source.imports.filter((i) => i.spec === 'ollama' || i.spec.startsWith('ollama/')).map((i) => i.file));
-  assert.ok(pkg.size > 0, 'no import of ollama found: is the source where the test looks?');
-  assert.equal([...pkg].filter((f) => !f.startsWith('daemon/ask/ollama/')), [], 'the ollama package outside daemon/ask/ollama/');
-  const users = new Set(source.imports.filter((i) => i.target?.startsWith('daemon/ask/ollama/') && !i.file.startsWith('daemon/ask/ollama/')).map((i) => i.file));
-  assert.equal([...users], ['daemon/ask/models.ts']);
+  for (const api of ['ollama', 'openai']) {
+    const pkg = new Set(source.imports.filter((i) => i.spec === api || i.spec.startsWith(`${api}/`)).map((i) => i.file));
+    assert.ok(pkg.size > 0, `no import of ${api} found: is the source where the test looks?`);
+    assert.equal([...pkg].filter((f) => !f.startsWith(`daemon/ask/${api}/`)), [], `the ${api} package outside daemon/ask/${api}/`);
+    const users = new Set(source.imports.filter((i) => i.target?.startsWith(`daemon/ask/${api}/`) && !i.file.startsWith(`daemon/ask/${api}/`)).map((i) => i.file));
+    assert.equal([...users], ['daemon/ask/models.ts'], api);
+  }
 });
 
 test.run();

@@ -4,8 +4,8 @@ import { stderr, stdout } from '../../local/human.js';
 import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
-  usage: 'evidex ask "QUESTION" [--model M] [--evidence] [--json]',
-  summary: 'ask a local Ollama model; it answers from evidex tools, citing path:line (exit status below)',
+  usage: 'evidex ask "QUESTION" [--model M] [--api ollama|openai] [--evidence] [--json]',
+  summary: 'ask a local model (Ollama, or an OpenAI-compatible server); it answers from evidex tools, citing path:line (exit status below)',
   details: 'After the answer, on stderr: each path the answer names, checked against the evidence\n'
     + 'the model was shown: ✔ backed, with the first cited line beside it; ✘ a path or line\n'
     + 'not in that evidence (a file that does not exist, too). Paths count in every form models\n'
@@ -20,6 +20,6 @@ export const command = modelCommand({
   flags: { evidence: flag.boolean('list every citation and evidence item after the answer, however many'), ...JSON_FLAG },
   async load() {
     const { runAskCommand } = await import('../ask.js');
-    return (client, p) => runAskCommand(client, p.positionals[0], { model: p.flags.model, json: Boolean(p.flags.json), evidence: Boolean(p.flags.evidence), out: stdout(), err: stderr() });
+    return (client, p) => runAskCommand(client, p.positionals[0], { model: p.flags.model, api: p.flags.api, json: Boolean(p.flags.json), evidence: Boolean(p.flags.evidence), out: stdout(), err: stderr() });
   },
 });

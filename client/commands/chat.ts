@@ -3,13 +3,13 @@ import { stderr, stdout } from '../../local/human.js';
 import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
-  usage: 'evidex chat [--model M]',
+  usage: 'evidex chat [--model M] [--api ollama|openai]',
   summary: 'a conversation with a local model: follow-up questions share the evidence (/evidence, /model M, /clear, /quit)',
   clientName: 'chat',
   positionals: 0,
   flags: {},
   async load() {
     const { runChatCommand } = await import('../chat.js');
-    return (client, p) => runChatCommand(client, { model: p.flags.model, out: stdout(), err: stderr() });
+    return (client, p) => runChatCommand(client, { model: p.flags.model, api: p.flags.api, out: stdout(), err: stderr() });
   },
 });

@@ -4,7 +4,7 @@ import { stderr, stdout } from '../../local/human.js';
 import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
-  usage: 'evidex eval FILE [--model M] [--repeat N] [--json]',
+  usage: 'evidex eval FILE [--model M] [--api ollama|openai] [--repeat N] [--json]',
   summary: 'run an evaluation set (JSONL cases) against a model and print pass/fail per case',
   clientName: 'eval',
   positionals: 1,
@@ -12,7 +12,7 @@ export const command = modelCommand({
   async load() {
     const { runEvalCommand } = await import('../eval.js');
     return (client, p) => runEvalCommand(client, p.positionals[0], {
-      model: p.flags.model, json: Boolean(p.flags.json), out: stdout(), err: stderr(),
+      model: p.flags.model, api: p.flags.api, json: Boolean(p.flags.json), out: stdout(), err: stderr(),
       ...(p.flags.repeat !== undefined ? { repeat: p.flags.repeat } : {}),
     });
   },

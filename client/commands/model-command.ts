@@ -1,19 +1,36 @@
-// What `ask`, `chat` and `eval` share: --model first among their flags, and a
+// What `ask`, `chat` and `eval` share: --model and --api first among their flags, and a
 // run over a daemon connection that names itself after the command, with the
 // command's code (client/ask.ts, chat.ts, eval.ts) loaded before connecting.
 import {
   defineCommand, flag, HELP, needPositionals, REPO, repoOf, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import type { Client } from '../connection.js';
+import { MODEL_APIS } from '../../protocol/messages.js';
 
-const MODEL = { model: flag.string('M', 'Ollama model (default $EVIDEX_MODEL, else qwen3:8b)') };
+const MODEL = {
+  model: flag.string('M', 'the model (default $EVIDEX_MODEL, else qwen3:8b)'),
+  api: flag.choice('API', MODEL_APIS, 'ollama (Ollama\'s own API) or openai (an OpenAI-compatible server at $EVIDEX_API_BASE: llama-server, LM Studio, vLLM, …); default $EVIDEX_API, else ollama'),
+};
+
+/** Where the model is, for --help (client/help.ts lays it out): the two APIs and the variables that name a server (docs/ask.md has the rest). */
+const SERVERS = [
+  'The model server is Ollama at OLLAMA_HOST (default http://127.0.0.1:11434), or with --api openai (EVIDEX_API=openai) '
+    + 'an OpenAI-compatible server at EVIDEX_API_BASE, its base URL ending in /v1 (default http://127.0.0.1:8080/v1, llama-server\'s), '
+    + 'with EVIDEX_API_KEY if it wants a key (sent to that server only). An OLLAMA_HOST ending in /v1 is taken as an OpenAI-compatible server, and said once.',
+  '',
+  'Start the server with tool calling on: llama-server --jinja; vllm serve --enable-auto-tool-choice --tool-call-parser P; '
+    + 'in LM Studio and Jan, a model that supports tools. The window is the server\'s own (set when it loads the model), '
+    + 'at most EVIDEX_NUM_CTX (default 8192); evidex fits every prompt to it.',
+  '',
+  'Other settings: EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK (docs/ask.md).',
+].join('\n');
 
 type ModelFlags<E extends FlagSpecs> = typeof MODEL & E & typeof REPO & typeof HELP;
 
 interface ModelCommandSpec<E extends FlagSpecs> {
   usage: string;
   summary: string;
-  /** More help, after the flags (`evidex help ask`). */
+  /** What --help says before the model server's settings (SERVERS), shared by every model command. */
   details?: string;
   /** The X-Evidex-Client name the daemon's log and audit show. */
   clientName: string;
@@ -28,7 +45,7 @@ export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Comma
   return defineCommand({
     usage: s.usage,
     summary: s.summary,
-    details: s.details,
+    details: s.details ? `${s.details}\n\n${SERVERS}` : SERVERS,
     flags: { ...MODEL, ...s.flags, ...REPO, ...HELP },
     async run(p) {
       needPositionals(p, s.positionals, s.usage);

@@ -1,7 +1,9 @@
 // A model turn's reply, assembled whole from the pieces a stream brings, the
 // same way whatever the API: thinking as it comes, visible text with any
 // `<think>…</think>` moved to thinking (a tag may be cut across pieces), tool
-// calls gathered until the end. An implementation turns its wire chunks into
+// calls gathered until the end — whole ones (Ollama's), or ones streamed in
+// pieces by index, their name and argument text in fragments (OpenAI-style
+// `delta.tool_calls`), joined only when the reply has ended. An implementation turns its wire chunks into
 // these pieces; nothing runs until `end` gives the whole reply. Bounds on a
 // reply belong here, once for every API: its size (content, thinking and call
 // arguments together) is capped, so a model that streams without end costs
@@ -32,8 +34,23 @@ export function sizeUpTo(v: unknown, limit: number): number {
   return size;
 }
 
+/** A piece of a call streamed in pieces: which call (its index in the reply), and what this piece brings of it. */
+export interface CallPiece {
+  index: number;
+  id?: string;
+  /** A fragment of the name (servers send it whole in the first piece; a fragment is joined like the arguments). */
+  name?: string;
+  /** A fragment of the arguments' JSON text. */
+  arguments?: string;
+}
+
+/** A call being streamed: its pieces joined so far. */
+interface CallDraft { id?: string; name?: string; arguments: string }
+
 export class ReplyAssembly {
   private readonly reply: ModelReply = { content: '', thinking: '', toolCalls: [] };
+  /** Calls streamed in pieces, by index, until the reply ends. */
+  private readonly drafts = new Map<number, CallDraft>();
   private readonly think = new ThinkFilter();
   /** Characters taken so far (content, thinking, calls). */
   private size = 0;
@@ -73,9 +90,31 @@ export class ReplyAssembly {
     }
   }
 
+  /**
+   * A piece of a call streamed in pieces. Its text counts toward the cap as
+   * it comes; the call is whole only at `end`, which gives it (arguments as
+   * the JSON text received, for the implementation to parse) after any whole
+   * calls, in index order. Past the cap, nothing more is kept.
+   */
+  callPiece(piece: CallPiece): void {
+    if (this.over) return;
+    const name = this.admitCount(piece.name ?? '');
+    const args = this.admitCount(piece.arguments ?? '');
+    if (this.over) return;
+    const draft = this.drafts.get(piece.index) ?? { arguments: '' };
+    if (piece.id !== undefined && draft.id === undefined) draft.id = piece.id;
+    if (name) draft.name = (draft.name ?? '') + name;
+    draft.arguments += args;
+    this.drafts.set(piece.index, draft);
+  }
+
   /** The end of the stream: what the filter held back is released, and the reply is whole (or cut at its cap). */
   end(doneReason: string | undefined, promptTokens: number | undefined): ModelReply {
     this.take(this.think.end());
+    // Past the cap the last of them is not whole; a reply over its cap runs none of its calls anyway.
+    for (const [, d] of [...this.drafts].sort(([a], [b]) => a - b)) {
+      this.reply.toolCalls.push({ name: d.name, arguments: d.arguments, ...(d.id !== undefined ? { id: d.id } : {}) });
+    }
     if (doneReason !== undefined) this.reply.doneReason = doneReason;
     if (promptTokens !== undefined) this.reply.promptTokens = promptTokens;
     if (this.over) this.reply.overCap = this.maxChars;
@@ -87,6 +126,14 @@ export class ReplyAssembly {
     if (!text || this.over) return '';
     const room = this.maxChars - this.size;
     if (text.length > room) { this.over = true; text = text.slice(0, room); }
+    this.size += text.length;
+    return text;
+  }
+
+  /** Counts `text` against the cap (a call piece: kept whole or not at all); the cap is reached when it does not fit. */
+  private admitCount(text: string): string {
+    if (!text || this.over) return '';
+    if (text.length > this.maxChars - this.size) { this.over = true; return ''; }
     this.size += text.length;
     return text;
   }

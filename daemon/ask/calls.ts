@@ -115,10 +115,10 @@ async function answerCall(
   if (key !== null) q.answeredCalls.add(key);
   q.notify({ type: 'tool_call', step, index, name, arguments: args, decision: 'allowed' });
   // Earlier results give way before this one is squeezed; then it takes its share of what is
-  // left (the calls still to come in this reply get theirs), less its own message's overhead.
+  // left (the calls still to come in this reply get theirs), less what its message costs besides.
   const shrunk = t.makeRoom(Math.floor(t.budget.limit / 4));
   if (shrunk) q.notify({ type: 'summarised', step, results: shrunk });
-  const room = Math.floor(t.room() / Math.max(1, callsLeft)) - t.budget.text(name) - 16;
+  const room = Math.floor(t.room() / Math.max(1, callsLeft)) - t.budget.resultOverhead(name);
   const env = evidenceEnvelope(name, args, r.evidence, r.total, r.generation, room, (text) => t.budget.text(text), r.suggestions);
   q.addEvidence(env.shown);
   q.notify({ type: 'tool_result', step, index, name, items: r.evidence.length, total: r.total, generation: r.generation, ms, shown: env.shown.length, refs: env.refs });

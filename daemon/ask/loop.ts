@@ -70,7 +70,7 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   let checked: CheckedModel | undefined;
   let outcome: Outcome;
   try {
-    q.notify({ type: 'started', questionId: q.id, model: cfg.model, host: cfg.host, maxSteps: cfg.maxSteps, timeoutMs: cfg.timeoutMs });
+    q.notify({ type: 'started', questionId: q.id, model: cfg.model, host: cfg.host, maxSteps: cfg.maxSteps, timeoutMs: cfg.timeoutMs, ...(cfg.api !== 'ollama' ? { api: cfg.api } : {}) });
     checked = await checkModel(q, model, req.describe_model === true);
     outcome = await converse(q, model, checked, ctx);
   } catch (err) {
@@ -167,16 +167,32 @@ function fitPrompt(q: Question, t: Transcript, step: number): Outcome | null {
   return { why: 'context_full', message: `the conversation (about ${t.budget.prompt(t.messages)} tokens) no longer fits the ${t.budget.numCtx}-token window with room for a reply, even with earlier results summarised; ask a narrower question` };
 }
 
-/** Asks the model, streaming its text to the client; logs the turn and learns from the server's count of the prompt. */
-async function modelTurn(q: Question, model: ChatModel, t: Transcript, step: number): Promise<ModelReply> {
+/**
+ * Asks the model, streaming its text to the client; logs the turn and learns
+ * from the server's count of the prompt. A server that refuses the prompt as
+ * over its window and says what it counted (llama-server, vLLM) is asked once
+ * more, with the budget fitted to that count and the prompt fitted again
+ * (when nothing is left to shrink, its refusal stands).
+ */
+async function modelTurn(q: Question, model: ChatModel, t: Transcript, step: number, refitted = false): Promise<ModelReply> {
   const { budget } = t;
   const estimate = budget.prompt(t.messages);
   const sent = [...t.messages];
   const t0 = performance.now();
-  const reply = await model.turn(
-    { messages: sent, tools: t.tools, numCtx: budget.numCtx, replyReserve: budget.reserve, maxReplyChars: q.cfg.maxReplyChars, signal: q.signal },
-    (type, text) => q.notify({ type, step, text }),
-  );
+  let reply: ModelReply;
+  try {
+    reply = await model.turn(
+      { messages: sent, tools: t.tools, numCtx: budget.numCtx, replyReserve: budget.reserve, maxReplyChars: q.cfg.maxReplyChars, signal: q.signal },
+      (type, text) => q.notify({ type, step, text }),
+    );
+  } catch (err) {
+    if (refitted || !(err instanceof ModelError) || err.promptTokens === undefined) throw err;
+    q.turns.push({ step, ms: Math.round(performance.now() - t0), estimate, promptEvalCount: err.promptTokens, doneReason: 'over_window' });
+    budget.observe(sent, err.promptTokens, true);
+    // With nothing left to shrink, the server's refusal is the answer: it says how to load a larger window.
+    if (fitPrompt(q, t, step)) throw err;
+    return modelTurn(q, model, t, step, true);
+  }
   q.checkAbort();
   q.turns.push({ step, ms: Math.round(performance.now() - t0), estimate,
     ...(reply.promptTokens !== undefined ? { promptEvalCount: reply.promptTokens } : {}),
@@ -237,6 +253,7 @@ function finish(q: Question, outcome: Outcome, checked: CheckedModel | undefined
   };
   if (checked) result.numCtx = checked.budget.numCtx;
   if (checked?.description) result.ollama = checked.description;
+  if (q.cfg.api !== 'ollama') result.api = q.cfg.api;
   if (message) result.message = message;
   if (uncited) result.uncited = true;
   if (outcome.why === 'model_error') result.error = outcome.error;

@@ -100,6 +100,13 @@ export interface ChatModel {
 
 /** Why a model could not be used, in the loop's terms: a wire code and one actionable line. */
 export class ModelError extends Error {
+  /**
+   * Set when the server refused the prompt as longer than its window and
+   * said how many tokens it counted: the loop fits its budget to that count
+   * and asks once more with less (loop.ts, modelTurn).
+   */
+  promptTokens?: number;
+
   constructor(readonly code: AskErrorCode, message: string) {
     super(message.replace(/\s*\n\s*/g, ' '));
     this.name = 'ModelError';

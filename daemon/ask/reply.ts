@@ -69,14 +69,16 @@ function asCall(v: unknown): { name: string; arguments: unknown } | null {
 
 /**
  * The tool call a reply wrote as text, if it is one: a JSON object (or list of
- * them) with a `name` and `arguments`/`parameters`, bare, in a code fence or in
- * <tool_call> tags — the forms qwen2.5-coder, llama3 and others emit when
- * their template does not turn them into tool_calls. Prose that merely
- * mentions a tool is not a call.
+ * them) with a `name` and `arguments`/`parameters`, bare, in a code fence, in
+ * <tool_call> tags or in LM Studio's [TOOL_REQUEST] … [END_TOOL_REQUEST]
+ * markers — the forms qwen2.5-coder, llama3 and others emit when their
+ * template does not turn them into tool_calls (LM Studio returns a call it
+ * could not parse as such text). Prose that merely mentions a tool is not a
+ * call.
  */
 export function textToolCall(content: string): { name: string; arguments: unknown } | null {
   let t = content.trim();
-  const tagged = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/.exec(t);
+  const tagged = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/.exec(t) ?? /\[TOOL_REQUEST\]\s*([\s\S]*?)\s*(?:\[END_TOOL_REQUEST\]|$)/.exec(t);
   if (tagged) t = tagged[1];
   const fenced = /^```[\w-]*\s*\n?([\s\S]*?)\n?```$/.exec(t);
   if (fenced) t = fenced[1].trim();

@@ -1,6 +1,6 @@
 // Test plumbing shared by the ask tests: a real index over the fixture repo in
 // a temp state folder, and one-call helpers that run a question against a
-// fake Ollama and collect its events.
+// fake model server (Ollama's or an OpenAI-compatible one) and collect its events.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHandle, ToolResult } from '../../indexer/api.js';
@@ -9,7 +9,7 @@ import type { AskConfig } from '../../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../../protocol/ask-events.js';
 import { runAsk } from '../../daemon/ask/loop.js';
 import { FIXTURE, tempDir } from '../helpers/fs.js';
-import type { FakeOllama } from './server.js';
+import { serverConfig, type FakeServer } from '../helpers/model-servers.js';
 
 export interface FixtureIndex {
   root: string;
@@ -38,7 +38,7 @@ export function tempStateDir(): string {
 
 export interface AskRun { result: AskResult; events: AskEvent[]; ms: number }
 
-export async function askFake(fake: FakeOllama, question: string, opts: {
+export async function askFake(fake: FakeServer, question: string, opts: {
   runTool: (name: unknown, args: unknown) => Promise<ToolResult>;
   stateDir: string;
   model?: string;
@@ -55,7 +55,7 @@ export async function askFake(fake: FakeOllama, question: string, opts: {
     notify: (e) => { events.push(e); opts.onEvent?.(e); },
     signal: opts.signal ?? new AbortController().signal,
     stateDir: opts.stateDir,
-    config: { host: fake.url, model: 'qwen3:8b', maxSteps: 8, timeoutMs: 20_000, ...opts.config },
+    config: { ...serverConfig(fake), model: 'qwen3:8b', maxSteps: 8, timeoutMs: 20_000, ...opts.config },
   });
   return { result, events, ms: Date.now() - t0 };
 }

@@ -7,8 +7,8 @@
 // chunks with `done: false`, then a final `done: true` chunk with done_reason and
 // durations; errors as {"error": "..."} with the HTTP status Ollama uses; an
 // error after streaming began is an {"error": ...} line inside the 200 stream.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeHttpServer } from '../helpers/fake-http.js';
 
 export interface FakeModel {
   name: string;
@@ -84,7 +84,7 @@ export interface RecordedRequest {
 }
 
 /** Resolves when `res` can take more, or is closed (the listeners go either way). */
-function drained(res: ServerResponse): Promise<void> {
+export function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => { res.off('drain', done); res.off('close', done); resolve(); };
     res.on('drain', done);
@@ -100,73 +100,29 @@ function fullName(model: string): string {
   return model.includes(':') ? model : `${model}:latest`;
 }
 
-export class FakeOllama {
-  readonly requests: RecordedRequest[] = [];
-  readonly turns: ChatTurn[] = [];
+export class FakeOllama extends FakeHttpServer<RecordedRequest> {
+  /** Which API it speaks (the parameterised suites ask each fake for its own). */
+  readonly api = 'ollama' as const;
   /** Multiplies every token count (a denser tokenizer than the default one). */
   tokenScale = 1;
-  /** Called when the scripted queue is empty (e.g. an endless tool-calling model); undefined → HTTP 500. */
-  fallback?: (body: any, n: number) => ChatTurn;
-  private server: Server;
-  private closeWaiters: Array<() => void> = [];
-  port = 0;
 
   constructor(public models: FakeModel[] = [{ name: 'qwen3:8b', capabilities: ['completion', 'tools', 'thinking'] }]) {
-    this.server = createServer((req, res) => { void this.handle(req, res); });
+    super('fake-ollama');
   }
 
   get url(): string { return `http://127.0.0.1:${this.port}`; }
   /** Only the /api/chat requests, in order. */
   get chats(): RecordedRequest[] { return this.requests.filter((r) => r.path === '/api/chat'); }
 
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  private timers = new Set<NodeJS.Timeout>();
-  /** A pause that stop() cancels, so a scripted delay never keeps the test process alive. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => { this.timers.delete(t); resolve(); }, ms);
-      this.timers.add(t);
-    });
-  }
-
-  async stop(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  script(...turns: ChatTurn[]): this { this.turns.push(...turns); return this; }
-
-  /** Resolves once some recorded request has been aborted by the client (or after `ms`, rejecting). */
-  waitForAbort(ms = 5000): Promise<RecordedRequest> {
-    const found = (): RecordedRequest | undefined => this.requests.find((r) => r.aborted);
-    return new Promise((resolve, reject) => {
-      const hit = found();
-      if (hit) { resolve(hit); return; }
-      const t = setTimeout(() => reject(new Error(`fake-ollama: no request was aborted within ${ms} ms`)), ms);
-      this.closeWaiters.push(() => { const r = found(); if (r) { clearTimeout(t); resolve(r); } });
-    });
-  }
-
   private find(model: unknown): FakeModel | undefined {
     return typeof model === 'string' ? this.models.find((m) => fullName(m.name) === fullName(model)) : undefined;
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const rec: RecordedRequest = { method: req.method ?? '', path: (req.url ?? '').split('?')[0], body: undefined, completed: false, aborted: false };
-    this.requests.push(rec);
-    res.on('close', () => {
-      if (!res.writableFinished) { rec.aborted = true; for (const w of this.closeWaiters) w(); }
-    });
+  protected record(req: IncomingMessage): RecordedRequest {
+    return { method: req.method ?? '', path: (req.url ?? '').split('?')[0], body: undefined, completed: false, aborted: false };
+  }
+
+  protected async handle(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, raw: string): Promise<void> {
     if (raw) {
       try { rec.body = JSON.parse(raw); } catch { return this.json(res, rec, 400, { error: 'invalid character in JSON body' }); }
     }
@@ -232,10 +188,6 @@ export class FakeOllama {
     return { parent_model: '', format: 'gguf', family: m.family ?? 'qwen3', families: [m.family ?? 'qwen3'], parameter_size: '8.2B', quantization_level: 'Q4_K_M' };
   }
 
-  private json(res: ServerResponse, rec: RecordedRequest, status: number, body: unknown): void {
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
-    res.end(JSON.stringify(body), () => { rec.completed = true; });
-  }
 
   private async chat(_req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): Promise<void> {
     const body = rec.body ?? {};

@@ -1,5 +1,6 @@
 // What the ask suites that run a real daemon share (ask-cli, ask-settings,
-// ask-terminal, chat-terminal): a fake Ollama speaking the real protocol, a
+// ask-terminal, chat-terminal): a fake model server speaking the real
+// protocol (Ollama's, or an OpenAI-compatible one), a
 // fresh copy of the fixture and a real daemon process pointed at it; `evidex
 // ask` run through a client with its output captured; the daemon's audit
 // lines; and the environment of an `evidex` command in a terminal. (The suites
@@ -8,12 +9,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '../../client/connection.js';
 import { runAskCommand } from '../../client/ask.js';
-import { FakeOllama, type FakeModel } from '../fake-ollama/server.js';
+import type { ModelApi } from '../../protocol/messages.js';
+import type { FakeModel } from '../fake-ollama/server.js';
+import type { Quirk } from '../fake-openai/quirks.js';
+import { fakeServer, serverEnv, type FakeServer } from './model-servers.js';
 import { captureStream, fixtureCopy, startDaemon, stopDaemon, type TestDaemon } from './daemon.js';
 import { cleanupTemp } from './fs.js';
 
 export interface AskDaemon {
-  fake: FakeOllama;
+  fake: FakeServer;
   daemon: TestDaemon;
   /** The fixture copy the daemon serves. */
   root: string;
@@ -26,12 +30,15 @@ export interface AskDaemonOptions {
   models?: FakeModel[];
   /** Make the fixture copy a git repository with one commit. */
   git?: boolean;
-  /** The daemon's environment, given the fake (its OLLAMA_HOST, EVIDEX_MODEL...). */
-  env: (fake: FakeOllama) => NodeJS.ProcessEnv;
+  /** The fake's API (default Ollama's), and for an OpenAI-compatible one the server it plays. */
+  api?: ModelApi;
+  quirk?: Quirk;
+  /** The daemon's environment, given the fake (its OLLAMA_HOST or EVIDEX_API_BASE, EVIDEX_MODEL...). */
+  env: (fake: FakeServer) => NodeJS.ProcessEnv;
 }
 
 export async function startAskDaemon(o: AskDaemonOptions): Promise<AskDaemon> {
-  const fake = await new FakeOllama(o.models).start();
+  const fake = await fakeServer(o.api ?? 'ollama', { ...(o.models ? { models: o.models } : {}), ...(o.quirk ? { quirk: o.quirk } : {}) }).start();
   const root = fixtureCopy({ git: o.git });
   const daemon = await startDaemon(root, { env: o.env(fake) });
   return {
@@ -59,5 +66,5 @@ export const auditLines = (d: TestDaemon): any[] => jsonLines(readFileSync(join(
 
 /** The environment of an `evidex` command run in a terminal against this daemon and fake (`extra` on top). */
 export function terminalEnv(s: AskDaemon, extra: Record<string, string> = {}): Record<string, string> {
-  return { EVIDEX_HOME: s.daemon.home, OLLAMA_HOST: s.fake.url, TERM: 'xterm-256color', ...extra };
+  return { EVIDEX_HOME: s.daemon.home, ...serverEnv(s.fake), TERM: 'xterm-256color', ...extra };
 }

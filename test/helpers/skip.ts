@@ -7,7 +7,7 @@
 // The check is made when the file loads, before any test runs.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { test } from 'uvu';
+import { test, type Test } from 'uvu';
 import { FIXTURE } from './fs.js';
 
 /** Starts the line that gives a skip's reason: `⊘ skipped [REASON] TEST NAME` (test/run.mjs reads it). */
@@ -40,11 +40,11 @@ export const lacks = {
 /** The first reason of several, or null when none applies. */
 export const firstReason = (...reasons: Array<string | null>): string | null => reasons.find((r) => r !== null) ?? null;
 
-/** uvu's `test` when `reason` is null; else a stand-in that registers each test as skipped and prints why. */
-export function testUnless(reason: string | null): Register {
-  if (reason === null) return test;
+/** uvu's `test` (or the suite `on`) when `reason` is null; else a stand-in that registers each test as skipped and prints why. */
+export function testUnless(reason: string | null, on: Test = test): Register {
+  if (reason === null) return on;
   return (name, body) => {
-    test.skip(name, body);
+    on.skip(name, body);
     console.log(`${SKIP_MARK} [${reason.replace(/]/g, ')')}] ${name}`);
   };
 }

@@ -1,72 +1,23 @@
 // The one place evidex builds an `ollama` client, and turns what the package
 // throws into ModelErrors with distinct, actionable one-line messages.
 import { Ollama } from 'ollama';
+import { boundedFetch, causeCode, UNREACHABLE } from '../http.js';
 import { ModelError, shortQuote } from '../model.js';
 
-/**
- * The longest line of an answer read from Ollama. The package reads a stream
- * line by line into one growing string; a server that never ends a line would
- * grow it without bound, below what the reply's own size cap (ReplyAssembly)
- * sees. A line of a real reply is one token, or a whole reply for a request
- * that does not stream, or /api/show's model description: far less.
- */
-export const MAX_LINE_BYTES = 8 << 20;
-
-/** `body` passed on unchanged, failing with a ModelError once a line runs past `max` bytes. */
-export function boundedLines(body: ReadableStream<Uint8Array>, max: number): ReadableStream<Uint8Array> {
-  let run = 0;
-  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      let from = 0;
-      let longest = 0;
-      for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
-        longest = Math.max(longest, run + nl - from);
-        run = 0;
-        from = nl + 1;
-      }
-      run += chunk.length - from;
-      if (Math.max(longest, run) > max) {
-        controller.error(new ModelError('ollama_bad_reply', `Ollama sent a line of more than ${max.toLocaleString('en')} bytes; its reply was not read on`));
-        return;
-      }
-      controller.enqueue(chunk);
-    },
-  }));
-}
+/** Said when Ollama sends a line past the bound (../http.ts). */
+const lineTooLong = (max: number): ModelError =>
+  new ModelError('ollama_bad_reply', `Ollama sent a line of more than ${max.toLocaleString('en')} bytes; its reply was not read on`);
 
 /**
  * An Ollama client whose every HTTP request (show, tags, chat — streamed or
- * not) ends when `signal` aborts. The package only aborts a streamed chat, and
- * only after its response headers arrive (its AbortController is created inside
- * chat()); routing our signal through its `fetch` option also covers the wait for
- * headers and the non-streamed calls. Aborting a fetch makes undici destroy the
- * socket, so Ollama sees the connection close and stops generating. Every
- * answer's lines are bounded (MAX_LINE_BYTES).
+ * not) ends when `signal` aborts, and whose every answer's lines are bounded
+ * (boundedFetch). The package only aborts a streamed chat, and only after its
+ * response headers arrive (its AbortController is created inside chat()).
  */
 export function makeOllama(host: string, signal: AbortSignal): Ollama {
-  const abortableFetch: typeof fetch = async (input, init) => {
-    const signals = init?.signal ? [init.signal, signal] : [signal];
-    const res = await fetch(input, { ...init, signal: AbortSignal.any(signals) });
-    if (!res.body) return res;
-    return new Response(boundedLines(res.body, MAX_LINE_BYTES), { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-  return new Ollama({ host, fetch: abortableFetch });
+  return new Ollama({ host, fetch: boundedFetch(signal, lineTooLong) });
 }
 
-/** The system error code under a fetch failure (undici wraps it as TypeError('fetch failed', {cause})). */
-function causeCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
-    // AggregateError (happy-eyeballs tried several addresses): look at the first.
-    const errors = (e as { errors?: unknown[] }).errors;
-    e = Array.isArray(errors) && errors.length ? errors[0] : (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 const STREAM_INCOMPLETE = 'Did not receive done or success response in stream.';
 
 /**

@@ -4,8 +4,9 @@
 // sends each tool call whole, with its arguments already an object, says
 // `done_reason: "length"` for a reply cut at the output limit and counts the
 // prompt it kept in `prompt_eval_count`: all of it maps onto the interface
-// as it is. The reply reserve is not sent: Ollama's num_predict stays the
-// model's own default.
+// as it is. The reply is capped with num_predict at the reserve the prompt
+// left free, so a long reply ends as `length` rather than running past the
+// window (where Ollama would shift the context and drop the prompt's start).
 import type { Message, Tool, ToolCall } from 'ollama';
 import { ReplyAssembly } from '../assembly.js';
 import {
@@ -43,7 +44,7 @@ export class OllamaModel implements ChatModel {
     try {
       stream = await ollama.chat({
         model, messages: request.messages.map(wireMessage), tools: request.tools.map(wireTool), stream: true,
-        options: { num_ctx: request.numCtx }, ...(think !== undefined ? { think } : {}),
+        options: { num_ctx: request.numCtx, num_predict: request.replyReserve }, ...(think !== undefined ? { think } : {}),
       });
     } catch (err) {
       throw failure(err, 'request');
