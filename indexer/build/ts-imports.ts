@@ -10,10 +10,11 @@
 import type { TsImport } from '../model.js';
 import type { ImportRec, Store, StoreOp, TsResolution } from '../store/store.js';
 import { TsResolver } from '../typescript/resolve.js';
-import { specTarget, specTargets } from '../typescript/targets.js';
-import { dirOf, existenceKey } from '../typescript/view.js';
+import { specTarget } from '../typescript/targets.js';
+import { isTsJsPath } from '../typescript/paths.js';
+import { dirOf, existenceKey, type RepoView } from '../typescript/view.js';
 import { changedPackages, type WorkspacePackages } from '../typescript/workspaces.js';
-import { FolderTree, StoreView } from './ts-view.js';
+import { FolderTree, StoreView, WalkView } from './ts-view.js';
 
 /** A file that changed in a way resolution may care about. */
 export interface FileChange { path: string; how: 'appeared' | 'disappeared' | 'text' }
@@ -58,11 +59,6 @@ function drop(m: Map<string, Set<string>>, k: string, v: string): void {
   if (s?.delete(v) && s.size === 0) m.delete(k);
 }
 
-/** Placeholder records for statements not yet resolved (a build resolves them at its end): their package targets only. */
-export function unresolvedImports(raw: readonly TsImport[]): ImportRec[] {
-  return raw.map((imp) => ({ start: imp.start, end: imp.end, targets: specTargets(imp.spec), raw: imp }));
-}
-
 export class TsImports {
   private resolver: TsResolver | null = null;
   private folders: FolderTree | null = null;
@@ -90,7 +86,7 @@ export class TsImports {
     return this.dependents;
   }
 
-  private resolverFor(view: StoreView): TsResolver {
+  private resolverFor(view: RepoView): TsResolver {
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
     this.resolver.begin(view);
     return this.resolver;
@@ -185,33 +181,59 @@ export class TsImports {
   }
 
   /**
-   * At the end of a build, once its files are committed: the resolve ops for
-   * every TypeScript file it wrote (`written`) and every stored one its
-   * `changes` can affect — or, with `all`, for every TypeScript file (a first
-   * build, or one after an interrupted build).
+   * The start of a build: resolution of the TypeScript files it parses, as
+   * their results arrive, against the tree its walk found (`walked`; the
+   * files in `parsing` are read from disk, the rest from the store). Null
+   * when the tree holds no TypeScript file (nothing to load or resolve).
    */
-  afterBuild(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean): StoreOp[] {
-    if (this.store.counts.ts === 0) return [];
+  beginBuild(walked: ReadonlyMap<string, { abs: string; dev: number; ino: number }>, parsing: ReadonlySet<string>, removed: readonly string[],
+    readVetted: (entry: { abs: string; dev: number; ino: number }) => string | undefined): ((path: string, raw: readonly TsImport[]) => ResolvedFile) | null {
+    if (![...parsing].some(isTsJsPath)) return null; // nothing the build parses needs resolving
+    const view = new WalkView(this.store, walked, parsing, new FolderTree(walked.keys()), readVetted);
+    if (!this.resolver) this.resolver = new TsResolver(this.root, view);
+    // What the build may change, parsed configs and the package map forget: they are read again from the walk's tree.
+    for (const p of parsing) this.resolver.changed(p, this.store.fileByPath(p) ? 'text' : 'exists');
+    for (const p of removed) this.resolver.changed(p, 'exists');
+    const resolver = this.resolverFor(view);
+    return (path, raw) => {
+      this.resolvedFiles++;
+      const { imports, resting } = resolver.resolveFile(path, raw);
+      return { imports: raw.map((r, i) => withOutcome(r, imports[i])), tsres: resting };
+    };
+  }
+
+  /**
+   * At the end of a build, once its files are committed: the resolve ops for
+   * the stored TypeScript files its `changes` can affect (those it wrote,
+   * `written`, were resolved as they were parsed) — or, with `all`, for every
+   * TypeScript file it did not write (the build before it was interrupted).
+   * `unseen`: paths the walk listed that did not make it into the index
+   * (binary, unreadable, gone meanwhile), which the files resolved during the
+   * build took to exist.
+   */
+  afterBuild(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): StoreOp[] {
+    if (this.store.counts.ts === 0 || (changes.length === 0 && unseen.length === 0 && !all)) return [];
     this.folders = null;
     this.dependents = null;
     const view = new StoreView(this.store, this.tree());
     if (this.resolver) for (const c of changes) this.resolver.changed(c.path, c.how === 'text' ? 'text' : 'exists');
+    if (this.resolver) for (const p of unseen) this.resolver.changed(p, 'exists');
     const resolver = this.resolverFor(view);
     const packagesMoved = changes.some((c) => c.path.endsWith('package.json') || c.path === 'pnpm-workspace.yaml' || c.path === 'lerna.json');
     let everything = all || (packagesMoved && this.lastPackages === null);
     if (!everything && packagesMoved && this.lastPackages) everything = changedPackages(this.lastPackages, resolver.packages).length > 0;
     const targets = new Set<string>();
     if (everything) {
-      for (const f of this.store.ordered()) if (f.ts) targets.add(f.path);
+      for (const f of this.store.ordered()) if (f.ts && !written.has(f.path)) targets.add(f.path);
     } else {
-      for (const p of written) targets.add(p);
-      for (const p of this.affected(changes, this.foldersMoved(changes), [])) targets.add(p);
+      for (const p of this.affected(changes, this.foldersMoved(changes), [])) if (!written.has(p)) targets.add(p);
     }
+    // What the walk listed but the index did not take: the files resolved during the build took it to exist.
+    const gone = unseen.map((path): FileChange => ({ path, how: 'disappeared' }));
+    for (const p of this.affected(gone, this.foldersMoved(gone), [])) targets.add(p);
     const ops: StoreOp[] = [];
     for (const path of targets) {
-      const f = this.store.fileByPath(path);
-      if (!f || !f.ts) continue;
-      const op = written.has(path) || everything ? this.fresh(resolver, path) : this.again(resolver, path);
+      const op = this.again(resolver, path);
       if (op) ops.push(op);
     }
     this.lastPackages = resolver.packages;
@@ -234,15 +256,6 @@ export class TsImports {
       }
     }
     return [...out];
-  }
-
-  /** A resolve op for a stored file, whatever it held before. */
-  private fresh(resolver: TsResolver, path: string): StoreOp {
-    const f = this.store.fileByPath(path)!;
-    const raw = this.store.imports(f.fid).map((i) => i.raw as TsImport);
-    this.resolvedFiles++;
-    const { imports, resting } = resolver.resolveFile(path, raw);
-    return { op: 'resolve', path, mods: [], imports: raw.map((r, i) => withOutcome(r, imports[i])), tsres: resting };
   }
 
   /** After a commit of these ops: the dependents follow what is now stored. */
