@@ -9,9 +9,10 @@
 // once the index holds a TypeScript or JavaScript file.
 import type { TsImport } from '../model.js';
 import type { ImportRec, Store, StoreOp, TsResolution } from '../store/store.js';
+import { extractTs } from '../typescript/extract.js';
 import { TsResolver } from '../typescript/resolve.js';
 import { specTarget } from '../typescript/targets.js';
-import { isTsJsPath } from '../typescript/paths.js';
+import { isResolutionInput, isTsJsPath } from '../typescript/paths.js';
 import { dirOf, existenceKey, type RepoView } from '../typescript/view.js';
 import { changedPackages, type WorkspacePackages } from '../typescript/workspaces.js';
 import { FolderTree, StoreView, WalkView } from './ts-view.js';
@@ -50,6 +51,11 @@ class Dependents {
   withRead(path: string): Iterable<string> { return this.reads.get(path) ?? []; }
 }
 
+function isEmpty(xs: Iterable<unknown>): boolean {
+  for (const _ of xs) return false;
+  return true;
+}
+
 function add(m: Map<string, Set<string>>, k: string, v: string): void {
   const s = m.get(k);
   if (s) s.add(v); else m.set(k, new Set([v]));
@@ -67,6 +73,8 @@ export class TsImports {
   private lastPackages: WorkspacePackages | null = null;
   /** Files resolved since this was made (tests check that a change resolves again only what it can affect). */
   resolvedFiles = 0;
+  /** warm() has run in this process. */
+  private warmedUp = false;
 
   constructor(private readonly root: string, private readonly store: Store) {}
 
@@ -86,10 +94,41 @@ export class TsImports {
     return this.dependents;
   }
 
-  private resolverFor(view: RepoView): TsResolver {
+  private resolverFor(view: RepoView, sameTree = false): TsResolver {
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
-    this.resolver.begin(view);
+    this.resolver.begin(view, sameTree);
     return this.resolver;
+  }
+
+  /**
+   * Readies what a save of a TypeScript file needs — the compiler loaded, the
+   * folder tree and the dependents read, the package map — and runs the
+   * parser and the resolver over stored files for up to `budgetMs`, so their
+   * code is compiled before the first save is (the compiler's parser runs
+   * several times slower until V8 has optimised it). In slices of `sliceMs`,
+   * yielding between; it writes nothing. Once per process.
+   */
+  async warm(stopped: () => boolean, budgetMs = 400, sliceMs = 8): Promise<void> {
+    if (this.warmedUp || this.store.counts.ts === 0) return;
+    this.warmedUp = true;
+    const files = this.store.ordered().filter((f) => f.ts);
+    let spent = 0;
+    for (let i = 0; i < files.length && spent < budgetMs;) {
+      await new Promise((r) => setImmediate(r));
+      if (stopped()) return;
+      const t0 = performance.now();
+      // Fresh each slice: an update may have changed the tree meanwhile (it keeps tree and dependents in step).
+      const resolver = this.resolverFor(new StoreView(this.store, this.tree()), true);
+      this.deps();
+      void resolver.packages;
+      while (i < files.length && performance.now() - t0 < sliceMs) {
+        const f = this.store.file(files[i++].fid);
+        const text = f && this.store.text(f.fid);
+        if (!f || text === undefined) continue;
+        resolver.resolveFile(f.path, extractTs(text, f.path).imports);
+      }
+      spent += performance.now() - t0;
+    }
   }
 
   /** After a failed commit: what was derived from the uncommitted view is thrown away and read afresh when next needed. */
@@ -162,7 +201,10 @@ export class TsImports {
     const view = new StoreView(this.store, tree, bytes, removed);
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
     for (const c of changes) this.resolver.changed(c.path, c.how === 'text' ? 'text' : 'exists');
-    const resolver = this.resolverFor(view);
+    // A save of a file no resolution reads (the common case: a source file) changes nothing the compiler looked at.
+    const deps = this.deps();
+    const sameTree = changes.every((c) => c.how === 'text' && !isResolutionInput(c.path) && isEmpty(deps.withRead(c.path)));
+    const resolver = this.resolverFor(view, sameTree);
     const moved = before ? changedPackages(before, resolver.packages) : [];
     for (const [path, p] of puts) {
       if (p.ts === null) continue;

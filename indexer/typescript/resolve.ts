@@ -112,9 +112,15 @@ export class TsResolver {
     return (this.packagesValue ??= workspacePackages(this.view));
   }
 
-  /** Starts a batch of resolutions against `view` (the store, or the store with an update laid over it). */
-  begin(view: RepoView): void {
+  /**
+   * Starts a batch of resolutions against `view` (the store, or the store
+   * with an update laid over it). The module-resolution caches of the last
+   * batch are kept only with `sameTree`: when nothing the compiler can look
+   * at changed since (no file came or went, no text it read changed).
+   */
+  begin(view: RepoView, sameTree = false): void {
     this.view.current = view;
+    if (sameTree) return;
     this.caches.clear();
     this.probeFootprints = new WeakMap();
     this.readFootprints = new WeakMap();
