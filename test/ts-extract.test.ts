@@ -88,12 +88,14 @@ test('variables at module and namespace scope: kinds through wrappers, destructu
     'function fn() { const local = 1; }',                                                // 7
     'for (const loop of xs) {}',                                                         // 8
     'const handler = () => { function inner() {} };',                                    // 9
+    'export const Plugin = { install() { function register() {} } };',                  // 10: a plain variable qualifies nothing
   ].join('\n');
   assert.equal(defs(src), [
     'function f 1-1', 'function g 1-1', 'function h 1-1', 'function s 2-2',
     'class C 3-3', 'method C.m 3-3', 'function C.m.deep 3-3',
     'variable p 4-4', 'variable r 4-4', 'variable rest 4-4', 'variable second 4-4',
     'variable l 5-5', 'variable v 5-5', 'variable amb 6-6', 'function fn 7-7', 'function handler 9-9', 'function handler.inner 9-9',
+    'variable Plugin 10-10', 'function register 10-10',
   ]);
 });
 

@@ -35,6 +35,7 @@ write(root, {
     'import type { X } from "./types.json";',                // 8
   ].join('\n') + '\n',
   'app/types.json': '{}\n',
+  'scripts/version.cjs': 'const { version } = require("../package.json");\n',
   'py/utils.py': 'import react\nfrom app import main\n',
   'docs/notes.md': '# notes\n',
 });
@@ -75,9 +76,12 @@ bothWays('a file path: the statements resolving to that file, any language that 
   assert.equal(lines(await call('find_importers', { module_name: 'packages/ui/src/button.ts' })),
     ['app/cycle-a.ts:2', 'app/main.ts:2', 'packages/ui/src/forms.ts:1', 'packages/ui/src/index.ts:1']);
   assert.equal(lines(await call('find_importers', { module_name: './app/types.json' })), ['app/main.ts:8']);
+  assert.equal(lines(await call('find_importers', { module_name: 'package.json' })), ['scripts/version.cjs:1'], 'a JSON file at the root is a path');
   await refused({ module_name: 'docs/notes.md' }, 'not_indexed');
-  await refused({ module_name: 'app/missing.ts' }, 'not_indexed');
   await refused({ module_name: './lib/x' }, 'not_indexed');
+  await refused({ module_name: 'app/missing.py' }, 'not_indexed');
+  // A name with a `/` that is no indexed file is a package subpath, as a specifier names it (a `paths` alias may look like a folder).
+  assert.is((await call('find_importers', { module_name: 'app/missing.ts' })).total, 0);
   await refused({ module_name: '../outside.ts' }, 'path_denied');
 });
 

@@ -78,7 +78,15 @@ const TREE: Record<string, string> = {
   'broken/tsconfig.json': '{ "compilerOptions": { "strict": true, oops } ',
   'broken/a.ts': 'import "./nope";\nimport "react";\nimport "./b";\n',
   'broken/b.ts': 'export {};\n',
+  // A package whose main names build output with no source: the compiler goes on to its root index.js.
+  'packages/legacy/package.json': json({ name: '@org/legacy', main: 'dist/utils.cjs.js' }),
+  'packages/legacy/index.js': 'exports.slugify = (s) => s;\n',
+  'packages/legacy/src/index.ts': 'export const slugify = (s: string) => s;\n',
+  'legacy/app.js': 'const { slugify } = require("@org/legacy");\nconst greet = require("./lib/current");\n',
+  'legacy/lib/greet.js': 'exports.greet = 1;\n',
 };
+/** Symbolic links of the tree: path → what it points to. */
+const LINKS: Record<string, string> = { 'legacy/lib/current.js': 'greet.js' };
 
 /** Each statement's answer: its file target, or `why` for one that reached none. */
 const EXPECTED: Record<string, string[]> = {
@@ -94,6 +102,8 @@ const EXPECTED: Record<string, string[]> = {
   'scripts/tool.mjs': ['external', 'packages/ui/src/util/helper.ts', 'packages/node-esm/src/b.ts'],
   'web/app.js': ['web/components/x.js'],
   'broken/a.ts': ['config', 'external', 'broken/b.ts'],
+  // Through the link, the file it leads to.
+  'legacy/app.js': ['packages/legacy/index.js', 'legacy/lib/greet.js'],
 };
 
 /** The config each file is governed by ('' = the defaults). */
@@ -101,7 +111,7 @@ const GOVERNING: Record<string, string> = {
   'packages/app/src/main.ts': 'packages/app/tsconfig.json', 'packages/app/src/old.js': 'packages/app/tsconfig.json',
   'packages/ui/src/index.ts': 'packages/ui/tsconfig.json', 'packages/node-esm/src/a.ts': 'packages/node-esm/tsconfig.json',
   'packages/node-esm/src/d.cts': 'packages/node-esm/tsconfig.json', 'scripts/tool.mjs': '', 'web/app.js': 'web/jsconfig.json',
-  'broken/a.ts': 'broken/tsconfig.json',
+  'broken/a.ts': 'broken/tsconfig.json', 'legacy/app.js': '',
 };
 
 /** Answers that go through build output a package names but the tree lacks (the compiler alone finds nothing there). */
@@ -116,7 +126,7 @@ function answersOf(idx: EvidexIndex, path: string): string[] {
 /** What the compiler answers for one statement, on a copy of the tree with the packages linked into node_modules. */
 function compilerAnswer(copy: string, file: string, line: number, cfg: string): string | null {
   const abs = join(copy, file);
-  const options = cfg === '' ? { allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler }
+  const options = cfg === '' ? { allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.Preserve }
     : ts.getParsedCommandLineOfConfigFile(join(copy, cfg), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!.options;
   const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : /\.[cm]?js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
   const implied = ts.getImpliedNodeFormatForFile(abs, undefined, ts.sys, options);
@@ -132,12 +142,14 @@ function compilerAnswer(copy: string, file: string, line: number, cfg: string): 
   const lit = found as ts.StringLiteralLike;
   const mode = ts.getModeForUsageLocation(sf, lit, options);
   const r = ts.resolveModuleName(lit.text, abs, options, ts.sys, undefined, undefined, mode).resolvedModule;
+  // The compiler keeps a link's own path for a relative import; the target is where the link leads (docs/tools.md).
   return r ? relative(copy, ts.sys.realpath!(r.resolvedFileName)) : null;
 }
 
 test('each statement resolves as the compiler resolves it, under the config that governs its file', async () => {
   const root = join(tmp, 'repo');
   write(root, TREE);
+  for (const [link, to] of Object.entries(LINKS)) symlinkSync(to, join(root, link));
   const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'state') });
   const summary = await idx.refresh();
   for (const [file, want] of Object.entries(EXPECTED)) {
@@ -152,8 +164,8 @@ test('each statement resolves as the compiler resolves it, under the config that
 
   // The compiler on a copy, with the workspace packages linked as an install links them.
   const copy = join(tmp, 'copy');
-  cpSync(root, copy, { recursive: true });
-  for (const [name, dir] of [['@org/ui', 'packages/ui'], ['@org/cond', 'packages/cond'], ['@org/dual', 'packages/dual'], ['app', 'packages/app'], ['node-esm', 'packages/node-esm']]) {
+  cpSync(root, copy, { recursive: true, verbatimSymlinks: true });
+  for (const [name, dir] of [['@org/ui', 'packages/ui'], ['@org/cond', 'packages/cond'], ['@org/dual', 'packages/dual'], ['@org/legacy', 'packages/legacy'], ['app', 'packages/app'], ['node-esm', 'packages/node-esm']]) {
     mkdirSync(dirname(join(copy, 'node_modules', name)), { recursive: true });
     symlinkSync(join(copy, dir), join(copy, 'node_modules', name));
   }

@@ -7,6 +7,7 @@
 // coming or going, or a config or package.json changing re-resolves exactly
 // the files whose keys it touches. The `typescript` package is loaded only
 // once the index holds a TypeScript or JavaScript file.
+import { realpathSync } from 'node:fs';
 import type { TsImport } from '../model.js';
 import type { ImportRec, Store, StoreOp, TsResolution } from '../store/store.js';
 import { extractTs } from '../typescript/extract.js';
@@ -14,7 +15,7 @@ import { TsResolver } from '../typescript/resolve.js';
 import { specTarget } from '../typescript/targets.js';
 import { isResolutionInput, isTsJsPath } from '../typescript/paths.js';
 import { dirOf, existenceKey, type RepoView } from '../typescript/view.js';
-import { changedPackages, type WorkspacePackages } from '../typescript/workspaces.js';
+import { changedPackages, declaresPackages, type WorkspacePackages } from '../typescript/workspaces.js';
 import { FolderTree, StoreView, WalkView } from './ts-view.js';
 
 /** A file that changed in a way resolution may care about. */
@@ -76,7 +77,14 @@ export class TsImports {
   /** warm() has run in this process. */
   private warmedUp = false;
 
-  constructor(private readonly root: string, private readonly store: Store) {}
+  /** The root, and its real path (where the walk's real paths of files lie). */
+  private readonly roots: { root: string; realRoot: string };
+
+  constructor(private readonly root: string, private readonly store: Store) {
+    let realRoot = root;
+    try { realRoot = realpathSync(root); } catch { /* a root that is gone: nothing resolves through links */ }
+    this.roots = { root, realRoot };
+  }
 
   private tree(): FolderTree {
     return (this.folders ??= new FolderTree(this.store.ordered().map((f) => f.path)));
@@ -118,7 +126,7 @@ export class TsImports {
       if (stopped()) return;
       const t0 = performance.now();
       // Fresh each slice: an update may have changed the tree meanwhile (it keeps tree and dependents in step).
-      const resolver = this.resolverFor(new StoreView(this.store, this.tree()), true);
+      const resolver = this.resolverFor(new StoreView(this.store, this.tree(), this.roots), true);
       this.deps();
       void resolver.packages;
       while (i < files.length && performance.now() - t0 < sliceMs) {
@@ -190,15 +198,15 @@ export class TsImports {
     const changes: FileChange[] = [];
     for (const p of puts.keys()) changes.push({ path: p, how: this.store.fileByPath(p) ? 'text' : 'appeared' });
     for (const p of removed) if (this.store.fileByPath(p)) changes.push({ path: p, how: 'disappeared' });
-    const touchesPackages = changes.some((c) => c.path.endsWith('package.json') || c.path === 'pnpm-workspace.yaml' || c.path === 'lerna.json');
-    const before = touchesPackages ? this.resolverFor(new StoreView(this.store, tree)).packages : null;
+    const touchesPackages = changes.some((c) => declaresPackages(c.path));
+    const before = touchesPackages ? this.resolverFor(new StoreView(this.store, tree, this.roots)).packages : null;
     const folders: string[] = [];
     for (const c of changes) {
       if (c.how === 'appeared') folders.push(...tree.add(c.path));
       else if (c.how === 'disappeared') folders.push(...tree.remove(c.path));
     }
     const bytes = new Map([...puts].map(([p, v]) => [p, v.bytes]));
-    const view = new StoreView(this.store, tree, bytes, removed);
+    const view = new StoreView(this.store, tree, this.roots, bytes, removed);
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
     for (const c of changes) this.resolver.changed(c.path, c.how === 'text' ? 'text' : 'exists');
     // A save of a file no resolution reads (the common case: a source file) changes nothing the compiler looked at.
@@ -231,7 +239,7 @@ export class TsImports {
   beginBuild(walked: ReadonlyMap<string, { abs: string; dev: number; ino: number }>, parsing: ReadonlySet<string>, removed: readonly string[],
     readVetted: (entry: { abs: string; dev: number; ino: number }) => string | undefined): ((path: string, raw: readonly TsImport[]) => ResolvedFile) | null {
     if (![...parsing].some(isTsJsPath)) return null; // nothing the build parses needs resolving
-    const view = new WalkView(this.store, walked, parsing, new FolderTree(walked.keys()), readVetted);
+    const view = new WalkView(this.store, walked, parsing, new FolderTree(walked.keys()), readVetted, this.roots.realRoot);
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
     // What the build may change, parsed configs and the package map forget: they are read again from the walk's tree.
     for (const p of parsing) this.resolver.changed(p, this.store.fileByPath(p) ? 'text' : 'exists');
@@ -257,11 +265,11 @@ export class TsImports {
     if (this.store.counts.ts === 0 || (changes.length === 0 && unseen.length === 0 && !all)) return [];
     this.folders = null;
     this.dependents = null;
-    const view = new StoreView(this.store, this.tree());
+    const view = new StoreView(this.store, this.tree(), this.roots);
     if (this.resolver) for (const c of changes) this.resolver.changed(c.path, c.how === 'text' ? 'text' : 'exists');
     if (this.resolver) for (const p of unseen) this.resolver.changed(p, 'exists');
     const resolver = this.resolverFor(view);
-    const packagesMoved = changes.some((c) => c.path.endsWith('package.json') || c.path === 'pnpm-workspace.yaml' || c.path === 'lerna.json');
+    const packagesMoved = changes.some((c) => declaresPackages(c.path));
     let everything = all || (packagesMoved && this.lastPackages === null);
     if (!everything && packagesMoved && this.lastPackages) everything = changedPackages(this.lastPackages, resolver.packages).length > 0;
     const targets = new Set<string>();

@@ -2,6 +2,8 @@
 // store's files, with the changes of an update not yet committed laid over
 // them, so the update's files and the statements they affect are resolved
 // against the tree as it will be once the update lands — in the same commit.
+import { realpathSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { decodeText } from '../text.js';
 import type { Store } from '../store/store.js';
 import { dirOf, type FolderEntries, type RepoView } from '../typescript/view.js';
@@ -70,16 +72,37 @@ export class FolderTree {
   }
 }
 
+/** `abs` as a path of the repository whose real root is `realRoot`; null outside it. */
+function underRoot(realRoot: string, abs: string): string | null {
+  const rel = relative(realRoot, abs);
+  if (rel === '' || rel.startsWith('..')) return null;
+  return sep === '/' ? rel : rel.split(sep).join('/');
+}
+
 /** The store's files, with an update's puts (path → bytes) and removals laid over them; folders from a FolderTree kept in step. */
 export class StoreView implements RepoView {
   private readonly decoded = new Map<string, string>();
+  private readonly reals = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
     private readonly folders: FolderTree,
+    /** The repository root and its real path (symbolic links resolved). */
+    private readonly roots: { root: string; realRoot: string },
     private readonly puts: ReadonlyMap<string, Uint8Array> = new Map(),
     private readonly removed: ReadonlySet<string> = new Set(),
   ) {}
+
+  realPath(rel: string): string {
+    let r = this.reals.get(rel);
+    if (r === undefined) {
+      let real: string | null = null;
+      try { real = underRoot(this.roots.realRoot, realpathSync(join(this.roots.root, rel))); } catch { real = null; }
+      r = real !== null && real !== rel && this.isFile(real) ? real : rel;
+      this.reals.set(rel, r);
+    }
+    return r;
+  }
 
   isFile(rel: string): boolean {
     if (this.puts.has(rel)) return true;
@@ -125,9 +148,16 @@ export class WalkView implements RepoView {
     private readonly parsing: ReadonlySet<string>,
     private readonly folders: FolderTree,
     private readonly readVetted: (entry: { abs: string; dev: number; ino: number }) => string | undefined,
+    private readonly realRoot: string,
   ) {}
 
   isFile(rel: string): boolean { return this.walked.has(rel); }
+
+  realPath(rel: string): string {
+    const entry = this.walked.get(rel);
+    const real = entry ? underRoot(this.realRoot, entry.abs) : null;
+    return real !== null && real !== rel && this.walked.has(real) ? real : rel;
+  }
   isDir(rel: string): boolean { return rel === '' || this.folders.has(rel); }
   entries(rel: string): FolderEntries { return this.folders.entries(rel); }
 

@@ -18,30 +18,33 @@ import { indexedFile, pageOf, pathPrefixOf } from './args.js';
 import { normalizeCallerPath } from './caller-paths.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
+/** Files an import can name: Python, TypeScript, JavaScript, and JSON (which the compiler resolves with resolveJsonModule). */
+function importable(path: string): boolean {
+  return isPythonPath(path) || isTsJsPath(path) || path.endsWith('.json');
+}
+
 /**
- * The targets `m` names. A path (it holds a `/`, or names a Python or
- * TypeScript/JavaScript file at the root) is checked like every caller path;
+ * The targets `m` names. A path (it holds a `/`, or names a Python,
+ * TypeScript, JavaScript or JSON file at the root) is checked like every caller path;
  * an indexed Python file gives its module names, a TypeScript, JavaScript or
  * JSON file its file target (what the compiler can resolve an import to);
  * any other file is refused. A name with a `/` that is no indexed file is a
- * package subpath (`@org/ui`, `lodash/fp`, `node:fs/promises`) unless it
- * starts with `.`, ends in `.py` or `.pyi`, or its first part is a folder of
- * the index: then it is a file the index does not hold, and refused. Anything else is
+ * package subpath (`@org/ui`, `lodash/fp`, `libs/enums` through a `paths`
+ * alias) unless it starts with `.` or ends in `.py` or `.pyi`: then it is a
+ * file the index does not hold, and refused. Anything else is
  * a dotted module name or a package name: itself, the module names of the
  * Python files known by it, and its specifier target.
  */
 function targetsOf(store: Store, root: string, rules: RepoRules, m: string): Set<string> {
-  const isRootFile = (isPythonPath(m) || isTsJsPath(m)) && store.fileByPath(m) !== undefined;
+  const isRootFile = importable(m) && store.fileByPath(m) !== undefined;
   if (m.includes('/') || isRootFile) {
     const rel = normalizeCallerPath(root, m, { rules });
     const f = store.fileByPath(rel);
     if (f?.py) return new Set([m, ...f.mods]);
-    if (f && (isTsJsPath(f.path) || f.path.endsWith('.json'))) return new Set([fileTarget(f.path)]);
+    if (f && importable(f.path)) return new Set([fileTarget(f.path)]);
     if (f) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python, TypeScript, JavaScript or JSON file of the index: nothing imports it`);
-    // `./x/y`, a Python file, or a path under a folder of the index names a file that is not indexed; else a package subpath.
-    if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m) || store.filesUnder(rel.slice(0, rel.indexOf('/'))).length > 0) {
-      indexedFile(store, root, rules, m); // refuses it: not_indexed
-    }
+    // `./x/y` or a Python file names a file that is not indexed; anything else is a package subpath, as a specifier names it.
+    if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m)) indexedFile(store, root, rules, m); // refuses it: not_indexed
     return new Set([specTarget(m)]);
   }
   const names = new Set<string>([m, specTarget(m)]);

@@ -8,7 +8,8 @@
 import type TS from 'typescript';
 import type { RepoHost } from './host.js';
 import { typescript } from './load.js';
-import type { OutputDirs } from './outputs.js';
+import { fieldPaths, type BuildLayout } from './outputs.js';
+import { posix } from 'node:path';
 import { dirOf, joinRel, type RepoView } from './view.js';
 
 export interface ParsedConfig {
@@ -35,15 +36,19 @@ const UNREADABLE_EXTENDS = new Set([5083, 6053, 18001]);
 
 export class Configs {
   private readonly parsed = new Map<string, ParsedConfig>();
+  /** Build layouts of packages (buildLayout), forgotten with what they rest on. */
+  private readonly layouts = new Map<string, BuildLayout>();
   private extendedCache = new Map<string, TS.ExtendedConfigCacheEntry>();
   private defaults: TS.CompilerOptions | null = null;
 
   constructor(private readonly view: RepoView, private readonly host: RepoHost) {}
 
-  /** The compiler's defaults with allowJs and moduleResolution: bundler (no config governs the file). */
+  /** The compiler's defaults with allowJs and moduleResolution: bundler, and the module that implies (no config governs the file). */
   defaultOptions(): TS.CompilerOptions {
     const ts = typescript();
-    return (this.defaults ??= { allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler });
+    // Bundler resolution is valid only with `module` preserve or es2015+ (TS5095), and the default module (CommonJS)
+    // would resolve every import with `require` conditions, no bundler's reading: preserve is the module bundler implies.
+    return (this.defaults ??= { allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.Preserve });
   }
 
   /** The config at `rel` as the compiler reads it; null when no such file is indexed. */
@@ -117,27 +122,46 @@ export class Configs {
   }
 
   /**
-   * The output and source folders of the package in `pkgDir`, from its
-   * tsconfig.json (outputs.ts); null when it has none or names no output folder.
+   * The build layout of the package in `pkgDir` (outputs.ts): its
+   * tsconfig.json's `outDir` and `rootDir` (else `src`); without an `outDir`,
+   * the top folders of the paths its package.json's `exports`, `types`,
+   * `typings`, `main` and `module` name, with `src`.
    */
-  outputDirs(pkgDir: string): OutputDirs | null {
-    const cfg = this.get(joinRel(pkgDir, 'tsconfig.json'));
-    if (!cfg) return null;
-    const o = cfg.options;
-    const rel = (p: string | undefined): string | null => (p === undefined ? null : this.host.repoPathOf(p));
-    const outDirs = [rel(o.outDir), rel(o.declarationDir)].filter((d): d is string => d !== null);
-    if (outDirs.length === 0) return null;
-    return { outDirs, rootDir: rel(o.rootDir) ?? commonFolder([...cfg.fileNames].filter((f) => !/\.d\.[cm]?ts$/.test(f))) ?? pkgDir, reads: cfg.reads };
+  buildLayout(pkgDir: string): BuildLayout {
+    let layout = this.layouts.get(pkgDir);
+    if (layout) return layout;
+    const cfgPath = joinRel(pkgDir, 'tsconfig.json');
+    const pkgPath = joinRel(pkgDir, 'package.json');
+    const cfg = this.get(cfgPath);
+    const inPackage = (p: string | undefined): string | null => {
+      const r = p === undefined ? null : this.host.repoPathOf(p);
+      return r === null ? null : posix.relative(pkgDir, r);
+    };
+    const outDir = inPackage(cfg?.options.outDir);
+    const reads = [...(cfg?.reads ?? [cfgPath]), pkgPath];
+    if (outDir !== null) {
+      layout = { outDirs: [outDir], rootDir: inPackage(cfg?.options.rootDir) ?? 'src', reads };
+    } else {
+      let pkg: Record<string, unknown> | undefined;
+      try { pkg = JSON.parse(this.view.text(pkgPath) ?? 'null') ?? undefined; } catch { pkg = undefined; }
+      const named = ['exports', 'types', 'typings', 'main', 'module'].flatMap((k) => fieldPaths(pkg?.[k]));
+      const tops = named.map((p) => p.replace(/^\.\//, '').split('/')).filter((s) => s.length > 1 && s[0] !== '' && s[0] !== '..').map((s) => s[0]);
+      layout = { outDirs: [...new Set(tops)], rootDir: 'src', reads };
+    }
+    this.layouts.set(pkgDir, layout);
+    return layout;
   }
 
   /** Forgets the configs that rest on `path`, whose text changed. */
   invalidateText(path: string): void {
     this.drop((c) => c.reads.includes(path));
+    this.dropLayouts(path);
   }
 
   /** Forgets the configs whose file list or reading a file appearing or disappearing at `path` can change. */
   invalidateExistence(path: string): void {
     const dir = dirOf(path);
+    this.dropLayouts(path);
     this.drop((c) => c.reads.includes(path) || c.fileNames.has(path)
       || c.wildcardDirs.some((w) => (w.recursive ? w.dir === '' || dir === w.dir || dir.startsWith(`${w.dir}/`) : dir === w.dir)));
   }
@@ -145,26 +169,19 @@ export class Configs {
   private drop(pred: (c: ParsedConfig) => boolean): void {
     let any = false;
     for (const [rel, c] of this.parsed) if (pred(c)) { this.parsed.delete(rel); any = true; }
-    // What a config extends is cached by path across configs: start that afresh too.
-    if (any) this.extendedCache = new Map();
+    // What a config extends is cached by path across configs: start that afresh too; and the layouts read from configs.
+    if (any) { this.extendedCache = new Map(); this.layouts.clear(); }
+  }
+
+  /** Forgets the build layouts that rest on `path` (a package.json or config that changed, came or went). */
+  private dropLayouts(path: string): void {
+    for (const [dir, l] of this.layouts) if (l.reads.includes(path)) this.layouts.delete(dir);
   }
 
   /** Forgets every parsed config. */
   clear(): void {
     this.parsed.clear();
+    this.layouts.clear();
     this.extendedCache = new Map();
   }
-}
-
-/** The deepest folder holding every path (null for none). */
-function commonFolder(paths: readonly string[]): string | null {
-  if (paths.length === 0) return null;
-  let common = dirOf(paths[0]).split('/');
-  for (const p of paths) {
-    const segs = dirOf(p).split('/');
-    let i = 0;
-    while (i < common.length && i < segs.length && common[i] === segs[i]) i++;
-    common = common.slice(0, i);
-  }
-  return common.join('/');
 }

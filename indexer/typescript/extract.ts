@@ -226,7 +226,9 @@ class Extractor {
           this.descend(m, this.define(this.memberName(m), self, 'method', m));
           break;
         case SK.PropertyDeclaration:
-          this.descend(m, this.define(this.memberName(m), self, 'variable', m));
+          // A property is no enclosing scope for a name (only classes, namespaces and functions are): what it holds is the class's.
+          this.define(this.memberName(m), self, 'variable', m);
+          this.descend(m, self);
           break;
         default:
           this.visit(m, self, false);
@@ -295,7 +297,9 @@ class Extractor {
         const kind: SymbolKind = !init ? 'variable'
           : init.kind === SK.ArrowFunction || init.kind === SK.FunctionExpression ? 'function'
             : init.kind === SK.ClassExpression ? 'class' : 'variable';
-        const self = this.define(decl.name.text, qual, kind, stmt);
+        const named = this.define(decl.name.text, qual, kind, stmt);
+        // A `function` or `class` variable qualifies what it holds (`handler.inner`); a plain variable does not.
+        const self = kind === 'variable' ? qual : named;
         if (decl.type) this.visit(decl.type, self, false);
         if (init && init.kind === SK.ClassExpression) {
           // The class is this definition: its members are definitions under its name.

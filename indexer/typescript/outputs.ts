@@ -1,69 +1,61 @@
 // Build output a package of the repository names (its `exports`, `types`,
 // `main`: `dist/index.d.ts`) but the tree does not hold, mapped to the source
-// a developer would open (docs/tools.md, TypeScript rules): through the
-// package's tsconfig (`outDir` or `declarationDir` back to `rootDir`), else —
-// or when that names no file — the same path under `src/`, each time with a
-// TypeScript extension.
-import { dirOf, joinRel, type RepoView } from './view.js';
+// a developer would open (docs/tools.md, TypeScript rules). A package's build
+// layout: its tsconfig.json's `outDir` (read as the compiler reads it,
+// `extends` included) with its `rootDir`, else `src/`; without an `outDir`,
+// the top folders of the paths its package.json names, with `src/`. A path
+// under one of those out folders, when that folder is not in the tree, stands
+// for the same path under the source folder with a TypeScript extension.
+import { posix } from 'node:path';
+import { joinRel, type RepoView } from './view.js';
 
-/** What outputs.ts needs of a package's tsconfig.json (folders repository-relative). */
-export interface OutputDirs {
-  outDirs: string[];     // outDir and declarationDir, where set
-  rootDir: string;       // rootDir, else the common folder of its source files, else the package folder
-  reads: readonly string[]; // the files the config rests on
+/** Where a package's build output goes and its sources live (folders relative to the package), and the files that say so. */
+export interface BuildLayout {
+  outDirs: readonly string[];
+  rootDir: string;
+  reads: readonly string[];
 }
 
-/** Output extensions and the source extensions each may come from, in the order tried. */
-const FLAVOURS: ReadonlyArray<[ends: readonly string[], sources: readonly string[]]> = [
-  [['.d.mts', '.mjs', '.mts'], ['.mts', '.ts', '.tsx']],
-  [['.d.cts', '.cjs', '.cts'], ['.cts', '.ts', '.tsx']],
-  [['.d.ts', '.js', '.jsx', '.ts', '.tsx'], ['.ts', '.tsx']],
+/** Output extensions and the source extensions each comes from ("a TypeScript extension"). */
+const SOURCE_EXTENSIONS: ReadonlyArray<[RegExp, readonly string[]]> = [
+  [/\.d\.ts$|\.js$|\.jsx$/, ['.ts', '.tsx']],
+  [/\.d\.mts$|\.mjs$/, ['.mts']],
+  [/\.d\.cts$|\.cjs$/, ['.cts']],
 ];
 
-/** `a/b.d.ts` → [`a/b`, ['.ts', '.tsx']]; null for a path that is no script or declaration. */
-function stemAndSources(path: string): [string, readonly string[]] | null {
-  for (const [ends, sources] of FLAVOURS) {
-    for (const end of ends) if (path.endsWith(end)) return [path.slice(0, -end.length), sources];
-  }
-  return null;
-}
-
-function under(path: string, dir: string): string | null {
-  if (dir === '') return path;
-  return path === dir ? '' : path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : null;
+/** Every path string in a package.json field (exports' nested condition maps and arrays included). */
+export function fieldPaths(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) fieldPaths(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) fieldPaths(x, out);
+  return out;
 }
 
 export class BuildOutputs {
-  constructor(private readonly view: RepoView, private readonly dirsOf: (pkgDir: string) => OutputDirs | null) {}
+  constructor(private readonly view: RepoView, private readonly layoutOf: (pkgDir: string) => BuildLayout) {}
 
-  /**
-   * Where output `rest` (a path inside the package folder) may come from:
-   * [source folder, path inside it] pairs, most likely first — through the
-   * package's tsconfig, then (a package its tsconfig does not build, say one
-   * bundled by another tool) under `src/`.
-   */
-  private origins(pkgDir: string, rest: string): Array<[string, string]> {
-    const out: Array<[string, string]> = [];
-    const cfg = this.dirsOf(pkgDir);
-    for (const dir of cfg?.outDirs ?? []) {
-      const inside = under(joinRel(pkgDir, rest), dir);
-      if (inside !== null && inside !== '') out.push([cfg!.rootDir, inside]);
+  /** The out folder of the package's layout that `rest` (a path inside the package) lies in, when that folder is not in the tree. */
+  private missingOutDir(pkgDir: string, rest: string): string | null {
+    for (const out of this.layoutOf(pkgDir).outDirs) {
+      if (out === '' || out === '.' || out.startsWith('..')) continue;
+      if ((rest === out || rest.startsWith(`${out}/`)) && !this.view.isDir(joinRel(pkgDir, out))) return out;
     }
-    const segs = rest.split('/');
-    const src = joinRel(pkgDir, 'src');
-    // dist/x.js → src/x.ts; dist/esm/x.js → src/x.ts too (one build per module format).
-    for (let drop = 1; drop <= 2 && drop < segs.length; drop++) if (segs[0] !== 'src') out.push([src, segs.slice(drop).join('/')]);
-    return out;
+    return null;
   }
 
-  /** Every source path `rest` could stand for, existing or not (what a resolution through it rests on). */
+  /** Every source path output `rest` of the package could stand for, existing or not (what a resolution through it rests on). */
   candidates(pkgDir: string, rest: string): string[] {
-    const out: string[] = [];
-    for (const [dir, inside] of this.origins(pkgDir, rest)) {
-      const sa = stemAndSources(inside);
-      if (sa) for (const ext of sa[1]) out.push(joinRel(dir, sa[0] + ext));
+    const out = this.missingOutDir(pkgDir, rest);
+    if (out === null || rest === out) return [];
+    const sub = rest.slice(out.length + 1);
+    const rootDir = this.layoutOf(pkgDir).rootDir;
+    const found: string[] = [];
+    for (const [re, exts] of SOURCE_EXTENSIONS) {
+      if (!re.test(sub)) continue;
+      const stem = sub.replace(re, '');
+      for (const ext of exts) found.push(joinRel(pkgDir, posix.join(rootDir, `${stem}${ext}`)));
     }
-    return out;
+    return found;
   }
 
   /** The source file a developer would open for output `rest` of the package in `pkgDir`; null when there is none. */
@@ -72,17 +64,17 @@ export class BuildOutputs {
     return null;
   }
 
-  /** The source folder for output folder `rest` (`dist` → `src`); null when there is none. */
+  /** The source folder for output folder `rest` (`dist` → `src`, `dist/esm` → `src/esm`); null when there is none. */
   sourceDirFor(pkgDir: string, rest: string): string | null {
-    for (const [dir, inside] of this.origins(pkgDir, `${rest}/x`)) {
-      const d = dirOf(joinRel(dir, inside));
-      if (this.view.isDir(d)) return d;
-    }
-    return null;
+    const out = this.missingOutDir(pkgDir, rest);
+    if (out === null) return null;
+    const src = joinRel(pkgDir, posix.join(this.layoutOf(pkgDir).rootDir, rest.slice(out.length + 1)));
+    return this.view.isDir(src) ? src : null;
   }
 
-  /** The files whose text decides the mapping of a package's output (its tsconfig and what it extends). */
-  readsFor(pkgDir: string): readonly string[] {
-    return this.dirsOf(pkgDir)?.reads ?? [joinRel(pkgDir, 'tsconfig.json')];
+  /** The folders whose coming or going turns a package's mapping on or off (its out folders), and the files that set its layout. */
+  restsOn(pkgDir: string): { folders: string[]; reads: readonly string[] } {
+    const layout = this.layoutOf(pkgDir);
+    return { folders: layout.outDirs.map((d) => joinRel(pkgDir, d)), reads: layout.reads };
   }
 }

@@ -14,7 +14,7 @@ import { typescript, type Ts } from './load.js';
 import { BuildOutputs } from './outputs.js';
 import { dirOf, existenceKey, joinRel, type FolderEntries, type RepoView } from './view.js';
 import { fileTarget, specTargets } from './targets.js';
-import { packageNameOf, WORKSPACE_FILES, workspacePackages, type WorkspacePackages } from './workspaces.js';
+import { declaresPackages, packageNameOf, workspacePackages, type WorkspacePackages } from './workspaces.js';
 
 /** A statement as resolved: its targets (docs/architecture.md, TypeScript resolution) and, when it reached no file, why. */
 export interface ResolvedImport { targets: string[]; why?: Unresolved }
@@ -81,6 +81,7 @@ class CurrentView implements RepoView {
   text(rel: string): string | undefined { return this.current.text(rel); }
   entries(rel: string): FolderEntries { return this.current.entries(rel); }
   filesNamed(name: string): Iterable<string> { return this.current.filesNamed(name); }
+  realPath(rel: string): string { return this.current.realPath(rel); }
 }
 
 /**
@@ -92,6 +93,7 @@ class CurrentView implements RepoView {
 export class TsResolver {
   private readonly view: CurrentView;
   private readonly host: RepoHost;
+  private readonly outputs: BuildOutputs;
   private readonly configs: Configs;
   private packagesValue: WorkspacePackages | null = null;
   private readonly caches = new Map<string, TS.ModuleResolutionCache>();
@@ -102,8 +104,8 @@ export class TsResolver {
 
   constructor(private readonly root: string, view: RepoView) {
     this.view = new CurrentView(view);
-    const outputs = new BuildOutputs(this.view, (pkgDir) => this.configs.outputDirs(pkgDir));
-    this.host = new RepoHost(root, this.view, () => this.packages, outputs);
+    this.outputs = new BuildOutputs(this.view, (pkgDir) => this.configs.buildLayout(pkgDir));
+    this.host = new RepoHost(root, this.view, () => this.packages, this.outputs);
     this.configs = new Configs(this.view, this.host);
   }
 
@@ -133,7 +135,7 @@ export class TsResolver {
    */
   changed(path: string, how: 'text' | 'exists'): void {
     if (how === 'text') this.configs.invalidateText(path); else this.configs.invalidateExistence(path);
-    if (path.endsWith('package.json') || (WORKSPACE_FILES as readonly string[]).includes(path)) this.packagesValue = null;
+    if (declaresPackages(path)) this.packagesValue = null;
   }
 
   /** Forgets everything parsed (the view it came from is gone). */
@@ -199,7 +201,12 @@ export class TsResolver {
         const original = (resolved as { originalPath?: string }).originalPath;
         if (original) lookups([original], false);
       }
-      if (to !== null && this.view.isFile(to)) targets.push(fileTarget(to));
+      if (to !== null && this.view.isFile(to)) {
+        // Through a symbolic link, the file is where the link leads (when that is an indexed file too).
+        const real = this.view.realPath(to);
+        if (real !== to) { probes.add(existenceKey(real)); reads.add(to); }
+        targets.push(fileTarget(real));
+      }
       targets.push(...specTargets(imp.spec));
       if (targets.length && targets[0].startsWith('./')) return { targets };
       return { targets, why: this.whyUnresolved(imp.spec, options, config) };
@@ -228,17 +235,16 @@ export class TsResolver {
         if (p.at !== 'repo' && p.at !== 'package') continue;
         if (asReads) { const r = this.host.repoPathOf(l); if (r !== null) reads.add(r); }
         for (const k of this.host.keysOf(l)) probes.add(k);
-        if (p.at === 'package') for (const r of this.outputsReads(p.pkgDir)) reads.add(r);
+        if (p.at === 'package') {
+          const rests = this.outputs.restsOn(p.pkgDir);
+          for (const r of rests.reads) reads.add(r);
+          for (const d of rests.folders) probes.add(d);
+        }
       }
       f = { probes: [...probes], reads: [...reads] };
       memo.set(paths, f);
     }
     return f;
-  }
-
-  private outputsReads(pkgDir: string): readonly string[] {
-    const cfg = this.configs.outputDirs(pkgDir);
-    return cfg ? cfg.reads : [joinRel(pkgDir, 'tsconfig.json')];
   }
 
   /** Why a statement reached no file of the repository (model.ts, Unresolved). */

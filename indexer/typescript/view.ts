@@ -17,6 +17,8 @@ export interface RepoView {
   entries(rel: string): FolderEntries;
   /** Every indexed file named `name` (e.g. every package.json), in no particular order. */
   filesNamed(name: string): Iterable<string>;
+  /** Where an indexed file really is: the path a symbolic link (or a linked folder) leads to, when that is an indexed file too; else `rel`. */
+  realPath(rel: string): string;
 }
 
 /** The folder of a repository-relative path ('' for a file at the root). */

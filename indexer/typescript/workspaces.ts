@@ -8,6 +8,11 @@ import { dirOf, joinRel, type RepoView } from './view.js';
 /** The files at the root that declare workspaces: a change to one re-reads them all. */
 export const WORKSPACE_FILES = ['package.json', 'pnpm-workspace.yaml', 'lerna.json'] as const;
 
+/** Whether a change to this file can change the package map: any package.json (a package's name), or a root workspace declaration. */
+export function declaresPackages(path: string): boolean {
+  return path === 'package.json' || path.endsWith('/package.json') || (WORKSPACE_FILES as readonly string[]).includes(path);
+}
+
 /** Package name → its folder (repository-relative), for the packages of the repository. */
 export type WorkspacePackages = ReadonlyMap<string, string>;
 
