@@ -153,6 +153,24 @@ test('through the watcher: a saved .ts file and an edited tsconfig.json are answ
   }
 });
 
+test('a file the compiler cannot parse (nested past the stack) is still indexed for search, in a build and in an update, and stops nothing else', async () => {
+  const root = makeRepo();
+  const hostile = `const deep = ${'['.repeat(20_000)}${']'.repeat(20_000)};\nexport const HOSTILE_MARK = 1;\n`;
+  write(root, { 'app/deep.ts': hostile });
+  const idx = await openEvidexIndex(root, { stateDir: stateDir() });
+  await idx.refresh();
+  const found = async (q: string): Promise<string[]> =>
+    (await idx.runTool(validateToolCall('search_code', { query: q, case_sensitive: true }))).evidence.map((e) => e.path);
+  assert.equal(await found('HOSTILE_MARK'), ['app/deep.ts']);
+  assert.is((await idx.runTool(validateToolCall('find_symbol', { name: 'HOSTILE_MARK' }))).total, 0, 'no definitions from a file the parser gave up on');
+  // In one update with a good file: both land.
+  write(root, { 'app/deep2.ts': hostile.replace('HOSTILE_MARK', 'HOSTILE_TWO'), 'app/util.ts': 'export const AFTER_HOSTILE = 1;\n' });
+  await idx.update(['app/deep2.ts', 'app/util.ts']);
+  assert.equal(await found('HOSTILE_TWO'), ['app/deep2.ts']);
+  assert.equal((await idx.runTool(validateToolCall('find_symbol', { name: 'AFTER_HOSTILE' }))).evidence.map((e) => e.path), ['app/util.ts']);
+  await idx.close();
+});
+
 test('a build killed at any report of its progress, first or catch-up, is finished by the next refresh', async () => {
   const root = tempDir('ts-live-kill');
   // zod's own sources as a workspace package (its build output left out: resolution maps it back to src/), and an app importing it.

@@ -14,6 +14,7 @@ import { extractTs } from '../typescript/extract.js';
 import { isTsJsPath } from '../typescript/paths.js';
 import { decodeText, splitLines } from '../text.js';
 import { BucketCollector, encodeBuckets } from '../store/trigrams.js';
+import type { TsExtract } from '../model.js';
 import type { Lang, ParseRequest, ParseResult, ParseTask } from './messages.js';
 
 const collector = new BucketCollector();
@@ -75,6 +76,19 @@ export function readVettedText(entry: { abs: string; dev: number; ino: number },
   return r.kind === 'text' ? decodeText(r.bytes) : undefined;
 }
 
+/**
+ * A TypeScript file's definitions and statements; none when the compiler's
+ * parser (or the walk after it) gives up — a hostile file nested past the
+ * stack's depth — so the file is still indexed for search and reading.
+ */
+function extractTsOrNothing(text: string, path: string): TsExtract {
+  try {
+    return extractTs(text, path);
+  } catch {
+    return { defs: [], imports: [] };
+  }
+}
+
 /** Which extractor reads a file: Python (`.py`, `.pyi`), TypeScript/JavaScript (paths.ts), or none. */
 export function languageOf(path: string): Lang {
   return isPythonPath(path) ? 'py' : isTsJsPath(path) ? 'ts' : null;
@@ -91,7 +105,7 @@ export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   for (const line of lines) collector.addLine(line.toLowerCase());
   const tri = encodeBuckets(collector.take());
   const lang = languageOf(task.path);
-  const extract = lang === 'py' ? extractPython(text) : lang === 'ts' ? extractTs(text, task.path) : null;
+  const extract = lang === 'py' ? extractPython(text) : lang === 'ts' ? extractTsOrNothing(text, task.path) : null;
   return {
     path: task.path, kind: 'file', size: r.size, mtimeMs: r.mtimeMs, hash, lines: lines.length,
     text: r.bytes, tri, lang, defs: extract?.defs ?? [], imports: extract?.imports ?? [],

@@ -12,7 +12,7 @@ import type { TsImport } from '../model.js';
 import type { ImportRec, Store, StoreOp, TsResolution } from '../store/store.js';
 import { extractTs } from '../typescript/extract.js';
 import { TsResolver } from '../typescript/resolve.js';
-import { specTarget } from '../typescript/targets.js';
+import { specTarget, specTargets } from '../typescript/targets.js';
 import { isResolutionInput, isTsJsPath } from '../typescript/paths.js';
 import { dirOf, existenceKey, type RepoView } from '../typescript/view.js';
 import { changedPackages, declaresPackages, type WorkspacePackages } from '../typescript/workspaces.js';
@@ -133,7 +133,7 @@ export class TsImports {
         const f = this.store.file(files[i++].fid);
         const text = f && this.store.text(f.fid);
         if (!f || text === undefined) continue;
-        resolver.resolveFile(f.path, extractTs(text, f.path).imports);
+        try { resolver.resolveFile(f.path, extractTs(text, f.path).imports); } catch { /* warm-up only: the save path guards itself */ }
       }
       spent += performance.now() - t0;
     }
@@ -174,7 +174,7 @@ export class TsImports {
     if (!f || !f.ts) return null;
     const stored = this.store.imports(f.fid);
     this.resolvedFiles++;
-    const { imports, resting } = resolver.resolveFile(path, stored.map((i) => i.raw as TsImport));
+    const { imports, resting } = resolveOrNot(resolver, path, stored.map((i) => i.raw as TsImport));
     const recs = stored.map((s, i): ImportRec => withOutcome(s.raw as TsImport, imports[i]));
     const same = recs.every((r, i) => sameOutcome(r, stored[i])) && sameResting(resting, this.store.tsResolution(f.fid));
     return same ? null : { op: 'resolve', path, mods: [], imports: recs, tsres: resting };
@@ -217,7 +217,7 @@ export class TsImports {
     for (const [path, p] of puts) {
       if (p.ts === null) continue;
       this.resolvedFiles++;
-      const { imports, resting } = resolver.resolveFile(path, p.ts);
+      const { imports, resting } = resolveOrNot(resolver, path, p.ts);
       files.set(path, { imports: p.ts.map((raw, i) => withOutcome(raw, imports[i])), tsres: resting });
     }
     const ops: StoreOp[] = [];
@@ -247,7 +247,7 @@ export class TsImports {
     const resolver = this.resolverFor(view);
     return (path, raw) => {
       this.resolvedFiles++;
-      const { imports, resting } = resolver.resolveFile(path, raw);
+      const { imports, resting } = resolveOrNot(resolver, path, raw);
       return { imports: raw.map((r, i) => withOutcome(r, imports[i])), tsres: resting };
     };
   }
@@ -318,6 +318,23 @@ export class TsImports {
         if (o.file.tsres) this.dependents.set(o.file.path, o.file.tsres); else this.dependents.delete(o.file.path);
       }
     }
+  }
+}
+
+/**
+ * A file's statements resolved; when the compiler throws on what the
+ * repository holds (a hostile config or package.json), every statement is
+ * kept unresolved as missing, resting on the file alone, and the build or
+ * update goes on.
+ */
+function resolveOrNot(resolver: TsResolver, path: string, raw: readonly TsImport[]): ReturnType<TsResolver['resolveFile']> {
+  try {
+    return resolver.resolveFile(path, raw);
+  } catch {
+    return {
+      imports: raw.map((imp) => ({ targets: specTargets(imp.spec), why: 'missing' as const })),
+      resting: { cfg: '', probes: [existenceKey(path)], reads: [] },
+    };
   }
 }
 
