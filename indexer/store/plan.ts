@@ -179,10 +179,15 @@ export class QueryPlanner {
     const rank = this.files.pathRank();
     const pathOf = (r: ImportRef): string => this.files.get(r.fid)!.path;
     // The files under a prefix are one run of each list.
+    // Names nothing imports (a Python name asked as a package too, or the other way round) are left out, so one
+    // name with importers is still a slice of its list rather than a merge.
     const lists: Array<readonly ImportRef[]> = [];
-    for (const n of names) lists.push(underPrefix(this.memory.symbols.importersInOrder(n, rank), pathOf, prefix));
-    if (lists.length === 1) {
-      const [list] = lists;
+    for (const n of names) {
+      const list = underPrefix(this.memory.symbols.importersInOrder(n, rank), pathOf, prefix);
+      if (list.length) lists.push(list);
+    }
+    if (lists.length <= 1) {
+      const list = lists[0] ?? [];
       return { total: list.length, hits: list.slice(w.offset, w.end) };
     }
     const hits: ImportRef[] = [];
