@@ -15,6 +15,7 @@ import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchApplied } from '../indexer/watch.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { freshDump as freshDumpIn } from './helpers/fresh-index.js';
 import { cleanupTemp, PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
 
 // Child mode: refresh the index of argv[3] into state argv[4], printing each progress report (the parent kills it on one).
@@ -31,13 +32,7 @@ let n = 0;
 const stateDir = (): string => join(tmp, `state-${n++}`);
 const json = (v: unknown): string => JSON.stringify(v, null, 2);
 
-async function freshDump(root: string): Promise<Record<string, unknown>> {
-  const idx = await openEvidexIndex(root, { stateDir: stateDir() });
-  await idx.refresh();
-  const d = idx.store.dump();
-  await idx.close();
-  return d;
-}
+const freshDump = (root: string): Promise<Record<string, unknown>> => freshDumpIn(root, stateDir());
 
 function makeRepo(): string {
   const root = tempDir('ts-live-repo');
