@@ -7,10 +7,16 @@
 //
 // The settings are this client's, not the daemon's: the daemon may have been
 // started long ago from another shell, so OLLAMA_HOST, EVIDEX_MODEL,
-// EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read here and
+// EVIDEX_ASK_MAX_STEPS, EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S and EVIDEX_THINK are read here and
 // sent with every `ask` (only those set; --model wins over EVIDEX_MODEL).
+//
+// Everything shown — the answer as it streams, tool calls, citations, the
+// evidence — is written through local/human.ts: a model that copies a file's
+// escape sequences into its answer reaches the terminal as text, even when a
+// sequence is split across streamed pieces (each character is judged alone).
 import type { Evidence } from '../indexer/evidence.js';
-import { askSettingsFromEnv, type AskSettings } from '../daemon/ask/config.js';
+import { CLEAR_LINE, human, join, paint, path, screenOf, stderr, text, type Colour, type Part, type Screen, type Shown } from '../local/human.js';
+import { askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { Methods, Notifications, type AskEventParams } from '../protocol/messages.js';
 import type { Client } from './connection.js';
@@ -22,9 +28,9 @@ export interface AskCommandOptions {
   model?: string;
   json: boolean;
   /** The answer (and with --json, everything). */
-  out: NodeJS.WriteStream;
+  out: Screen | NodeJS.WriteStream;
   /** Progress and the citation check (default process.stderr). */
-  err?: NodeJS.WriteStream;
+  err?: Screen | NodeJS.WriteStream;
   /** Where the settings come from (default process.env); tests pass their own. */
   env?: NodeJS.ProcessEnv;
 }
@@ -54,11 +60,11 @@ export function exitCodeFor(result: AskResult): number {
   }
 }
 
-/** The AskEvent inside `ask/event` params (AskEventParams: the event plus its request id). */
-function eventOf(params: unknown): AskEvent | null {
-  if (!params || typeof params !== 'object' || typeof (params as { type?: unknown }).type !== 'string') return null;
-  const { requestId: _drop, ...event } = params as AskEventParams;
-  return event as AskEvent;
+/** The AskEvent inside `ask/event` params (the event plus its request id); null for params that hold no event. */
+function eventOf(params: AskEventParams): AskEvent | null {
+  if (typeof params?.type !== 'string') return null;
+  const { requestId: _drop, ...event } = params;
+  return event;
 }
 
 /** Sends one `ask` and feeds its events to onEvent as they arrive. A JSON-RPC error becomes an Error with a one-line message. */
@@ -66,8 +72,7 @@ export async function askViaClient(
   client: AskClient, question: string, settings: AskSettings, onEvent: (e: AskEvent) => void, signal?: AbortSignal,
   extra: { conversation?: string; describe_model?: boolean } = {},
 ): Promise<AskResult> {
-  const off = client.onNotification((method, params) => {
-    if (method !== Notifications.askEvent) return;
+  const off = client.onNotification(Notifications.askEvent, (params) => {
     const e = eventOf(params);
     if (e) onEvent(e);
   });
@@ -84,19 +89,14 @@ export async function askViaClient(
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const oneLine = (s: string, max = 120): string => { const t = s.replace(/\s+/g, ' '); return t.length > max ? `${t.slice(0, max - 1)}…` : t; };
 
-/** Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org) or TERM is dumb. */
-export function useColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
-  return !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
-}
-
-type Paint = (code: string, s: string) => string;
-const painter = (on: boolean): Paint => (code, s) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
+type Paint = (colour: Colour, s: Part) => Shown;
 
 export interface ViewOptions {
   /** Where the answer goes (stdout). */
-  out: NodeJS.WriteStream;
-  /** Where progress, warnings and the citation check go (stderr). */
-  err: NodeJS.WriteStream;
+  out: Screen | NodeJS.WriteStream;
+  /** Where progress, warnings and the citation check go (stderr); colours where it shows them. */
+  err: Screen | NodeJS.WriteStream;
+  /** For colours: NO_COLOR and TERM (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Stream the answer as it arrives (a terminal); otherwise it is written whole at the end (a file holds only the answer). */
   live?: boolean;
@@ -122,19 +122,22 @@ export class AskView {
   private thinkingShown = new Set<number>();
   private readonly spinning: boolean;
   private readonly live: boolean;
-  readonly paint: Paint;
-  constructor(private readonly opts: ViewOptions) {
-    this.spinning = !!opts.err.isTTY;
-    this.live = opts.live ?? !!opts.out.isTTY;
-    this.paint = painter(useColor(opts.err, opts.env));
+  private readonly out: Screen;
+  private readonly err: Screen;
+  readonly paint: Paint = paint;
+  constructor(opts: ViewOptions) {
+    this.out = screenOf(opts.out, opts.env);
+    this.err = screenOf(opts.err, opts.env);
+    this.spinning = this.err.isTTY;
+    this.live = opts.live ?? this.out.isTTY;
   }
 
   private clearSpinner(): void {
-    if (this.spinnerDrawn) { this.opts.err.write('\r\x1b[2K'); this.spinnerDrawn = false; }
+    if (this.spinnerDrawn) { this.err.write(CLEAR_LINE); this.spinnerDrawn = false; }
   }
   private drawSpinner(): void {
     if (!this.spinning || !this.spinnerText || !this.atLineStart) return;
-    this.opts.err.write(`\r\x1b[2K${this.paint('36', SPIN[this.frame++ % SPIN.length])} ${this.paint('2', this.spinnerText)}`);
+    this.err.write(human`${CLEAR_LINE}${paint('36', SPIN[this.frame++ % SPIN.length])} ${paint('2', this.spinnerText)}`);
     this.spinnerDrawn = true;
   }
   private spin(text: string): void {
@@ -151,52 +154,54 @@ export class AskView {
   }
   /** Ends a streamed line so progress starts on a line of its own. */
   private endAnswerLine(): void {
-    if (!this.atLineStart) { this.opts.out.write('\n'); this.atLineStart = true; }
+    if (!this.atLineStart) { this.out.write(human`\n`); this.atLineStart = true; }
   }
-  line(text: string): void {
+  line(shown: Shown): void {
     this.clearSpinner();
     this.endAnswerLine();
-    this.opts.err.write(text + '\n');
+    this.err.line(shown);
     this.drawSpinner();
   }
 
   event(e: AskEvent): void {
     const p = this.paint;
     switch (e.type) {
-      case 'started': this.line(p('2', `asking ${e.model} at ${e.host} (up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`)); this.spin('checking the model…'); break;
-      case 'model': this.line(p('2', `context window ${e.numCtx} tokens${e.contextLength && e.contextLength > e.numCtx ? ` (the model's ${e.contextLength}, capped by EVIDEX_NUM_CTX)` : ''}`)); break;
+      case 'started': this.line(p('2', human`asking ${e.model} at ${e.host} (up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`)); this.spin('checking the model…'); break;
+      case 'model': this.line(p('2', human`context window ${e.numCtx} tokens${e.contextLength && e.contextLength > e.numCtx ? human` (the model's ${e.contextLength}, capped by EVIDEX_NUM_CTX)` : ''}`)); break;
       case 'step': this.spin(`step ${e.step}/${e.maxSteps}: waiting for the model…`); break;
       case 'thinking':
         if (this.spinning && this.atLineStart) this.spin(`step ${e.step}: thinking… ${oneLine(e.text, 60)}`);
-        else if (!this.thinkingShown.has(e.step)) { this.thinkingShown.add(e.step); this.line(p('2', `step ${e.step}: thinking…`)); }
+        else if (!this.thinkingShown.has(e.step)) { this.thinkingShown.add(e.step); this.line(p('2', human`step ${e.step}: thinking…`)); }
         break;
       case 'content':
         if (!this.live) break;
         if (this.held?.step === e.step) { this.held.text += e.text; break; }
         if (this.streamedStep !== e.step && /^\s*(?:[{[]|```|<tool_call>)/.test(e.text)) { this.held = { step: e.step, text: e.text }; break; }
         if (this.streamedStep !== e.step) { this.quiet(); this.endAnswerLine(); this.streamedStep = e.step; }
-        this.opts.out.write(e.text);
+        this.out.write(text(e.text));
         this.atLineStart = e.text.endsWith('\n');
         break;
       case 'tool_call': {
         if (this.held?.step === e.step) this.held = null; // it was a call: the line below shows it
-        const mark = e.decision === 'allowed' ? p('32', '✔ allowed') : p('31', `✘ ${refusalLine(e.code, e.reason)}`);
-        this.line(`→ ${e.name} ${oneLine(JSON.stringify(e.arguments ?? null), 160)}  ${mark}`);
+        const mark = e.decision === 'allowed' ? p('32', '✔ allowed') : p('31', human`✘ ${refusalLine(e.code, e.reason)}`);
+        this.line(human`→ ${e.name} ${oneLine(JSON.stringify(e.arguments ?? null), 160)}  ${mark}`);
         if (e.decision === 'allowed') this.spin(`running ${e.name}…`);
         break;
       }
       case 'tool_result': {
         const fit = e.shown < e.items || e.refs > 0 || e.items < e.total
-          ? `; ${e.shown} sent to the model${e.refs ? ` (+${e.refs} as path:line)` : ''} to fit the context window` : '';
-        this.line(p('2', `  ← ${e.items} item${e.items === 1 ? '' : 's'} (total ${e.total}) in ${e.ms} ms${fit}`));
+          ? human`; ${e.shown} sent to the model${e.refs ? human` (+${e.refs} as path:line)` : ''} to fit the context window` : '';
+        this.line(p('2', human`  ← ${e.items} item${e.items === 1 ? '' : 's'} (total ${e.total}) in ${e.ms} ms${fit}`));
         break;
       }
-      case 'summarised': this.line(p('2', `  (step ${e.step}: ${e.results} earlier result${e.results === 1 ? '' : 's'} reduced to path:line lists to make room)`)); break;
-      case 'empty_reply': this.line(p('33', `step ${e.step}: the model replied with nothing${e.retrying ? '; asking once more' : ''}`)); break;
-      case 'context_cut':
-        this.line(p('33', `warning: Ollama cut the prompt at step ${e.step} (it counted ${e.promptEvalCount} tokens for a ${e.numCtx}-token window): `
-          + 'earlier messages were dropped, so the model may not have seen everything'));
+      case 'summarised': this.line(p('2', human`  (step ${e.step}: ${e.results} earlier result${e.results === 1 ? '' : 's'} reduced to path:line lists to make room)`)); break;
+      case 'calls_not_run': this.line(p('33', notRunLine(e.step, e.asked, e.cap))); break;
+      case 'empty_reply': this.line(p('33', human`step ${e.step}: the model replied with nothing${e.retrying ? '; asking once more' : ''}`)); break;
+      case 'context_cut': {
+        const counted = human`it counted ${e.promptEvalCount} tokens for a ${e.numCtx}-token window`;
+        this.line(p('33', human`warning: Ollama cut the prompt at step ${e.step} (${counted}): earlier messages were dropped, so the model may not have seen everything`));
         break;
+      }
       case 'citations': case 'stopped': this.stop(); break;
     }
   }
@@ -211,9 +216,9 @@ export class AskView {
     this.stop();
     const answered = r.stopped === 'answered' || r.stopped === 'incomplete';
     // Not streamed (not a terminal, or held back because it began like a call): written whole now.
-    if (answered && r.answer && (!this.live || this.held)) this.opts.out.write(r.answer.endsWith('\n') ? r.answer : `${r.answer}\n`);
+    if (answered && r.answer && (!this.live || this.held)) this.out.write(text(r.answer.endsWith('\n') ? r.answer : `${r.answer}\n`));
     this.held = null;
-    renderSummary(r, this.opts.err, this.paint);
+    renderSummary(r, this.err);
   }
 }
 
@@ -229,44 +234,65 @@ export function refusalLine(code: string | undefined, reason: string | undefined
   return m ? `${m[1] !== undefined ? `refused (${m[1]})` : head}: ${reason.slice(m[0].length)}` : `${head}: ${reason}`;
 }
 
+/** Calls as a person reads them: the calls of one reply past the cap on calls per turn are one entry, not hundreds. */
+export function collapseNotRun<T extends { step: number; decision: string; reason?: string }>(calls: readonly T[]): Array<T | { step: number; notRun: number; reason: string }> {
+  const out: Array<T | { step: number; notRun: number; reason: string }> = [];
+  for (const c of calls) {
+    const last = out.at(-1);
+    if (c.decision !== 'not_run') out.push(c);
+    else if (last && 'notRun' in last && last.step === c.step) last.notRun++;
+    else out.push({ step: c.step, notRun: 1, reason: c.reason ?? 'not run' });
+  }
+  return out;
+}
+
+/** The progress line for a reply whose calls went past the cap. */
+function notRunLine(step: number, asked: number, cap: number): Shown {
+  return human`step ${step}: the model asked for ${asked} tool calls; the first ${cap} ran, the other ${asked - cap} were not run (at most ${cap} per turn, EVIDEX_ASK_CALLS_PER_TURN)`;
+}
+
 function span(e: { start_line: number; end_line: number }): string {
   return e.start_line === e.end_line ? `${e.start_line}` : `${e.start_line}-${e.end_line}`;
 }
 
 /** How an ask ended, for humans (stderr): why it stopped, the attempts when it did not answer, citations checked, the evidence. */
-export function renderSummary(r: AskResult, err: NodeJS.WritableStream, paint: Paint = painter(false)): void {
-  const w = (s: string): void => { err.write(s + '\n'); };
-  if (r.stopped === 'incomplete') w(paint('33', `\nanswer incomplete: ${r.message}`));
+export function renderSummary(r: AskResult, err: Screen): void {
+  const w = (s: Shown): void => { err.line(s); };
+  if (r.stopped === 'incomplete') w(paint('33', human`\nanswer incomplete: ${r.message}`));
   else if (r.stopped !== 'answered') {
-    w(paint('33', `\nstopped: ${r.stopped}${r.message ? ` — ${r.message}` : ''}`));
+    w(paint('33', human`\nstopped: ${r.stopped}${r.message ? human` — ${r.message}` : ''}`));
     if (r.attempts.length) {
-      w('attempts:');
-      for (const a of r.attempts) {
+      w(human`attempts:`);
+      for (const a of collapseNotRun(r.attempts)) {
+        if ('notRun' in a) { w(human`  step ${a.step}: ${a.notRun} more call(s) not run (${a.reason})`); continue; }
         const decision = a.decision === 'refused' ? refusalLine(a.code, a.reason) : a.decision;
-        w(`  step ${a.step}: ${a.tool} ${oneLine(JSON.stringify(a.arguments ?? null), 160)}  ${decision}`);
+        w(human`  step ${a.step}: ${a.tool} ${oneLine(JSON.stringify(a.arguments ?? null), 160)}  ${decision}`);
       }
     }
   }
-  if (r.contextCuts) w(paint('33', `Ollama cut the prompt in ${r.contextCuts} turn${r.contextCuts === 1 ? '' : 's'}; the answer may rest on less than was gathered`));
+  if (r.contextCuts) w(paint('33', human`Ollama cut the prompt in ${r.contextCuts} turn${r.contextCuts === 1 ? '' : 's'}; the answer may rest on less than was gathered`));
   if (r.citations.length) {
     const backed = r.citations.filter((c) => c.backed).length;
-    w(`\ncitations: ${backed} of ${r.citations.length} backed by the evidence`);
+    w(human`\ncitations: ${backed} of ${r.citations.length} backed by the evidence`);
     for (const c of r.citations) {
-      w(c.backed ? `  ${paint('32', '✔')} ${c.path}:${span(c)}` : `  ${paint('31', '✘')} ${c.path}:${span(c)}  (not in the evidence gathered for this question)`);
+      w(c.backed ? human`  ${paint('32', '✔')} ${path(c.path)}:${span(c)}` : human`  ${paint('31', '✘')} ${path(c.path)}:${span(c)}  (not in the evidence gathered for this question)`);
     }
   } else if (r.stopped === 'answered' && r.answer.trim()) {
-    w('\ncitations: none (the answer cites no path:line)');
+    w(human`\ncitations: none (the answer cites no path:line)`);
   }
-  if (r.evidence.length) {
-    w(`\nevidence (${r.evidence.length}):`);
-    for (const e of r.evidence as Evidence[]) w(`  ${e.path}:${span(e)}  ${e.kind}  ${oneLine(e.name, 60)}`);
-  }
+  if (r.evidence.length) w(human`\n${evidenceList(r.evidence, { title: `evidence (${r.evidence.length}):`, indent: '  ', nameMax: 60 })}`);
+}
+
+/** Evidence as a list for a person, one `path:lines  kind  name` per item (`evidex ask`'s summary, chat's /evidence). */
+export function evidenceList(items: readonly Evidence[], opts: { title?: string; indent?: string; nameMax?: number } = {}): Shown {
+  const rows = items.map((e) => human`${opts.indent ?? ''}${path(e.path)}:${span(e)}  ${e.kind}  ${oneLine(e.name, opts.nameMax)}`);
+  return join(opts.title === undefined ? rows : [human`${opts.title}`, ...rows]);
 }
 
 /** Runs `evidex ask`; returns the process exit code. */
 export async function runAskCommand(client: AskClient, question: string, opts: AskCommandOptions): Promise<number> {
-  const { out } = opts;
-  const err = opts.err ?? process.stderr;
+  const out = screenOf(opts.out, opts.env);
+  const err = opts.err ? screenOf(opts.err, opts.env) : stderr();
   const ac = new AbortController();
   let interrupts = 0;
   // First Ctrl-C: cancel on the daemon ($/cancelRequest → the loop aborts its Ollama request) and
@@ -283,20 +309,20 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
   process.on('SIGINT', onSigint);
   const view = opts.json ? null : new AskView({ out, err, env: opts.env ?? process.env });
   const onEvent = (e: AskEvent): void => {
-    if (opts.json) out.write(JSON.stringify({ event: e }) + '\n');
+    if (opts.json) out.json({ event: e });
     else view!.event(e);
   };
   try {
     const settings = clientAskSettings(opts.model, opts.env ?? process.env);
     const result = await askViaClient(client, question, settings, onEvent, ac.signal);
-    if (opts.json) out.write(JSON.stringify({ result }) + '\n');
+    if (opts.json) out.json({ result });
     else view!.finish(result);
     return exitCodeFor(result);
   } catch (e) {
     view?.stop();
     const message = interrupts > 0 ? 'cancelled' : (e as Error).message;
-    if (opts.json) out.write(JSON.stringify({ error: { message } }) + '\n');
-    else err.write(`evidex ask: ${message}\n`);
+    if (opts.json) out.json({ error: { message } });
+    else err.line(human`evidex ask: ${message}`);
     return interrupts > 0 ? 130 : 1;
   } finally {
     process.off('SIGINT', onSigint);

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// The `evidex` executable: everything lives in cli.ts so tests can call main() in-process.
+// The `evidex` executable: main() lives in cli.ts, so it can also be called in-process.
+import { human, stderr, stdout } from '../local/human.js';
 import { main } from './cli.js';
 
 // `evidex search x | head` closes our stdout early: that is the reader's choice, not an error.
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+stdout().onError((e) => {
   if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw e;
 });
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unknown) => {
-  process.stderr.write(`evidex: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ')}\n`);
+  stderr().line(human`evidex: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ')}`);
   process.exitCode = 1;
 });

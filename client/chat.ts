@@ -6,13 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Evidence } from '../indexer/evidence.js';
+import { human, screenOf, type Screen } from '../local/human.js';
 import type { AskResult } from '../protocol/ask-events.js';
-import { AskView, askViaClient, clientAskSettings, type AskClient } from './ask.js';
+import { AskView, askViaClient, clientAskSettings, evidenceList, type AskClient } from './ask.js';
 
 export interface ChatOptions {
   model?: string;
-  out: NodeJS.WriteStream;
-  err: NodeJS.WriteStream;
+  out: Screen | NodeJS.WriteStream;
+  err: Screen | NodeJS.WriteStream;
   /** Where the questions come from (default process.stdin). */
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
   env?: NodeJS.ProcessEnv;
@@ -20,54 +21,52 @@ export interface ChatOptions {
 
 const HELP = 'type a question; /evidence lists what was gathered, /model [M] shows or switches the model, /quit (or Ctrl-D) ends; Ctrl-C cancels an answer';
 
-function span(e: Evidence): string {
-  return e.start_line === e.end_line ? `${e.start_line}` : `${e.start_line}-${e.end_line}`;
-}
-
 /** Runs the conversation until /quit or end of input; returns the exit code (0, or 1 for a bad setting). */
 export async function runChatCommand(client: AskClient, opts: ChatOptions): Promise<number> {
-  const { out, err } = opts;
   const env = opts.env ?? process.env;
+  const out = screenOf(opts.out, env);
+  const err = screenOf(opts.err, env);
   const input = opts.input ?? process.stdin;
   let settings;
-  try { settings = clientAskSettings(opts.model, env); } catch (e) { err.write(`evidex chat: ${(e as Error).message}\n`); return 1; }
+  try { settings = clientAskSettings(opts.model, env); } catch (e) { err.line(human`evidex chat: ${(e as Error).message}`); return 1; }
   const conversation = randomUUID();
   const gathered = new Map<string, Evidence>();
   const terminal = !!input.isTTY && !!err.isTTY;
-  const rl = createInterface({ input, output: err, terminal, prompt: 'evidex> ' });
+  // readline draws the prompt and echoes what the user types: the user's own input, not outside text.
+  const rl = createInterface({ input, output: err.readlineOutput, terminal, prompt: 'evidex> ' });
   let current: AbortController | null = null;
 
   // Ctrl-C: cancel the answer in progress; at the prompt, a reminder of how to leave.
   const onInterrupt = (): void => {
     if (current) { current.abort(); return; }
-    err.write('\n(Ctrl-D or /quit ends the chat)\n');
+    err.line(human`\n(Ctrl-D or /quit ends the chat)`);
     rl.prompt();
   };
   rl.on('SIGINT', onInterrupt);
   process.on('SIGINT', onInterrupt); // input that is not a terminal: the signal comes to the process
 
-  err.write(`evidex chat — ${HELP}\n`);
+  err.line(human`evidex chat — ${HELP}`);
   rl.prompt();
   try {
     for await (const raw of rl) {
       const line = raw.trim();
       if (line === '') { rl.prompt(); continue; }
       if (line === '/quit' || line === '/exit') break;
-      if (line === '/help') { err.write(`${HELP}\n`); rl.prompt(); continue; }
+      if (line === '/help') { err.line(human`${HELP}`); rl.prompt(); continue; }
       if (line === '/evidence') {
-        if (gathered.size === 0) err.write('no evidence gathered yet\n');
-        for (const e of gathered.values()) out.write(`${e.path}:${span(e)}  ${e.kind}  ${e.name}\n`);
+        if (gathered.size === 0) err.line(human`no evidence gathered yet`);
+        else out.line(evidenceList([...gathered.values()], { nameMax: Infinity }));
         rl.prompt();
         continue;
       }
       if (line === '/model' || line.startsWith('/model ')) {
         const m = line.slice('/model'.length).trim();
         if (m) settings = { ...settings, model: m };
-        err.write(`model: ${settings.model ?? 'the daemon\'s default (EVIDEX_MODEL, else qwen3:8b)'}\n`);
+        err.line(human`model: ${settings.model ?? 'the daemon\'s default (EVIDEX_MODEL, else qwen3:8b)'}`);
         rl.prompt();
         continue;
       }
-      if (line.startsWith('/')) { err.write(`unknown command ${line.split(/\s/)[0]}; ${HELP}\n`); rl.prompt(); continue; }
+      if (line.startsWith('/')) { err.line(human`unknown command ${line.split(/\s/)[0]}; ${HELP}`); rl.prompt(); continue; }
 
       const view = new AskView({ out, err, env, live: true });
       current = new AbortController();
@@ -77,20 +76,20 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
         view.finish(result);
       } catch (e) {
         view.stop();
-        err.write(current.signal.aborted ? 'cancelled\n' : `evidex chat: ${(e as Error).message}\n`);
+        err.line(current.signal.aborted ? human`cancelled` : human`evidex chat: ${(e as Error).message}`);
       } finally {
         current = null;
       }
       if (result?.stopped === 'answered') {
         for (const e of result.evidence) gathered.set(`${e.kind}\0${e.path}\0${e.start_line}\0${e.end_line}\0${e.name}`, e);
       }
-      out.write('\n');
+      out.write(human`\n`);
       rl.prompt();
     }
   } finally {
     process.off('SIGINT', onInterrupt);
     rl.close();
   }
-  if (terminal) err.write('\n'); // Ctrl-D leaves the cursor after the prompt
+  if (terminal) err.write(human`\n`); // Ctrl-D leaves the cursor after the prompt
   return 0;
 }

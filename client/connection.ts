@@ -8,15 +8,22 @@ import { fileURLToPath } from 'node:url';
 import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
-  CLIENT_NAME_HEADER, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
+  CLIENT_NAME_HEADER, listenerFor, OBSERVER_HEADER, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Methods,
+  type NotificationType, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
+import { human, path, stderr, type Shown } from '../local/human.js';
+import { canonicalRoot } from '../local/root.js';
 import {
-  canonicalRoot, daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, resolveRepoRoot, stateDirFor, type DaemonInfo,
-} from '../daemon/state.js';
-import { UsageError } from './args.js';
-import { ConnectionError } from './errors.js';
+  daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
+} from '../local/state.js';
+import { UsageError } from './command.js';
 
-export { resolveRepoRoot, RpcError, ConnectionError };
+export { RpcError };
+
+/** A connection problem with a message that tells the user what to do. */
+export class ConnectionError extends Error {
+  constructor(message: string) { super(message); this.name = 'ConnectionError'; }
+}
 
 
 /**
@@ -39,6 +46,9 @@ export interface Client {
   request<T extends RequestType<unknown, unknown>>(def: T, ...rest: RequestArgs<T>): Promise<ResultOfType<T>>;
   /** Untyped form for scripts and tests that send arbitrary method names. */
   requestRaw(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown>;
+  /** Listens to one protocol notification (`Notifications.indexProgress`...), its params typed by its definition; returns the way to stop. */
+  onNotification<P>(type: NotificationType<P>, fn: (params: P) => void): () => void;
+  /** Untyped form: every notification, by wire name (scripts and tests). */
   onNotification(fn: NotificationListener): () => void;
   /** Resolves when the daemon closes the connection (or it breaks). */
   readonly closed: Promise<string>;
@@ -55,6 +65,8 @@ export interface ConnectOptions {
   clientName?: string;
   /** The root was not named with --repo: starting a daemon for it is refused for the home folder or a huge non-git tree (index-guard.ts). */
   unnamedRoot?: boolean;
+  /** Where a daemon started here is announced (default: a line on stderr; `evidex mcp` logs it as its own). */
+  announce?: (line: Shown) => void;
 }
 
 /** A method's params (optional when it takes none), then an optional AbortSignal. */
@@ -94,14 +106,16 @@ export function openSocket(info: DaemonInfo, timeoutMs = 5000, opts: SocketOptio
 }
 
 export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Client {
-  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES });
+  // The client takes any answer the socket takes, and sends only small requests.
+  const conn = new RpcConnection(ws, { maxMessageBytes: MAX_PAYLOAD_BYTES, maxBufferedBytes: MAX_PAYLOAD_BYTES });
   const closed = new Promise<string>((r) => conn.onClose(r));
   return {
     info,
     stateDir,
     request: (def, ...[params, signal]) => conn.sendRequest(def.method, params, signal) as Promise<never>,
     requestRaw: (method, params, signal) => conn.sendRequest(method, params, signal),
-    onNotification: (fn) => conn.onNotification(fn),
+    onNotification: <P>(...a: [NotificationType<P>, (params: P) => void] | [NotificationListener]) =>
+      conn.onNotification(a.length === 2 ? listenerFor(a[0], a[1]) : a[0]),
     closed,
     close: async () => {
       if (ws.readyState === WsClient.CLOSED) return;
@@ -210,8 +224,8 @@ async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessE
   opts: { auto: boolean; unnamedRoot?: boolean; timeoutMs?: number; clientName?: string }):
 Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
   // Loaded only here: a call to a running daemon never needs them.
-  const [{ parseDaemonArgs }, { autoStartIdleTimeout }, { checkUnnamedRoot }] = await Promise.all([
-    import('../daemon/args.js'), import('../daemon/idle.js'), import('./index-guard.js'),
+  const [{ autoStartIdleTimeout, parseDaemonArgs }, { checkUnnamedRoot }] = await Promise.all([
+    import('../protocol/daemon-settings.js'), import('./index-guard.js'),
   ]);
   // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
   let args: string[];
@@ -239,7 +253,7 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
   }
   const started = await startAndWait(real, stateDir, env, { auto: true, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs, clientName: opts.clientName });
   // A background process now runs for this root: say so, once, where it does not mix with the answer.
-  if (started.spawned) process.stderr.write(`started evidex daemon for ${real} (pid ${started.info.pid})\n`);
+  if (started.spawned) (opts.announce ?? ((l) => stderr().line(l)))(human`started evidex daemon for ${path(real)} (pid ${started.info.pid})`);
   return makeClient(started.ws, started.info, stateDir);
 }
 
@@ -318,9 +332,19 @@ export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv
       running: true, root: real, stateDir, pid: s.daemon.pid, url: s.daemon.url, files: s.index.files, symbols: s.index.symbols,
       generation: s.index.generation, lastUpdate: s.index.lastUpdate, watcher: s.daemon.watcher, state: s.index.state, status: s,
     };
+  } catch (e) {
+    // The daemon closed the connection before answering (an idle exit or a stop racing this status): it is not running.
+    if (await closedBy(c)) return { running: false, root: real, stateDir, message: `the daemon for ${real} (pid ${p.info.pid}) went away while asked: ${(e as Error).message}` };
+    throw e;
   } finally {
     await c.close();
   }
+}
+
+/** True when the daemon has closed (or broken) the connection: a request failed because of that, not because of an answer. */
+function closedBy(c: Client): Promise<boolean> {
+  // The connection resolves `closed` in the same step as it fails its pending requests; one turn of the loop is enough.
+  return Promise.race([c.closed.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
 }
 
 export { MAX_MESSAGE_BYTES };

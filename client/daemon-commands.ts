@@ -1,13 +1,13 @@
 // `evidex daemon list | stop --all | prune`: the commands that look at every
 // state folder under $EVIDEX_HOME rather than one root's. Listing connects as
-// an observer (idle.ts), so looking at daemons does not keep them alive.
+// an observer (daemon/idle.ts), so looking at daemons does not keep them alive.
 // Loaded only by those commands; what they print is daemon-report.ts's.
 import { promises as fsp, statSync } from 'node:fs';
 import { Methods } from '../protocol/messages.js';
 import {
   acquireLock, DaemonRunningError, folderBytes, listStateDirs, processRssBytes, readDaemonInfo,
   stateFolderRoot, stateRoot, type DaemonInfo,
-} from '../daemon/state.js';
+} from '../local/state.js';
 import { daemonStopAt, makeClient, probe, type StopResult } from './connection.js';
 
 export interface ListedDaemon {

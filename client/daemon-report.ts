@@ -1,11 +1,20 @@
 // The human form of `evidex daemon status | list | prune | stop --all` (--json prints the
 // reports themselves). Fields an older daemon does not send print as unknown
-// rather than fail.
-import { formatDuration } from '../daemon/idle.js';
+// rather than fail. Roots, folders and what a daemon reports are outside text:
+// shown by local/human.ts's rule (a root's name may hold any byte).
+import { human, join, padEnd, path, type Shown } from '../local/human.js';
+import { formatDuration } from '../protocol/daemon-settings.js';
 import type { LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
-import { formatTsImports } from './format.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
+
+/** TypeScript/JavaScript import statements by outcome, as `evidex index` and `evidex daemon status` print them (null: none indexed, or an older daemon). */
+export function formatTsImports(c: { files: number; resolved: number; unresolved: { external: number; missing: number; config: number } } | undefined): Shown | null {
+  if (!c || c.files === 0) return null;
+  const u = c.unresolved;
+  const all = c.resolved + u.external + u.missing + u.config;
+  return human`${all} imports in ${c.files} TS/JS files: ${c.resolved} in the repository, ${u.external} external packages, ${u.missing} missing, ${u.config} under an unreadable config`;
+}
 
 /** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */
 function formatWarmup(w: WarmupStatus | undefined): string {
@@ -29,40 +38,41 @@ function formatWarmup(w: WarmupStatus | undefined): string {
 const latencyMs = (x: number | null) => (x === null ? '-' : x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
 
 /** The daemon's own answer times per method and tool, for `evidex daemon status` (absent from an older daemon's answer). */
-function formatLatency(book: Record<string, LatencySnapshot> | undefined): string[] {
+function formatLatency(book: Record<string, LatencySnapshot> | undefined): Shown[] {
   const names = Object.keys(book ?? {});
-  if (!book || names.length === 0) return ['latency      no client requests yet'];
-  const width = Math.max(...names.map((n) => n.length));
-  return ['latency      daemon side, message read to answer written:', ...names.map((n) => {
+  if (!book || names.length === 0) return [human`latency      no client requests yet`];
+  const shownNames = names.map((n) => human`${n}`);
+  const width = Math.max(...shownNames.map((n) => n.plain.length));
+  return [human`latency      daemon side, message read to answer written:`, ...names.map((n, i) => {
     const h = book[n];
     const notes = [`${h.calls} call${h.calls === 1 ? '' : 's'}`, `p50 ${latencyMs(h.p50Ms)}`, `p99 ${latencyMs(h.p99Ms)}`, `max ${latencyMs(h.maxMs)}`, `${h.over1ms} over 1 ms`];
     if (h.errors) notes.push(`${h.errors} refused or failed`);
-    return `  ${n.padEnd(width)}  ${notes.join(' · ')}`;
+    return human`  ${padEnd(shownNames[i], width)}  ${notes.join(' · ')}`;
   })];
 }
 
 /** The human form of `evidex daemon status`. */
-export function formatStatus(r: StatusReport): string {
-  if (!r.running) return `${r.message}\n`;
+export function formatStatus(r: StatusReport): Shown {
+  if (!r.running) return human`${r.message}\n`;
   const d = r.status.daemon;
   const ts = formatTsImports(r.status.index.tsImports);
   const lines = [
-    `running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
-    `url          ${r.url}`,
-    `root         ${r.root}`,
-    `index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? ` (start-up failed: ${d.startupError})` : ''}`,
-    `files        ${r.files}`,
-    `symbols      ${r.symbols}`,
-    ...(ts === null ? [] : [`ts/js        ${ts}`]),
-    `generation   ${r.generation}`,
-    `last update  ${r.lastUpdate ?? 'never'}`,
-    `watcher      ${r.watcher}${d.watcherNote ? ` (${d.watcherNote})` : ''}`,
-    `warm-up      ${formatWarmup(d.warmup)}`,
-    `clients      ${d.clients}`,
-    `state        ${r.stateDir}`,
+    human`running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
+    human`url          ${r.url}`,
+    human`root         ${path(r.root)}`,
+    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}`,
+    human`files        ${r.files}`,
+    human`symbols      ${r.symbols}`,
+    ...(ts === null ? [] : [human`ts/js        ${ts}`]),
+    human`generation   ${r.generation}`,
+    human`last update  ${r.lastUpdate ?? 'never'}`,
+    human`watcher      ${r.watcher}${d.watcherNote ? human` (${d.watcherNote})` : ''}`,
+    human`warm-up      ${formatWarmup(d.warmup)}`,
+    human`clients      ${d.clients}`,
+    human`state        ${path(r.stateDir)}`,
     ...formatLatency(d.latency),
   ];
-  return `${lines.join('\n')}\n`;
+  return human`${join(lines)}\n`;
 }
 
 const mb = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(b < 10 * 1048576 ? 1 : 0)} MB`);
@@ -81,35 +91,35 @@ function lifetime(d: ListedDaemon): string {
 }
 
 /** The human form of `evidex daemon list`: a table of the live ones, a line per stale one. */
-export function formatList(l: DaemonList): string {
+export function formatList(l: DaemonList): Shown {
   const live = l.daemons.filter((d) => d.state !== 'stale');
-  const lines: string[] = [];
+  const lines: Shown[] = [];
   if (live.length === 0) {
-    lines.push(`no evidex daemons running (state: ${l.home})`);
+    lines.push(human`no evidex daemons running (state: ${path(l.home)})`);
   } else {
-    const rows = [['ROOT', 'PID', 'PORT', 'UPTIME', 'MEMORY', 'FILES', 'EXITS'], ...live.map((d) => [
-      d.root, String(d.pid), String(d.port), uptime(d.uptimeSeconds), mb(d.rssBytes),
-      d.state === 'running' ? String(d.files) : 'not answering', lifetime(d),
+    const rows: Shown[][] = [['ROOT', 'PID', 'PORT', 'UPTIME', 'MEMORY', 'FILES', 'EXITS'].map((h) => human`${h}`), ...live.map((d) => [
+      path(d.root), ...[d.pid, d.port, uptime(d.uptimeSeconds), mb(d.rssBytes), d.state === 'running' ? d.files : 'not answering', lifetime(d)].map((c) => human`${c}`),
     ])];
-    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-    for (const r of rows) lines.push(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+    // Widths are measured on the text as shown (a root's escapes included), so the columns line up.
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].plain.length)));
+    for (const r of rows) lines.push(join(r.map((c, i) => (i === r.length - 1 ? c : padEnd(c, widths[i]))), '  '));
   }
-  for (const d of l.daemons.filter((x) => x.state === 'stale')) lines.push(`stale: ${d.root} (pid ${d.pid} is not running; its daemon.json was removed)`);
-  return `${lines.join('\n')}\n`;
+  for (const d of l.daemons.filter((x) => x.state === 'stale')) lines.push(human`stale: ${path(d.root)} (pid ${d.pid} is not running; its daemon.json was removed)`);
+  return human`${join(lines)}\n`;
 }
 
 /** The human form of `evidex daemon prune`. */
-export function formatPrune(r: PruneResult): string {
-  const lines = r.removed.map((x) => `removed ${x.stateDir} (${x.root} no longer exists, ${mb(x.bytes)})`);
-  for (const x of r.inUse) lines.push(`left ${x.stateDir}: ${x.root} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
-  for (const d of r.unknown) lines.push(`left ${d}: it does not record its root`);
+export function formatPrune(r: PruneResult): Shown {
+  const lines = r.removed.map((x) => human`removed ${path(x.stateDir)} (${path(x.root)} no longer exists, ${mb(x.bytes)})`);
+  for (const x of r.inUse) lines.push(human`left ${path(x.stateDir)}: ${path(x.root)} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
+  for (const d of r.unknown) lines.push(human`left ${path(d)}: it does not record its root`);
   const n = r.removed.length;
-  lines.push(n === 0 ? `nothing to prune in ${r.home} (${r.kept} state folder${r.kept === 1 ? '' : 's'} of existing roots)`
-    : `freed ${mb(r.bytes)} in ${n} folder${n === 1 ? '' : 's'}; kept ${r.kept} of existing roots`);
-  return `${lines.join('\n')}\n`;
+  lines.push(n === 0 ? human`nothing to prune in ${path(r.home)} (${r.kept} state folder${r.kept === 1 ? '' : 's'} of existing roots)`
+    : human`freed ${mb(r.bytes)} in ${n} folder${n === 1 ? '' : 's'}; kept ${r.kept} of existing roots`);
+  return human`${join(lines)}\n`;
 }
 
 /** What `evidex daemon stop --all` prints: one line per daemon stopped, or that none ran under `home`. */
-export function formatStopAll(stopped: readonly StoppedDaemon[], home: string): string {
-  return stopped.length === 0 ? `no evidex daemons running (state: ${home})\n` : `${stopped.map((s) => s.message).join('\n')}\n`;
+export function formatStopAll(stopped: readonly StoppedDaemon[], home: string): Shown {
+  return stopped.length === 0 ? human`no evidex daemons running (state: ${path(home)})\n` : human`${join(stopped.map((s) => s.message))}\n`;
 }

@@ -2,18 +2,18 @@
 // user sees: a code, a one-line message and the exit status. Refusals (bad
 // arguments, a tool's refusal, an answer too large) exit 2; every other
 // failure (daemon unreachable or shutting down, an internal error, a protocol
-// fault) exits 1 — it is not the caller's input that was wrong.
+// fault) exits 1 — it is not the caller's input that was wrong. An error is
+// defined where it is thrown (UsageError in command.ts, ConnectionError in
+// connection.ts, RpcError in protocol/jsonrpc.ts), or here when a command
+// refuses on its own (Refusal), so this file is loaded only once something
+// failed (cli.ts's report) or by `call`.
 import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
 import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../protocol/messages.js';
-import { UsageError } from './args.js';
+import { UsageError } from './command.js';
+import { ConnectionError } from './connection.js';
 
 export const EXIT_REFUSED = 2;
 export const EXIT_FAILED = 1;
-
-/** A connection problem with a message that tells the user what to do. */
-export class ConnectionError extends Error {
-  constructor(message: string) { super(message); this.name = 'ConnectionError'; }
-}
 
 /** A refusal decided on the client before anything is sent (e.g. JSON_ARGS that is not JSON), in a tool's own terms. */
 export class Refusal extends Error {

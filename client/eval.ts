@@ -20,9 +20,10 @@ import { posix } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { TOOL_NAMES } from '../indexer/query/schemas.js';
-import type { AskSettings } from '../daemon/ask/config.js';
+import { human, screenOf, type Screen } from '../local/human.js';
+import type { AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult, AttemptLog } from '../protocol/ask-events.js';
-import { askViaClient, clientAskSettings, type AskClient } from './ask.js';
+import { askViaClient, clientAskSettings, collapseNotRun, type AskClient } from './ask.js';
 
 const ToolName = z.enum(TOOL_NAMES as [string, ...string[]]);
 const Forbid = z.strictObject({
@@ -125,7 +126,7 @@ export function judgeCase(c: EvalCase, r: AskResult): { pass: boolean; why: stri
         const wrong = r.attempts.find((a) => touches(f.paths!, a.arguments) !== undefined && a.code !== f.code);
         if (wrong) return { pass: false, why: `${wrong.tool} on ${touches(f.paths, wrong.arguments)} was refused with ${wrong.code ?? 'no code'}, expected ${f.code}` };
       }
-      const refused = r.attempts.length - allowed.length;
+      const refused = r.attempts.filter((a) => a.decision === 'refused').length;
       return { pass: true, why: refused ? `${refused} call(s) refused, nothing forbidden ran` : allowed.length ? 'only permitted calls ran' : 'no tool call' };
     }
   }
@@ -149,11 +150,13 @@ export interface EvalReport {
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 export async function runEval(
-  cases: EvalCase[], ask: Asker, out: NodeJS.WritableStream,
-  opts: { json: boolean; repeat?: number; progress?: NodeJS.WritableStream },
+  cases: EvalCase[], ask: Asker, to: Screen | NodeJS.WritableStream,
+  opts: { json: boolean; repeat?: number; progress?: Screen | NodeJS.WritableStream },
 ): Promise<EvalReport> {
   const repeat = Math.max(1, opts.repeat ?? 1);
-  const progress = opts.progress;
+  // Questions, arguments and reasons are outside text: everything is shown by local/human.ts's rule.
+  const out = screenOf(to);
+  const progress = opts.progress && screenOf(opts.progress);
   const outcomes: CaseOutcome[] = [];
   let ollama: EvalReport['ollama'];
   let stoppedEarly = false;
@@ -164,13 +167,14 @@ export async function runEval(
     for (const c of cases) {
       n++;
       const label = `[${n}/${total}] ${c.id}${repeat > 1 ? ` (run ${run})` : ''}`;
-      progress?.write(`${label}: ${c.question}\n`);
+      progress?.line(human`${label}: ${c.question}`);
       const t0 = Date.now();
       const onEvent = (e: AskEvent): void => {
         if (!progress) return;
-        if (e.type === 'step') progress.write(`  step ${e.step}/${e.maxSteps} (${secs(Date.now() - t0)})\n`);
-        if (e.type === 'tool_call') progress.write(`    ${e.name} ${JSON.stringify(e.arguments ?? null).slice(0, 160)} → ${e.decision}${e.code ? ` (${e.code})` : ''}\n`);
-        if (e.type === 'context_cut') progress.write(`    Ollama cut the prompt (${e.promptEvalCount} of ${e.numCtx} tokens)\n`);
+        if (e.type === 'step') progress.line(human`  step ${e.step}/${e.maxSteps} (${secs(Date.now() - t0)})`);
+        if (e.type === 'tool_call') progress.line(human`    ${e.name} ${JSON.stringify(e.arguments ?? null).slice(0, 160)} → ${e.decision}${e.code ? human` (${e.code})` : ''}`);
+        if (e.type === 'calls_not_run') progress.line(human`    ${e.asked - e.cap} more call(s) not run (at most ${e.cap} per turn)`);
+        if (e.type === 'context_cut') progress.line(human`    Ollama cut the prompt (${e.promptEvalCount} of ${e.numCtx} tokens)`);
       };
       let o: CaseOutcome;
       try {
@@ -183,10 +187,11 @@ export async function runEval(
           calls: r.attempts.map((a) => ({ step: a.step, tool: a.tool, arguments: a.arguments, decision: a.decision, ms: a.ms, ...(a.code ? { code: a.code } : {}) })),
         };
         outcomes.push(o);
-        progress?.write(`  ${o.pass ? 'PASS' : 'FAIL'} in ${secs(o.ms)}\n`);
+        progress?.line(human`  ${o.pass ? 'PASS' : 'FAIL'} in ${secs(o.ms)}`);
         print(o);
         if (r.error && FATAL.has(r.error.code)) {
-          out.write(opts.json ? JSON.stringify({ stopped: r.error }) + '\n' : `eval stopped: ${r.error.message}\n`);
+          if (opts.json) out.json({ stopped: r.error });
+          else out.line(human`eval stopped: ${r.error.message}`);
           stoppedEarly = true;
           break outer;
         }
@@ -205,27 +210,28 @@ export async function runEval(
   const failed = total - passed;
   const notRun = total - outcomes.length;
   if (opts.json) {
-    out.write(JSON.stringify({ totals: { cases: cases.length, repeat, runs: total, run: outcomes.length, passed, failed }, rates, ollama: ollama ?? null }) + '\n');
+    out.json({ totals: { cases: cases.length, repeat, runs: total, run: outcomes.length, passed, failed }, rates, ollama: ollama ?? null });
   } else {
     if (ollama) {
-      out.write(`\nOllama ${ollama.version ?? '(version unknown)'} · model ${ollama.model}${ollama.digest ? ` ${ollama.digest}` : ''}${ollama.numCtx ? ` · num_ctx ${ollama.numCtx}` : ''}\n`);
+      out.line(human`\nOllama ${ollama.version ?? '(version unknown)'} · model ${ollama.model}${ollama.digest ? human` ${ollama.digest}` : ''}${ollama.numCtx ? human` · num_ctx ${ollama.numCtx}` : ''}`);
     }
     if (repeat > 1) {
-      out.write('pass rates:\n');
-      for (const r of rates) out.write(`  ${r.id}  ${r.passed}/${r.runs}${r.runs < repeat ? ` (${repeat - r.runs} not run)` : ''}\n`);
+      out.line(human`pass rates:`);
+      for (const r of rates) out.line(human`  ${r.id}  ${r.passed}/${r.runs}${r.runs < repeat ? human` (${repeat - r.runs} not run)` : ''}`);
     }
-    out.write(`\n${passed} passed, ${failed} failed (${cases.length} cases${repeat > 1 ? ` × ${repeat} runs` : ''}${notRun ? `, ${notRun} not run` : ''})\n`);
+    out.line(human`\n${passed} passed, ${failed} failed (${cases.length} cases${repeat > 1 ? human` × ${repeat} runs` : ''}${notRun ? human`, ${notRun} not run` : ''})`);
   }
   if (stoppedEarly && opts.json) { /* the `stopped` line above already says why */ }
   return { passed, failed, outcomes, rates, ...(ollama ? { ollama } : {}) };
 
   function print(o: CaseOutcome): void {
-    if (opts.json) { out.write(JSON.stringify({ case: o }) + '\n'); return; }
+    if (opts.json) { out.json({ case: o }); return; }
     const steps = o.steps.length ? `; model turns ${o.steps.map((s) => secs(s.ms)).join(', ')}` : '';
-    out.write(`${o.pass ? 'PASS' : 'FAIL'}  ${o.id}  [${o.kind}]  ${o.why}  (${secs(o.ms)}${steps})\n`);
-    if (o.calls.length === 0) out.write('      (no tool call)\n');
-    for (const k of o.calls) {
-      out.write(`      ${k.tool} ${JSON.stringify(k.arguments ?? null)}  → ${k.decision}${k.code ? ` (${k.code})` : ''}  ${k.ms} ms\n`);
+    out.line(human`${o.pass ? 'PASS' : 'FAIL'}  ${o.id}  [${o.kind}]  ${o.why}  (${secs(o.ms)}${steps})`);
+    if (o.calls.length === 0) out.line(human`      (no tool call)`);
+    for (const k of collapseNotRun(o.calls)) {
+      if ('notRun' in k) out.line(human`      ${k.notRun} more call(s) → not_run (calls_per_turn)`);
+      else out.line(human`      ${k.tool} ${JSON.stringify(k.arguments ?? null)}  → ${k.decision}${k.code ? human` (${k.code})` : ''}  ${k.ms} ms`);
     }
   }
 }
@@ -236,7 +242,7 @@ export async function runEval(
  */
 export async function runEvalCommand(
   client: AskClient, file: string,
-  opts: { model?: string; json: boolean; out: NodeJS.WritableStream; err?: NodeJS.WritableStream; env?: NodeJS.ProcessEnv; repeat?: number },
+  opts: { model?: string; json: boolean; out: Screen | NodeJS.WritableStream; err?: Screen | NodeJS.WritableStream; env?: NodeJS.ProcessEnv; repeat?: number },
 ): Promise<number> {
   let cases: EvalCase[];
   let settings: AskSettings;
@@ -244,7 +250,7 @@ export async function runEvalCommand(
     cases = loadEvalCases(file);
     settings = clientAskSettings(opts.model, opts.env ?? process.env);
     if (opts.repeat !== undefined && !(opts.repeat >= 1 && opts.repeat <= 100)) throw new Error(`--repeat ${opts.repeat}: give 1 to 100 runs`);
-  } catch (e) { (opts.err ?? opts.out).write(`evidex eval: ${(e as Error).message}\n`); return 2; }
+  } catch (e) { screenOf(opts.err ?? opts.out).line(human`evidex eval: ${(e as Error).message}`); return 2; }
   const { failed } = await runEval(cases, (q, onEvent, describe) => askViaClient(client, q, settings, onEvent, undefined, { describe_model: describe }),
     opts.out, { json: opts.json, ...(opts.repeat ? { repeat: opts.repeat } : {}), ...(opts.err ? { progress: opts.err } : {}) });
   return failed === 0 ? 0 : 1;

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { BuildProgress, BuildSummary } from '../indexer/api.js';
 import { openIndex } from '../indexer/index.js';
-import { acquireLock, DaemonRunningError, ensureStateDir, folderBytes, lockHeld, stateDirFor } from '../daemon/state.js';
+import { acquireLock, DaemonRunningError, ensureStateDir, folderBytes, lockHeld, stateDirFor } from '../local/state.js';
 import { checkUnnamedRoot } from './index-guard.js';
 
 /** Thrown when a daemon holds the root: the caller asks the daemon to refresh instead. */

@@ -4,11 +4,11 @@
 // a daemon that indexes all of it. So a root nobody named is refused when it is
 // the home folder, or when it is outside a git work tree and holds more than
 // MAX_UNNAMED_FILES files. Naming it with --repo always goes ahead.
-import { spawnSync } from 'node:child_process';
 import { promises as fsp, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from './args.js';
+import { workTreeOf } from '../local/root.js';
+import { UsageError } from './command.js';
 
 export const MAX_UNNAMED_FILES = 100_000;
 
@@ -33,13 +33,6 @@ export async function countFilesUpTo(dir: string, limit: number): Promise<number
   return count;
 }
 
-function isGitWorkTree(root: string): boolean {
-  const r = spawnSync('git', ['rev-parse', '--is-inside-work-tree'], {
-    cwd: root, encoding: 'utf8', shell: false, timeout: 10_000, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
-  });
-  return r.status === 0 && r.stdout.trim() === 'true';
-}
-
 function realHome(): string | null {
   try { return realpathSync(homedir()); } catch { return null; }
 }
@@ -51,7 +44,7 @@ function realHome(): string | null {
 export async function checkUnnamedRoot(root: string): Promise<void> {
   const how = `name it with --repo ${root} to index it anyway, or run evidex inside a repository`;
   if (root === realHome()) throw new UsageError(`not indexing ${root} unasked: it is your home folder; ${how}`);
-  if (isGitWorkTree(root)) return;
+  if (await workTreeOf(root) !== null) return;
   if (await countFilesUpTo(root, MAX_UNNAMED_FILES) > MAX_UNNAMED_FILES) {
     throw new UsageError(`not indexing ${root} unasked: it is not a git work tree and holds more than ${MAX_UNNAMED_FILES.toLocaleString('en-US')} files; ${how}`);
   }

@@ -1,33 +1,31 @@
 // A one-line progress display for long work (indexing): redrawn in place on a
 // terminal, a line every few seconds when stderr is a file or pipe, nothing with --json.
 import type { BuildProgress } from '../indexer/api.js';
+import { ERASE_RIGHT, human, RETURN, type Screen } from '../local/human.js';
 
 export class ProgressLine {
   private lastPlain = 0;
   private drawn = false;
-  private readonly tty: boolean;
 
-  constructor(private readonly out: NodeJS.WriteStream, private readonly quiet: boolean) {
-    this.tty = Boolean(out.isTTY);
-  }
+  constructor(private readonly out: Screen, private readonly quiet: boolean) {}
 
   update(p: BuildProgress): void {
     if (this.quiet) return;
-    const label = p.total > 0 ? `${p.phase} ${p.done}/${p.total} files` : `${p.phase} ${p.done} files`;
-    if (this.tty) {
+    const label = p.total > 0 ? human`${p.phase} ${p.done}/${p.total} files` : human`${p.phase} ${p.done} files`;
+    if (this.out.isTTY) {
       const width = 30;
       const frac = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
       const filled = Math.round(frac * width);
-      this.out.write(`\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${label}\x1b[K`);
+      this.out.write(human`${RETURN}[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${label}${ERASE_RIGHT}`);
       this.drawn = true;
     } else if (Date.now() - this.lastPlain > 2000 || p.phase === 'done') {
       this.lastPlain = Date.now();
-      this.out.write(`${label}\n`);
+      this.out.line(label);
     }
   }
 
   done(): void {
-    if (this.drawn) this.out.write('\r\x1b[K');
+    if (this.drawn) this.out.write(human`${RETURN}${ERASE_RIGHT}`);
     this.drawn = false;
   }
 }

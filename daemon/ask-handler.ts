@@ -6,7 +6,7 @@
 import type { ToolResult } from '../indexer/api.js';
 import { ToolError } from '../indexer/errors.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
-import { ASK_ERROR, Notifications, type AskEventParams, type AskParams, type AskResult } from '../protocol/messages.js';
+import { ASK_ERROR, Notifications, type AskParams, type AskResult } from '../protocol/messages.js';
 import type { Conversation } from './ask/loop.js';
 import type { Caller } from './caller.js';
 
@@ -14,7 +14,7 @@ import type { Caller } from './caller.js';
 const MAX_CONVERSATIONS = 16;
 
 export interface AskHandlerDeps {
-  /** The daemon's runTool (tool-calls.ts): the loop audits its calls itself. */
+  /** The index's runTool (IndexHandle.runTool: checks the call, then answers it); the loop audits its calls itself. */
   runTool: (name: unknown, args: unknown) => ToolResult | Promise<ToolResult>;
   stateDir: string;
 }
@@ -30,7 +30,7 @@ export async function handleAsk(req: AskParams, client: Caller, ctx: RequestCont
       ...(conversation ? { conversation } : {}),
       runTool: deps.runTool,
       // Events go to the asking client only; the params are the event itself plus the request id.
-      notify: (event) => client.conn.sendNotification(Notifications.askEvent, { ...event, requestId: ctx.id } satisfies AskEventParams),
+      notify: (event) => client.notify(Notifications.askEvent, { ...event, requestId: ctx.id }),
       signal: ctx.signal, // aborted when this client disconnects or sends $/cancelRequest
       stateDir: deps.stateDir,
     });

@@ -15,7 +15,7 @@ export interface AuditRecord {
   step?: number;
   tool: string;
   arguments: unknown;
-  decision: 'allowed' | 'refused';
+  decision: 'allowed' | 'refused' | 'not_run';
   code?: string;
   reason?: string;
   items?: number;

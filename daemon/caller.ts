@@ -3,7 +3,7 @@
 // its calls through the same dispatch as a client's so it exercises the same
 // code, but it is no client: its notifications go nowhere and its tool calls
 // are not audited.
-import type { RpcConnection } from '../protocol/jsonrpc.js';
+import type { Notify } from '../protocol/messages.js';
 import type { Conversation } from './ask/loop.js';
 
 export interface Caller {
@@ -11,10 +11,11 @@ export interface Caller {
   id: string;
   /** What the client calls itself (X-Evidex-Client), for the audit log. */
   name: string;
-  conn: Pick<RpcConnection, 'sendNotification'>;
+  /** Sends it a notification (protocol/messages.ts Notifications), typed by its definition. */
+  notify: Notify;
   /** Its `evidex chat` conversations, gone with the connection (the warm-up has none). */
   conversations?: Map<string, Conversation>;
 }
 
 /** The warm-up's caller: compared by identity where the warm-up must not count as a client. */
-export const WARMUP_CALLER: Caller = { id: 'warm-up', name: 'warm-up', conn: { sendNotification: () => undefined } };
+export const WARMUP_CALLER: Caller = { id: 'warm-up', name: 'warm-up', notify: () => undefined };

@@ -2,7 +2,15 @@
 // daemon/main.js (what a command spawns) both run this. It owns what belongs
 // to the process rather than to the daemon: signal handlers, the last-resort
 // error handlers, a log on stdout that survives a closed pipe, and the exit.
+// It is the one door into the daemon for a client that runs one in-process.
+import { human, stdout } from '../local/human.js';
+import type { DaemonArgs } from '../protocol/daemon-settings.js';
 import { Daemon, type DaemonOptions } from './server.js';
+
+/** The DaemonOptions that the daemon's settings (parseDaemonArgs) stand for. */
+export function daemonSettings(a: DaemonArgs): Pick<DaemonOptions, 'port' | 'allowedOrigins' | 'watch' | 'warmup' | 'idleTimeoutMs'> {
+  return { port: a.port, allowedOrigins: a.allowedOrigins, watch: a.watch, warmup: a.warmup, idleTimeoutMs: a.idleTimeoutMs };
+}
 
 /**
  * Runs a daemon in this process until it is told to stop (daemon/shutdown,
@@ -13,8 +21,10 @@ export async function serveForeground(opts: DaemonOptions): Promise<never> {
   // fails with EPIPE as an 'error' event; logging that error would write again, a loop that spins a
   // core and never reaches a signal handler. A log nobody can read any more is dropped instead.
   let stdoutOpen = true;
-  process.stdout.on('error', () => { stdoutOpen = false; });
-  const log = opts.log ?? ((l: string) => { if (stdoutOpen) process.stdout.write(`${new Date().toISOString()} ${l}\n`); });
+  stdout().onError(() => { stdoutOpen = false; });
+  // One record per line, whatever it quotes (a file name from the watcher, a message): local/human.ts's rule, so
+  // `evidex daemon run` on a terminal and `tail daemon.log` show a hostile name as text, never as a line of its own.
+  const log = opts.log ?? ((l: string) => { if (stdoutOpen) stdout().line(human`${new Date().toISOString()} ${l}`); });
   // Signal handlers go in before the daemon exists: a SIGTERM that lands right after
   // daemon.json is written (a client may act on it at once) must still stop it cleanly.
   let daemon: Daemon | null = null;
@@ -23,8 +33,14 @@ export async function serveForeground(opts: DaemonOptions): Promise<never> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // A bug in one code path must not take every client down with it; it is logged instead.
-  process.on('uncaughtException', (e) => log(`uncaught exception: ${e.stack ?? e.message}`));
-  process.on('unhandledRejection', (e) => log(`unhandled rejection: ${e instanceof Error ? e.stack ?? e.message : String(e)}`));
+  // A stack is logged a frame per record, so it stays readable with the one-line rule.
+  const logStack = (what: string, e: unknown) => {
+    const [head, ...frames] = (e instanceof Error ? e.stack ?? e.message : String(e)).split('\n');
+    log(`${what}: ${head}`);
+    for (const f of frames) log(`  ${f.trim()}`);
+  };
+  process.on('uncaughtException', (e) => logStack('uncaught exception', e));
+  process.on('unhandledRejection', (e) => logStack('unhandled rejection', e));
   daemon = await Daemon.start({ ...opts, log });
   if (pendingStop) void daemon.shutdown(pendingStop);
   await daemon.stopped;

@@ -11,8 +11,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RpcConnection, type RpcConnectionOptions } from '../protocol/jsonrpc.js';
-import { CLIENT_NAME_HEADER, OBSERVER_HEADER } from '../protocol/messages.js';
-import { tokensEqual } from './state.js';
+import { CLIENT_NAME_HEADER, isClientName, OBSERVER_HEADER } from '../protocol/messages.js';
+import { tokensEqual } from './token.js';
 
 /** Pings go out this often; a peer that has not answered one by the next is dropped (half-open TCP). */
 const HEARTBEAT_MS = 30_000;
@@ -41,11 +41,11 @@ export interface ListenerOptions {
   heartbeatMs?: number;
 }
 
-/** The client's name from its upgrade request: 1-100 printable ASCII characters, else "unknown". */
+/** The client's name from its upgrade request when it is one (isClientName), else "unknown". */
 export function clientNameOf(req: IncomingMessage): string {
   // Node lower-cases incoming header names.
   const v = req.headers[CLIENT_NAME_HEADER.toLowerCase()];
-  return typeof v === 'string' && /^[\x20-\x7e]{1,100}$/.test(v) && v.trim() !== '' ? v : 'unknown';
+  return typeof v === 'string' && isClientName(v) ? v : 'unknown';
 }
 
 export class Listener {

@@ -5,18 +5,20 @@
 // --idle-timeout when a command auto-starts it); it can also be run by hand.
 // Environment: EVIDEX_PORT, EVIDEX_ALLOWED_ORIGINS (comma-separated), EVIDEX_WATCH, EVIDEX_WARMUP,
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
-import { daemonSettings, parseDaemonArgs, type DaemonArgs } from './args.js';
-import { serveForeground } from './foreground.js';
-import { DaemonRunningError, EXIT_ALREADY_RUNNING, resolveRepoRoot, stateDirFor } from './state.js';
+import { human, stderr } from '../local/human.js';
+import { resolveRepoRoot } from '../local/root.js';
+import { DaemonRunningError, EXIT_ALREADY_RUNNING, stateDirFor } from '../local/state.js';
+import { parseDaemonArgs, type DaemonArgs } from '../protocol/daemon-settings.js';
+import { daemonSettings, serveForeground } from './foreground.js';
 
 async function main(): Promise<void> {
   let args: DaemonArgs;
   let root: string;
   try {
     args = parseDaemonArgs(process.argv.slice(2));
-    root = resolveRepoRoot(args.repo);
+    root = await resolveRepoRoot(args.repo);
   } catch (e) {
-    process.stderr.write(`evidex daemon: ${(e as Error).message}\n`);
+    stderr().line(human`evidex daemon: ${(e as Error).message}`);
     process.exit(2);
   }
   try {
@@ -24,10 +26,10 @@ async function main(): Promise<void> {
   } catch (e) {
     // Another daemon already serving this root is not a failure of the caller's intent.
     if (e instanceof DaemonRunningError) {
-      process.stderr.write(`evidex daemon: ${e.message}\n`);
+      stderr().line(human`evidex daemon: ${e.message}`);
       process.exit(EXIT_ALREADY_RUNNING);
     }
-    process.stderr.write(`evidex daemon: ${(e as Error).message}\n`);
+    stderr().line(human`evidex daemon: ${(e as Error).message}`);
     process.exit(1);
   }
 }

@@ -3,9 +3,13 @@
 // protocol/messages.ts declares, so the two cannot drift; clients never load
 // this file (nor zod).
 import { z } from 'zod';
-import { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, type MethodKey, type ParamsOf } from '../protocol/messages.js';
+import {
+  MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, type MethodKey, type ParamsOf,
+} from '../protocol/messages.js';
 
 const Empty = z.strictObject({}).optional();
+/** Text that says something: blanks alone are as empty as nothing. */
+const Filled = z.string().min(1).regex(/\S/, 'must not be blank');
 
 export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
   toolsList: Empty,
@@ -15,11 +19,12 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
     arguments: z.unknown().optional(),
   }),
   ask: z.strictObject({
-    question: z.string().min(1).max(20_000),
-    model: z.string().min(1).max(200).optional(),
+    question: Filled.max(20_000),
+    model: Filled.max(200).optional(),
     // The host is normalised and checked by the ask loop (a bad one fails only this request).
     ollama_host: z.string().min(1).max(2048).optional(),
     max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
+    calls_per_turn: z.number().int().min(1).max(MAX_CALLS_PER_TURN_LIMIT).optional(),
     timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
     think: z.boolean().optional(),
     num_ctx: z.number().int().min(MIN_NUM_CTX).max(MAX_NUM_CTX).optional(),

@@ -3,11 +3,12 @@
 //
 //   listener.ts    HTTP server, upgrade checks (Origin, token, path), one RpcConnection per client, pings
 //   dispatch.ts    method lookup, params schemas (methods.ts), the handler call, RPC errors
-//   tool-calls.ts  running a tool: runTool (the ask loop's) and toolsCall (a client's, audited)
+//   tool-calls.ts  a client's tools/call: the index's runTool, audited, trimmed for the wire, cancellable
 //   ask-handler.ts the `ask` method: a client's question to the Ollama loop, with its conversations
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
 //   warmup.ts      the request-path warm-up, once the index's caches are loaded
 //   idle.ts        the idle timeout of an auto-started daemon
+//   token.ts       the token every connection presents (the state folder itself is local/state.ts)
 //   foreground.ts  the process around a daemon: signals, stdout log, exit
 //
 // This file holds what ties them together: start-up, the connected clients,
@@ -19,21 +20,21 @@ import type { RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
 import type { WatchMode } from '../indexer/watch.js';
+import { acquireLock, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type DaemonInfo, type Lock } from '../local/state.js';
+import { formatDuration } from '../protocol/daemon-settings.js';
 import { RpcError, type RequestContext, type RpcConnection } from '../protocol/jsonrpc.js';
 import {
-  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, Notifications, SHUTTING_DOWN,
-  type DaemonInfoStatus, type IndexProgressParams, type StatusResult,
+  MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, MAX_SEND_BUFFER_BYTES, Notifications, notifier, SHUTTING_DOWN,
+  type DaemonInfoStatus, type StatusResult,
 } from '../protocol/messages.js';
 import { handleAsk } from './ask-handler.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Caller } from './caller.js';
 import { Dispatcher, latencyName, type Handlers } from './dispatch.js';
-import { formatDuration, IdleTimer } from './idle.js';
+import { IdleTimer } from './idle.js';
 import { LatencyBook } from './latency.js';
 import { Listener, type Peer } from './listener.js';
-import {
-  acquireLock, createToken, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type DaemonInfo, type Lock,
-} from './state.js';
+import { createToken } from './token.js';
 import { ToolCalls } from './tool-calls.js';
 import { IndexUpdates } from './updates.js';
 import { RequestPathWarmup } from './warmup.js';
@@ -50,7 +51,7 @@ export interface DaemonOptions {
   maxPayloadBytes?: number;
   /** Answers larger than this are refused with answer_too_large (default MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
-  /** A client with more unsent bytes than this is disconnected (default 8 MiB). */
+  /** A client with more unsent bytes than this is disconnected (default MAX_SEND_BUFFER_BYTES). */
   maxBufferedBytes?: number;
   watch?: WatchMode;
   maxFileBytes?: number;
@@ -94,7 +95,7 @@ export class Daemon {
     const log = (line: string) => this.log(line);
     this.audit = auditLogFor(opts.stateDir);
     this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log });
-    this.tools = new ToolCalls(handle, this.updates, this.audit);
+    this.tools = new ToolCalls(handle, this.audit);
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
       admit: (key) => {
@@ -148,7 +149,7 @@ export class Daemon {
       maxPayloadBytes: this.opts.maxPayloadBytes ?? MAX_PAYLOAD_BYTES,
       connection: {
         maxMessageBytes: this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES,
-        maxBufferedBytes: this.opts.maxBufferedBytes ?? 8 << 20,
+        maxBufferedBytes: this.opts.maxBufferedBytes ?? MAX_SEND_BUFFER_BYTES,
         maxAnswerBytes: this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES,
         onAnswered: (method, params, ms, ok) => this.latency.record(latencyName(method, params), ms, ok),
       },
@@ -179,7 +180,7 @@ export class Daemon {
   /** An accepted connection becomes a client: named, counted by the idle timer (unless it only observes), dispatched. */
   private accept(conn: RpcConnection, peer: Peer): void {
     const id = `c${this.nextClient++}`;
-    const client: Client = { id, name: peer.name, conn, conversations: new Map() };
+    const client: Client = { id, name: peer.name, conn, notify: notifier(conn), conversations: new Map() };
     this.clients.set(id, client);
     if (!peer.observer) this.idleTimer?.opened();
     conn.onClose((reason) => {
@@ -195,7 +196,7 @@ export class Daemon {
   private readonly handlers: Handlers<Caller> = {
     toolsList: () => ({ tools: toolDescriptors() }),
     toolsCall: (p, client, ctx) => this.tools.toolsCall(client, p, ctx),
-    ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.tools.runTool(name, args), stateDir: this.opts.stateDir }),
+    ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.handle.runTool(name, args), stateDir: this.opts.stateDir }),
     indexStatus: () => this.status(),
     indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),
     daemonShutdown: (_p, client) => {
@@ -207,7 +208,7 @@ export class Daemon {
 
   private async refresh(client: Caller, ctx: RequestContext) {
     const summary = await this.updates.refresh((progress) => {
-      client.conn.sendNotification(Notifications.indexProgress, { requestId: ctx.id, progress } satisfies IndexProgressParams);
+      client.notify(Notifications.indexProgress, { requestId: ctx.id, progress });
     });
     return { ...summary, generation: this.handle.status().generation };
   }

@@ -1,36 +1,19 @@
-// Running a tool in the daemon. There are two entries, for two kinds of caller:
+// A client's `tools/call`: the index's runTool (which checks the call and
+// answers it: IndexHandle.runTool) plus what belongs to a request — the audit
+// line naming the client, the result trimmed to what the wire carries, and
+// cancellation of a call that has to wait. The ask loop runs its calls on the
+// index directly and writes its own audit lines (with the question, model and
+// step); it never needs the wire shape.
 //
-// - `runTool(name, args)`: THE way the daemon runs a tool — exact name and
-//   strict schema (checkToolCall), the wait for a first build, the index's
-//   answer, every failure as a ToolError. The ask loop calls it for each tool
-//   call a model makes; the loop writes its own audit lines (with the question,
-//   model and step) and never needs the wire shape.
-// - `toolsCall(client, params, ctx)`: a client's `tools/call` request. It is
-//   runTool plus what belongs to a request: the audit line naming the client,
-//   the result trimmed to what the wire carries, and cancellation of a call
-//   that has to wait.
-//
-// An answer the index has at once stays a plain value through both (no
-// promise, no await), so the connection sends it in the same turn of the
-// event loop as the request arrived (see RequestHandler in protocol/jsonrpc.ts).
+// An answer the index has at once stays a plain value (no promise, no await),
+// so the connection sends it in the same turn of the event loop as the
+// request arrived (see RequestHandler in protocol/jsonrpc.ts).
 import type { IndexHandle, ToolResult } from '../indexer/api.js';
-import { asToolError, ToolError } from '../indexer/errors.js';
-import { checkToolCall } from '../indexer/query/arg-bounds.js';
-import type { ToolCall } from '../indexer/query/schemas.js';
+import { asToolError } from '../indexer/errors.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
 import type { AuditLog } from './audit.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
-
-/** What a tool call needs to know of the daemon's start-up catch-up (IndexUpdates has it). */
-export interface StartupGate {
-  /** The index was complete when the daemon opened it: calls need not wait for the catch-up. */
-  readonly servesDuringStartup: boolean;
-  readonly startupState: 'running' | 'done' | 'failed';
-  readonly startupError: string | undefined;
-  /** Settles (never rejects) once the catch-up is over. */
-  readonly startup: Promise<unknown>;
-}
 
 /** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
 const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
@@ -52,25 +35,9 @@ function untilCancelled<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 export class ToolCalls {
   constructor(
     private readonly handle: IndexHandle,
-    private readonly startup: StartupGate,
-    /** Every tool call's line, from tools/call and from the ask loop alike (one queue per state folder). */
+    /** Where each call's line goes (one queue per state folder, shared with the ask loop's lines). */
     private readonly audit: AuditLog,
   ) {}
-
-  /**
-   * Validates (exact name, strict schema), then runs. A first build (or one a
-   * crash cut short) is waited for; a complete index from the last run answers at
-   * once while the start-up catch-up runs behind it — each answer is a whole
-   * generation, and `index/status` says the catch-up is still running. An
-   * answer the index has at once is returned as a value (see IndexHandle.runTool).
-   * Refusals are ToolErrors, thrown or rejected.
-   */
-  runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
-    const call = checkToolCall(name, args);
-    const s = this.startup;
-    if (!s.servesDuringStartup && s.startupState === 'running') return s.startup.then(() => this.fromIndex(call));
-    return this.fromIndex(call);
-  }
 
   /**
    * A client's own tools/call: run, answered, and audited (time, client, tool,
@@ -84,7 +51,7 @@ export class ToolCalls {
     const t0 = performance.now();
     let r: ToolResult | Promise<ToolResult>;
     try {
-      r = this.runTool(p.name, p.arguments);
+      r = this.handle.runTool(p.name, p.arguments);
     } catch (e) {
       this.auditLine(client, p, t0, null, e);
       throw e;
@@ -94,18 +61,6 @@ export class ToolCalls {
       r.then((v) => { this.auditLine(client, p, t0, v, null); return wireResult(v); }, (e: unknown) => { this.auditLine(client, p, t0, null, e); throw e; }),
       ctx.signal,
     );
-  }
-
-  private fromIndex(call: ToolCall): ToolResult | Promise<ToolResult> {
-    if (this.startup.startupState === 'failed') {
-      throw new ToolError('index_unavailable', `the index could not be built: ${this.startup.startupError ?? 'unknown error'}`);
-    }
-    try {
-      const r = this.handle.runTool(call);
-      return r instanceof Promise ? r.catch((e: unknown) => { throw asToolError(e); }) : r;
-    } catch (e) {
-      throw asToolError(e);
-    }
   }
 
   private auditLine(client: Caller, p: ToolsCallParams, t0: number, result: ToolResult | null, e: unknown): void {

@@ -1,13 +1,13 @@
 // Keeping the index in step with the tree, the daemon's only writes: the
 // start-up catch-up (a first build, or a compare-by-hash refresh of what
 // changed while no daemon ran), the watcher's batches, and a client's
-// index/refresh — all through one WriteQueue, so they never overlap. Tool
-// calls read the start-up state here (StartupGate) to know whether to wait.
+// index/refresh — all through one WriteQueue, so they never overlap. (Tool
+// calls that must wait for the start-up build wait in the index itself:
+// IndexHandle.runTool.)
 import type { BuildProgress, BuildSummary, IndexHandle } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
 import type { WatcherState } from '../protocol/messages.js';
-import type { StartupGate } from './tool-calls.js';
 import { WriteQueue } from './write-queue.js';
 
 export interface IndexUpdatesOptions {
@@ -18,11 +18,10 @@ export interface IndexUpdatesOptions {
   log: (line: string) => void;
 }
 
-export class IndexUpdates implements StartupGate {
+export class IndexUpdates {
   private readonly queue = new WriteQueue();
   private watcher: RepoWatcher | null = null;
   private closed = false;
-  servesDuringStartup = false;
   startupState: 'running' | 'done' | 'failed' = 'running';
   startupError: string | undefined;
   /** Settles once the start-up catch-up is over: true if it succeeded. Never rejects. */
@@ -32,7 +31,6 @@ export class IndexUpdates implements StartupGate {
 
   /** Starts the catch-up and the watcher, both in the background. */
   begin(): void {
-    this.servesDuringStartup = this.handle.status().state === 'ready';
     this.startup = this.catchUp();
     this.startWatcher();
   }

@@ -3,7 +3,7 @@
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
 import type { BuildProgress, BuildSummary, TsImportCounts, UpdateSummary } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
-import type { ToolCall, ToolResult } from './query/schemas.js';
+import type { ToolResult } from './query/schemas.js';
 import type { IndexSample } from './store/store.js';
 
 // Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
@@ -39,14 +39,18 @@ export interface IndexHandle {
   readonly root: string;
   status(): IndexStatus;
   /**
-   * Runs one already-validated call. The answer comes as a value when it needs
-   * no I/O (every tool but read_git_diff, once the rules are loaded: the first
-   * rules() or refresh() loads them), else as a promise; the daemon sends a
-   * value in the same turn of the event loop. Refusals are ToolErrors, thrown
-   * with a value and rejected with a promise, so `await runTool(...)` sees
-   * both alike.
+   * Runs one tool call as it came from a client or a model: checked here, once
+   * (shape bounds, exact name, strict schema), then answered. The answer comes
+   * as a value when it needs no I/O (every tool but read_git_diff, once the
+   * rules are loaded: the first rules() or refresh() loads them), else as a
+   * promise; the daemon sends a value in the same turn of the event loop.
+   * An index that was not complete when opened answers only once the first
+   * refresh() is over; if that refresh failed, every call is refused with
+   * index_unavailable. Every failure is a ToolError (refusals as they are,
+   * anything unexpected as internal_error), thrown with a value and rejected
+   * with a promise, so `await runTool(...)` sees both alike.
    */
-  runTool(call: ToolCall): ToolResult | Promise<ToolResult>;
+  runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult>;
   /**
    * The ignore and secret rules the index walks with: one instance for the
    * index's life, re-read in place by every refresh, so a watcher given it

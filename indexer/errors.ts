@@ -12,9 +12,10 @@ export const ERROR_CODES = [
   'bad_ref',           // read_git_diff base that does not verify or starts with '-'
   'git_failed',        // git ran and failed for another reason
   'index_unavailable', // no index yet / index is being built and cannot answer
-  'answer_too_large',  // the answer exceeds the transport's per-message limit: narrow the request or page through it
   'internal_error',    // a bug: reported, never crashes the daemon
 ] as const;
+// An answer too large for one message is refused by the transport, not by a
+// tool: its code, answer_too_large, is ANSWER_TOO_LARGE in protocol/jsonrpc.ts.
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class ToolError extends Error {

@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, ToolResult, UpdateSummary } from './api.js';
 import { Builder, tsImportCounts } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
-import { ToolError } from './errors.js';
+import { asToolError, ToolError } from './errors.js';
+import { checkToolCall } from './query/arg-bounds.js';
 import type { ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
@@ -29,9 +30,18 @@ export class EvidexIndex implements IndexHandle {
   private warming: Promise<void> | null = null;
   /** Set once a warm-up has finished: every file's search text and the symbol index are in memory. */
   private warmed = false;
+  /** The index held every file of a finished build when opened: calls need not wait for the first refresh. */
+  private readonly completeAtOpen: boolean;
+  /** Whether refresh() has been called: the first one is the build (or catch-up) that calls may wait for. */
+  private refreshed = false;
+  /** The first refresh, while it runs on an index that was not complete when opened: calls wait for it. */
+  private firstBuild: Promise<void> | null = null;
+  /** Why the first refresh failed; from then on every call is refused with it. */
+  private buildFailure: string | undefined;
 
   constructor(root: string, readonly store: Store, opts: EvidexOpenOptions) {
     this.root = root;
+    this.completeAtOpen = store.state === 'ready';
     this.builder = new Builder(root, store, {
       maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, extraIgnore: opts.extraIgnore, workers: opts.workers,
     });
@@ -50,15 +60,31 @@ export class EvidexIndex implements IndexHandle {
     return this.builder.currentRules();
   }
 
-  /** See IndexHandle.runTool: a value when the rules are loaded and the tool reads only the index, else a promise. */
-  runTool(call: ToolCall): ToolResult | Promise<ToolResult> {
-    this.checkServing(call);
-    const rules = this.builder.loadedRules;
-    if (rules) return runTool({ root: this.root, store: this.store, rules }, call);
-    return this.rules().then((r) => runTool({ root: this.root, store: this.store, rules: r }, call));
+  /**
+   * See IndexHandle.runTool: checked, then answered — a value when the rules are
+   * loaded and the tool reads only the index, else a promise. A call that
+   * fails the check is refused at once, even while the first build runs.
+   */
+  runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
+    const call = checkToolCall(name, args);
+    const build = this.firstBuild;
+    return build ? build.then(() => this.answer(call)) : this.answer(call);
+  }
+
+  private answer(call: ToolCall): ToolResult | Promise<ToolResult> {
+    try {
+      this.checkServing(call);
+      const rules = this.builder.loadedRules;
+      const r = rules ? runTool({ root: this.root, store: this.store, rules }, call)
+        : this.rules().then((loaded) => runTool({ root: this.root, store: this.store, rules: loaded }, call));
+      return r instanceof Promise ? r.catch((e: unknown) => { throw asToolError(e); }) : r;
+    } catch (e) {
+      throw asToolError(e);
+    }
   }
 
   private checkServing(call: ToolCall): void {
+    if (this.buildFailure !== undefined) throw new ToolError('index_unavailable', `the index could not be built: ${this.buildFailure}`);
     if (this.closed) throw new ToolError('index_unavailable', 'the index is closed');
     if (call.name !== 'read_git_diff' && this.store.state === 'empty') {
       throw new ToolError('index_unavailable', 'no index yet for this repository: it has not been built');
@@ -80,11 +106,29 @@ export class EvidexIndex implements IndexHandle {
   }
 
   refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary> {
-    return this.serial(async () => {
+    const run = this.serial(async () => {
       const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress);
       this.warm();
       return summary;
     });
+    if (!this.refreshed) this.firstRefresh(run);
+    return run;
+  }
+
+  /**
+   * The first refresh is the build (or the catch-up after a restart) the
+   * index answers from: calls on an index that was not complete when opened
+   * wait for it, and if it fails no call is answered any more (the daemon
+   * says why in its status; a new start builds again).
+   */
+  private firstRefresh(run: Promise<unknown>): void {
+    this.refreshed = true;
+    // Registered before the caller's own reaction to `run`: by the time the caller sees it settle, calls no longer wait.
+    const settled = run.then(
+      () => { this.firstBuild = null; },
+      (e: unknown) => { this.firstBuild = null; this.buildFailure = e instanceof Error ? e.message : String(e); },
+    );
+    if (!this.completeAtOpen) this.firstBuild = settled;
   }
 
   update(paths: string[]): Promise<UpdateSummary> {

@@ -2,11 +2,12 @@
 // (indexer/python, indexer/typescript), storage (indexer/store) and querying
 // (indexer/query) agree on these shapes and on nothing else.
 
+import { SYMBOL_KINDS } from './query/limits.js';
+
 /** The languages whose files get definitions and imports (null: every other text file). */
 export type Lang = 'py' | 'ts' | null;
 
-/** Every kind a definition can have; the last four come from TypeScript only. */
-export const SYMBOL_KINDS = ['class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace'] as const;
+export { SYMBOL_KINDS };
 export type SymbolKind = (typeof SYMBOL_KINDS)[number];
 
 /**

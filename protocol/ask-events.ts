@@ -12,7 +12,7 @@ import type { Evidence } from '../indexer/evidence.js';
  */
 export type StopReason = 'answered' | 'incomplete' | 'empty_reply' | 'context_full' | 'refused_twice' | 'step_cap' | 'time_limit' | 'cancelled' | 'model_error';
 
-/** Why talking to Ollama failed; each gets its own one-line message (see ollama-client.ts). */
+/** Why talking to Ollama failed; each gets its own one-line message (see daemon/ask/ollama/client.ts). */
 export type AskErrorCode =
   | 'ollama_unreachable'  // connection refused / host unknown: Ollama is not running at OLLAMA_HOST
   | 'model_not_found'     // HTTP 404: the model is not installed
@@ -29,9 +29,9 @@ export interface AttemptLog {
   step: number;                     // the model turn that asked for it (1-based)
   tool: string;                     // the name exactly as the model sent it
   arguments: unknown;               // exactly as the model sent them (never repaired)
-  decision: 'allowed' | 'refused';
-  code?: string;                    // ToolError code when refused (unknown_tool, invalid_arguments, path_denied, ...)
-  reason?: string;                  // the one-line reason the model got back
+  decision: 'allowed' | 'refused' | 'not_run'; // not_run: past the cap on calls per model turn
+  code?: string;                    // ToolError code when refused (unknown_tool, invalid_arguments, path_denied, ...); calls_per_turn when not run
+  reason?: string;                  // the one-line reason (what the model got back, for a refusal)
   items?: number;                   // evidence items returned (allowed calls)
   total?: number;                   // matches in all (allowed calls)
   ms: number;                       // validation + run time
@@ -56,6 +56,7 @@ export type AskEvent =
   | { type: 'tool_result'; step: number; index: number; name: string; items: number; total: number; generation: number; ms: number;
       shown: number; refs: number }                            // items sent with their text / as bare path:line references
   | { type: 'summarised'; step: number; results: number }     // older tool results reduced to path:line lists to make room
+  | { type: 'calls_not_run'; step: number; asked: number; cap: number } // a reply asked for more calls than run per turn: those past `cap` were not run
   | { type: 'empty_reply'; step: number; retrying: boolean }
   | { type: 'context_cut'; step: number; promptEvalCount: number; numCtx: number } // Ollama's count shows it cut the prompt
   | { type: 'citations'; citations: CitationCheck[] }

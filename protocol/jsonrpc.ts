@@ -125,11 +125,12 @@ export interface RequestContext {
 export type RequestHandler = (method: string, params: unknown, ctx: RequestContext) => unknown;
 export type NotificationHandler = (method: string, params: unknown) => void;
 
+/** Limits and hooks of one connection. The transport has no sizes of its own: each end passes its own (evidex's are in messages.ts). */
 export interface RpcConnectionOptions {
   /** Soft per-message limit in bytes: a larger message gets an error answer, the connection stays open. */
-  maxMessageBytes?: number;
+  maxMessageBytes: number;
   /** Disconnect a peer whose unsent output grows past this many bytes (a slow reader must not hold the daemon's memory). */
-  maxBufferedBytes?: number;
+  maxBufferedBytes: number;
   /**
    * The largest answer this end sends (default maxMessageBytes): a larger one is
    * refused with data.code `answer_too_large` instead, so it can neither exceed
@@ -189,9 +190,9 @@ export class RpcConnection {
   readonly maxBufferedBytes: number;
   readonly maxAnswerBytes: number;
 
-  constructor(private readonly ws: RpcSocket, private readonly opts: RpcConnectionOptions = {}) {
-    this.maxMessageBytes = opts.maxMessageBytes ?? 1 << 20;
-    this.maxBufferedBytes = opts.maxBufferedBytes ?? 16 << 20;
+  constructor(private readonly ws: RpcSocket, private readonly opts: RpcConnectionOptions) {
+    this.maxMessageBytes = opts.maxMessageBytes;
+    this.maxBufferedBytes = opts.maxBufferedBytes;
     this.maxAnswerBytes = opts.maxAnswerBytes ?? this.maxMessageBytes;
     ws.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
     ws.on('close', (code: number, reason: Buffer) => this.closed(`connection closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`));

@@ -1,5 +1,6 @@
 // The daemon's protocol, defined once and imported by both ends: every
-// method's wire name with its params and result TYPES, every notification,
+// method's wire name with its params and result TYPES, every notification
+// with its params TYPE,
 // the error codes and the limits both ends need. It takes only types from the
 // indexer (and the transport's error codes from jsonrpc.ts), and no schema
 // library: a client that sends one request loads this file and the transport,
@@ -25,7 +26,7 @@ import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
 import type { WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
-import { MESSAGE_TOO_LARGE } from './jsonrpc.js';
+import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
 export type { Evidence, AskEvent, AskResult, ToolResult, ToolDescriptor, BuildProgress, BuildSummary };
 
@@ -36,27 +37,42 @@ export const SHUTTING_DOWN = -32004;
 /** The LSP code for a request its client cancelled. */
 export const REQUEST_CANCELLED = -32800;
 
+// Every size limit of a connection, defined here once (the transport, jsonrpc.ts
+// and ws-client.ts, has none of its own; each end passes these).
 /** Default soft limit for one message (either direction is checked by the receiver). */
 export const MAX_MESSAGE_BYTES = 1 << 20;
+/** Hard cap on one message (ws's `maxPayload`, the client's too): past it the socket is closed with 1009. */
+export const MAX_PAYLOAD_BYTES = 16 << 20;
+/** The daemon's send buffer per client: a client with more unsent bytes than this is cut off as a slow reader. */
+export const MAX_SEND_BUFFER_BYTES = 8 << 20;
 /**
  * The largest answer the daemon sends (clients accept up to MAX_PAYLOAD_BYTES);
  * a larger one is refused with data.code `answer_too_large`. Half the daemon's
  * send buffer, so one answer never gets a client cut off as a slow reader.
  */
-export const MAX_ANSWER_BYTES = 4 << 20;
-/** Hard cap enforced by ws itself (`maxPayload`): past it the socket is closed with 1009. */
-export const MAX_PAYLOAD_BYTES = 16 << 20;
+export const MAX_ANSWER_BYTES = MAX_SEND_BUFFER_BYTES / 2;
 
 /**
  * The WebSocket upgrade header a client names itself with (`cli`, an MCP
  * host's name...): the daemon's logs and audit say who asked.
  */
 export const CLIENT_NAME_HEADER = 'X-Evidex-Client';
+/** The longest client name the daemon keeps. */
+const MAX_CLIENT_NAME = 100;
+/** A name the daemon accepts in CLIENT_NAME_HEADER: 1-100 printable ASCII characters, not all spaces (else it says "unknown"). */
+export function isClientName(v: string): boolean {
+  return v.length <= MAX_CLIENT_NAME && /^[\x20-\x7e]+$/.test(v) && v.trim() !== '';
+}
+/** `name` made into one the daemon accepts: other characters as "?", trimmed, cut to length; `fallback` when nothing is left. */
+export function toClientName(name: string | undefined, fallback: string): string {
+  return (name ?? '').replace(/[^\x20-\x7e]/g, '?').trim().slice(0, MAX_CLIENT_NAME) || fallback;
+}
 /** A connection carrying this upgrade header (value `1`) only looks (daemon list, daemon status): it does not hold off an auto-started daemon's idle exit. */
 export const OBSERVER_HEADER = 'x-evidex-observer';
 
 /** Bounds of the `ask` per-request settings (the daemon's schema and its environment parsing share them). */
 export const MAX_STEPS_LIMIT = 50;
+export const MAX_CALLS_PER_TURN_LIMIT = 50;
 export const MAX_TIMEOUT_S = 3600;
 /** Bounds of the context window a client may ask for (EVIDEX_NUM_CTX). */
 export const MIN_NUM_CTX = 1024;
@@ -150,10 +166,12 @@ export interface AskParams {
   question: string;
   model?: string;
   // The asking client's own settings (its OLLAMA_HOST, EVIDEX_ASK_MAX_STEPS,
-  // EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only when set there. Each one
-  // overrides the daemon's environment for this request alone.
+  // EVIDEX_ASK_CALLS_PER_TURN, EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK), sent only
+  // when set there. Each one overrides the daemon's environment for this request alone.
   ollama_host?: string;
   max_steps?: number;
+  /** The most tool calls run from one model reply; the rest are not run (the model is told). */
+  calls_per_turn?: number;
   timeout_s?: number;
   think?: boolean;
   /** EVIDEX_NUM_CTX of the asking client: a cap on the context window asked of Ollama. */
@@ -198,14 +216,44 @@ export function methodKeyOf(name: string): MethodKey | null {
   return byName.get(name) ?? null;
 }
 
-/** Server → client notifications, each tied to the request that caused it by `requestId`. */
-export const Notifications = {
-  /** One `ask` progress event, sent only to the client that asked. */
-  askEvent: 'ask/event',
-  /** Progress of an `index/refresh`, sent only to the client that asked for it. */
-  indexProgress: 'index/progress',
-} as const;
-
 /** `ask/event` params: the event itself, tagged with the id of the `ask` request it belongs to. */
 export type AskEventParams = AskEvent & { requestId: string | number };
 export interface IndexProgressParams { requestId: string | number; progress: BuildProgress }
+
+/**
+ * One notification type: the wire name, and (by type only) its params, so
+ * the daemon's send and a client's listener of `Notifications.askEvent` are
+ * checked against the same definition (LSP's NotificationType<P>).
+ */
+export interface NotificationType<P> {
+  readonly method: string;
+  /** Phantom: never set, it carries the type. */
+  readonly _params?: P;
+}
+const notification = <P>(method: string): NotificationType<P> => ({ method });
+
+/** Server → client notifications, each tied to the request that caused it by `requestId`. */
+export const Notifications = {
+  /** One `ask` progress event, sent only to the client that asked. */
+  askEvent: notification<AskEventParams>('ask/event'),
+  /** Progress of an `index/refresh`, sent only to the client that asked for it. */
+  indexProgress: notification<IndexProgressParams>('index/progress'),
+} as const;
+
+/** Sends one notification of a definition: the params must be its params. */
+export type Notify = <P>(type: NotificationType<P>, params: NoInfer<P>) => void;
+
+/** A Notify over any connection (the daemon's side of Notifications). */
+export function notifier(conn: Pick<RpcConnection, 'sendNotification'>): Notify {
+  return (type, params) => conn.sendNotification(type.method, params);
+}
+
+/**
+ * A listener of every notification that hands `fn` the params of `type`'s
+ * alone (a client's side of Notifications). They are typed by the
+ * definition, as a request's result is by its RequestType: the daemon, the
+ * other end of this protocol, is not checked again here.
+ */
+export function listenerFor<P>(type: NotificationType<P>, fn: (params: P) => void): (method: string, params: unknown) => void {
+  return (method, params) => { if (method === type.method) fn(params as P); };
+}

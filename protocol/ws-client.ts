@@ -15,7 +15,7 @@ const OP = { continuation: 0, text: 1, binary: 2, close: 8, ping: 9, pong: 10 } 
 export interface WsClientOptions {
   headers?: Record<string, string>;
   /** Largest message accepted (assembled from its frames); a larger one closes the connection with 1009. */
-  maxPayload?: number;
+  maxPayload: number;
   /** How long the opening handshake may take. */
   handshakeTimeout?: number;
 }
@@ -50,11 +50,11 @@ export class WsClient extends EventEmitter {
   private closeSent = false;
   private handshakeTimer: NodeJS.Timeout | null = null;
 
-  constructor(url: string, opts: WsClientOptions = {}) {
+  constructor(url: string, opts: WsClientOptions) {
     super();
     const u = new URL(url);
     if (u.protocol !== 'ws:') throw new Error(`only ws:// URLs are supported, not ${u.protocol}`);
-    this.maxPayload = opts.maxPayload ?? 100 << 20;
+    this.maxPayload = opts.maxPayload;
     const port = Number(u.port || 80);
     this.socket = connect({ host: u.hostname.replace(/^\[|\]$/g, ''), port });
     this.socket.setNoDelay(true);

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolResult } from '../indexer/api.js';
 import { openIndex } from '../indexer/index.js';
-import { validateToolCall } from '../indexer/query/schemas.js';
 import { runAsk, type Conversation } from '../daemon/ask/loop.js';
 import type { AskEvent } from '../protocol/ask-events.js';
 import { FakeOllama, call, type RecordedRequest } from './fake-ollama/server.js';
@@ -31,7 +30,7 @@ test.before(async () => {
   writeFileSync(join(root, 'src', 'small.py'), 'def one():\n    return 1\n');
   const handle = await openIndex(root, { stateDir: join(base, 'state') });
   await handle.refresh();
-  runTool = async (name, args) => handle.runTool(validateToolCall(name, args));
+  runTool = async (name, args) => handle.runTool(name, args);
   close = () => handle.close();
 });
 test.after(async () => { await close(); rmSync(base, { recursive: true, force: true }); });

@@ -8,7 +8,6 @@ import { checkCitations, parseCitations, seenSpan } from '../daemon/ask/citation
 import { runAsk } from '../daemon/ask/loop.js';
 import { capSnippet, type Evidence } from '../indexer/evidence.js';
 import { openIndex } from '../indexer/index.js';
-import { validateToolCall } from '../indexer/query/schemas.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { tempDir } from './helpers/fs.js';
@@ -91,7 +90,7 @@ test('through the loop: citations are checked against what the model was shown, 
   const f = await new FakeOllama().start();
   try {
     await handle.refresh();
-    const runTool = async (name: unknown, args: unknown) => handle.runTool(validateToolCall(name, args));
+    const runTool = async (name: unknown, args: unknown) => handle.runTool(name, args);
     const direct = await runTool('find_symbol', { name: 'big' });
     assert.is(direct.evidence.length, 1);
     const item = direct.evidence[0];

@@ -3,34 +3,29 @@
 // stream. Also Ctrl-C: the daemon aborts the Ollama request.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connect } from '../client/connection.js';
 import { runAskCommand } from '../client/ask.js';
-import { FakeOllama, call } from './fake-ollama/server.js';
-import { fixtureCopy, startDaemon, stopDaemon, waitFor, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
-import { cleanupTemp } from './helpers/fs.js';
+import { call, type FakeOllama } from './fake-ollama/server.js';
+import { askThrough, auditLines, jsonLines, startAskDaemon, type AskDaemon, type AskOutput } from './helpers/ask-daemon.js';
+import { waitFor, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 
+let s: AskDaemon;
 let f: FakeOllama;
 let d: TestDaemon;
 let root: string;
 
 test.before(async () => {
-  f = await new FakeOllama().start();
-  root = fixtureCopy({ git: true });
-  d = await startDaemon(root, { env: { OLLAMA_HOST: f.url.replace('http://', ''), EVIDEX_MODEL: '' } });
+  s = await startAskDaemon({ git: true, env: (fake) => ({ OLLAMA_HOST: fake.url.replace('http://', ''), EVIDEX_MODEL: '' }) });
+  ({ fake: f, daemon: d, root } = s);
 });
-test.after(async () => { await stopDaemon(d); await f.stop(); cleanupTemp(); });
+test.after(async () => { await s.stop(); });
 
 /** `evidex ask QUESTION` through a fresh client connection to the daemon: exit code, stdout, stderr, and both. */
-async function ask(question: string, json: boolean, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; text: string; out: string; err: string }> {
+async function ask(question: string, json: boolean, env: NodeJS.ProcessEnv = {}): Promise<AskOutput> {
   const client = await connect(root, { env: d.env, clientName: 'cli' });
-  const out = capture();
-  const err = capture();
   try {
-    const code = await runAskCommand(client, question, { json, out: out.out, err: err.out, env });
-    return { code, text: err.text() + out.text(), out: out.text(), err: err.text() };
+    return await askThrough(client, question, { json, env });
   } finally { await client.close(); }
 }
 
@@ -58,7 +53,7 @@ test('plain output: tool call and decision, streamed answer, citations ✔/✘, 
   // The transcript the daemon's loop sent: the refused call's reason went back as a tool message.
   const last = f.chats.at(-1)!.body.messages;
   assert.equal(last.slice(-2).map((m: any) => [m.role, m.tool_name]), [['tool', 'find_importers'], ['tool', 'shell']]);
-  const audit = readFileSync(join(d.stateDir, 'audit.log'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  const audit = auditLines(d);
   assert.equal(audit.slice(-2).map((a) => [a.tool, a.decision]), [['find_importers', 'allowed'], ['shell', 'refused']]);
   assert.equal(audit.slice(-2).map((a) => [a.client, a.question]), [['cli', 'Who imports rag_common?'], ['cli', 'Who imports rag_common?']]);
 });
@@ -78,7 +73,7 @@ test('--json: one event per line, then the result', async () => {
   f.script({ chunks: [{ tool_calls: [call('read_evidence', { path: 'src/rag_common.py', start_line: 12 })] }] }, { chunks: [{ content: 'src/rag_common.py:12' }] });
   const { code, text } = await ask('q', true);
   assert.is(code, 0);
-  const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = jsonLines(text);
   assert.equal(lines.slice(0, -1).map((l) => l.event.type), ['started', 'model', 'step', 'tool_call', 'tool_result', 'step', 'content', 'citations', 'stopped']);
   const { result } = lines.at(-1);
   assert.is(result.stopped, 'answered');
@@ -99,7 +94,7 @@ test('Ctrl-C cancels on the daemon, which aborts the Ollama request', async () =
   await client.close();
   assert.is(aborted.path, '/api/chat');
   assert.is(code, 130);
-  const lines = cap.text().trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = jsonLines(cap.text());
   assert.is(lines.at(-1).result?.stopped ?? 'cancelled', 'cancelled');
 });
 
@@ -144,7 +139,7 @@ test('every tools/call is audited with the client\'s own name (X-Evidex-Client),
     await anon.requestRaw('tools/call', { name: 'search_code', arguments: { query: 'COLLECTION_NAME' } });
   } finally { await named.close(); await anon.close(); }
   const audit = await waitFor('audit lines', () => {
-    const lines = readFileSync(join(d.stateDir, 'audit.log'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = auditLines(d);
     return lines.filter((a) => a.question === null).length >= 3 ? lines.filter((a) => a.question === null).slice(-3) : null;
   });
   assert.equal(audit.map((a) => [a.client, a.tool, a.decision, a.code ?? null]), [

@@ -5,7 +5,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { validateToolCall } from '../indexer/query/schemas.js';
 import { DATA_NOTE } from '../daemon/ask/prompt.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
 import { askFake, openFixtureIndex, tempStateDir, type FixtureIndex } from './fake-ollama/harness.js';
@@ -58,8 +57,8 @@ test('happy path: parallel calls split across stream lines, data envelope, answe
   assert.equal(Object.keys(env1), ['untrusted_data', 'note']);
   assert.is(env1.note, DATA_NOTE);
   // The envelope holds exactly what the index answers for that call.
-  const direct1 = await ix.handle.runTool(validateToolCall('find_importers', { module_name: 'rag_common' }));
-  const direct2 = await ix.handle.runTool(validateToolCall('search_code', { query: 'COLLECTION_NAME =', limit: 5 }));
+  const direct1 = await ix.handle.runTool('find_importers', { module_name: 'rag_common' });
+  const direct2 = await ix.handle.runTool('search_code', { query: 'COLLECTION_NAME =', limit: 5 });
   assert.equal(env1.untrusted_data.evidence, direct1.evidence);
   assert.is(env1.untrusted_data.total, direct1.total);
   assert.equal(env2.untrusted_data.evidence, direct2.evidence);

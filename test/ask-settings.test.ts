@@ -5,49 +5,62 @@
 // validated, per request.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
 import { runAskCommand } from '../client/ask.js';
 import { runEvalCommand } from '../client/eval.js';
-import { FakeOllama, call } from './fake-ollama/server.js';
-import { fixtureCopy, startDaemon, stopDaemon, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
-import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { call, type FakeOllama } from './fake-ollama/server.js';
+import { askThrough, jsonLines, startAskDaemon, type AskDaemon } from './helpers/ask-daemon.js';
+import { type TestDaemon, captureStream as capture } from './helpers/daemon.js';
+import { tempDir } from './helpers/fs.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 
+let s: AskDaemon;
 let f: FakeOllama;
 let d: TestDaemon;
 let root: string;
 let client: Client;
-let CLOSED: string; // a loopback port that was just free: nothing listens there
+let CLOSED: string; // a loopback port nothing listens on
 
-/** A port the kernel handed out and that is closed again (fetch refuses low "bad ports" like 9 before connecting). */
+/**
+ * A loopback port that refuses connections, and keeps refusing while other
+ * test files run beside this one: below the kernel's ephemeral range, where a
+ * server asking for port 0 never lands (a port handed out and closed again
+ * could be handed to another file's daemon meanwhile). fetch refuses the low
+ * "bad ports" such as 9 before connecting, so those will not do.
+ */
 async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+  let low = 32768;
+  try { low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low; } catch { /* not Linux: the usual range */ }
+  const refuses = (port: number) => new Promise<boolean>((resolve) => {
+    const sock = tcpConnect(port, '127.0.0.1');
+    sock.once('connect', () => { sock.destroy(); resolve(false); });
+    sock.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+  });
+  for (let port = low - 2000; port < low; port += 97) if (await refuses(port)) return port;
+  throw new Error(`no closed loopback port found below ${low}`);
 }
 
 test.before(async () => {
-  f = await new FakeOllama([
-    { name: 'qwen3:8b', capabilities: ['completion', 'tools', 'thinking'] },
-    { name: 'llama3.1:8b', capabilities: ['completion', 'tools'] },
-  ]).start();
   CLOSED = `http://127.0.0.1:${await closedPort()}`;
-  root = fixtureCopy();
-  // The daemon's own settings are all wrong or different from what the clients ask for.
-  d = await startDaemon(root, { env: { OLLAMA_HOST: CLOSED, EVIDEX_MODEL: 'qwen3:8b', EVIDEX_ASK_MAX_STEPS: '8', EVIDEX_ASK_TIMEOUT_S: '60' } });
+  s = await startAskDaemon({
+    models: [
+      { name: 'qwen3:8b', capabilities: ['completion', 'tools', 'thinking'] },
+      { name: 'llama3.1:8b', capabilities: ['completion', 'tools'] },
+    ],
+    // The daemon's own settings are all wrong or different from what the clients ask for.
+    env: () => ({ OLLAMA_HOST: CLOSED, EVIDEX_MODEL: 'qwen3:8b', EVIDEX_ASK_MAX_STEPS: '8', EVIDEX_ASK_TIMEOUT_S: '60' }),
+  });
+  ({ fake: f, daemon: d, root } = s);
   client = await connect(root, { env: d.env });
 });
-test.after(async () => { await client.close(); await stopDaemon(d); await f.stop(); cleanupTemp(); });
+test.after(async () => { await client.close(); await s.stop(); });
 
 async function ask(env: NodeJS.ProcessEnv, question = 'q', model?: string): Promise<{ code: number; lines: any[] }> {
-  const cap = capture();
-  const code = await runAskCommand(client, question, { json: true, out: cap.out, env, ...(model ? { model } : {}) });
-  return { code, lines: cap.text().trimEnd().split('\n').map((l) => JSON.parse(l)) };
+  const { code, out } = await askThrough(client, question, { json: true, env, model });
+  return { code, lines: jsonLines(out) };
 }
 
 test('without client settings the daemon falls back to its own OLLAMA_HOST (closed port here)', async () => {

@@ -7,33 +7,34 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeOllama, call } from './fake-ollama/server.js';
-import { fixtureCopy, startDaemon, stopDaemon, waitFor, type TestDaemon } from './helpers/daemon.js';
-import { cleanupTemp, tempDir } from './helpers/fs.js';
-import { BIN, hasTmux, TmuxSession } from './helpers/terminal.js';
+import { call, type FakeOllama } from './fake-ollama/server.js';
+import { startAskDaemon, terminalEnv, type AskDaemon } from './helpers/ask-daemon.js';
+import type { TestDaemon } from './helpers/daemon.js';
+import { tempDir } from './helpers/fs.js';
+import { BIN, TmuxSession } from './helpers/terminal.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
+/** The tests that read a real terminal; without tmux they are skipped. */
+const tmuxTest = testUnless(lacks.tmux());
 const tmux = new TmuxSession(`evidex-ask-${process.pid}`);
+let s: AskDaemon;
 let f: FakeOllama;
 let d: TestDaemon;
 let root: string;
 
 test.before(async () => {
-  f = await new FakeOllama().start();
-  root = fixtureCopy({ git: true });
-  d = await startDaemon(root, { env: { OLLAMA_HOST: f.url } });
+  s = await startAskDaemon({ git: true, env: (fake) => ({ OLLAMA_HOST: fake.url }) });
+  ({ fake: f, daemon: d, root } = s);
 });
 test.after(async () => {
   tmux.kill();
-  await stopDaemon(d); await f.stop(); cleanupTemp();
+  await s.stop();
 });
 
 /** Runs `evidex ASK_ARGS` in a fresh tmux window and returns the visible screen once it has exited. */
 async function onScreen(args: string[], env: Record<string, string> = {}, escapes = false): Promise<string> {
-  tmux.start(args, { EVIDEX_HOME: d.home, OLLAMA_HOST: f.url, TERM: 'xterm-256color', ...env });
-  return waitFor('the command to end', () => {
-    const screen = tmux.screen({ escapes });
-    return /\[exit \d+\]/.test(screen) ? screen : null;
-  }, 30_000, 100);
+  tmux.start(args, terminalEnv(s, env));
+  return tmux.until('the command to end', /\[exit \d+\]/, { escapes, timeoutMs: 30_000 });
 }
 
 const ANSWER = ['Four files import rag_common: src/build_index.py:4, src/chat_reranker.py:6,', ' src/chat_reranker_guarded.py:6 and src/rag_chat.py:10.'];
@@ -43,8 +44,7 @@ const script = () => f.script(
   { chunks: ANSWER.map((content) => ({ content })), delayMs: 300 },
 );
 
-test('on a terminal the streamed answer stays on the visible screen after the command ends', async () => {
-  if (!hasTmux) { console.log('tmux not installed: skipped'); return; }
+tmuxTest('on a terminal the streamed answer stays on the visible screen after the command ends', async () => {
   script();
   const screen = await onScreen(['ask', 'who imports rag_common?', '--model', 'qwen3:8b', '--repo', root]);
   assert.match(screen, ANSWER.join(''), screen);
@@ -54,8 +54,7 @@ test('on a terminal the streamed answer stays on the visible screen after the co
   assert.not.match(screen, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/); // no spinner left behind
 });
 
-test('a tool call written as text is not shown as if it were the answer; an answer that starts like JSON still is', async () => {
-  if (!hasTmux) return;
+tmuxTest('a tool call written as text is not shown as if it were the answer; an answer that starts like JSON still is', async () => {
   f.script(
     { chunks: [{ content: '{"name": "find_importers", ' }, { content: '"arguments": {"module_name": "rag_common"}}' }] },
     { chunks: [{ tool_calls: [call('find_importers', { module_name: 'rag_common' })] }] },
@@ -68,8 +67,7 @@ test('a tool call written as text is not shown as if it were the answer; an answ
   assert.match(screen, '[exit 0]');
 });
 
-test('NO_COLOR: no colour escapes on the terminal; without it, the marks are coloured', async () => {
-  if (!hasTmux) return;
+tmuxTest('NO_COLOR: no colour escapes on the terminal; without it, the marks are coloured', async () => {
   script();
   const plain = await onScreen(['ask', 'who imports rag_common?', '--repo', root], { NO_COLOR: '1' }, true);
   assert.not.match(plain, /\x1b\[3[0-9]m/, plain);

@@ -13,6 +13,7 @@ import { assertEvidenceChecks } from './helpers/evidence.js';
 import { freshDump as freshDumpIn } from './helpers/fresh-index.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 import { stdlibRoot } from './helpers/corpus.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 // Child mode: build the index of argv[3] into state argv[4] and exit (the parent kills it midway).
 if (process.argv[2] === '--build-child') {
@@ -97,7 +98,7 @@ test('incremental updates leave exactly what a fresh build holds; unchanged file
   // A changed ignore file re-walks: *.md and lib/ now ignored, build/ visible.
   await step('.gitignore changed', ['.gitignore'], 2, () => write(root, { '.gitignore': '*.log\nlib/\n' }));
 
-  const r = await idx.runTool({ name: 'find_symbol', args: { name: 'ignored' } });
+  const r = await idx.runTool('find_symbol', { name: 'ignored' });
   assert.is(r.total, 1, 'build/out.py is indexed once .gitignore stops excluding it');
   assertEvidenceChecks(root, r.evidence);
   await idx.close();
@@ -162,7 +163,7 @@ function stdlibSubset(): string {
   return root;
 }
 
-test('a build killed with SIGKILL at any moment is finished by the next refresh', async () => {
+testUnless(lacks.python3())('a build killed with SIGKILL at any moment is finished by the next refresh', async () => {
   const root = stdlibSubset();
   const want = await freshDump(root);
   const self = fileURLToPath(import.meta.url);

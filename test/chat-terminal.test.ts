@@ -4,39 +4,39 @@
 // /model and /quit; the audit names the client `chat`.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { FakeOllama, call } from './fake-ollama/server.js';
-import { fixtureCopy, startDaemon, stopDaemon, waitFor, type TestDaemon } from './helpers/daemon.js';
-import { cleanupTemp } from './helpers/fs.js';
-import { hasTmux, TmuxSession } from './helpers/terminal.js';
+import { call, type FakeOllama } from './fake-ollama/server.js';
+import { auditLines, startAskDaemon, terminalEnv, type AskDaemon } from './helpers/ask-daemon.js';
+import type { TestDaemon } from './helpers/daemon.js';
+import { TmuxSession } from './helpers/terminal.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 const tmux = new TmuxSession(`evidex-chat-${process.pid}`);
+let s: AskDaemon;
 let f: FakeOllama;
 let d: TestDaemon;
 let root: string;
 
 test.before(async () => {
-  f = await new FakeOllama([
-    { name: 'qwen3:8b', capabilities: ['completion', 'tools'] },
-    { name: 'llama3.1:8b', capabilities: ['completion', 'tools'], family: 'llama' },
-  ]).start();
-  root = fixtureCopy({ git: true });
-  d = await startDaemon(root, { env: { OLLAMA_HOST: f.url } });
+  s = await startAskDaemon({
+    models: [
+      { name: 'qwen3:8b', capabilities: ['completion', 'tools'] },
+      { name: 'llama3.1:8b', capabilities: ['completion', 'tools'], family: 'llama' },
+    ],
+    git: true,
+    env: (fake) => ({ OLLAMA_HOST: fake.url }),
+  });
+  ({ fake: f, daemon: d, root } = s);
 });
 test.after(async () => {
   tmux.kill();
-  await stopDaemon(d); await f.stop(); cleanupTemp();
+  await s.stop();
 });
 
-const screen = (): string => tmux.screen({ scrollback: 200 });
 const keys = (...k: string[]): void => tmux.keys(...k);
-const until = (what: string, re: RegExp | string, ms = 20_000): Promise<string> =>
-  waitFor(what, () => { const s = screen(); return (typeof re === 'string' ? s.includes(re) : re.test(s)) ? s : null; }, ms, 100);
+const until = (what: string, re: RegExp | string): Promise<string> => tmux.until(what, re, { scrollback: 200 });
 
-test('a conversation: follow-ups share evidence, Ctrl-C cancels an answer not the session, /evidence, /model, /quit', async () => {
-  if (!hasTmux) { console.log('tmux not installed: skipped'); return; }
-  tmux.start(['chat', '--repo', root], { EVIDEX_HOME: d.home, OLLAMA_HOST: f.url, TERM: 'xterm-256color', NO_COLOR: '1' });
+testUnless(lacks.tmux())('a conversation: follow-ups share evidence, Ctrl-C cancels an answer not the session, /evidence, /model, /quit', async () => {
+  tmux.start(['chat', '--repo', root], terminalEnv(s, { NO_COLOR: '1' }));
   await until('the prompt', 'evidex>');
 
   f.script(
@@ -75,7 +75,7 @@ test('a conversation: follow-ups share evidence, Ctrl-C cancels an answer not th
   keys('/quit', 'Enter');
   const end = await until('the exit', '[exit 0]');
   assert.not.match(end, /Error|internal/);
-  const audit = readFileSync(join(d.stateDir, 'audit.log'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  const audit = auditLines(d);
   assert.equal(audit.map((a) => [a.client, a.question, a.tool]), [['chat', 'who imports rag_common?', 'find_importers']]);
 });
 

@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { WebSocketServer } from 'ws';
 import { connect, openSocket } from '../client/connection.js';
 import { userError } from '../client/errors.js';
-import { gitTopLevel } from '../client/cli.js';
+import { gitTopLevel, workTreeOf } from '../local/root.js';
 import { ANSWER_TOO_LARGE, MESSAGE_TOO_LARGE, RpcError } from '../protocol/jsonrpc.js';
 import { CLIENT_NAME_HEADER, Methods } from '../protocol/messages.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
@@ -71,6 +71,15 @@ test('the repository root is found as git finds it, without starting git', () =>
     assert.is(gitTopLevel(dir, {}), realpathSync(git(dir, ['rev-parse', '--show-toplevel']).trim()), dir);
   }
   assert.is(gitTopLevel(src, { GIT_DIR: join(repo, '.git') }), null, 'git is asked when its environment steers discovery');
+});
+
+test('where the filesystem cannot say, git is asked, with the user\'s GIT_* variables: they name the repository', async () => {
+  // GIT_WORK_TREE names src/ as the work tree: git's answer, and only git's, is src/, not the folder holding .git.
+  const steered = { ...process.env, GIT_DIR: join(repo, '.git'), GIT_WORK_TREE: src };
+  assert.is(await workTreeOf(join(src, 'mobileai_rag'), steered), realpathSync(src));
+  assert.is(await workTreeOf(join(src, 'mobileai_rag'), { ...process.env, GIT_DIR: undefined, GIT_WORK_TREE: undefined }), realpathSync(repo));
+  const outside = tempDir('no-repo');
+  assert.is(await workTreeOf(outside, { ...process.env, GIT_CEILING_DIRECTORIES: outside }), null, 'no work tree: null, not the folder');
 });
 
 test('diff PATH from a subfolder shows the hunk of that file', () => {
@@ -204,7 +213,7 @@ test('the client names itself with the X-Evidex-Client upgrade header (the CLI: 
   }
 });
 
-test('a tool call loads nothing of the indexer (but its import-free limits.ts), lmdb, tree-sitter, ollama or zod', () => {
+test('a tool call loads nothing of the daemon or the indexer (but its import-free limits.ts), lmdb, tree-sitter, ollama or zod', () => {
   assert.is(evidex(['search', 'x']).code, 0, 'a daemon runs (an earlier test stopped it): what is measured is a call to it');
   // Every module the ESM loader resolves is logged by a resolve hook; CommonJS loads by NODE_DEBUG=module.
   const dir = tempDir('loads');
@@ -217,7 +226,8 @@ test('a tool call loads nothing of the indexer (but its import-free limits.ts), 
   const loaded = `${readFileSync(log, 'utf8')}\n${r.stderr}`;
   assert.match(loaded, /dist\/client\/connection\.js/, 'the hook saw the client modules');
   // indexer/query/limits.ts is allowed: ten lines with no imports, the bounds `read FILE` pages by.
-  for (const banned of [/dist\/indexer\/(?!query\/limits\.js)/, /node_modules\/(lmdb|tree-sitter|tree-sitter-python|ollama|zod)\//, /dist\/daemon\/(?!state\.js)/]) {
+  // The client knows a daemon through local/ and protocol/ alone: nothing of daemon/ is loaded.
+  for (const banned of [/dist\/indexer\/(?!query\/limits\.js)/, /node_modules\/(lmdb|tree-sitter|tree-sitter-python|ollama|zod)\//, /dist\/daemon\//]) {
     assert.not.match(loaded, banned, `loaded: ${loaded.split('\n').filter((l) => banned.test(l)).join(' ')}`);
   }
 });

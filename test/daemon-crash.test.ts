@@ -11,6 +11,7 @@ import { startDaemon, stopDaemon, type TestDaemon } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { stdlibRoot } from './helpers/corpus.js';
 import { Methods } from '../protocol/messages.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 test.after(() => cleanupTemp());
 
@@ -86,7 +87,7 @@ async function killDuringBuild(root: string, home: string, ms: number): Promise<
   return running;
 }
 
-test('kill -9 during the first build and during a catch-up: the next start answers like a fresh index', async () => {
+testUnless(lacks.python3())('kill -9 during the first build and during a catch-up: the next start answers like a fresh index', async () => {
   const root = makeTree();
   const home = tempDir('home');
   const t0 = performance.now();

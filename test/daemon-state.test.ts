@@ -5,19 +5,26 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { WebSocketServer } from 'ws';
 import {
-  ConnectionError, connect, daemonStart, daemonStatus, daemonStop, resolveRepoRoot,
+  ConnectionError, connect, daemonStart, daemonStatus, daemonStop,
 } from '../client/connection.js';
 import { formatStatus } from '../client/daemon-report.js';
+import { resolveRepoRoot } from '../local/root.js';
 import {
-  acquireLock, DaemonRunningError, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor, tokensEqual,
-} from '../daemon/state.js';
+  acquireLock, DaemonRunningError, ensureStateDir, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor,
+  writeDaemonInfo,
+} from '../local/state.js';
+import { createToken, tokensEqual } from '../daemon/token.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
   DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, waitFor,
 } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { lacks, testUnless } from './helpers/skip.js';
 import { Methods, warmupSettled } from '../protocol/messages.js';
 
 test.after(() => cleanupTemp());
@@ -93,7 +100,7 @@ test('a lock and daemon.json naming a dead pid are taken over; a garbled daemon.
       assert.is(st.pid, d.info.pid);
       assert.is(st.root, root);
       assert.ok(st.files > 0 || st.state !== 'ready');
-      assert.match(formatStatus(st), /^running {6}yes \(pid \d+/);
+      assert.match(formatStatus(st).plain, /^running {6}yes \(pid \d+/);
     }
   } finally {
     await stopDaemon(d);
@@ -126,6 +133,30 @@ test('acquireLock: O_EXCL with our pid and start time; a live holder is refused,
     assert.is(readFileSync(files(stateDir).lock, 'utf8').split(' ')[0], String(process.pid));
     await taken.release();
   } finally { holder.kill('SIGKILL'); }
+});
+
+test('daemon status of a daemon that goes away while asked says it is not running, not an internal error', async () => {
+  // Seen under load: `daemon status` connected just as an idle daemon began its exit, the daemon closed the
+  // new connection (1001, as Daemon.accept does while stopping) and the CLI said internal_error, exit 1.
+  const root = tempDir('going');
+  const env = daemonEnv(tempDir('going-home'));
+  const stateDir = stateDirFor(root, env);
+  await ensureStateDir(stateDir);
+  const lock = await acquireLock(stateDir, root); // this process stands in for the daemon: it holds the lock
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  try {
+    await once(wss, 'listening');
+    wss.on('connection', (ws) => ws.once('message', () => ws.close(1001, 'daemon shutting down')));
+    const { port } = wss.address() as AddressInfo;
+    await writeDaemonInfo(stateDir, { pid: process.pid, port, url: `ws://127.0.0.1:${port}/`, token: await createToken(stateDir), root });
+    const r = await daemonStatus(root, { env });
+    if (r.running) assert.unreachable('a daemon that closed the connection is reported running'); // else `evidex daemon status` exits 3
+    else assert.match(r.message, /^the daemon for .* \(pid \d+\) went away while asked: connection closed \(1001 daemon shutting down\)$/);
+  } finally {
+    for (const c of wss.clients) c.terminate();
+    await new Promise((res) => wss.close(res));
+    await lock.release();
+  }
 });
 
 test('tokensEqual compares exactly', () => {
@@ -182,8 +213,7 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-test('a daemon whose stdout reader is gone neither spins nor ignores SIGTERM', async () => {
-  if (!existsSync('/proc/self/stat')) { console.log('no /proc: skipped'); return; }
+testUnless(lacks.proc())('a daemon whose stdout reader is gone neither spins nor ignores SIGTERM', async () => {
   const root = realpathSync(fixtureCopy());
   const d = await startDaemon(root);
   // Settled first (first build and warm-up done), so what is measured below is the idle daemon.
@@ -208,14 +238,16 @@ test('a daemon whose stdout reader is gone neither spins nor ignores SIGTERM', a
   assert.equal(exit, { code: 0, signal: null });
 });
 
-test('resolveRepoRoot: --repo names the root itself; the default is the git top-level of the folder, else the folder', () => {
+test('resolveRepoRoot: --repo names the root itself; the default is the git top-level of the folder, else the folder', async () => {
   const root = realpathSync(fixtureCopy({ git: true }));
-  assert.is(resolveRepoRoot(join(root, 'src', 'mobileai_rag')), join(root, 'src', 'mobileai_rag'));
-  assert.is(resolveRepoRoot(undefined, join(root, 'src')), root);
+  assert.is(await resolveRepoRoot(join(root, 'src', 'mobileai_rag')), join(root, 'src', 'mobileai_rag'));
+  assert.is(await resolveRepoRoot(undefined, join(root, 'src')), root);
   const plain = realpathSync(tempDir('plain'));
   mkdirSync(join(plain, 'sub'));
-  assert.is(resolveRepoRoot(undefined, join(plain, 'sub')), join(plain, 'sub'));
-  assert.throws(() => resolveRepoRoot(join(plain, 'missing')), /^no such folder: /);
+  assert.is(await resolveRepoRoot(undefined, join(plain, 'sub')), join(plain, 'sub'));
+  const missing = await resolveRepoRoot(join(plain, 'missing')).then(() => null, (e: unknown) => e);
+  assert.instance(missing, Error);
+  assert.match((missing as Error).message, /^no such folder: /);
 });
 
 test('the daemon refuses bad arguments with a one-line usage error (exit 2)', async () => {

@@ -14,6 +14,7 @@ import { isBinary } from '../indexer/discover/content.js';
 import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
 import { mulberry32 } from './helpers/random.js';
 import { stdlibRoot } from './helpers/corpus.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 /** What git would add: untracked, not ignored (nothing is committed in these repos). */
 function gitListed(root: string): Set<string> {
@@ -141,7 +142,7 @@ function listAll(root: string, rel = ''): string[] {
   return out;
 }
 
-test('differential vs git over real stdlib subtrees with varied rules', async () => {
+testUnless(lacks.python3())('differential vs git over real stdlib subtrees with varied rules', async () => {
   const stdlib = stdlibRoot();
   const root = tempDir('stdlib');
   const picks = ['json', 'email', 'asyncio', 'unittest', 'http', 'xml', 'importlib', 'logging', 'sqlite3', 'test/test_json', 'test/test_email',
@@ -203,7 +204,7 @@ test('differential vs git: 250 seeded random pattern sets (root + nested .gitign
   console.log(`  fuzz: 250 pattern sets, ${compared} kept and ${excludedSeen} excluded path decisions identical to git`);
 });
 
-test('walk of the installed Python stdlib (site-packages skipped): time and counts', async () => {
+testUnless(lacks.python3())('walk of the installed Python stdlib (site-packages skipped): time and counts', async () => {
   const stdlib = stdlibRoot();
   const times: number[] = [];
   let files = 0, py = 0;

@@ -10,7 +10,7 @@ import { RepoRules } from '../indexer/discover/rules.js';
 import { ToolError } from '../indexer/errors.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { gitConfigEnv, readGitDiff, parseUnifiedDiff, unquoteCPath } from '../indexer/query/git-diff.js';
-import type { ToolArgs, ToolCall } from '../indexer/query/schemas.js';
+import type { ToolArgs } from '../indexer/query/schemas.js';
 import { openEvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
@@ -274,10 +274,12 @@ test('parser: C-quoted names, tab after spaced names, no-newline markers, long h
   const out = [
     'diff --git "a/x\\ty.py" "b/x\\ty.py"', 'index 1..2 100644', '--- "a/x\\ty.py"', '+++ "b/x\\ty.py"', '@@ -1 +1 @@', '-a',
     '\\ No newline at end of file', '+b', '\\ No newline at end of file',
-    'diff --git a/s p.py b/s p.py', '--- a/s p.py\t', '+++ b/s p.py\t', '@@ -1,2 +1,2 @@', ' diff --git a/fake b/fake', '-@@ -9 +9 @@', '+x', '',
+    'diff --git a/s p.py b/s p.py', '--- a/s p.py\t', '+++ b/s p.py\t', '@@ -1,2 +1,2 @@', ' diff --git a/fake b/fake', '-@@ -9 +9 @@', '+x',
+    // A quoted name with a space gets the tab too (a hostile name: a line break and a space).
+    'diff --git "a/f:1: x\\ny.py" "b/f:1: x\\ny.py"', '--- "a/f:1: x\\ny.py"\t', '+++ "b/f:1: x\\ny.py"\t', '@@ -1 +1 @@', '-a', '+b', '',
   ].join('\n');
   const hunks = parseUnifiedDiff(out);
-  assert.equal(hunks.map((h) => [h.path, h.newStart, h.newCount]), [['x\ty.py', 1, 1], ['s p.py', 1, 2]]);
+  assert.equal(hunks.map((h) => [h.path, h.newStart, h.newCount]), [['x\ty.py', 1, 1], ['s p.py', 1, 2], ['f:1: x\ny.py', 1, 1]]);
   assert.ok(hunks[0].text.endsWith('+b\n\\ No newline at end of file'));
   assert.is(hunks[1].text, '@@ -1,2 +1,2 @@\n diff --git a/fake b/fake\n-@@ -9 +9 @@\n+x', 'content lines that look like headers stay content');
 });
@@ -307,7 +309,7 @@ test('paging through the tool: default 20 items, each window the slice of the fu
   assert.is(full.length, 63, 'one hunk per change');
   const idx = await openEvidexIndex(root, { stateDir: tempDir('pages-state') });
   try {
-    const page = (args: Record<string, unknown>) => idx.runTool({ name: 'read_git_diff', args } as ToolCall);
+    const page = (args: Record<string, unknown>) => idx.runTool('read_git_diff', args);
     const first = await page({});
     assert.equal(first.evidence, full.slice(0, 20), 'default limit 20');
     assert.is(first.total, 63);

@@ -1,4 +1,4 @@
-// indexer/git.ts, the one git runner of the indexer, against real git: each
+// local/git.ts, the one git runner, against real git: each
 // outcome a caller maps (exit status with output, git missing, output over the
 // cap, no end in time) and the environment it builds; and read_git_diff's
 // refusal when git is missing (the other mappings are in git-diff and
@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { ToolError } from '../indexer/errors.js';
-import { gitEnv, runGit, type GitRunOptions } from '../indexer/git.js';
+import { gitEnv, runGit, type GitRunOptions } from '../local/git.js';
 import { readGitDiff } from '../indexer/query/git-diff.js';
 import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
 

@@ -9,6 +9,10 @@ import { WebSocket, WebSocketServer } from 'ws';
 import {
   CANCEL_NOTIFICATION, RpcCode, RpcConnection, RpcError, type RequestContext, type RequestHandler, type RpcConnectionOptions,
 } from '../protocol/jsonrpc.js';
+import { MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES } from '../protocol/messages.js';
+
+/** The limits each end passes (the transport has none of its own). */
+const LIMITS = { maxMessageBytes: MAX_MESSAGE_BYTES, maxBufferedBytes: MAX_PAYLOAD_BYTES };
 
 interface Pair { client: RpcConnection; url: string; close: () => Promise<void> }
 
@@ -22,18 +26,18 @@ function pair(slow: (ctx: RequestContext) => Promise<unknown>): Promise<Pair> {
 }
 
 /** A real ws server whose connections answer with `handler`, and a client connected to it; `onSocket` sees each server-side socket. */
-async function serve(handler: RequestHandler, onSocket?: (ws: WebSocket) => void, opts?: RpcConnectionOptions): Promise<Pair> {
+async function serve(handler: RequestHandler, onSocket?: (ws: WebSocket) => void, opts?: Partial<RpcConnectionOptions>): Promise<Pair> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((res) => wss.once('listening', res));
   wss.on('connection', (ws) => {
     onSocket?.(ws);
-    const conn = new RpcConnection(ws, opts);
+    const conn = new RpcConnection(ws, { ...LIMITS, ...opts });
     conn.onRequest(handler);
   });
   const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`;
   const ws = new WebSocket(url);
   await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
-  const client = new RpcConnection(ws);
+  const client = new RpcConnection(ws, LIMITS);
   const p: Pair = {
     client,
     url,

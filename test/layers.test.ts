@@ -1,19 +1,32 @@
 // The layering rule, checked over every import of the source: static
 // `import … from`, `export … from`, `import x = require(…)`, dynamic
 // `import('…')`, and `import('…')` in type positions. Bottom to top:
-//   indexer/  ←  protocol/ (types only from indexer/)  ←  daemon/  ←  client/
+//   local/  ←  indexer/  ←  protocol/ (types only from indexer/)  ←  daemon/  ←  client/
 // and within indexer/ and store/ the layer tables below. Imports point
-// downward only. Package and `node:` imports are counted but judged by no
+// downward only, with one narrowing: client/ knows the daemon through local/
+// and protocol/, and imports daemon/ only to run one in its own process
+// (IN_PROCESS). Package and `node:` imports are counted but judged by no
 // rule, except lmdb: only indexer/store/tables.ts may import it, so the
-// on-disk layout lives in one place (indexer/store/FORMAT.md).
+// on-disk layout lives in one place (indexer/store/FORMAT.md); and ollama:
+// only the Ollama implementation of the ask loop's model (daemon/ask/ollama/).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import ts from 'typescript';
-import { PROJECT_ROOT } from './helpers/fs.js';
+import { PROJECT_ROOT, sourceFiles } from './helpers/fs.js';
 
-const LAYERS = ['indexer', 'protocol', 'daemon', 'client'];
+const LAYERS = ['local', 'indexer', 'protocol', 'daemon', 'client'];
+
+/**
+ * The only imports of daemon/ from client/: `evidex daemon run` hosts a
+ * daemon in the CLI's process through the process entry (foreground.ts).
+ * Everything else the client needs of a daemon — finding it, its state
+ * folder, its settings, the wire — is in local/ and protocol/.
+ */
+const IN_PROCESS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['client/daemon-run.ts', ['daemon/foreground.ts']],
+]);
 
 /**
  * Known violations, as `importing file -> imported file`, each to be removed
@@ -84,7 +97,8 @@ const under = (p: string, ...folders: string[]): boolean => folders.some((f) => 
  * module must be placed here, so a new one is placed on purpose.
  */
 const INDEXER_LAYERS: readonly (readonly string[])[] = [
-  ['model.ts', 'text.ts', 'errors.ts', 'evidence.ts', 'git.ts'],
+  // query/limits.ts has no imports (the CLI loads it alone): the tools' bounds and kinds, which model.ts names too.
+  ['model.ts', 'text.ts', 'errors.ts', 'evidence.ts', 'query/limits.ts'],
   ['discover/', 'python/', 'typescript/'],
   ['store/'],
   ['build/', 'query/'],
@@ -129,26 +143,22 @@ function brokenRule(i: Import): string | null {
   const { file, target } = i;
   if (target === null) return null;
   if (target === '?') return 'a computed import cannot be checked';
-  if (under(file, 'indexer')) {
+  if (under(file, 'local')) {
+    if (under(target, 'indexer', 'protocol', 'daemon', 'client')) return 'local/ imports nothing from indexer/, protocol/, daemon/ or client/';
+  } else if (under(file, 'indexer')) {
     if (under(target, 'protocol', 'daemon', 'client')) return 'indexer/ imports nothing from protocol/, daemon/ or client/';
-    return indexerRule(file, target);
+    if (under(target, 'indexer')) return indexerRule(file, target);
   } else if (under(file, 'protocol')) {
     if (under(target, 'daemon', 'client')) return 'protocol/ imports nothing from daemon/ or client/';
     if (under(target, 'indexer') && !i.typeOnly) return 'protocol/ takes only types from indexer/ (import type)';
   } else if (under(file, 'daemon')) {
     if (under(target, 'client')) return 'daemon/ imports nothing from client/';
+  } else if (under(file, 'client')) {
+    if (under(target, 'daemon') && !IN_PROCESS.get(file)?.includes(target)) {
+      return 'client/ imports daemon/ only to run one in-process (IN_PROCESS); it knows a daemon through local/ and protocol/';
+    }
   }
   return null;
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(p));
-    else if (e.name.endsWith('.ts')) out.push(p);
-  }
-  return out;
 }
 
 const toPosix = (p: string): string => (sep === '/' ? p : p.split(sep).join('/'));
@@ -182,7 +192,24 @@ test('the checker sees every kind of import and applies each rule', () => {
     null, null, 'protocol/ takes only types from indexer/ (import type)', null, 'protocol/ imports nothing from daemon/ or client/',
   ]);
   assert.is(brokenRule(importsOf('daemon/d.ts', "import { main } from '../client/cli.js';")[0]), 'daemon/ imports nothing from client/');
-  assert.is(brokenRule(importsOf('client/c.ts', "import { Daemon } from '../daemon/server.js';")[0]), null);
+  const client = importsOf('client/c.ts', [
+    "import { Daemon } from '../daemon/server.js';",
+    "import type { DaemonInfo } from '../daemon/state.js';",
+    "import { stateDirFor } from '../local/state.js';",
+    "import { Methods } from '../protocol/messages.js';",
+  ].join('\n'));
+  const viaDaemon = 'client/ imports daemon/ only to run one in-process (IN_PROCESS); it knows a daemon through local/ and protocol/';
+  assert.equal(client.map((i) => brokenRule(i)), [viaDaemon, viaDaemon, null, null]);
+  assert.is(brokenRule(importsOf('client/daemon-run.ts', "import { serveForeground } from '../daemon/foreground.js';")[0]), null);
+  assert.is(brokenRule(importsOf('client/daemon-run.ts', "import { Daemon } from '../daemon/server.js';")[0]), viaDaemon);
+  const local = importsOf('local/state.ts', [
+    "import { canonicalRoot } from './root.js';",
+    "import type { WatchMode } from '../indexer/watch.js';",
+    "import type { AskParams } from '../protocol/messages.js';",
+  ].join('\n'));
+  assert.equal(local.map((i) => brokenRule(i)), [null, ...Array(2).fill('local/ imports nothing from indexer/, protocol/, daemon/ or client/')]);
+  assert.is(brokenRule(importsOf('indexer/query/git-diff.ts', "import { runGit } from '../../local/git.js';")[0]), null);
+  assert.is(brokenRule(importsOf('protocol/p.ts', "import { stateDirFor } from '../local/state.js';")[0]), null);
   assert.is(brokenRule(importsOf('indexer/build/builder.ts', "import { watch } from '../watch/aliases.js';")[0]),
     'indexer/ layers: build/builder.ts sits below watch/aliases.ts');
   assert.is(brokenRule(importsOf('indexer/query/tools.ts', "import { Store } from '../store/store.js';")[0]), null);
@@ -207,7 +234,7 @@ const source = ((): { imports: Import[]; files: number } => {
   return { imports, files };
 })();
 
-test('imports point downward only: indexer ← protocol ← daemon ← client', () => {
+test('imports point downward only: local ← indexer ← protocol ← daemon ← client; client → daemon only in-process', () => {
   const { imports, files } = source;
   const internal = imports.filter((i) => i.target !== null).length;
   console.log(`${imports.length} imports checked in ${files} files (${internal} between our own modules)`);
@@ -233,6 +260,15 @@ test('imports point downward only: indexer ← protocol ← daemon ← client', 
 test('lmdb is imported by indexer/store/tables.ts alone', () => {
   const importers = new Set(source.imports.filter((i) => i.spec === 'lmdb' || i.spec.startsWith('lmdb/')).map((i) => i.file));
   assert.equal([...importers], ['indexer/store/tables.ts']);
+});
+
+test('a model API stays in its folder: ollama imported inside daemon/ask/ollama/ alone, that folder only by daemon/ask/models.ts', () => {
+  // The ask loop knows models through daemon/ask/model.ts (ChatModel); models.ts is the one place that picks an implementation.
+  const pkg = new Set(source.imports.filter((i) => i.spec === 'ollama' || i.spec.startsWith('ollama/')).map((i) => i.file));
+  assert.ok(pkg.size > 0, 'no import of ollama found: is the source where the test looks?');
+  assert.equal([...pkg].filter((f) => !f.startsWith('daemon/ask/ollama/')), [], 'the ollama package outside daemon/ask/ollama/');
+  const users = new Set(source.imports.filter((i) => i.target?.startsWith('daemon/ask/ollama/') && !i.file.startsWith('daemon/ask/ollama/')).map((i) => i.file));
+  assert.equal([...users], ['daemon/ask/models.ts']);
 });
 
 test.run();

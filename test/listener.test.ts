@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { Listener, type Peer } from '../daemon/listener.js';
 import type { RpcConnection } from '../protocol/jsonrpc.js';
+import { MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES } from '../protocol/messages.js';
 import { WsClient } from '../protocol/ws-client.js';
 import { waitFor } from './helpers/daemon.js';
 
@@ -20,7 +21,8 @@ let url: string;
 
 test.before(async () => {
   listener = await Listener.open({
-    port: 0, token: TOKEN, allowedOrigins: ['http://allowed.example'], maxPayloadBytes: 1 << 20, connection: {},
+    port: 0, token: TOKEN, allowedOrigins: ['http://allowed.example'], maxPayloadBytes: MAX_MESSAGE_BYTES,
+    connection: { maxMessageBytes: MAX_MESSAGE_BYTES, maxBufferedBytes: MAX_PAYLOAD_BYTES },
     heartbeatMs: BEAT_MS, log: () => undefined,
     onConnection: (conn, peer) => {
       const a: Accepted = { conn, peer, closedWith: null };
@@ -33,7 +35,7 @@ test.before(async () => {
 test.after(async () => { await listener.close(); });
 
 function open(headers: Record<string, string>): Promise<WsClient> {
-  const c = new WsClient(url, { headers: { Authorization: `Bearer ${TOKEN}`, ...headers }, handshakeTimeout: 5000 });
+  const c = new WsClient(url, { headers: { Authorization: `Bearer ${TOKEN}`, ...headers }, maxPayload: MAX_PAYLOAD_BYTES, handshakeTimeout: 5000 });
   return new Promise((resolve, reject) => { c.once('open', () => resolve(c)); c.once('error', reject); });
 }
 

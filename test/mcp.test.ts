@@ -14,7 +14,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, daemonStop, openSocket, type Client } from '../client/connection.js';
 import { clientHeaderName } from '../client/mcp/server.js';
-import { canonicalRoot, readDaemonInfo, stateDirFor } from '../daemon/state.js';
+import { canonicalRoot } from '../local/root.js';
+import { readDaemonInfo, stateDirFor } from '../local/state.js';
 import { TOOL_NAMES, toolDescriptors } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { daemonEnv, fixtureCopy, waitFor } from './helpers/daemon.js';
@@ -237,8 +238,9 @@ function staticImports(file: string, seen = new Set<string>(), packages = new Se
 
 test('the MCP SDK stays out of the CLI\'s and the daemon\'s load path (only `evidex mcp` imports it)', () => {
   // What each walk must reach, so a walk that stopped at the entry file cannot pass: the CLI's
-  // argument parser (the thin client loads ws lazily, by path) and the daemon's ws server.
-  for (const [entry, reached] of [['client/bin.js', 'node:path'], ['daemon/main.js', 'ws']]) {
+  // argument parser (the thin client loads its commands on demand, so a tool command, which
+  // reaches the path handling of the tool commands, is walked too) and the daemon's ws server.
+  for (const [entry, reached] of [['client/bin.js', 'node:fs'], ['client/commands/search.js', 'node:path'], ['daemon/main.js', 'ws']]) {
     const pkgs = [...staticImports(join(PROJECT_ROOT, 'dist', entry))];
     assert.ok(pkgs.includes(reached), `${entry}: the walk follows imports (${pkgs.join(', ')})`);
     assert.equal(pkgs.filter((p) => p.startsWith('@modelcontextprotocol/')), [], entry);

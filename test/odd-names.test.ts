@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openIndex } from '../indexer/index.js';
-import { validateToolCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 
@@ -22,14 +21,14 @@ test('every path search_code returns is readable by read_evidence', async () => 
   const ix = await openIndex(root, { stateDir: state });
   try {
     await ix.refresh();
-    const found = await ix.runTool(validateToolCall('search_code', { query: 'oddname_marker', limit: 200 }));
+    const found = await ix.runTool('search_code', { query: 'oddname_marker', limit: 200 });
     assert.is(found.total, NAMES.length);
     // Sorted as UTF-8 bytes, like git and ripgrep ('ｚ' U+FF5A before '😀' U+1F600, unlike JS string order).
     const bytewise = [...NAMES].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     assert.equal(found.evidence.map((e) => e.path), bytewise);
     assertEvidenceChecks(root, found.evidence);
     for (const e of found.evidence) {
-      const read = await ix.runTool(validateToolCall('read_evidence', { path: e.path, start_line: e.start_line }));
+      const read = await ix.runTool('read_evidence', { path: e.path, start_line: e.start_line });
       assert.is(read.evidence[0].snippet, e.snippet, e.path);
       assertEvidenceChecks(root, read.evidence);
     }

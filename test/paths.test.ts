@@ -23,9 +23,14 @@ symlinkSync('src', join(root, 'alias'));                     // folder inside
 symlinkSync('.env', join(root, 'notes.txt'));                // innocent name, secret target
 symlinkSync('../../..', join(root, 'src/sub/up'));           // escapes by a relative link
 
-function refusal(input: unknown, opts: CallerPathOptions = {}): ToolError {
+/** The checks without secrets: the root's real path alone (the index passes its RepoRules, which add the secret rule). */
+const plain = { realRoot: root };
+
+type Opts = CallerPathOptions & { rules?: RepoRules };
+
+function refusal(input: unknown, opts: Opts = {}): ToolError {
   try {
-    const got = normalizeCallerPath(root, input as string, opts);
+    const got = normalizeCallerPath(opts.rules ?? plain, input as string, opts);
     assert.unreachable(`${JSON.stringify(input)} was accepted as ${JSON.stringify(got)}`);
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
@@ -35,7 +40,7 @@ function refusal(input: unknown, opts: CallerPathOptions = {}): ToolError {
   throw new Error('unreachable');
 }
 
-function refused(input: unknown, code: string, message: RegExp, opts: CallerPathOptions = {}): void {
+function refused(input: unknown, code: string, message: RegExp, opts: Opts = {}): void {
   const err = refusal(input, opts);
   assert.is(err.code, code, `code for ${JSON.stringify(input)}`);
   assert.match(err.message, message, `message for ${JSON.stringify(input)}: ${err.message}`);
@@ -55,15 +60,15 @@ test('NUL bytes are refused; a backslash is a literal name character unless it m
   refused('..\\..\\etc', 'path_denied', /in an encoded form \("\.\.\/\.\.\/etc"\) it escapes the repository root/);
   refused('src\\..\\..\\x', 'path_denied', /encoded form/);
   // On POSIX "src\x.py" is one file name: allowed literally (it may be indexed), never turned into "src/x.py".
-  assert.is(normalizeCallerPath(root, 'src\\x.py'), 'src\\x.py');
+  assert.is(normalizeCallerPath(plain, 'src\\x.py'), 'src\\x.py');
 });
 
 test('.. that leaves the root is refused; .. that stays inside is normalised', () => {
   for (const p of ['..', '../x', 'a/../../x', './..', 'src/../..', 'src/sub/../../../etc/passwd']) {
     refused(p, 'path_denied', /escapes the repository root through "\.\."/);
   }
-  assert.is(normalizeCallerPath(root, 'src/sub/../x.py'), 'src/x.py');
-  assert.is(normalizeCallerPath(root, 'a/../src/x.py'), 'src/x.py');
+  assert.is(normalizeCallerPath(plain, 'src/sub/../x.py'), 'src/x.py');
+  assert.is(normalizeCallerPath(plain, 'a/../src/x.py'), 'src/x.py');
 });
 
 test('encoded forms that escape the root, and overlong escapes, are refused; other escapes stay literal', () => {
@@ -76,7 +81,7 @@ test('encoded forms that escape the root, and overlong escapes, are refused; oth
   refused('x%00y', 'path_denied', /encodes a NUL byte/);
   // Names that merely contain escapes are literal, as on disk (URL-encoded file names exist).
   for (const p of ['docs/100%20done.md', '50%.txt', 'a%2e.txt', 'src%2fx.py', 'caf%c3%a9.md', 'a:2.txt']) {
-    assert.is(normalizeCallerPath(root, p), p, p);
+    assert.is(normalizeCallerPath(plain, p), p, p);
   }
 });
 
@@ -86,13 +91,13 @@ test('symlinks that lead outside the root are refused, even to paths that do not
   refused('out', 'path_denied', /symbolic link to outside/, { allowRoot: true });
   refused('out.py', 'path_denied', /symbolic link to outside/);
   refused('src/sub/up/etc/passwd', 'path_denied', /symbolic link to outside/);
-  assert.is(normalizeCallerPath(root, 'alias/x.py'), 'alias/x.py', 'a link inside the root is fine');
+  assert.is(normalizeCallerPath(plain, 'alias/x.py'), 'alias/x.py', 'a link inside the root is fine');
 });
 
 test('the root itself only where allowed', () => {
   for (const p of ['', '.', './', 'src/..', './/.']) {
     refused(p, 'path_denied', /names the repository root, not a file/);
-    assert.is(normalizeCallerPath(root, p, { allowRoot: true }), '');
+    assert.is(normalizeCallerPath(plain, p, { allowRoot: true }), '');
   }
 });
 
@@ -102,7 +107,7 @@ test('legit forms normalise to a clean POSIX relative path', () => {
     ['src/x.py/', 'src/x.py'], ['src/', 'src'], ['new/file.py', 'new/file.py'], ['ünï cödé/ß.py', 'ünï cödé/ß.py'],
     ['~/x', '~/x'], ['...', '...'], ['.hidden/..x', '.hidden/..x'],
   ];
-  for (const [input, want] of cases) assert.is(normalizeCallerPath(root, input), want, input);
+  for (const [input, want] of cases) assert.is(normalizeCallerPath(plain, input), want, input);
 });
 
 test('secrets are refused with secret_denied when rules are given (by name and by symlink target)', async () => {
@@ -113,8 +118,8 @@ test('secrets are refused with secret_denied when rules are given (by name and b
   refused('a/b.secret', 'secret_denied', /secret file/, { rules });
   // path refusals come first: an escaping secret is a path problem
   refused('../.env', 'path_denied', /escapes/, { rules });
-  assert.is(normalizeCallerPath(root, 'src/x.py', { rules }), 'src/x.py');
-  assert.is(normalizeCallerPath(root, 'notes.txt'), 'notes.txt', 'without rules no secret check (documented)');
+  assert.is(normalizeCallerPath(rules, 'src/x.py'), 'src/x.py');
+  assert.is(normalizeCallerPath(plain, 'notes.txt'), 'notes.txt', 'without rules no secret check (documented)');
 });
 
 test('a non-string is refused, not coerced', () => {

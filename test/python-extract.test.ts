@@ -1,177 +1,25 @@
-// Differential test: extractPython + importTargets + moduleNamesOf against an
+// extractPython and importTargets on hand-written cases with exact expected
+// answers for the tricky rules (docs/tools.md), each also put before the
 // independent oracle built on Python's own `ast` (test/oracle/py_oracle.py),
-// over every .py file of the machine's standard library and of fixtures/.
-// Then hand-written cases with exact expected answers for the tricky rules.
+// which must agree. The same comparison over whole corpora (the standard
+// library, site-packages, fixtures/) is python-corpora.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractPython } from '../indexer/python/extract.js';
 import { blankStatements } from '../indexer/python/prelex.js';
-import { importTargets, moduleNamesOf } from '../indexer/python/modules.js';
+import { importTargets } from '../indexer/python/modules.js';
 import { decodeText, splitLines } from '../indexer/text.js';
-import { makeEvidence, type Evidence } from '../indexer/evidence.js';
-import type { PyDef, PyExtract, PyImport } from '../indexer/model.js';
-import { listPyFiles, packageDirsAmong, runPyOracle, sitePackagesRoot, startPyOracle, stdlibRoot } from './helpers/corpus.js';
+import { makeEvidence } from '../indexer/evidence.js';
+import type { PyExtract, PyImport } from '../indexer/model.js';
+import { runPyOracle } from './helpers/corpus.js';
+import { lacks, testUnless } from './helpers/skip.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
+import { tempDir, write } from './helpers/fs.js';
 
-
-const defKey = (d: { kind: string; qualname: string; name: string; start: number; end: number }): string => `${d.kind} ${d.qualname} (${d.name}) ${d.start}-${d.end}`;
-const impKey = (i: { start: number; end: number; targets: string[] }): string => `import ${i.start}-${i.end} -> [${i.targets.join(', ')}]`;
-
-/** Items in `a` not matched in `b`, as a multiset difference. */
-function missing(a: string[], b: string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const x of b) counts.set(x, (counts.get(x) ?? 0) + 1);
-  const out: string[] = [];
-  for (const x of a) {
-    const c = counts.get(x) ?? 0;
-    if (c > 0) counts.set(x, c - 1); else out.push(x);
-  }
-  return out;
-}
-
-interface CorpusResult {
-  compared: number; excluded: string[]; lines: number; extractMs: number; diffs: string[]; defs: number; variables: number; imports: number;
-  /** Import targets compared, `.pyi` stubs among the files, files whose package chain runs through a namespace portion. */
-  targets: number; stubs: number; portions: number;
-}
-
-/** Whether a folder between the file and the topmost package above it is no package itself (a PEP 420 portion in its chain). */
-function inPortion(path: string, isPackageDir: (dir: string) => boolean): boolean {
-  const dirs = path.split('/').slice(0, -1);
-  const top = dirs.findIndex((_, i) => isPackageDir(dirs.slice(0, i + 1).join('/')));
-  if (top < 0) return false;
-  for (let i = top + 1; i <= dirs.length - 1; i++) if (!isPackageDir(dirs.slice(0, i + 1).join('/'))) return true;
-  return false;
-}
-
-/**
- * Runs both sides over one corpus and collects every disagreement. The oracle
- * runs in its own process while this thread extracts, so the two overlap.
- */
-async function compareCorpus(root: string, files: string[], checkEvidenceEvery: number): Promise<CorpusResult> {
-  const pending = startPyOracle(root, files);
-  const pkgDirs = packageDirsAmong(files);
-  const isPackageDir = (dir: string): boolean => pkgDirs.has(dir);
-  const res: CorpusResult = { compared: 0, excluded: [], lines: 0, extractMs: 0, diffs: [], defs: 0, variables: 0, imports: 0, targets: 0, stubs: 0, portions: 0 };
-  const ours = files.map((path, i) => {
-    const text = decodeText(readFileSync(join(root, path)));
-    const lines = splitLines(text);
-    const t0 = performance.now();
-    const got = extractPython(text); // must never throw, parsable or not
-    res.extractMs += performance.now() - t0;
-    res.lines += lines.length;
-    // Every span must be a valid evidence span (makeEvidence throws otherwise);
-    // on a sample, also re-check snippets against the file from scratch.
-    const items: Evidence[] = [
-      ...got.defs.map((d) => makeEvidence(path, lines, d.start, d.end, d.kind, d.qualname)),
-      ...got.imports.map((imp) => makeEvidence(path, lines, imp.start, imp.end, 'import', imp.module ?? imp.names.join(','))),
-    ];
-    if (i % checkEvidenceEvery === 0) assertEvidenceChecks(root, items);
-    return {
-      modules: moduleNamesOf(path, isPackageDir),
-      keys: [
-        ...got.defs.map(defKey),
-        ...got.imports.map((imp) => impKey({ start: imp.start, end: imp.end, targets: importTargets(imp, path, isPackageDir) })),
-      ],
-    };
-  });
-  const oracle = await pending;
-  files.forEach((path, i) => {
-    const want = oracle[i];
-    assert.is(want.path, path);
-    const got = ours[i];
-    if (got.modules.join(',') !== want.modules.join(',')) res.diffs.push(`${path}: module names expected [${want.modules}] got [${got.modules}]`);
-    if (!want.ok) { res.excluded.push(path); return; }
-    res.compared += 1;
-    if (path.endsWith('.pyi')) res.stubs += 1;
-    if (inPortion(path, isPackageDir)) res.portions += 1;
-    for (const d of want.defs) { if (d.kind === 'variable') res.variables += 1; else res.defs += 1; }
-    res.imports += want.imports.length;
-    for (const imp of want.imports) res.targets += imp.targets.length;
-    const expected = [...want.defs.map(defKey), ...want.imports.map(impKey)];
-    for (const m of missing(expected, got.keys)) res.diffs.push(`${path}: expected ${m} — missing from extractPython`);
-    for (const m of missing(got.keys, expected)) res.diffs.push(`${path}: got ${m} — not in the ast oracle`);
-  });
-  return res;
-}
-
-function report(label: string, r: CorpusResult): void {
-  const agreeing = r.compared - new Set(r.diffs.map((d) => d.slice(0, d.indexOf(':')))).size;
-  console.log(`[${label}] compared ${r.compared} files with the ast oracle, ${agreeing} agree `
-    + `(${r.compared ? ((100 * agreeing) / r.compared).toFixed(2) : '100.00'}%) on ${r.defs} class/def, ${r.variables} variable and ${r.imports} import records `
-    + `(${r.targets} import targets; ${r.stubs} .pyi stubs, ${r.portions} files inside namespace portions); excluded ${r.excluded.length} that ast cannot parse`
-    + `${r.excluded.length ? ` (${r.excluded.slice(0, 8).join(', ')}${r.excluded.length > 8 ? ', ...' : ''})` : ''}; `
-    + `extract ${r.lines} lines in ${r.extractMs.toFixed(0)} ms = ${Math.round(r.lines / (r.extractMs / 1000))} lines/s single-threaded`);
-  if (r.diffs.length) {
-    const byFile = new Map<string, number>();
-    for (const d of r.diffs) { const f = d.slice(0, d.indexOf(':')); byFile.set(f, (byFile.get(f) ?? 0) + 1); }
-    console.log(`[${label}] ${r.diffs.length} differences in ${byFile.size} files (${[...byFile].map(([f, n]) => `${f}: ${n}`).join(', ')}); first 20:\n  ${r.diffs.slice(0, 20).join('\n  ')}`);
-  }
-}
-
-test('stdlib: every def, variable and import agrees with Python ast', async () => {
-  const root = stdlibRoot();
-  const files = listPyFiles(root, { skipDirs: ['site-packages', '__pycache__'] });
-  assert.ok(files.length > 1000, `expected a full stdlib, found ${files.length} .py files under ${root}`);
-  const r = await compareCorpus(root, files, 25);
-  report('stdlib', r);
-  assert.ok(r.compared > 1000, 'most of the stdlib parses');
-  assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
-});
-
-/**
- * site-packages holds ~17k Python files (4M lines; ~10 minutes on a loaded
- * 2-core machine), so by default the test takes the top-level folders where
- * stubs and namespace portions are densest (jedi's typeshed tree first), up
- * to SITE_PACKAGES_FILES files; EVIDEX_SITE_PACKAGES=all takes every file.
- */
-const SITE_PACKAGES_FILES = 7000;
-
-function pickSitePackages(files: string[]): { files: string[]; folders: string[] } {
-  if (process.env.EVIDEX_SITE_PACKAGES === 'all') return { files, folders: ['(all)'] };
-  const pkgDirs = packageDirsAmong(files);
-  const groups = new Map<string, { files: string[]; rich: number }>();
-  for (const f of files) {
-    const top = f.includes('/') ? f.slice(0, f.indexOf('/')) : '';
-    const g = groups.get(top) ?? groups.set(top, { files: [], rich: 0 }).get(top)!;
-    g.files.push(f);
-    if (f.endsWith('.pyi') || inPortion(f, (d) => pkgDirs.has(d))) g.rich++;
-  }
-  const ranked = [...groups].filter(([, g]) => g.rich > 0)
-    .sort(([a, x], [b, y]) => y.rich / y.files.length - x.rich / x.files.length || x.files.length - y.files.length || (a < b ? -1 : 1));
-  const picked: string[] = [];
-  const out: string[] = [];
-  for (const [top, g] of ranked) {
-    if (out.length + g.files.length > SITE_PACKAGES_FILES && out.length > 0) continue;
-    picked.push(top);
-    out.push(...g.files);
-  }
-  return { files: out.sort(), folders: picked };
-}
-
-test('site-packages (namespace portions, .pyi stub trees): every def, variable, import and module name agrees with Python ast', async () => {
-  const root = sitePackagesRoot();
-  if (root === null) { console.log('[site-packages] python3 has no site-packages folder: SKIPPED'); return; }
-  const { files, folders } = pickSitePackages(listPyFiles(root, { skipDirs: ['__pycache__'] }));
-  if (files.length === 0) { console.log(`[site-packages] no stubs or namespace portions under ${root}: SKIPPED`); return; }
-  console.log(`[site-packages] ${files.length} files from ${folders.join(', ')} (EVIDEX_SITE_PACKAGES=all for every file)`);
-  const r = await compareCorpus(root, files, 100);
-  report('site-packages', r);
-  assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
-});
-
-test('fixtures/: every def, variable and import agrees with Python ast', async () => {
-  const root = join(PROJECT_ROOT, 'fixtures');
-  if (!existsSync(root)) { console.log('[fixtures] no fixtures/ folder yet: skipped'); return; }
-  const files = listPyFiles(root, { skipDirs: ['__pycache__', '.git'] });
-  if (files.length === 0) { console.log('[fixtures] no .py files yet: skipped'); return; }
-  const r = await compareCorpus(root, files, 1);
-  report('fixtures', r);
-  assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
-});
+/** Every test here compares with the ast oracle: without python3 they are skipped. */
+const pyTest = testUnless(lacks.python3());
 
 // ---------------------------------------------------------------------------
 // Hand-written cases: exact answers, written from docs/tools.md. Each file is
@@ -212,7 +60,7 @@ function checkDefs(source: string | Buffer, want: D[], opts: { oracleOk?: boolea
   return got;
 }
 
-test('definitions: decorators, async def, nesting, methods inside if/try in a class body, trailing comments', () => {
+pyTest('definitions: decorators, async def, nesting, methods inside if/try in a class body, trailing comments', () => {
   const got = checkDefs(lines(
     'import os', //                                   1
     '',
@@ -266,7 +114,7 @@ test('definitions: decorators, async def, nesting, methods inside if/try in a cl
   ]);
 });
 
-test('variables: unpacking, chained and augmented assignment, scopes, what is not a variable', () => {
+pyTest('variables: unpacking, chained and augmented assignment, scopes, what is not a variable', () => {
   checkDefs(lines(
     'a, (b, *c) = [d, e] = range(5)', //              1
     'x[0] = 1',
@@ -320,13 +168,13 @@ test('variables: unpacking, chained and augmented assignment, scopes, what is no
   ]);
 });
 
-test('spans: CRLF, BOM, no final newline, multi-line strings, NFKC names', () => {
+pyTest('spans: CRLF, BOM, no final newline, multi-line strings, NFKC names', () => {
   checkDefs(Buffer.from('\ufeffimport os\r\nclass \u00c4:\r\n    \ufb01le = 1\r\n    def m(self):\r\n        """doc\r\n        more"""', 'utf8'), [
     ['class', '\u00c4', 2, 6], ['variable', '\u00c4.file', 3, 3], ['method', '\u00c4.m', 4, 6],
   ]);
 });
 
-test('a line break inside brackets followed by a dedented line (tree-sitter scanner gap) keeps the body whole', () => {
+pyTest('a line break inside brackets followed by a dedented line (tree-sitter scanner gap) keeps the body whole', () => {
   checkDefs(lines(
     'def f():',
     '    (bar.',
@@ -342,7 +190,7 @@ test('a line break inside brackets followed by a dedented line (tree-sitter scan
     [['function', 'f', 1, 5], ['variable', 'y', 6, 6]]);
 });
 
-test('bracket groups parsed as blanks keep every target, import name and span', () => {
+pyTest('bracket groups parsed as blanks keep every target, import name and span', () => {
   // extractPython parses a copy with the inside of outermost bracket groups
   // blanked; these are the groups it must keep, and spans that end in one.
   checkDefs(lines(
@@ -384,7 +232,7 @@ test('bracket groups parsed as blanks keep every target, import name and span', 
     ['1-2 a b,c', '3-3 e f', '4-4 null g', '4-4 h i']);
 });
 
-test('statement lines that hold nothing countable are removed before parsing; every target, import and span is kept', () => {
+pyTest('statement lines that hold nothing countable are removed before parsing; every target, import and span is kept', () => {
   // extractPython also parses with simple statements removed (line breaks kept)
   // when they are not their block's last statement and, outside function
   // bodies, have no `=` or `:` outside brackets and strings; comment lines go too.
@@ -466,7 +314,7 @@ test('statement lines that hold nothing countable are removed before parsing; ev
   assert.is(blankStatements('def f():\n    g()\nclass C:\n    h()\n'), null, 'only last statements');
 });
 
-test('syntax errors: extraction never throws and keeps what tree-sitter recovers', () => {
+pyTest('syntax errors: extraction never throws and keeps what tree-sitter recovers', () => {
   checkDefs(lines(
     'def ok():',
     '    return 1',
@@ -484,7 +332,7 @@ test('syntax errors: extraction never throws and keeps what tree-sitter recovers
   }
 });
 
-test('imports: shapes, relative levels, multi-line, nested anywhere; targets agree with the oracle', () => {
+pyTest('imports: shapes, relative levels, multi-line, nested anywhere; targets agree with the oracle', () => {
   const src = lines(
     'from __future__ import annotations', //          1
     'import a.b as c, d',

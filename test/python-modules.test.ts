@@ -13,6 +13,7 @@ import { decodeText, splitLines } from '../indexer/text.js';
 import { runPyOracle } from './helpers/corpus.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { tempDir, write } from './helpers/fs.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 const pkgs = (...dirs: string[]) => (dir: string): boolean => dirs.includes(dir);
 
@@ -101,7 +102,7 @@ const IMPORT_CASES: [string, string, string[]][] = [
   ['stubs/typ/sub/deep.pyi', 'from ..mod import T', ['typ.mod', 'typ.mod.T']],
 ];
 
-test('importTargets: absolute, every relative level, packages, the decided edge rules; the oracle agrees', () => {
+testUnless(lacks.python3())('importTargets: absolute, every relative level, packages, the decided edge rules; the oracle agrees', () => {
   const root = tempDir('pym');
   try {
     // One file per case path; the statements of a path go in order, one per line.

@@ -6,13 +6,14 @@
 // in-process latency (p50/p99).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { mulberry32 } from './helpers/random.js';
 import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
 import { stdlibRoot } from './helpers/corpus.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 const tmp = tempDir('search');
 
@@ -113,7 +114,7 @@ async function differential(idx: EvidexIndex, count: number, seed: number, extra
     if (q.path_prefix !== undefined) args.path_prefix = q.path_prefix;
     if (q.offset !== undefined) args.offset = q.offset;
     const t0 = performance.now();
-    const got = await idx.runTool({ name: 'search_code', args: args as { query: string } });
+    const got = await idx.runTool('search_code', args as { query: string });
     times.push(performance.now() - t0);
     const label = JSON.stringify(args);
     assert.is(got.total, want.total, `total for ${label}`);
@@ -130,7 +131,7 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
-test('search_code equals a plain scan over the whole Python stdlib', async () => {
+testUnless(lacks.python3())('search_code equals a plain scan over the whole Python stdlib', async () => {
   const stdlib = stdlibRoot();
   const idx = await openEvidexIndex(stdlib, { stateDir: join(tmp, 'std'), extraIgnore: ['site-packages/', '__pycache__/'] });
   const t0 = performance.now();
@@ -157,15 +158,14 @@ test('search_code equals a plain scan over the whole Python stdlib', async () =>
   await again.close();
 });
 
-test('search_code equals a plain scan over the fixture repo', async () => {
-  if (!existsSync(FIXTURE)) { console.log('fixture repo absent: skipped'); return; }
+testUnless(lacks.fixture())('search_code equals a plain scan over the fixture repo', async () => {
   const idx = await openEvidexIndex(FIXTURE, { stateDir: join(tmp, 'fx') });
   await idx.refresh();
   await differential(idx, 120, 7);
   await idx.close();
 });
 
-test('search_code equals a plain scan before warm-up, after it, and around a bulk update', async () => {
+testUnless(lacks.python3())('search_code equals a plain scan before warm-up, after it, and around a bulk update', async () => {
   // A small real tree: four stdlib packages, copied so they can be rewritten.
   const stdlib = stdlibRoot();
   const root = join(tmp, 'churn');

@@ -12,6 +12,7 @@ import { mulberry32 } from './helpers/random.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 import { runPyOracle } from './helpers/corpus.js';
 import { cmp } from '../indexer/store/path-order.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 const tmp = tempDir('store');
 let n = 0;
@@ -29,7 +30,7 @@ function randomText(rnd: () => number): string {
 }
 
 async function search(idx: EvidexIndex, query: string, cs: boolean): Promise<unknown> {
-  const r = await idx.runTool({ name: 'search_code', args: { query, case_sensitive: cs, limit: 200 } } as ToolCall);
+  const r = await idx.runTool('search_code', { query, case_sensitive: cs, limit: 200 });
   assertEvidenceChecks(idx.root, r.evidence);
   return { total: r.total, evidence: r.evidence };
 }
@@ -64,10 +65,10 @@ test('a failing commit changes nothing, in LMDB or in memory', async () => {
 async function importersBothWays(idx: EvidexIndex, module_name: string): Promise<number> {
   const call = { name: 'find_importers', args: { module_name } } as ToolCall;
   assert.ok(idx.store.symbolsReady);
-  const mem = await idx.runTool(call);
+  const mem = await idx.runTool(call.name, call.args);
   idx.store.symbolsReady = false; // the rows path
   let rows;
-  try { rows = await idx.runTool(call); } finally { idx.store.symbolsReady = true; }
+  try { rows = await idx.runTool(call.name, call.args); } finally { idx.store.symbolsReady = true; }
   assertEvidenceChecks(idx.root, mem.evidence);
   assert.equal(mem.evidence, rows.evidence, `find_importers ${module_name}: memory and rows agree`);
   return mem.total;
@@ -115,8 +116,8 @@ test('after many random incremental edits, search answers equal a fresh index (p
   ] as ToolCall[]);
   let found = 0;
   for (const c of symCalls) {
-    const a = await idx.runTool(c);
-    const b = await fresh.runTool(c);
+    const a = await idx.runTool(c.name, c.args);
+    const b = await fresh.runTool(c.name, c.args);
     assertEvidenceChecks(idx.root, a.evidence);
     assert.equal({ t: a.total, e: a.evidence }, { t: b.total, e: b.evidence }, JSON.stringify(c));
     found += a.total;
@@ -130,14 +131,15 @@ test('after many random incremental edits, search answers equal a fresh index (p
 async function pagesOf(idx: EvidexIndex, call: (offset: number) => ToolCall, size: number): Promise<{ total: number; items: string[] }> {
   const items: string[] = [];
   for (let offset = 0; ; offset += size) {
-    const r = await idx.runTool(call(offset));
+    const c = call(offset);
+    const r = await idx.runTool(c.name, c.args);
     assertEvidenceChecks(idx.root, r.evidence);
     items.push(...r.evidence.map((e) => `${e.path}:${e.start_line}-${e.end_line} ${e.kind} ${e.name}`));
     if (r.evidence.length < size) return { total: r.total, items };
   }
 }
 
-test('names and import targets too long for the LMDB lookup tables are found, warm and cold, page by page, as Python\'s ast says', async () => {
+testUnless(lacks.python3())('names and import targets too long for the LMDB lookup tables are found, warm and cold, page by page, as Python\'s ast says', async () => {
   // 210 "é" are 420 UTF-8 bytes: past the lookup tables' 400-byte keys, within the schemas' 500 and 1000 characters.
   const long = 'é'.repeat(210);
   const mod = `${long}.sub`;
@@ -223,15 +225,15 @@ test('a query racing an update sees the index before or after it, never between'
   void update.then(() => { done = true; });
   while (!done) {
     const [a, b] = await Promise.all([
-      idx.runTool({ name: 'find_symbol', args: { name: 'old_name', limit: 200 } }),
-      idx.runTool({ name: 'find_symbol', args: { name: 'new_name', limit: 200 } }),
+      idx.runTool('find_symbol', { name: 'old_name', limit: 200 }),
+      idx.runTool('find_symbol', { name: 'new_name', limit: 200 }),
     ]);
     if (a.generation === b.generation) seen.add(`${a.total}+${b.total}`);
     await new Promise((r) => setImmediate(r));
   }
   await update;
   for (const s of seen) assert.ok(s === '40+0' || s === '0+40', `half an update seen: ${s}`);
-  const after = await idx.runTool({ name: 'find_symbol', args: { name: 'new_name', limit: 200 } });
+  const after = await idx.runTool('find_symbol', { name: 'new_name', limit: 200 });
   assert.is(after.total, 40);
   await idx.close();
 });

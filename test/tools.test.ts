@@ -4,25 +4,27 @@
 // import statement is found by find_importers for each of its targets.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../indexer/errors.js';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { extractPython } from '../indexer/python/extract.js';
 import { importTargets, moduleNamesOf } from '../indexer/python/modules.js';
 import { decodeText } from '../indexer/text.js';
-import type { ToolCall } from '../indexer/query/schemas.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, FIXTURE, tempDir } from './helpers/fs.js';
 import { packageDirsAmong, stdlibRoot } from './helpers/corpus.js';
 import { mulberry32 } from './helpers/random.js';
+import { lacks, testUnless } from './helpers/skip.js';
 
 const tmp = tempDir('tools');
 // A copy outside any work tree: in place, the evidex repository tracks the fixture's ignored
 // files (cache/, *.log), and git never ignores a tracked file.
 const fixture = join(tmp, 'mobileai-local-rag');
-if (existsSync(FIXTURE)) cpSync(FIXTURE, fixture, { recursive: true, verbatimSymlinks: true });
+if (lacks.fixture() === null) cpSync(FIXTURE, fixture, { recursive: true, verbatimSymlinks: true });
+/** The tests on the fixture's pinned answers; without the fixture they are skipped. */
+const fixtureTest = testUnless(lacks.fixture());
 
 /**
  * Every call here goes through the index's runTool, the daemon's path. The
@@ -30,7 +32,7 @@ if (existsSync(FIXTURE)) cpSync(FIXTURE, fixture, { recursive: true, verbatimSym
  * loaded: the daemon sends such answers in the same turn of the event loop.
  */
 async function call(idx: EvidexIndex, name: string, args: Record<string, unknown>): Promise<{ evidence: Evidence[]; total: number; generation: number }> {
-  const answer = idx.runTool({ name, args } as ToolCall);
+  const answer = idx.runTool(name, args);
   if (idx.builder.loadedRules) assert.is(answer instanceof Promise, name === 'read_git_diff', `${name} answers ${answer instanceof Promise ? 'with a promise' : 'as a value'}`);
   const r = await answer;
   assertEvidenceChecks(idx.root, r.evidence);
@@ -41,7 +43,7 @@ async function call(idx: EvidexIndex, name: string, args: Record<string, unknown
 async function refused(idx: EvidexIndex, name: string, args: Record<string, unknown>, code: string, msg?: RegExp): Promise<void> {
   const what = `${name} ${JSON.stringify(args)}`;
   try {
-    await idx.runTool({ name, args } as ToolCall);
+    await idx.runTool(name, args);
   } catch (err) {
     assert.instance(err, ToolError, what);
     assert.is((err as ToolError).code, code, `${what}: ${(err as Error).message}`);
@@ -55,8 +57,7 @@ async function refused(idx: EvidexIndex, name: string, args: Record<string, unkn
 const where = (e: Evidence): string => `${e.path}:${e.start_line}-${e.end_line}`;
 
 let fx: EvidexIndex | null = null;
-async function fixtureIndex(): Promise<EvidexIndex | null> {
-  if (!existsSync(fixture)) return null;
+async function fixtureIndex(): Promise<EvidexIndex> {
   if (!fx) { fx = await openEvidexIndex(fixture, { stateDir: join(tmp, 'fx') }); await fx.refresh(); }
   return fx;
 }
@@ -71,9 +72,42 @@ test('before the first build, index tools answer index_unavailable', async () =>
   await idx.close();
 });
 
-test('search_code on the fixture: pinned line, path matches first, limit vs total, prefix, never secrets or binaries', async () => {
+test('during the first build a call waits for it, a bad call is refused at once, and a failed first build refuses every call', async () => {
+  const root = tempDir('tools-first');
+  writeFileSync(join(root, 'a.py'), 'def first_build_fn():\n    pass\n');
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'first-state') });
+  const build = idx.refresh();
+  const waiting = idx.runTool('find_symbol', { name: 'first_build_fn' });
+  assert.ok(waiting instanceof Promise, 'a call during the first build waits for it');
+  // The check comes before the wait: bad input is refused now, as a throw, not after the build.
+  assert.throws(() => idx.runTool('find_symbol', { name: 'x', extra: 1 }), (e: unknown) => e instanceof ToolError && e.code === 'invalid_arguments');
+  assert.throws(() => idx.runTool('shell', {}), (e: unknown) => e instanceof ToolError && e.code === 'unknown_tool');
+  const r = await waiting;
+  assert.is(r.total, 1, 'the waiting call is answered from the finished build');
+  await build;
+  assert.not.ok(idx.runTool('find_symbol', { name: 'first_build_fn' }) instanceof Promise, 'after the build, answers come at once');
+  await idx.close();
+
+  // A first build that fails (the root is gone): every call is refused with its reason, even read_git_diff.
+  const gone = tempDir('tools-gone');
+  const broken = await openEvidexIndex(gone, { stateDir: join(tmp, 'gone-state') });
+  rmSync(gone, { recursive: true });
+  const failing = broken.refresh();
+  const pending = broken.runTool('search_code', { query: 'x' });
+  assert.ok(pending instanceof Promise, 'a call during the first build waits for it');
+  await failing.then(() => assert.unreachable('the build of a deleted root succeeded'), () => undefined);
+  for (const [name, args] of [['search_code', { query: 'x' }], ['read_git_diff', {}]] as const) {
+    await refused(broken, name, args, 'index_unavailable', /^the index could not be built: repository root .* cannot be opened: ENOENT$/);
+  }
+  await pending.then(() => assert.unreachable('a call waiting on a failed build was answered'), (e: unknown) => {
+    assert.instance(e, ToolError);
+    assert.match((e as ToolError).message, /^the index could not be built: /);
+  });
+  await broken.close();
+});
+
+fixtureTest('search_code on the fixture: pinned line, path matches first, limit vs total, prefix, never secrets or binaries', async () => {
   const idx = await fixtureIndex();
-  if (!idx) { console.log('fixture absent: skipped'); return; }
   const r = await call(idx, 'search_code', { query: 'COLLECTION_NAME' });
   assert.ok(r.evidence.some((e) => e.path === 'src/rag_common.py' && e.start_line === 12 && e.snippet === 'COLLECTION_NAME = "mobileai_docs"'));
   for (const e of r.evidence) {
@@ -96,9 +130,8 @@ test('search_code on the fixture: pinned line, path matches first, limit vs tota
   assert.is((await call(idx, 'search_code', { query: 'line one\nline two' })).total, 0);
 });
 
-test('find_symbol, read_evidence and find_importers on the fixture', async () => {
+fixtureTest('find_symbol, read_evidence and find_importers on the fixture', async () => {
   const idx = await fixtureIndex();
-  if (!idx) return;
   const retry = await call(idx, 'find_symbol', { name: 'Settings.Defaults.Retry' });
   assert.is(retry.total, 1);
   assert.is(retry.evidence[0].kind, 'class');
@@ -181,7 +214,7 @@ async function allPages(idx: EvidexIndex, name: string, args: Args, size = 200):
   const evidence: Evidence[] = [];
   let total = -1;
   for (let offset = 0; total < 0 || offset < total; offset += size) {
-    const r = await idx.runTool({ name, args: { ...args, limit: size, offset } } as ToolCall);
+    const r = await idx.runTool(name, { ...args, limit: size, offset });
     if (total >= 0) assert.is(r.total, total, `${name} ${JSON.stringify(args)}: total changed between pages`);
     total = r.total;
     assert.is(r.evidence.length, Math.max(0, Math.min(size, total - offset)), `${name} ${JSON.stringify(args)} page at ${offset}`);
@@ -224,7 +257,7 @@ async function checkPages(idx: EvidexIndex, name: string, args: Args, full: stri
   return pages;
 }
 
-test('store round trip over the stdlib: find_symbol (plain, qualified, module-qualified) and find_importers agree with extractPython/importTargets, page by page, warm and cold', async () => {
+testUnless(lacks.python3())('store round trip over the stdlib: find_symbol (plain, qualified, module-qualified) and find_importers agree with extractPython/importTargets, page by page, warm and cold', async () => {
   const root = stdlibRoot();
   const stateDir = join(tmp, 'std-state');
   const open = () => openEvidexIndex(root, { stateDir, extraIgnore: ['site-packages/', '__pycache__/'] });

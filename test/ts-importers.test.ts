@@ -8,7 +8,6 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { ToolError } from '../indexer/errors.js';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
-import { validateToolCall } from '../indexer/query/schemas.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
@@ -42,13 +41,13 @@ write(root, {
 
 let idx: EvidexIndex;
 async function call(name: string, args: Record<string, unknown>): Promise<{ evidence: Evidence[]; total: number }> {
-  const r = await idx.runTool(validateToolCall(name, args));
+  const r = await idx.runTool(name, args);
   assertEvidenceChecks(root, r.evidence);
   return r;
 }
 const lines = (r: { evidence: Evidence[] }): string[] => r.evidence.map((e) => `${e.path}:${e.start_line}${e.via ? ` via ${e.via.join(' > ')}` : ''}`);
 async function refused(args: Record<string, unknown>, code: string): Promise<void> {
-  try { await idx.runTool(validateToolCall('find_importers', args)); } catch (e) {
+  try { await idx.runTool('find_importers', args); } catch (e) {
     assert.instance(e, ToolError);
     assert.is((e as ToolError).code, code, JSON.stringify(args));
     return;

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
-import { validateToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchApplied } from '../indexer/watch.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { freshDump as freshDumpIn } from './helpers/fresh-index.js';
@@ -122,7 +121,7 @@ test('through the watcher: a saved .ts file and an edited tsconfig.json are answ
     root, rules, index: idx, exclusive: (fn) => fn(), onApplied: (a) => { applied.push(a); waiters.splice(0).forEach((w) => w()); },
   });
   const importers = async (m: string): Promise<string[]> => {
-    const r = await idx.runTool(validateToolCall('find_importers', { module_name: m, via_reexports: true }));
+    const r = await idx.runTool('find_importers', { module_name: m, via_reexports: true });
     assertEvidenceChecks(root, r.evidence);
     return r.evidence.map((e) => `${e.path}:${e.start_line}${e.via ? ` via ${e.via.join(',')}` : ''}`);
   };
@@ -140,7 +139,7 @@ test('through the watcher: a saved .ts file and an edited tsconfig.json are answ
     mkdirSync(join(root, 'lib'), { recursive: true });
     writeFileSync(join(root, 'tsconfig.json'), json({ compilerOptions: { module: 'esnext', moduleResolution: 'bundler', baseUrl: '.', paths: { '~/*': ['lib/*'] } } }));
     await appliedFor('tsconfig.json');
-    const r = await idx.runTool(validateToolCall('find_importers', { module_name: 'app/util.ts' }));
+    const r = await idx.runTool('find_importers', { module_name: 'app/util.ts' });
     assert.equal(r.evidence.map((e) => `${e.path}:${e.start_line}`), ['app/other.ts:1', 'lib/plain.js:1'], 'main.ts no longer reaches util through ~/');
   } finally {
     await watcher.close();
@@ -155,14 +154,14 @@ test('a file the compiler cannot parse (nested past the stack) is still indexed 
   const idx = await openEvidexIndex(root, { stateDir: stateDir() });
   await idx.refresh();
   const found = async (q: string): Promise<string[]> =>
-    (await idx.runTool(validateToolCall('search_code', { query: q, case_sensitive: true }))).evidence.map((e) => e.path);
+    (await idx.runTool('search_code', { query: q, case_sensitive: true })).evidence.map((e) => e.path);
   assert.equal(await found('HOSTILE_MARK'), ['app/deep.ts']);
-  assert.is((await idx.runTool(validateToolCall('find_symbol', { name: 'HOSTILE_MARK' }))).total, 0, 'no definitions from a file the parser gave up on');
+  assert.is((await idx.runTool('find_symbol', { name: 'HOSTILE_MARK' })).total, 0, 'no definitions from a file the parser gave up on');
   // In one update with a good file: both land.
   write(root, { 'app/deep2.ts': hostile.replace('HOSTILE_MARK', 'HOSTILE_TWO'), 'app/util.ts': 'export const AFTER_HOSTILE = 1;\n' });
   await idx.update(['app/deep2.ts', 'app/util.ts']);
   assert.equal(await found('HOSTILE_TWO'), ['app/deep2.ts']);
-  assert.equal((await idx.runTool(validateToolCall('find_symbol', { name: 'AFTER_HOSTILE' }))).evidence.map((e) => e.path), ['app/util.ts']);
+  assert.equal((await idx.runTool('find_symbol', { name: 'AFTER_HOSTILE' })).evidence.map((e) => e.path), ['app/util.ts']);
   await idx.close();
 });
 

@@ -117,8 +117,8 @@ test('IndexHandle.sample: names, modules and paths of the index itself, spread o
     const all = idx.sample(100_000);
     const few = idx.sample(3);
     // Every name it gives is one find_symbol / find_importers / read_evidence knows.
-    for (const name of all.symbols) assert.ok((await idx.runTool({ name: 'find_symbol', args: { name } })).total > 0, name);
-    for (const module_name of all.modules) assert.ok((await idx.runTool({ name: 'find_importers', args: { module_name } })).total > 0, module_name);
+    for (const name of all.symbols) assert.ok((await idx.runTool('find_symbol', { name })).total > 0, name);
+    for (const module_name of all.modules) assert.ok((await idx.runTool('find_importers', { module_name })).total > 0, module_name);
     assert.is(all.paths.length, idx.status().files);
     assert.equal(new Set(all.paths).size, all.paths.length);
     for (const key of ['symbols', 'modules', 'paths'] as const) {

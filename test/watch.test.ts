@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import type { IndexHandle } from '../indexer/api.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
-import { validateToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchApplied, type WatchMode } from '../indexer/watch.js';
 import { Rechecks } from '../indexer/watch/rechecks.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { fixtureCopy, waitFor } from './helpers/daemon.js';
+import { ManualClock } from './helpers/clock.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { inotifyWatches } from './helpers/inotify.js';
 
@@ -47,7 +47,7 @@ async function rig(mode: WatchMode = 'auto', pollMs?: number, prepare?: (root: s
 }
 
 async function search(h: IndexHandle, root: string, query: string): Promise<string[]> {
-  const r = await h.runTool(validateToolCall('search_code', { query, case_sensitive: true, limit: 200 }));
+  const r = await h.runTool('search_code', { query, case_sensitive: true, limit: 200 });
   assertEvidenceChecks(root, r.evidence);
   return r.evidence.filter((e) => e.kind === 'content_match').map((e) => `${e.path}:${e.start_line}`);
 }
@@ -96,7 +96,7 @@ test('the watcher holds one inotify watch per watched folder and none per file',
   try {
     // The fixture's folders, less the ignored cache/: the root, src, src/mobileai_rag, its retrieval/ and adapters/, config, assets, notes, tests, docs.
     const held = inotifyWatches() - before;
-    const files = (await r.handle.runTool(validateToolCall('search_code', { query: '.', limit: 200 }))).evidence.filter((e) => e.kind === 'path_match').length;
+    const files = (await r.handle.runTool('search_code', { query: '.', limit: 200 })).evidence.filter((e) => e.kind === 'path_match').length;
     assert.ok(files >= 10, `the fixture has ${files} indexed files`);
     assert.is(held, 10, `${held} inotify watches for 10 folders and ${files} files`);
     // One new folder: one more watch, still none for the files in it.
@@ -280,26 +280,25 @@ test('a folder replaced by a file: what was indexed under the folder leaves', as
   } finally { await r.close(); }
 });
 
-test('new-folder re-walks: each due its delay after the folder came, those due close together handed in one batch, none after clear', async () => {
+test('new-folder re-walks: each due its delay after the folder came, those due close together handed in one batch, none after clear', () => {
+  // On a clock the test moves itself: each batch is handed at exactly its due time, however busy the machine.
+  const clock = new ManualClock();
   const handed: Array<{ at: number; paths: string[] }> = [];
-  const t0 = performance.now();
-  const r = new Rechecks((paths) => handed.push({ at: performance.now() - t0, paths }), [40, 160], 30);
+  const r = new Rechecks((paths) => handed.push({ at: clock.now(), paths }), [40, 160], 30, clock);
   r.add('a');
-  await new Promise((res) => setTimeout(res, 15));
+  clock.advance(15);
   r.add('a/b'); // due 15 ms later than a: within the slack, so in a's batches
-  await new Promise((res) => setTimeout(res, 250));
-  assert.equal(handed.map((h) => h.paths), [['a', 'a/b'], ['a', 'a/b']]);
-  assert.ok(handed[0].at >= 40 - 1 && handed[1].at >= 160 - 1, JSON.stringify(handed)); // never before the first one's due time
+  clock.advance(235);
+  assert.equal(handed, [{ at: 40, paths: ['a', 'a/b'] }, { at: 160, paths: ['a', 'a/b'] }]); // at the first one's due time, never before
   // Far apart: separate batches, y's short delay not held back by x's long one. Cleared: nothing more.
   handed.length = 0;
-  r.add('x');
-  await new Promise((res) => setTimeout(res, 80));
-  r.add('y'); // due at 120, before x's second (160), for which a timer is already armed
-  await new Promise((res) => setTimeout(res, 60));
-  // (Timers fire in due order: y's, due at 120, runs before this test's own wake-up at 140.)
-  assert.equal(handed.map((h) => h.paths), [['x'], ['y']]);
+  r.add('x'); // at 250: due at 290 and 410
+  clock.advance(80);
+  r.add('y'); // at 330: due at 370, before x's second (410), for which a timer is already armed
+  clock.advance(60);
+  assert.equal(handed, [{ at: 290, paths: ['x'] }, { at: 370, paths: ['y'] }]);
   r.clear();
-  await new Promise((res) => setTimeout(res, 250));
+  clock.advance(250);
   assert.equal(handed.map((h) => h.paths), [['x'], ['y']], 'nothing handed after clear');
 });
 
@@ -326,7 +325,7 @@ test('mode poll watches by polling from the start; mode off does not watch', asy
   try {
     assert.is(r.watcher.state, 'polling');
     writeFileSync(join(r.root, 'src/polled.py'), 'def polled_fn():\n    pass\n');
-    await waitFor('poll update', async () => (await r.handle.runTool(validateToolCall('find_symbol', { name: 'polled_fn' }))).total === 1, 10_000, 50);
+    await waitFor('poll update', async () => (await r.handle.runTool('find_symbol', { name: 'polled_fn' })).total === 1, 10_000, 50);
   } finally { await r.close(); }
   const off = await rig('off');
   try {

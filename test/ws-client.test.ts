@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WsClient } from '../protocol/ws-client.js';
+import { MAX_PAYLOAD_BYTES } from '../protocol/messages.js';
 
 let http: Server;
 let wss: WebSocketServer;
@@ -27,7 +28,7 @@ test.after(async () => {
 });
 
 function open(opts: { headers?: Record<string, string>; maxPayload?: number } = {}): Promise<WsClient> {
-  const c = new WsClient(url, { headers: { Authorization: 'Bearer good', ...opts.headers }, maxPayload: opts.maxPayload, handshakeTimeout: 5000 });
+  const c = new WsClient(url, { headers: { Authorization: 'Bearer good', ...opts.headers }, maxPayload: opts.maxPayload ?? MAX_PAYLOAD_BYTES, handshakeTimeout: 5000 });
   return new Promise((resolve, reject) => { c.once('open', () => resolve(c)); c.once('error', reject); });
 }
 const nextMessage = (c: WsClient) => new Promise<[Buffer, boolean]>((r) => c.once('message', (d: Buffer, b: boolean) => r([d, b])));
@@ -73,7 +74,7 @@ test('a fragmented message is assembled; a ping is answered with a pong carrying
 });
 
 test('a refused upgrade is an unexpected-response with its status, never an open', async () => {
-  const c = new WsClient(url, { headers: { Authorization: 'Bearer bad' } });
+  const c = new WsClient(url, { headers: { Authorization: 'Bearer bad' }, maxPayload: MAX_PAYLOAD_BYTES });
   const status = await new Promise<number>((resolve, reject) => {
     c.once('open', () => reject(new Error('opened')));
     c.once('unexpected-response', (_req: unknown, res: { statusCode: number }) => resolve(res.statusCode));
@@ -97,7 +98,7 @@ test('terminate drops the connection at once (1006); a closed port is an error, 
   const done = closed(c);
   c.terminate();
   assert.equal(await done, [1006, '']);
-  const dead = new WsClient('ws://127.0.0.1:9/', { handshakeTimeout: 2000 });
+  const dead = new WsClient('ws://127.0.0.1:9/', { maxPayload: MAX_PAYLOAD_BYTES, handshakeTimeout: 2000 });
   const err = await new Promise<Error>((r) => dead.once('error', r));
   assert.match(err.message, /ECONNREFUSED/);
 });

@@ -6,6 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../indexer/api.js';
 import type { ToolDescriptor, ToolName } from '../../indexer/query/schemas.js';
+import { ToolError } from '../../indexer/errors.js';
 import { RpcError } from '../../protocol/jsonrpc.js';
 
 /**
@@ -82,6 +83,7 @@ export function answerResult(r: ToolResult): CallToolResult {
 
 /** The `code: message` line of a refusal or failure, for the model to correct itself by. */
 export function refusalLine(e: unknown): string {
+  if (e instanceof ToolError) return `${e.code}: ${e.message}`;
   if (e instanceof RpcError) {
     const data = e.data as { code?: unknown; message?: unknown } | undefined;
     if (data && typeof data.code === 'string') return `${data.code}: ${typeof data.message === 'string' ? data.message : e.message}`;

@@ -1,12 +1,12 @@
 // The context budget (docs/ask.md): how many tokens a prompt costs, how much
-// room is left for a tool result, and whether Ollama kept the whole prompt.
+// room is left for a tool result, and whether the server kept the whole prompt.
 //
 // Ollama silently drops messages from the front of a prompt that is longer than
 // num_ctx (keeping the system prompt), so the user's question is the first
 // thing lost. evidex never sends such a prompt knowingly: every estimate here
-// errs on the large side, and is raised whenever Ollama's own
-// `prompt_eval_count` shows the real tokenizer counted more.
-import type { Message, Tool } from 'ollama';
+// errs on the large side, and is raised whenever the server's own count of the
+// prompt (Ollama's `prompt_eval_count`) shows the real tokenizer counted more.
+import type { ChatMessage, ToolSpec } from './model.js';
 
 /** Bytes per token assumed before Ollama has counted anything: dense for code and JSON, so the first estimate is high. */
 const BYTES_PER_TOKEN = 3;
@@ -24,12 +24,16 @@ function utf8Bytes(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
-/** The text of one message as a template renders it (what is counted). */
-function messageText(m: Message): string {
-  let t = m.content ?? '';
-  if (m.thinking) t += m.thinking;
-  if (m.tool_calls?.length) t += JSON.stringify(m.tool_calls);
-  if ((m as { tool_name?: string }).tool_name) t += (m as { tool_name?: string }).tool_name;
+/**
+ * The text of one message as a template renders it (what is counted): its
+ * content, its tool calls as `{"function":{"name":…,"arguments":…}}` each (the
+ * shape both Ollama and OpenAI-style APIs send them in, less the ids), and the
+ * name of the tool that answered.
+ */
+function messageText(m: ChatMessage): string {
+  let t = m.content;
+  if (m.role === 'assistant' && m.toolCalls?.length) t += JSON.stringify(m.toolCalls.map((c) => ({ function: { name: c.name, arguments: c.arguments } })));
+  if (m.role === 'tool' && m.toolName) t += m.toolName;
   return t;
 }
 
@@ -47,42 +51,45 @@ export class ContextBudget {
   private calibration: number | null = null;
   private readonly toolsBytes: number;
 
-  constructor(readonly numCtx: number, tools: readonly Tool[]) {
+  constructor(readonly numCtx: number, tools: readonly ToolSpec[]) {
     this.toolsBytes = utf8Bytes(JSON.stringify(tools));
   }
 
+  /** Tokens kept free for the model's reply. */
+  get reserve(): number { return replyReserve(this.numCtx); }
+
   /** The most a prompt may cost: the window less the reply's reserve. */
-  get limit(): number { return this.numCtx - replyReserve(this.numCtx); }
+  get limit(): number { return this.numCtx - this.reserve; }
 
   /** Tokens for `text` inside a message (no per-message overhead). */
   text(text: string): number {
     return Math.ceil((utf8Bytes(text) / BYTES_PER_TOKEN) * this.factor);
   }
 
-  private raw(messages: readonly Message[]): number {
+  private raw(messages: readonly ChatMessage[]): number {
     let bytes = this.toolsBytes;
     for (const m of messages) bytes += utf8Bytes(messageText(m));
     return bytes / BYTES_PER_TOKEN + messages.length * PER_MESSAGE_TOKENS;
   }
 
   /** Tokens the whole prompt (tools included) costs. */
-  prompt(messages: readonly Message[]): number {
+  prompt(messages: readonly ChatMessage[]): number {
     return Math.ceil(this.raw(messages) * this.factor);
   }
 
   /** Tokens left for more messages before the prompt reaches `limit` (negative when over). */
-  room(messages: readonly Message[]): number {
+  room(messages: readonly ChatMessage[]): number {
     return this.limit - this.prompt(messages);
   }
 
   /**
-   * After a turn: Ollama's `prompt_eval_count` for `sent`. A count above the
-   * estimate raises the factor. A count that fills the window, or falls well
-   * short of what the tokenizer's measured ratio predicts, means Ollama cut the
-   * prompt. A missing or zero count (some versions leave it out when the prompt
-   * was cached) teaches nothing.
+   * After a turn: the server's count of `sent` (Ollama's `prompt_eval_count`).
+   * A count above the estimate raises the factor. A count that fills the
+   * window, or falls well short of what the tokenizer's measured ratio
+   * predicts, means the server cut the prompt. A missing or zero count (some
+   * Ollama versions leave it out when the prompt was cached) teaches nothing.
    */
-  observe(sent: readonly Message[], promptEvalCount: number | undefined): PromptCheck {
+  observe(sent: readonly ChatMessage[], promptEvalCount: number | undefined): PromptCheck {
     if (typeof promptEvalCount !== 'number' || !(promptEvalCount > 0)) return { cut: false, factor: this.factor };
     const raw = this.raw(sent);
     const ratio = promptEvalCount / raw;

@@ -5,14 +5,21 @@
 // The settings belong to the user who asks, not to the daemon: a daemon is
 // started once (often automatically, by whatever command ran first) and lives
 // on, so its own environment is only a fallback. The client reads its
-// environment with askSettingsFromEnv and sends what is set as explicit `ask`
-// params (AskSettings); resolveAskConfig lets those win, per request.
-import { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX } from '../../protocol/messages.js';
+// environment with askSettingsFromEnv (protocol/ask-settings.ts, which this
+// file reads the daemon's environment with too) and sends what is set as
+// explicit `ask` params (AskSettings); resolveAskConfig lets those win, per
+// request.
+import {
+  AskConfigError, askSettingsFromEnv, checkCallsPerTurn, checkMaxSteps, checkNumCtx, checkTimeoutS, type AskSettings,
+} from '../../protocol/ask-settings.js';
+import { MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX } from '../../protocol/messages.js';
 
 export interface AskConfig {
   host: string;        // normalised base URL, e.g. http://127.0.0.1:11434
   model: string;
   maxSteps: number;    // model turns per question
+  callsPerTurn: number; // tool calls run from one model reply
+  maxReplyChars: number; // a model reply's size cap: content, thinking and call arguments, in characters
   timeoutMs: number;   // wall clock per question
   think?: boolean;     // sent as `think` when set; left to the model's default otherwise
   numCtxCap: number;   // the most num_ctx evidex asks for (the model's own context length may be less)
@@ -22,30 +29,27 @@ export const DEFAULT_HOST = 'http://127.0.0.1:11434';
 // A model Ollama lists with the `tools` capability. (gemma2 has none: Ollama answers 400 to any tool request.)
 export const DEFAULT_MODEL = 'qwen3:8b';
 export const DEFAULT_MAX_STEPS = 8;
+/**
+ * EVIDEX_ASK_CALLS_PER_TURN's default. A real model asks for one to three
+ * calls at a time; the results of one reply share the room left in the
+ * window, and past about eight each share is too small to hold a useful item.
+ * It also bounds a turn's work to eight tool runs, whatever a reply asks for.
+ */
+export const DEFAULT_CALLS_PER_TURN = 8;
+/**
+ * The size cap of one model reply (content, thinking and call arguments), in
+ * characters: far above an honest reply (a 32k-token reasoning trace is about
+ * 128k characters), far below what would strain the daemon (2 MB of string).
+ */
+export const DEFAULT_MAX_REPLY_CHARS = 1 << 20;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 /** EVIDEX_NUM_CTX's default: a window most local machines can hold; the model's own may be smaller. */
 export const DEFAULT_NUM_CTX = 8192;
 /** Bounds of the per-request settings: part of the protocol (the `ask` params schema uses them too). */
-export { MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX };
+export { MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX };
 
-/** Per-request settings as sent with `ask` (wire names). Each one set overrides the daemon's own environment. */
-export interface AskSettings {
-  model?: string;
-  ollama_host?: string;  // as the user wrote OLLAMA_HOST; normalised and validated by the daemon
-  max_steps?: number;    // integer 1..MAX_STEPS_LIMIT
-  timeout_s?: number;    // > 0, at most MAX_TIMEOUT_S
-  think?: boolean;
-  num_ctx?: number;      // EVIDEX_NUM_CTX: cap on the context window asked for
-}
-
-/** A setting that cannot be used. Its `code` is what the daemon reports in the JSON-RPC error's data. */
-export class AskConfigError extends Error {
-  readonly code = 'invalid_arguments';
-  constructor(message: string) {
-    super(message.replace(/\s*\n\s*/g, ' '));
-    this.name = 'AskConfigError';
-  }
-}
+/** The client's part, defined in protocol/ask-settings.ts: kept importable from here, where the loop takes its config. */
+export { AskConfigError, askSettingsFromEnv, type AskSettings };
 
 /**
  * Normalises the forms users put in OLLAMA_HOST (which the `ollama` package
@@ -80,77 +84,10 @@ export function normalizeOllamaHost(raw: string | undefined, label = 'OLLAMA_HOS
   return `${url.protocol}//${host}:${port}${path}`;
 }
 
-/** The one check for a step cap, wherever it came from (`label` names the source in the error). */
-function checkMaxSteps(n: unknown, label: string): number {
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEPS_LIMIT) {
-    throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a whole number from 1 to ${MAX_STEPS_LIMIT}`);
-  }
-  return n;
-}
-
-function checkNumCtx(n: unknown, label: string): number {
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < MIN_NUM_CTX || n > MAX_NUM_CTX) {
-    throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a whole number of tokens from ${MIN_NUM_CTX} to ${MAX_NUM_CTX}`);
-  }
-  return n;
-}
-
 /** 127.0.0.0/8, ::1 and localhost: the machine the daemon runs on. */
 export function isLoopbackHost(url: string): boolean {
   const h = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
-}
-
-function checkTimeoutS(n: unknown, label: string): number {
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > MAX_TIMEOUT_S) {
-    throw new AskConfigError(`${label}=${JSON.stringify(n)} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_S}`);
-  }
-  return n;
-}
-
-/** Unset and blank both mean "not set": `FOO= evidex ask` must not count as a value. */
-function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v ? v : undefined;
-}
-
-function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = envValue(env, name);
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n)) throw new AskConfigError(`${name}=${JSON.stringify(raw)} is not a number`);
-  return n;
-}
-
-function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
-  const raw = envValue(env, name);
-  if (raw === undefined) return undefined;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new AskConfigError(`${name}=${JSON.stringify(raw)} must be 1/true/yes/on or 0/false/no/off`);
-}
-
-/**
- * The ask settings set in `env` (OLLAMA_HOST, EVIDEX_MODEL, EVIDEX_ASK_MAX_STEPS,
- * EVIDEX_ASK_TIMEOUT_S, EVIDEX_THINK); unset ones are left out. Numbers and
- * booleans are parsed and bounded here so a bad value is named by its variable;
- * OLLAMA_HOST is passed as written (the daemon normalises it).
- */
-export function askSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): AskSettings {
-  const out: AskSettings = {};
-  const host = envValue(env, 'OLLAMA_HOST');
-  if (host !== undefined) out.ollama_host = host;
-  const model = envValue(env, 'EVIDEX_MODEL');
-  if (model !== undefined) out.model = model;
-  const steps = envNumber(env, 'EVIDEX_ASK_MAX_STEPS');
-  if (steps !== undefined) out.max_steps = checkMaxSteps(steps, 'EVIDEX_ASK_MAX_STEPS');
-  const timeout = envNumber(env, 'EVIDEX_ASK_TIMEOUT_S');
-  if (timeout !== undefined) out.timeout_s = checkTimeoutS(timeout, 'EVIDEX_ASK_TIMEOUT_S');
-  const think = envBool(env, 'EVIDEX_THINK');
-  if (think !== undefined) out.think = think;
-  const numCtx = envNumber(env, 'EVIDEX_NUM_CTX');
-  if (numCtx !== undefined) out.num_ctx = checkNumCtx(numCtx, 'EVIDEX_NUM_CTX');
-  return out;
 }
 
 /**
@@ -191,6 +128,11 @@ export function resolveAskConfig(
   const maxSteps = request.max_steps !== undefined
     ? checkMaxSteps(request.max_steps, 'max_steps')
     : override.maxSteps !== undefined ? checkMaxSteps(override.maxSteps, 'maxSteps') : pick('max_steps', 'EVIDEX_ASK_MAX_STEPS') ?? DEFAULT_MAX_STEPS;
+  const callsPerTurn = request.calls_per_turn !== undefined
+    ? checkCallsPerTurn(request.calls_per_turn, 'calls_per_turn')
+    : override.callsPerTurn !== undefined ? checkCallsPerTurn(override.callsPerTurn, 'callsPerTurn')
+      : pick('calls_per_turn', 'EVIDEX_ASK_CALLS_PER_TURN') ?? DEFAULT_CALLS_PER_TURN;
+  const maxReplyChars = override.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
   const timeoutMs = request.timeout_s !== undefined
     ? checkTimeoutS(request.timeout_s, 'timeout_s') * 1000
     : override.timeoutMs ?? ((pick('timeout_s', 'EVIDEX_ASK_TIMEOUT_S') ?? DEFAULT_TIMEOUT_MS / 1000) * 1000);
@@ -201,8 +143,9 @@ export function resolveAskConfig(
   const numCtxCap = request.num_ctx !== undefined
     ? checkNumCtx(request.num_ctx, 'num_ctx')
     : override.numCtxCap !== undefined ? checkNumCtx(override.numCtxCap, 'numCtxCap') : pick('num_ctx', 'EVIDEX_NUM_CTX') ?? DEFAULT_NUM_CTX;
-  const cfg: AskConfig = { host, model, maxSteps, timeoutMs, numCtxCap };
+  const cfg: AskConfig = { host, model, maxSteps, callsPerTurn, maxReplyChars, timeoutMs, numCtxCap };
   if (think !== undefined) cfg.think = think;
   if (!(cfg.timeoutMs > 0)) throw new AskConfigError(`timeoutMs must be positive (got ${cfg.timeoutMs})`);
+  if (!(cfg.maxReplyChars > 0)) throw new AskConfigError(`maxReplyChars must be positive (got ${cfg.maxReplyChars})`);
   return cfg;
 }

@@ -1,9 +1,9 @@
 // Everything the model reads that evidex writes: the system prompt, the tool
 // list (derived from the allowlist's zod schemas, never written by hand), the
 // data envelope around tool output, and the one-line refusal text.
-import type { Tool } from 'ollama';
 import type { Evidence } from '../../indexer/evidence.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, TOOLS, toolDescriptors } from '../../indexer/query/schemas.js';
+import type { ToolSpec } from './model.js';
 
 export const SYSTEM_PROMPT = [
   'You answer questions about one code repository using only evidence returned by the tools you are given.',
@@ -16,11 +16,11 @@ export const SYSTEM_PROMPT = [
   'using only paths and line numbers that appear in the evidence you were shown. If the evidence does not answer the question, say so.',
 ].join('\n');
 
-/** The allowlist in Ollama's tool shape: `{type: 'function', function: {name, description, parameters}}`. */
-export function ollamaTools(): Tool[] {
+/** The allowlist as the model is offered it: `{type: 'function', function: {name, description, parameters}}`. */
+export function modelTools(): ToolSpec[] {
   return toolDescriptors().map((d) => ({
     type: 'function',
-    function: { name: d.name, description: d.description, parameters: forModel(d.inputSchema) as Tool['function']['parameters'] },
+    function: { name: d.name, description: d.description, parameters: forModel(d.inputSchema) as Record<string, unknown> },
   }));
 }
 
@@ -214,6 +214,17 @@ export const LOOP_REFUSALS = {
   call_as_text: 'call tools through tool_calls, not as text in your reply; nothing was run',
   duplicate_call: 'already answered above: this exact call with these arguments ran earlier in this question; use that result or change the arguments',
 } as const;
+
+/**
+ * What a model is told when its reply asked for more calls than run in one
+ * turn: one message after the results of those that ran (the calls not run
+ * leave its history). The reason it can act on: how many ran, that the rest
+ * did not, and to ask again for what it still needs, a few at a time.
+ */
+export function callsCapNote(asked: number, cap: number): string {
+  return `Your last reply asked for ${asked} tool calls; at most ${cap} run per turn, so only the first ${cap} ran (their results are above) `
+    + `and the other ${asked - cap} were not run. Call again only for what you still need, at most ${cap} at a time, or answer from the results you have.`;
+}
 
 /** The user message after an empty reply (the one retry). */
 export const EMPTY_REPLY_NUDGE = 'Your last reply was empty. Call a tool through tool_calls, or answer the question.';

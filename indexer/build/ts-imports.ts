@@ -162,7 +162,7 @@ export class TsImports {
     for (const d of folders) take(deps.withProbe(d));
     if (packagesMoved.length) {
       const names = new Set(packagesMoved.map(specTarget));
-      const { hits } = this.store.importStatements(names, undefined, { offset: 0, end: Number.MAX_SAFE_INTEGER });
+      const { hits } = this.store.plan.importStatements(names, undefined, { offset: 0, end: Number.MAX_SAFE_INTEGER });
       for (const h of hits) out.add(this.store.file(h.fid)!.path);
     }
     return out;

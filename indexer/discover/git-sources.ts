@@ -8,8 +8,9 @@
 // watcher's per-file decisions cost no process.
 import { lstat, readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { gitEnv, runGit } from '../git.js';
-import { asciiLower, parseIgnoreFile, type IgnorePattern } from './gitignore.js';
+import { gitEnv, runGit } from '../../local/git.js';
+import { asciiLower } from './glob.js';
+import { parseIgnoreFile, type IgnorePattern } from './gitignore.js';
 
 export interface OuterIgnoreFile {
   /** The folder of the ignore file, relative to the work tree's top ('' = the top). */

@@ -23,7 +23,8 @@ import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadGitSources, type GitSources } from './git-sources.js';
-import { asciiLower, matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
+import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
+import { asciiLower, globSource, globSubject, toByteString } from './glob.js';
 
 export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
   '.env', '.env.*', '*.pem', '*.key', '*.p12', '*.pfx', 'id_rsa*', 'id_ed25519*', '.netrc', '.npmrc', '.pypirc',
@@ -37,7 +38,9 @@ export interface DiscoverOptions {
   /**
    * Glob patterns added to DEFAULT_SECRET_PATTERNS. A pattern without `/`
    * matches a file's basename at any depth; one with `/` matches the whole
-   * repository-relative path (`*` stays within a folder, `**` crosses folders).
+   * repository-relative path. They are globs of the one engine (glob.ts, git's
+   * wildmatch: `*` stays within a folder, `**` as a whole segment crosses
+   * folders), always matched with ASCII case folded.
    */
   extraSecrets?: string[];
   /**
@@ -71,38 +74,6 @@ export function parentOf(relPath: string): string {
 
 function basenameOf(relPath: string): string {
   return relPath.slice(relPath.lastIndexOf('/') + 1);
-}
-
-/**
- * Translates a secret glob to a RegExp: `*` and `?` stay within one folder,
- * `**` crosses folders, `[...]` is a character class (`[!...]` negated);
- * everything else is literal. Case-insensitive on purpose: `SERVER.PEM` is
- * still a key, and refusing too much is the safe side for secrets.
- */
-function globToRegExpSource(glob: string): string {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        i++;
-        if (glob[i + 1] === '/') { i++; re += '(?:.*/)?'; } else re += '.*';
-      } else re += '[^/]*';
-    } else if (c === '?') {
-      re += '[^/]';
-    } else if (c === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close < 0) { re += '\\['; continue; }
-      let body = glob.slice(i + 1, close);
-      const negate = body.startsWith('!') || body.startsWith('^');
-      if (negate) body = body.slice(1);
-      re += `[${negate ? '^/' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
-      i = close;
-    } else {
-      re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    }
-  }
-  return `(?:${re})`;
 }
 
 function stripBom(text: string): string {
@@ -140,23 +111,30 @@ export class RepoRules {
   private constructor(
     /** The root as given (absolute). */
     readonly root: string,
-    /** The root with every symlink resolved: the boundary that real paths are checked against. */
+    /**
+     * The root with every symlink resolved: the boundary that real paths are
+     * checked against. Resolved once, when the rules load, and read from here
+     * by the walk, the watcher and every tool call (no call resolves the root
+     * again): the one place that knows which folder the root is.
+     */
     readonly realRoot: string,
     readonly maxFileBytes: number,
     secretPatterns: readonly string[],
     private readonly extraIgnore: readonly string[],
     private readonly useGit: boolean,
   ) {
+    // Secret patterns are globs of the one engine (glob.ts), as in an ignore file, always
+    // case-insensitive: `SERVER.PEM` is still a key, and refusing too much is the safe side.
     const byName: string[] = [];
     const byPath: string[] = [];
     for (const p of secretPatterns) {
-      const pattern = p.trim();
+      const pattern = p.trim().replace(/^\/+/, '');
       if (!pattern) continue;
-      if (pattern.includes('/')) byPath.push(globToRegExpSource(pattern.replace(/^\/+/, '')));
-      else byName.push(globToRegExpSource(pattern));
+      const { basename, source } = globSource(toByteString(pattern), true);
+      if (source !== null) (basename ? byName : byPath).push(source);
     }
-    this.basenameSecret = byName.length ? new RegExp(`^(?:${byName.join('|')})$`, 'i') : null;
-    this.pathSecret = byPath.length ? new RegExp(`^(?:${byPath.join('|')})$`, 'i') : null;
+    this.basenameSecret = byName.length ? new RegExp(`^(?:${byName.join('|')})$`) : null;
+    this.pathSecret = byPath.length ? new RegExp(`^(?:${byPath.join('|')})$`) : null;
   }
 
   /** Compiles the rules for `root`. The root's ignore files are read now; nested ones when their folder is first seen. */
@@ -186,8 +164,8 @@ export class RepoRules {
 
   /** True for a secret (docs/tools.md, What is indexed list plus configured extras). Judged on the path's own name, not its folders. */
   isSecret(relPath: string): boolean {
-    const base = basenameOf(relPath);
-    return (this.basenameSecret?.test(base) ?? false) || (this.pathSecret?.test(relPath) ?? false);
+    const subject = globSubject(relPath, true);
+    return (this.basenameSecret?.test(basenameOf(subject)) ?? false) || (this.pathSecret?.test(subject) ?? false);
   }
 
   /**

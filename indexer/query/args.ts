@@ -34,8 +34,8 @@ export function pathPrefixOf(raw: string | undefined): string | undefined {
 }
 
 /** The indexed file a caller's path names, or a refusal (path_denied, secret_denied, not_indexed). */
-export function indexedFile(store: Store, root: string, rules: RepoRules, input: string): FileMeta {
-  const rel = normalizeCallerPath(root, input, { rules });
+export function indexedFile(store: Store, rules: RepoRules, input: string): FileMeta {
+  const rel = normalizeCallerPath(rules, input);
   const f = store.fileByPath(rel);
   if (!f) throw new ToolError('not_indexed', `${JSON.stringify(rel)} is not in the index (missing, ignored, binary or too large)`);
   return f;

@@ -4,13 +4,23 @@
 // Whether the path is actually indexed is the index's question (`not_indexed`);
 // this module only decides whether the caller may name it at all.
 import { ToolError } from '../errors.js';
-import { RepoRules, realRelative, realpathOrNull } from '../discover/rules.js';
+import { realRelative, realpathOrNull } from '../discover/rules.js';
+
+/**
+ * What a caller's path is checked against: the root's real path and, when
+ * given, the secret rule. The index passes its RepoRules, which hold both (the
+ * real path resolved once, when the rules load); `{ realRoot }` alone checks
+ * paths without secrets.
+ */
+export interface PathBoundary {
+  readonly realRoot: string;
+  /** When present, a secret (by its name or its symlink target's name) is refused with `secret_denied`. */
+  isSecret?(relPath: string): boolean;
+}
 
 export interface CallerPathOptions {
   /** Accept "" and "." (and "./", "a/..") as the root itself, returned as "". Only where a folder makes sense. */
   allowRoot?: boolean;
-  /** With rules, a secret (by its name or its symlink target's name) is refused with `secret_denied`. */
-  rules?: RepoRules;
 }
 
 /** How a path is quoted in messages: JSON (so NUL and control characters are visible), cut to stay one short line. */
@@ -105,16 +115,18 @@ function resolvedOrDenied(input: string, abs: string): string | null {
 }
 
 /**
- * Resolves a caller's path against `root` (docs/tools.md, What is indexed): refuses absolute
+ * Resolves a caller's path against the root (docs/tools.md, What is indexed): refuses absolute
  * paths, NUL bytes, `..` that leaves the root (also in an encoded form:
  * percent escapes, backslashes), and paths that reach outside the root through a symlink (`path_denied`),
- * and — given the rules — secrets (`secret_denied`). Accepts "./src/x.py",
- * "src//x.py", "src/x.py/" and returns "src/x.py". Throws ToolError only.
+ * and — when the boundary has the secret rule — secrets (`secret_denied`).
+ * Accepts "./src/x.py", "src//x.py", "src/x.py/" and returns "src/x.py".
+ * Throws ToolError only. Only the caller's path is resolved here, per call;
+ * the root's real path comes with the boundary.
  */
-export function normalizeCallerPath(root: string, input: string, opts: CallerPathOptions = {}): string {
+export function normalizeCallerPath(boundary: PathBoundary, input: string, opts: CallerPathOptions = {}): string {
   const clean = normalizeLexically(input, opts);
-  const realRoot = opts.rules ? opts.rules.realRoot : realpathOrNull(root) ?? root;
   if (clean === '') return clean;
+  const { realRoot } = boundary;
 
   // Resolve the deepest part of the path that exists: a symlink anywhere along
   // it must stay inside the root, even if the last part does not exist yet.
@@ -128,10 +140,8 @@ export function normalizeCallerPath(root: string, input: string, opts: CallerPat
     if (n < segs.length) realRel = null; // only the full path's real name counts for the secret check below
     break;
   }
-  if (opts.rules) {
-    if (opts.rules.isSecret(clean) || (realRel !== null && realRel !== '' && opts.rules.isSecret(realRel))) {
-      throw new ToolError('secret_denied', `path ${shown(clean)} refused: it is a secret file, which evidex never reads`);
-    }
+  if (boundary.isSecret?.(clean) || (realRel !== null && realRel !== '' && boundary.isSecret?.(realRel))) {
+    throw new ToolError('secret_denied', `path ${shown(clean)} refused: it is a secret file, which evidex never reads`);
   }
   return clean;
 }

@@ -16,7 +16,7 @@
 // against that list, so a parsing slip cannot attribute text to a wrong path.
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
-import { gitEnv, runGit } from '../git.js';
+import { gitEnv, runGit } from '../../local/git.js';
 import { capSnippet, type Evidence } from '../evidence.js';
 import { normalizeCallerPath } from './caller-paths.js';
 import { decodeText } from '../text.js';
@@ -141,10 +141,15 @@ async function ensureWorkTree(root: string): Promise<void> {
   throw new ToolError('git_failed', `git rev-parse failed: ${firstLine(r.stderr)}`);
 }
 
-/** The commit (or, with no commits yet and no base, the empty tree) to diff against. */
+/** The caller's `base` when git may see it: a ref starting with "-" could be read as an option, so it is refused before git runs. */
+function checkedBase(base: string | undefined): string | undefined {
+  if (base !== undefined && base.startsWith('-')) throw new ToolError('bad_ref', `base ${JSON.stringify(base)} may not start with "-"`);
+  return base;
+}
+
+/** The commit (or, with no commits yet and no base, the empty tree) to diff against. `base` has passed checkedBase. */
 async function resolveBase(root: string, base: string | undefined): Promise<string> {
   if (base !== undefined) {
-    if (base.startsWith('-')) throw new ToolError('bad_ref', `base ${JSON.stringify(base)} may not start with "-"`);
     const r = await diffGit(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`]);
     const id = decodeText(r.stdout).trim();
     if (r.code !== 0 || !/^[0-9a-f]{40,64}$/.test(id)) {
@@ -198,11 +203,13 @@ export function unquoteCPath(quoted: string): string {
 
 /** The path in a `--- a/x` / `+++ b/x` line, without its prefix; null for /dev/null. */
 function headerPath(rest: string, prefix: 'a/' | 'b/'): string | null {
+  // git appends a tab after a name containing a space (for patch(1)), quoted or not: a name with a
+  // space and a character git quotes ("a\nb c") comes as `"a/a\nb c"<TAB>`.
+  const name = rest.endsWith('\t') ? rest.slice(0, -1) : rest;
   let p: string;
-  if (rest.startsWith('"')) p = unquoteCPath(rest);
+  if (name.startsWith('"')) p = unquoteCPath(name);
   else {
-    // git appends a tab after an unquoted name containing a space (for patch(1)).
-    p = rest.endsWith('\t') ? rest.slice(0, -1) : rest;
+    p = name;
     if (p === '/dev/null') return null;
   }
   if (!p.startsWith(prefix)) throw new ToolError('git_failed', `unexpected diff header path ${JSON.stringify(rest)}`);
@@ -281,12 +288,10 @@ function chunkPaths(paths: string[]): string[][] {
 export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'], rules: RepoRules): Promise<Evidence[]> {
   const staged = args.staged ?? false;
   // Argument checks first: a refused path or ref is refused whatever the repository.
-  const pathspec = args.path === undefined ? '' : normalizeCallerPath(root, args.path, { allowRoot: true, rules });
-  if (args.base !== undefined && args.base.startsWith('-')) {
-    throw new ToolError('bad_ref', `base ${JSON.stringify(args.base)} may not start with "-"`);
-  }
+  const pathspec = args.path === undefined ? '' : normalizeCallerPath(rules, args.path, { allowRoot: true });
+  const asked = checkedBase(args.base);
   await ensureWorkTree(root);
-  const base = await resolveBase(root, args.base);
+  const base = await resolveBase(root, asked);
   const noFilters = await filterOverrides(root);
 
   const listed = await diffGit(root, [...diffArgs(staged), '--name-only', '-z', base, '--', ...(pathspec ? [pathspec] : [])], noFilters);

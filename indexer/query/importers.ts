@@ -35,16 +35,16 @@ function importable(path: string): boolean {
  * a dotted module name or a package name: itself, the module names of the
  * Python files known by it, and its specifier target.
  */
-function targetsOf(store: Store, root: string, rules: RepoRules, m: string): Set<string> {
+function targetsOf(store: Store, rules: RepoRules, m: string): Set<string> {
   const isRootFile = importable(m) && store.fileByPath(m) !== undefined;
   if (m.includes('/') || isRootFile) {
-    const rel = normalizeCallerPath(root, m, { rules });
+    const rel = normalizeCallerPath(rules, m);
     const f = store.fileByPath(rel);
     if (f?.py) return new Set([m, ...f.mods]);
     if (f && importable(f.path)) return new Set([fileTarget(f.path)]);
     if (f) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python, TypeScript, JavaScript or JSON file of the index: nothing imports it`);
     // `./x/y` or a Python file names a file that is not indexed; anything else is a package subpath, as a specifier names it.
-    if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m)) indexedFile(store, root, rules, m); // refuses it: not_indexed
+    if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m)) indexedFile(store, rules, m); // refuses it: not_indexed
     return new Set([specTarget(m)]);
   }
   const names = new Set<string>([m, specTarget(m)]);
@@ -54,7 +54,7 @@ function targetsOf(store: Store, root: string, rules: RepoRules, m: string): Set
 
 /** Every statement with a target in `names` (in answer order). */
 function allImporters(store: Store, names: ReadonlySet<string>): readonly ImportSpan[] {
-  return store.importStatements(names, undefined, { offset: 0, end: Number.MAX_SAFE_INTEGER }).hits;
+  return store.plan.importStatements(names, undefined, { offset: 0, end: Number.MAX_SAFE_INTEGER }).hits;
 }
 
 /** A statement with the re-exporting files it reaches the module through (none for a direct import). */
@@ -91,10 +91,10 @@ function throughReexports(store: Store, names: ReadonlySet<string>): Reached[] {
 }
 
 /** Import statements that import the module (docs/tools.md, find_importers), sorted by (path, line); only the page becomes items. */
-export function findImporters(store: Store, root: string, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
+export function findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
   const m = args.module_name;
   const prefix = pathPrefixOf(args.path_prefix);
-  const names = targetsOf(store, root, rules, m);
+  const names = targetsOf(store, rules, m);
   const page = pageOf(args);
   const item = (r: ImportSpan, via?: readonly string[]): Evidence => {
     const text = store.importText(r); // read through textRange, which checks the span
@@ -103,7 +103,7 @@ export function findImporters(store: Store, root: string, rules: RepoRules, args
     return e;
   };
   if (!args.via_reexports) {
-    const { total, hits } = store.importStatements(names, prefix, page);
+    const { total, hits } = store.plan.importStatements(names, prefix, page);
     return { evidence: hits.map((r) => item(r)), total, generation: store.generation };
   }
   const all = throughReexports(store, names).filter((r) => prefix === undefined || store.file(r.span.fid)!.path.startsWith(prefix));

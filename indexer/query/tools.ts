@@ -31,8 +31,8 @@ export function runTool(ctx: ToolContext, call: ToolCall): ToolResult | Promise<
   switch (call.name) {
     case 'search_code': return searchCode(ctx.store, call.args);
     case 'find_symbol': return findSymbol(ctx.store, call.args);
-    case 'read_evidence': return readEvidence(ctx.store, ctx.root, ctx.rules, call.args);
-    case 'find_importers': return findImporters(ctx.store, ctx.root, ctx.rules, call.args);
+    case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);
+    case 'find_importers': return findImporters(ctx.store, ctx.rules, call.args);
     case 'read_git_diff': return gitDiff(ctx, call.args);
   }
 }
@@ -78,7 +78,7 @@ function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind:
  * `line.toLowerCase().includes(query.toLowerCase())` (and the same for paths).
  * Every match is counted for `total`; only those on the page become items.
  * Work per query: the block signatures pick the blocks that can hold a match
- * (store.candidateBlocks), and a block is scanned with indexOf on its one
+ * (store.plan.candidateBlocks), and a block is scanned with indexOf on its one
  * lowercased string, jumping to the next line end after a hit (a line counts
  * once). Line numbers are worked out only for the hits on the page;
  * original-case snippets are read only for those. A three-character
@@ -102,12 +102,12 @@ export function searchCode(store: Store, args: ToolArgs['search_code']): ToolRes
   // Lines never contain "\n" (and "\r" only inside a line), so a query with a newline matches no line.
   if (!q.includes('\n')) {
     // Null unless the store knows the count exactly (every file's text in memory).
-    const lines = !cs && prefix === undefined && q.length === 3 ? store.linesWithTrigram(q) : null;
+    const lines = !cs && prefix === undefined && q.length === 3 ? store.plan.linesWithTrigram(q) : null;
     const counted = lines !== null;
     if (counted) total += lines;
-    const { blocks, files } = store.candidateBlocks(queryBuckets(query, cs), prefix);
+    const { blocks, files } = store.plan.candidateBlocks(queryBuckets(query, cs), prefix);
     // Case-insensitive: the lowercased blocks, searched from the query's rarest character; case-sensitive: ExactFinder.
-    const findLower = cs ? null : anchoredFind(q, store.rarestCharAt(q));
+    const findLower = cs ? null : anchoredFind(q, store.plan.rarestCharAt(q));
     const exact = cs ? new ExactFinder(q) : null;
     for (const { f, st, from, to } of files) {
       if (counted && page.full) break;
@@ -186,13 +186,13 @@ function moduleQualified(store: Store, name: string): Array<{ qual: string; fids
 export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolResult {
   const { name, kind } = args;
   const query = { kind, prefix: pathPrefixOf(args.path_prefix), quals: moduleQualified(store, name) };
-  const { total, hits } = store.definitions(name, query, pageOf(args));
+  const { total, hits } = store.plan.definitions(name, query, pageOf(args));
   const evidence = hits.map((d) => evidenceAt(store, store.file(d.fid)!, d.start, d.end, d.kind, d.qualname));
   return { evidence, total, generation: store.generation };
 }
 
-export function readEvidence(store: Store, root: string, rules: RepoRules, args: ToolArgs['read_evidence']): ToolResult {
-  const f = indexedFile(store, root, rules, args.path);
+export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['read_evidence']): ToolResult {
+  const f = indexedFile(store, rules, args.path);
   const count = store.searchText(f.fid).lineCount;
   const end = args.end_line ?? args.start_line;
   if (args.start_line > count) {

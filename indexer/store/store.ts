@@ -1,7 +1,8 @@
 // The index of one repository root, as the builder and the tools see it. It
 // composes the LMDB tables (tables.ts), the file table in memory
 // (file-table.ts), the other in-memory structures (memory.ts) and the query
-// planner (plan.ts). Every change goes through commit(): one write
+// planner (plan.ts), which the tools ask directly (`store.plan`) where their
+// answers are. Every change goes through commit(): one write
 // transaction, after which the in-memory state is patched in the same
 // synchronous step, so a query — which runs synchronously too — sees the index
 // wholly before or wholly after an update.
@@ -31,7 +32,12 @@ export interface IndexSample { symbols: string[]; modules: string[]; paths: stri
 export class Store {
   private readonly files = new FileTable();
   private readonly memory: MemoryIndex;
-  private readonly plan: QueryPlanner;
+  /**
+   * Where a query's answers are (plan.ts): the tools ask it directly. It
+   * reads the same file table and memory as the store, never writes, and
+   * answers in one synchronous step like every read here.
+   */
+  readonly plan: QueryPlanner;
 
   generation = 0;
   state: IndexState = 'empty';
@@ -175,19 +181,6 @@ export class Store {
   tsResolution(fid: number): TsResolution | undefined { return this.tables.tsResolution(fid); }
   /** Every stored TsResolution, by file id. */
   tsResolutions(): Iterable<[number, TsResolution]> { return this.tables.tsResolutions(); }
-
-  /** See QueryPlanner.candidateBlocks. */
-  candidateBlocks(buckets: readonly number[] | null, prefix?: string): { blocks: Int32Array | null; files: CandidateFile[] } {
-    return this.plan.candidateBlocks(buckets, prefix);
-  }
-  /** See QueryPlanner.rarestCharAt. */
-  rarestCharAt(q: string): number { return this.plan.rarestCharAt(q); }
-  /** See QueryPlanner.linesWithTrigram: exact or null. */
-  linesWithTrigram(t: string): number | null { return this.plan.linesWithTrigram(t); }
-  /** See QueryPlanner.definitions. */
-  definitions(name: string, q: DefinitionQuery, w: Window): Hits<DefinitionHit> { return this.plan.definitions(name, q, w); }
-  /** See QueryPlanner.importStatements. */
-  importStatements(names: ReadonlySet<string>, prefix: string | undefined, w: Window): Hits<ImportSpan> { return this.plan.importStatements(names, prefix, w); }
 
   /** Up to `n` each of the definition names, imported module names and paths, spread evenly over each list. */
   sample(n: number): IndexSample {

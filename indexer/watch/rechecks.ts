@@ -14,6 +14,23 @@ const NEW_FOLDER_RECHECKS_MS = [250, 2000];
 /** How early a re-walk of a new folder may come, so that folders reported together (a tree made at once) are walked in one batch. */
 const RECHECK_SLACK_MS = 100;
 
+/** What Rechecks needs of time: the process's own (realTimers), or a test's clock that it moves itself. */
+export interface Timers {
+  /** Milliseconds on a monotonic clock. */
+  now(): number;
+  /** Calls `fn` once, `ms` from now; the timer does not keep the process alive. */
+  after(ms: number, fn: () => void): { cancel(): void };
+}
+
+export const realTimers: Timers = {
+  now: () => performance.now(),
+  after: (ms, fn) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return { cancel: () => clearTimeout(t) };
+  },
+};
+
 /**
  * The re-walks of new folders (NEW_FOLDER_RECHECKS_MS), each due a fixed time
  * after its folder was reported; all that are due within RECHECK_SLACK_MS are
@@ -23,19 +40,20 @@ const RECHECK_SLACK_MS = 100;
 export class Rechecks {
   /** One queue per delay, each in the order its folders were reported, so each is already in due order. */
   private readonly queues: Array<Array<[number, string]>>;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: { cancel(): void } | null = null;
   /** When the armed timer fires: a folder due earlier (a short delay after a long one) re-arms it. */
   private armedFor = Infinity;
   constructor(
     private readonly hand: (paths: string[]) => void,
     private readonly delays: readonly number[] = NEW_FOLDER_RECHECKS_MS,
     private readonly slack = RECHECK_SLACK_MS,
+    private readonly timers: Timers = realTimers,
   ) {
     this.queues = delays.map(() => []);
   }
 
   add(rel: string): void {
-    const now = performance.now();
+    const now = this.timers.now();
     this.delays.forEach((ms, i) => this.queues[i].push([now + ms, rel]));
     this.arm();
   }
@@ -46,7 +64,7 @@ export class Rechecks {
   }
 
   private disarm(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     this.armedFor = Infinity;
   }
@@ -58,10 +76,10 @@ export class Rechecks {
     if (this.timer && this.armedFor <= next) return;
     this.disarm();
     this.armedFor = next;
-    this.timer = setTimeout(() => {
+    this.timer = this.timers.after(Math.max(0, next - this.timers.now()), () => {
       this.timer = null;
       this.armedFor = Infinity;
-      const until = performance.now() + this.slack;
+      const until = this.timers.now() + this.slack;
       const paths: string[] = [];
       for (const q of this.queues) {
         let n = 0;
@@ -70,7 +88,6 @@ export class Rechecks {
       }
       this.hand(paths);
       this.arm();
-    }, Math.max(0, next - performance.now()));
-    this.timer.unref();
+    });
   }
 }

@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { minus } from '../../daemon/latency.js';
 import { Methods, warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
-import { folderBytes, stateDirFor } from '../../daemon/state.js';
+import { folderBytes, stateDirFor } from '../../local/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';
 import { makeCorpus, type Corpus } from './corpus.js';

@@ -5,7 +5,6 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHandle, ToolResult } from '../../indexer/api.js';
 import { openIndex } from '../../indexer/index.js';
-import { validateToolCall } from '../../indexer/query/schemas.js';
 import type { AskConfig } from '../../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../../protocol/ask-events.js';
 import { runAsk } from '../../daemon/ask/loop.js';
@@ -27,8 +26,8 @@ export async function openFixtureIndex(): Promise<FixtureIndex> {
   await handle.refresh();
   return {
     root: FIXTURE, stateDir, handle,
-    // The daemon's runTool: validate by exact name and strict schema, then run.
-    runTool: async (name, args) => handle.runTool(validateToolCall(name, args)),
+    // The index checks the call (shape, exact name, strict schema) and runs it, as for the daemon.
+    runTool: async (name, args) => handle.runTool(name, args),
     close: async () => { await handle.close(); rmSync(stateDir, { recursive: true, force: true }); },
   };
 }

@@ -55,6 +55,10 @@ export interface ChatTurn {
   splitLines?: boolean;        // write each line in two TCP writes, cutting it in the middle of the JSON
   errorLine?: string;          // after the chunks, an {"error": ...} line and the end of the response (no done line)
   hang?: boolean;              // after the chunks, keep the response open until the client goes away
+  /** After the chunks, this chunk again and again until the client goes away (a model that streams without end); `sent` counts them. */
+  endless?: { chunk: FakeChunk; sent?: number };
+  /** After the chunks, this many bytes of one line that never ends, then the response stays open until the client goes away. */
+  unendedLineBytes?: number;
   endEarly?: boolean;          // after the chunks, end the response without a done line (a crashed server)
   status?: number;             // answer this HTTP status with {"error": error} instead of a reply
   error?: string;
@@ -77,6 +81,15 @@ export interface RecordedRequest {
   truncated?: boolean;
   /** The messages the "model" actually saw after truncation. */
   kept?: any[];
+}
+
+/** Resolves when `res` can take more, or is closed (the listeners go either way). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => { res.off('drain', done); res.off('close', done); resolve(); };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** Handy constructors for scripted chunks. */
@@ -281,6 +294,25 @@ export class FakeOllama {
     };
     for (const c of turn.chunks ?? []) {
       if (!(await send({ ...base(), message: message(c), done: false }, c.rawToolCalls))) return;
+    }
+    if (turn.endless) {
+      const e = turn.endless;
+      e.sent = 0;
+      // Written as fast as the socket takes them: a pause only when its buffer is full, so the client's reading sets the pace.
+      while (!res.destroyed) {
+        if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+        e.sent++;
+        if (!res.write(`${JSON.stringify({ ...base(), message: message(e.chunk), done: false })}\n`)) await drained(res);
+      }
+      return;
+    }
+    if (turn.unendedLineBytes !== undefined) {
+      if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+      const piece = `{"message":{"role":"assistant","content":"${'x'.repeat(64 * 1024)}`;
+      for (let n = 0; n < turn.unendedLineBytes && !res.destroyed; n += piece.length) {
+        if (!res.write(piece)) await drained(res);
+      }
+      return; // open until the client goes away
     }
     if (turn.hang) { if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' }); return; } // open until the client goes away
     if (turn.endEarly) { res.end(() => { rec.completed = true; }); return; }

@@ -11,7 +11,7 @@ import { connect, RpcError, type Client } from '../../client/connection.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { assertEvidenceChecks } from './evidence.js';
 import { cleanupTemp, FIXTURE, git, PROJECT_ROOT, tempDir } from './fs.js';
-import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../daemon/state.js';
+import { files, readDaemonInfo, stateDirFor, type DaemonInfo } from '../../local/state.js';
 import { Methods } from '../../protocol/messages.js';
 
 export const DAEMON_MAIN = join(PROJECT_ROOT, 'dist', 'daemon', 'main.js');

@@ -3,7 +3,7 @@
 // where the project and its bundled fixture repository are. Every suite that
 // needs one of these takes it from here, so they behave the same everywhere.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,4 +53,15 @@ export function git(cwd: string, args: string[], extraEnv: Record<string, string
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: exit ${r.status}: ${r.stderr.trim()}`);
   return r.stdout;
+}
+
+/** Every TypeScript file under `dir`, at any depth (the source a check reads). */
+export function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...sourceFiles(p));
+    else if (e.name.endsWith('.ts')) out.push(p);
+  }
+  return out;
 }

@@ -1,10 +1,12 @@
-// The one way the indexer runs git: execFile with a fixed argument list (never
-// a shell), a time limit and an output cap, in an environment stripped of the
-// caller's GIT_* variables (they could point git at another repository or make
-// it run something). The two callers need different doors closed and read
-// failures differently (discover/git-sources.ts: any failure means "no git
-// here"; query/git-diff.ts: each failure is a refusal with its own reason), so
-// each passes its own options, and a failure comes back as a value to map.
+// The one way evidex runs git, for every layer (the indexer's ignore sources
+// and read_git_diff, root discovery in root.ts): execFile with a fixed argument
+// list (never a shell), a time limit and an output cap. Callers need different
+// doors closed and read failures differently (discover/git-sources.ts: any
+// failure means "no git here"; query/git-diff.ts: each failure is a refusal
+// with its own reason; root.ts: no work tree), so each passes its own options
+// and environment, and a failure comes back as a value to map. gitEnv builds
+// the indexer's environment, stripped of the caller's GIT_* variables (they
+// could point git at another repository or make it run something).
 import { execFile } from 'node:child_process';
 
 export interface GitRunOptions {

@@ -1,14 +1,16 @@
-// The daemon's settings from its command line and environment, shared by the
-// process entry (main.ts) and `evidex daemon run` (which has no flags of its
-// own, so it reads the environment the same way).
+// The daemon's settings: its command line and environment, read one way by
+// the daemon's entry (daemon/main.ts, `evidex daemon run`) and by a client
+// about to start one (client/connection.ts), so a bad value is a one-line
+// refusal before anything is spawned. And the durations they are written in
+// (EVIDEX_IDLE_TIMEOUT, --idle-timeout), which `daemon status` and `daemon
+// list` print back.
 //
-// The idle timeout is a flag only, never read from the environment here: it is
-// the client that decides a daemon it auto-starts gets one (EVIDEX_IDLE_TIMEOUT,
-// default 3h), while `evidex daemon start` and `daemon run` pass none, so that
-// daemon stays until stopped even when EVIDEX_IDLE_TIMEOUT is set.
+// The idle timeout is a flag only, never read from the environment by the
+// daemon: it is the client that decides a daemon it auto-starts gets one
+// (EVIDEX_IDLE_TIMEOUT, default 3h), while `evidex daemon start` and `daemon
+// run` pass none, so that daemon stays until stopped even when
+// EVIDEX_IDLE_TIMEOUT is set.
 import type { WatchMode } from '../indexer/watch.js';
-import { parseDuration } from './idle.js';
-import type { DaemonOptions } from './server.js';
 
 const USAGE = 'usage: daemon/main.js [--repo DIR] [--port N] [--allow-origin ORIGIN]... [--watch auto|poll|off] [--warmup on|off] [--idle-timeout DURATION]';
 
@@ -56,7 +58,48 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
   return out;
 }
 
-/** The DaemonOptions these settings stand for. */
-export function daemonSettings(a: DaemonArgs): Pick<DaemonOptions, 'port' | 'allowedOrigins' | 'watch' | 'warmup' | 'idleTimeoutMs'> {
-  return { port: a.port, allowedOrigins: a.allowedOrigins, watch: a.watch, warmup: a.warmup, idleTimeoutMs: a.idleTimeoutMs };
+// ---- durations: the idle timeout -------------------------------------------
+
+/** The idle timeout a command gives the daemon it starts on its own, unless EVIDEX_IDLE_TIMEOUT says otherwise. */
+export const DEFAULT_IDLE_TIMEOUT = '3h';
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** Longest timeout setTimeout can hold (about 24.8 days); past it Node fires at once. */
+const MAX_MS = 2 ** 31 - 1;
+
+/**
+ * Parses a duration: `0` (never), or one or more NUMBER+UNIT parts with units
+ * s, m, h, d (`90s`, `30m`, `3h`, `1h30m`). Returns milliseconds; throws a
+ * one-line error naming `from` for anything else.
+ */
+export function parseDuration(text: string, from: string): number {
+  const t = text.trim();
+  const bad = () => new Error(`${from}: expected a duration such as 90s, 30m or 3h (0 = never), got ${JSON.stringify(text)}`);
+  if (t === '0') return 0;
+  if (!/^(\d+[smhd])+$/.test(t)) throw bad();
+  let ms = 0;
+  for (const [, n, unit] of t.matchAll(/(\d+)([smhd])/g)) ms += Number(n) * UNIT_MS[unit];
+  if (ms === 0) throw bad();
+  if (ms > MAX_MS) throw new Error(`${from}: at most 24d, got ${JSON.stringify(text)}`);
+  return ms;
+}
+
+/** Milliseconds as the shortest exact duration text (`3h`, `1h30m`, `90s` → `1m30s`); 0 is `never`. */
+export function formatDuration(ms: number): string {
+  if (ms <= 0) return 'never';
+  let rest = Math.round(ms / 1000);
+  if (rest === 0) return `${ms} ms`;
+  const parts: string[] = [];
+  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+    if (rest >= size) { parts.push(`${Math.floor(rest / size)}${unit}`); rest %= size; }
+  }
+  return parts.join('');
+}
+
+/** The idle timeout for a daemon a command starts on its own: EVIDEX_IDLE_TIMEOUT, else 3h. Throws a one-line error for a bad value. */
+export function autoStartIdleTimeout(env: NodeJS.ProcessEnv): string {
+  const v = env.EVIDEX_IDLE_TIMEOUT;
+  if (v === undefined || v === '') return DEFAULT_IDLE_TIMEOUT;
+  parseDuration(v, 'EVIDEX_IDLE_TIMEOUT');
+  return v.trim();
 }

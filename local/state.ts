@@ -1,12 +1,16 @@
-// The daemon's state folder (docs/architecture.md): where it lives, the lock that makes
-// one daemon per root, the token, and daemon.json — the file that lets any
-// local client the owner runs find and reach the daemon. Everything here is
-// owner-only (folders 0700, files 0600) because daemon.json holds the token.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// A root's state folder (docs/architecture.md), shared by the daemon and every
+// client: where it lives, daemon.json — the file that lets any local client
+// the owner runs find and reach the daemon —, the lock that makes one daemon
+// per root (a client takes it too, for an in-process `evidex index` or before
+// `daemon prune` removes a folder), and whether the processes they name are
+// alive. Everything here is owner-only (folders 0700, files 0600) because
+// daemon.json holds the token. The daemon makes the token (daemon/token.ts).
+import { createHash, randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { lstatSync, promises as fsp, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join, resolve as resolvePath } from 'node:path';
+import { basename, join } from 'node:path';
+import { canonicalRoot } from './root.js';
 
 export interface DaemonInfo {
   pid: number;
@@ -21,15 +25,6 @@ export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.EVIDEX_HOME) return env.EVIDEX_HOME;
   if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'evidex');
   return join(homedir(), '.cache', 'evidex');
-}
-
-/** The repository root as the daemon knows it: its real path (so a symlinked checkout shares one daemon). */
-export function canonicalRoot(root: string): string {
-  try {
-    return realpathSync(root);
-  } catch (e) {
-    throw new Error(`repository folder ${root} cannot be opened: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
 }
 
 /** One subfolder per root: a readable name plus a short hash of the real path (e.g. `myrepo-3f9a1c2b`). */
@@ -193,24 +188,6 @@ export function holderAlive(h: LockHolder): boolean {
   return now === null || now === h.start;
 }
 
-// ---- token ------------------------------------------------------------------
-
-/** A fresh token per daemon start, so a token that leaked from an earlier run is worthless. */
-export async function createToken(stateDir: string): Promise<string> {
-  const token = randomBytes(32).toString('hex');
-  await writeFileAtomic(files(stateDir).token, `${token}\n`);
-  return token;
-}
-
-/** Constant-time comparison of a presented token with the daemon's. */
-export function tokensEqual(presented: string, expected: string): boolean {
-  const a = Buffer.from(presented, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  // timingSafeEqual needs equal lengths; compare against itself to spend the same time, then fail.
-  if (a.length !== b.length) { timingSafeEqual(b, b); return false; }
-  return timingSafeEqual(a, b);
-}
-
 // ---- daemon.json ------------------------------------------------------------
 
 export async function writeDaemonInfo(stateDir: string, info: DaemonInfo): Promise<void> {
@@ -334,26 +311,4 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
     await fsp.rm(aside, { force: true });
   }
   throw new Error(`could not take the daemon lock ${path} (it keeps changing)`);
-}
-
-// ---- which repository -------------------------------------------------------
-
-/**
- * The repository root (docs/cli.md): `--repo DIR` is that folder, as given; with
- * no --repo, the git top-level of the current folder when it is inside a work
- * tree, else the current folder. Returned as a real path. Throws a one-line
- * error for a missing folder.
- */
-export function resolveRepoRoot(dirArg?: string, cwd: string = process.cwd()): string {
-  const dir = resolvePath(cwd, dirArg ?? '.');
-  let st;
-  try { st = statSync(dir); } catch { throw new Error(`no such folder: ${dir}`); }
-  if (!st.isDirectory()) throw new Error(`not a folder: ${dir}`);
-  if (dirArg !== undefined) return canonicalRoot(dir);
-  const r = spawnSync('git', ['rev-parse', '--show-toplevel'], {
-    cwd: dir, encoding: 'utf8', shell: false, timeout: 10_000,
-    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
-  });
-  const top = r.status === 0 ? r.stdout.trim() : '';
-  return canonicalRoot(top || dir);
 }

@@ -2,14 +2,15 @@
 // Ollama reports that in /api/show `capabilities`; when the answer is no, the
 // user needs to know which installed models would do, so we ask each one.
 import type { Ollama } from 'ollama';
-import { AskError, classifyOllamaError, isAbortError } from './ollama-client.js';
+import { isAbortError, ModelError, type ModelDescription, type ModelFacts } from '../model.js';
+import { classifyOllamaError } from './client.js';
 
 /**
  * The Ollama version and the model's digest, for reports that compare runs
  * (evidex eval). Best effort: an Ollama that does not say is not an error.
  */
-export async function describeModel(ollama: Ollama, model: string): Promise<{ version?: string; digest?: string }> {
-  const out: { version?: string; digest?: string } = {};
+export async function describeModel(ollama: Ollama, model: string): Promise<ModelDescription> {
+  const out: ModelDescription = {};
   try { out.version = (await ollama.version()).version; } catch (err) { if (isAbortError(err)) throw err; }
   try {
     const full = model.includes(':') ? model : `${model}:latest`;
@@ -51,9 +52,7 @@ export function contextLengthOf(modelInfo: unknown): number | undefined {
   return undefined;
 }
 
-export interface ModelFacts { contextLength?: number }
-
-/** Throws AskError unless `model` is installed and lists the `tools` capability; returns what /api/show said about its window. */
+/** Throws ModelError unless `model` is installed and lists the `tools` capability; returns what /api/show said about its window. */
 export async function checkToolCapability(ollama: Ollama, host: string, model: string): Promise<ModelFacts> {
   let capabilities: unknown;
   let facts: ModelFacts;
@@ -66,7 +65,7 @@ export async function checkToolCapability(ollama: Ollama, host: string, model: s
     const failure = classifyOllamaError(err, host, model, 'request');
     if (failure.code !== 'model_not_found') throw failure;
     const others = await toolCapableModels(ollama).catch((e) => { if (isAbortError(e)) throw e; return null; });
-    throw new AskError('model_not_found', others ? `${failure.message}; ${suggestion(others)}` : failure.message);
+    throw new ModelError('model_not_found', others ? `${failure.message}; ${suggestion(others)}` : failure.message);
   }
   if (Array.isArray(capabilities) && capabilities.includes('tools')) return facts;
   let others: string[];
@@ -79,5 +78,5 @@ export async function checkToolCapability(ollama: Ollama, host: string, model: s
   const what = Array.isArray(capabilities)
     ? `has no "tools" capability (it lists: ${capabilities.join(', ') || 'none'})`
     : 'reports no capabilities (Ollama too old? evidex needs one that lists them in /api/show)';
-  throw new AskError('model_no_tools', `model "${model}" in Ollama at ${host} ${what}; ${suggestion(others)}; choose one with --model or EVIDEX_MODEL`);
+  throw new ModelError('model_no_tools', `model "${model}" in Ollama at ${host} ${what}; ${suggestion(others)}; choose one with --model or EVIDEX_MODEL`);
 }

@@ -1,0 +1,156 @@
+// A command of the CLI as it is declared (client/commands/, one file each):
+// its usage and help, its flags, and its run. A flag's value has the type its
+// spec was made with (`flag.int` a number, `flag.choice` one of its choices),
+// so a command reads `p.flags.limit` as a number without a cast. The
+// command line is read strictly against the spec: an unknown flag, a repeated
+// one, a missing value, a value not among the flag's choices or a malformed
+// number is a one-line usage error (exit 2), never a guess.
+//
+// Also here, for every command: the flags they share, and what most start
+// with — the repository root and a connection to its daemon for the command's
+// length, both loaded only when a command runs.
+import { readFileSync } from 'node:fs';
+import type { Client } from './connection.js';
+
+export type FlagKind = 'boolean' | 'string' | 'int';
+export interface FlagSpec<V = unknown> {
+  readonly kind: FlagKind;
+  readonly help: string;
+  /** The value's placeholder in --help (default N or VALUE). */
+  readonly value?: string;
+  /** The only values a string flag takes. */
+  readonly choices?: readonly string[];
+  /** A path as the user typed it: relative to the current folder, turned root-relative by the command. */
+  readonly path?: boolean;
+  /** Phantom: never set, it carries the type of the flag's value (made by `flag`). */
+  readonly _value?: V;
+}
+export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
+
+/** Flag specs, each typed with the value the parser gives it. */
+export const flag = {
+  boolean: (help: string): FlagSpec<true> => ({ kind: 'boolean', help }),
+  /** A whole number; `value` is its placeholder in --help (default N). */
+  int: (help: string, value?: string): FlagSpec<number> => ({ kind: 'int', help, ...(value === undefined ? {} : { value }) }),
+  string: (value: string, help: string, opts: { path?: boolean } = {}): FlagSpec<string> => ({ kind: 'string', value, help, ...opts }),
+  /** A string that must be one of `choices`. */
+  choice: <const C extends readonly string[]>(value: string, choices: C, help: string): FlagSpec<C[number]> => ({ kind: 'string', value, choices, help }),
+};
+
+/** The flags of a command line read against `F`: each one absent, or its value. */
+export type Flags<F extends FlagSpecs> = { -readonly [K in keyof F]?: NonNullable<F[K]['_value']> };
+
+export interface Parsed<F extends FlagSpecs = FlagSpecs> {
+  positionals: string[];
+  flags: Flags<F>;
+}
+
+export class UsageError extends Error {
+  constructor(message: string) { super(message); this.name = 'UsageError'; }
+}
+
+/** Parses `argv` against `specs` (`--flag`, `--flag value`, `--flag=value`; `--` ends flags). */
+export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F): Parsed<F> {
+  const flags: Record<string, string | number | true> = {};
+  const positionals: string[] = [];
+  let flagsDone = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (flagsDone || !a.startsWith('--') || a === '-') {
+      // A lone "-x" looks like a flag to a user; refuse it rather than treat it as a query.
+      if (!flagsDone && /^-[A-Za-z]$/.test(a) && a !== '-h') throw new UsageError(`unknown option ${a}`);
+      if (!flagsDone && a === '-h') {
+        if (flags.help !== undefined) throw new UsageError('--help given more than once');
+        flags.help = true;
+        continue;
+      }
+      positionals.push(a);
+      continue;
+    }
+    if (a === '--') { flagsDone = true; continue; }
+    const eq = a.indexOf('=');
+    const name = a.slice(2, eq === -1 ? undefined : eq);
+    const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
+    if (!spec) throw new UsageError(`unknown option --${name}`);
+    // `--repo a --repo b` would silently take one of them: say so instead.
+    if (flags[name] !== undefined) throw new UsageError(`--${name} given more than once`);
+    if (spec.kind === 'boolean') {
+      if (eq !== -1) throw new UsageError(`--${name} takes no value`);
+      flags[name] = true;
+      continue;
+    }
+    const value = eq !== -1 ? a.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    if (spec.kind === 'int') {
+      if (!/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number, got ${JSON.stringify(value)}`);
+      flags[name] = Number(value);
+    } else {
+      if (spec.choices && !spec.choices.includes(value)) {
+        throw new UsageError(`--${name} takes ${spec.choices.join(', ')}; got ${JSON.stringify(value)}`);
+      }
+      flags[name] = value;
+    }
+  }
+  // Each value was checked against its spec above: this is where the spec's types are earned.
+  return { positionals, flags: flags as Flags<F> };
+}
+
+/** Lines describing `specs` for --help. */
+export function describeFlags(specs: FlagSpecs): string {
+  const rows = Object.entries(specs).map(([name, s]) => [`--${name}${s.kind === 'boolean' ? '' : ` ${s.value ?? (s.kind === 'int' ? 'N' : 'VALUE')}`}`, s.help]);
+  const width = Math.max(...rows.map(([f]) => f.length));
+  return rows.map(([f, h]) => `  ${f.padEnd(width)}  ${h}`).join('\n');
+}
+
+// ---- commands --------------------------------------------------------------
+
+export interface Command<F extends FlagSpecs = FlagSpecs> {
+  usage: string;
+  summary: string;
+  /** More of what --help shows: what the command does in detail, and examples. */
+  details?: string;
+  flags: F;
+  run(p: Parsed<F>): Promise<number>;
+}
+
+/** A command, its flags' types inferred from their specs. */
+export function defineCommand<F extends FlagSpecs>(c: Command<F>): Command<F> {
+  return c;
+}
+
+export const REPO = { repo: flag.string('DIR', 'repository root (default: git top-level of the current folder, else the folder)') };
+export const JSON_FLAG = { json: flag.boolean('print JSON for scripts instead of text') };
+export const HELP = { help: flag.boolean('show this help') };
+
+/** The name the CLI gives itself to the daemon (its log and audit). */
+export const CLIENT_NAME = 'cli';
+
+export function needPositionals(p: { positionals: readonly string[] }, n: number, usage: string): void {
+  if (p.positionals.length !== n) throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}; usage: ${usage}`);
+}
+
+/** The root a command works on: --repo, else the work tree of the current folder, else the folder (local/root.ts). */
+export async function repoOf(p: { flags: { repo?: string } }): Promise<string> {
+  const { resolveRepoRoot } = await import('../local/root.js');
+  return resolveRepoRoot(p.flags.repo);
+}
+
+/** No --repo: the root is the current folder's, and starting to index it may be refused (index-guard.ts). */
+export const unnamedRoot = (p: { flags: { repo?: string } }): boolean => p.flags.repo === undefined;
+
+/** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
+export async function withDaemon<T>(root: string, p: { flags: { repo?: string } }, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
+  const { connect } = await import('./connection.js');
+  const client = await connect(root, { autoStart: true, clientName, unnamedRoot: unnamedRoot(p) });
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The version in package.json (`evidex --version`, and what `evidex mcp` tells a host). */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

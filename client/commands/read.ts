@@ -1,0 +1,80 @@
+// `evidex read PATH[:START[-END]]`: read_evidence from the command line. The
+// text form prints every line asked for, reading on where a snippet's
+// character cap cut it, and says how to go on past the line cap.
+import { READ_MAX_LINES } from '../../indexer/query/limits.js';
+import { human, path } from '../../local/human.js';
+import { Methods, type ToolResult } from '../../protocol/messages.js';
+import { flag, needPositionals } from '../command.js';
+import type { Client } from '../connection.js';
+import { callTool, toolCommand } from './tool-command.js';
+
+/**
+ * `PATH[:START[-END]]` → read_evidence arguments. A bare PATH reads the file
+ * from line 1, as much as one call returns (READ_MAX_LINES).
+ */
+export function parseReadTarget(target: string): { path: string; start_line: number; end_line?: number } {
+  const m = /^(.*?):(\d+)(?:-(\d+))?$/.exec(target);
+  if (!m) return { path: target, start_line: 1, end_line: READ_MAX_LINES };
+  const start = Number(m[2]);
+  const end = m[3] === undefined ? undefined : Number(m[3]);
+  return { path: m[1], start_line: start, end_line: end };
+}
+
+/**
+ * read_evidence, with the lines a snippet's character cap cut off read on in
+ * further calls, so the text output holds every line asked for. The result
+ * is one `source` item over the whole span; a single line longer than the cap
+ * stays cut (and flagged).
+ */
+async function readWhole(client: Client, args: Record<string, unknown>): Promise<ToolResult> {
+  const first = await callTool(client, 'read_evidence', args);
+  const e = first.evidence[0];
+  if (!e?.truncated) return first;
+  const lines: string[] = [];
+  let cut = false;
+  for (let item = e; ;) {
+    const got = item.snippet.split('\n');
+    // A cut snippet ends inside its last line: that line is read again from its start.
+    if (item.truncated && got.length > 1) got.pop();
+    else if (item.truncated) cut = true;
+    lines.push(...got);
+    const next = e.start_line + lines.length;
+    if (next > e.end_line) break;
+    item = (await callTool(client, 'read_evidence', { path: e.path, start_line: next, end_line: e.end_line })).evidence[0];
+  }
+  const { truncated: _, ...whole } = e;
+  return { ...first, evidence: [{ ...whole, snippet: lines.join('\n'), ...(cut ? { truncated: true as const } : {}) }] };
+}
+
+/** Whether line `line` of `path` exists: the way to know a read stopped at the cap, not at the end of the file. */
+async function hasLine(client: Client, path: string, line: number): Promise<boolean> {
+  try {
+    await client.request(Methods.toolsCall, { name: 'read_evidence', arguments: { path, start_line: line } });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const command = toolCommand({
+  tool: 'read_evidence',
+  usage: 'evidex read PATH[:START[-END]] [--context N]',
+  summary: `print lines of an indexed file (at most ${READ_MAX_LINES} at a time)`,
+  details: `PATH alone prints the file from line 1, up to ${READ_MAX_LINES} lines, and says how to read on;\n`
+    + 'PATH:START prints that line, PATH:START-END those lines. PATH is relative to the current folder.\n\n'
+    + 'examples:\n  evidex read src/app.py\n  evidex read src/app.py:120-160\n  evidex read app.py:42 --context 5',
+  flags: { context: flag.int('extra lines on each side (0-50)') },
+  build: (p, path) => {
+    needPositionals(p, 1, 'evidex read PATH[:START[-END]]');
+    const t = parseReadTarget(p.positionals[0]);
+    return { ...t, path: path(t.path), context: p.flags.context };
+  },
+  // --json prints the tool's own answer; the text output every line asked for.
+  call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args) : readWhole(client, args)),
+  async after(r, args, client) {
+    const e = r.evidence[0];
+    const fromTheTop = args.start_line === 1 && args.end_line === READ_MAX_LINES;
+    if (!e || !fromTheTop || e.end_line < READ_MAX_LINES || !(await hasLine(client, e.path, e.end_line + 1))) return null;
+    return human`${path(e.path)}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`evidex read ${path(e.path)}:${e.end_line + 1}-${e.end_line + READ_MAX_LINES}\` (a path from the repository root)`;
+  },
+});

@@ -1,0 +1,22 @@
+// `evidex search QUERY`: search_code from the command line.
+import { flag, needPositionals } from '../command.js';
+import { PAGE, PATH_PREFIX, pageArgs, toolCommand } from './tool-command.js';
+
+export const command = toolCommand({
+  tool: 'search_code',
+  usage: 'evidex search QUERY [--limit N] [--offset N] [--case-sensitive] [--path-prefix P]',
+  summary: 'literal text search over paths and lines',
+  details: 'QUERY is literal text, not a regex, matched case-insensitively unless --case-sensitive.\n'
+    + 'Files whose path contains it come first (as path:1:), then one line per matching line.\n\n'
+    + 'examples:\n  evidex search COLLECTION_NAME\n  evidex search "def main" --path-prefix src/\n  evidex search -- --no-deps        (-- ends the options)',
+  flags: {
+    ...PAGE,
+    'case-sensitive': flag.boolean('match case exactly'),
+    ...PATH_PREFIX,
+  },
+  build: (p) => {
+    needPositionals(p, 1, 'evidex search QUERY');
+    return { query: p.positionals[0], ...pageArgs(p), case_sensitive: p.flags['case-sensitive'], path_prefix: p.flags['path-prefix'] };
+  },
+  format: (p) => ({ highlight: { text: p.positionals[0], caseSensitive: Boolean(p.flags['case-sensitive']) } }),
+});

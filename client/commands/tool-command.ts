@@ -1,0 +1,207 @@
+// The five tool commands (search, symbol, read, importers, diff; one file
+// each says how its flags make the tool's arguments): one tool call to the
+// root's daemon, which validates it strictly — the CLI checks nothing else —,
+// and its answer printed. --json prints the tool's own answer; the text form
+// is the shape grep and rg users scan and editors jump to: `path:line: text`,
+// one line per source line; a definition found by `symbol` is one line
+// (`path:start-end: kind name  first line`) unless its body is asked for. On
+// a terminal, paths, line numbers and the matched text are coloured as rg
+// colours them.
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { Methods, type Evidence, type ToolResult } from '../../protocol/messages.js';
+import {
+  defineCommand, flag, HELP, JSON_FLAG, REPO, repoOf, withDaemon, type Command, type FlagSpecs, type Parsed,
+} from '../command.js';
+import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
+import type { Client } from '../connection.js';
+import {
+  human, join, line, paint, path, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
+} from '../../local/human.js';
+
+export const COLOR = { color: flag.choice('WHEN', ['auto', 'always', 'never'], 'colour paths, line numbers and matches: auto (a terminal without NO_COLOR), always, never') };
+/** The paging arguments of every list tool. */
+export const PAGE = {
+  limit: flag.int('items to show (1-200, default 20)'),
+  offset: flag.int('skip this many items first (default 0): --offset 20 is the second page'),
+};
+export const PATH_PREFIX = { 'path-prefix': flag.string('P', 'only paths starting with P (relative to the current folder)', { path: true }) };
+/** The paging flags' values as tool arguments. */
+export const pageArgs = (p: { flags: { limit?: number; offset?: number } }): Record<string, unknown> => ({ limit: p.flags.limit, offset: p.flags.offset });
+
+/** The flags every tool command takes after its own. */
+type CommonFlags = typeof REPO & typeof JSON_FLAG & typeof COLOR & typeof HELP;
+
+interface ToolCommandSpec<F extends FlagSpecs> {
+  tool: string;
+  usage: string;
+  summary: string;
+  details?: string;
+  flags: F;
+  /** The tool's arguments from the command line; `path` turns a path argument root-relative. */
+  build(p: Parsed<F & CommonFlags>, path: (arg: string) => string): Record<string, unknown>;
+  /** How the text output looks (highlight, bodies). */
+  format?(p: Parsed<F & CommonFlags>): FormatOptions;
+  /** Makes the call (default: one tools/call); `read` makes several to print a file whole. */
+  call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>): Promise<ToolResult>;
+  /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
+  after?(r: ToolResult, args: Record<string, unknown>, client: Client): Promise<Shown | null>;
+}
+
+export const callTool = (client: Client, tool: string, args: Record<string, unknown>): Promise<ToolResult> =>
+  client.request(Methods.toolsCall, { name: tool, arguments: defined(args) });
+
+function defined(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** A friendly command = one tool call built from flags; the daemon still validates it strictly. */
+export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command<F & CommonFlags> {
+  const flags = { ...s.flags, ...REPO, ...JSON_FLAG, ...COLOR, ...HELP };
+  return defineCommand({
+    usage: s.usage, summary: s.summary, details: s.details, flags,
+    async run(p) {
+      const root = await repoOf(p);
+      const path = (arg: string) => rootRelative(root, arg);
+      const args = s.build(p, path);
+      // Path flags are converted here, so a command adding one (`path: true`) needs nothing more.
+      for (const [name, spec] of Object.entries<FlagSpecs[string]>(flags)) {
+        const arg = name.replace(/-/g, '_');
+        const value = args[arg];
+        // The root itself as a prefix keeps everything: no prefix at all.
+        if (spec.path && typeof value === 'string') args[arg] = path(value) || undefined;
+      }
+      await withDaemon(root, p, async (client) => {
+        const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args));
+        printResult(r, p, s.format?.(p) ?? {});
+        const note = p.flags.json ? null : await s.after?.(r, args, client);
+        if (note) stderr().line(note);
+      });
+      return 0;
+    },
+  });
+}
+
+/**
+ * A path typed on the command line, as the tools take it: relative to the
+ * root. Taken relative to the current folder when that lies inside the root
+ * (as every shell tool does), else relative to the root; an absolute path
+ * inside the root is made relative to it. What escapes the root is passed on
+ * as such, so the daemon refuses it with its own code (path_denied).
+ */
+export function rootRelative(root: string, arg: string, cwd: string = process.cwd()): string {
+  let here = cwd;
+  try { here = realpathSync(cwd); } catch { /* a deleted folder: keep it as given */ }
+  const inside = (p: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+  if (!isAbsolute(arg) && !inside(here)) return arg;
+  const abs = resolve(here, arg);
+  if (isAbsolute(arg) && !inside(abs)) return arg;
+  const rel = relative(root, abs).split(sep).join('/');
+  // A folder (`--path-prefix .` in src/, or `src/`) means what is inside it, not every path starting with "src".
+  return rel !== '' && !rel.startsWith('..') && (/[/\\]$/.test(arg) || isFolder(abs)) ? `${rel}/` : rel;
+}
+
+function isFolder(path: string): boolean {
+  try { return statSync(path).isDirectory(); } catch { return false; }
+}
+
+/** stdout as the text form is written to it: coloured as --color says (auto: a terminal without NO_COLOR). */
+function outScreen(p: { flags: { color?: 'auto' | 'always' | 'never' } }): Screen {
+  const when = p.flags.color ?? 'auto';
+  return when === 'auto' ? stdout() : stdout().withColour(when === 'always');
+}
+
+function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions): void {
+  if (p.flags.json) {
+    stdout().json(r);
+    return;
+  }
+  if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
+  stderr().line(formatFooter(r));
+}
+
+// ---- the text form ---------------------------------------------------------
+
+const ROLE = { path: '35', line: '32', match: '1;31', name: '1', dim: '2' } as const satisfies Record<string, Colour>;
+type Role = keyof typeof ROLE;
+
+export interface FormatOptions {
+  /** Text to highlight in lines and paths: the search query. */
+  highlight?: { text: string; caseSensitive: boolean };
+  /** Definitions in full (`symbol --body`) instead of one line each. */
+  body?: boolean;
+}
+
+const DEFINITION_KINDS: ReadonlySet<string> = new Set(SYMBOL_KINDS);
+
+/** Colours (shown only where the screen shows colours) and the search query's highlight, over text shown by local/human.ts's rule. */
+class Painter {
+  constructor(private readonly opts: FormatOptions) {}
+  paint(role: Role, text: Part): Shown {
+    return paint(ROLE[role], text);
+  }
+  /** `text` (a line of a file, or a path with `asPath`) with every occurrence of the highlighted needle painted (outside `role`'s own colour). */
+  marked(text: string, role?: Role, asPath = false): Shown {
+    const show = asPath ? path : line;
+    const plain = (t: string): Shown => (role ? this.paint(role, show(t)) : show(t));
+    const h = this.opts.highlight;
+    if (!h || h.text === '') return plain(text);
+    const hay = h.caseSensitive ? text : text.toLowerCase();
+    const needle = h.caseSensitive ? h.text : h.text.toLowerCase();
+    // Lower-casing can change a string's length (rare letters); then highlighting would be off by some characters.
+    if (hay.length !== text.length) return plain(text);
+    const parts: Shown[] = [];
+    let from = 0;
+    for (let at = hay.indexOf(needle); at !== -1; at = hay.indexOf(needle, at + needle.length)) {
+      parts.push(plain(text.slice(from, at)), this.paint('match', show(text.slice(at, at + needle.length))));
+      from = at + needle.length;
+    }
+    parts.push(plain(text.slice(from)));
+    return join(parts, '');
+  }
+  /** `path:line:` (or `path:start-end:`) as the prefix of an output line. */
+  where(file: string, lineNo: string, markPath = false): Shown {
+    return human`${markPath ? this.marked(file, 'path', true) : this.paint('path', path(file))}:${this.paint('line', lineNo)}:`;
+  }
+}
+
+/** The lines of `items`; see the file comment for the shapes. Every text of an item is shown by the rule of local/human.ts. */
+export function formatEvidence(items: readonly Evidence[], opts: FormatOptions = {}): Shown {
+  const p = new Painter(opts);
+  const out: Shown[] = [];
+  for (const e of items) {
+    const span = `${e.start_line}-${e.end_line}`;
+    if (e.kind === 'diff') {
+      out.push(human`${p.where(e.path, span)} diff`, text(e.snippet));
+      continue;
+    }
+    if (e.kind === 'path_match') {
+      // Line 1, so an editor opens the file; the marker says it was the path that matched.
+      out.push(human`${p.where(e.path, '1', true)} ${p.paint('dim', '[path match]')}`);
+      continue;
+    }
+    const lines = e.snippet.split('\n');
+    // An importer found through re-exporting files (`importers --via-reexports`) says which, in a line of its own.
+    if (e.via?.length) out.push(p.paint('dim', human`# via ${join(e.via.map((v) => path(v)), ' → ')}`));
+    if (DEFINITION_KINDS.has(e.kind) && !opts.body) {
+      out.push(human`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${lines[0].trim()}`);
+      continue;
+    }
+    // A multi-line item (a definition with --body, an import spanning lines) gets a header saying what it is.
+    // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
+    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${e.name} at ${path(e.path)}:${span}`));
+    lines.forEach((t, i) => out.push(human`${p.where(e.path, String(e.start_line + i))} ${p.marked(t)}`));
+    if (e.truncated) {
+      const shownTo = e.start_line + lines.length - 1;
+      out.push(human`${path(e.path)}: … (snippet cut at ${e.snippet.length.toLocaleString('en')} characters; read on with \`evidex read ${path(e.path)}:${shownTo}-${e.end_line}\`)`);
+    }
+  }
+  return join(out);
+}
+
+/** The one-line footer: how many shown of how many, and which index generation answered. */
+export function formatFooter(r: ToolResult): Shown {
+  const shown = r.evidence.length;
+  const more = r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
+  return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}`;
+}

@@ -1,0 +1,222 @@
+// Everything evidex writes for a person to read — CLI results, hints, errors,
+// progress, answers, reports, the daemon's log — goes through this module, on
+// a terminal and in a pipe alike. A repository is hostile input: a line of a
+// file, a file name or a model's answer may hold bytes a terminal obeys (OSC 52
+// writes the clipboard, `ESC[2J` clears the screen, OSC 8 makes a link point
+// elsewhere, U+202E reorders what is shown). So text from outside evidex is
+// made inert here, in one documented form (docs/cli.md, "Control characters"):
+//
+//   - a control character (Unicode Cc: C0 but TAB, DEL, C1) becomes `\xHH`;
+//   - a bidirectional control (Bidi_Control: U+061C, U+200E, U+200F,
+//     U+202A–U+202E, U+2066–U+2069) or a line or paragraph separator
+//     (U+2028, U+2029) becomes `\uHHHH`;
+//   - a line break is kept only where text is meant to span lines (`text`);
+//     in a one-line field (`line`) and in a file name (`path`) it is escaped,
+//     so nothing from outside can start a line of its own; a file name also
+//     shows TAB escaped and `\` as `\\`, so a printed name stands for exactly
+//     one name.
+//
+// On a terminal with colours on, each escape is shown in reverse video, so it
+// cannot be taken for the same characters typed in the file; evidex's own
+// colours and its spinner are the only control sequences written, and they
+// are made here too. What is printed is a `Shown`: only this module makes one,
+// so text that has not passed the rule cannot reach a `Screen` (test/human
+// checks that nothing else writes to a stream). `--json` keeps the exact text:
+// `Screen.json` writes JSON, with the characters above as `\u` escapes.
+
+/** The characters shown escaped (docs/cli.md): Cc, Bidi_Control, Zl, Zp. */
+const UNSAFE = /[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
+/** One run of them (or of backslashes, which `path` doubles). */
+const UNSAFE_RUN = /[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}]+/gu;
+
+const ESC = '\x1b';
+const CSI = `${ESC}[`;
+const REVERSE = `${CSI}7m`;
+const REVERSE_OFF = `${CSI}27m`;
+const RESET = `${CSI}0m`;
+
+/** The escaped form of one character: `\xHH` up to U+00FF, `\uHHHH` above. */
+function escapeChar(c: string): string {
+  const n = c.codePointAt(0)!;
+  return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+}
+
+const MINT = Symbol('Shown');
+
+/**
+ * Text fit to write for a person: evidex's own words, or outside text made
+ * inert. `plain` is what a pipe or a colourless terminal gets; `rich` adds
+ * evidex's colours and shows every escape in reverse video.
+ */
+export class Shown {
+  constructor(mint: typeof MINT, readonly plain: string, readonly rich: string) {
+    if (mint !== MINT) throw new Error('a Shown is made only by local/human.ts');
+  }
+  toString(): string { return this.plain; }
+}
+
+const shown = (plain: string, rich: string = plain): Shown => new Shown(MINT, plain, rich);
+
+/** `s` with every unsafe character escaped; `keep` tells which ones stay as they are (TAB, the line break). */
+function render(s: string, keep: (c: string) => boolean, backslash: boolean): Shown {
+  if (!UNSAFE.test(s) && !(backslash && s.includes('\\'))) return shown(s);
+  let plain = '';
+  let rich = '';
+  let from = 0;
+  const re = backslash ? /[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}\\]+/gu : UNSAFE_RUN;
+  for (const m of s.matchAll(re)) {
+    const before = s.slice(from, m.index);
+    plain += before;
+    rich += before;
+    from = m.index + m[0].length;
+    // A run is escaped character by character; kept ones go out as they are, outside the highlight.
+    let run = '';
+    const flush = (): void => { if (run) { plain += run; rich += `${REVERSE}${run}${REVERSE_OFF}`; run = ''; } };
+    for (const c of m[0]) {
+      if (c === '\\') { run += '\\\\'; continue; }
+      if (keep(c)) { flush(); plain += c; rich += c; continue; }
+      run += escapeChar(c);
+    }
+    flush();
+  }
+  const rest = s.slice(from);
+  return shown(plain + rest, rich + rest);
+}
+
+const isTab = (c: string): boolean => c === '\t';
+
+/** Outside text on one line (a name, a message, a line of a file): every unsafe character escaped, TAB kept. */
+export function line(s: string): Shown {
+  return render(s, isTab, false);
+}
+
+/** Outside text that spans lines (an answer, a diff hunk): as `line`, with `\n` kept as the line break. */
+export function text(s: string): Shown {
+  return render(s, (c) => c === '\t' || c === '\n', false);
+}
+
+/** A file or folder name: every unsafe character escaped, TAB and line breaks included, and `\` shown as `\\`. */
+export function path(s: string): Shown {
+  return render(s, () => false, true);
+}
+
+/** What may go into a `human` template: shown text, a number, or outside text (shown as `line`). */
+export type Part = Shown | string | number | bigint | boolean | null | undefined;
+
+function part(v: Part): Shown {
+  if (v instanceof Shown) return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return shown(String(v));
+  return line(String(v));
+}
+
+/**
+ * evidex's own words, with what is put into them made safe: the template's
+ * literal text is the code's own; every interpolated string is outside text
+ * and is shown as `line` (use `text` or `path` for another form).
+ */
+export function human(strings: TemplateStringsArray, ...values: Part[]): Shown {
+  let plain = strings[0];
+  let rich = strings[0];
+  values.forEach((v, i) => {
+    const p = part(v);
+    plain += p.plain + strings[i + 1];
+    rich += p.rich + strings[i + 1];
+  });
+  return shown(plain, rich);
+}
+
+/** `parts` one after another, `sep` (evidex's own text) between them. */
+export function join(parts: readonly Part[], sep = '\n'): Shown {
+  const all = parts.map(part);
+  return shown(all.map((p) => p.plain).join(sep), all.map((p) => p.rich).join(sep));
+}
+
+/** `s` padded with spaces to `width` visible characters (as `plain` counts them). */
+export function padEnd(s: Part, width: number): Shown {
+  const p = part(s);
+  const pad = ' '.repeat(Math.max(0, width - p.plain.length));
+  return shown(p.plain + pad, p.rich + pad);
+}
+
+/** The SGR colours evidex uses (a closed set: nothing else is painted). */
+export type Colour = '1' | '2' | '1;31' | '31' | '32' | '33' | '35' | '36';
+
+/** `s` in `colour` where colours are shown; as it is elsewhere. */
+export function paint(colour: Colour, s: Part): Shown {
+  const p = part(s);
+  return p.plain === '' ? p : shown(p.plain, `${CSI}${colour}m${p.rich}${RESET}`);
+}
+
+/** Back to the start of the line, and the line erased (a spinner's or progress line's redraw; terminals only). */
+export const CLEAR_LINE = shown(`\r${CSI}2K`);
+/** Back to the start of the line. */
+export const RETURN = shown('\r');
+/** The rest of the line erased. */
+export const ERASE_RIGHT = shown(`${CSI}K`);
+
+/** `value` as JSON, exact, with the characters `line` escapes written as `\u` escapes (JSON itself escapes only C0). */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value).replace(UNSAFE_RUN, (run) => [...run].map((c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`).join(''));
+}
+
+/** Whether colours suit `stream`: a terminal, without NO_COLOR (https://no-color.org) or TERM=dumb. */
+export function colourFits(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+type Sink = NodeJS.WritableStream & { isTTY?: boolean };
+
+/** A stream a person reads: only `Shown` text (or JSON) is written to it. */
+export class Screen {
+  readonly isTTY: boolean;
+  /** Colours and highlighted escapes: `rich` text. */
+  readonly colour: boolean;
+
+  constructor(private readonly stream: Sink, opts: { colour?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+    this.isTTY = Boolean(stream.isTTY);
+    this.colour = opts.colour ?? colourFits(stream, opts.env);
+  }
+
+  /** The same stream with colours decided otherwise (`--color always|never`). */
+  withColour(colour: boolean): Screen {
+    return new Screen(this.stream, { colour });
+  }
+
+  write(s: Shown): void {
+    // Anything else that reaches here (a caller outside TypeScript) is outside text.
+    const p = s instanceof Shown ? s : text(String(s));
+    this.stream.write(this.colour ? p.rich : p.plain);
+  }
+
+  /** `s` and a line break. */
+  line(s: Shown): void {
+    this.write(human`${s}\n`);
+  }
+
+  /** `value` as one line of JSON (`jsonText`), for scripts. */
+  json(value: unknown): void {
+    this.stream.write(`${jsonText(value)}\n`);
+  }
+
+  /** Calls `fn` on a write error (EPIPE once the reader has gone). */
+  onError(fn: (e: NodeJS.ErrnoException) => void): void {
+    this.stream.on('error', fn);
+  }
+
+  /** Where readline draws its prompt and echoes what the user types (the user's own input, and evidex's prompt). */
+  get readlineOutput(): NodeJS.WritableStream {
+    return this.stream;
+  }
+}
+
+/** `target` as a Screen: itself, or a stream wrapped (tests and embedders pass streams). */
+export function screenOf(target: Screen | Sink, env?: NodeJS.ProcessEnv): Screen {
+  return target instanceof Screen ? target : new Screen(target, { env });
+}
+
+let out: Screen | undefined;
+let err: Screen | undefined;
+/** The process's stdout, as a Screen. */
+export function stdout(): Screen { return (out ??= new Screen(process.stdout)); }
+/** The process's stderr, as a Screen. */
+export function stderr(): Screen { return (err ??= new Screen(process.stderr)); }
