@@ -1,0 +1,78 @@
+// Which tsconfig.json / jsconfig.json governs a file, found as the editor's
+// TypeScript server finds it (docs/tools.md, Resolution): the nearest config
+// above the file whose file list takes it in — for a solution-style config
+// (`"files": []` with references), the referenced project that takes it in —
+// else the next one further up, else the compiler's defaults with `allowJs`
+// and `moduleResolution: bundler`. Every config is read by the compiler itself
+// (`ts.parseJsonConfigFileContent` over `ts.sys`, `extends` and the
+// `include`/`exclude`/`files` lists included) on the oracle's real copy.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import ts from 'typescript';
+
+export interface Governing {
+  /** The config's path relative to the tree's root, or null for the defaults. */
+  config: string | null;
+  options: ts.CompilerOptions;
+}
+
+export const DEFAULT_OPTIONS: ts.CompilerOptions = { allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler };
+
+interface Parsed { path: string; options: ts.CompilerOptions; fileNames: Set<string>; solution: boolean; references: string[] }
+
+export class ConfigFinder {
+  private readonly parsed = new Map<string, Parsed | null>();
+  /** Options objects by config, so one resolution cache serves every file of a config. */
+  readonly defaults: Governing = { config: null, options: DEFAULT_OPTIONS };
+
+  /** `root`: the absolute path of the oracle's copy; configs above it are never read. */
+  constructor(private readonly root: string) {}
+
+  governing(fileAbs: string): Governing {
+    for (let dir = dirname(fileAbs); ; dir = dirname(dir)) {
+      for (const name of ['tsconfig.json', 'jsconfig.json']) {
+        const path = join(dir, name);
+        if (!existsSync(path)) continue;
+        const hit = this.takes(path, fileAbs, new Set());
+        if (hit) return { config: relative(this.root, hit.path).split('\\').join('/'), options: hit.options };
+      }
+      if (dir === this.root || dirname(dir) === dir) return this.defaults;
+    }
+  }
+
+  /** Every config read so far, by root-relative path (for reports). */
+  configsRead(): string[] {
+    return [...this.parsed.keys()].map((p) => relative(this.root, p));
+  }
+
+  private takes(configPath: string, fileAbs: string, visiting: Set<string>): Parsed | null {
+    if (visiting.has(configPath)) return null;
+    visiting.add(configPath);
+    const c = this.read(configPath);
+    if (!c) return null;
+    if (c.solution) {
+      for (const ref of c.references) {
+        const hit = this.takes(ref, fileAbs, visiting);
+        if (hit) return hit;
+      }
+      return null;
+    }
+    return c.fileNames.has(fileAbs) ? c : null;
+  }
+
+  private read(path: string): Parsed | null {
+    const cached = this.parsed.get(path);
+    if (cached !== undefined) return cached;
+    const source = ts.readJsonConfigFile(path, ts.sys.readFile);
+    const cmd = ts.parseJsonSourceFileConfigFileContent(source, ts.sys, dirname(path), undefined, path);
+    const raw = cmd.raw as { files?: unknown } | undefined;
+    const references = (cmd.projectReferences ?? []).map((r) => {
+      const p = r.path;
+      return existsSync(p) && statSync(p).isDirectory() ? join(p, 'tsconfig.json') : p;
+    }).filter((p) => existsSync(p));
+    const solution = Array.isArray(raw?.files) && raw.files.length === 0 && (cmd.projectReferences?.length ?? 0) > 0;
+    const parsed: Parsed = { path, options: cmd.options, fileNames: new Set(cmd.fileNames), solution, references };
+    this.parsed.set(path, parsed);
+    return parsed;
+  }
+}

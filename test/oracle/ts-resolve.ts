@@ -1,0 +1,135 @@
+// Where each import specifier leads, by the compiler: `ts.resolveModuleName`
+// in the resolution mode the compiler gives that usage
+// (`ts.getModeForUsageLocation`), under the file's governing config, on a real
+// copy of the indexed files with the repository's workspace packages linked
+// into a temporary node_modules as an install links them. Build output that a
+// package's `exports`/`types`/`main` names but the tree lacks is seen as
+// existing exactly where its source exists (ts-workspaces.ts), so the compiler
+// walks the package's own fields and the answer maps back to that source.
+// Results are mapped back through realpath to repository paths; only indexed
+// files (the ones copied) are targets.
+import { copyFileSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import ts from 'typescript';
+import type { Governing } from './ts-configs.js';
+import { buildLayout, sourceDirForOutput, sourceForOutput, type BuildLayout, type WorkspacePackage } from './ts-workspaces.js';
+
+/** Why a specifier has no target in the repository. */
+export type Unresolved = 'package' | 'missing';
+
+export interface Resolution { target: string | null; unresolved: Unresolved | null; mode: 'import' | 'require' | 'none' }
+
+/** A specifier naming a package (not a path, not `#imports`). */
+export function isBareSpecifier(spec: string): boolean {
+  return !(spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('#') || spec === '');
+}
+
+/** The oracle's copy of a tree: the indexed files at their paths, workspace packages linked under node_modules. */
+export class OracleTree {
+  readonly copy: string;
+  private readonly base: string;
+  private readonly indexed: Set<string>;
+  private readonly layouts = new Map<string, BuildLayout>();
+  /** Paths of build output the compiler was told exist, and the source (root-relative) each stands for. */
+  private readonly virtual = new Map<string, string>();
+  private readonly linkRoot: string;
+  readonly host: ts.ModuleResolutionHost;
+  private readonly caches = new Map<ts.CompilerOptions, ts.ModuleResolutionCache>();
+
+  constructor(root: string, files: readonly string[], readonly packages: readonly WorkspacePackage[]) {
+    this.base = realpathSync(mkdtempSync(join(tmpdir(), 'evidex-tsoracle-')));
+    this.copy = join(this.base, 'repo');
+    this.indexed = new Set(files);
+    for (const f of files) {
+      mkdirSync(dirname(join(this.copy, f)), { recursive: true });
+      copyFileSync(join(root, f), join(this.copy, f));
+    }
+    this.linkRoot = join(this.copy, 'node_modules');
+    for (const p of packages) {
+      const link = join(this.linkRoot, p.name);
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(relative(dirname(link), join(this.copy, p.dir)), link, 'dir');
+    }
+    const isFile = (p: string): boolean => { try { return statSync(p).isFile(); } catch { return false; } };
+    const isDir = (p: string): boolean => { try { return statSync(p).isDirectory(); } catch { return false; } };
+    this.host = {
+      fileExists: (p) => isFile(p) || this.virtualSource(p, isFile, isDir) !== null,
+      directoryExists: (p) => isDir(p) || this.virtualDir(p, isDir),
+      readFile: (p) => ts.sys.readFile(p),
+      realpath: (p) => (this.virtual.has(p) ? p : ts.sys.realpath!(p)),
+      getCurrentDirectory: () => this.copy,
+      getDirectories: (p) => ts.sys.getDirectories(p),
+      useCaseSensitiveFileNames: true,
+    };
+  }
+
+  /** The workspace package a path reaches through its node_modules link, with the path inside it. */
+  private viaLink(p: string): { pkg: WorkspacePackage; rel: string } | null {
+    if (!p.startsWith(`${this.linkRoot}/`)) return null;
+    const rest = p.slice(this.linkRoot.length + 1);
+    for (const pkg of this.packages) {
+      if (rest.startsWith(`${pkg.name}/`)) return { pkg, rel: rest.slice(pkg.name.length + 1) };
+    }
+    return null;
+  }
+
+  private layoutOf(pkg: WorkspacePackage): BuildLayout {
+    let l = this.layouts.get(pkg.dir);
+    if (!l) { l = buildLayout(join(this.copy, pkg.dir)); this.layouts.set(pkg.dir, l); }
+    return l;
+  }
+
+  private virtualSource(p: string, isFile: (p: string) => boolean, isDir: (p: string) => boolean): string | null {
+    const hit = this.viaLink(p);
+    if (!hit) return null;
+    const pkgAbs = join(this.copy, hit.pkg.dir);
+    const src = sourceForOutput(pkgAbs, hit.rel, this.layoutOf(hit.pkg), isFile, isDir);
+    if (src === null) return null;
+    const target = `${hit.pkg.dir}/${src}`;
+    this.virtual.set(p, target);
+    return target;
+  }
+
+  private virtualDir(p: string, isDir: (p: string) => boolean): boolean {
+    const hit = this.viaLink(p);
+    return hit !== null && sourceDirForOutput(join(this.copy, hit.pkg.dir), hit.rel, this.layoutOf(hit.pkg), isDir) !== null;
+  }
+
+  private cacheFor(options: ts.CompilerOptions): ts.ModuleResolutionCache {
+    let c = this.caches.get(options);
+    if (!c) { c = ts.createModuleResolutionCache(this.copy, (s) => s, options); this.caches.set(options, c); }
+    return c;
+  }
+
+  /** The module format the compiler gives a file under its options (what `require` vs `import` mode starts from). */
+  impliedNodeFormat(fileRel: string, gov: Governing): ts.ResolutionMode {
+    return ts.getImpliedNodeFormatForFile(join(this.copy, fileRel), this.cacheFor(gov.options).getPackageJsonInfoCache(), this.host, gov.options);
+  }
+
+  resolve(fileRel: string, sf: ts.SourceFile, literal: ts.StringLiteralLike, gov: Governing): Resolution {
+    const modeKind = ts.getModeForUsageLocation(sf, literal, gov.options);
+    const mode = modeKind === ts.ModuleKind.CommonJS ? 'require' : modeKind === ts.ModuleKind.ESNext ? 'import' : 'none';
+    const spec = literal.text;
+    const r = ts.resolveModuleName(spec, join(this.copy, fileRel), gov.options, this.host, this.cacheFor(gov.options), undefined, modeKind);
+    const target = this.toRepoPath(r.resolvedModule?.resolvedFileName);
+    if (target !== null) return { target, unresolved: null, mode };
+    return { target: null, unresolved: isBareSpecifier(spec) ? 'package' : 'missing', mode };
+  }
+
+  /** A resolved file as a path of the repository, or null when it is not an indexed file. */
+  private toRepoPath(resolved: string | undefined): string | null {
+    if (resolved === undefined) return null;
+    const v = this.virtual.get(resolved);
+    if (v !== undefined) return this.indexed.has(v) ? v : null;
+    let real: string;
+    try { real = realpathSync(resolved); } catch { return null; }
+    const rel = relative(this.copy, real).split('\\').join('/');
+    return this.indexed.has(rel) ? rel : null;
+  }
+
+  dispose(): void {
+    rmSync(this.base, { recursive: true, force: true });
+  }
+}
