@@ -16,7 +16,17 @@ export interface Governing {
   options: ts.CompilerOptions;
 }
 
-export const DEFAULT_OPTIONS: ts.CompilerOptions = { allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler };
+/**
+ * The compiler's defaults with `allowJs` and `moduleResolution: bundler`, for a
+ * file no config takes in. The compiler accepts bundler resolution only with
+ * `module` set to `preserve` or `es2015` and later (TS5095), and its default
+ * `module` (CommonJS, from the default target) would resolve every `import`
+ * with the `require` condition, which is no bundler's reading; `preserve` is
+ * the module setting that implies bundler resolution.
+ */
+export const DEFAULT_OPTIONS: ts.CompilerOptions = {
+  allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.Preserve,
+};
 
 interface Parsed { path: string; options: ts.CompilerOptions; fileNames: Set<string>; solution: boolean; references: string[] }
 

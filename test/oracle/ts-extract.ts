@@ -97,11 +97,10 @@ const isStatic = (n: ts.Node): boolean => ts.canHaveModifiers(n) && (ts.getModif
 /**
  * Groups a list's overload runs: consecutive declarations of one name (and one
  * static-ness), bodiless signatures optionally closed by one implementation,
- * are one item. Returns, for each first declaration of a group, its last one;
- * later members of a group map to null (they define nothing of their own).
+ * are one item. Maps every declaration of the list to the first and last of its group.
  */
-function overloadGroups(nodes: readonly ts.Node[], keyOf: (n: ts.Node) => string | null): Map<ts.Node, ts.Node | null> {
-  const out = new Map<ts.Node, ts.Node | null>();
+function overloadGroups(nodes: readonly ts.Node[], keyOf: (n: ts.Node) => string | null): Map<ts.Node, { first: ts.Node; last: ts.Node }> {
+  const out = new Map<ts.Node, { first: ts.Node; last: ts.Node }>();
   let i = 0;
   while (i < nodes.length) {
     const key = keyOf(nodes[i]);
@@ -109,8 +108,7 @@ function overloadGroups(nodes: readonly ts.Node[], keyOf: (n: ts.Node) => string
     if (key !== null) {
       while (j + 1 < nodes.length && !hasBody(nodes[j] as Overloadable) && keyOf(nodes[j + 1]) === key) j++;
     }
-    out.set(nodes[i], nodes[j]);
-    for (let k = i + 1; k <= j; k++) out.set(nodes[k], null);
+    for (let k = i; k <= j; k++) out.set(nodes[k], { first: nodes[i], last: nodes[j] });
     i = j + 1;
   }
   return out;
@@ -140,9 +138,17 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
     return [...scope, name];
   };
   /** Overload groups of every statement list and class body, computed when the list is first seen. */
-  const groups = new Map<ts.Node, ts.Node | null>();
+  const groups = new Map<ts.Node, { first: ts.Node; last: ts.Node }>();
   const addGroups = (list: readonly ts.Node[], key: (n: ts.Node) => string | null): void => {
     for (const [k, v] of overloadGroups(list, key)) groups.set(k, v);
+  };
+  /** The qualified name each group's item was given, so every declaration of the group qualifies what it declares inside by it. */
+  const groupScope = new Map<ts.Node, string[]>();
+  /** Defines an overloadable declaration once per group (the first), and returns the scope its own body declares in. */
+  const defineGrouped = (scope: string[], node: ts.Node, name: string, kind: DefKind): string[] => {
+    const g = groups.get(node) ?? { first: node, last: node };
+    if (g.first === node) groupScope.set(node, define(scope, name, kind, node, g.last));
+    return groupScope.get(g.first) ?? [...scope, name];
   };
 
   const statement = (node: ts.Node, lit: ts.Expression | ts.TypeNode | undefined, form: StatementForm, reexport = false, spanNode: ts.Node = node): void => {
@@ -181,13 +187,8 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
       return;
     }
     if (ts.isFunctionDeclaration(node)) {
-      const last = groups.get(node);
-      if (last !== null) {
-        const inner = define(scope, node.name?.text ?? 'default', 'function', node, last ?? node);
-        ts.forEachChild(node, (c) => visit(c, inner, false));
-      } else {
-        ts.forEachChild(node, (c) => visit(c, scope, false));
-      }
+      const inner = defineGrouped(scope, node, node.name?.text ?? 'default', 'function');
+      ts.forEachChild(node, (c) => visit(c, inner, false));
       return;
     }
     if (ts.isInterfaceDeclaration(node)) { define(scope, node.name.text, 'interface', node); ts.forEachChild(node, (c) => visit(c, scope, false)); return; }
@@ -225,9 +226,7 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
   const member = (m: ts.ClassElement, classScope: string[]): void => {
     const name = ts.isConstructorDeclaration(m) ? 'constructor' : nameText(m.name, sf);
     if (ts.isMethodDeclaration(m) || ts.isConstructorDeclaration(m)) {
-      const last = groups.get(m);
-      if (last === null) { ts.forEachChild(m, (c) => visit(c, classScope, false)); return; }
-      const inner = define(classScope, name ?? '', 'method', m, last ?? m);
+      const inner = defineGrouped(classScope, m, name ?? '', 'method');
       ts.forEachChild(m, (c) => visit(c, inner, false));
       return;
     }

@@ -8,10 +8,9 @@
 // walks the package's own fields and the answer maps back to that source.
 // Results are mapped back through realpath to repository paths; only indexed
 // files (the ones copied) are targets.
-import { copyFileSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { mkdtempSync } from 'node:fs';
 import ts from 'typescript';
 import type { Governing } from './ts-configs.js';
 import { buildLayout, sourceDirForOutput, sourceForOutput, type BuildLayout, type WorkspacePackage } from './ts-workspaces.js';
@@ -25,6 +24,18 @@ export interface Resolution { target: string | null; unresolved: Unresolved | nu
 export function isBareSpecifier(spec: string): boolean {
   return !(spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('#') || spec === '');
 }
+
+/** Names a bare specifier answers to as a package query: the package (`@org/ui`, `lodash`) and each longer subpath (`lodash/fp`, `lodash/fp/map`). */
+export function packageNamesOf(spec: string): string[] {
+  const parts = spec.split('/');
+  const first = spec.startsWith('@') && parts.length > 1 ? 2 : 1;
+  const out: string[] = [];
+  for (let n = first; n <= parts.length; n++) out.push(parts.slice(0, n).join('/'));
+  return out;
+}
+
+/** The package-name rule of find_importers: the specifier equals the name or starts with it followed by "/". */
+export const matchesPackage = (spec: string, name: string): boolean => spec === name || spec.startsWith(`${name}/`);
 
 /** The oracle's copy of a tree: the indexed files at their paths, workspace packages linked under node_modules. */
 export class OracleTree {
