@@ -8,7 +8,12 @@
 // second corpus (the largest part; for a quick run).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTemp } from './helpers/fs.js';
+import { join } from 'node:path';
+import { loadEvalCases } from '../client/eval.js';
+import { openEvidexIndex } from '../indexer/index.js';
+import { validateToolCall } from '../indexer/query/schemas.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 import { compareTree, reportComparison, type Accepted } from './helpers/ts-compare.js';
 import { fixtureRepo, NODE_MODULES_PACKAGES, nodeModulesRepo } from './helpers/ts-corpus.js';
 
@@ -36,6 +41,22 @@ test('node_modules (zod, typescript, MCP SDK, ollama, ws, chokidar): every defin
   reportComparison(r);
   assert.ok(r.files > 500 && r.defs > 5000, 'the corpus was read');
   assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
+});
+
+test('fixtures/eval/ts-monorepo.jsonl: every expected call is valid and finds something on the fixture', async () => {
+  const root = fixtureRepo();
+  const idx = await openEvidexIndex(root, { stateDir: tempDir('tseval-state') });
+  try {
+    await idx.refresh();
+    for (const c of loadEvalCases(join(PROJECT_ROOT, 'fixtures', 'eval', 'ts-monorepo.jsonl'))) {
+      if (c.kind !== 'tool' || !c.expect.args || Array.isArray(c.expect.tool)) continue;
+      const r = await idx.runTool(validateToolCall(c.expect.tool, c.expect.args));
+      assertEvidenceChecks(root, r.evidence);
+      assert.ok(r.total > 0, `${c.id}: ${c.expect.tool} ${JSON.stringify(c.expect.args)} finds nothing`);
+    }
+  } finally {
+    await idx.close();
+  }
 });
 
 test.run();
