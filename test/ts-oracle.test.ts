@@ -160,7 +160,15 @@ test('resolution: workspace packages through a linked node_modules; missing buil
     'packages/shipped/types/index.d.ts': 'export declare const shipped: number;\n',
     'packages/shipped/src/index.ts': 'export const shipped = 1;\n',
     'app/main.ts': lines("import '@org/ui';", "import '@org/ui/button';", "import 'plain';", "import 'built';", "import 'shipped';", "import 'react';", "import '@org/none';"),
+    'packages/selfref/package.json': pkg('selfref', { exports: { '.': './dist/index.js', './sub': './dist/sub/index.js' } }),
+    'packages/selfref/src/index.ts': 'export const self = 1;\n',
+    'packages/selfref/src/sub/index.ts': 'export const sub = 1;\n',
+    'packages/selfref/src/use.ts': lines("import 'selfref';", "import 'selfref/sub';", "import '../dist/index.js';"),
   });
+  // A package importing itself by name (the compiler's self-name lookup) reaches the same source; a relative path into dist/ is no package lookup.
+  assert.equal(targets(o.get('packages/selfref/src/use.ts')), [
+    '1 selfref [import] -> packages/selfref/src/index.ts', '2 selfref/sub [import] -> packages/selfref/src/sub/index.ts', '3 ../dist/index.js [import] -> (missing)',
+  ]);
   assert.equal(targets(o.get('app/main.ts')), [
     // @org/ui's tsconfig says outDir out-not-dist: dist/ is no out folder of it, so nothing maps (the compiler finds no file).
     '1 @org/ui [import] -> (package)', '2 @org/ui/button [import] -> (package)',

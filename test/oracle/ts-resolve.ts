@@ -48,6 +48,8 @@ export class OracleTree {
   private readonly linkRoot: string;
   readonly host: ts.ModuleResolutionHost;
   private readonly caches = new Map<ts.CompilerOptions, ts.ModuleResolutionCache>();
+  /** Set while a bare specifier is being resolved (see packagePath). */
+  private resolvingBare = false;
 
   constructor(root: string, files: readonly string[], readonly packages: readonly WorkspacePackage[]) {
     this.base = realpathSync(mkdtempSync(join(tmpdir(), 'evidex-tsoracle-')));
@@ -76,14 +78,27 @@ export class OracleTree {
     };
   }
 
-  /** The workspace package a path reaches through its node_modules link, with the path inside it. */
-  private viaLink(p: string): { pkg: WorkspacePackage; rel: string } | null {
-    if (!p.startsWith(`${this.linkRoot}/`)) return null;
-    const rest = p.slice(this.linkRoot.length + 1);
-    for (const pkg of this.packages) {
-      if (rest.startsWith(`${pkg.name}/`)) return { pkg, rel: rest.slice(pkg.name.length + 1) };
+  /**
+   * The workspace package a path of build output lies in, with the path inside
+   * it: reached through the package's node_modules link, or — while a bare
+   * specifier is resolved, which is when the compiler looks a package up by
+   * its own name from inside it — in the package folder itself.
+   */
+  private packagePath(p: string): { pkg: WorkspacePackage; rel: string } | null {
+    if (p.startsWith(`${this.linkRoot}/`)) {
+      const rest = p.slice(this.linkRoot.length + 1);
+      for (const pkg of this.packages) {
+        if (rest.startsWith(`${pkg.name}/`)) return { pkg, rel: rest.slice(pkg.name.length + 1) };
+      }
+      return null;
     }
-    return null;
+    if (!this.resolvingBare) return null;
+    let best: { pkg: WorkspacePackage; rel: string } | null = null;
+    for (const pkg of this.packages) {
+      const dir = join(this.copy, pkg.dir);
+      if (p.startsWith(`${dir}/`) && (!best || pkg.dir.length > best.pkg.dir.length)) best = { pkg, rel: p.slice(dir.length + 1) };
+    }
+    return best;
   }
 
   private layoutOf(pkg: WorkspacePackage): BuildLayout {
@@ -93,7 +108,7 @@ export class OracleTree {
   }
 
   private virtualSource(p: string, isFile: (p: string) => boolean, isDir: (p: string) => boolean): string | null {
-    const hit = this.viaLink(p);
+    const hit = this.packagePath(p);
     if (!hit) return null;
     const pkgAbs = join(this.copy, hit.pkg.dir);
     const src = sourceForOutput(pkgAbs, hit.rel, this.layoutOf(hit.pkg), isFile, isDir);
@@ -104,7 +119,7 @@ export class OracleTree {
   }
 
   private virtualDir(p: string, isDir: (p: string) => boolean): boolean {
-    const hit = this.viaLink(p);
+    const hit = this.packagePath(p);
     return hit !== null && sourceDirForOutput(join(this.copy, hit.pkg.dir), hit.rel, this.layoutOf(hit.pkg), isDir) !== null;
   }
 
@@ -123,7 +138,13 @@ export class OracleTree {
     const modeKind = ts.getModeForUsageLocation(sf, literal, gov.options);
     const mode = modeKind === ts.ModuleKind.CommonJS ? 'require' : modeKind === ts.ModuleKind.ESNext ? 'import' : 'none';
     const spec = literal.text;
-    const r = ts.resolveModuleName(spec, join(this.copy, fileRel), gov.options, this.host, this.cacheFor(gov.options), undefined, modeKind);
+    this.resolvingBare = isBareSpecifier(spec);
+    let r: ts.ResolvedModuleWithFailedLookupLocations;
+    try {
+      r = ts.resolveModuleName(spec, join(this.copy, fileRel), gov.options, this.host, this.cacheFor(gov.options), undefined, modeKind);
+    } finally {
+      this.resolvingBare = false;
+    }
     const target = this.toRepoPath(r.resolvedModule?.resolvedFileName);
     if (target !== null) return { target, unresolved: null, mode };
     return { target: null, unresolved: isBareSpecifier(spec) ? 'package' : 'missing', mode };

@@ -80,7 +80,8 @@ const SOURCE_EXTENSIONS: Array<[RegExp, string[]]> = [
  * A package's build-output layout: the out folders (its tsconfig's `outDir`,
  * read by the compiler with `extends`; else the top folders of the paths its
  * package.json `exports`/`types`/`typings`/`main`/`module` name) and the
- * folder sources live in (the tsconfig's `rootDir`, else `src/`).
+ * folder sources live in (the tsconfig's `rootDir` when it sets an `outDir`,
+ * else `src/`).
  */
 export interface BuildLayout { outDirs: string[]; rootDir: string }
 
@@ -94,14 +95,14 @@ function fieldPaths(v: unknown, out: string[] = []): string[] {
 
 export function buildLayout(pkgAbs: string): BuildLayout {
   const cfg = join(pkgAbs, 'tsconfig.json');
-  let rootDir = 'src';
   if (existsSync(cfg)) {
+    // rootDir counts only beside an outDir: the pair says where output comes from.
     const parsed = ts.parseJsonSourceFileConfigFileContent(ts.readJsonConfigFile(cfg, ts.sys.readFile), ts.sys, pkgAbs, undefined, cfg);
     const rel = (p: string | undefined): string | null => (p ? posix.relative(pkgAbs, p) : null);
-    rootDir = rel(parsed.options.rootDir) ?? rootDir;
     const outDir = rel(parsed.options.outDir);
-    if (outDir !== null) return { outDirs: [outDir], rootDir };
+    if (outDir !== null) return { outDirs: [outDir], rootDir: rel(parsed.options.rootDir) ?? 'src' };
   }
+  const rootDir = 'src';
   const pkg = readJson(join(pkgAbs, 'package.json')) as Record<string, unknown> | undefined;
   const named = ['exports', 'types', 'typings', 'main', 'module'].flatMap((k) => fieldPaths(pkg?.[k]));
   const tops = named.map((p) => p.replace(/^\.\//, '').split('/')).filter((s) => s.length > 1 && s[0] !== '' && s[0] !== '..').map((s) => s[0]);
