@@ -21,7 +21,7 @@ import { folderBytes, stateDirFor } from '../../daemon/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';
 import { makeCorpus, type Corpus } from './corpus.js';
-import { call, coldIndex, median, over1, rssOf, stats, timed, waitSteady, type ColdRun } from './measure.js';
+import { call, coldAgainst, median, over1, rssOf, stats, timed, waitSteady } from './measure.js';
 import { drawQueries } from './queries.js';
 import { mib, ms, printTable, row, rowOf, rows, sec, type Row } from './table.js';
 import { benchTs } from './ts-bench.js';
@@ -217,17 +217,8 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   process.env.EVIDEX_HOME = home; // connect() and stateDirFor() read it
   console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mib(c.bytes)} in ${c.root}`);
 
-  // Cold index vs Python's ast.parse (and ctags' symbol pass) over the same files:
-  // three runs each, alternating, medians reported (a shared 2-core machine is noisy).
-  const astRuns: number[] = [];
-  const coldRuns: ColdRun[] = [];
-  for (let i = 0; i < 3; i++) {
-    const a = timePythonAst(c);
-    if (a !== null) astRuns.push(a);
-    coldRuns.push(coldIndex(c, env));
-  }
-  const astS = astRuns.length ? median(astRuns) : null;
-  const coldS = median(coldRuns.map((r) => r.wallSeconds));
+  // Cold index vs Python's ast.parse (and ctags' symbol pass) over the same files.
+  const { refS: astS, coldS, runs: coldRuns } = coldAgainst(c, env, () => timePythonAst(c));
   const ctagsS = have('ctags') ? timeCommand('ctags', ['-R', '--languages=Python', '-f', '/dev/null', c.root]) : null;
   row(`[${c.name}] cold index (${c.files.length} files, ${c.lines} lines; median of 3)`, sec(coldS),
     astS === null ? 'python3 ast: n/a' : `ast.parse ${sec(astS)}`, astS ? `${(coldS / astS).toFixed(2)}×` : '', '≤ ast.parse (stretch 3 s)', astS ? coldS <= astS : null);

@@ -39,6 +39,22 @@ export function coldIndex(c: { root: string }, env: NodeJS.ProcessEnv): ColdRun 
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
+/**
+ * Cold builds against a reference over the same files: three runs each,
+ * alternating, medians reported (a shared 2-core machine is noisy). The
+ * reference answers seconds, or null when it could not run.
+ */
+export function coldAgainst(c: { root: string }, env: NodeJS.ProcessEnv, reference: () => number | null): { refS: number | null; coldS: number; runs: ColdRun[] } {
+  const refRuns: number[] = [];
+  const runs: ColdRun[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = reference();
+    if (r !== null) refRuns.push(r);
+    runs.push(coldIndex(c, env));
+  }
+  return { refS: refRuns.length ? median(refRuns) : null, coldS: median(runs.map((r) => r.wallSeconds)), runs };
+}
+
 export function rssOf(pid: number): { anon: number; hwm: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) * 1024;

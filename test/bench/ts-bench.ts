@@ -17,7 +17,7 @@ import { cleanupTemp } from '../helpers/fs.js';
 import { mulberry32 } from '../helpers/random.js';
 import { indexedFiles, nodeModulesRepo } from '../helpers/ts-corpus.js';
 import { isTsJsPath } from '../oracle/ts-extract.js';
-import { call, coldIndex, median, stats, timed, timeUntilVisible, waitSteady, type ColdRun } from './measure.js';
+import { call, coldAgainst, median, stats, timed, timeUntilVisible, waitSteady } from './measure.js';
 import { mib, ms, row, sec } from './table.js';
 import { tsconfigScaleRows } from './ts-config-scale.js';
 
@@ -86,15 +86,7 @@ export async function benchTs(python: PythonP50, nq: number): Promise<void> {
 async function benchTsCorpus(env: NodeJS.ProcessEnv, python: PythonP50, nq: number): Promise<void> {
   const c = makeTsCorpus();
   console.error(`[ts] ${c.files.length} files (${c.tsFiles.length} TS/JS), ${c.lines} lines, ${mib(c.bytes)} in ${c.root}`);
-  const refRuns: number[] = [];
-  const coldRuns: ColdRun[] = [];
-  for (let i = 0; i < 3; i++) {
-    const r = timeCreateSourceFile(c);
-    if (r !== null) refRuns.push(r);
-    coldRuns.push(coldIndex(c, env));
-  }
-  const refS = refRuns.length ? median(refRuns) : null;
-  const coldS = median(coldRuns.map((r) => r.wallSeconds));
+  const { refS, coldS, runs: coldRuns } = coldAgainst(c, env, () => timeCreateSourceFile(c));
   row(`[ts] cold index (${c.files.length} files, ${c.lines} lines; median of 3)`, sec(coldS),
     refS === null ? 'ts.createSourceFile: failed' : `ts.createSourceFile ${sec(refS)} (${c.tsFiles.length} files, 1 process)`,
     refS ? `${(coldS / refS).toFixed(2)}×` : '', '≤ 1.0× ts.createSourceFile', refS ? coldS <= refS : null);

@@ -14,6 +14,7 @@ import { runTsOracle, type OracleAnswer, type OracleStatementAnswer } from '../o
 import { isBareSpecifier, matchesPackage, packageNamesOf } from '../oracle/ts-resolve.js';
 import { assertEvidenceChecks } from './evidence.js';
 import { tempDir } from './fs.js';
+import { missing } from './multiset.js';
 import { indexedFiles } from './ts-corpus.js';
 import { reexportChains, viaProblem } from './ts-reexports.js';
 
@@ -31,18 +32,6 @@ export interface TsComparison {
   ms: { oracle: number; index: number; queries: number };
   /** The order `via` lists came in: "importer-first" (the statement's own target first) or "module-first". */
   viaOrders: Set<string>;
-}
-
-/** Items in `a` not matched in `b`, as a multiset difference. */
-export function missing(a: readonly string[], b: readonly string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const x of b) counts.set(x, (counts.get(x) ?? 0) + 1);
-  const out: string[] = [];
-  for (const x of a) {
-    const c = counts.get(x) ?? 0;
-    if (c > 0) counts.set(x, c - 1); else out.push(x);
-  }
-  return out;
 }
 
 const PAGE = 200;
