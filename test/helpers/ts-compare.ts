@@ -161,6 +161,8 @@ export async function compareTree(label: string, root: string, opts: { accepted?
         if (problem.error) diffs.push({ category: 'wrong via lists', file: fileOf(k), what: `statement ${describe(k)} via_reexports ${JSON.stringify(q.module)}: ${problem.error}` });
       }
     }
+    // ---- the counts index/status reports: statements resolved in the repository, to packages, nowhere.
+    statusCounts(idx, res, diffs);
     res.ms.queries = performance.now() - t2;
   } finally {
     await idx.close();
@@ -173,6 +175,19 @@ export async function compareTree(label: string, root: string, opts: { accepted?
   const bad = new Set(diffs.map((d) => d.file));
   res.agree = oracle.files.filter((f) => !bad.has(f.path)).length;
   return res;
+}
+
+/** The TypeScript counts of index/status (docs/tools.md: how many statements resolved in the repo, went to packages, or resolved nowhere, and why) against the oracle's. */
+function statusCounts(idx: EvidexIndex, res: TsComparison, diffs: Diff[]): void {
+  type Counts = { files: number; resolved: number; unresolved: { external: number; missing: number; config: number } };
+  const counts = (idx.status() as unknown as { tsImports?: Counts }).tsImports;
+  const push = (what: string): void => { diffs.push({ category: 'index/status counts', file: '(status)', what }); };
+  if (!counts) { push('index/status reports no TypeScript/JavaScript import counts'); return; }
+  const want = { files: res.files, resolved: res.resolved, external: res.toPackages, missing: res.nowhere };
+  const got = { files: counts.files, resolved: counts.resolved, external: counts.unresolved.external, missing: counts.unresolved.missing + counts.unresolved.config };
+  for (const k of Object.keys(want) as Array<keyof typeof want>) {
+    if (want[k] !== got[k]) push(`index/status ${k}: ${got[k]}, the oracle ${want[k]}${k === 'missing' ? ` (evidex: ${counts.unresolved.missing} missing, ${counts.unresolved.config} config)` : ''}`);
+  }
 }
 
 function resolvedTo(all: Array<OracleStatementAnswer & { path: string }>, k: string): string {
