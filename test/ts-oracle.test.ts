@@ -212,10 +212,10 @@ test('fixtures/ts-monorepo: pinned answers of the oracle', () => {
   const o = new Map(runTsOracle(root, files).files.map((f) => [f.path, f]));
   const defsOf = (p: string): string[] => o.get(p)!.defs.map((d) => `${d.kind} ${d.qualname} ${d.start}-${d.end}`);
   assert.equal(defsOf('packages/core/src/server.ts'), [
-    'function logged 5-8', 'function sealed 10-12', 'class Server 14-51', 'variable Server.#connections 16-16', 'variable Server.instances 17-17',
+    'function logged 5-8', 'function sealed 10-12', 'class Server 14-52', 'variable Server.#connections 16-16', 'variable Server.instances 17-17',
     'variable Server.port 18-18', 'variable Server.config 19-19', 'method Server.constructor 21-26', 'method Server.connections 28-30',
-    'method Server.connections 32-34', 'method Server.listen 36-41', 'method Server.#reset 43-45', 'method Server.configure 47-50',
-    'class Handler 53-55', 'method Handler.handle 54-54',
+    'method Server.connections 32-34', 'method Server.listen 36-41', 'method Server.#reset 43-45', 'method Server.configure 47-51',
+    'class Handler 54-56', 'method Handler.handle 55-55',
   ]);
   assert.equal(defsOf('packages/shared/src/strings.ts'), ['variable sep 2-2', 'variable para 3-3', 'function pad 5-7', 'class Words 10-14', 'method Words.split 11-13']);
   assert.equal(defsOf('packages/core/src/util/format.ts'), [
