@@ -16,7 +16,7 @@ import { READ_MAX_LINES } from '../indexer/query/limits.js';
 import { Methods, Notifications, type BuildSummary, type IndexProgressParams, type ToolResult } from '../protocol/messages.js';
 import { parseArgs, describeFlags, UsageError, type FlagSpecs, type Parsed } from './args.js';
 import { EXIT_REFUSED, Refusal, userError } from './errors.js';
-import { formatEvidence, formatFooter, type FormatOptions } from './format.js';
+import { formatEvidence, formatFooter, formatTsImports, type FormatOptions } from './format.js';
 import type { Client } from './connection.js';
 
 const REPO: FlagSpecs = { repo: { kind: 'string', value: 'DIR', help: 'repository root (default: git top-level of the current folder, else the folder)' } };
@@ -287,7 +287,9 @@ async function runIndex(p: Parsed): Promise<number> {
     process.stdout.write(
       `indexed ${root} (${s.via})\n`
       + `  files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)\n`
-      + `  symbols ${s.symbols}\n  imports ${s.imports}\n  lines   ${s.lines}\n`
+      + `  symbols ${s.symbols}\n  imports ${s.imports}\n`
+      + (formatTsImports(s.tsImports) !== null ? `  ts/js   ${formatTsImports(s.tsImports)}\n` : '')
+      + `  lines   ${s.lines}\n`
       + (s.indexBytes !== undefined ? `  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '')
       + `  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFixed(2)})\n`,
     );
@@ -400,7 +402,7 @@ const COMMANDS: Record<string, Command> = {
       + 'One line per definition: path:start-end: kind name  first line; --body prints each definition whole.\n\n'
       + 'examples:\n  evidex symbol Settings\n  evidex symbol Settings.load --body',
     flags: {
-      kind: { kind: 'string', value: 'KIND', choices: ['class', 'function', 'method', 'variable'], help: 'class, function, method or variable' },
+      kind: { kind: 'string', value: 'KIND', choices: ['class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace'], help: 'class, function, method or variable' },
       body: { kind: 'boolean', help: 'print every definition whole instead of one line each' },
       ...PAGE,
       ...PATH_PREFIX,
@@ -435,14 +437,14 @@ const COMMANDS: Record<string, Command> = {
   }),
   importers: toolCommand({
     tool: 'find_importers',
-    usage: 'evidex importers MODULE [--limit N] [--offset N] [--path-prefix P]',
+    usage: 'evidex importers MODULE [--via-reexports] [--limit N] [--offset N] [--path-prefix P]',
     summary: 'import statements that import a module (dotted name or repo path)',
     details: 'MODULE is a dotted name (pkg.mod) or a repository path of a Python file (src/pkg/mod.py).\n\n'
       + 'examples:\n  evidex importers rag_common\n  evidex importers src/rag_common.py',
-    flags: { ...PAGE, ...PATH_PREFIX },
+    flags: { 'via-reexports': { kind: 'boolean', help: 'also statements importing a file that re-exports MODULE (barrels)' }, ...PAGE, ...PATH_PREFIX },
     build: (p) => {
       needPositionals(p, 1, 'evidex importers MODULE');
-      return { module_name: p.positionals[0], ...pageArgs(p), path_prefix: p.flags['path-prefix'] };
+      return { module_name: p.positionals[0], via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'] };
     },
   }),
   diff: toolCommand({

@@ -4,6 +4,7 @@
 import { formatDuration } from '../daemon/idle.js';
 import type { LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
+import { formatTsImports } from './format.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
 /** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */
@@ -44,6 +45,7 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): strin
 export function formatStatus(r: StatusReport): string {
   if (!r.running) return `${r.message}\n`;
   const d = r.status.daemon;
+  const ts = formatTsImports(r.status.index.tsImports);
   const lines = [
     `running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
     `url          ${r.url}`,
@@ -51,6 +53,7 @@ export function formatStatus(r: StatusReport): string {
     `index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? ` (start-up failed: ${d.startupError})` : ''}`,
     `files        ${r.files}`,
     `symbols      ${r.symbols}`,
+    ...(ts === null ? [] : [`ts/js        ${ts}`]),
     `generation   ${r.generation}`,
     `last update  ${r.lastUpdate ?? 'never'}`,
     `watcher      ${r.watcher}${d.watcherNote ? ` (${d.watcherNote})` : ''}`,

@@ -17,7 +17,7 @@ export interface FormatOptions {
   body?: boolean;
 }
 
-const DEFINITION_KINDS: ReadonlySet<string> = new Set(['class', 'function', 'method', 'variable']);
+const DEFINITION_KINDS: ReadonlySet<string> = new Set(['class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace']);
 
 class Painter {
   constructor(private readonly opts: FormatOptions) {}
@@ -63,6 +63,9 @@ export function formatEvidence(items: readonly Evidence[], opts: FormatOptions =
       continue;
     }
     const lines = e.snippet.split('\n');
+    // An importer found through re-exporting files (`importers --via-reexports`) says which, in a line of its own.
+    const via = (e as Evidence & { via?: unknown }).via;
+    if (Array.isArray(via) && via.length) out.push(p.paint('dim', `# via ${via.map(String).join(' → ')}`));
     if (DEFINITION_KINDS.has(e.kind) && !opts.body) {
       out.push(`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${lines[0].trim()}`);
       continue;
@@ -77,6 +80,15 @@ export function formatEvidence(items: readonly Evidence[], opts: FormatOptions =
     }
   }
   return out.join('\n');
+}
+
+/** TypeScript/JavaScript import statements by outcome, as `evidex index` and `evidex daemon status` print them (null: none indexed, or an older daemon). */
+export function formatTsImports(c: { files: number; resolved: number; unresolved: { external: number; missing: number; config: number } } | undefined): string | null {
+  if (!c || c.files === 0) return null;
+  const u = c.unresolved;
+  const all = c.resolved + u.external + u.missing + u.config;
+  return `${all} imports in ${c.files} TS/JS files: ${c.resolved} in the repository, ${u.external} external packages, `
+    + `${u.missing} missing, ${u.config} under an unreadable config`;
 }
 
 /** The one-line footer: how many shown of how many, and which index generation answered. */

@@ -5,7 +5,7 @@
 // whenever they are called and see whole updates only.
 import { join, resolve } from 'node:path';
 import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, ToolResult, UpdateSummary } from './api.js';
-import { Builder } from './build/builder.js';
+import { Builder, tsImportCounts } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
 import { ToolError } from './errors.js';
 import type { ToolCall } from './query/schemas.js';
@@ -41,7 +41,7 @@ export class EvidexIndex implements IndexHandle {
     const c = this.store.counts;
     return {
       root: this.root, formatVersion: FORMAT_VERSION, generation: this.store.generation,
-      files: this.store.fileCount, pythonFiles: c.py, symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
+      files: this.store.fileCount, pythonFiles: c.py, tsImports: tsImportCounts(c.ts, c.tsImports), symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
       lastUpdate: this.store.lastUpdate, state: this.store.state, warm: this.warmed && this.warming === null,
     };
   }

@@ -85,7 +85,7 @@ const under = (p: string, ...folders: string[]): boolean => folders.some((f) => 
  */
 const INDEXER_LAYERS: readonly (readonly string[])[] = [
   ['model.ts', 'text.ts', 'errors.ts', 'evidence.ts', 'git.ts'],
-  ['discover/', 'python/'],
+  ['discover/', 'python/', 'typescript/'],
   ['store/'],
   ['build/', 'query/'],
   ['index.ts', 'api.ts'],

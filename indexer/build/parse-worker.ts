@@ -1,5 +1,5 @@
 // Parse worker: everything per-file that does not need the index — read,
-// binary check, hash, decode, line count, Python extraction and the trigram
+// binary check, hash, decode, line count, Python and TypeScript extraction and the trigram
 // bucket set — so the main thread only writes. Runs in a worker_thread
 // (see pool.ts); one tree-sitter parser and one bucket collector per thread.
 import { createHash } from 'node:crypto';
@@ -10,9 +10,11 @@ import { parentPort } from 'node:worker_threads';
 import { BINARY_SNIFF_BYTES, isBinary } from '../discover/content.js';
 import { extractPython } from '../python/extract.js';
 import { isPythonPath } from '../python/modules.js';
+import { extractTs } from '../typescript/extract.js';
+import { isTsJsPath } from '../typescript/paths.js';
 import { decodeText, splitLines } from '../text.js';
 import { BucketCollector, encodeBuckets } from '../store/trigrams.js';
-import type { ParseRequest, ParseResult, ParseTask } from './messages.js';
+import type { Lang, ParseRequest, ParseResult, ParseTask } from './messages.js';
 
 const collector = new BucketCollector();
 
@@ -67,6 +69,11 @@ function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: 
   }
 }
 
+/** Which extractor reads a file: Python (`.py`, `.pyi`), TypeScript/JavaScript (paths.ts), or none. */
+export function languageOf(path: string): Lang {
+  return isPythonPath(path) ? 'py' : isTsJsPath(path) ? 'ts' : null;
+}
+
 export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   const r = readSmart(task.abs, task, maxBytes);
   if (r.kind === 'gone') return { path: task.path, kind: 'gone' };
@@ -77,11 +84,11 @@ export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   const lines = splitLines(text);
   for (const line of lines) collector.addLine(line.toLowerCase());
   const tri = encodeBuckets(collector.take());
-  const py = isPythonPath(task.path);
-  const extract = py ? extractPython(text) : null;
+  const lang = languageOf(task.path);
+  const extract = lang === 'py' ? extractPython(text) : lang === 'ts' ? extractTs(text, task.path) : null;
   return {
     path: task.path, kind: 'file', size: r.size, mtimeMs: r.mtimeMs, hash, lines: lines.length,
-    text: r.bytes, tri, py, defs: extract?.defs ?? [], imports: extract?.imports ?? [],
+    text: r.bytes, tri, lang, defs: extract?.defs ?? [], imports: extract?.imports ?? [],
   };
 }
 
@@ -127,7 +134,7 @@ function parseChunk(req: ParseRequest): { results: ParseResult[]; transfer: Arra
       res = { path: task.path, kind: 'error', message: err instanceof Error ? err.message : String(err) };
     }
     if (res.kind === 'file') {
-      if (res.py) pyBytes += res.text.length;
+      if (res.lang === 'py') pyBytes += res.text.length;
       // Copy into exact-size buffers we own, then transfer instead of cloning.
       const text = new Uint8Array(res.text);
       const tri = new Uint8Array(res.tri);

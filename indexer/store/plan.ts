@@ -5,7 +5,7 @@
 // in-memory structures when they cover the whole index (warm) and from the
 // LMDB rows otherwise (cold, while warm-up runs): the same hits in the same
 // order either way, so the tools above never ask which state the index is in.
-import type { PyDef } from '../model.js';
+import { isTsImport, type Definition } from '../model.js';
 import type { FileMeta, FileTable } from './file-table.js';
 import type { ImportSpan, MemoryIndex } from './memory.js';
 import { cmp } from './path-order.js';
@@ -23,10 +23,10 @@ export interface Window { offset: number; end: number }
 export interface Hits<T> { total: number; hits: T[] }
 
 /** One definition: its file, span (decorators included), kind and qualname. */
-export interface DefinitionHit { fid: number; start: number; end: number; kind: PyDef['kind']; qualname: string }
+export interface DefinitionHit { fid: number; start: number; end: number; kind: Definition['kind']; qualname: string }
 
 export interface DefinitionQuery {
-  kind?: PyDef['kind'];
+  kind?: Definition['kind'];
   /** Only files whose path starts with this. */
   prefix?: string;
   /** Definitions that also match: those with qualname exactly `qual` in one of `fids` (a module-qualified name, resolved by the caller). */
@@ -204,10 +204,12 @@ export class QueryPlanner {
     let total = 0;
     for (const fid of this.files.sortByPath([...fids])) {
       if (prefix !== undefined && !this.files.get(fid)!.path.startsWith(prefix)) continue;
-      const stmts = this.memory.imports(fid).filter((imp) => imp.targets.some((t) => names.has(t)));
-      stmts.sort((a, b) => a.start - b.start);
-      for (const imp of stmts) {
-        if (total >= w.offset && total < w.end) hits.push({ fid, start: imp.start, end: imp.end });
+      const stmts = this.memory.imports(fid).map((imp, seq) => ({ imp, seq })).filter(({ imp }) => imp.targets.some((t) => names.has(t)));
+      stmts.sort((a, b) => a.imp.start - b.imp.start || a.seq - b.seq);
+      for (const { imp, seq } of stmts) {
+        if (total >= w.offset && total < w.end) {
+          hits.push({ fid, seq, start: imp.start, end: imp.end, reexport: isTsImport(imp.raw) && imp.raw.reexport === true });
+        }
         total++;
       }
     }

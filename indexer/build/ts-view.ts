@@ -1,0 +1,112 @@
+// The repository as TypeScript resolution sees it (typescript/view.ts): the
+// store's files, with the changes of an update not yet committed laid over
+// them, so the update's files and the statements they affect are resolved
+// against the tree as it will be once the update lands — in the same commit.
+import { decodeText } from '../text.js';
+import type { Store } from '../store/store.js';
+import { dirOf, type FolderEntries, type RepoView } from '../typescript/view.js';
+
+interface Folder { files: Set<string>; dirs: Set<string>; count: number }
+
+/** Every folder that holds an indexed file: what it holds directly, and how many files at any depth. */
+export class FolderTree {
+  private readonly folders = new Map<string, Folder>();
+
+  constructor(paths: Iterable<string>) {
+    for (const p of paths) this.add(p);
+  }
+
+  private folder(dir: string): Folder {
+    let f = this.folders.get(dir);
+    if (!f) { f = { files: new Set(), dirs: new Set(), count: 0 }; this.folders.set(dir, f); }
+    return f;
+  }
+
+  /** Adds a file; returns the folders that held no file before it, deepest first. */
+  add(path: string): string[] {
+    const made: string[] = [];
+    let dir = dirOf(path);
+    let name = path.slice(dir === '' ? 0 : dir.length + 1);
+    let leaf = true;
+    for (;;) {
+      const f = this.folder(dir);
+      if (f.count === 0 && dir !== '') made.push(dir);
+      if (leaf) { if (f.files.has(name)) return []; f.files.add(name); } else f.dirs.add(name);
+      f.count++;
+      if (dir === '') return made;
+      leaf = false;
+      name = dir.slice(dir.lastIndexOf('/') + 1);
+      dir = dirOf(dir);
+    }
+  }
+
+  /** Removes a file; returns the folders that hold no file after it, deepest first. */
+  remove(path: string): string[] {
+    const emptied: string[] = [];
+    let dir = dirOf(path);
+    let name = path.slice(dir === '' ? 0 : dir.length + 1);
+    let leaf = true;
+    const top = this.folders.get(dir);
+    if (!top || !top.files.has(name)) return [];
+    for (;;) {
+      const f = this.folders.get(dir)!;
+      if (leaf) f.files.delete(name);
+      f.count--;
+      if (f.count === 0 && dir !== '') { emptied.push(dir); this.folders.delete(dir); }
+      if (dir === '') return emptied;
+      const parent = dirOf(dir);
+      if (f.count === 0) this.folders.get(parent)?.dirs.delete(dir.slice(dir.lastIndexOf('/') + 1));
+      leaf = false;
+      name = dir.slice(dir.lastIndexOf('/') + 1);
+      dir = parent;
+    }
+  }
+
+  has(dir: string): boolean { return (this.folders.get(dir)?.count ?? 0) > 0; }
+
+  entries(dir: string): FolderEntries {
+    const f = this.folders.get(dir);
+    return f ? { files: [...f.files], directories: [...f.dirs] } : { files: [], directories: [] };
+  }
+}
+
+/** The store's files, with an update's puts (path → bytes) and removals laid over them; folders from a FolderTree kept in step. */
+export class StoreView implements RepoView {
+  private readonly decoded = new Map<string, string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly folders: FolderTree,
+    private readonly puts: ReadonlyMap<string, Uint8Array> = new Map(),
+    private readonly removed: ReadonlySet<string> = new Set(),
+  ) {}
+
+  isFile(rel: string): boolean {
+    if (this.puts.has(rel)) return true;
+    return !this.removed.has(rel) && this.store.fileByPath(rel) !== undefined;
+  }
+
+  isDir(rel: string): boolean { return rel === '' || this.folders.has(rel); }
+
+  text(rel: string): string | undefined {
+    let t = this.decoded.get(rel);
+    if (t !== undefined) return t;
+    const bytes = this.puts.get(rel);
+    if (bytes) t = decodeText(bytes);
+    else if (this.isFile(rel)) t = this.store.text(this.store.fileByPath(rel)!.fid);
+    if (t !== undefined) this.decoded.set(rel, t);
+    return t;
+  }
+
+  entries(rel: string): FolderEntries { return this.folders.entries(rel); }
+
+  *filesNamed(name: string): Iterable<string> {
+    const suffix = `/${name}`;
+    for (const f of this.store.ordered()) {
+      if ((f.path === name || f.path.endsWith(suffix)) && !this.removed.has(f.path)) yield f.path;
+    }
+    for (const p of this.puts.keys()) {
+      if ((p === name || p.endsWith(suffix)) && this.store.fileByPath(p) === undefined) yield p;
+    }
+  }
+}
