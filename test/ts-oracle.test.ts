@@ -27,7 +27,7 @@ test('definitions: kinds, qualified names and spans by the rules', () => {
     '  #secret = 1;',
     '  static count: number;', //                          5
     '  constructor(a: string);',
-    '  constructor(a: any) { super(); }',
+    '  constructor(a: any, private readonly pp?: number) { super(); }',
     '  get v() { return 1; }',
     '  set v(x) {}',
     '  @log m(): void;', //                                10
@@ -57,14 +57,14 @@ test('definitions: kinds, qualified names and spans by the rules', () => {
     'export const outer = () => { function inner() {} class C2 { q() {} } };',
     'foo(function () { function anonScoped() {} });', //  35
   )), [
-    'class A 2-18', 'variable A.#secret 4-4', 'variable A.count 5-5', 'method A.constructor 6-7', 'method A.v 8-8', 'method A.v 9-9',
+    'class A 2-18', 'variable A.#secret 4-4', 'variable A.count 5-5', 'method A.constructor 6-7', 'variable A.pp 7-7', 'method A.v 8-8', 'method A.v 9-9',
     'method A.m 10-13', 'function A.m.helper 12-12', 'method A.#p 14-14', 'method A.[Symbol.iterator] 15-15', 'variable A.quoted-name 16-16',
     'method A.run 17-17', 'function default 19-19', 'function f 20-22', 'function dup 23-23', 'function dup 24-24',
     'function g 25-25', 'function h 25-25', 'class k 25-25', 'method k.m 25-25',
     'variable a 26-26', 'variable c 26-26', 'variable d 26-26', 'variable e 26-26',
     'function x 27-27', 'variable w 27-27', 'function z 27-27', 'function s 27-27',
     'namespace N 29-29', 'namespace N.M 29-29', 'variable N.M.inside 29-29', 'function N.M.deep 29-29',
-    'namespace Old 30-30', 'namespace ext/sub 31-31', 'interface ext/sub.I 31-31', 'namespace global 32-32', 'variable global.g2 32-32',
+    'namespace Old 30-30', 'namespace ext/sub 31-31', 'interface ext/sub.I 31-31', 'variable g2 32-32',
     'interface I 33-33', 'type T 33-33', 'enum E 33-33', 'enum CE 33-33',
     'function outer 34-34', 'function outer.inner 34-34', 'class outer.C2 34-34', 'method outer.C2.q 34-34',
     'function anonScoped 35-35',

@@ -11,7 +11,7 @@ import { openEvidexIndex, type EvidexIndex } from '../../indexer/index.js';
 import { validateToolCall } from '../../indexer/query/schemas.js';
 import { isTsJsPath } from '../oracle/ts-extract.js';
 import { runTsOracle, type OracleAnswer, type OracleStatementAnswer } from '../oracle/ts-oracle.js';
-import { isBareSpecifier, matchesPackage, packageNamesOf } from '../oracle/ts-resolve.js';
+import { isBareSpecifier, isPackageName, matchesPackage, packageNamesOf } from '../oracle/ts-resolve.js';
 import { assertEvidenceChecks } from './evidence.js';
 import { tempDir } from './fs.js';
 import { missing } from './multiset.js';
@@ -32,6 +32,8 @@ export interface TsComparison {
   ms: { oracle: number; index: number; queries: number };
   /** The order `via` lists came in: "importer-first" (the statement's own target first) or "module-first". */
   viaOrders: Set<string>;
+  /** What index/status said of the TypeScript statements, as it said it (null when it says nothing). */
+  status: string | null;
 }
 
 const PAGE = 200;
@@ -73,7 +75,7 @@ export async function compareTree(label: string, root: string, opts: { accepted?
   const res: TsComparison = {
     label, files: oracle.files.length, agree: 0, parseErrorFiles: oracle.files.filter((f) => f.parseErrors > 0).length,
     defs: 0, statements: 0, resolved: 0, toPackages: 0, nowhere: 0, packageNames: 0, viaQueries: 0, viaItems: 0,
-    diffs: [], accepted: [], ms: { oracle: t1 - t0, index: t2 - t1, queries: 0 }, viaOrders: new Set(),
+    diffs: [], accepted: [], ms: { oracle: t1 - t0, index: t2 - t1, queries: 0 }, viaOrders: new Set(), status: null,
   };
   const diffs: Diff[] = [];
   const every = opts.evidenceEvery ?? 1;
@@ -128,7 +130,7 @@ export async function compareTree(label: string, root: string, opts: { accepted?
     }
 
     // ---- statements by package name: the specifier equals the name or starts with it and "/".
-    const pkgNames = new Set(all.filter((s) => isBareSpecifier(s.spec)).flatMap((s) => packageNamesOf(s.spec)));
+    const pkgNames = new Set(all.filter((s) => isBareSpecifier(s.spec) && isPackageName(s.spec)).flatMap((s) => packageNamesOf(s.spec)));
     res.packageNames = pkgNames.size;
     for (const p of pkgNames) {
       const items = await allItems(idx, { name: 'find_importers', args: { module_name: p } });
@@ -183,6 +185,7 @@ function statusCounts(idx: EvidexIndex, res: TsComparison, diffs: Diff[]): void 
   const counts = (idx.status() as unknown as { tsImports?: Counts }).tsImports;
   const push = (what: string): void => { diffs.push({ category: 'index/status counts', file: '(status)', what }); };
   if (!counts) { push('index/status reports no TypeScript/JavaScript import counts'); return; }
+  res.status = JSON.stringify(counts);
   const want = { files: res.files, resolved: res.resolved, external: res.toPackages, missing: res.nowhere };
   const got = { files: counts.files, resolved: counts.resolved, external: counts.unresolved.external, missing: counts.unresolved.missing + counts.unresolved.config };
   for (const k of Object.keys(want) as Array<keyof typeof want>) {
@@ -205,6 +208,7 @@ export function reportComparison(r: TsComparison): void {
     + `${r.resolved + r.toPackages} specifiers (${r.resolved} resolved in the repository, ${r.toPackages} to packages by ${r.packageNames} package names; `
     + `${r.nowhere} resolve nowhere), ${r.viaItems} via_reexports items in ${r.viaQueries} queries; `
     + `${r.parseErrorFiles} files with syntax errors; oracle ${(r.ms.oracle / 1000).toFixed(1)} s, index ${(r.ms.index / 1000).toFixed(1)} s, queries ${(r.ms.queries / 1000).toFixed(1)} s`);
+  if (r.status) console.log(`[${r.label}] index/status: ${r.status}`);
   if (r.viaOrders.size) console.log(`[${r.label}] via lists come ${[...r.viaOrders].join(' and ')}`);
   if (r.diffs.length) {
     const files = new Set(r.diffs.map((d) => d.file)).size;

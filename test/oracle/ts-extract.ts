@@ -195,7 +195,8 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
     if (ts.isTypeAliasDeclaration(node)) { define(scope, node.name.text, 'type', node); ts.forEachChild(node, (c) => visit(c, scope, false)); return; }
     if (ts.isEnumDeclaration(node)) { define(scope, node.name.text, 'enum', node); ts.forEachChild(node, (c) => visit(c, scope, false)); return; }
     if (ts.isModuleDeclaration(node)) {
-      const inner = define(scope, nameText(node.name, sf) ?? '', 'namespace', node);
+      // `declare global {}` names no namespace: what it declares is global, and the compiler names it so (`Window`, not `global.Window`).
+      const inner = (node.flags & ts.NodeFlags.GlobalAugmentation) !== 0 ? scope : define(scope, nameText(node.name, sf) ?? '', 'namespace', node);
       ts.forEachChild(node, (c) => visit(c, inner, true));
       return;
     }
@@ -227,6 +228,10 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
     const name = ts.isConstructorDeclaration(m) ? 'constructor' : nameText(m.name, sf);
     if (ts.isMethodDeclaration(m) || ts.isConstructorDeclaration(m)) {
       const inner = defineGrouped(classScope, m, name ?? '', 'method');
+      // A parameter property (`constructor(public x: T)`) declares a property of the class: the compiler's ParameterPropertyDeclaration.
+      if (ts.isConstructorDeclaration(m)) {
+        for (const p of m.parameters) if (ts.isParameterPropertyDeclaration(p, m) && ts.isIdentifier(p.name)) define(classScope, p.name.text, 'variable', p);
+      }
       ts.forEachChild(m, (c) => visit(c, inner, false));
       return;
     }

@@ -34,6 +34,19 @@ export function packageNamesOf(spec: string): string[] {
   return out;
 }
 
+/**
+ * Whether a name is a package name (or a subpath of one) in the rules' sense: an
+ * npm package name (`react`, `@org/ui`, `lodash/fp`) or a `node:` builtin. A
+ * `paths` alias such as `@/components` or `~/lib` is a bare specifier but no package.
+ */
+export function isPackageName(name: string): boolean {
+  const [first, second] = name.split('/');
+  const part = /^[A-Za-z0-9~-][A-Za-z0-9._~-]*$/;
+  if (name.startsWith('node:')) return part.test(name.slice(5).split('/')[0]);
+  if (first.startsWith('@')) return part.test(first.slice(1)) && second !== undefined && part.test(second);
+  return part.test(first);
+}
+
 /** The package-name rule of find_importers: the specifier equals the name or starts with it followed by "/". */
 export const matchesPackage = (spec: string, name: string): boolean => spec === name || spec.startsWith(`${name}/`);
 
