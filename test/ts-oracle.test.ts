@@ -242,6 +242,8 @@ test('fixtures/ts-monorepo: pinned answers of the oracle', () => {
   assert.is(o.get('apps/web/vite.config.ts')?.config, 'apps/web/tsconfig.node.json');
   assert.is(o.get('apps/legacy/src/view.js')?.config, 'apps/legacy/jsconfig.json');
   assert.is(o.get('scripts/build.mjs')?.config, null);
+  // Under the defaults an import and a require() of one package take its "import" and "require" conditions.
+  assert.equal(targets(o.get('scripts/release.ts')), ['3 @acme/core [import] -> packages/core/src/index.ts', '5 @acme/core [require] -> packages/core/src/legacy.cts']);
   for (const f of o.values()) assert.is(f.parseErrors, 0, f.path);
 });
 
