@@ -14,17 +14,11 @@ import { openEvidexIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, PROJECT_ROOT, tempDir } from './helpers/fs.js';
-import { compareTree, reportComparison, type Accepted } from './helpers/ts-compare.js';
+import { ACCEPTED } from './helpers/ts-accepted.js';
+import { compareTree, reportComparison } from './helpers/ts-compare.js';
 import { fixtureRepo, NODE_MODULES_PACKAGES, nodeModulesRepo } from './helpers/ts-corpus.js';
 
 test.after(cleanupTemp);
-
-/**
- * Disagreements accepted, each with the reason it is not evidex's to fix. The
- * contract and the compiler decide every other one: a difference not listed
- * here fails the test.
- */
-const ACCEPTED: Accepted[] = [];
 
 test('fixtures/ts-monorepo: every definition, statement, target, package match and via chain agrees with the compiler oracle', async () => {
   const r = await compareTree('ts-fixture', fixtureRepo(), { accepted: ACCEPTED, evidenceEvery: 1 });

@@ -13,6 +13,7 @@
 import { resolve } from 'node:path';
 import { cleanupTemp, git } from './helpers/fs.js';
 import { compareTree, reportComparison } from './helpers/ts-compare.js';
+import { ACCEPTED } from './helpers/ts-accepted.js';
 import { indexedFiles } from './helpers/ts-corpus.js';
 import { runTsOracle } from './oracle/ts-oracle.js';
 
@@ -51,7 +52,7 @@ try {
   if (args.includes('--oracle-only')) {
     oracleSummary();
   } else {
-    const r = await compareTree(label, root, { evidenceEvery: 20 });
+    const r = await compareTree(label, root, { accepted: ACCEPTED, evidenceEvery: 20 });
     reportComparison(r);
     process.exitCode = r.diffs.length === 0 ? 0 : 1;
   }

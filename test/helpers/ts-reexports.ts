@@ -4,7 +4,7 @@
 // from the oracle's statements and targets, and whether a `via` list evidex
 // gives is such a chain.
 import type { OracleStatementAnswer } from '../oracle/ts-oracle.js';
-import { isBareSpecifier, matchesPackage, packageNamesOf } from '../oracle/ts-resolve.js';
+import { isBareSpecifier, isPackageName, matchesPackage, packageNamesOf } from '../oracle/ts-resolve.js';
 
 type Statement = OracleStatementAnswer & { path: string };
 
@@ -17,10 +17,11 @@ export interface ViaQuery {
   reexports: Map<string, Set<string>>;
 }
 
-/** The modules a file's re-export statement names: its target file, or the package names of a bare specifier. */
+/** The modules a file's re-export statement names: its target file, and the package names of a bare specifier (resolved or not). */
 function reexported(s: Statement): string[] {
-  if (s.target !== null) return [s.target];
-  return isBareSpecifier(s.spec) ? packageNamesOf(s.spec) : [];
+  const out = s.target !== null ? [s.target] : [];
+  if (isBareSpecifier(s.spec) && isPackageName(s.spec)) out.push(...packageNamesOf(s.spec));
+  return out;
 }
 
 export function reexportChains(all: readonly Statement[]): ViaQuery[] {
@@ -33,9 +34,11 @@ export function reexportChains(all: readonly Statement[]): ViaQuery[] {
       reexports.set(s.path, set);
     }
   }
+  const files = new Set(all.filter((s) => s.reexport && s.target !== null).map((s) => s.target!));
   const modules = new Set([...reexports.values()].flatMap((set) => [...set]));
   const out: ViaQuery[] = [];
   for (const module of [...modules].sort()) {
+    const isFile = files.has(module);
     // Breadth-first from the module outwards: chain[R] = R, then the file R re-exports, ..., the file that re-exports the module.
     const chain = new Map<string, string[]>();
     let frontier: string[] = [];
@@ -52,7 +55,8 @@ export function reexportChains(all: readonly Statement[]): ViaQuery[] {
     const items = new Map<string, string[]>();
     for (const s of all) {
       const key = `${s.path}:${s.start}-${s.end}`;
-      const direct = s.target === module || (s.target === null && isBareSpecifier(s.spec) && matchesPackage(s.spec, module));
+      // A package is imported directly by name, whether or not the specifier also resolves to a file of the repository.
+      const direct = isFile ? s.target === module : isBareSpecifier(s.spec) && matchesPackage(s.spec, module);
       if (direct) items.set(key, []);
       else if (s.target !== null && chain.has(s.target)) items.set(key, chain.get(s.target)!);
     }
