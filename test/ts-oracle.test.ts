@@ -6,7 +6,7 @@
 // runs evidex; test/ts-differential.test.ts compares evidex with the oracle.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { extractTsJs, isTsJsPath, NewlineLines } from './oracle/ts-extract.js';
@@ -182,7 +182,7 @@ test('resolution: workspace packages through a linked node_modules; missing buil
   ]);
 });
 
-test('resolution: solution-style configs, jsconfig defaults, the next config further up', () => {
+test('resolution: solution-style configs (files: [] or include: [] with references), jsconfig defaults, the next config further up', () => {
   const o = oracleOn({
     'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@root/*': ['lib/*'] } }, include: ['lib', 'app'] }),
     'lib/x.ts': 'export const x = 1;\n',
@@ -191,6 +191,10 @@ test('resolution: solution-style configs, jsconfig defaults, the next config fur
     'app/web/w.ts': lines("import '@web/y';", "import '@root/x';"),
     'app/web/y.ts': 'export {};\n',
     'app/tools/t.ts': lines("import '@root/x';", "import '@web/y';"),
+    'app/inc/tsconfig.json': JSON.stringify({ include: [], references: [{ path: './tsconfig.inc.json' }] }),
+    'app/inc/tsconfig.inc.json': JSON.stringify({ compilerOptions: { paths: { '@inc': ['./target.ts'] } }, include: ['./i.ts'] }),
+    'app/inc/i.ts': "import '@inc';\n",
+    'app/inc/target.ts': 'export {};\n',
     'js/jsconfig.json': JSON.stringify({ compilerOptions: { module: 'commonjs' } }),
     'js/a.js': lines("const b = require('./b');", "import('./b');"),
     'js/b.js': 'module.exports = 1;\n',
@@ -200,9 +204,26 @@ test('resolution: solution-style configs, jsconfig defaults, the next config fur
   // app/tools is in no referenced project: the root config, further up, takes it in.
   assert.is(o.get('app/tools/t.ts')?.config, 'tsconfig.json');
   assert.equal(targets(o.get('app/tools/t.ts')), ['1 @root/x [none] -> lib/x.ts', '2 @web/y [none] -> (package)']);
+  // `"include": []` with references is solution-style too, as the compiler judges it (isSolutionConfig: no files, a references key).
+  assert.is(o.get('app/inc/i.ts')?.config, 'app/inc/tsconfig.inc.json');
+  assert.equal(targets(o.get('app/inc/i.ts')), ['1 @inc [none] -> app/inc/target.ts']);
   // A jsconfig.json takes its .js files in (allowJs is a jsconfig default).
   assert.is(o.get('js/a.js')?.config, 'js/jsconfig.json');
   assert.equal(targets(o.get('js/a.js')), ['1 ./b [none] -> js/b.js', '2 ./b [none] -> js/b.js']);
+});
+
+test('symbolic links: a link to a file or folder inside the root is indexed under its own path; the compiler resolves through it to the real file', () => {
+  const root = tempDir('tssym');
+  write(root, { 'src/index.js': 'export function sayHi() {}\n', 'real/x.ts': 'export const x = 1;\n', 'a.ts': lines("import './linked.js';", "import './link/x';", "import './out.js';") });
+  symlinkSync('./src/index.js', join(root, 'linked.js'));
+  symlinkSync('real', join(root, 'link'));
+  symlinkSync('/etc/hostname', join(root, 'out.js'));
+  git(root, ['init', '-q']);
+  const files = indexedFiles(root);
+  assert.equal(files, ['a.ts', 'link/x.ts', 'linked.js', 'real/x.ts', 'src/index.js'], 'a link out of the root is not indexed');
+  const o = new Map(runTsOracle(root, files).files.map((f) => [f.path, f]));
+  assert.equal(targets(o.get('a.ts')), ['1 ./linked.js [import] -> src/index.js', '2 ./link/x [import] -> real/x.ts', '3 ./out.js [import] -> (missing)']);
+  assert.equal(o.get('linked.js')?.defs.map((d) => d.qualname), ['sayHi']);
 });
 
 test('fixtures/ts-monorepo: pinned answers of the oracle', () => {

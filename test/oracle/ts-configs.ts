@@ -75,12 +75,13 @@ export class ConfigFinder {
     if (cached !== undefined) return cached;
     const source = ts.readJsonConfigFile(path, ts.sys.readFile);
     const cmd = ts.parseJsonSourceFileConfigFileContent(source, ts.sys, dirname(path), undefined, path);
-    const raw = cmd.raw as { files?: unknown } | undefined;
+    const raw = cmd.raw as { references?: unknown } | undefined;
     const references = (cmd.projectReferences ?? []).map((r) => {
       const p = r.path;
       return existsSync(p) && statSync(p).isDirectory() ? join(p, 'tsconfig.json') : p;
     }).filter((p) => existsSync(p));
-    const solution = Array.isArray(raw?.files) && raw.files.length === 0 && (cmd.projectReferences?.length ?? 0) > 0;
+    // The compiler's own test (isSolutionConfig): no files of its own, and a "references" key (`"files": []` or `"include": []`).
+    const solution = cmd.fileNames.length === 0 && raw !== undefined && Object.hasOwn(raw, 'references');
     const parsed: Parsed = { path, options: cmd.options, fileNames: new Set(cmd.fileNames), solution, references };
     this.parsed.set(path, parsed);
     return parsed;

@@ -8,9 +8,9 @@
 // walks the package's own fields and the answer maps back to that source.
 // Results are mapped back through realpath to repository paths; only indexed
 // files (the ones copied) are targets.
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import ts from 'typescript';
 import type { Governing } from './ts-configs.js';
 import { buildLayout, sourceDirForOutput, sourceForOutput, type BuildLayout, type WorkspacePackage } from './ts-workspaces.js';
@@ -50,6 +50,39 @@ export function isPackageName(name: string): boolean {
 /** The package-name rule of find_importers: the specifier equals the name or starts with it followed by "/". */
 export const matchesPackage = (spec: string, name: string): boolean => spec === name || spec.startsWith(`${name}/`);
 
+/**
+ * Copies `files` (root-relative) from `root` to `copy`: regular files as
+ * files, symbolic links as the same links (so realpath leads where it leads in
+ * the tree), files reached through a linked folder by that link alone.
+ */
+function copyTree(root: string, copy: string, files: readonly string[]): void {
+  const isLink = new Map<string, boolean>();
+  const linked = (rel: string): boolean => {
+    let v = isLink.get(rel);
+    if (v === undefined) { v = lstatSync(join(root, rel)).isSymbolicLink(); isLink.set(rel, v); }
+    return v;
+  };
+  for (const f of files) {
+    const parts = f.split('/');
+    // The first link on the way (the file itself or a folder above it) is recreated; what lies behind it comes with it.
+    const at = parts.findIndex((_, i) => linked(parts.slice(0, i + 1).join('/')));
+    if (at < 0) {
+      mkdirSync(dirname(join(copy, f)), { recursive: true });
+      copyFileSync(join(root, f), join(copy, f));
+      continue;
+    }
+    const link = parts.slice(0, at + 1).join('/');
+    if (lstatOrNull(join(copy, link)) !== null) continue;
+    mkdirSync(dirname(join(copy, link)), { recursive: true });
+    const target = readlinkSync(join(root, link));
+    symlinkSync(isAbsolute(target) ? join(copy, relative(realpathSync(root), target)) : target, join(copy, link));
+  }
+}
+
+function lstatOrNull(abs: string): ReturnType<typeof lstatSync> | null {
+  try { return lstatSync(abs); } catch { return null; }
+}
+
 /** The oracle's copy of a tree: the indexed files at their paths, workspace packages linked under node_modules. */
 export class OracleTree {
   readonly copy: string;
@@ -68,10 +101,7 @@ export class OracleTree {
     this.base = realpathSync(mkdtempSync(join(tmpdir(), 'evidex-tsoracle-')));
     this.copy = join(this.base, 'repo');
     this.indexed = new Set(files);
-    for (const f of files) {
-      mkdirSync(dirname(join(this.copy, f)), { recursive: true });
-      copyFileSync(join(root, f), join(this.copy, f));
-    }
+    copyTree(root, this.copy, files);
     this.linkRoot = join(this.copy, 'node_modules');
     for (const p of packages) {
       const link = join(this.linkRoot, p.name);
