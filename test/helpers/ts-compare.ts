@@ -206,8 +206,8 @@ function resolvedTo(all: Array<OracleStatementAnswer & { path: string }>, k: str
 
 const viaText = (chain: string[]): string => (chain.length ? ` via ${chain.join(' → ')}` : ' directly');
 
-/** The one line the Python tests print, and every disagreement (first 40) and accepted one (with its reason) under it. */
-export function reportComparison(r: TsComparison): void {
+/** The one line the Python tests print, the disagreements by kind under it (8 of each, or `all`), and the accepted ones with their reasons. */
+export function reportComparison(r: TsComparison, opts: { all?: boolean } = {}): void {
   const pct = r.files ? ((100 * r.agree) / r.files).toFixed(2) : '100.00';
   console.log(`[${r.label}] ${r.files} files, ${r.agree} agree (${pct}%) on ${r.defs} definitions, ${r.statements} statements, `
     + `${r.resolved + r.toPackages} specifiers (${r.resolved} resolved in the repository, ${r.toPackages} to packages by ${r.packageNames} package names; `
@@ -220,7 +220,7 @@ export function reportComparison(r: TsComparison): void {
     const byCategory = new Map<string, string[]>();
     for (const d of r.diffs) byCategory.set(d.category, [...(byCategory.get(d.category) ?? []), d.what]);
     console.log(`[${r.label}] ${r.diffs.length} differences in ${files} files:`);
-    for (const [category, whats] of byCategory) console.log(`  ${whats.length} ${category}, e.g.\n    ${whats.slice(0, 8).join('\n    ')}`);
+    for (const [category, whats] of byCategory) console.log(`  ${whats.length} ${category}${opts.all ? ':' : ', e.g.'}\n    ${whats.slice(0, opts.all ? undefined : 8).join('\n    ')}`);
   }
   if (r.accepted.length) {
     const byReason = new Map<string, string[]>();
