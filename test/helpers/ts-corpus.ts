@@ -70,7 +70,7 @@ function gitRepo(root: string, commit: boolean): void {
 /** A committed copy of the fixture monorepo in a fresh temp folder (outside this repository, so only its own .gitignore applies). */
 export function fixtureRepo(): string {
   const root = join(tempDir('tsfx'), 'ts-monorepo');
-  cpSync(TS_FIXTURE, root, { recursive: true });
+  cpSync(TS_FIXTURE, root, { recursive: true, verbatimSymlinks: true });
   gitRepo(root, true);
   return root;
 }
