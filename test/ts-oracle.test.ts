@@ -71,6 +71,11 @@ test('definitions: kinds, qualified names and spans by the rules', () => {
   ]);
 });
 
+test('definitions: computed member names — a literal in brackets by its value, anything else by its source text', () => {
+  assert.equal(defs('c.ts', "class C { ['lit']() {} [0x10]: number; [`tpl`] = 1; [Symbol.iterator]() {} [key]: string; }\n"),
+    ['class C 1-1', 'method C.lit 1-1', 'variable C.16 1-1', 'variable C.tpl 1-1', 'method C.[Symbol.iterator] 1-1', 'variable C.[key] 1-1']);
+});
+
 test('lines: split at \\n only (the compiler also breaks at \\r, U+2028, U+2029); a BOM changes nothing', () => {
   const text = 'const a = 1;\r\nconst b = "\u2028";\n/*\r*/ const c = "\u2029";\nfunction d() {\r\n}\n';
   assert.equal(defs('m.ts', text), ['variable a 1-1', 'variable b 2-2', 'variable c 3-3', 'function d 4-5']);
@@ -182,7 +187,7 @@ test('resolution: workspace packages through a linked node_modules; missing buil
   ]);
 });
 
-test('resolution: solution-style configs (files: [] or include: [] with references), jsconfig defaults, the next config further up', () => {
+test('resolution: referenced projects (of a solution-style config or any other), jsconfig defaults, the next config further up', () => {
   const o = oracleOn({
     'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@root/*': ['lib/*'] } }, include: ['lib', 'app'] }),
     'lib/x.ts': 'export const x = 1;\n',
@@ -195,6 +200,10 @@ test('resolution: solution-style configs (files: [] or include: [] with referenc
     'app/inc/tsconfig.inc.json': JSON.stringify({ compilerOptions: { paths: { '@inc': ['./target.ts'] } }, include: ['./i.ts'] }),
     'app/inc/i.ts': "import '@inc';\n",
     'app/inc/target.ts': 'export {};\n',
+    'tool/tsconfig.json': JSON.stringify({ include: ['src'], references: [{ path: './tsconfig.test.json' }] }),
+    'tool/tsconfig.test.json': JSON.stringify({ compilerOptions: { paths: { '@t': ['./src/t.ts'] } }, include: ['test'] }),
+    'tool/src/t.ts': 'export {};\n',
+    'tool/test/t.test.ts': "import '@t';\n",
     'js/jsconfig.json': JSON.stringify({ compilerOptions: { module: 'commonjs' } }),
     'js/a.js': lines("const b = require('./b');", "import('./b');"),
     'js/b.js': 'module.exports = 1;\n',
@@ -207,6 +216,9 @@ test('resolution: solution-style configs (files: [] or include: [] with referenc
   // `"include": []` with references is solution-style too, as the compiler judges it (isSolutionConfig: no files, a references key).
   assert.is(o.get('app/inc/i.ts')?.config, 'app/inc/tsconfig.inc.json');
   assert.equal(targets(o.get('app/inc/i.ts')), ['1 @inc [none] -> app/inc/target.ts']);
+  // A config with files of its own hands a file it does not take to its references too (tsserver 5.x).
+  assert.is(o.get('tool/test/t.test.ts')?.config, 'tool/tsconfig.test.json');
+  assert.equal(targets(o.get('tool/test/t.test.ts')), ['1 @t [none] -> tool/src/t.ts']);
   // A jsconfig.json takes its .js files in (allowJs is a jsconfig default).
   assert.is(o.get('js/a.js')?.config, 'js/jsconfig.json');
   assert.equal(targets(o.get('js/a.js')), ['1 ./b [none] -> js/b.js', '2 ./b [none] -> js/b.js']);

@@ -1,9 +1,10 @@
 // Which tsconfig.json / jsconfig.json governs a file, found as the editor's
 // TypeScript server finds it (docs/tools.md, Resolution): the nearest config
-// above the file whose file list takes it in — for a solution-style config
-// (`"files": []` with references), the referenced project that takes it in —
-// else the next one further up, else the compiler's defaults with `allowJs`
-// and `moduleResolution: bundler`. Every config is read by the compiler itself
+// above the file whose file list takes it in — or, when it does not, the first
+// of its referenced projects (at any depth) that does, as tsserver 5.x looks
+// into the references of any config, a solution-style one (`"files": []` with
+// references) having only those — else the next one further up, else the
+// compiler's defaults with `allowJs` and `moduleResolution: bundler`. Every config is read by the compiler itself
 // (`ts.parseJsonConfigFileContent` over `ts.sys`, `extends` and the
 // `include`/`exclude`/`files` lists included) on the oracle's real copy.
 import { existsSync, statSync } from 'node:fs';
@@ -28,7 +29,7 @@ export const DEFAULT_OPTIONS: ts.CompilerOptions = {
   allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.Preserve,
 };
 
-interface Parsed { path: string; options: ts.CompilerOptions; fileNames: Set<string>; solution: boolean; references: string[] }
+interface Parsed { path: string; options: ts.CompilerOptions; fileNames: Set<string>; references: string[] }
 
 export class ConfigFinder {
   private readonly parsed = new Map<string, Parsed | null>();
@@ -60,14 +61,14 @@ export class ConfigFinder {
     visiting.add(configPath);
     const c = this.read(configPath);
     if (!c) return null;
-    if (c.solution) {
-      for (const ref of c.references) {
-        const hit = this.takes(ref, fileAbs, visiting);
-        if (hit) return hit;
-      }
-      return null;
+    if (c.fileNames.has(fileAbs)) return c;
+    // As the TypeScript server does (tryFindDefaultConfiguredProjectFromReferences): a config that does not take the
+    // file in hands it to its referenced projects, depth-first — a solution-style config (no files of its own) always.
+    for (const ref of c.references) {
+      const hit = this.takes(ref, fileAbs, visiting);
+      if (hit) return hit;
     }
-    return c.fileNames.has(fileAbs) ? c : null;
+    return null;
   }
 
   private read(path: string): Parsed | null {
@@ -75,14 +76,11 @@ export class ConfigFinder {
     if (cached !== undefined) return cached;
     const source = ts.readJsonConfigFile(path, ts.sys.readFile);
     const cmd = ts.parseJsonSourceFileConfigFileContent(source, ts.sys, dirname(path), undefined, path);
-    const raw = cmd.raw as { references?: unknown } | undefined;
     const references = (cmd.projectReferences ?? []).map((r) => {
       const p = r.path;
       return existsSync(p) && statSync(p).isDirectory() ? join(p, 'tsconfig.json') : p;
     }).filter((p) => existsSync(p));
-    // The compiler's own test (isSolutionConfig): no files of its own, and a "references" key (`"files": []` or `"include": []`).
-    const solution = cmd.fileNames.length === 0 && raw !== undefined && Object.hasOwn(raw, 'references');
-    const parsed: Parsed = { path, options: cmd.options, fileNames: new Set(cmd.fileNames), solution, references };
+    const parsed: Parsed = { path, options: cmd.options, fileNames: new Set(cmd.fileNames), references };
     this.parsed.set(path, parsed);
     return parsed;
   }

@@ -73,12 +73,16 @@ function variableKind(init: ts.Expression | undefined): DefKind {
   return 'variable';
 }
 
-/** A member or declaration's name as written: identifiers and `#private` names as is, string and numeric literals by value, computed names by their source text. */
+/** A member or declaration's name: identifiers and `#private` names as is, string and numeric literals (also in brackets) by value, other computed names by their source text. */
 function nameText(name: ts.PropertyName | ts.BindingName | ts.ModuleName | undefined, sf: ts.SourceFile): string | null {
   if (!name) return null;
   if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name)) return name.text;
   if (ts.isStringLiteral(name) || ts.isNumericLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
-  if (ts.isComputedPropertyName(name)) return name.getText(sf);
+  if (ts.isComputedPropertyName(name)) {
+    // A literal inside the brackets names the member by its value, as the compiler names the property (`["x"]` is `x`).
+    const e = name.expression;
+    return ts.isStringLiteralLike(e) || ts.isNumericLiteral(e) ? e.text : name.getText(sf);
+  }
   return null;
 }
 
