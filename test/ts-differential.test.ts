@@ -8,6 +8,7 @@
 // second corpus (the largest part; for a quick run).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEvalCases } from '../client/eval.js';
 import { openEvidexIndex } from '../indexer/index.js';
@@ -15,7 +16,7 @@ import { validateToolCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 import { ACCEPTED } from './helpers/ts-accepted.js';
-import { compareTree, reportComparison } from './helpers/ts-compare.js';
+import { compareIndex, compareTree, reportComparison } from './helpers/ts-compare.js';
 import { fixtureRepo, NODE_MODULES_PACKAGES, nodeModulesRepo } from './helpers/ts-corpus.js';
 
 test.after(cleanupTemp);
@@ -35,6 +36,40 @@ test('node_modules (zod, typescript, MCP SDK, ollama, ws, chokidar): every defin
   reportComparison(r);
   assert.ok(r.files > 500 && r.defs > 5000, 'the corpus was read');
   assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
+});
+
+test('live: after edits (a paths alias moved, a package.json export changed, a barrel line dropped, a file deleted, a missing import\'s file created), update() leaves answers that agree with the oracle on the tree as it now is', async () => {
+  const root = fixtureRepo();
+  const idx = await openEvidexIndex(root, { stateDir: tempDir('tslive-state') });
+  try {
+    await idx.refresh();
+    const edit = (path: string, change: (text: string) => string): [string, string] => {
+      const text = readFileSync(join(root, path), 'utf8');
+      const changed = change(text);
+      assert.is.not(changed, text, `the edit of ${path} changes it`);
+      return [path, changed];
+    };
+    const edits = new Map<string, string | null>([
+      edit('tsconfig.json', (s) => s.replace('"@lib/*": ["libs/*"]', '"@lib/*": ["types/*", "libs/*"]')),
+      ['types/enums.ts', "export enum Color {\n  Red = 'red',\n}\n"],
+      edit('packages/ui/package.json', (s) => s.replace('"import": "./dist/button/index.js"', '"import": "./dist/card.js"').replace('"types": "./dist/button/index.d.ts"', '"types": "./dist/card.d.ts"')),
+      edit('packages/shared/src/index.ts', (s) => s.replace("export * as crlf from './crlf';\n", '')),
+      edit('libs/enums.ts', (s) => `import { clamp } from '@shared/math';\n${s}export const limit = clamp(1, 0, 2);\n`),
+      ['apps/web/src/components/Header.jsx', null],
+      ['apps/web/src/does-not-exist.ts', 'export const nothing = 0;\n'],
+    ]);
+    for (const [path, text] of edits) {
+      if (text === null) rmSync(join(root, path));
+      else writeFileSync(join(root, path), text);
+    }
+    await idx.update([...edits.keys()]);
+    const r = await compareIndex('ts-fixture after edits', idx, { accepted: ACCEPTED, evidenceEvery: 1 });
+    reportComparison(r);
+    assert.ok(r.resolved > 40, 'the edited fixture still resolves');
+    assert.is(r.diffs.length, 0, `${r.diffs.length} differences (see above)`);
+  } finally {
+    await idx.close();
+  }
 });
 
 test('fixtures/eval/ts-monorepo.jsonl: every expected call is valid and finds something on the fixture', async () => {

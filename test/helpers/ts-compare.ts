@@ -58,24 +58,38 @@ const defKey = (path: string, start: number, end: number, kind: string, name: st
 const stmtKey = (path: string, start: number, end: number): string => `${path}:${start}-${end}`;
 const fileOf = (key: string): string => key.slice(0, key.indexOf(':'));
 
+type CompareOptions = { accepted?: Accepted[]; evidenceEvery?: number };
+
 /**
  * Builds an index of `root` (a git work tree), runs the oracle on the same
  * files, compares. `evidenceEvery`: re-check every Nth item's snippet against
  * the file from scratch (1 = all).
  */
-export async function compareTree(label: string, root: string, opts: { accepted?: Accepted[]; evidenceEvery?: number } = {}): Promise<TsComparison> {
-  const t0 = performance.now();
+export async function compareTree(label: string, root: string, opts: CompareOptions = {}): Promise<TsComparison> {
+  const idx = await openEvidexIndex(root, { stateDir: tempDir('tscmp-state') });
+  try {
+    const t0 = performance.now();
+    await idx.refresh();
+    await idx.warm();
+    const r = await compareIndex(label, idx, opts);
+    r.ms.index = performance.now() - t0;
+    return r;
+  } finally {
+    await idx.close();
+  }
+}
+
+/** Compares an open index (built, and perhaps updated since) with the oracle run on its tree as the tree is now. */
+export async function compareIndex(label: string, idx: EvidexIndex, opts: CompareOptions = {}): Promise<TsComparison> {
+  const root = idx.root;
+  const t1 = performance.now();
   const files = indexedFiles(root);
   const oracle: OracleAnswer = runTsOracle(root, files);
-  const t1 = performance.now();
-  const idx = await openEvidexIndex(root, { stateDir: tempDir('tscmp-state') });
-  await idx.refresh();
-  await idx.warm();
   const t2 = performance.now();
   const res: TsComparison = {
     label, files: oracle.files.length, agree: 0, parseErrorFiles: oracle.files.filter((f) => f.parseErrors > 0).length,
     defs: 0, statements: 0, resolved: 0, toPackages: 0, nowhere: 0, packageNames: 0, viaQueries: 0, viaItems: 0,
-    diffs: [], accepted: [], ms: { oracle: t1 - t0, index: t2 - t1, queries: 0 }, viaOrders: new Set(), status: null,
+    diffs: [], accepted: [], ms: { oracle: t2 - t1, index: 0, queries: 0 }, viaOrders: new Set(), status: null,
   };
   const diffs: Diff[] = [];
   const every = opts.evidenceEvery ?? 1;
@@ -84,91 +98,87 @@ export async function compareTree(label: string, root: string, opts: { accepted?
     const sample = items.filter(() => seen++ % every === 0);
     if (sample.length) assertEvidenceChecks(root, sample);
   };
-  try {
-    // ---- definitions: every name either side knows, asked of find_symbol.
-    const want: string[] = [];
-    const names = new Set<string>();
-    for (const f of oracle.files) {
-      for (const d of f.defs) { want.push(defKey(f.path, d.start, d.end, d.kind, d.qualname)); names.add(d.qualname); names.add(d.name); }
-    }
-    res.defs = want.length;
-    for (const n of idx.sample(Number.MAX_SAFE_INTEGER).symbols) names.add(n);
-    const gotMax = new Map<string, number>();
-    for (const name of names) {
-      const items = await allItems(idx, { name: 'find_symbol', args: { name } });
-      if (typeof items === 'string') { diffs.push({ category: 'refused calls', file: '(query)', what: `find_symbol ${JSON.stringify(name)} refused: ${items}` }); continue; }
-      check(items);
-      const counts = new Map<string, number>();
-      for (const e of items) if (isTsJsPath(e.path)) { const k = defKey(e.path, e.start_line, e.end_line, e.kind, e.name); counts.set(k, (counts.get(k) ?? 0) + 1); }
-      for (const [k, c] of counts) gotMax.set(k, Math.max(gotMax.get(k) ?? 0, c));
-    }
-    const got = [...gotMax].flatMap(([k, c]) => Array<string>(c).fill(k));
-    for (const k of missing(want, got)) diffs.push({ category: 'definitions missing from find_symbol', file: fileOf(k), what: `definition ${k}: in the oracle, not in find_symbol` });
-    for (const k of missing(got, want)) diffs.push({ category: 'definitions the oracle does not have', file: fileOf(k), what: `definition ${k}: from find_symbol, not in the oracle` });
-
-    // ---- statements by the file they resolve to.
-    const all: Array<OracleStatementAnswer & { path: string }> = oracle.files.flatMap((f) => f.statements.map((s) => ({ ...s, path: f.path })));
-    res.statements = all.length;
-    res.resolved = all.filter((s) => s.target !== null).length;
-    res.toPackages = all.filter((s) => s.unresolved === 'package').length;
-    res.nowhere = all.filter((s) => s.unresolved === 'missing').length;
-    const byTarget = new Map<string, string[]>();
-    for (const s of all) if (s.target !== null) byTarget.set(s.target, [...(byTarget.get(s.target) ?? []), stmtKey(s.path, s.start, s.end)]);
-    const describe = (k: string): string => {
-      const s = all.find((x) => stmtKey(x.path, x.start, x.end) === k);
-      return s ? `${k} ${s.form} ${JSON.stringify(s.spec)} [${s.mode}]` : k;
-    };
-    const targets = new Set<string>([...byTarget.keys(), ...oracle.files.map((f) => f.path)]);
-    for (const t of targets) {
-      const items = await allItems(idx, { name: 'find_importers', args: { module_name: t } });
-      const w = byTarget.get(t) ?? [];
-      if (typeof items === 'string') { if (w.length || isTsJsPath(t)) diffs.push({ category: 'refused calls', file: '(query)', what: `find_importers ${JSON.stringify(t)} refused: ${items}` }); continue; }
-      check(items);
-      const g = items.map((e) => stmtKey(e.path, e.start_line, e.end_line));
-      for (const k of missing(w, g)) diffs.push({ category: 'statements missing from find_importers by path', file: fileOf(k), what: `statement ${describe(k)} resolves to ${t}: not in find_importers ${JSON.stringify(t)}` });
-      for (const k of missing(g, w)) diffs.push({ category: 'statements find_importers by path gives that the compiler resolves elsewhere', file: fileOf(k), what: `statement ${describe(k)}: in find_importers ${JSON.stringify(t)}, but the compiler resolves it ${resolvedTo(all, k)}` });
-    }
-
-    // ---- statements by package name: the specifier equals the name or starts with it and "/".
-    const pkgNames = new Set(all.filter((s) => isBareSpecifier(s.spec) && isPackageName(s.spec)).flatMap((s) => packageNamesOf(s.spec)));
-    res.packageNames = pkgNames.size;
-    for (const p of pkgNames) {
-      const items = await allItems(idx, { name: 'find_importers', args: { module_name: p } });
-      if (typeof items === 'string') { diffs.push({ category: 'refused calls', file: '(query)', what: `find_importers ${JSON.stringify(p)} refused: ${items}` }); continue; }
-      check(items);
-      const w = all.filter((s) => matchesPackage(s.spec, p)).map((s) => stmtKey(s.path, s.start, s.end));
-      const g = items.map((e) => stmtKey(e.path, e.start_line, e.end_line));
-      for (const k of missing(w, g)) diffs.push({ category: 'statements missing from find_importers by package name', file: fileOf(k), what: `statement ${describe(k)}: not in find_importers ${JSON.stringify(p)}` });
-      for (const k of missing(g, w)) diffs.push({ category: 'statements find_importers by package name gives wrongly', file: fileOf(k), what: `statement ${describe(k)}: in find_importers ${JSON.stringify(p)}, but its specifier is not ${p} or below it` });
-    }
-
-    // ---- via_reexports: every file or package some re-export reaches.
-    for (const q of reexportChains(all)) {
-      res.viaQueries++;
-      const items = await allItems(idx, { name: 'find_importers', args: { module_name: q.module, via_reexports: true } });
-      if (typeof items === 'string') { diffs.push({ category: 'refused calls', file: '(query)', what: `find_importers ${JSON.stringify(q.module)} via_reexports refused: ${items}` }); continue; }
-      check(items);
-      const g = items.map((e) => stmtKey(e.path, e.start_line, e.end_line));
-      const w = [...q.items.keys()];
-      res.viaItems += w.length;
-      for (const k of missing(w, g)) diffs.push({ category: 'statements missing from find_importers via_reexports', file: fileOf(k), what: `statement ${describe(k)}: imports ${q.module}${viaText(q.items.get(k)!)}, not in find_importers ${JSON.stringify(q.module)} via_reexports` });
-      for (const k of missing(g, w)) diffs.push({ category: 'statements find_importers via_reexports gives wrongly', file: fileOf(k), what: `statement ${describe(k)}: in find_importers ${JSON.stringify(q.module)} via_reexports, but reaches it through no re-export chain` });
-      for (const e of items) {
-        const k = stmtKey(e.path, e.start_line, e.end_line);
-        const chain = q.items.get(k);
-        if (chain === undefined) continue;
-        const via = (e as Evidence & { via?: unknown }).via;
-        const problem = viaProblem(via, chain, q.module, q.reexports);
-        if (problem.order) res.viaOrders.add(problem.order);
-        if (problem.error) diffs.push({ category: 'wrong via lists', file: fileOf(k), what: `statement ${describe(k)} via_reexports ${JSON.stringify(q.module)}: ${problem.error}` });
-      }
-    }
-    // ---- the counts index/status reports: statements resolved in the repository, to packages, nowhere.
-    statusCounts(idx, res, diffs);
-    res.ms.queries = performance.now() - t2;
-  } finally {
-    await idx.close();
+  // ---- definitions: every name either side knows, asked of find_symbol.
+  const want: string[] = [];
+  const names = new Set<string>();
+  for (const f of oracle.files) {
+    for (const d of f.defs) { want.push(defKey(f.path, d.start, d.end, d.kind, d.qualname)); names.add(d.qualname); names.add(d.name); }
   }
+  res.defs = want.length;
+  for (const n of idx.sample(Number.MAX_SAFE_INTEGER).symbols) names.add(n);
+  const gotMax = new Map<string, number>();
+  for (const name of names) {
+    const items = await allItems(idx, { name: 'find_symbol', args: { name } });
+    if (typeof items === 'string') { diffs.push({ category: 'refused calls', file: '(query)', what: `find_symbol ${JSON.stringify(name)} refused: ${items}` }); continue; }
+    check(items);
+    const counts = new Map<string, number>();
+    for (const e of items) if (isTsJsPath(e.path)) { const k = defKey(e.path, e.start_line, e.end_line, e.kind, e.name); counts.set(k, (counts.get(k) ?? 0) + 1); }
+    for (const [k, c] of counts) gotMax.set(k, Math.max(gotMax.get(k) ?? 0, c));
+  }
+  const got = [...gotMax].flatMap(([k, c]) => Array<string>(c).fill(k));
+  for (const k of missing(want, got)) diffs.push({ category: 'definitions missing from find_symbol', file: fileOf(k), what: `definition ${k}: in the oracle, not in find_symbol` });
+  for (const k of missing(got, want)) diffs.push({ category: 'definitions the oracle does not have', file: fileOf(k), what: `definition ${k}: from find_symbol, not in the oracle` });
+
+  // ---- statements by the file they resolve to.
+  const all: Array<OracleStatementAnswer & { path: string }> = oracle.files.flatMap((f) => f.statements.map((s) => ({ ...s, path: f.path })));
+  res.statements = all.length;
+  res.resolved = all.filter((s) => s.target !== null).length;
+  res.toPackages = all.filter((s) => s.unresolved === 'package').length;
+  res.nowhere = all.filter((s) => s.unresolved === 'missing').length;
+  const byTarget = new Map<string, string[]>();
+  for (const s of all) if (s.target !== null) byTarget.set(s.target, [...(byTarget.get(s.target) ?? []), stmtKey(s.path, s.start, s.end)]);
+  const describe = (k: string): string => {
+    const s = all.find((x) => stmtKey(x.path, x.start, x.end) === k);
+    return s ? `${k} ${s.form} ${JSON.stringify(s.spec)} [${s.mode}]` : k;
+  };
+  const targets = new Set<string>([...byTarget.keys(), ...oracle.files.map((f) => f.path)]);
+  for (const t of targets) {
+    const items = await allItems(idx, { name: 'find_importers', args: { module_name: t } });
+    const w = byTarget.get(t) ?? [];
+    if (typeof items === 'string') { if (w.length || isTsJsPath(t)) diffs.push({ category: 'refused calls', file: '(query)', what: `find_importers ${JSON.stringify(t)} refused: ${items}` }); continue; }
+    check(items);
+    const g = items.map((e) => stmtKey(e.path, e.start_line, e.end_line));
+    for (const k of missing(w, g)) diffs.push({ category: 'statements missing from find_importers by path', file: fileOf(k), what: `statement ${describe(k)} resolves to ${t}: not in find_importers ${JSON.stringify(t)}` });
+    for (const k of missing(g, w)) diffs.push({ category: 'statements find_importers by path gives that the compiler resolves elsewhere', file: fileOf(k), what: `statement ${describe(k)}: in find_importers ${JSON.stringify(t)}, but the compiler resolves it ${resolvedTo(all, k)}` });
+  }
+
+  // ---- statements by package name: the specifier equals the name or starts with it and "/".
+  const pkgNames = new Set(all.filter((s) => isBareSpecifier(s.spec) && isPackageName(s.spec)).flatMap((s) => packageNamesOf(s.spec)));
+  res.packageNames = pkgNames.size;
+  for (const p of pkgNames) {
+    const items = await allItems(idx, { name: 'find_importers', args: { module_name: p } });
+    if (typeof items === 'string') { diffs.push({ category: 'refused calls', file: '(query)', what: `find_importers ${JSON.stringify(p)} refused: ${items}` }); continue; }
+    check(items);
+    const w = all.filter((s) => matchesPackage(s.spec, p)).map((s) => stmtKey(s.path, s.start, s.end));
+    const g = items.map((e) => stmtKey(e.path, e.start_line, e.end_line));
+    for (const k of missing(w, g)) diffs.push({ category: 'statements missing from find_importers by package name', file: fileOf(k), what: `statement ${describe(k)}: not in find_importers ${JSON.stringify(p)}` });
+    for (const k of missing(g, w)) diffs.push({ category: 'statements find_importers by package name gives wrongly', file: fileOf(k), what: `statement ${describe(k)}: in find_importers ${JSON.stringify(p)}, but its specifier is not ${p} or below it` });
+  }
+
+  // ---- via_reexports: every file or package some re-export reaches.
+  for (const q of reexportChains(all)) {
+    res.viaQueries++;
+    const items = await allItems(idx, { name: 'find_importers', args: { module_name: q.module, via_reexports: true } });
+    if (typeof items === 'string') { diffs.push({ category: 'refused calls', file: '(query)', what: `find_importers ${JSON.stringify(q.module)} via_reexports refused: ${items}` }); continue; }
+    check(items);
+    const g = items.map((e) => stmtKey(e.path, e.start_line, e.end_line));
+    const w = [...q.items.keys()];
+    res.viaItems += w.length;
+    for (const k of missing(w, g)) diffs.push({ category: 'statements missing from find_importers via_reexports', file: fileOf(k), what: `statement ${describe(k)}: imports ${q.module}${viaText(q.items.get(k)!)}, not in find_importers ${JSON.stringify(q.module)} via_reexports` });
+    for (const k of missing(g, w)) diffs.push({ category: 'statements find_importers via_reexports gives wrongly', file: fileOf(k), what: `statement ${describe(k)}: in find_importers ${JSON.stringify(q.module)} via_reexports, but reaches it through no re-export chain` });
+    for (const e of items) {
+      const k = stmtKey(e.path, e.start_line, e.end_line);
+      const chain = q.items.get(k);
+      if (chain === undefined) continue;
+      const via = (e as Evidence & { via?: unknown }).via;
+      const problem = viaProblem(via, chain, q.module, q.reexports);
+      if (problem.order) res.viaOrders.add(problem.order);
+      if (problem.error) diffs.push({ category: 'wrong via lists', file: fileOf(k), what: `statement ${describe(k)} via_reexports ${JSON.stringify(q.module)}: ${problem.error}` });
+    }
+  }
+  // ---- the counts index/status reports: statements resolved in the repository, to packages, nowhere.
+  statusCounts(idx, res, diffs);
+  res.ms.queries = performance.now() - t2;
   // Accepted disagreements are listed apart, each with its reason.
   for (const d of diffs) {
     const a = opts.accepted?.find((x) => x.test(d));
