@@ -109,6 +109,8 @@ export class EvidexIndex implements IndexHandle {
         if (this.store.textComplete) break;
       }
       this.warmed = !this.store.stopWarming && this.store.textComplete;
+      // Then the save path of TypeScript files (the compiler's code compiled before the first save needs it).
+      if (this.warmed) await this.builder.warmTs(() => this.closed || this.store.stopWarming);
     })().finally(() => {
       this.warming = null;
       // Still incomplete (updates kept landing, or one landed as this finished and was handed

@@ -6,14 +6,25 @@
 // .ts file and an edited tsconfig.json are answered from before the next query.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { validateToolCall } from '../indexer/query/schemas.js';
 import { RepoWatcher, type WatchApplied } from '../indexer/watch.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { cleanupTemp, tempDir, write } from './helpers/fs.js';
+import { cleanupTemp, PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
+
+// Child mode: refresh the index of argv[3] into state argv[4], printing each progress report (the parent kills it on one).
+if (process.argv[2] === '--build-child') {
+  const idx = await openEvidexIndex(process.argv[3], { stateDir: process.argv[4] });
+  await idx.refresh((p) => { process.stdout.write(`${p.phase} ${p.done}\n`); });
+  await idx.close();
+  process.stdout.write('built\n');
+  process.exit(0);
+}
 
 const tmp = tempDir('ts-live');
 let n = 0;
@@ -140,6 +151,65 @@ test('through the watcher: a saved .ts file and an edited tsconfig.json are answ
     await watcher.close();
     await idx.close();
   }
+});
+
+test('a build killed at any report of its progress, first or catch-up, is finished by the next refresh', async () => {
+  const root = tempDir('ts-live-kill');
+  // zod's own sources as a workspace package (its build output left out: resolution maps it back to src/), and an app importing it.
+  for (const part of ['package.json', 'src']) cpSync(join(PROJECT_ROOT, 'node_modules', 'zod', part), join(root, 'packages', 'zod', part), { recursive: true });
+  write(root, {
+    'package.json': json({ private: true, workspaces: ['packages/*'] }),
+    'tsconfig.json': json({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true }, include: ['app'] }),
+    'app/main.ts': 'import { z } from "zod";\nimport * as v4 from "zod/v4";\nimport { ZodError } from "../packages/zod/src/v4/classic/errors.js";\n',
+  });
+  const self = fileURLToPath(import.meta.url);
+  /**
+   * Runs a child build and kills it at the first progress report `kill`
+   * accepts (its number, from 1, and its text), or lets it finish; returns the
+   * last report it saw.
+   */
+  const interrupted = async (sd: string, kill: (n: number, report: string) => boolean): Promise<string> => {
+    const child = spawn(process.execPath, [self, '--build-child', root, sd], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let reports = 0;
+    let last = '';
+    let killed = false;
+    child.stdout.on('data', (d: Buffer) => {
+      for (const line of String(d).split('\n').filter(Boolean)) {
+        if (killed) continue;
+        last = line;
+        if (kill(++reports, line)) { killed = true; child.kill('SIGKILL'); }
+      }
+    });
+    await new Promise((r) => child.on('exit', r));
+    return last;
+  };
+  const repairs = async (what: string, sd: string): Promise<void> => {
+    const idx = await openEvidexIndex(root, { stateDir: sd });
+    await idx.refresh();
+    assert.equal(idx.store.dump(), await freshDump(root), `${what}: repaired index differs from a fresh build`);
+    await idx.close();
+  };
+  const killedAt: string[] = [];
+  const midParse = (n: number, r: string): boolean => r.startsWith('parse') && n >= 6;
+  for (const kill of [(n: number) => n === 2, midParse, (_n: number, r: string) => r.startsWith('write')]) {
+    const sd = stateDir();
+    const last = await interrupted(sd, kill);
+    killedAt.push(`first build at "${last}"`);
+    await repairs(`first build killed at "${last}"`, sd);
+  }
+  // A catch-up killed midway: the config changed and files came while no daemon ran.
+  for (const [i, kill] of [(_n: number, r: string) => r.startsWith('parse'), (_n: number, r: string) => r.startsWith('write')].entries()) {
+    const sd = stateDir();
+    await interrupted(sd, () => false);
+    write(root, {
+      'tsconfig.json': json({ compilerOptions: { module: 'esnext', moduleResolution: i === 0 ? 'bundler' : 'nodenext' }, include: ['app'] }),
+      [`app/extra${i}.ts`]: 'import "./main.js";\nimport "zod/v4/core";\n',
+    });
+    const last = await interrupted(sd, kill);
+    killedAt.push(`catch-up at "${last}"`);
+    await repairs(`catch-up killed at "${last}"`, sd);
+  }
+  console.log(`builds killed after the progress reports: ${killedAt.join(' / ')}; each repaired to a fresh build's index`);
 });
 
 test.after(() => cleanupTemp());

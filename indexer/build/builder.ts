@@ -14,13 +14,13 @@ import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
-import { parseOne } from './parse-worker.js';
+import { parseOne, readVettedText } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
 import { isPackageInit } from '../python/modules.js';
 import type { PyImport, TsImport } from '../model.js';
 import type { ImportRec, ResolutionCounts, TsResolution } from '../store/store.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
-import { TsImports, unresolvedImports, type FileChange, type ResolvedFile } from './ts-imports.js';
+import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
 
 /**
  * A build commits whenever this many files or bytes of text have accumulated,
@@ -83,6 +83,9 @@ export class Builder {
     this.ts = new TsImports(root, store);
   }
 
+  /** See TsImports.warm: readies the save path of TypeScript files (in slices, writing nothing). */
+  warmTs(stopped: () => boolean): Promise<void> { return this.ts.warm(stopped); }
+
   /** TypeScript/JavaScript files resolved since this builder was made — tests check that a change resolves again only what it can affect. */
   get tsResolved(): number { return this.ts.resolvedFiles; }
 
@@ -98,11 +101,10 @@ export class Builder {
   private get maxBytes(): number { return this.rules?.maxFileBytes ?? this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES; }
 
   /**
-   * Turns one parse result into store ops under the given package folders;
-   * a TypeScript file's statements as `ts` resolved them (else left for the
-   * end of the build, which resolves them).
+   * Turns one parse result into store ops under the given package folders; a
+   * TypeScript file's statements resolved by `ts`.
    */
-  private opFor(res: ParseResult, pkgDirs: ReadonlySet<string>, ts?: ReadonlyMap<string, ResolvedFile>): StoreOp | null {
+  private opFor(res: ParseResult, pkgDirs: ReadonlySet<string>, ts: (path: string, raw: readonly TsImport[]) => ResolvedFile | undefined): StoreOp | null {
     const indexed = this.store.fileByPath(res.path);
     switch (res.kind) {
       case 'file': {
@@ -112,9 +114,9 @@ export class Builder {
         let tsres: TsResolution | undefined;
         if (res.lang === 'py') ({ mods, imports } = resolvePython(res.path, res.imports as PyImport[], pkgDirs));
         else if (res.lang === 'ts') {
-          const r = ts?.get(res.path);
-          imports = r ? r.imports : unresolvedImports(res.imports as TsImport[]);
-          tsres = r?.tsres;
+          const r = ts(res.path, res.imports as TsImport[]);
+          if (!r) throw new Error(`internal: no resolution for ${res.path}`);
+          ({ imports, tsres } = r);
         }
         const file: FileWrite = {
           path: res.path, size: res.size, mtimeMs: res.mtimeMs, hash: res.hash, lines: res.lines,
@@ -182,7 +184,10 @@ export class Builder {
     }
     const removedPaths = store.ordered().filter((f) => inScope(f.path) && !seen.has(f.path)).map((f) => f.path);
     // An interrupted build left resolutions it meant to redo unrecorded: this one redoes them all.
-    const resolveAll = store.state !== 'ready';
+    const resolveAll = store.state !== 'ready' && store.fileCount > 0;
+    // TypeScript files are resolved as they are parsed, against the tree the walk found.
+    const walkedByPath = new Map(walked.map((w) => [w.path, w]));
+    const resolveTs = this.ts.beginBuild(walkedByPath, new Set(tasks.map((t) => t.path)), removedPaths, (e) => readVettedText(e, this.maxBytes));
 
     // Package folders as they will be once this pass is done (walk's view).
     const outside = store.ordered().filter((f) => !inScope(f.path)).map((f) => f.path);
@@ -204,12 +209,12 @@ export class Builder {
     let opBytes = 0;
     let lastFlush = performance.now();
     const flush = (): void => {
-      if (ops.length) store.commit(ops);
+      if (ops.length) this.commitTs(ops);
       ops = []; opBytes = 0; lastFlush = performance.now();
     };
     const take = (results: ParseResult[]): void => {
       for (const res of results) {
-        const op = this.opFor(res, target);
+        const op = this.opFor(res, target, (path, raw) => resolveTs?.(path, raw));
         if (res.kind === 'file') {
           changedPaths.push(res.path);
           changes.push({ path: res.path, how: store.fileByPath(res.path) ? 'text' : 'appeared' });
@@ -231,9 +236,10 @@ export class Builder {
     for (const p of new Set(removedPaths)) if (store.fileByPath(p) && !changedSet.has(p)) removals.push({ op: 'remove', path: p });
     // Forget skip records of paths the walk no longer lists.
     for (const p of store.skipped.keys()) if (inScope(p) && !seen.has(p)) removals.push({ op: 'remove', path: p });
-    if (removals.length) store.commit(removals);
+    if (removals.length) this.commitTs(removals);
     for (const o of removals) if (o.op === 'remove') changes.push({ path: o.path, how: 'disappeared' });
-    await this.resolveTs(changes, tsWritten, resolveAll);
+    const unseen = walked.filter((w) => !store.fileByPath(w.path)).map((w) => w.path);
+    await this.resolveTs(changes, tsWritten, resolveAll, unseen);
 
     // Package folders as they really are now (an __init__.py may have been binary or vanished meanwhile).
     const actual = packageDirsOf(store.ordered().map((f) => f.path));
@@ -251,12 +257,12 @@ export class Builder {
   }
 
   /**
-   * The end of a build: resolves the TypeScript statements it wrote and
-   * re-resolves those its changes can affect, in bounded commits, yielding
-   * between them so queries are answered meanwhile.
+   * The end of a build: re-resolves the stored TypeScript files its changes
+   * can affect (those it wrote were resolved as they were parsed), in bounded
+   * commits, yielding between them so queries are answered meanwhile.
    */
-  private async resolveTs(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean): Promise<void> {
-    const ops = this.ts.afterBuild(changes, written, all);
+  private async resolveTs(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): Promise<void> {
+    const ops = this.ts.afterBuild(changes, written, all, unseen);
     for (let i = 0; i < ops.length; i += COMMIT_FILES) {
       const chunk = ops.slice(i, i + COMMIT_FILES);
       this.commitTs(chunk);
@@ -363,7 +369,7 @@ export class Builder {
     const ops: StoreOp[] = [];
     const summary: UpdateSummary = { changed: [], removed: [], unchanged: [], generation: store.generation };
     for (const r of byPath.values()) {
-      const op = this.opFor(r, newDirs, ts.files);
+      const op = this.opFor(r, newDirs, (path) => ts.files.get(path));
       if (r.kind === 'file') summary.changed.push(r.path);
       else if ((r.kind === 'gone' || r.kind === 'excluded') && store.fileByPath(r.path)) summary.removed.push(r.path);
       else summary.unchanged.push(r.path);

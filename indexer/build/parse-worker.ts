@@ -69,6 +69,12 @@ function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: 
   }
 }
 
+/** The text of a vetted file as it would be indexed (decoded), or undefined when it is gone, binary or too large. */
+export function readVettedText(entry: { abs: string; dev: number; ino: number }, maxBytes: number): string | undefined {
+  const r = readSmart(entry.abs, entry, maxBytes);
+  return r.kind === 'text' ? decodeText(r.bytes) : undefined;
+}
+
 /** Which extractor reads a file: Python (`.py`, `.pyi`), TypeScript/JavaScript (paths.ts), or none. */
 export function languageOf(path: string): Lang {
   return isPythonPath(path) ? 'py' : isTsJsPath(path) ? 'ts' : null;

@@ -9,11 +9,13 @@
 // once the index holds a TypeScript or JavaScript file.
 import type { TsImport } from '../model.js';
 import type { ImportRec, Store, StoreOp, TsResolution } from '../store/store.js';
+import { extractTs } from '../typescript/extract.js';
 import { TsResolver } from '../typescript/resolve.js';
-import { specTarget, specTargets } from '../typescript/targets.js';
-import { dirOf, existenceKey } from '../typescript/view.js';
+import { specTarget } from '../typescript/targets.js';
+import { isResolutionInput, isTsJsPath } from '../typescript/paths.js';
+import { dirOf, existenceKey, type RepoView } from '../typescript/view.js';
 import { changedPackages, type WorkspacePackages } from '../typescript/workspaces.js';
-import { FolderTree, StoreView } from './ts-view.js';
+import { FolderTree, StoreView, WalkView } from './ts-view.js';
 
 /** A file that changed in a way resolution may care about. */
 export interface FileChange { path: string; how: 'appeared' | 'disappeared' | 'text' }
@@ -49,6 +51,11 @@ class Dependents {
   withRead(path: string): Iterable<string> { return this.reads.get(path) ?? []; }
 }
 
+function isEmpty(xs: Iterable<unknown>): boolean {
+  for (const _ of xs) return false;
+  return true;
+}
+
 function add(m: Map<string, Set<string>>, k: string, v: string): void {
   const s = m.get(k);
   if (s) s.add(v); else m.set(k, new Set([v]));
@@ -56,11 +63,6 @@ function add(m: Map<string, Set<string>>, k: string, v: string): void {
 function drop(m: Map<string, Set<string>>, k: string, v: string): void {
   const s = m.get(k);
   if (s?.delete(v) && s.size === 0) m.delete(k);
-}
-
-/** Placeholder records for statements not yet resolved (a build resolves them at its end): their package targets only. */
-export function unresolvedImports(raw: readonly TsImport[]): ImportRec[] {
-  return raw.map((imp) => ({ start: imp.start, end: imp.end, targets: specTargets(imp.spec), raw: imp }));
 }
 
 export class TsImports {
@@ -71,6 +73,8 @@ export class TsImports {
   private lastPackages: WorkspacePackages | null = null;
   /** Files resolved since this was made (tests check that a change resolves again only what it can affect). */
   resolvedFiles = 0;
+  /** warm() has run in this process. */
+  private warmedUp = false;
 
   constructor(private readonly root: string, private readonly store: Store) {}
 
@@ -90,10 +94,41 @@ export class TsImports {
     return this.dependents;
   }
 
-  private resolverFor(view: StoreView): TsResolver {
+  private resolverFor(view: RepoView, sameTree = false): TsResolver {
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
-    this.resolver.begin(view);
+    this.resolver.begin(view, sameTree);
     return this.resolver;
+  }
+
+  /**
+   * Readies what a save of a TypeScript file needs — the compiler loaded, the
+   * folder tree and the dependents read, the package map — and runs the
+   * parser and the resolver over stored files for up to `budgetMs`, so their
+   * code is compiled before the first save is (the compiler's parser runs
+   * several times slower until V8 has optimised it). In slices of `sliceMs`,
+   * yielding between; it writes nothing. Once per process.
+   */
+  async warm(stopped: () => boolean, budgetMs = 400, sliceMs = 8): Promise<void> {
+    if (this.warmedUp || this.store.counts.ts === 0) return;
+    this.warmedUp = true;
+    const files = this.store.ordered().filter((f) => f.ts);
+    let spent = 0;
+    for (let i = 0; i < files.length && spent < budgetMs;) {
+      await new Promise((r) => setImmediate(r));
+      if (stopped()) return;
+      const t0 = performance.now();
+      // Fresh each slice: an update may have changed the tree meanwhile (it keeps tree and dependents in step).
+      const resolver = this.resolverFor(new StoreView(this.store, this.tree()), true);
+      this.deps();
+      void resolver.packages;
+      while (i < files.length && performance.now() - t0 < sliceMs) {
+        const f = this.store.file(files[i++].fid);
+        const text = f && this.store.text(f.fid);
+        if (!f || text === undefined) continue;
+        resolver.resolveFile(f.path, extractTs(text, f.path).imports);
+      }
+      spent += performance.now() - t0;
+    }
   }
 
   /** After a failed commit: what was derived from the uncommitted view is thrown away and read afresh when next needed. */
@@ -166,7 +201,10 @@ export class TsImports {
     const view = new StoreView(this.store, tree, bytes, removed);
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
     for (const c of changes) this.resolver.changed(c.path, c.how === 'text' ? 'text' : 'exists');
-    const resolver = this.resolverFor(view);
+    // A save of a file no resolution reads (the common case: a source file) changes nothing the compiler looked at.
+    const deps = this.deps();
+    const sameTree = changes.every((c) => c.how === 'text' && !isResolutionInput(c.path) && isEmpty(deps.withRead(c.path)));
+    const resolver = this.resolverFor(view, sameTree);
     const moved = before ? changedPackages(before, resolver.packages) : [];
     for (const [path, p] of puts) {
       if (p.ts === null) continue;
@@ -185,33 +223,59 @@ export class TsImports {
   }
 
   /**
-   * At the end of a build, once its files are committed: the resolve ops for
-   * every TypeScript file it wrote (`written`) and every stored one its
-   * `changes` can affect — or, with `all`, for every TypeScript file (a first
-   * build, or one after an interrupted build).
+   * The start of a build: resolution of the TypeScript files it parses, as
+   * their results arrive, against the tree its walk found (`walked`; the
+   * files in `parsing` are read from disk, the rest from the store). Null
+   * when the tree holds no TypeScript file (nothing to load or resolve).
    */
-  afterBuild(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean): StoreOp[] {
-    if (this.store.counts.ts === 0) return [];
+  beginBuild(walked: ReadonlyMap<string, { abs: string; dev: number; ino: number }>, parsing: ReadonlySet<string>, removed: readonly string[],
+    readVetted: (entry: { abs: string; dev: number; ino: number }) => string | undefined): ((path: string, raw: readonly TsImport[]) => ResolvedFile) | null {
+    if (![...parsing].some(isTsJsPath)) return null; // nothing the build parses needs resolving
+    const view = new WalkView(this.store, walked, parsing, new FolderTree(walked.keys()), readVetted);
+    if (!this.resolver) this.resolver = new TsResolver(this.root, view);
+    // What the build may change, parsed configs and the package map forget: they are read again from the walk's tree.
+    for (const p of parsing) this.resolver.changed(p, this.store.fileByPath(p) ? 'text' : 'exists');
+    for (const p of removed) this.resolver.changed(p, 'exists');
+    const resolver = this.resolverFor(view);
+    return (path, raw) => {
+      this.resolvedFiles++;
+      const { imports, resting } = resolver.resolveFile(path, raw);
+      return { imports: raw.map((r, i) => withOutcome(r, imports[i])), tsres: resting };
+    };
+  }
+
+  /**
+   * At the end of a build, once its files are committed: the resolve ops for
+   * the stored TypeScript files its `changes` can affect (those it wrote,
+   * `written`, were resolved as they were parsed) — or, with `all`, for every
+   * TypeScript file it did not write (the build before it was interrupted).
+   * `unseen`: paths the walk listed that did not make it into the index
+   * (binary, unreadable, gone meanwhile), which the files resolved during the
+   * build took to exist.
+   */
+  afterBuild(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): StoreOp[] {
+    if (this.store.counts.ts === 0 || (changes.length === 0 && unseen.length === 0 && !all)) return [];
     this.folders = null;
     this.dependents = null;
     const view = new StoreView(this.store, this.tree());
     if (this.resolver) for (const c of changes) this.resolver.changed(c.path, c.how === 'text' ? 'text' : 'exists');
+    if (this.resolver) for (const p of unseen) this.resolver.changed(p, 'exists');
     const resolver = this.resolverFor(view);
     const packagesMoved = changes.some((c) => c.path.endsWith('package.json') || c.path === 'pnpm-workspace.yaml' || c.path === 'lerna.json');
     let everything = all || (packagesMoved && this.lastPackages === null);
     if (!everything && packagesMoved && this.lastPackages) everything = changedPackages(this.lastPackages, resolver.packages).length > 0;
     const targets = new Set<string>();
     if (everything) {
-      for (const f of this.store.ordered()) if (f.ts) targets.add(f.path);
+      for (const f of this.store.ordered()) if (f.ts && !written.has(f.path)) targets.add(f.path);
     } else {
-      for (const p of written) targets.add(p);
-      for (const p of this.affected(changes, this.foldersMoved(changes), [])) targets.add(p);
+      for (const p of this.affected(changes, this.foldersMoved(changes), [])) if (!written.has(p)) targets.add(p);
     }
+    // What the walk listed but the index did not take: the files resolved during the build took it to exist.
+    const gone = unseen.map((path): FileChange => ({ path, how: 'disappeared' }));
+    for (const p of this.affected(gone, this.foldersMoved(gone), [])) targets.add(p);
     const ops: StoreOp[] = [];
     for (const path of targets) {
-      const f = this.store.fileByPath(path);
-      if (!f || !f.ts) continue;
-      const op = written.has(path) || everything ? this.fresh(resolver, path) : this.again(resolver, path);
+      const op = this.again(resolver, path);
       if (op) ops.push(op);
     }
     this.lastPackages = resolver.packages;
@@ -234,15 +298,6 @@ export class TsImports {
       }
     }
     return [...out];
-  }
-
-  /** A resolve op for a stored file, whatever it held before. */
-  private fresh(resolver: TsResolver, path: string): StoreOp {
-    const f = this.store.fileByPath(path)!;
-    const raw = this.store.imports(f.fid).map((i) => i.raw as TsImport);
-    this.resolvedFiles++;
-    const { imports, resting } = resolver.resolveFile(path, raw);
-    return { op: 'resolve', path, mods: [], imports: raw.map((r, i) => withOutcome(r, imports[i])), tsres: resting };
   }
 
   /** After a commit of these ops: the dependents follow what is now stored. */

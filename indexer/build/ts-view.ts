@@ -110,3 +110,39 @@ export class StoreView implements RepoView {
     }
   }
 }
+
+/**
+ * The tree a build's walk found, for resolving the files it parses as their
+ * results arrive: the walked files exist; a file being parsed is read (as
+ * vetted) from disk, any other from the store, which holds it unchanged.
+ */
+export class WalkView implements RepoView {
+  private readonly decoded = new Map<string, string | undefined>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly walked: ReadonlyMap<string, { abs: string; dev: number; ino: number }>,
+    private readonly parsing: ReadonlySet<string>,
+    private readonly folders: FolderTree,
+    private readonly readVetted: (entry: { abs: string; dev: number; ino: number }) => string | undefined,
+  ) {}
+
+  isFile(rel: string): boolean { return this.walked.has(rel); }
+  isDir(rel: string): boolean { return rel === '' || this.folders.has(rel); }
+  entries(rel: string): FolderEntries { return this.folders.entries(rel); }
+
+  text(rel: string): string | undefined {
+    if (this.decoded.has(rel)) return this.decoded.get(rel);
+    const entry = this.walked.get(rel);
+    let t: string | undefined;
+    if (entry && this.parsing.has(rel)) t = this.readVetted(entry);
+    else if (entry) { const f = this.store.fileByPath(rel); t = f ? this.store.text(f.fid) : undefined; }
+    this.decoded.set(rel, t);
+    return t;
+  }
+
+  *filesNamed(name: string): Iterable<string> {
+    const suffix = `/${name}`;
+    for (const p of this.walked.keys()) if (p === name || p.endsWith(suffix)) yield p;
+  }
+}

@@ -18,17 +18,15 @@ import { indexedFile, pageOf, pathPrefixOf } from './args.js';
 import { normalizeCallerPath } from './caller-paths.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
-/** An npm package name or subpath: `react`, `@org/ui`, `lodash/fp` (lowercase letters, digits, `-._~`, an optional scope). */
-const PACKAGE_LIKE = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*(\/[^\s]*)?$/i;
-
 /**
  * The targets `m` names. A path (it holds a `/`, or names a Python or
  * TypeScript/JavaScript file at the root) is checked like every caller path;
  * an indexed Python file gives its module names, a TypeScript, JavaScript or
  * JSON file its file target (what the compiler can resolve an import to);
- * any other file is refused. A name with a `/` that is no indexed file is a package subpath
- * when it looks like one and its first part is no folder of the index
- * (`@org/ui`, `lodash/fp`), else a file that is not indexed. Anything else is
+ * any other file is refused. A name with a `/` that is no indexed file is a
+ * package subpath (`@org/ui`, `lodash/fp`, `node:fs/promises`) unless it
+ * starts with `.`, ends in `.py` or `.pyi`, or its first part is a folder of
+ * the index: then it is a file the index does not hold, and refused. Anything else is
  * a dotted module name or a package name: itself, the module names of the
  * Python files known by it, and its specifier target.
  */
@@ -40,8 +38,8 @@ function targetsOf(store: Store, root: string, rules: RepoRules, m: string): Set
     if (f?.py) return new Set([m, ...f.mods]);
     if (f && (isTsJsPath(f.path) || f.path.endsWith('.json'))) return new Set([fileTarget(f.path)]);
     if (f) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python, TypeScript, JavaScript or JSON file of the index: nothing imports it`);
-    const first = rel.slice(0, rel.indexOf('/'));
-    if (!PACKAGE_LIKE.test(m) || store.filesUnder(first).length > 0 || isPythonPath(m) || isTsJsPath(m)) {
+    // `./x/y`, a Python file, or a path under a folder of the index names a file that is not indexed; else a package subpath.
+    if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m) || store.filesUnder(rel.slice(0, rel.indexOf('/'))).length > 0) {
       indexedFile(store, root, rules, m); // refuses it: not_indexed
     }
     return new Set([specTarget(m)]);

@@ -34,6 +34,9 @@ export class LineMap {
   }
 }
 
+/** `import` then `(` (trivia between allowed): the only way an import type, or an import call, can be written. */
+const IMPORT_PAREN = /\bimport\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*)*\(/;
+
 /** An overload group: consecutive declarations of one name, all but the last without a body. */
 type Group<T> = T[];
 
@@ -42,10 +45,22 @@ class Extractor {
   readonly imports: TsImport[] = [];
   private readonly SK: typeof TS.SyntaxKind;
   private readonly lastToken: number;
+  /**
+   * Whether type positions need a look: only an `import("m")` type can be a
+   * statement there, and types hold no definitions. A file whose text has no
+   * `import` followed by `(` has none, and its types (most of a .d.ts file)
+   * are not walked.
+   */
+  private readonly typesMatter: boolean;
 
   constructor(private readonly ts: Ts, private readonly sf: TS.SourceFile, private readonly lines: LineMap) {
     this.SK = ts.SyntaxKind;
     this.lastToken = ts.SyntaxKind.LastToken;
+    this.typesMatter = IMPORT_PAREN.test(sf.text);
+  }
+
+  private isType(kind: TS.SyntaxKind): boolean {
+    return kind >= this.SK.FirstTypeNode && kind <= this.SK.LastTypeNode;
   }
 
   private first(node: TS.Node): number { return this.lines.lineOf(node.getStart(this.sf)); }
@@ -141,12 +156,16 @@ class Extractor {
       case SK.ModuleDeclaration:
         this.namespace(node as TS.ModuleDeclaration, qual);
         return;
-      case SK.InterfaceDeclaration:
-        this.descend(node, this.define((node as TS.InterfaceDeclaration).name.text, qual, 'interface', node));
+      case SK.InterfaceDeclaration: {
+        const self = this.define((node as TS.InterfaceDeclaration).name.text, qual, 'interface', node);
+        if (this.typesMatter) this.descend(node, self);
         return;
-      case SK.TypeAliasDeclaration:
-        this.descend(node, this.define((node as TS.TypeAliasDeclaration).name.text, qual, 'type', node));
+      }
+      case SK.TypeAliasDeclaration: {
+        const self = this.define((node as TS.TypeAliasDeclaration).name.text, qual, 'type', node);
+        if (this.typesMatter) this.descend(node, self);
         return;
+      }
       case SK.EnumDeclaration:
         this.descend(node, this.define((node as TS.EnumDeclaration).name.text, qual, 'enum', node));
         return;
@@ -154,6 +173,7 @@ class Extractor {
         if (moduleScope) { this.variables(node as TS.VariableStatement, qual); return; }
         break;
     }
+    if (!this.typesMatter && this.isType(node.kind)) return;
     this.descend(node, qual);
   }
 

@@ -49,7 +49,10 @@ export class RepoHost implements TS.ModuleResolutionHost, TS.ParseConfigHost {
   place(abs: string): Place {
     if (abs === this.root) return { at: 'repo', rel: '' };
     if (!abs.startsWith(this.root) || abs.charCodeAt(this.root.length) !== 47 /* / */) return NONE;
-    const rel = abs.slice(this.root.length + 1).replace(/\/+$/, '');
+    let rel = abs.slice(this.root.length + 1);
+    while (rel.endsWith('/')) rel = rel.slice(0, -1);
+    // Most paths the compiler asks about are plain repository paths: no split for them.
+    if (!rel.includes('node_modules')) return { at: 'repo', rel };
     const segs = rel.split('/');
     const nm = segs.indexOf('node_modules');
     if (nm < 0) return { at: 'repo', rel };

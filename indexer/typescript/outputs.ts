@@ -1,8 +1,9 @@
 // Build output a package of the repository names (its `exports`, `types`,
 // `main`: `dist/index.d.ts`) but the tree does not hold, mapped to the source
 // a developer would open (docs/tools.md, TypeScript rules): through the
-// package's tsconfig (`outDir` or `declarationDir` back to `rootDir`), else
-// the same path under `src/`, each time with a TypeScript extension.
+// package's tsconfig (`outDir` or `declarationDir` back to `rootDir`), else —
+// or when that names no file — the same path under `src/`, each time with a
+// TypeScript extension.
 import { dirOf, joinRel, type RepoView } from './view.js';
 
 /** What outputs.ts needs of a package's tsconfig.json (folders repository-relative). */
@@ -37,7 +38,9 @@ export class BuildOutputs {
 
   /**
    * Where output `rest` (a path inside the package folder) may come from:
-   * [source folder, path inside it] pairs, most likely first.
+   * [source folder, path inside it] pairs, most likely first — through the
+   * package's tsconfig, then (a package its tsconfig does not build, say one
+   * bundled by another tool) under `src/`.
    */
   private origins(pkgDir: string, rest: string): Array<[string, string]> {
     const out: Array<[string, string]> = [];
@@ -46,7 +49,6 @@ export class BuildOutputs {
       const inside = under(joinRel(pkgDir, rest), dir);
       if (inside !== null && inside !== '') out.push([cfg!.rootDir, inside]);
     }
-    if (out.length) return out;
     const segs = rest.split('/');
     const src = joinRel(pkgDir, 'src');
     // dist/x.js → src/x.ts; dist/esm/x.js → src/x.ts too (one build per module format).

@@ -19,6 +19,9 @@ import { packageNameOf, WORKSPACE_FILES, workspacePackages, type WorkspacePackag
 /** A statement as resolved: its targets (docs/architecture.md, TypeScript resolution) and, when it reached no file, why. */
 export interface ResolvedImport { targets: string[]; why?: Unresolved }
 
+/** Existence keys and read files some paths the compiler looked at add to a file's TsResolution. */
+interface Footprint { probes: readonly string[]; reads: readonly string[] }
+
 /** What a file's resolution rested on (FORMAT.md, `tsres`). */
 export interface Resting { cfg: string; probes: string[]; reads: string[] }
 
@@ -93,6 +96,9 @@ export class TsResolver {
   private packagesValue: WorkspacePackages | null = null;
   private readonly caches = new Map<string, TS.ModuleResolutionCache>();
   private literals: Record<TsImportForm, TS.StringLiteralLike> | null = null;
+  /** Per batch: what each list of looked-at paths adds to a file's TsResolution (footprintOf). */
+  private probeFootprints = new WeakMap<readonly string[], Footprint>();
+  private readFootprints = new WeakMap<readonly string[], Footprint>();
 
   constructor(private readonly root: string, view: RepoView) {
     this.view = new CurrentView(view);
@@ -106,10 +112,18 @@ export class TsResolver {
     return (this.packagesValue ??= workspacePackages(this.view));
   }
 
-  /** Starts a batch of resolutions against `view` (the store, or the store with an update laid over it). */
-  begin(view: RepoView): void {
+  /**
+   * Starts a batch of resolutions against `view` (the store, or the store
+   * with an update laid over it). The module-resolution caches of the last
+   * batch are kept only with `sameTree`: when nothing the compiler can look
+   * at changed since (no file came or went, no text it read changed).
+   */
+  begin(view: RepoView, sameTree = false): void {
     this.view.current = view;
+    if (sameTree) return;
     this.caches.clear();
+    this.probeFootprints = new WeakMap();
+    this.readFootprints = new WeakMap();
   }
 
   /**
@@ -129,11 +143,21 @@ export class TsResolver {
     this.caches.clear();
   }
 
-  private cacheFor(cfg: ParsedConfig | null, options: TS.CompilerOptions): TS.ModuleResolutionCache {
-    const key = cfg?.rel ?? '';
+  /**
+   * The module-resolution cache for files of one folder under one config.
+   * One per folder, not one per config: the compiler's cache hands a bare
+   * specifier's result (with its failed lookups) to files of other folders,
+   * so what a file rested on would depend on which file was resolved first.
+   * Per folder, it does not: every file of a folder looks in the same places.
+   * The package.json cache is shared by the folders of a config.
+   */
+  private cacheFor(cfg: ParsedConfig | null, options: TS.CompilerOptions, dir: string): TS.ModuleResolutionCache {
+    const key = `${cfg?.rel ?? ''}\0${dir}`;
     let c = this.caches.get(key);
     if (!c) {
-      c = typescript().createModuleResolutionCache(this.root, (f) => f, options);
+      const shared = this.caches.get(`${cfg?.rel ?? ''}\0`);
+      c = typescript().createModuleResolutionCache(this.root, (f) => f, options, shared?.getPackageJsonInfoCache());
+      if (!shared) this.caches.set(`${cfg?.rel ?? ''}\0`, c);
       this.caches.set(key, c);
     }
     return c;
@@ -145,18 +169,16 @@ export class TsResolver {
     const host = this.host;
     const { config, consulted } = this.configs.governing(file);
     const options = config?.options ?? this.configs.defaultOptions();
-    const cache = this.cacheFor(config, options);
+    const cache = this.cacheFor(config, options, dirOf(file));
     const abs = host.abs(file);
     const probes = new Set<string>([existenceKey(file)]);
     const reads = new Set<string>();
     for (const c of consulted) for (const r of c.reads) reads.add(r);
     const lookups = (ls: readonly string[] | undefined, asReads: boolean): void => {
-      for (const l of ls ?? []) {
-        if (asReads) { const r = host.repoPathOf(l); if (r !== null) reads.add(r); }
-        for (const k of host.keysOf(l)) probes.add(k);
-        const p = host.place(l);
-        if (p.at === 'package') for (const r of this.outputsReads(p.pkgDir)) reads.add(r);
-      }
+      if (!ls || ls.length === 0) return;
+      const f = this.footprintOf(ls, asReads);
+      for (const k of f.probes) probes.add(k);
+      for (const r of f.reads) reads.add(r);
     };
     const implied = (ts as unknown as ResolveInternals).getImpliedNodeFormatForFileWorker(abs, cache.getPackageJsonInfoCache(), host, options);
     const format = typeof implied === 'object' ? implied : { impliedNodeFormat: implied, packageJsonLocations: [], packageJsonScope: undefined };
@@ -187,6 +209,31 @@ export class TsResolver {
       imports,
       resting: { cfg: config?.rel ?? '', probes: [...probes].filter((k) => !chain.has(k)).sort(), reads: [...reads].sort() },
     };
+  }
+
+  /**
+   * What a list of paths the compiler looked at (failed lookups, affecting
+   * locations) adds to a file's TsResolution. The compiler's caches hand the
+   * same list to every file resolving the same specifier from one folder, so
+   * each list is worked out once per batch.
+   */
+  private footprintOf(paths: readonly string[], asReads: boolean): Footprint {
+    const memo = asReads ? this.readFootprints : this.probeFootprints;
+    let f = memo.get(paths);
+    if (!f) {
+      const probes = new Set<string>();
+      const reads = new Set<string>();
+      for (const l of paths) {
+        const p = this.host.place(l);
+        if (p.at !== 'repo' && p.at !== 'package') continue;
+        if (asReads) { const r = this.host.repoPathOf(l); if (r !== null) reads.add(r); }
+        for (const k of this.host.keysOf(l)) probes.add(k);
+        if (p.at === 'package') for (const r of this.outputsReads(p.pkgDir)) reads.add(r);
+      }
+      f = { probes: [...probes], reads: [...reads] };
+      memo.set(paths, f);
+    }
+    return f;
   }
 
   private outputsReads(pkgDir: string): readonly string[] {
