@@ -1,7 +1,9 @@
-// `npm run bench [-- --large] [-- --queries N] [-- --cli-only] [-- --cli-runs N]`: evidex against the references
-// (Python's ast, ripgrep, universal-ctags) on the same files in the same run,
-// printed as one table: figure, evidex, reference, ratio, target. Nothing is
-// downloaded; every corpus comes from the machine's python3.
+// `npm run bench [-- --large] [-- --queries N] [-- --cli-only] [-- --cli-runs N] [-- --ts-only | --no-ts]`:
+// evidex against the references (Python's ast, ripgrep, universal-ctags; the
+// TypeScript compiler's parser for the TS rows) on the same files in the same
+// run, printed as one table: figure, evidex, reference, ratio, target. Nothing
+// is downloaded; the Python corpora come from the machine's python3, the TS
+// corpus from this project's node_modules (ts-bench.ts).
 // `npm run bench -- --mcp` runs only the `evidex mcp` rows (tool calls through
 // the MCP server on stdio beside the same calls over the daemon's WebSocket).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -19,7 +21,10 @@ import { folderBytes, stateDirFor } from '../../local/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';
 import { makeCorpus, type Corpus } from './corpus.js';
+import { call, coldAgainst, median, over1, rssOf, stats, timed, waitSteady } from './measure.js';
 import { drawQueries } from './queries.js';
+import { mib, ms, printTable, row, rowOf, rows, sec, type Row } from './table.js';
+import { benchTs } from './ts-bench.js';
 
 const args = process.argv.slice(2);
 const LARGE = args.includes('--large');
@@ -28,20 +33,12 @@ const NQ = Number(args[args.indexOf('--queries') + 1]) || 300;
 /** Only the CLI-latency rows (benchCli): seconds instead of minutes. */
 const CLI_ONLY = args.includes('--cli-only');
 const CLI_RUNS = Number(args[args.indexOf('--cli-runs') + 1]) || 20;
+/** Only the TypeScript rows (ts-bench.ts), or every row but them. */
+const TS_ONLY = args.includes('--ts-only');
+const NO_TS = args.includes('--no-ts');
 /** Untimed calls before each timed set (the first calls of a fresh daemon run unoptimised code). */
 const WARMUP_CALLS = 20;
 
-// ---- small statistics -------------------------------------------------------
-function pct(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-function stats(xs: number[]): { p50: number; p99: number; max: number; n: number; over1ms: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1], n: s.length, over1ms: s.filter((x) => x > 1).length };
-}
-/** "1.3% (4 of 300)": the share of round trips over 1 ms, which is what decides a p99 < 1 ms target. */
-const over1 = (st: ReturnType<typeof stats>) => `${((100 * st.over1ms) / st.n).toFixed(1)}% (${st.over1ms} of ${st.n})`;
 // ---- references -------------------------------------------------------------
 function timePythonAst(c: Corpus): number | null {
   const script = 'import ast,sys,time\nroot=sys.argv[1]\nfiles=sys.stdin.read().split("\\n")\nt=time.perf_counter()\n'
@@ -62,28 +59,7 @@ function have(cmd: string): boolean {
 
 // ---- evidex -----------------------------------------------------------------
 const here = fileURLToPath(new URL('.', import.meta.url));
-interface ColdRun { wallSeconds: number; cpuSeconds: number; maxRssBytes: number; files: number; symbols: number; imports: number; lines: number }
-function coldIndex(c: Corpus, env: NodeJS.ProcessEnv): ColdRun {
-  rmSync(stateDirFor(c.root), { recursive: true, force: true }); // cold: no index left from a previous run
-  const r = spawnSync(process.execPath, [join(here, 'index-child.js'), c.root], { env, encoding: 'utf8', maxBuffer: 16 << 20 });
-  if (r.status !== 0) throw new Error(`index failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
-}
-const median = (xs: number[]) => stats(xs).p50;
 
-async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
-  const t0 = performance.now();
-  const v = await fn();
-  return [performance.now() - t0, v];
-}
-
-function rssOf(pid: number): { anon: number; hwm: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) * 1024;
-  return { anon: kb('RssAnon'), hwm: kb('VmHWM') };
-}
-
-const call = (client: Client, name: string, a: unknown) => client.request(Methods.toolsCall, { name, arguments: a });
 
 /** The daemon's own latency histograms (message read → answer written), per method and tool. */
 const daemonLatency = async (client: Client) => (await client.request(Methods.indexStatus)).daemon.latency;
@@ -173,33 +149,12 @@ class BarePeer {
   }
 }
 
-// ---- the table --------------------------------------------------------------
-interface Row { figure: string; evidex: string; reference: string; ratio: string; target: string; met: string }
-const rows: Row[] = [];
-function rowOf(figure: string, evidex: string, reference = '', ratio = '', target = '', met: boolean | null = null): Row {
-  return { figure, evidex, reference, ratio, target, met: met === null ? '' : met ? 'yes' : 'NO' };
-}
-function row(...a: Parameters<typeof rowOf>): void {
-  rows.push(rowOf(...a));
-}
-const ms = (x: number) => (x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
-const sec = (x: number) => `${x.toFixed(2)} s`;
-const mib = (x: number) => `${(x / 1048576).toFixed(1)} MiB`;
-
 /** What the scale rows compare between the two corpora. */
 interface CorpusFigures {
   lines: number; bytes: number; coldS: number; indexBytes: number; rssAnon: number;
   p99: Record<'search_code' | 'find_symbol' | 'find_importers', number>;
-}
-
-/** Steady state: caches loaded, the request path warmed up, the watcher's first scan and the catch-up after it done. */
-async function waitSteady(client: Client): Promise<void> {
-  for (let i = 0; ; i++) {
-    const st = await client.request(Methods.indexStatus);
-    if (st.index.warm && warmupSettled(st.daemon.warmup) && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
-    if (i > 12_000) throw new Error('the index never reported warm');
-    await new Promise((res) => setTimeout(res, 5));
-  }
+  /** find_symbol and find_importers round trips' p50 (the TypeScript rows are compared with the stdlib's). */
+  p50: Record<'find_symbol' | 'find_importers', number>;
 }
 
 /**
@@ -256,22 +211,14 @@ async function benchMcpOnly(c: Corpus): Promise<void> {
 
 async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   const p99: CorpusFigures['p99'] = { search_code: NaN, find_symbol: NaN, find_importers: NaN };
+  const p50: CorpusFigures['p50'] = { find_symbol: NaN, find_importers: NaN };
   const home = mkdtempSync(join(tmpdir(), 'evidex-bench-home-'));
   const env = { ...process.env, EVIDEX_HOME: home };
   process.env.EVIDEX_HOME = home; // connect() and stateDirFor() read it
   console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mib(c.bytes)} in ${c.root}`);
 
-  // Cold index vs Python's ast.parse (and ctags' symbol pass) over the same files:
-  // three runs each, alternating, medians reported (a shared 2-core machine is noisy).
-  const astRuns: number[] = [];
-  const coldRuns: ColdRun[] = [];
-  for (let i = 0; i < 3; i++) {
-    const a = timePythonAst(c);
-    if (a !== null) astRuns.push(a);
-    coldRuns.push(coldIndex(c, env));
-  }
-  const astS = astRuns.length ? median(astRuns) : null;
-  const coldS = median(coldRuns.map((r) => r.wallSeconds));
+  // Cold index vs Python's ast.parse (and ctags' symbol pass) over the same files.
+  const { refS: astS, coldS, runs: coldRuns } = coldAgainst(c, env, () => timePythonAst(c));
   const ctagsS = have('ctags') ? timeCommand('ctags', ['-R', '--languages=Python', '-f', '/dev/null', c.root]) : null;
   row(`[${c.name}] cold index (${c.files.length} files, ${c.lines} lines; median of 3)`, sec(coldS),
     astS === null ? 'python3 ast: n/a' : `ast.parse ${sec(astS)}`, astS ? `${(coldS / astS).toFixed(2)}×` : '', '≤ ast.parse (stretch 3 s)', astS ? coldS <= astS : null);
@@ -347,7 +294,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
         }
       }, label);
       const st = stats(t);
-      if (label === tool) p99[tool] = st.p99;
+      if (label === tool) { p99[tool] = st.p99; p50[tool] = st.p50; }
       // The same answer texts, sent back by the bare server: what the transport
       // and the client's parse alone cost for these bytes, with no lookup at all.
       const rt = await bare.replay(answers.map((a) => JSON.stringify(a)), WARMUP_CALLS);
@@ -396,7 +343,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   await daemonStop(c.root, { env });
   rmSync(home, { recursive: true, force: true });
   rmSync(c.root, { recursive: true, force: true });
-  return { lines: c.lines, bytes: c.bytes, coldS, indexBytes, rssAnon: rss.anon, p99 };
+  return { lines: c.lines, bytes: c.bytes, coldS, indexBytes, rssAnon: rss.anon, p99, p50 };
 }
 
 /**
@@ -469,26 +416,17 @@ function scaleRows(small: CorpusFigures, large: CorpusFigures): void {
   }
 }
 
-function printTable(): void {
-  const head: Row = { figure: 'figure', evidex: 'evidex', reference: 'reference', ratio: 'ratio', target: 'target', met: 'met' };
-  const cols = Object.keys(head) as (keyof Row)[];
-  const w = Object.fromEntries(cols.map((k) => [k, Math.max(...[head, ...rows].map((r) => r[k].length))])) as Record<keyof Row, number>;
-  const line = (r: Row) => `| ${cols.map((k) => r[k].padEnd(w[k])).join(' | ')} |`;
-  console.log(line(head));
-  console.log(`|${cols.map((k) => '-'.repeat(w[k] + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-}
-
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
 console.log(`evidex bench · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · node ${process.version} · ${execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim()}`);
 if (MCP_ONLY) {
   await benchMcpOnly(makeCorpus('stdlib'));
 } else {
   if (!CLI_ONLY) {
-    const small = await benchCorpus(makeCorpus('stdlib'));
-    if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+    const small = TS_ONLY ? null : await benchCorpus(makeCorpus('stdlib'));
+    if (small && LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+    if (!NO_TS) await benchTs(small?.p50 ?? null, NQ);
   }
-  benchCli();
+  if (!TS_ONLY) benchCli();
 }
 printTable();
 writeFileSync(join(tmpdir(), 'evidex-bench-last.txt'), rows.map((r) => Object.values(r).join('\t')).join('\n'));
