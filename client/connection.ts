@@ -1,6 +1,8 @@
 // The client's side of the daemon: find it (daemon.json in the root's state
-// folder), check it is alive, connect with its token, start one when none runs,
-// and `evidex daemon start|stop|status` (daemon-report.ts prints the status).
+// folder, used only when it is the user's alone: local/state-trust.ts), check
+// it is alive (a zombie or a process already killed is not: a dead daemon is
+// replaced at once), connect with its token, start one when none runs, and
+// `evidex daemon start|stop|status` (daemon-report.ts prints the status).
 // Errors are one line and say what to do next.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
@@ -12,10 +14,12 @@ import {
   type NotificationType, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
 import { human, path, stderr, type Shown } from '../local/human.js';
+import { isPidAlive } from '../local/processes.js';
 import { canonicalRoot } from '../local/root.js';
 import {
-  daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, isPidAlive, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
+  daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, lockHeld, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
 } from '../local/state.js';
+import { checkStateFolder } from '../local/state-trust.js';
 import { UsageError } from './command.js';
 
 export { RpcError };
@@ -131,18 +135,48 @@ export type Probe =
   | { kind: 'running'; info: DaemonInfo; ws: WsClient }
   | { kind: 'unreachable'; info: DaemonInfo; error: string }; // a live daemon pid that does not answer
 
-/** Looks for a daemon for this state folder and connects to it if one answers (within `timeoutMs`). */
+/**
+ * How long a daemon that refused or dropped the connection is watched for its
+ * death: one killed a moment ago closes its socket while the kernel is still
+ * tearing it down (docs/architecture.md, "A dead daemon is dead").
+ */
+const DYING_GRACE_MS = 1000;
+
+/** Errors of a connection that nothing listens behind any more (a daemon that died, or is dying). */
+const DEAD_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+/** Waits up to `ms` for the lock holder `pid` to be seen dead; true if it is. */
+async function diesWithin(stateDir: string, pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (!(await daemonAlive(stateDir, pid))) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Looks for a daemon for this state folder and connects to it if one answers
+ * (within `timeoutMs`). A state folder or daemon.json that is not the user's
+ * alone is refused first (StateNotYoursError): nothing is read from it and
+ * nothing is sent. A daemon that is dead — gone, a zombie, killed and on its
+ * way out — counts as none, and its daemon.json is cleared.
+ */
 export async function probe(stateDir: string, sock: SocketOptions = {}, timeoutMs = 5000): Promise<Probe> {
+  await checkStateFolder(stateDir);
   const info = await readDaemonInfo(stateDir);
   if (!info) return { kind: 'none' };
-  if (!(await daemonAlive(stateDir, info.pid))) {
+  const dead = async (): Promise<Probe> => {
     // Left behind by a daemon that was killed: nobody serves it; clear it so status is truthful.
     await removeDaemonInfo(stateDir, info.pid).catch(() => undefined);
     return { kind: 'none' };
-  }
+  };
+  if (!(await daemonAlive(stateDir, info.pid))) return dead();
   try {
     return { kind: 'running', info, ws: await openSocket(info, timeoutMs, sock) };
   } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    if ((DEAD_SOCKET.has(code) || /socket hang up/.test((e as Error).message)) && await diesWithin(stateDir, info.pid, DYING_GRACE_MS)) return dead();
     return { kind: 'unreachable', info, error: (e as Error).message };
   }
 }
@@ -183,23 +217,41 @@ function lastLogLine(path: string): string {
   } catch { return ''; }
 }
 
+/** How many more daemons a start spawns when the one it spawned met a lock holder that then died (a zombie, a daemon killed meanwhile). */
+const RESPAWNS = 3;
+
 /**
- * Waits until a daemon answers for this state folder (ours, or a racing
- * starter's that won the lock). The daemon we spawned exiting first ends the
- * wait at once with its last log line, unless it exited because another
- * daemon already serves the root: then that one is waited for.
+ * Spawns a daemon and waits until one answers for this state folder (ours,
+ * or a racing starter's that won the lock). The daemon we spawned exiting
+ * first ends the wait at once with its last log line, unless it exited
+ * because another daemon held the root's lock: then that one is waited for,
+ * and if that holder is dead by now (it was dying when ours looked), a new
+ * daemon is spawned in its place. `spawned` holds the pids of ours.
  */
-async function waitForDaemon(root: string, stateDir: string, timeoutMs: number, child: ChildProcess, sock: SocketOptions = {}): Promise<{ info: DaemonInfo; ws: WsClient }> {
+async function spawnAndWait(root: string, stateDir: string, timeoutMs: number, spawnOne: () => ChildProcess, sock: SocketOptions = {}):
+Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
+  const spawned = new Set<number>();
   let exit: number | null = null;
-  child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
+  const start = (): void => {
+    exit = null;
+    const child = spawnOne();
+    if (child.pid !== undefined) spawned.add(child.pid);
+    child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
+  };
+  start();
+  let respawns = 0;
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
     const p = await probe(stateDir, sock);
-    if (p.kind === 'running') return p;
+    if (p.kind === 'running') return { ...p, spawned };
     if (p.kind === 'unreachable') last = p.error;
     if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
       throw new ConnectionError(`the evidex daemon for ${root} exited at start (status ${exit}): ${lastLogLine(files(stateDir).log) || 'no output'}; log: ${files(stateDir).log}`);
+    }
+    if (exit === EXIT_ALREADY_RUNNING && p.kind === 'none' && respawns < RESPAWNS && !(await lockHeld(stateDir))) {
+      respawns++;
+      start();
     }
     // A probe is one small file read: poll often, so a fresh daemon is used the moment it listens.
     await new Promise((r) => setTimeout(r, 10));
@@ -235,9 +287,8 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
   } catch (e) { throw new UsageError((e as Error).message); }
   if (opts.unnamedRoot) await checkUnnamedRoot(real);
   await ensureStateDir(stateDir);
-  const child = spawnDaemon(real, stateDir, env, args);
-  const up = await waitForDaemon(real, stateDir, opts.timeoutMs ?? 30_000, child, { clientName: opts.clientName });
-  return { ...up, spawned: up.info.pid === child.pid };
+  const up = await spawnAndWait(real, stateDir, opts.timeoutMs ?? 30_000, () => spawnDaemon(real, stateDir, env, args), { clientName: opts.clientName });
+  return { info: up.info, ws: up.ws, spawned: up.spawned.has(up.info.pid) };
 }
 
 /** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
@@ -305,12 +356,24 @@ export async function daemonStopAt(stateDir: string, real: string, opts: { timeo
     await c.close();
     if (await waitGone(pid, timeout)) return { stopped: true, pid, how: 'shutdown', message: `stopped the evidex daemon for ${real} (pid ${pid})` };
   }
-  try { process.kill(pid, 'SIGTERM'); } catch { /* gone already */ }
-  if (await waitGone(pid, timeout)) return { stopped: true, pid, how: 'SIGTERM', message: `stopped the evidex daemon for ${real} (pid ${pid}, SIGTERM)` };
+  const how = await stopProcess(pid, timeout);
+  await removeDaemonInfo(stateDir, pid).catch(() => undefined);
+  return how === 'SIGTERM'
+    ? { stopped: true, pid, how, message: `stopped the evidex daemon for ${real} (pid ${pid}, SIGTERM)` }
+    : { stopped: true, pid, how, message: `killed the unresponsive evidex daemon for ${real} (pid ${pid})` };
+}
+
+/**
+ * Stops a process by signal: SIGTERM (with SIGCONT, so a stopped one can act
+ * on it), then SIGKILL if it is still there after `timeoutMs`. For a daemon
+ * that does not answer, or one no daemon.json names (daemon stop --all).
+ */
+export async function stopProcess(pid: number, timeoutMs: number): Promise<'SIGTERM' | 'SIGKILL'> {
+  try { process.kill(pid, 'SIGTERM'); process.kill(pid, 'SIGCONT'); } catch { /* gone already */ }
+  if (await waitGone(pid, timeoutMs)) return 'SIGTERM';
   try { process.kill(pid, 'SIGKILL'); } catch { /* gone already */ }
   await waitGone(pid, 2000);
-  await removeDaemonInfo(stateDir, pid).catch(() => undefined);
-  return { stopped: true, pid, how: 'SIGKILL', message: `killed the unresponsive evidex daemon for ${real} (pid ${pid})` };
+  return 'SIGKILL';
 }
 
 export type StatusReport =

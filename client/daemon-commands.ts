@@ -1,22 +1,33 @@
 // `evidex daemon list | stop --all | prune`: the commands that look at every
 // state folder under $EVIDEX_HOME rather than one root's. Listing connects as
 // an observer (daemon/idle.ts), so looking at daemons does not keep them alive.
-// Loaded only by those commands; what they print is daemon-report.ts's.
+// A daemon no daemon.json names (its state folder removed under it, say) is
+// still found, in the process table (local/processes.ts), and stopped by
+// signal. A state folder that is not the user's alone is named and left
+// alone (local/state-trust.ts). Loaded only by those commands; what they
+// print is daemon-report.ts's.
+import { resolve } from 'node:path';
 import { promises as fsp, statSync } from 'node:fs';
-import { Methods } from '../protocol/messages.js';
+import { Methods, type RootState } from '../protocol/messages.js';
+import { daemonProcesses, processRssBytes, type DaemonProcess } from '../local/processes.js';
 import {
-  acquireLock, DaemonRunningError, folderBytes, listStateDirs, processRssBytes, readDaemonInfo,
-  stateFolderRoot, stateRoot, type DaemonInfo,
+  acquireLock, DaemonRunningError, folderBytes, listStateDirs, readDaemonInfo,
+  stateDirFor, stateFolderRoot, stateRoot, type DaemonInfo,
 } from '../local/state.js';
-import { daemonStopAt, makeClient, probe, type StopResult } from './connection.js';
+import { checkStateFolder, StateNotYoursError } from '../local/state-trust.js';
+import { daemonEntry, daemonStopAt, makeClient, probe, stopProcess, type StopResult } from './connection.js';
 
 export interface ListedDaemon {
-  /** running: answered; not_answering: alive but silent; stale: its process is gone (its daemon.json is removed). */
-  state: 'running' | 'not_answering' | 'stale';
+  /**
+   * running: answered; not_answering: alive but silent; stale: its process is gone (its daemon.json is removed);
+   * unlisted: a live daemon found in the process table that no daemon.json names (it cannot be reached, only stopped).
+   */
+  state: 'running' | 'not_answering' | 'stale' | 'unlisted';
   root: string;
   pid: number;
-  port: number;
-  url: string;
+  /** null for an unlisted daemon (no daemon.json says where it listens). */
+  port: number | null;
+  url: string | null;
   stateDir: string;
   uptimeSeconds: number | null;
   /** Resident memory (RSS), null when unknown. */
@@ -25,10 +36,15 @@ export interface ListedDaemon {
   files: number | null;
   /** An auto-started daemon's idle timeout; 0 = none (started by hand, runs until stopped); null when unknown. */
   idleTimeoutSeconds: number | null;
+  /** Whether its root is still the indexed tree (a running daemon says; absent otherwise): `gone` or `reindexing` otherwise. */
+  rootState?: RootState;
   note?: string;
 }
 
-export interface DaemonList { home: string; daemons: ListedDaemon[] }
+/** A state folder evidex will not use (another user's, or writable by others), with why. */
+export interface RefusedFolder { stateDir: string; reason: string }
+
+export interface DaemonList { home: string; daemons: ListedDaemon[]; refused: RefusedFolder[] }
 
 const ASK_TIMEOUT_MS = 5000;
 
@@ -50,6 +66,8 @@ async function describe(stateDir: string, info: DaemonInfo): Promise<ListedDaemo
       return {
         ...base, state: 'running', uptimeSeconds: s.daemon.uptimeSeconds, rssBytes, files: s.index.files,
         idleTimeoutSeconds: s.daemon.idleTimeoutSeconds ?? null,
+        ...(s.daemon.rootState ? { rootState: s.daemon.rootState } : {}),
+        ...(s.daemon.rootNote ? { note: s.daemon.rootNote } : {}),
       };
     } finally {
       await c.close();
@@ -59,23 +77,61 @@ async function describe(stateDir: string, info: DaemonInfo): Promise<ListedDaemo
   }
 }
 
-/** Every daemon whose daemon.json is under $EVIDEX_HOME, asked in parallel. */
+/** A live daemon that no daemon.json names, as the process table shows it. */
+function unlisted(p: DaemonProcess, env: NodeJS.ProcessEnv): ListedDaemon {
+  const root = p.root ?? '(unknown root)';
+  return {
+    state: 'unlisted', root, pid: p.pid, port: null, url: null, stateDir: p.root ? stateDirFor(p.root, { ...env, ...p.env }) : '',
+    uptimeSeconds: null, rssBytes: processRssBytes(p.pid), files: null, idleTimeoutSeconds: null,
+    note: 'running, but no daemon.json names it (its state folder was removed or replaced); it can only be stopped',
+  };
+}
+
+/** The same folder, however its path is spelled (EVIDEX_HOME of another process may be relative or end in `/`). */
+const sameHome = (a: string, b: string): boolean => resolve(a) === resolve(b);
+
+/**
+ * Every daemon of this user under $EVIDEX_HOME: those a daemon.json names,
+ * asked in parallel, and those the process table shows running with their
+ * state here that no daemon.json names. Folders that are not the user's alone
+ * are listed as refused, never read.
+ */
 export async function listDaemons(env: NodeJS.ProcessEnv = process.env): Promise<DaemonList> {
+  const home = stateRoot(env);
   const found: Array<{ dir: string; info: DaemonInfo }> = [];
+  const refused: RefusedFolder[] = [];
   for (const dir of await listStateDirs(env)) {
-    const info = await readDaemonInfo(dir).catch(() => null);
-    if (info) found.push({ dir, info });
+    try {
+      await checkStateFolder(dir);
+      const info = await readDaemonInfo(dir);
+      if (info) found.push({ dir, info });
+    } catch (e) {
+      if (e instanceof StateNotYoursError) refused.push({ stateDir: dir, reason: e.message });
+    }
   }
-  return { home: stateRoot(env), daemons: await Promise.all(found.map(({ dir, info }) => describe(dir, info))) };
+  const daemons = await Promise.all(found.map(({ dir, info }) => describe(dir, info)));
+  const named = new Set(daemons.filter((d) => d.state !== 'stale').map((d) => d.pid));
+  for (const p of daemonProcesses(daemonEntry())) {
+    if (!named.has(p.pid) && sameHome(stateRoot({ ...p.env, HOME: p.env.HOME ?? env.HOME }), home)) daemons.push(unlisted(p, env));
+  }
+  return { home, daemons, refused };
 }
 
 export type StoppedDaemon = StopResult & { root: string };
 
-/** `evidex daemon stop --all`: stops every live daemon under $EVIDEX_HOME, in parallel (a root that is gone included). */
+/** How long a daemon found only in the process table gets to act on SIGTERM before SIGKILL. */
+const UNLISTED_STOP_MS = 10_000;
+
+/** `evidex daemon stop --all`: stops every live daemon under $EVIDEX_HOME, in parallel (a root that is gone, and a daemon no daemon.json names, included). */
 export async function stopAllDaemons(env: NodeJS.ProcessEnv = process.env): Promise<StoppedDaemon[]> {
   const l = await listDaemons(env);
   const live = l.daemons.filter((d) => d.state !== 'stale');
-  return Promise.all(live.map(async (d) => ({ ...await daemonStopAt(d.stateDir, d.root), root: d.root })));
+  return Promise.all(live.map(async (d): Promise<StoppedDaemon> => {
+    if (d.state !== 'unlisted') return { ...await daemonStopAt(d.stateDir, d.root), root: d.root };
+    const how = await stopProcess(d.pid, UNLISTED_STOP_MS);
+    const verb = how === 'SIGTERM' ? 'stopped' : 'killed';
+    return { stopped: true, pid: d.pid, how, root: d.root, message: `${verb} the evidex daemon for ${d.root} (pid ${d.pid}, ${how}; found in the process table, no daemon.json named it)` };
+  }));
 }
 
 export interface PruneResult {
@@ -87,6 +143,8 @@ export interface PruneResult {
   kept: number;
   /** Folders with no record of their root (left alone). */
   unknown: string[];
+  /** Folders that are not the user's alone (left alone). */
+  refused: RefusedFolder[];
   bytes: number;
 }
 
@@ -100,8 +158,14 @@ function isFolder(p: string): boolean {
  * never touched and no daemon can start in it while it is being removed.
  */
 export async function pruneStateDirs(env: NodeJS.ProcessEnv = process.env): Promise<PruneResult> {
-  const out: PruneResult = { home: stateRoot(env), removed: [], inUse: [], kept: 0, unknown: [], bytes: 0 };
+  const out: PruneResult = { home: stateRoot(env), removed: [], inUse: [], kept: 0, unknown: [], refused: [], bytes: 0 };
   for (const dir of await listStateDirs(env)) {
+    try {
+      await checkStateFolder(dir);
+    } catch (e) {
+      if (e instanceof StateNotYoursError) { out.refused.push({ stateDir: dir, reason: e.message }); continue; }
+      throw e;
+    }
     const root = await stateFolderRoot(dir);
     if (root === null) { out.unknown.push(dir); continue; }
     if (isFolder(root)) { out.kept++; continue; }

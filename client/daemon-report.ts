@@ -2,9 +2,9 @@
 // reports themselves). Fields an older daemon does not send print as unknown
 // rather than fail. Roots, folders and what a daemon reports are outside text:
 // shown by local/human.ts's rule (a root's name may hold any byte).
-import { human, join, padEnd, path, type Shown } from '../local/human.js';
+import { human, join, padEnd, path, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
-import type { LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
+import type { DaemonInfoStatus, LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
@@ -51,6 +51,15 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): Shown
   })];
 }
 
+/** The root line of `evidex daemon status`: the path, and what became of the folder when it is not the indexed one. */
+function formatRoot(root: string, d: DaemonInfoStatus): Shown {
+  switch (d.rootState) {
+    case 'gone': return human`${path(root)} — GONE: ${d.rootNote ?? 'no folder at that path'}; tool calls are refused`;
+    case 'reindexing': return human`${path(root)} — REPLACED: ${d.rootNote ?? 're-indexing'}; tool calls wait for it`;
+    default: return path(root);
+  }
+}
+
 /** The human form of `evidex daemon status`. */
 export function formatStatus(r: StatusReport): Shown {
   if (!r.running) return human`${r.message}\n`;
@@ -59,7 +68,7 @@ export function formatStatus(r: StatusReport): Shown {
   const lines = [
     human`running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
     human`url          ${r.url}`,
-    human`root         ${path(r.root)}`,
+    human`root         ${formatRoot(r.root, d)}`,
     human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}`,
     human`files        ${r.files}`,
     human`symbols      ${r.symbols}`,
@@ -97,14 +106,21 @@ export function formatList(l: DaemonList): Shown {
   if (live.length === 0) {
     lines.push(human`no evidex daemons running (state: ${path(l.home)})`);
   } else {
+    const files = (d: ListedDaemon): Part => {
+      if (d.state === 'unlisted') return 'no daemon.json';
+      if (d.state !== 'running') return 'not answering';
+      return d.rootState === 'gone' ? 'root gone' : d.rootState === 'reindexing' ? 're-indexing' : d.files;
+    };
     const rows: Shown[][] = [['ROOT', 'PID', 'PORT', 'UPTIME', 'MEMORY', 'FILES', 'EXITS'].map((h) => human`${h}`), ...live.map((d) => [
-      path(d.root), ...[d.pid, d.port, uptime(d.uptimeSeconds), mb(d.rssBytes), d.state === 'running' ? d.files : 'not answering', lifetime(d)].map((c) => human`${c}`),
+      path(d.root), ...[d.pid, d.port ?? '-', uptime(d.uptimeSeconds), mb(d.rssBytes), files(d), lifetime(d)].map((c) => human`${c}`),
     ])];
     // Widths are measured on the text as shown (a root's escapes included), so the columns line up.
     const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].plain.length)));
     for (const r of rows) lines.push(join(r.map((c, i) => (i === r.length - 1 ? c : padEnd(c, widths[i]))), '  '));
   }
   for (const d of l.daemons.filter((x) => x.state === 'stale')) lines.push(human`stale: ${path(d.root)} (pid ${d.pid} is not running; its daemon.json was removed)`);
+  for (const d of l.daemons.filter((x) => x.state === 'unlisted')) lines.push(human`unlisted: ${path(d.root)} (pid ${d.pid}) runs with no daemon.json naming it; \`evidex daemon stop --all\` stops it`);
+  for (const f of l.refused ?? []) lines.push(human`${f.reason}`);
   return human`${join(lines)}\n`;
 }
 
@@ -113,6 +129,7 @@ export function formatPrune(r: PruneResult): Shown {
   const lines = r.removed.map((x) => human`removed ${path(x.stateDir)} (${path(x.root)} no longer exists, ${mb(x.bytes)})`);
   for (const x of r.inUse) lines.push(human`left ${path(x.stateDir)}: ${path(x.root)} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
   for (const d of r.unknown) lines.push(human`left ${path(d)}: it does not record its root`);
+  for (const f of r.refused ?? []) lines.push(human`left ${path(f.stateDir)}: ${f.reason}`);
   const n = r.removed.length;
   lines.push(n === 0 ? human`nothing to prune in ${path(r.home)} (${r.kept} state folder${r.kept === 1 ? '' : 's'} of existing roots)`
     : human`freed ${mb(r.bytes)} in ${n} folder${n === 1 ? '' : 's'}; kept ${r.kept} of existing roots`);

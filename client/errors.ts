@@ -7,6 +7,7 @@
 // connection.ts, RpcError in protocol/jsonrpc.ts), or here when a command
 // refuses on its own (Refusal), so this file is loaded only once something
 // failed (cli.ts's report) or by `call`.
+import { StateNotYoursError } from '../local/state-trust.js';
 import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
 import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../protocol/messages.js';
 import { UsageError } from './command.js';
@@ -45,6 +46,8 @@ export function userError(e: unknown): UserError {
   if (e instanceof UsageError) return { code: 'invalid_arguments', message: oneLine(e.message), exit: EXIT_REFUSED, plain: true };
   if (e instanceof Refusal) return { code: e.code, message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof ConnectionError) return { code: 'daemon_unavailable', message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
+  // State another user could have planted: refused before anything was read or sent (local/state-trust.ts).
+  if (e instanceof StateNotYoursError) return { code: e.code, message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
   if (e instanceof RpcError) {
     const d = dataOf(e);
     const message = oneLine(d.message ?? e.message);

@@ -3,6 +3,7 @@
 // to the process rather than to the daemon: signal handlers, the last-resort
 // error handlers, a log on stdout that survives a closed pipe, and the exit.
 // It is the one door into the daemon for a client that runs one in-process.
+import { resolve } from 'node:path';
 import { human, stdout } from '../local/human.js';
 import type { DaemonArgs } from '../protocol/daemon-settings.js';
 import { Daemon, type DaemonOptions } from './server.js';
@@ -41,7 +42,12 @@ export async function serveForeground(opts: DaemonOptions): Promise<never> {
   };
   process.on('uncaughtException', (e) => logStack('uncaught exception', e));
   process.on('unhandledRejection', (e) => logStack('unhandled rejection', e));
-  daemon = await Daemon.start({ ...opts, log });
+  // Out of the folder the daemon was started in (often the root itself): a root deleted and made
+  // again must not leave the process in a deleted folder, where anything that asks for the
+  // working folder (a worker thread starting) fails with ENOENT. Every path here is absolute.
+  const stateDir = resolve(opts.stateDir);
+  process.chdir('/');
+  daemon = await Daemon.start({ ...opts, stateDir, log });
   if (pendingStop) void daemon.shutdown(pendingStop);
   await daemon.stopped;
   process.exit(0);

@@ -6,6 +6,8 @@
 //   tool-calls.ts  a client's tools/call: the index's runTool, audited, trimmed for the wire, cancellable
 //   ask-handler.ts the `ask` method: a client's question to the Ollama loop, with its conversations
 //   updates.ts     every index write: start-up catch-up, watcher, index/refresh, through one queue
+//   root-watch.ts  the root as an identity: notices it deleted, moved or replaced (root-gate.ts: what calls meet then)
+//   state-claim.ts the daemon's claim on its state folder (folder, lock, daemon.json): lost, the daemon exits
 //   warmup.ts      the request-path warm-up, once the index's caches are loaded
 //   idle.ts        the idle timeout of an auto-started daemon
 //   token.ts       the token every connection presents (the state folder itself is local/state.ts)
@@ -36,6 +38,9 @@ import { LatencyBook } from './latency.js';
 import { Listener, type Peer } from './listener.js';
 import { createToken } from './token.js';
 import { ToolCalls } from './tool-calls.js';
+import { RootGate } from './root-gate.js';
+import { RootWatch, type RootChange } from './root-watch.js';
+import { StateClaim } from './state-claim.js';
 import { IndexUpdates } from './updates.js';
 import { RequestPathWarmup } from './warmup.js';
 
@@ -63,6 +68,9 @@ export interface DaemonOptions {
   log?: (line: string) => void;
 }
 
+/** After a re-index of a replaced root, how long calls may wait for the watcher to apply what it saw meanwhile. */
+const REINDEX_SETTLE_MS = 5000;
+
 /** A connected client: a Caller whose connection the daemon can close. */
 type Client = Caller & { conn: RpcConnection };
 
@@ -75,6 +83,9 @@ export class Daemon {
   private readonly tools: ToolCalls;
   private readonly dispatcher: Dispatcher<Caller>;
   private readonly warmup: RequestPathWarmup;
+  /** Whether the root is still the indexed tree: tool calls pass, wait, or are refused (root-gate.ts). */
+  private readonly rootGate = new RootGate();
+  private claim: StateClaim | null = null;
   private listener!: Listener;
   private nextClient = 1;
   private stopping: Promise<void> | null = null;
@@ -91,11 +102,12 @@ export class Daemon {
     private readonly handle: IndexHandle,
     rules: RepoRules,
     private readonly token: string,
+    private readonly rootWatch: RootWatch,
   ) {
     const log = (line: string) => this.log(line);
     this.audit = auditLogFor(opts.stateDir);
-    this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log });
-    this.tools = new ToolCalls(handle, this.audit);
+    this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log, onRootTouched: () => rootWatch.touched() });
+    this.tools = new ToolCalls(handle, this.audit, this.rootGate);
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
       admit: (key) => {
@@ -125,12 +137,15 @@ export class Daemon {
     const lock = await acquireLock(opts.stateDir, opts.root);
     let handle: IndexHandle | null = null;
     try {
+      // Which folder the root is, taken before the first walk: a change from here on is noticed.
+      const rootWatch = new RootWatch({ root: opts.root, onChange: (c, why) => d.rootChanged(c, why), log: (l) => opts.log?.(l) });
+      if (!rootWatch.present) throw new Error(`repository folder ${opts.root} cannot be opened: it is not a folder at its real path`);
       const h = await openIndex(opts.root, { stateDir: opts.stateDir, maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets });
       handle = h;
       // The watcher decides with the index's own rules (one instance, re-read in place by every refresh).
       const rules = await h.rules();
       const token = await createToken(opts.stateDir);
-      const d = new Daemon(opts, lock, h, rules, token);
+      const d: Daemon = new Daemon(opts, lock, h, rules, token, rootWatch);
       await d.listen();
       d.begin();
       return d;
@@ -171,10 +186,53 @@ export class Daemon {
     }
   }
 
-  /** The start-up catch-up and the watcher (updates.ts), then the warm-up once the index is built. */
+  /**
+   * The start-up catch-up and the watcher (updates.ts), then the warm-up once
+   * the index is built; and from now on, an eye on the root (root-watch.ts)
+   * and on the daemon's claim to its state folder (state-claim.ts).
+   */
   private begin(): void {
     this.updates.begin();
     void this.updates.startup.then((built) => { if (built) this.warmup.start(); else this.warmup.skip(); });
+    this.rootWatch.start();
+    // A change between the identity taken at start and the watch made now has no event of its own.
+    this.rootWatch.check('timer');
+    this.claim = new StateClaim({
+      stateDir: this.opts.stateDir, info: this.info, log: (l) => this.log(l),
+      onLost: (why) => { void this.shutdown(`${why}; stepping aside (the next command starts a daemon where clients look)`); },
+    });
+    this.claim.start();
+  }
+
+  /**
+   * The root is not the indexed tree any more: nothing is answered from the
+   * old index. Gone: calls are refused until a folder is back. Replaced (or
+   * back): the folder now at the path is indexed from the top, as at start,
+   * and calls wait for it (docs/architecture.md explains why the daemon
+   * re-indexes rather than exits).
+   */
+  private rootChanged(change: RootChange, why: string): void {
+    if (this.stopping) return;
+    if (change === 'gone') {
+      this.log(`root: ${why}; tool calls are refused until a folder is back at that path`);
+      this.rootGate.gone(why);
+      void this.updates.suspend(why);
+      return;
+    }
+    this.log(`root: ${why}; indexing the folder there now from the top (tool calls wait for it)`);
+    const t0 = performance.now();
+    // A folder put at the path is usually still being filled (a clone checks its files out after
+    // making it): calls wait for the catch-up and then for the watcher to apply what it saw meanwhile,
+    // but no longer than REINDEX_SETTLE_MS past the catch-up, so a tree that never stops changing
+    // does not hold them forever.
+    const settled = this.updates.reindex(why).then(async (ok) => {
+      if (ok) await Promise.race([this.updates.idle(), new Promise((r) => setTimeout(r, REINDEX_SETTLE_MS).unref())]);
+      return ok;
+    });
+    this.rootGate.reindexing(why, settled);
+    void settled.then((ok) => {
+      if (ok) this.log(`root: the folder at ${this.opts.root} is indexed: ${this.handle.status().files} files, ${((performance.now() - t0) / 1000).toFixed(2)} s after the change was seen`);
+    });
   }
 
   /** An accepted connection becomes a client: named, counted by the idle timer (unless it only observes), dispatched. */
@@ -196,9 +254,10 @@ export class Daemon {
   private readonly handlers: Handlers<Caller> = {
     toolsList: () => ({ tools: toolDescriptors() }),
     toolsCall: (p, client, ctx) => this.tools.toolsCall(client, p, ctx),
-    ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.handle.runTool(name, args), stateDir: this.opts.stateDir }),
+    ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.tools.runTool(name, args), stateDir: this.opts.stateDir }),
     indexStatus: () => this.status(),
-    indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),
+    // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.
+    indexRefresh: (_p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx)),
     daemonShutdown: (_p, client) => {
       // Answer first; the shutdown starts once this response is on its way.
       setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });
@@ -219,6 +278,8 @@ export class Daemon {
       pid: process.pid,
       url: this.info.url,
       root: this.opts.root,
+      rootState: this.rootGate.state,
+      ...(this.rootGate.note ? { rootNote: this.rootGate.note } : {}),
       stateDir: this.opts.stateDir,
       startedAt: this.startedAt.toISOString(),
       uptimeSeconds: Math.round((Date.now() - this.startedAt.getTime()) / 1000),
@@ -243,17 +304,22 @@ export class Daemon {
 
   /**
    * Stops taking work, closes clients, the watcher and the index, removes
-   * daemon.json and the lock. An update in progress gets a few seconds to
-   * finish; past that the process may exit anyway — the index is crash-safe.
+   * daemon.json and the lock. A build in progress is cancelled at its next
+   * commit (what it wrote stays: the next start carries on); an update in
+   * progress gets a few seconds to finish, past which the process may exit
+   * anyway — the index is crash-safe.
    */
   shutdown(reason: string): Promise<void> {
     if (this.stopping) return this.stopping;
     this.stopping = (async () => {
       this.log(`shutting down: ${reason}`);
+      // First: removing daemon.json and the lock below is not a lost claim.
+      this.claim?.close();
+      this.rootWatch.close();
       this.listener.stopHeartbeat();
       this.idleTimer?.stop();
       for (const c of this.clients.values()) c.conn.close(1001, 'daemon shutting down');
-      await this.updates.stopWatching();
+      await this.updates.stop('the daemon is stopping');
       await this.audit.flush().catch(() => undefined);
       const drained = await this.updates.drain(5000);
       if (drained) await this.handle.close().catch((e: Error) => this.log(`closing the index: ${e.message}`));

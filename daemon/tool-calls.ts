@@ -14,6 +14,7 @@ import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
 import type { AuditLog } from './audit.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
+import type { RootGate } from './root-gate.js';
 
 /** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
 const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
@@ -37,7 +38,18 @@ export class ToolCalls {
     private readonly handle: IndexHandle,
     /** Where each call's line goes (one queue per state folder, shared with the ask loop's lines). */
     private readonly audit: AuditLog,
+    /** Whether the root is still the indexed tree: a call passes, waits for its re-index, or is refused. */
+    private readonly root: RootGate,
   ) {}
+
+  /**
+   * A call as the index runs it (checked, then answered: IndexHandle.runTool),
+   * behind the root's gate: refused while the root is gone, waiting while it is
+   * re-indexed. Both tools/call and the ask loop come through here.
+   */
+  runTool(name: unknown, args: unknown): ToolResult | Promise<ToolResult> {
+    return this.root.admit(() => this.handle.runTool(name, args));
+  }
 
   /**
    * A client's own tools/call: run, answered, and audited (time, client, tool,
@@ -51,7 +63,7 @@ export class ToolCalls {
     const t0 = performance.now();
     let r: ToolResult | Promise<ToolResult>;
     try {
-      r = this.handle.runTool(p.name, p.arguments);
+      r = this.runTool(p.name, p.arguments);
     } catch (e) {
       this.auditLine(client, p, t0, null, e);
       throw e;

@@ -4,6 +4,11 @@
 // index/refresh — all through one WriteQueue, so they never overlap. (Tool
 // calls that must wait for the start-up build wait in the index itself:
 // IndexHandle.runTool.)
+//
+// Every write runs under the current epoch's AbortSignal: a stop, or the
+// root replaced under the daemon (reindex), cancels a build at its next
+// commit instead of waiting for it (the index stays crash-safe: a cut-short
+// build is finished by the next one).
 import type { BuildProgress, BuildSummary, IndexHandle } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { RepoWatcher, type WatchMode } from '../indexer/watch.js';
@@ -16,16 +21,26 @@ export interface IndexUpdatesOptions {
   rules: RepoRules;
   watch: WatchMode;
   log: (line: string) => void;
+  /** The watcher's own watch on the root reported it deleted or moved (root-watch.ts judges). */
+  onRootTouched?: () => void;
 }
 
 export class IndexUpdates {
   private readonly queue = new WriteQueue();
   private watcher: RepoWatcher | null = null;
-  private closed = false;
+  /** Cancels the writes of the current epoch (a stop, or the root replaced under them). */
+  private abort = new AbortController();
+  /** Counts suspensions: a watcher or catch-up of an earlier epoch is dropped when it comes back. */
+  private epoch = 0;
+  private stopped = false;
+  /** Root changes' suspensions and re-indexes, one after another: a watcher is closed before the next one starts. */
+  private transitions: Promise<void> = Promise.resolve();
   startupState: 'running' | 'done' | 'failed' = 'running';
   startupError: string | undefined;
   /** Settles once the start-up catch-up is over: true if it succeeded. Never rejects. */
   startup: Promise<boolean> = Promise.resolve(false);
+  /** Settles once the current epoch's watcher has scanned the tree (or failed to start). Never rejects. */
+  private watcherStarted: Promise<void> = Promise.resolve();
 
   constructor(private readonly handle: IndexHandle, private readonly opts: IndexUpdatesOptions) {}
 
@@ -35,18 +50,71 @@ export class IndexUpdates {
     this.startWatcher();
   }
 
+  /**
+   * The root now holds another tree (root-watch.ts): what runs on the old one
+   * is cancelled at once and its watcher closed, then the new tree is caught
+   * up from the top and watched, as at start. Resolves true once it is
+   * indexed; false when stopped, superseded by a later change, or failed.
+   */
+  async reindex(why: string): Promise<boolean> {
+    this.cancel(why);
+    const { epoch } = this;
+    const started = this.transitions.then(async () => {
+      await this.closeWatcher();
+      if (this.stopped || epoch !== this.epoch) return null;
+      this.startupState = 'running';
+      this.startupError = undefined;
+      this.startup = this.catchUp();
+      this.startWatcher();
+      return { done: this.startup };
+    });
+    this.transitions = started.then(() => undefined, () => undefined);
+    const s = await started;
+    return s === null ? false : s.done;
+  }
+
+  /** Cancels the running write at its next commit and closes the watcher: the tree it watched is no longer the root's. */
+  suspend(why: string): Promise<void> {
+    this.cancel(why);
+    const run = this.transitions.then(() => this.closeWatcher());
+    this.transitions = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Ends the current epoch: its writes are cancelled, and a watcher or catch-up of it that comes back later is dropped. */
+  private cancel(why: string): void {
+    this.epoch++;
+    this.abort.abort(new Error(why));
+    this.abort = new AbortController();
+  }
+
+  private async closeWatcher(): Promise<void> {
+    const w = this.watcher;
+    this.watcher = null;
+    await w?.close().catch((e: Error) => this.opts.log(`closing the watcher: ${e.message}`));
+  }
+
   private catchUp(): Promise<boolean> {
     const t0 = performance.now();
+    const { epoch } = this;
+    const { signal } = this.abort;
     let lastPhase = '';
     return this.queue.run(() => this.handle.refresh((p) => {
       if (p.phase !== lastPhase) { lastPhase = p.phase; this.opts.log(`index: ${p.phase} (${p.done}/${p.total})`); }
-    })).then((s) => {
+    }, signal)).then((s) => {
+      if (epoch !== this.epoch) return false;
       this.startupState = 'done';
       this.opts.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
       return true;
     }, (e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      if (signal.aborted) {
+        this.opts.log(`index build stopped after ${((performance.now() - t0) / 1000).toFixed(2)} s (${message}); what it wrote stays, and the next build carries on from it`);
+        return false;
+      }
+      if (epoch !== this.epoch) return false;
       this.startupState = 'failed';
-      this.startupError = e instanceof Error ? e.message : String(e);
+      this.startupError = message;
       this.opts.log(`index build failed: ${this.startupError}`);
       return false;
     });
@@ -55,13 +123,17 @@ export class IndexUpdates {
   private startWatcher(): void {
     const { log } = this.opts;
     const watchStart = performance.now();
-    RepoWatcher.start({
+    const { epoch } = this;
+    const { signal } = this.abort;
+    this.watcherStarted = RepoWatcher.start({
       root: this.opts.root,
       rules: this.opts.rules,
-      index: this.handle,
+      // The watcher's re-walks run under this epoch's signal too.
+      index: { update: (paths) => this.handle.update(paths), refresh: () => this.handle.refresh(undefined, signal) },
       exclusive: (fn) => this.queue.run(fn),
       mode: this.opts.watch,
       log,
+      onRootTouched: this.opts.onRootTouched,
       onApplied: (a) => {
         if (a.refreshed) log(`watch: re-walked (${a.why}) in ${a.ms.toFixed(1)} ms`);
         else if (a.summary) {
@@ -71,7 +143,7 @@ export class IndexUpdates {
         }
       },
     }).then((w) => {
-      if (this.closed) { void w.close(); return; }
+      if (epoch !== this.epoch) { void w.close(); return; }
       this.watcher = w;
       log(`watcher ${w.state} (${(performance.now() - watchStart).toFixed(0)} ms to scan)`);
       // The start-up refresh walked while the watcher was still scanning; a change in that window
@@ -84,7 +156,8 @@ export class IndexUpdates {
 
   /** A client's index/refresh, queued behind whatever write is running. */
   refresh(onProgress: (p: BuildProgress) => void): Promise<BuildSummary> {
-    return this.queue.run(() => this.handle.refresh(onProgress));
+    const { signal } = this.abort;
+    return this.queue.run(() => this.handle.refresh(onProgress, signal));
   }
 
   get watcherState(): WatcherState {
@@ -99,13 +172,14 @@ export class IndexUpdates {
   /** Resolves when the catch-up is over and the watcher has applied everything it has seen. */
   async idle(): Promise<void> {
     await this.startup;
+    await this.watcherStarted;
     await this.watcher?.idle();
   }
 
-  /** Stops watching (a watcher still starting is closed as soon as it has). */
-  async stopWatching(): Promise<void> {
-    this.closed = true;
-    await this.watcher?.close().catch((e: Error) => this.opts.log(`closing the watcher: ${e.message}`));
+  /** For a shutdown: cancels the running write at its next commit and stops watching (a watcher still starting is closed as soon as it has). */
+  stop(why: string): Promise<void> {
+    this.stopped = true;
+    return this.suspend(why);
   }
 
   /** Waits up to `ms` for the running and queued writes; true if they all finished. */

@@ -57,8 +57,11 @@ export interface IndexHandle {
    * decides exactly as the walk does.
    */
   rules(): Promise<RepoRules>;
-  /** Walks the tree and brings the index up to date: a first full build, or a catch-up that re-parses only files whose content changed. */
-  refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary>;
+  /**
+   * Walks the tree and brings the index up to date: a first full build, or a catch-up that re-parses only files whose content changed.
+   * `signal` cancels it between commits (it rejects with the signal's reason; what was committed stays, and the next refresh carries on).
+   */
+  refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary>;
   /**
    * Up to `n` each of the index's definition names, imported module names and
    * file paths, spread evenly over each list: tool arguments that are

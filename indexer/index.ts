@@ -105,13 +105,13 @@ export class EvidexIndex implements IndexHandle {
     return run;
   }
 
-  refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary> {
+  refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary> {
     const run = this.serial(async () => {
-      const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress);
+      const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress, signal);
       this.warm();
       return summary;
     });
-    if (!this.refreshed) this.firstRefresh(run);
+    if (!this.refreshed) this.firstRefresh(run, signal);
     return run;
   }
 
@@ -121,12 +121,17 @@ export class EvidexIndex implements IndexHandle {
    * wait for it, and if it fails no call is answered any more (the daemon
    * says why in its status; a new start builds again).
    */
-  private firstRefresh(run: Promise<unknown>): void {
+  private firstRefresh(run: Promise<unknown>, signal: AbortSignal | undefined): void {
     this.refreshed = true;
     // Registered before the caller's own reaction to `run`: by the time the caller sees it settle, calls no longer wait.
     const settled = run.then(
       () => { this.firstBuild = null; },
-      (e: unknown) => { this.firstBuild = null; this.buildFailure = e instanceof Error ? e.message : String(e); },
+      (e: unknown) => {
+        this.firstBuild = null;
+        // A cancelled build (a stop, the root replaced under it) did not fail: what it wrote stays, and the next refresh is the first again.
+        if (signal?.aborted) { this.refreshed = false; return; }
+        this.buildFailure = e instanceof Error ? e.message : String(e);
+      },
     );
     if (!this.completeAtOpen) this.firstBuild = settled;
   }

@@ -64,6 +64,8 @@ export interface WatchOptions {
   pollMs?: number;
   log?(line: string): void;
   onApplied?(info: WatchApplied): void;
+  /** The root's own watch reported the root itself deleted or moved: the owner checks which folder stands there now (daemon/root-watch.ts). */
+  onRootTouched?(): void;
 }
 
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
@@ -269,7 +271,10 @@ export class RepoWatcher {
     if (ev !== 'rename') return;
     // ...or the folder itself, deleted or moved away (a child named like its folder looks the
     // same: checkFolder tells them apart); and a name whose folder's watch died may be a folder again.
-    if (evPath === basename(watchedPath)) this.checkFolderSoon(watchedPath);
+    if (evPath === basename(watchedPath)) {
+      if (watchedPath === this.opts.root) this.opts.onRootTouched?.();
+      this.checkFolderSoon(watchedPath);
+    }
     if (this.folders.isDead(child)) this.checkFolderSoon(child);
   }
 
@@ -336,6 +341,8 @@ export class RepoWatcher {
     const t0 = performance.now();
     try {
       await this.opts.exclusive(async () => {
+        // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
+        if (this.closed) return;
         if (refresh) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A folder that was ignored is not watched; after a rules change, rescan so newly

@@ -3,14 +3,17 @@
 // the owner runs find and reach the daemon —, the lock that makes one daemon
 // per root (a client takes it too, for an in-process `evidex index` or before
 // `daemon prune` removes a folder), and whether the processes they name are
-// alive. Everything here is owner-only (folders 0700, files 0600) because
-// daemon.json holds the token. The daemon makes the token (daemon/token.ts).
+// alive (processes.ts). Everything here is owner-only (folders 0700, files
+// 0600) because daemon.json holds the token, and state that is not the
+// user's alone is refused before it is read (state-trust.ts). The daemon
+// makes the token (daemon/token.ts).
 import { createHash, randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import { lstatSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, promises as fsp, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { isPidAlive, processStartTime } from './processes.js';
 import { canonicalRoot } from './root.js';
+import { checkStateFolder, readStateFile } from './state-trust.js';
 
 export interface DaemonInfo {
   pid: number;
@@ -20,11 +23,11 @@ export interface DaemonInfo {
   root: string;
 }
 
-/** `$EVIDEX_HOME`, else `$XDG_CACHE_HOME/evidex`, else `~/.cache/evidex`. */
+/** `$EVIDEX_HOME`, else `$XDG_CACHE_HOME/evidex`, else `~/.cache/evidex` (`$HOME` of `env` when it has one). */
 export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.EVIDEX_HOME) return env.EVIDEX_HOME;
   if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'evidex');
-  return join(homedir(), '.cache', 'evidex');
+  return join(env.HOME || homedir(), '.cache', 'evidex');
 }
 
 /** One subfolder per root: a readable name plus a short hash of the real path (e.g. `myrepo-3f9a1c2b`). */
@@ -63,10 +66,15 @@ export const files = (stateDir: string) => ({
   log: join(stateDir, 'daemon.log'),
 });
 
-/** Creates the state folder (and its parent) owner-only; tightens the mode if it already exists. */
+/**
+ * Creates the state folder (and its parent) owner-only. One that exists is
+ * used only when it is the user's alone: otherwise StateNotYoursError, and
+ * nothing is written (state-trust.ts).
+ */
 export async function ensureStateDir(stateDir: string): Promise<void> {
+  await checkStateFolder(stateDir);
   await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
-  await fsp.chmod(stateDir, 0o700);
+  await checkStateFolder(stateDir);
 }
 
 /** Bytes of every file under `dir` (symlinks not followed): an index's size, or what removing a state folder frees. */
@@ -102,7 +110,7 @@ export async function writeRootRecord(stateDir: string, root: string): Promise<v
 
 async function readRootRecord(stateDir: string): Promise<string | null> {
   try {
-    const v = JSON.parse(await fsp.readFile(files(stateDir).rootRecord, 'utf8')) as { root?: unknown };
+    const v = JSON.parse(await readStateFile(files(stateDir).rootRecord) ?? 'null') as { root?: unknown } | null;
     return typeof v?.root === 'string' && v.root !== '' ? v.root : null;
   } catch {
     return null;
@@ -138,45 +146,7 @@ export async function listStateDirs(env: NodeJS.ProcessEnv = process.env): Promi
   return out;
 }
 
-// ---- process liveness -------------------------------------------------------
-
-/** True when a process with this pid exists (EPERM: it exists but is someone else's). */
-export function isPidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * When the process started (Linux: field 22 of /proc/PID/stat, clock ticks since
- * boot), or null where that is not available. Stored next to the pid in the lock
- * so a pid reused by an unrelated process after a crash is not taken for the holder.
- */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: split after its last ')'.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return rest[19] ?? null; // fields 3.. → index 0 is field 3, so field 22 is index 19
-  } catch {
-    return null;
-  }
-}
-
-/** Resident memory of a process in bytes (Linux: VmRSS of /proc/PID/status; elsewhere `ps`), or null when unknown. */
-export function processRssBytes(pid: number): number | null {
-  try {
-    const m = /^VmRSS:\s*(\d+)\s*kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    if (m) return Number(m[1]) * 1024;
-  } catch { /* no /proc: ask ps */ }
-  const r = spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8', shell: false, timeout: 5000 });
-  const kb = Number.parseInt(r.stdout ?? '', 10);
-  return r.status === 0 && Number.isFinite(kb) ? kb * 1024 : null;
-}
+// ---- the lock's holder ------------------------------------------------------
 
 export interface LockHolder { pid: number; start: string | null }
 
@@ -200,15 +170,14 @@ function isDaemonInfo(v: unknown): v is DaemonInfo {
     && typeof o.url === 'string' && typeof o.token === 'string' && typeof o.root === 'string';
 }
 
-/** daemon.json's content, or null when it is missing or malformed (a torn or foreign file is as good as none). */
+/**
+ * daemon.json's content, or null when it is missing or malformed (a torn file
+ * is as good as none). One that is not the user's alone is refused
+ * (StateNotYoursError): its token and address are never used.
+ */
 export async function readDaemonInfo(stateDir: string): Promise<DaemonInfo | null> {
-  let text: string;
-  try {
-    text = await fsp.readFile(files(stateDir).daemonJson, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
+  const text = await readStateFile(files(stateDir).daemonJson);
+  if (text === null) return null;
   try {
     const v = JSON.parse(text) as unknown;
     return isDaemonInfo(v) ? v : null;
@@ -245,14 +214,11 @@ export interface Lock { path: string; release(): Promise<void> }
 
 /** The lock's holder (`PID START` or a bare `PID`), null when garbled or empty, 'missing' when absent. */
 export async function readLockHolder(path: string): Promise<LockHolder | null | 'missing'> {
-  try {
-    const [pidText, start] = (await fsp.readFile(path, 'utf8')).trim().split(/\s+/);
-    const pid = Number.parseInt(pidText ?? '', 10);
-    return Number.isInteger(pid) && pid > 0 ? { pid, start: start || null } : null;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-    throw e;
-  }
+  const text = await readStateFile(path);
+  if (text === null) return 'missing';
+  const [pidText, start] = text.trim().split(/\s+/);
+  const pid = Number.parseInt(pidText ?? '', 10);
+  return Number.isInteger(pid) && pid > 0 ? { pid, start: start || null } : null;
 }
 
 /**

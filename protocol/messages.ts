@@ -119,10 +119,22 @@ export interface LatencySnapshot {
   buckets: Array<[number, number]>;
 }
 
+/**
+ * Whether the root folder is the tree the index holds (daemon/root-watch.ts):
+ * `gone` — no folder at its path (deleted, or moved away): tool calls are
+ * refused; `reindexing` — another folder stands there and is being indexed
+ * from the top: tool calls wait for it.
+ */
+export type RootState = 'present' | 'gone' | 'reindexing';
+
 export interface DaemonInfoStatus {
   pid: number;
   url: string;
   root: string;
+  /** Absent from an older daemon's answer. */
+  rootState?: RootState;
+  /** Since when and why the root is not `present`. */
+  rootNote?: string;
   stateDir: string;
   startedAt: string;
   uptimeSeconds: number;

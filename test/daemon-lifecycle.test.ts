@@ -3,47 +3,26 @@
 // the idle timeout of auto-started daemons (a few seconds here), the one line
 // an auto-start says, daemon list / stop --all / prune, and the refusal to
 // index an unnamed home folder or huge non-git tree.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, openSocket } from '../client/connection.js';
 import { countFilesUpTo, MAX_UNNAMED_FILES } from '../client/index-guard.js';
-import { files, folderBytes, isPidAlive, readDaemonInfo, stateDirFor, type DaemonInfo } from '../local/state.js';
+import { isPidAlive } from '../local/processes.js';
+import { files, folderBytes, readDaemonInfo, stateDirFor, type DaemonInfo } from '../local/state.js';
 import { formatDuration, parseDuration } from '../protocol/daemon-settings.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { fixtureCopy, waitFor } from './helpers/daemon.js';
+import { evidex } from './helpers/cli.js';
 import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 import { Methods } from '../protocol/messages.js';
-
-const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
 
 test.after(() => cleanupTemp());
 // Each test's wall time is part of the record (these start and wait out real daemons).
 let started = 0;
 test.before.each(() => { started = Date.now(); });
 test.after.each((ctx) => { console.log(`${(ctx as { __test__?: string }).__test__}: ${Date.now() - started} ms`); });
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-/** One real `evidex` process (async, so a test can run several while daemons live). */
-function evidex(args: string[], opts: { cwd: string; home: string; env?: NodeJS.ProcessEnv }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [BIN, ...args], {
-      cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'],
-      // No EVIDEX_IDLE_TIMEOUT from the developer's shell unless a test sets one.
-      env: { ...process.env, EVIDEX_HOME: opts.home, EVIDEX_IDLE_TIMEOUT: '', EVIDEX_PORT: '', OLLAMA_HOST: 'http://127.0.0.1:9', ...opts.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-    p.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.once('error', reject);
-    p.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
 
 const envOf = (home: string): NodeJS.ProcessEnv => ({ ...process.env, EVIDEX_HOME: home });
 const infoOf = (root: string, home: string): Promise<DaemonInfo | null> => readDaemonInfo(stateDirFor(root, envOf(home)));

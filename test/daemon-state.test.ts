@@ -14,8 +14,9 @@ import {
 } from '../client/connection.js';
 import { formatStatus } from '../client/daemon-report.js';
 import { resolveRepoRoot } from '../local/root.js';
+import { isPidAlive, processStartTime } from '../local/processes.js';
 import {
-  acquireLock, DaemonRunningError, ensureStateDir, files, isPidAlive, processStartTime, readDaemonInfo, stateDirFor,
+  acquireLock, DaemonRunningError, ensureStateDir, files, readDaemonInfo, stateDirFor,
   writeDaemonInfo,
 } from '../local/state.js';
 import { createToken, tokensEqual } from '../daemon/token.js';

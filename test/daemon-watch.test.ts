@@ -1,9 +1,11 @@
 // Live updates through a real daemon: edit, create, rename-over (editor save),
 // delete and rename each become visible to queries; save-to-queryable latency
 // is measured over 30 saves; .gitignore changes are honoured live; changes made
-// while the daemon was down are caught up at start.
+// while the daemon was down are caught up at start; a file saved atomically
+// again and again is never seen absent.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { appendFileSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
@@ -128,6 +130,44 @@ test('.gitignore changes are honoured live, both ways', async () => {
   await waitFor('nested .evidexignore', async () => notIndexed('notes/design.txt'));
   rmSync(join(root, 'notes/.evidexignore'));
   await waitFor('nested .evidexignore removed', async () => !(await notIndexed('notes/design.txt')));
+});
+
+test('a file replaced atomically every few ms is never reported absent meanwhile (issue 31 point 5)', async () => {
+  // A separate process saves the file the way editors and tools do — write a temp file, rename it
+  // over the original — 400 times, 7 ms apart, while this process asks about the file without
+  // pause. Every answer must hold the file: the name always names a whole file on disk.
+  const f = join(root, 'src/hot_file.py');
+  writeFileSync(f, 'HOT_MARK = -1\n');
+  await waitFor('hot file indexed', async () => (await hits('HOT_MARK')).length === 1);
+  const writer = spawn(process.execPath, ['-e', `
+    const fs = require('node:fs');
+    let i = 0;
+    const t = setInterval(() => {
+      fs.writeFileSync(process.argv[1] + '.tmp', 'HOT_MARK = ' + i + '\\n');
+      fs.renameSync(process.argv[1] + '.tmp', process.argv[1]);
+      if (++i === 400) clearInterval(t);
+    }, 7);`, f], { stdio: 'ignore' });
+  const done = new Promise((r) => writer.once('exit', r));
+  let writing = true;
+  void done.then(() => { writing = false; });
+  let asked = 0;
+  const absent: string[] = [];
+  while (writing) {
+    asked++;
+    const [search, read] = await Promise.all([
+      c.request(Methods.toolsCall, { name: 'search_code', arguments: { query: 'HOT_MARK', case_sensitive: true } }),
+      c.request(Methods.toolsCall, { name: 'read_evidence', arguments: { path: 'src/hot_file.py', start_line: 1 } }).then(() => null, (e: Error) => e.message),
+    ]);
+    // (The temp file may be indexed for a moment too: it is a real file while it lives.)
+    if (!search.evidence.some((e) => e.path === 'src/hot_file.py')) absent.push(`search_code found ${search.evidence.map((e) => e.path).join(', ') || 'nothing'}`);
+    if (read !== null) absent.push(`read_evidence: ${read}`);
+  }
+  await done;
+  await waitFor('last save indexed', async () => (await hits('HOT_MARK')).length === 1 && (await call('read_evidence', { path: 'src/hot_file.py', start_line: 1 })).evidence[0].snippet === 'HOT_MARK = 399');
+  console.log(`  400 atomic saves 7 ms apart: ${asked} search+read pairs asked meanwhile, ${absent.length} reported the file absent`);
+  assert.ok(asked > 0);
+  assert.equal(absent, [], `${absent.length} of ${asked} pairs reported the file absent: ${absent.slice(0, 3).join('; ')}`);
+  assert.ok(await notIndexed('src/hot_file.py.tmp'), 'the temp name is not left in the index');
 });
 
 test('changes made while the daemon was down are caught up at start', async () => {

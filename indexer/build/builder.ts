@@ -7,15 +7,18 @@
 // refresh and to `ready` after the last. Every commit holds whole files (row,
 // text, buckets, symbols, imports and lookup keys together), so after a kill
 // the index is a mix of old and new whole files; the next refresh compares
-// size+mtime, then content hashes, and finishes the job.
+// size+mtime, then content hashes, and finishes the job. The same holds for a
+// refresh cancelled through its AbortSignal (a daemon stopping, or its root
+// replaced under it): it stops between commits.
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
-import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
+import { walkRepo, type WalkEntry } from '../discover/walk.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne, readVettedText } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
+import { lookAndRead } from './settled-read.js';
 import { isPackageInit } from '../python/modules.js';
 import type { PyImport, TsImport } from '../model.js';
 import type { ImportRec, ResolutionCounts, TsResolution } from '../store/store.js';
@@ -134,6 +137,10 @@ export class Builder {
       case 'error':
         // Unreadable right now (permissions, I/O): keep what we had; the next refresh tries again.
         return null;
+      case 'replaced':
+        // Another file took the name between the look and the read (an atomic save): keep what we
+        // had, never drop it as if deleted; the rename's own event has the watcher look again.
+        return null;
     }
   }
 
@@ -150,8 +157,12 @@ export class Builder {
     return ops;
   }
 
-  /** Full walk: first build or catch-up. Re-parses only files whose size/mtime and then content hash differ. */
-  async refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
+  /**
+   * Full walk: first build or catch-up. Re-parses only files whose size/mtime and then content hash differ.
+   * `signal` cancels it between commits (it rejects with the signal's reason).
+   */
+  async refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
+    signal?.throwIfAborted();
     const t0 = performance.now();
     // Ignore files may have changed: read them afresh, into the same instance,
     // which the daemon's watcher shares (IndexHandle.rules()).
@@ -160,7 +171,8 @@ export class Builder {
     onProgress?.({ phase: 'walk', done: 0, total: 0 });
     const { files: walked } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
     onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
-    return this.reconcile(walked, null, onProgress, t0);
+    signal?.throwIfAborted();
+    return this.reconcile(walked, null, onProgress, t0, signal);
   }
 
   /**
@@ -168,7 +180,7 @@ export class Builder {
    * else a folder prefix): parses new/changed files, removes the rest.
    */
   private async reconcile(
-    walked: WalkEntry[], scope: string | null, onProgress: ((p: BuildProgress) => void) | undefined, t0: number,
+    walked: WalkEntry[], scope: string | null, onProgress: ((p: BuildProgress) => void) | undefined, t0: number, signal?: AbortSignal,
   ): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
     const store = this.store;
     const inScope = (p: string): boolean => scope === null || isUnder(p, scope);
@@ -213,6 +225,8 @@ export class Builder {
       ops = []; opBytes = 0; lastFlush = performance.now();
     };
     const take = (results: ParseResult[]): void => {
+      // Cancelled: commit what is parsed (the next build need not parse it again) and stop; the throw shuts the parse pool down.
+      if (signal?.aborted) { flush(); signal.throwIfAborted(); }
       for (const res of results) {
         const op = this.opFor(res, target, (path, raw) => resolveTs?.(path, raw));
         if (res.kind === 'file') {
@@ -229,6 +243,7 @@ export class Builder {
       onProgress?.({ phase: 'parse', done, total: tasks.length });
     };
     await parseAll(tasks, this.maxBytes, this.opts.workers ?? defaultWorkers(), take);
+    signal?.throwIfAborted();
     flush();
     onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });
     const removals: StoreOp[] = [];
@@ -303,10 +318,9 @@ export class Builder {
     /** Folders walked (or dropped) by this update: a folder under one of them is covered. Files named on their own are still checked by hash. */
     const folders: string[] = [];
     for (const path of clean) {
-      const entry = await checkPath(this.root, rules, path, { maxFileBytes: this.opts.maxFileBytes });
+      const { entry, result } = await lookAndRead(this.root, rules, path, store.fileByPath(path)?.hash, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes });
       if (entry !== null && entry !== 'gone') {
-        const f = store.fileByPath(path);
-        results.push(parseOne({ path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash: f?.hash }, this.maxBytes));
+        results.push(result!);
         // A folder replaced by a file (`mv d elsewhere && touch d`: no event names d's files).
         for (const g of store.filesUnder(path)) results.push({ path: g.path, kind: 'gone' });
         continue;
@@ -343,7 +357,7 @@ export class Builder {
     // Indexed after this update: what this update says, else what the index holds (an unreadable file is kept).
     const present = (p: string): boolean => {
       const r = byPath.get(p);
-      return r && r.kind !== 'error' ? r.kind === 'file' || r.kind === 'same' : store.fileByPath(p) !== undefined;
+      return r && r.kind !== 'error' && r.kind !== 'replaced' ? r.kind === 'file' || r.kind === 'same' : store.fileByPath(p) !== undefined;
     };
     for (const r of byPath.values()) {
       if (!isPackageInit(r.path)) continue;

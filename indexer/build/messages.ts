@@ -15,6 +15,8 @@ export interface ParseRequest { id: number; maxBytes: number; tasks: ParseTask[]
 
 export type ParseResult =
   | { path: string; kind: 'gone' }
+  /** Another regular file took the name between discovery's look and the read (an atomic save): not read; look again. */
+  | { path: string; kind: 'replaced' }
   | { path: string; kind: 'excluded'; reason: 'binary' | 'too_large'; size: number; mtimeMs: number }
   | { path: string; kind: 'same'; size: number; mtimeMs: number }
   | { path: string; kind: 'error'; message: string }

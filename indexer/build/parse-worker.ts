@@ -22,7 +22,8 @@ const collector = new BucketCollector();
 type ReadOutcome =
   | { kind: 'text'; bytes: Uint8Array; size: number; mtimeMs: number }
   | { kind: 'binary' | 'too_large'; size: number; mtimeMs: number }
-  | { kind: 'gone' };
+  | { kind: 'gone' }
+  | { kind: 'replaced' };
 
 /**
  * No final symlink is followed (a link renamed over a vetted file fails with
@@ -35,7 +36,9 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * and inode, checked on the open descriptor): whatever was swapped in since —
  * a symlink to a file outside the root, a folder replaced by a link — counts
  * as gone, and the change that swapped it is judged afresh by the watcher or
- * the next refresh.
+ * the next refresh. Another regular file there (an atomic save landing
+ * between the look and the read) is 'replaced', and is not read either: the
+ * caller looks again (settled-read.ts) or keeps what it had.
  */
 function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: number): ReadOutcome {
   let fd: number;
@@ -48,7 +51,8 @@ function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: 
     // Stat before reading: if the file changes while we read, the stored mtime
     // is the older one and the next catch-up looks again.
     const st = fstatSync(fd);
-    if (!st.isFile() || st.dev !== vetted.dev || st.ino !== vetted.ino) return { kind: 'gone' };
+    if (st.dev !== vetted.dev || st.ino !== vetted.ino) return { kind: st.isFile() ? 'replaced' : 'gone' };
+    if (!st.isFile()) return { kind: 'gone' };
     if (st.size > maxBytes) return { kind: 'too_large', size: st.size, mtimeMs: st.mtimeMs };
     // Sniff first, so big binaries (.pyc, .so) cost one small read.
     const head = Buffer.allocUnsafe(Math.min(st.size, BINARY_SNIFF_BYTES));
@@ -96,7 +100,7 @@ export function languageOf(path: string): Lang {
 
 export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   const r = readSmart(task.abs, task, maxBytes);
-  if (r.kind === 'gone') return { path: task.path, kind: 'gone' };
+  if (r.kind === 'gone' || r.kind === 'replaced') return { path: task.path, kind: r.kind };
   if (r.kind !== 'text') return { path: task.path, kind: 'excluded', reason: r.kind, size: r.size, mtimeMs: r.mtimeMs };
   const hash = createHash('sha1').update(r.bytes).digest('hex');
   if (task.knownHash === hash) return { path: task.path, kind: 'same', size: r.size, mtimeMs: r.mtimeMs };

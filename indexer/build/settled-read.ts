@@ -1,0 +1,28 @@
+// One named path's look (the walk's decision, checkPath) and read (parseOne)
+// for an update, settled against atomic saves. An editor or tool that saves by
+// writing a temp file and renaming it over the original can land between the
+// look and the read: the read then meets another file than the one vetted and
+// answers 'replaced' (never its content: that file was not vetted). The look
+// and the read are then made again, so a file replaced every few milliseconds
+// is read whole rather than ever dropped as if deleted; past a few attempts
+// the result stays 'replaced', the index keeps what it had, and the rename's
+// own event brings the next look.
+import type { RepoRules } from '../discover/rules.js';
+import { checkPath, type WalkEntry } from '../discover/walk.js';
+import type { ParseResult } from './messages.js';
+import { parseOne } from './parse-worker.js';
+
+/** Looks and reads made while the file keeps being replaced between the two. */
+const ATTEMPTS = 3;
+
+/** The walk's decision for `path` and, when it is an indexable file, its read (`knownHash`: the indexed content's hash). */
+export async function lookAndRead(
+  root: string, rules: RepoRules, path: string, knownHash: string | undefined, opts: { maxFileBytes?: number; maxBytes: number },
+): Promise<{ entry: WalkEntry | null | 'gone'; result?: ParseResult }> {
+  for (let attempt = 1; ; attempt++) {
+    const entry = await checkPath(root, rules, path, { maxFileBytes: opts.maxFileBytes });
+    if (entry === null || entry === 'gone') return { entry };
+    const result = parseOne({ path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash }, opts.maxBytes);
+    if (result.kind !== 'replaced' || attempt >= ATTEMPTS) return { entry, result };
+  }
+}
