@@ -19,6 +19,7 @@ import { CLEAR_LINE, human, join, paint, path, screenOf, stderr, text, type Colo
 import { askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { Methods, Notifications, type AskEventParams } from '../protocol/messages.js';
+import { summaryTail, type SummaryOptions } from './citations-view.js';
 import type { Client } from './connection.js';
 
 /** The part of client/connection.ts's Client that asking needs. */
@@ -33,6 +34,8 @@ export interface AskCommandOptions {
   err?: Screen | NodeJS.WriteStream;
   /** Where the settings come from (default process.env); tests pass their own. */
   env?: NodeJS.ProcessEnv;
+  /** --evidence: list every citation and evidence item after the answer, however many. */
+  evidence?: boolean;
 }
 
 /**
@@ -48,12 +51,13 @@ export function clientAskSettings(model: string | undefined, env: NodeJS.Process
 
 /**
  * Exit codes (docs/ask.md): 0 answered with every citation backed; 4 answered
- * with a citation the evidence does not back; 3 stopped without a (whole)
- * answer; 1 an Ollama or daemon error; 130 cancelled.
+ * with a citation the evidence does not back; 5 answered stating facts about
+ * the code without citing any evidence, though tools ran; 3 stopped without a
+ * (whole) answer; 1 an Ollama or daemon error; 130 cancelled.
  */
 export function exitCodeFor(result: AskResult): number {
   switch (result.stopped) {
-    case 'answered': return result.citations.every((c) => c.backed) ? 0 : 4;
+    case 'answered': return result.uncited ? 5 : result.citations.every((c) => c.backed) ? 0 : 4;
     case 'cancelled': return 130;
     case 'model_error': return 1;
     default: return 3;
@@ -100,6 +104,8 @@ export interface ViewOptions {
   env?: NodeJS.ProcessEnv;
   /** Stream the answer as it arrives (a terminal); otherwise it is written whole at the end (a file holds only the answer). */
   live?: boolean;
+  /** How the citations and evidence after the answer are cut (client/citations-view.ts). */
+  summary?: SummaryOptions;
 }
 
 /**
@@ -122,6 +128,7 @@ export class AskView {
   private thinkingShown = new Set<number>();
   private readonly spinning: boolean;
   private readonly live: boolean;
+  private readonly summary: SummaryOptions;
   private readonly out: Screen;
   private readonly err: Screen;
   readonly paint: Paint = paint;
@@ -130,6 +137,7 @@ export class AskView {
     this.err = screenOf(opts.err, opts.env);
     this.spinning = this.err.isTTY;
     this.live = opts.live ?? this.out.isTTY;
+    this.summary = opts.summary ?? {};
   }
 
   private clearSpinner(): void {
@@ -218,7 +226,7 @@ export class AskView {
     // Not streamed (not a terminal, or held back because it began like a call): written whole now.
     if (answered && r.answer && (!this.live || this.held)) this.out.write(text(r.answer.endsWith('\n') ? r.answer : `${r.answer}\n`));
     this.held = null;
-    renderSummary(r, this.err);
+    renderSummary(r, this.err, this.summary);
   }
 }
 
@@ -256,7 +264,7 @@ function span(e: { start_line: number; end_line: number }): string {
 }
 
 /** How an ask ended, for humans (stderr): why it stopped, the attempts when it did not answer, citations checked, the evidence. */
-export function renderSummary(r: AskResult, err: Screen): void {
+export function renderSummary(r: AskResult, err: Screen, opts: SummaryOptions = {}): void {
   const w = (s: Shown): void => { err.line(s); };
   if (r.stopped === 'incomplete') w(paint('33', human`\nanswer incomplete: ${r.message}`));
   else if (r.stopped !== 'answered') {
@@ -271,16 +279,7 @@ export function renderSummary(r: AskResult, err: Screen): void {
     }
   }
   if (r.contextCuts) w(paint('33', human`Ollama cut the prompt in ${r.contextCuts} turn${r.contextCuts === 1 ? '' : 's'}; the answer may rest on less than was gathered`));
-  if (r.citations.length) {
-    const backed = r.citations.filter((c) => c.backed).length;
-    w(human`\ncitations: ${backed} of ${r.citations.length} backed by the evidence`);
-    for (const c of r.citations) {
-      w(c.backed ? human`  ${paint('32', '✔')} ${path(c.path)}:${span(c)}` : human`  ${paint('31', '✘')} ${path(c.path)}:${span(c)}  (not in the evidence gathered for this question)`);
-    }
-  } else if (r.stopped === 'answered' && r.answer.trim()) {
-    w(human`\ncitations: none (the answer cites no path:line)`);
-  }
-  if (r.evidence.length) w(human`\n${evidenceList(r.evidence, { title: `evidence (${r.evidence.length}):`, indent: '  ', nameMax: 60 })}`);
+  w(summaryTail(r, (items) => evidenceList(items, { indent: '  ', nameMax: 60 }), opts));
 }
 
 /** Evidence as a list for a person, one `path:lines  kind  name` per item (`evidex ask`'s summary, chat's /evidence). */
@@ -307,7 +306,8 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
     }
   };
   process.on('SIGINT', onSigint);
-  const view = opts.json ? null : new AskView({ out, err, env: opts.env ?? process.env });
+  const summary = { all: Boolean(opts.evidence), listHint: '`evidex ask --evidence` lists them' };
+  const view = opts.json ? null : new AskView({ out, err, env: opts.env ?? process.env, summary });
   const onEvent = (e: AskEvent): void => {
     if (opts.json) out.json({ event: e });
     else view!.event(e);

@@ -2,7 +2,9 @@
 // an `ask` in one conversation of this connection, so the daemon carries the
 // earlier questions, answers and evidence into the next one (within the
 // context budget). Ctrl-C cancels the answer being written, not the session;
-// Ctrl-D or /quit ends it. /evidence lists what was gathered, /model switches.
+// Ctrl-D or /quit ends it. /evidence lists what was gathered, /model switches,
+// /clear (or `clear`, as in a shell) starts a new conversation: a local
+// command, never a question to the model; `exit` and `quit` end it likewise.
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Evidence } from '../indexer/evidence.js';
@@ -19,7 +21,7 @@ export interface ChatOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const HELP = 'type a question; /evidence lists what was gathered, /model [M] shows or switches the model, /quit (or Ctrl-D) ends; Ctrl-C cancels an answer';
+const HELP = 'type a question; /evidence lists what was gathered, /model [M] shows or switches the model, /clear starts over, /quit (or Ctrl-D) ends; Ctrl-C cancels an answer';
 
 /** Runs the conversation until /quit or end of input; returns the exit code (0, or 1 for a bad setting). */
 export async function runChatCommand(client: AskClient, opts: ChatOptions): Promise<number> {
@@ -29,7 +31,7 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
   const input = opts.input ?? process.stdin;
   let settings;
   try { settings = clientAskSettings(opts.model, env); } catch (e) { err.line(human`evidex chat: ${(e as Error).message}`); return 1; }
-  const conversation = randomUUID();
+  let conversation = randomUUID();
   const gathered = new Map<string, Evidence>();
   const terminal = !!input.isTTY && !!err.isTTY;
   // readline draws the prompt and echoes what the user types: the user's own input, not outside text.
@@ -51,7 +53,15 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
     for await (const raw of rl) {
       const line = raw.trim();
       if (line === '') { rl.prompt(); continue; }
-      if (line === '/quit' || line === '/exit') break;
+      if (['/quit', '/exit', 'quit', 'exit'].includes(line)) break;
+      if (line === '/clear' || line === 'clear') {
+        // A new conversation: the daemon keeps nothing of the old one for it, and nothing gathered is listed.
+        conversation = randomUUID();
+        gathered.clear();
+        err.line(human`conversation cleared: the next question starts a new one`);
+        rl.prompt();
+        continue;
+      }
       if (line === '/help') { err.line(human`${HELP}`); rl.prompt(); continue; }
       if (line === '/evidence') {
         if (gathered.size === 0) err.line(human`no evidence gathered yet`);
@@ -68,7 +78,7 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
       }
       if (line.startsWith('/')) { err.line(human`unknown command ${line.split(/\s/)[0]}; ${HELP}`); rl.prompt(); continue; }
 
-      const view = new AskView({ out, err, env, live: true });
+      const view = new AskView({ out, err, env, live: true, summary: { listHint: '/evidence lists them' } });
       current = new AbortController();
       let result: AskResult | null = null;
       try {

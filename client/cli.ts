@@ -13,7 +13,7 @@
 // shared part, the protocol's messages and transport, the connection and
 // the state folder (test/cli-shell checks what a tool call loads).
 import { human, line, stderr, stdout, text } from '../local/human.js';
-import { describeFlags, parseArgs, UsageError, version, type Command } from './command.js';
+import { parseArgs, UsageError, version, type Command } from './command.js';
 
 /** The commands in the order --help lists them, each loaded on demand. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -35,23 +35,17 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 const commandNamed = (name: string): (() => Promise<Command>) | undefined => (Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined);
 
 async function mainHelp(): Promise<string> {
-  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()));
-  const width = Math.max(...commands.map((c) => c.usage.length));
-  return [
-    'evidex — a read-only, evidence-first code index for local LLMs',
-    '',
-    'usage:',
-    ...commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
-    '',
+  const [{ mainHelp: layout }, commands] = await Promise.all([import('./help.js'), Promise.all(Object.values(COMMANDS).map((load) => load()))]);
+  return layout(commands, [
     'Run `evidex COMMAND --help` for a command\'s options and examples. `--` ends the options.',
-    'Paths on the command line are relative to the current folder (tools and `evidex call` take them from the root).',
+    'Paths on the command line are taken from the current folder, and printed from it (tools, --json and `evidex call` keep them from the root). In a subfolder, search, symbol and importers look there first (--all: the whole repository).',
     'State lives in $EVIDEX_HOME (default $XDG_CACHE_HOME/evidex, else ~/.cache/evidex).',
     'Exit status: 0 ok, 2 refused (bad arguments, tool refusal), 1 any other error; `daemon status` exits 3 when no daemon runs.',
-  ].join('\n');
+  ]);
 }
 
-function commandHelp(cmd: Command): string {
-  return `usage: ${cmd.usage}\n${cmd.summary}\n${cmd.details ? `\n${cmd.details}\n` : ''}\noptions:\n${describeFlags(cmd.flags)}`;
+async function commandHelp(cmd: Command): Promise<string> {
+  return (await import('./help.js')).commandHelp(cmd);
 }
 
 /** Edit distance, for "did you mean" (command names are short: the quadratic table is nothing). */
@@ -84,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' && rest[0] !== undefined ? commandNamed(rest[0]) : undefined;
-    stdout().line(text(topic ? commandHelp(await topic()) : await mainHelp()));
+    stdout().line(text(topic ? await commandHelp(await topic()) : await mainHelp()));
     // `evidex` alone is a usage error (exit 2) that shows the help.
     return name ? 0 : 2;
   }
@@ -101,23 +95,26 @@ export async function main(argv: string[]): Promise<number> {
     const cmd = await load();
     const parsed = parseArgs(rest, cmd.flags);
     if (parsed.flags.help) {
-      stdout().line(text(commandHelp(cmd)));
+      stdout().line(text(await commandHelp(cmd)));
       return 0;
     }
     return await cmd.run(parsed);
   } catch (e) {
-    return report(e, name === 'call');
+    return report(e, name);
   }
 }
 
 /**
  * Prints an error the one way (client/errors.ts, loaded only when something
- * failed): `{"error": ...}` on stdout for `call`, one line on stderr otherwise.
+ * failed): `{"error": ...}` on stdout for `call`, one line on stderr otherwise,
+ * `evidex mcp:` for the MCP server (a host shows its stderr as the server's
+ * log, where every other line starts so), `evidex:` for the rest.
  */
-async function report(e: unknown, asJson: boolean): Promise<number> {
+async function report(e: unknown, command: string): Promise<number> {
   const { userError } = await import('./errors.js');
   const u = userError(e);
-  if (asJson) stdout().json({ error: { code: u.code, message: u.message } });
-  else stderr().line(u.plain ? human`evidex: ${u.message}` : human`evidex: ${u.code}: ${u.message}`);
+  const who = command === 'mcp' ? 'evidex mcp' : 'evidex';
+  if (command === 'call') stdout().json({ error: { code: u.code, message: u.message } });
+  else stderr().line(u.plain ? human`${who}: ${u.message}` : human`${who}: ${u.code}: ${u.message}`);
   return u.exit;
 }

@@ -11,6 +11,7 @@
 // length, both loaded only when a command runs.
 import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
+import type { RealRoot } from '../local/root.js';
 
 export type FlagKind = 'boolean' | 'string' | 'int';
 export interface FlagSpec<V = unknown> {
@@ -95,13 +96,6 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
   return { positionals, flags: flags as Flags<F> };
 }
 
-/** Lines describing `specs` for --help. */
-export function describeFlags(specs: FlagSpecs): string {
-  const rows = Object.entries(specs).map(([name, s]) => [`--${name}${s.kind === 'boolean' ? '' : ` ${s.value ?? (s.kind === 'int' ? 'N' : 'VALUE')}`}`, s.help]);
-  const width = Math.max(...rows.map(([f]) => f.length));
-  return rows.map(([f, h]) => `  ${f.padEnd(width)}  ${h}`).join('\n');
-}
-
 // ---- commands --------------------------------------------------------------
 
 export interface Command<F extends FlagSpecs = FlagSpecs> {
@@ -129,17 +123,18 @@ export function needPositionals(p: { positionals: readonly string[] }, n: number
   if (p.positionals.length !== n) throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}; usage: ${usage}`);
 }
 
-/** The root a command works on: --repo, else the work tree of the current folder, else the folder (local/root.ts). */
-export async function repoOf(p: { flags: { repo?: string } }): Promise<string> {
-  const { resolveRepoRoot } = await import('../local/root.js');
-  return resolveRepoRoot(p.flags.repo);
+/** The root a command works on: --repo, else the work tree of the current folder, else the folder (local/root.ts), by its real path. */
+export async function repoOf(p: { flags: { repo?: string } }): Promise<RealRoot> {
+  const { placeOf } = await import('./paths.js');
+  return (await placeOf(p)).root;
 }
+
 
 /** No --repo: the root is the current folder's, and starting to index it may be refused (index-guard.ts). */
 export const unnamedRoot = (p: { flags: { repo?: string } }): boolean => p.flags.repo === undefined;
 
 /** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
-export async function withDaemon<T>(root: string, p: { flags: { repo?: string } }, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
+export async function withDaemon<T>(root: RealRoot, p: { flags: { repo?: string } }, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
   const { connect } = await import('./connection.js');
   const client = await connect(root, { autoStart: true, clientName, unnamedRoot: unnamedRoot(p) });
   try {

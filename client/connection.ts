@@ -15,7 +15,7 @@ import {
 } from '../protocol/messages.js';
 import { human, path, stderr, type Shown } from '../local/human.js';
 import { isPidAlive } from '../local/processes.js';
-import { canonicalRoot } from '../local/root.js';
+import { canonicalRoot, RealRoot } from '../local/root.js';
 import {
   daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, lockHeld, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
 } from '../local/state.js';
@@ -260,10 +260,10 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
 }
 
 /** Where a root's daemon would be, and whether one answers there: the first step of every command below. */
-async function locate(root: string, envOpt?: NodeJS.ProcessEnv, sock: SocketOptions = {}): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
+async function locate(root: string | RealRoot, envOpt?: NodeJS.ProcessEnv, sock: SocketOptions = {}): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
   const env = envOpt ?? process.env;
   const real = canonicalRoot(root);
-  const stateDir = stateDirFor(real, env);
+  const stateDir = stateDirFor(RealRoot.trusted(real), env);
   return { env, real, stateDir, p: await probe(stateDir, sock) };
 }
 
@@ -292,7 +292,7 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
 }
 
 /** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
-export async function connect(root: string, opts: ConnectOptions = {}): Promise<Client> {
+export async function connect(root: string | RealRoot, opts: ConnectOptions = {}): Promise<Client> {
   const { env, real, stateDir, p } = await locate(root, opts.env, { clientName: opts.clientName });
   if (p.kind === 'running') return makeClient(p.ws, p.info, stateDir);
   if (p.kind === 'unreachable') {
@@ -313,7 +313,7 @@ export async function connect(root: string, opts: ConnectOptions = {}): Promise<
 export interface StartResult { started: boolean; info: DaemonInfo; stateDir: string; log: string }
 
 /** `evidex daemon start`: starts a detached daemon unless one already answers. */
-export async function daemonStart(root: string, opts: ConnectOptions = {}): Promise<StartResult> {
+export async function daemonStart(root: string | RealRoot, opts: ConnectOptions = {}): Promise<StartResult> {
   const { env, real, stateDir, p } = await locate(root, opts.env);
   if (p.kind === 'running') { p.ws.terminate(); return { started: false, info: p.info, stateDir, log: files(stateDir).log }; }
   if (p.kind === 'unreachable') {
@@ -336,9 +336,9 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
 }
 
 /** `evidex daemon stop`: asks for daemon/shutdown; a daemon that does not answer gets SIGTERM, then SIGKILL. */
-export async function daemonStop(root: string, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<StopResult> {
+export async function daemonStop(root: string | RealRoot, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<StopResult> {
   const real = canonicalRoot(root);
-  return daemonStopAt(stateDirFor(real, opts.env ?? process.env), real, opts);
+  return daemonStopAt(stateDirFor(RealRoot.trusted(real), opts.env ?? process.env), real, opts);
 }
 
 /** daemonStop by state folder (`daemon stop --all`: the root may be gone); `real` names the root in messages. */
@@ -382,7 +382,7 @@ export type StatusReport =
       generation: number; lastUpdate: string | null; watcher: string; state: string; status: StatusResult };
 
 /** `evidex daemon status`: never starts a daemon, and looks as an observer (it does not hold off an idle exit). */
-export async function daemonStatus(root: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StatusReport> {
+export async function daemonStatus(root: string | RealRoot, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<StatusReport> {
   const { real, stateDir, p } = await locate(root, opts.env, { observer: true });
   if (p.kind === 'none') return { running: false, root: real, stateDir, message: `no evidex daemon running for ${real}` };
   if (p.kind === 'unreachable') {

@@ -6,14 +6,16 @@ import type { BuildProgress, BuildSummary } from '../indexer/api.js';
 import { openIndex } from '../indexer/index.js';
 import { acquireLock, DaemonRunningError, ensureStateDir, folderBytes, lockHeld, stateDirFor } from '../local/state.js';
 import { checkUnnamedRoot } from './index-guard.js';
+import { canonicalRoot, RealRoot } from '../local/root.js';
 
 /** Thrown when a daemon holds the root: the caller asks the daemon to refresh instead. */
 export class DaemonBusy extends Error {}
 
 /** `unnamedRoot`: the root was not named with --repo (index-guard.ts may refuse it). */
-export async function buildInProcess(root: string, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean } = {}):
+export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean } = {}):
 Promise<BuildSummary & { generation: number; indexBytes: number }> {
-  const stateDir = stateDirFor(root);
+  const root = canonicalRoot(given);
+  const stateDir = stateDirFor(RealRoot.trusted(root));
   // Checked before the state folder is made, so a refusal leaves nothing behind; a root whose
   // daemon runs (someone named it) goes on to DaemonBusy below instead.
   if (opts.unnamedRoot && !(await lockHeld(stateDir))) await checkUnnamedRoot(root);

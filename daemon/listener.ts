@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RpcConnection, type RpcConnectionOptions } from '../protocol/jsonrpc.js';
 import { CLIENT_NAME_HEADER, isClientName, OBSERVER_HEADER } from '../protocol/messages.js';
-import { tokensEqual } from './token.js';
+import { bearerOf, tokensEqual } from '../local/bearer.js';
 
 /** Pings go out this often; a peer that has not answered one by the next is dropped (half-open TCP). */
 const HEARTBEAT_MS = 30_000;
@@ -72,9 +72,8 @@ export class Listener {
       verifyClient: (info: { origin: string; req: IncomingMessage }, cb: (ok: boolean, code?: number, msg?: string, headers?: Record<string, string>) => void) => {
         const origin = info.req.headers.origin;
         if (origin !== undefined && !allowed.has(origin)) return cb(false, 403, 'Origin not allowed');
-        const auth = info.req.headers.authorization ?? '';
-        const m = /^Bearer ([^\s]+)$/.exec(auth);
-        if (!m || !tokensEqual(m[1], opts.token)) return cb(false, 401, 'Unauthorized', { 'WWW-Authenticate': 'Bearer' });
+        const presented = bearerOf(info.req.headers.authorization);
+        if (presented === null || !tokensEqual(presented, opts.token)) return cb(false, 401, 'Unauthorized', { 'WWW-Authenticate': 'Bearer' });
         const path = (info.req.url ?? '/').split('?')[0];
         if (path !== '/') return cb(false, 404, 'Not Found');
         cb(true);

@@ -16,8 +16,10 @@ import type { AuditLog } from './audit.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
 import type { RootGate } from './root-gate.js';
 
-/** What tools/call answers: the result's three fields, whatever else the handle's result carries. */
-const wireResult = (r: ToolResult): ToolResult => ({ evidence: r.evidence, total: r.total, generation: r.generation });
+/** What tools/call answers: the result's three fields, and its near misses when it has some, whatever else the handle's result carries. */
+const wireResult = (r: ToolResult): ToolResult => ({
+  evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
+});
 
 /**
  * A tool call that waits (on the first build, on git) answers REQUEST_CANCELLED

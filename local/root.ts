@@ -14,12 +14,34 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 
+/**
+ * A root already resolved to its real path (resolveRepoRoot's answer). What
+ * takes one — the connection, the state folder's name — uses its path as it
+ * is: a command resolves its root's real path once, where it starts.
+ */
+export class RealRoot {
+  private constructor(readonly path: string) {}
+  /** `real` must be a real path: canonicalRoot's, or a folder found above a real path (gitTopLevel). */
+  static trusted(real: string): RealRoot { return new RealRoot(real); }
+}
+
 /** The repository root as the daemon knows it: its real path. Throws a one-line error for a folder that cannot be opened. */
-export function canonicalRoot(root: string): string {
+export function canonicalRoot(root: string | RealRoot): string {
+  if (root instanceof RealRoot) return root.path;
   try {
     return realpathSync(root);
   } catch (e) {
     throw new Error(`repository folder ${root} cannot be opened: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+/** The nearest folder from the real path `dir` up with a `.git` entry; the answer is a real path too. */
+function gitFolderAbove(dir: string): string | null {
+  for (;;) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return null;
+    dir = up;
   }
 }
 
@@ -30,24 +52,19 @@ export function canonicalRoot(root: string): string {
  * when git's environment steers its discovery or no `.git` is found.
  */
 export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv): string | null {
-  if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_CEILING_DIRECTORIES) return null;
+  if (gitSteered(env)) return null;
   let dir: string;
   try { dir = realpathSync(cwd); } catch { return null; }
-  for (;;) {
-    if (existsSync(join(dir, '.git'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) return null;
-    dir = up;
-  }
+  return gitFolderAbove(dir);
 }
+
+const gitSteered = (env: NodeJS.ProcessEnv): boolean => Boolean(env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_CEILING_DIRECTORIES);
 
 /** How long git may take to say where a work tree is. */
 const GIT_TIMEOUT_MS = 10_000;
 
-/** The top of the work tree holding `dir`, or null outside any: gitTopLevel, else git's own answer. */
-export async function workTreeOf(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
-  const found = gitTopLevel(dir, env);
-  if (found !== null) return found;
+/** git's own answer: the top of the work tree holding `dir`, or null outside any. */
+async function askGitTopLevel(dir: string, env: NodeJS.ProcessEnv): Promise<string | null> {
   const { runGit } = await import('./git.js');
   const r = await runGit(dir, ['rev-parse', '--show-toplevel'], {
     globalArgs: [], env: { ...env, GIT_OPTIONAL_LOCKS: '0' }, timeoutMs: GIT_TIMEOUT_MS, maxBuffer: 1 << 20,
@@ -56,16 +73,36 @@ export async function workTreeOf(dir: string, env: NodeJS.ProcessEnv = process.e
   return top || null;
 }
 
+/** The top of the work tree holding `dir`, or null outside any: gitTopLevel, else git's own answer. */
+export async function workTreeOf(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  return gitTopLevel(dir, env) ?? askGitTopLevel(dir, env);
+}
+
+/** Where a command runs: its root and the current folder, both by their real paths, each resolved once. */
+export interface Whereabouts { root: RealRoot; cwd: string }
+
 /**
- * The repository root (docs/cli.md): `--repo DIR` is that folder, as given;
- * with no --repo, the top of the work tree holding `cwd`, else `cwd` itself.
- * Returned as a real path. Throws a one-line error for a missing folder.
+ * The repository root (docs/cli.md) and the current folder: `--repo DIR` is
+ * that folder, as given; with no --repo, the top of the work tree holding
+ * `cwd`, else `cwd` itself. Both come back as real paths; throws a one-line
+ * error for a missing folder.
  */
-export async function resolveRepoRoot(dirArg?: string, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const dir = resolvePath(cwd, dirArg ?? '.');
+export async function whereabouts(dirArg?: string, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<Whereabouts> {
+  let here: string;
+  try { here = realpathSync(cwd); } catch { here = resolvePath(cwd); }
+  const dir = resolvePath(here, dirArg ?? '.');
   let st;
   try { st = statSync(dir); } catch { throw new Error(`no such folder: ${dir}`); }
   if (!st.isDirectory()) throw new Error(`not a folder: ${dir}`);
-  if (dirArg !== undefined) return canonicalRoot(dir);
-  return canonicalRoot((await workTreeOf(dir, env)) ?? dir);
+  if (dirArg !== undefined) return { root: RealRoot.trusted(canonicalRoot(dir)), cwd: here };
+  // `here` is real, so a folder found above it is too; git's answer is resolved (git's own rules decide it).
+  const found = gitSteered(env) ? null : gitFolderAbove(here);
+  if (found !== null) return { root: RealRoot.trusted(found), cwd: here };
+  const asked = await askGitTopLevel(here, env);
+  return { root: RealRoot.trusted(asked === null ? here : canonicalRoot(asked)), cwd: here };
+}
+
+/** The repository root as whereabouts finds it, by its real path. */
+export async function resolveRepoRoot(dirArg?: string, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return (await whereabouts(dirArg, cwd, env)).root.path;
 }

@@ -12,7 +12,7 @@ import { lstatSync, promises as fsp, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { isPidAlive, processStartTime } from './processes.js';
-import { canonicalRoot } from './root.js';
+import { canonicalRoot, type RealRoot } from './root.js';
 import { checkStateFolder, readStateFile } from './state-trust.js';
 
 export interface DaemonInfo {
@@ -31,7 +31,7 @@ export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** One subfolder per root: a readable name plus a short hash of the real path (e.g. `myrepo-3f9a1c2b`). */
-export function stateDirFor(root: string, env: NodeJS.ProcessEnv = process.env): string {
+export function stateDirFor(root: string | RealRoot, env: NodeJS.ProcessEnv = process.env): string {
   const real = canonicalRoot(root);
   const hash = createHash('sha256').update(real).digest('hex').slice(0, 8);
   const name = (basename(real) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
@@ -64,6 +64,8 @@ export const files = (stateDir: string) => ({
   token: join(stateDir, 'token'),
   lock: join(stateDir, 'daemon.lock'),
   log: join(stateDir, 'daemon.log'),
+  /** `evidex mcp --http`'s bearer token and port, kept across its starts (client/mcp/http-state.ts). */
+  mcpHttp: join(stateDir, 'mcp-http.json'),
 });
 
 /**

@@ -38,11 +38,11 @@ export interface AttemptLog {
 }
 
 export interface CitationCheck {
-  cite: string;                     // as written in the answer, e.g. "src/rag_common.py:12-14"
+  cite: string;                     // as written in the answer, e.g. "src/rag_common.py:12-14", "lines 10-14 of src/app.py", "src/app.py"
   path: string;
-  start_line: number;
-  end_line: number;
-  backed: boolean;                  // every cited line lies inside evidence gathered for this question
+  start_line?: number;              // absent for a path named without a line
+  end_line?: number;
+  backed: boolean;                  // every cited line (a path alone: some line) lies inside evidence gathered for this question
 }
 
 export type AskEvent =
@@ -59,7 +59,7 @@ export type AskEvent =
   | { type: 'calls_not_run'; step: number; asked: number; cap: number } // a reply asked for more calls than run per turn: those past `cap` were not run
   | { type: 'empty_reply'; step: number; retrying: boolean }
   | { type: 'context_cut'; step: number; promptEvalCount: number; numCtx: number } // Ollama's count shows it cut the prompt
-  | { type: 'citations'; citations: CitationCheck[] }
+  | { type: 'citations'; citations: CitationCheck[]; uncited?: true } // uncited: the answer names code, cites nothing, and tools ran
   | { type: 'stopped'; why: StopReason; message?: string };
 
 export interface AskResult {
@@ -68,6 +68,7 @@ export interface AskResult {
   answer: string;                   // the model's final text ('' when it never answered)
   evidence: Evidence[];             // every item the model was shown for this question, in order
   citations: CitationCheck[];       // each distinct path:line the answer cites, checked against `evidence`
+  uncited?: true;                   // the answer states facts about the code, cites nothing, and tools ran ("cites no evidence", exit 5)
   stopped: StopReason;
   message?: string;                 // for every stop but `answered`: what happened, for the user
   error?: AskFailure;               // set when stopped is `model_error`

@@ -18,11 +18,12 @@ const ev = (path: string, start_line: number, end_line: number): Evidence =>
 test('forms that are citations, and look-alikes that are not', () => {
   const text = [
     'See src/a.py:12, `src/a.py:3-5`, src/a.py:L7-L9, ./src/b.py:2 and setup.py:1 and docs/x.md:4–6.',
-    'Not: 127.0.0.1:8080, 12:30, http://localhost:11434, v1.2:3, a path without a line src/c.py.',
+    // A path without a line (src/c.py) is a reference too, since the answer names the file (checked: backed when shown).
+    'Not: 127.0.0.1:8080, 12:30, http://localhost:11434, v1.2:3, e.g. and/or; a path without a line src/c.py.',
     'Again src/a.py:12 (duplicate) and src/a.py:9-7 (reversed).',
   ].join('\n');
-  assert.equal(parseCitations(text).map((c) => `${c.path}:${c.start_line}-${c.end_line}`), [
-    'src/a.py:12-12', 'src/a.py:3-5', 'src/a.py:7-9', 'src/b.py:2-2', 'setup.py:1-1', 'docs/x.md:4-6', 'src/a.py:7-9',
+  assert.equal(parseCitations(text).map((c) => (c.start_line === undefined ? c.path : `${c.path}:${c.start_line}-${c.end_line}`)), [
+    'src/a.py:12-12', 'src/a.py:3-5', 'src/a.py:7-9', 'src/b.py:2-2', 'setup.py:1-1', 'docs/x.md:4-6', 'src/c.py', 'src/a.py:7-9',
   ].filter((v, i, a) => a.indexOf(v) === i));
 });
 

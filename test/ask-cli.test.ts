@@ -47,7 +47,7 @@ test('plain output: tool call and decision, streamed answer, citations ✔/✘, 
   assert.not.match(text, /refused\W+refused/); // the decision word once, not "refused: refused (…)"
   assert.match(text, 'Imported at src/build_index.py:4 and src/rag_chat.py:99.\n');
   assert.match(text, 'citations: 1 of 2 backed by the evidence');
-  assert.match(text, '  ✔ src/build_index.py:4\n');
+  assert.match(text, '  ✔ src/build_index.py:4  import rag_common'); // with the first cited line beside it
   assert.match(text, '  ✘ src/rag_chat.py:99  (not in the evidence');
   assert.match(text, 'evidence (4):\n  src/build_index.py:4  import  rag_common');
   // The transcript the daemon's loop sent: the refused call's reason went back as a tool message.

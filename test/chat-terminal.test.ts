@@ -1,7 +1,7 @@
 // `evidex chat` in a real pseudo-terminal (tmux) against a real daemon and the
 // fake Ollama: a follow-up sees the earlier question, answer and evidence;
 // Ctrl-C cancels the answer being written and the session goes on; /evidence,
-// /model and /quit; the audit names the client `chat`.
+// /model, clear and /quit; the audit names the client `chat`.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, type FakeOllama } from './fake-ollama/server.js';
@@ -72,6 +72,20 @@ testUnless(lacks.tmux())('a conversation: follow-ups share evidence, Ctrl-C canc
 
   keys('/evidence', 'Enter');
   await until('the evidence list', 'src/build_index.py:4  import  rag_common');
+
+  // `clear` is the chat's own command, as in a shell: no model call; the next question starts a new conversation.
+  const chatsBefore = f.chats.length;
+  keys('clear', 'Enter');
+  await until('the clear', 'conversation cleared');
+  assert.is(f.chats.length, chatsBefore, 'clear is not sent to the model');
+  keys('/evidence', 'Enter');
+  await until('nothing gathered', 'no evidence gathered yet');
+  f.script({ chunks: [{ content: 'A fresh start.' }] });
+  keys('hello again', 'Enter');
+  await until('the answer after clear', 'A fresh start.');
+  const fresh = f.chats.at(-1)!.body.messages;
+  assert.not.ok(fresh.some((m: any) => m.role === 'user' && m.content === 'who imports rag_common?'), 'the old questions are not carried');
+  assert.ok(fresh.some((m: any) => m.role === 'user' && m.content === 'hello again'));
   keys('/quit', 'Enter');
   const end = await until('the exit', '[exit 0]');
   assert.not.match(end, /Error|internal/);

@@ -54,8 +54,11 @@ test('path arguments are relative to the current folder inside the root; call ke
   // --path-prefix . from src/ keeps src/ only; from the root it would keep everything.
   const under = json(evidex(['search', 'COLLECTION_NAME', '--path-prefix', '.', '--json', '--limit', '200'], { cwd: src }));
   assert.ok(under.evidence.length > 0 && under.evidence.every((e) => e.path.startsWith('src/')), JSON.stringify(under.evidence.map((e) => e.path)));
-  const all = json(evidex(['search', 'COLLECTION_NAME', '--json', '--limit', '200'], { cwd: src }));
-  assert.ok(all.evidence.some((e) => !e.path.startsWith('src/')), 'without a prefix the whole root is searched');
+  // Without a prefix, a subfolder is searched (as git grep does, test/cli-subfolder); --all searches the whole root.
+  const scoped = json(evidex(['search', 'COLLECTION_NAME', '--json', '--limit', '200'], { cwd: src }));
+  assert.equal(scoped.evidence, under.evidence);
+  const all = json(evidex(['search', 'COLLECTION_NAME', '--json', '--limit', '200', '--all'], { cwd: src }));
+  assert.ok(all.evidence.some((e) => !e.path.startsWith('src/')), 'with --all the whole root is searched');
   // Out of the root is refused by the daemon's own rule.
   const out = evidex(['read', '../../../etc/passwd:1'], { cwd: src });
   assert.is(out.code, 2, out.stderr);
@@ -129,19 +132,21 @@ test('symbol prints one line per definition; --body prints the spans', () => {
 test('read FILE prints the whole file; past the cap it stops at 400 lines and says how to go on', () => {
   const whole = evidex(['read', 'rag_common.py'], { cwd: src });
   assert.is(whole.code, 0, whole.stderr);
-  const want = fileLines('src/rag_common.py').map((t, i) => `src/rag_common.py:${i + 1}: ${t}`);
+  // Paths printed relative to the current folder (src/), as the file was named.
+  const want = fileLines('src/rag_common.py').map((t, i) => `rag_common.py:${i + 1}: ${t}`);
   assert.equal(whole.stdout.replace(/\n$/, '').split('\n'), want);
   assert.not.match(whole.stderr, /read on/);
   const big = evidex(['read', 'big.py'], { cwd: src });
   assert.is(big.code, 0, big.stderr);
   assert.is(big.stdout.replace(/\n$/, '').split('\n').length, 400);
-  const note = /read on with `evidex read (src\/big\.py:401-800)`/.exec(big.stderr);
+  const note = /read on with `evidex read (big\.py:401-800)`/.exec(big.stderr);
   assert.ok(note, big.stderr);
-  const rest = evidex(['read', note![1]]);
+  // The hint works as printed, from where it was printed.
+  const rest = evidex(['read', note![1]], { cwd: src });
   assert.is(rest.code, 0, rest.stderr);
   const restLines = rest.stdout.replace(/\n$/, '').split('\n');
   assert.is(restLines.length, BIG_LINES - 400);
-  assert.is(restLines[restLines.length - 1], `src/big.py:${BIG_LINES}: LINE_${BIG_LINES} = ${BIG_LINES}`);
+  assert.is(restLines[restLines.length - 1], `big.py:${BIG_LINES}: LINE_${BIG_LINES} = ${BIG_LINES}`);
 });
 
 test('path matches print as path:1: so editors can jump to them', () => {
@@ -170,7 +175,7 @@ test('a near-miss command gets "did you mean"; a far one does not; --help per co
   assert.not.match(evidex(['frobnicate']).stderr, /did you mean/);
   const h = evidex(['read', '--help']);
   assert.is(h.code, 0);
-  assert.match(h.stdout, /relative to the current folder/);
+  assert.match(h.stdout.replace(/\s+/g, ' '), /relative to the current folder/, 'said, wherever --help breaks the line');
   assert.match(h.stdout, /^examples:$/m);
   assert.equal(evidex(['help', 'read']).stdout, h.stdout);
 });

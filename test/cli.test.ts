@@ -130,6 +130,26 @@ test('--help on every command; unknown command and option are one-line usage err
   assert.match(opt.stderr, /unknown option --frob/);
 });
 
+test('--help fits 80 columns, broken only between words: every text of a command is there whole', async () => {
+  const squash = (t: string) => t.replace(/\s+/g, ' ').trim();
+  const main = evidex(['--help']).stdout;
+  for (const cmd of ['index', 'daemon', 'call', 'search', 'symbol', 'read', 'importers', 'diff', 'ask', 'chat', 'eval', 'mcp', 'tools']) {
+    const h = evidex([cmd, '--help']);
+    assert.is(h.code, 0, cmd);
+    for (const text of [h.stdout, main]) {
+      const long = text.split('\n').filter((l) => [...l].length > 80);
+      assert.equal(long, [], `${cmd}: lines over 80 columns`);
+    }
+    const { command } = await import(`../client/commands/${cmd}.js`) as { command: { usage: string; summary: string; details?: string; flags: Record<string, { help: string }> } };
+    const texts = [command.usage, command.summary, ...Object.values(command.flags).map((f) => f.help)];
+    for (const t of texts) {
+      assert.ok(squash(h.stdout).includes(squash(t)), `${cmd} --help holds ${JSON.stringify(t)} whole`);
+    }
+    assert.ok(squash(main).includes(squash(command.usage)) && squash(main).includes(squash(command.summary)), `main help: ${cmd}`);
+    for (const l of (command.details ?? '').split('\n')) assert.ok(squash(h.stdout).includes(squash(l)), `${cmd} details line ${JSON.stringify(l)}`);
+  }
+});
+
 test('tools lists exactly the five, with the schemas the daemon validates with', () => {
   const r = evidex(['tools', '--json']);
   const names = JSON.parse(r.stdout).tools.map((t: { name: string }) => t.name);

@@ -7,7 +7,7 @@ import { appendFileSync, cpSync, readdirSync, realpathSync, statSync } from 'nod
 import { join } from 'node:path';
 import { connect, RpcError } from '../client/connection.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { startDaemon, stopDaemon, type TestDaemon } from './helpers/daemon.js';
+import { startDaemon, stopDaemon, waitFor, type TestDaemon } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { stdlibRoot } from './helpers/corpus.js';
 import { Methods } from '../protocol/messages.js';
@@ -47,6 +47,12 @@ const QUERIES: [string, unknown][] = [
 async function snapshot(d: TestDaemon): Promise<unknown> {
   const c = await connect(d.root, { env: d.env });
   try {
+    // A complete index answers at once while the start-up catch-up runs (by design), so what a
+    // snapshot compares is the index after that catch-up: wait for it and for the watcher's queue.
+    await waitFor('the start-up catch-up', async () => {
+      const st = await c.request(Methods.indexStatus);
+      return st.daemon.startup !== 'running' && st.daemon.pendingUpdates === 0 ? true : null;
+    }, 120_000);
     const answers: unknown[] = [];
     for (const [name, args] of QUERIES) {
       try {

@@ -11,7 +11,7 @@ import { connect, type Client } from '../client/connection.js';
 import { RpcError } from '../protocol/jsonrpc.js';
 import { Methods, warmupSettled } from '../protocol/messages.js';
 import { minus } from '../daemon/latency.js';
-import { WARMUP_ROUNDS } from '../daemon/warmup.js';
+import { WARMUP_BUDGET_MS, WARMUP_ROUNDS } from '../daemon/warmup.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
@@ -232,11 +232,14 @@ test('after start the daemon warms its request path with calls over its own inde
       const st = await c.request(Methods.indexStatus);
       return warmupSettled(st.daemon.warmup) ? st.daemon.warmup : null;
     }, 60_000);
-    // 'failed' would mean a call failed otherwise than a client's could (a bug), 'budget' that not all ran.
-    assert.equal(w.state === 'done' && { state: w.state, outcome: w.outcome }, { state: 'done', outcome: 'done' }, JSON.stringify(w));
+    // 'failed' would mean a call failed otherwise than a client's could (a bug). 'budget' means the
+    // daemon's busy time reached the budget first, which a loaded machine may do: then fewer calls ran.
+    assert.ok(w.state === 'done' && (w.outcome === 'done' || (w.outcome === 'budget' && w.busyMs >= WARMUP_BUDGET_MS)), JSON.stringify(w));
     if (w.state !== 'done') return;
     // Rounds of find_symbol + find_importers, a search and a read every tenth: the fixture has names of each kind.
-    assert.is(w.calls, 2 * WARMUP_ROUNDS + 2 * (WARMUP_ROUNDS / 10));
+    const all = 2 * WARMUP_ROUNDS + 2 * (WARMUP_ROUNDS / 10);
+    if (w.outcome === 'done') assert.is(w.calls, all);
+    else assert.ok(w.calls > 0 && w.calls < all, JSON.stringify(w));
     assert.ok(w.refused <= WARMUP_ROUNDS / 10, `${w.refused} refused: only reads of an empty file may be`);
     assert.match(d.log(), `request path warmed up: ${w.calls} calls (${w.refused} refused)`);
     // What it warmed answers as before.

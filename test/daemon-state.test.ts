@@ -19,7 +19,8 @@ import {
   acquireLock, DaemonRunningError, ensureStateDir, files, readDaemonInfo, stateDirFor,
   writeDaemonInfo,
 } from '../local/state.js';
-import { createToken, tokensEqual } from '../daemon/token.js';
+import { createToken } from '../daemon/token.js';
+import { tokensEqual } from '../local/bearer.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import {
   DAEMON_MAIN, daemonEnv, fixtureCopy, startDaemon, stopDaemon, waitFor,

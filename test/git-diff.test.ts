@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { ToolError } from '../indexer/errors.js';
 import type { Evidence } from '../indexer/evidence.js';
@@ -322,6 +323,44 @@ test('paging through the tool: default 20 items, each window the slice of the fu
     const onePath = await page({ path: 'f3.py', offset: 2, limit: 3 });
     assert.equal(onePath.evidence, full.filter((e) => e.path === 'f3.py').slice(2, 5));
     assert.is(onePath.total, 7);
+  } finally {
+    await idx.close();
+  }
+});
+
+test('untracked files through the tool: each indexed text file a new-file hunk equal to git diff --no-index /dev/null; ignored, secret, binary and empty ones never', async () => {
+  const root = tempDir('untracked');
+  git(root, ['init', '-q']);
+  write(root, { 'kept.py': lines(3, 'kept'), '.gitignore': 'build/\n' });
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '-m', 'one']);
+  write(root, {
+    'kept.py': lines(3, 'kept').replace('kept line 2', 'kept line 2 changed'),
+    'fresh.py': lines(12, 'fresh'), 'pkg/deep/new_mod.py': 'def f():\n\treturn 1', 'one.txt': 'only\n', 'crlf.txt': 'a\r\nb\r\n',
+    'build/gen.py': lines(2, 'ignored'), '.env.local': 'TOKEN=s3cret\n', 'keys/id_rsa': 'PRIVATE\n',
+    'blob.bin': Buffer.from([1, 0, 2]), 'empty.py': '',
+  });
+  const idx = await openEvidexIndex(root, { stateDir: tempDir('untracked-state') });
+  await idx.refresh();
+  try {
+    const call = async (args: Record<string, unknown>) => (await idx.runTool('read_git_diff', args)).evidence;
+    const all = await call({ limit: 200 });
+    assert.equal(all.map((e) => e.path), ['crlf.txt', 'fresh.py', 'kept.py', 'one.txt', 'pkg/deep/new_mod.py']);
+    const tracked = (await diff(root)).map((e) => e.path);
+    assert.equal(tracked, ['kept.py'], 'readGitDiff without the index: tracked files only');
+    for (const e of all.filter((x) => x.path !== 'kept.py')) {
+      // git's own new-file hunk is the reference; the index drops a line's trailing \r, as the contract says of lines.
+      const r = spawnSync('git', ['diff', '--no-index', '--no-color', '--', '/dev/null', e.path], { cwd: root, encoding: 'utf8' });
+      assert.is(r.status, 1, r.stderr);
+      const [want] = parseUnifiedDiff(r.stdout.replace(/\r$/gm, '').replace(/\n\\ No newline at end of file/g, ''));
+      assert.is(e.snippet, want.text, e.path);
+      assert.equal([e.start_line, e.end_line], [1, want.newCount], e.path);
+    }
+    assertHunksMatch(all, (p) => readFileSync(join(root, p), 'utf8').replace(/\r$/gm, ''));
+    assert.equal((await call({ untracked: false })).map((e) => e.path), ['kept.py'], 'untracked: false leaves them out');
+    git(root, ['add', 'kept.py']);
+    assert.equal((await call({ staged: true })).map((e) => e.path), ['kept.py'], 'staged: git\'s index holds no untracked file');
+    assert.equal((await call({ path: 'pkg' })).map((e) => e.path), ['pkg/deep/new_mod.py'], 'the path filter applies');
   } finally {
     await idx.close();
   }

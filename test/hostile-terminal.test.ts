@@ -112,8 +112,11 @@ ptyTest('ask: the streamed answer, the tool call, citations and the evidence lis
     { chunks: [{ tool_calls: [hostileCall()] }] },
     { chunks: hostileAnswer(), delayMs: 5 },
   );
-  const plain = assertInert('ask', await evidex(['ask', 'what is in pkg/evil.py?'], { env: WIDE }), { code: 0, sequences: ALL, names: ALL, forged: true });
-  assert.match(plain, `citations: 1 of 1 backed by the evidence`);
+  // --evidence: the whole list, every hostile name in it (without it, a list this long is only counted).
+  const plain = assertInert('ask', await evidex(['ask', 'what is in pkg/evil.py?', '--evidence'], { env: WIDE }), { code: 0, sequences: ALL, names: ALL, forged: true });
+  // The answer cites the hostile file name too: matched, backed, and shown escaped with the line it cites.
+  assert.match(plain, `citations: 2 of 2 backed by the evidence`);
+  assert.match(plain, `  ✔ ${escapedPath(repo.names.osc52)}:1  `);
   assert.match(plain, '✔ pkg/evil.py:3');
   assert.match(plain, `  ${escapedPath(repo.names.osc52)}:1  path_match  ${escaped(repo.names.osc52)}`);
   assert.match(plain, `→ search_code {"query":"MARK${escaped(EVIL_SEQUENCES.c1csi)}${escaped(EVIL_SEQUENCES.rlo)}","limit":200}`);

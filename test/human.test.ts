@@ -122,6 +122,7 @@ const PROTOCOL_STREAMS: ReadonlyMap<string, string> = new Map([
   ['daemon/listener.ts', 'the HTTP answer refusing an upgrade, to a client program'],
   ['client/mcp/server.ts', 'hands stdout to the MCP transport'],
   ['client/mcp/stdio.ts', 'MCP messages on stdout, to the host (JSON)'],
+  ['client/mcp/http.ts', 'MCP answers in HTTP responses, to the host (JSON)'],
 ]);
 
 const rel = (f: string): string => relative(PROJECT_ROOT, f).split(sep).join('/');

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { topLevelId } from '../client/mcp/stdio.js';
+import { topLevelId } from '../client/mcp/messages.js';
 import { MAX_MESSAGE_BYTES } from '../protocol/messages.js';
 import { daemonEnv, fixtureCopy, waitFor } from './helpers/daemon.js';
 import { PROJECT_ROOT, cleanupTemp, tempDir } from './helpers/fs.js';

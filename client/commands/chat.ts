@@ -4,7 +4,7 @@ import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
   usage: 'evidex chat [--model M]',
-  summary: 'a conversation with a local model: follow-up questions share the evidence (/evidence, /model M, /quit)',
+  summary: 'a conversation with a local model: follow-up questions share the evidence (/evidence, /model M, /clear, /quit)',
   clientName: 'chat',
   positionals: 0,
   flags: {},

@@ -49,7 +49,7 @@ export const command = defineCommand({
       }
       case 'run': {
         const { runDaemonForeground } = await import('../daemon-run.js');
-        return runDaemonForeground(root);
+        return runDaemonForeground(root.path);
       }
       default:
         throw new UsageError(`unknown daemon action ${JSON.stringify(action)}; usage: ${USAGE}`);

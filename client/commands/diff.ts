@@ -4,18 +4,20 @@ import { PAGE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
   tool: 'read_git_diff',
-  usage: 'evidex diff [PATH] [--staged] [--base REF] [--limit N] [--offset N]',
+  usage: 'evidex diff [PATH] [--staged] [--base REF] [--tracked-only] [--limit N] [--offset N]',
   summary: 'uncommitted changes, one item per hunk',
   details: 'Hunks of the working tree (or the index, --staged) against HEAD (or --base REF); line numbers are the new file\'s.\n'
+    + 'Untracked files that are not ignored show as new files (not with --staged; --tracked-only leaves them out).\n'
     + 'PATH is relative to the current folder.',
   flags: {
     staged: flag.boolean('staged changes instead of the working tree'),
     base: flag.string('REF', 'diff against REF instead of HEAD'),
+    'tracked-only': flag.boolean('leave out untracked files'),
     ...PAGE,
   },
-  build: (p, path) => {
-    if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF] [--limit N] [--offset N]');
+  build: (p, place) => {
+    if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF] [--tracked-only] [--limit N] [--offset N]');
     const file = p.positionals[0];
-    return { path: file === undefined ? undefined : path(file), staged: p.flags.staged, base: p.flags.base, ...pageArgs(p) };
+    return { path: file === undefined ? undefined : place.toRoot(file), staged: p.flags.staged, base: p.flags.base, untracked: p.flags['tracked-only'] ? false : undefined, ...pageArgs(p) };
   },
 });

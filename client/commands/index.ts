@@ -50,13 +50,13 @@ export const command = defineCommand({
       process.off('SIGINT', onInterrupt);
     }
     if (json) {
-      stdout().json({ root, ...summary });
+      stdout().json({ root: root.path, ...summary });
     } else {
       const s = summary;
       const tsImports = formatTsImports(s.tsImports);
       const ts = tsImports === null ? '' : human`  ts/js   ${tsImports}\n`;
       const size = s.indexBytes !== undefined ? human`  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '';
-      stdout().write(human`indexed ${path(root)} (${s.via})
+      stdout().write(human`indexed ${path(root.path)} (${s.via})
   files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)
   symbols ${s.symbols}
   imports ${s.imports}

@@ -13,6 +13,8 @@ type ModelFlags<E extends FlagSpecs> = typeof MODEL & E & typeof REPO & typeof H
 interface ModelCommandSpec<E extends FlagSpecs> {
   usage: string;
   summary: string;
+  /** More help, after the flags (`evidex help ask`). */
+  details?: string;
   /** The X-Evidex-Client name the daemon's log and audit show. */
   clientName: string;
   positionals: number;
@@ -26,6 +28,7 @@ export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Comma
   return defineCommand({
     usage: s.usage,
     summary: s.summary,
+    details: s.details,
     flags: { ...MODEL, ...s.flags, ...REPO, ...HELP },
     async run(p) {
       needPositionals(p, s.positionals, s.usage);

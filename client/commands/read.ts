@@ -4,20 +4,25 @@
 import { READ_MAX_LINES } from '../../indexer/query/limits.js';
 import { human, path } from '../../local/human.js';
 import { Methods, type ToolResult } from '../../protocol/messages.js';
-import { flag, needPositionals } from '../command.js';
+import { flag, needPositionals, UsageError } from '../command.js';
 import type { Client } from '../connection.js';
 import { callTool, toolCommand } from './tool-command.js';
 
 /**
  * `PATH[:START[-END]]` → read_evidence arguments. A bare PATH reads the file
- * from line 1, as much as one call returns (READ_MAX_LINES).
+ * from line 1, as much as one call returns (READ_MAX_LINES). Text after the
+ * last ":" that is not a line range is a malformed range (a usage error),
+ * unless the whole target names a file (`isFile`: a name may hold a colon).
  */
-export function parseReadTarget(target: string): { path: string; start_line: number; end_line?: number } {
+export function parseReadTarget(target: string, isFile: (path: string) => boolean = () => false): { path: string; start_line: number; end_line?: number } {
   const m = /^(.*?):(\d+)(?:-(\d+))?$/.exec(target);
-  if (!m) return { path: target, start_line: 1, end_line: READ_MAX_LINES };
-  const start = Number(m[2]);
-  const end = m[3] === undefined ? undefined : Number(m[3]);
-  return { path: m[1], start_line: start, end_line: end };
+  if (m) return { path: m[1], start_line: Number(m[2]), end_line: m[3] === undefined ? undefined : Number(m[3]) };
+  const colon = target.lastIndexOf(':');
+  const range = target.slice(colon + 1);
+  if (colon > 0 && !range.includes('/') && !isFile(target)) {
+    throw new UsageError(`malformed line range ${JSON.stringify(range)} in ${JSON.stringify(target)}: use PATH, PATH:START or PATH:START-END (START and END whole numbers)`);
+  }
+  return { path: target, start_line: 1, end_line: READ_MAX_LINES };
 }
 
 /**
@@ -60,21 +65,22 @@ export const command = toolCommand({
   tool: 'read_evidence',
   usage: 'evidex read PATH[:START[-END]] [--context N]',
   summary: `print lines of an indexed file (at most ${READ_MAX_LINES} at a time)`,
-  details: `PATH alone prints the file from line 1, up to ${READ_MAX_LINES} lines, and says how to read on;\n`
+  details: `PATH alone prints the file from line 1, up to ${READ_MAX_LINES} lines, and says how to read on; `
     + 'PATH:START prints that line, PATH:START-END those lines. PATH is relative to the current folder.\n\n'
     + 'examples:\n  evidex read src/app.py\n  evidex read src/app.py:120-160\n  evidex read app.py:42 --context 5',
   flags: { context: flag.int('extra lines on each side (0-50)') },
-  build: (p, path) => {
+  build: (p, place) => {
     needPositionals(p, 1, 'evidex read PATH[:START[-END]]');
-    const t = parseReadTarget(p.positionals[0]);
-    return { ...t, path: path(t.path), context: p.flags.context };
+    const t = parseReadTarget(p.positionals[0], (f) => place.namesFile(f));
+    return { ...t, path: place.toRoot(t.path), context: p.flags.context };
   },
   // --json prints the tool's own answer; the text output every line asked for.
   call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args) : readWhole(client, args)),
-  async after(r, args, client) {
+  async after(r, args, client, place) {
     const e = r.evidence[0];
     const fromTheTop = args.start_line === 1 && args.end_line === READ_MAX_LINES;
     if (!e || !fromTheTop || e.end_line < READ_MAX_LINES || !(await hasLine(client, e.path, e.end_line + 1))) return null;
-    return human`${path(e.path)}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`evidex read ${path(e.path)}:${e.end_line + 1}-${e.end_line + READ_MAX_LINES}\` (a path from the repository root)`;
+    const shown = place.shown(e.path);
+    return human`${path(shown)}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`evidex read ${path(shown)}:${e.end_line + 1}-${e.end_line + READ_MAX_LINES}\``;
   },
 });

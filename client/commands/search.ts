@@ -1,18 +1,19 @@
 // `evidex search QUERY`: search_code from the command line.
 import { flag, needPositionals } from '../command.js';
-import { PAGE, PATH_PREFIX, pageArgs, toolCommand } from './tool-command.js';
+import { PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
   tool: 'search_code',
-  usage: 'evidex search QUERY [--limit N] [--offset N] [--case-sensitive] [--path-prefix P]',
+  usage: 'evidex search QUERY [--limit N] [--offset N] [--case-sensitive] [--path-prefix P | --all]',
   summary: 'literal text search over paths and lines',
   details: 'QUERY is literal text, not a regex, matched case-insensitively unless --case-sensitive.\n'
-    + 'Files whose path contains it come first (as path:1:), then one line per matching line.\n\n'
+    + 'Files whose path contains it come first (as path:1:), then one line per matching line.\n'
+    + 'In a subfolder it looks there only, as git grep does, and says how many more matches the whole repository has.\n\n'
     + 'examples:\n  evidex search COLLECTION_NAME\n  evidex search "def main" --path-prefix src/\n  evidex search -- --no-deps        (-- ends the options)',
   flags: {
     ...PAGE,
     'case-sensitive': flag.boolean('match case exactly'),
-    ...PATH_PREFIX,
+    ...SCOPE,
   },
   build: (p) => {
     needPositionals(p, 1, 'evidex search QUERY');

@@ -1,21 +1,22 @@
 // `evidex symbol NAME`: find_symbol from the command line.
 import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
 import { flag, needPositionals } from '../command.js';
-import { PAGE, PATH_PREFIX, pageArgs, toolCommand } from './tool-command.js';
+import { PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
   tool: 'find_symbol',
-  usage: `evidex symbol NAME [--kind ${SYMBOL_KINDS.join('|')}] [--body] [--limit N] [--offset N] [--path-prefix P]`,
+  usage: `evidex symbol NAME [--kind ${SYMBOL_KINDS.join('|')}] [--body] [--limit N] [--offset N] [--path-prefix P | --all]`,
   summary: 'find Python, TypeScript and JavaScript definitions by simple or qualified name',
   details: 'NAME is a simple name (run), a qualified one (Server.run, A.B.f) or, for Python, a module-qualified one (pkg.mod.Server.run).\n'
     + 'Kinds: class, function, method, variable; interface, type, enum and namespace come from TypeScript.\n'
-    + 'One line per definition: path:start-end: kind name  first line; --body prints each definition whole.\n\n'
+    + 'One line per definition: path:start-end: kind name  signature; --body prints each definition whole.\n'
+    + 'In a subfolder it looks there only, and says how many more the whole repository has.\n\n'
     + 'examples:\n  evidex symbol Settings\n  evidex symbol Settings.load --body\n  evidex symbol createServer --kind function',
   flags: {
     kind: flag.choice('KIND', SYMBOL_KINDS, `only definitions of this kind: ${SYMBOL_KINDS.join(', ')}`),
     body: flag.boolean('print every definition whole instead of one line each'),
     ...PAGE,
-    ...PATH_PREFIX,
+    ...SCOPE,
   },
   build: (p) => {
     needPositionals(p, 1, 'evidex symbol NAME');

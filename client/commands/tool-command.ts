@@ -7,14 +7,14 @@
 // (`path:start-end: kind name  first line`) unless its body is asked for. On
 // a terminal, paths, line numbers and the matched text are coloured as rg
 // colours them.
-import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { realpathSync, statSync } from 'node:fs';
 import { Methods, type Evidence, type ToolResult } from '../../protocol/messages.js';
 import {
-  defineCommand, flag, HELP, JSON_FLAG, REPO, repoOf, withDaemon, type Command, type FlagSpecs, type Parsed,
+  defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
 import type { Client } from '../connection.js';
+import { placeOf, type Place } from '../paths.js';
+import { formatSuggestions } from '../suggestions.js';
 import {
   human, join, line, paint, path, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
@@ -25,7 +25,9 @@ export const PAGE = {
   limit: flag.int('items to show (1-200, default 20)'),
   offset: flag.int('skip this many items first (default 0): --offset 20 is the second page'),
 };
-export const PATH_PREFIX = { 'path-prefix': flag.string('P', 'only paths starting with P (relative to the current folder)', { path: true }) };
+export const PATH_PREFIX = { 'path-prefix': flag.string('P', 'only paths starting with P (relative to the current folder; / is the whole repository)', { path: true }) };
+/** The flags of a command that looks in the current folder first (docs/cli.md, Scope). */
+export const SCOPE = { ...PATH_PREFIX, all: flag.boolean('look in the whole repository, not only the current folder (as --path-prefix /)') };
 /** The paging flags' values as tool arguments. */
 export const pageArgs = (p: { flags: { limit?: number; offset?: number } }): Record<string, unknown> => ({ limit: p.flags.limit, offset: p.flags.offset });
 
@@ -38,14 +40,14 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   summary: string;
   details?: string;
   flags: F;
-  /** The tool's arguments from the command line; `path` turns a path argument root-relative. */
-  build(p: Parsed<F & CommonFlags>, path: (arg: string) => string): Record<string, unknown>;
+  /** The tool's arguments from the command line; `place.toRoot` turns a path argument root-relative. */
+  build(p: Parsed<F & CommonFlags>, place: Place): Record<string, unknown>;
   /** How the text output looks (highlight, bodies). */
   format?(p: Parsed<F & CommonFlags>): FormatOptions;
   /** Makes the call (default: one tools/call); `read` makes several to print a file whole. */
   call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>): Promise<ToolResult>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
-  after?(r: ToolResult, args: Record<string, unknown>, client: Client): Promise<Shown | null>;
+  after?(r: ToolResult, args: Record<string, unknown>, client: Client, place: Place): Promise<Shown | null>;
 }
 
 export const callTool = (client: Client, tool: string, args: Record<string, unknown>): Promise<ToolResult> =>
@@ -61,20 +63,22 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
   return defineCommand({
     usage: s.usage, summary: s.summary, details: s.details, flags,
     async run(p) {
-      const root = await repoOf(p);
-      const path = (arg: string) => rootRelative(root, arg);
-      const args = s.build(p, path);
+      const place = await placeOf(p);
+      const args = s.build(p, place);
       // Path flags are converted here, so a command adding one (`path: true`) needs nothing more.
       for (const [name, spec] of Object.entries<FlagSpecs[string]>(flags)) {
         const arg = name.replace(/-/g, '_');
         const value = args[arg];
         // The root itself as a prefix keeps everything: no prefix at all.
-        if (spec.path && typeof value === 'string') args[arg] = path(value) || undefined;
+        if (spec.path && typeof value === 'string') args[arg] = place.prefixToRoot(value);
       }
-      await withDaemon(root, p, async (client) => {
+      const scoped = scopeOf(flags, p, place);
+      if (scoped !== undefined) args.path_prefix = scoped;
+      await withDaemon(place.root, p, async (client) => {
         const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args));
-        printResult(r, p, s.format?.(p) ?? {});
-        const note = p.flags.json ? null : await s.after?.(r, args, client);
+        printResult(r, p, { ...s.format?.(p), shown: (f) => place.shown(f) });
+        if (p.flags.json) return;
+        const note = scoped !== undefined ? await wholeRepositoryNote(client, s.tool, args, r) : await s.after?.(r, args, client, place);
         if (note) stderr().line(note);
       });
       return 0;
@@ -83,26 +87,27 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
 }
 
 /**
- * A path typed on the command line, as the tools take it: relative to the
- * root. Taken relative to the current folder when that lies inside the root
- * (as every shell tool does), else relative to the root; an absolute path
- * inside the root is made relative to it. What escapes the root is passed on
- * as such, so the daemon refuses it with its own code (path_denied).
+ * The prefix a command that looks in the current folder first (it takes
+ * --all) gives its tool: the current folder, when it is a subfolder of the
+ * root and neither --all nor --path-prefix says otherwise; else undefined.
  */
-export function rootRelative(root: string, arg: string, cwd: string = process.cwd()): string {
-  let here = cwd;
-  try { here = realpathSync(cwd); } catch { /* a deleted folder: keep it as given */ }
-  const inside = (p: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
-  if (!isAbsolute(arg) && !inside(here)) return arg;
-  const abs = resolve(here, arg);
-  if (isAbsolute(arg) && !inside(abs)) return arg;
-  const rel = relative(root, abs).split(sep).join('/');
-  // A folder (`--path-prefix .` in src/, or `src/`) means what is inside it, not every path starting with "src".
-  return rel !== '' && !rel.startsWith('..') && (/[/\\]$/.test(arg) || isFolder(abs)) ? `${rel}/` : rel;
+function scopeOf(flags: FlagSpecs, p: Parsed, place: Place): string | undefined {
+  if (!Object.hasOwn(flags, 'all')) return undefined;
+  if (p.flags.all && p.flags['path-prefix'] !== undefined) throw new UsageError('--all and --path-prefix cannot go together: --all is --path-prefix /');
+  if (p.flags.all || p.flags['path-prefix'] !== undefined) return undefined;
+  return place.here || undefined;
 }
 
-function isFolder(path: string): boolean {
-  try { return statSync(path).isDirectory(); } catch { return false; }
+/**
+ * How many matches the whole repository has besides those of the current
+ * folder, from a second call that counts (one item, the same arguments but
+ * the prefix), and how to see them; null when there are none.
+ */
+async function wholeRepositoryNote(client: Client, tool: string, args: Record<string, unknown>, here: ToolResult): Promise<Shown | null> {
+  const all = await callTool(client, tool, { ...args, path_prefix: undefined, limit: 1, offset: 0 });
+  const more = all.total - here.total;
+  if (more <= 0) return null;
+  return human`${more} more in the whole repository: add --all (or --path-prefix /) to see them`;
 }
 
 /** stdout as the text form is written to it: coloured as --color says (auto: a terminal without NO_COLOR). */
@@ -118,6 +123,8 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
+  const suggestions = formatSuggestions(r, fmt.shown);
+  if (suggestions) stderr().line(suggestions);
 }
 
 // ---- the text form ---------------------------------------------------------
@@ -130,6 +137,8 @@ export interface FormatOptions {
   highlight?: { text: string; caseSensitive: boolean };
   /** Definitions in full (`symbol --body`) instead of one line each. */
   body?: boolean;
+  /** A root-relative path as printed (Place.shown: relative to the current folder); default as is. */
+  shown?: (rootPath: string) => string;
 }
 
 const DEFINITION_KINDS: ReadonlySet<string> = new Set(SYMBOL_KINDS);
@@ -137,6 +146,10 @@ const DEFINITION_KINDS: ReadonlySet<string> = new Set(SYMBOL_KINDS);
 /** Colours (shown only where the screen shows colours) and the search query's highlight, over text shown by local/human.ts's rule. */
 class Painter {
   constructor(private readonly opts: FormatOptions) {}
+  /** A root-relative path as this output prints it. */
+  file(rootPath: string): string {
+    return this.opts.shown ? this.opts.shown(rootPath) : rootPath;
+  }
   paint(role: Role, text: Part): Shown {
     return paint(ROLE[role], text);
   }
@@ -160,7 +173,8 @@ class Painter {
     return join(parts, '');
   }
   /** `path:line:` (or `path:start-end:`) as the prefix of an output line. */
-  where(file: string, lineNo: string, markPath = false): Shown {
+  where(rootPath: string, lineNo: string, markPath = false): Shown {
+    const file = this.file(rootPath);
     return human`${markPath ? this.marked(file, 'path', true) : this.paint('path', path(file))}:${this.paint('line', lineNo)}:`;
   }
 }
@@ -184,19 +198,40 @@ export function formatEvidence(items: readonly Evidence[], opts: FormatOptions =
     // An importer found through re-exporting files (`importers --via-reexports`) says which, in a line of its own.
     if (e.via?.length) out.push(p.paint('dim', human`# via ${join(e.via.map((v) => path(v)), ' → ')}`));
     if (DEFINITION_KINDS.has(e.kind) && !opts.body) {
-      out.push(human`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${lines[0].trim()}`);
+      out.push(human`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${headLine(lines)}`);
       continue;
     }
     // A multi-line item (a definition with --body, an import spanning lines) gets a header saying what it is.
     // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
-    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${e.name} at ${path(e.path)}:${span}`));
+    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${e.name} at ${path(p.file(e.path))}:${span}`));
     lines.forEach((t, i) => out.push(human`${p.where(e.path, String(e.start_line + i))} ${p.marked(t)}`));
     if (e.truncated) {
       const shownTo = e.start_line + lines.length - 1;
-      out.push(human`${path(e.path)}: … (snippet cut at ${e.snippet.length.toLocaleString('en')} characters; read on with \`evidex read ${path(e.path)}:${shownTo}-${e.end_line}\`)`);
+      out.push(human`${path(p.file(e.path))}: … (snippet cut at ${e.snippet.length.toLocaleString('en')} characters; read on with \`evidex read ${path(p.file(e.path))}:${shownTo}-${e.end_line}\`)`);
     }
   }
   return join(out);
+}
+
+/**
+ * The line a definition is known by: its first line past the decorators
+ * (`@setupmethod`, or `@app.route(` over several lines) and comments between
+ * them that its span starts with — `def route(self, rule: str, ...)`, the
+ * signature, not the decorator. Brackets are counted outside string
+ * literals, so a decorator's arguments may span lines.
+ */
+export function headLine(lines: readonly string[]): string {
+  let depth = 0;
+  for (const l of lines) {
+    const t = l.trim();
+    if (depth === 0 && t !== '' && !t.startsWith('@') && !t.startsWith('#')) return t;
+    const code = t.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|#.*$/g, '');
+    for (const c of code) {
+      if (c === '(' || c === '[' || c === '{') depth++;
+      else if ((c === ')' || c === ']' || c === '}') && depth > 0) depth--;
+    }
+  }
+  return lines[0].trim();
 }
 
 /** The one-line footer: how many shown of how many, and which index generation answered. */

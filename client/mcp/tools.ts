@@ -76,9 +76,14 @@ export function serverInstructions(root: string): string {
     + 'cite answers as path:start_line and read more with read_evidence. A refused call says why in one line; correct the arguments and call again.';
 }
 
-/** A daemon answer as an MCP result: the answer as structuredContent, and the same JSON as text for hosts that read only text. */
-export function answerResult(r: ToolResult): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(r) }], structuredContent: r as unknown as Record<string, unknown> };
+/**
+ * A daemon answer as an MCP result, written as JSON: the answer as
+ * structuredContent, and the same JSON as text for hosts that read only text.
+ * The answer is written once and used twice.
+ */
+export function answerResultJson(r: ToolResult): string {
+  const json = JSON.stringify(r);
+  return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`;
 }
 
 /** The `code: message` line of a refusal or failure, for the model to correct itself by. */

@@ -1,32 +1,17 @@
-// Checks the answer against the evidence: every `path:line` or
-// `path:start-end` the answer cites is backed only if each cited line lies
-// inside evidence the model was shown for this question (same path). "Shown"
+// Checks the answer against the evidence: every reference to a path the
+// answer makes (cite-forms.ts: `path:line`, "lines 10-14 of path", a path
+// alone, ...) is backed only if each cited line (for a path alone, some line)
+// lies inside evidence the model was shown for this question (same path). "Shown"
 // means the text the model actually received: a truncated item spans its whole
 // definition in start_line..end_line, but its snippet holds only a prefix, and
 // lines past that prefix were never seen.
 import type { Evidence } from '../../indexer/evidence.js';
 import type { CitationCheck } from '../../protocol/ask-events.js';
+import { findPathRefs, type CiteRef } from './cite-forms.js';
 
-// A path is either something with a folder (a/b, a/b.py) or a file name with an
-// alphabetic extension (setup.py), so "127.0.0.1:8080" and "12:30" are not
-// citations. Accepts :12, :12-20, :L12, :L12-L20 and an en dash.
-const CITE_RE = /(?<![\w./-])((?:\.\/)?(?:[\w.-]+\/)+[\w.-]+|[\w-][\w.-]*\.[A-Za-z][\w]*):L?(\d+)(?:\s?[-–]\s?L?(\d+))?(?![\w])/g;
-
-export function parseCitations(answer: string): Array<{ cite: string; path: string; start_line: number; end_line: number }> {
-  const seen = new Set<string>();
-  const out: Array<{ cite: string; path: string; start_line: number; end_line: number }> = [];
-  for (const m of answer.matchAll(CITE_RE)) {
-    const path = m[1].replace(/^\.\//, '').replace(/[.]+$/, '');
-    const a = Number(m[2]);
-    const b = m[3] !== undefined ? Number(m[3]) : a;
-    if (!(a >= 1)) continue;
-    const start_line = Math.min(a, b), end_line = Math.max(a, b);
-    const key = `${path}:${start_line}-${end_line}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ cite: m[0], path, start_line, end_line });
-  }
-  return out;
+/** Every distinct reference to a path in the answer (cite-forms.ts), with or without lines. */
+export function parseCitations(answer: string, knownPaths: readonly string[] = []): CiteRef[] {
+  return findPathRefs(answer, knownPaths);
 }
 
 /** True when lines start..end are all covered by the union of the spans. */
@@ -72,8 +57,31 @@ export function checkCitations(answer: string, evidence: readonly Evidence[]): C
     list.push(span);
     byPath.set(e.path, list);
   }
-  return parseCitations(answer).map((c) => ({
-    ...c,
-    backed: covered((byPath.get(c.path) ?? []).filter(([, e]) => e >= c.start_line), c.start_line, c.end_line),
-  }));
+  return parseCitations(answer, [...byPath.keys()]).map((c) => {
+    const spans = byPath.get(c.path) ?? [];
+    if (c.start_line === undefined || c.end_line === undefined) return { ...c, backed: spans.length > 0 };
+    const { start_line, end_line } = c;
+    return { ...c, backed: covered(spans.filter(([, e]) => e >= start_line), start_line, end_line) };
+  });
+}
+
+/** Words saying the evidence did not answer (docs/ask.md, Citations): an answer that says so may cite nothing. */
+const NOTHING_FOUND = /\b(?:no (?:evidence|results?|matches|definitions?|such)|not (?:found|defined|in the (?:index|repository|evidence))|(?:could|can|did)(?: ?no|n['’])t (?:find|locate|determine|answer|see)|unable to (?:find|locate|determine)|found (?:nothing|no)|does(?: ?no|n['’])t (?:exist|appear|answer)|nothing (?:matched|was found))/i;
+
+/**
+ * Code the answer names: a backticked span, or an identifier only code has —
+ * snake_case, UPPER_CASE, camelCase or InnerCaps, a dotted `a.b`, a call `f()`.
+ */
+const CODE_TOKEN = /`[^`\n]+`|\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b|\b[A-Za-z_]\w*\.[A-Za-z_]\w*\b|\b[A-Za-z_]\w*\(\)/;
+
+/**
+ * An answer that states facts about the code and cites nothing, while tools
+ * ran: it names code (CODE_TOKEN), refers to no path at all, and does not say
+ * that nothing was found. It is shown as "cites no evidence" and exits 5
+ * (docs/ask.md).
+ */
+export function citesNoEvidence(answer: string, citations: readonly CitationCheck[], toolsRan: boolean): boolean {
+  if (!toolsRan || citations.length > 0) return false;
+  const text = answer.trim();
+  return text !== '' && CODE_TOKEN.test(text) && !NOTHING_FOUND.test(text);
 }

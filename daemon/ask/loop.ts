@@ -16,7 +16,7 @@ import { argumentsForLog, nameForLog } from '../../indexer/query/arg-bounds.js';
 import type { AskResult } from '../../protocol/ask-events.js';
 import { ContextBudget, chooseNumCtx } from './budget.js';
 import { answerCalls, refuse, type RunTool } from './calls.js';
-import { checkCitations } from './citations.js';
+import { checkCitations, citesNoEvidence } from './citations.js';
 import { type AskConfig, type AskSettings, resolveAskConfig } from './config.js';
 import {
   isAbortError, ModelError, type AssistantMessage, type ChatMessage, type ChatModel, type ModelDescription, type ModelReply, type ToolSpec,
@@ -226,7 +226,8 @@ function outcomeOf(err: unknown, q: Question): Outcome {
 function finish(q: Question, outcome: Outcome, checked: CheckedModel | undefined, conversation: Conversation | undefined): AskResult {
   const answer = 'answer' in outcome ? outcome.answer : '';
   const citations = 'answer' in outcome ? checkCitations(answer, q.evidence) : [];
-  if ('answer' in outcome) q.notify({ type: 'citations', citations });
+  const uncited = outcome.why === 'answered' && citesNoEvidence(answer, citations, q.attempts.length > 0);
+  if ('answer' in outcome) q.notify({ type: 'citations', citations, ...(uncited ? { uncited: true as const } : {}) });
   const message = 'message' in outcome ? outcome.message : undefined;
   q.notify({ type: 'stopped', why: outcome.why, ...(message ? { message } : {}) });
   if (outcome.why === 'answered') conversation?.turns.push({ question: q.text, answer, evidence: q.evidence.slice() });
@@ -237,6 +238,7 @@ function finish(q: Question, outcome: Outcome, checked: CheckedModel | undefined
   if (checked) result.numCtx = checked.budget.numCtx;
   if (checked?.description) result.ollama = checked.description;
   if (message) result.message = message;
+  if (uncited) result.uncited = true;
   if (outcome.why === 'model_error') result.error = outcome.error;
   return result;
 }

@@ -3,7 +3,11 @@
 // data envelope around tool output, and the one-line refusal text.
 import type { Evidence } from '../../indexer/evidence.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, TOOLS, toolDescriptors } from '../../indexer/query/schemas.js';
+import type { Suggestion } from '../../indexer/query/schemas.js';
 import type { ToolSpec } from './model.js';
+
+/** What the model is told about suggestions: they are names to call the tool with, not evidence to cite. */
+const SUGGESTIONS_HINT = 'nothing matched; suggestions are names the index does hold: call the tool again with one of them to see its evidence (a suggestion is not evidence)';
 
 export const SYSTEM_PROMPT = [
   'You answer questions about one code repository (Python, TypeScript, JavaScript) using only evidence returned by the tools you are given.',
@@ -90,12 +94,12 @@ export interface SizedEnvelope { content: string; shown: Evidence[]; refs: numbe
  */
 export function evidenceEnvelope(
   tool: string, args: unknown, evidence: Evidence[], total: number, generation: number,
-  room: number, cost: (text: string) => number,
+  room: number, cost: (text: string) => number, suggestions?: readonly Suggestion[],
 ): SizedEnvelope {
   // The envelope's own fields and the hint take room too: build, and if the whole is over, build again with that much less.
   let overshoot = 0;
   for (let tries = 0; ; tries++) {
-    const env = buildEnvelope(tool, args, evidence, total, generation, room - overshoot, cost);
+    const env = buildEnvelope(tool, args, evidence, total, generation, room - overshoot, cost, suggestions);
     const over = cost(env.content) - room;
     if (over <= 0 || tries === 3) return env;
     overshoot += over + 8;
@@ -104,10 +108,12 @@ export function evidenceEnvelope(
 
 function buildEnvelope(
   tool: string, args: unknown, evidence: Evidence[], total: number, generation: number,
-  room: number, cost: (text: string) => number,
+  room: number, cost: (text: string) => number, suggestions?: readonly Suggestion[],
 ): SizedEnvelope {
   const wrap = (data: Record<string, unknown>): string => JSON.stringify({ untrusted_data: data, note: DATA_NOTE });
-  let left = room - cost(wrap({ tool, total, returned: 0, generation, evidence: [], refs: [], omitted: 0 }));
+  // Near misses (a tool that found nothing): names to call it with instead, and where they are, as the tool gave them.
+  const near = suggestions?.length ? { suggestions, hint: SUGGESTIONS_HINT } : {};
+  let left = room - cost(wrap({ tool, total, returned: 0, generation, evidence: [], refs: [], omitted: 0, ...near }));
   const shown: Evidence[] = [];
   const refs: string[] = [];
   let i = 0;
@@ -137,7 +143,7 @@ function buildEnvelope(
     refs.push(ref);
     left -= c;
   }
-  const data: Record<string, unknown> = { tool, total, returned: shown.length, generation, evidence: shown };
+  const data: Record<string, unknown> = { tool, total, returned: shown.length, generation, evidence: shown, ...near };
   const whole = shown.length - (cutItem ? 1 : 0);
   if (refs.length) data.not_shown_refs = refs;
   const notShown = total - whole - (cutItem ? 1 : 0);
@@ -152,6 +158,7 @@ function buildEnvelope(
       ? `${notShown} more match(es) not shown to fit the context window: call ${tool} again with offset=${offset + whole + (cutItem ? 1 : 0)} and a small limit, or narrow it (path_prefix)`
       : `${notShown} more match(es) not shown to fit the context window: narrow the call (path_prefix, a more specific query) or read_evidence one of not_shown_refs`);
   }
+  if (near.hint) hints.push(near.hint);
   if (hints.length) data.hint = hints.join('; ');
   return { content: wrap(data), shown, refs: refs.length };
 }

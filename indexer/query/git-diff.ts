@@ -14,6 +14,13 @@
 // listed first (-z, exact names), filtered by the rules, and only the survivors
 // are diffed, as literal pathspecs. Every parsed hunk is then checked again
 // against that list, so a parsing slip cannot attribute text to a wrong path.
+//
+// Untracked files (git ls-files --others --exclude-standard) are new files
+// to a person asking "what did I change": each one the index holds as text
+// is one new-file hunk (`@@ -0,0 +1,N @@`, every line added), its text
+// taken from the index — so whatever the index left out (ignored, secret,
+// binary, over the size cap) never shows — unless `untracked: false`, and
+// never with `staged` (the index of git holds no untracked file).
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { gitEnv, runGit } from '../../local/git.js';
@@ -285,7 +292,35 @@ function chunkPaths(paths: string[]): string[][] {
   return chunks;
 }
 
-export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'], rules: RepoRules): Promise<Evidence[]> {
+/** An untracked file's text as the index holds it (so vetted: not ignored, not secret, text, under the size cap), or null when the index does not hold it. */
+export type IndexedText = (path: string) => string | null;
+
+/** The hunk git would show for a new file holding `text` (lines split at "\n", as indexed). */
+export function newFileHunk(path: string, text: string): Hunk {
+  const lines = text.split('\n');
+  const range = lines.length === 1 ? '1' : `1,${lines.length}`;
+  return { path, newStart: 1, newCount: lines.length, text: [`@@ -0,0 +${range} @@`, ...lines.map((l) => `+${l}`)].join('\n') };
+}
+
+/** One new-file hunk per untracked, non-ignored file under `pathspec` that the index holds as text (an empty one has none, as in git). */
+async function untrackedHunks(root: string, pathspec: string, rules: RepoRules, indexedText: IndexedText): Promise<Hunk[]> {
+  const r = await diffGit(root, ['ls-files', '--others', '--exclude-standard', '-z', '--', ...(pathspec ? [pathspec] : [])]);
+  if (r.code !== 0) throw new ToolError('git_failed', `git ls-files failed: ${firstLine(r.stderr)}`);
+  const hunks: Hunk[] = [];
+  for (const p of decodeText(r.stdout).split('\0')) {
+    if (p === '' || rules.isSecret(p) || rules.isKnownSecretFile(p) || rules.isIgnored(p, false)) continue;
+    const text = indexedText(p);
+    if (text !== null && text !== '') hunks.push(newFileHunk(p, text));
+  }
+  return hunks;
+}
+
+/**
+ * The hunks of the working tree (or index) against the base, as evidence
+ * sorted by (path, line). `indexedText` gives untracked files' text (the
+ * daemon passes its index's); without it, untracked files are left out.
+ */
+export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'], rules: RepoRules, indexedText?: IndexedText): Promise<Evidence[]> {
   const staged = args.staged ?? false;
   // Argument checks first: a refused path or ref is refused whatever the repository.
   const pathspec = args.path === undefined ? '' : normalizeCallerPath(rules, args.path, { allowRoot: true });
@@ -298,7 +333,6 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
   if (listed.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(listed.stderr)}`);
   const allowed = decodeText(listed.stdout).split('\0').filter((p) => p !== '')
     .filter((p) => !rules.isSecret(p) && !rules.isKnownSecretFile(p) && !rules.isIgnored(p, false));
-  if (allowed.length === 0) return [];
   const allowedSet = new Set(allowed);
 
   const hunks: Hunk[] = [];
@@ -307,12 +341,15 @@ export async function readGitDiff(root: string, args: ToolArgs['read_git_diff'],
     if (r.code !== 0) throw new ToolError('git_failed', `git diff failed: ${firstLine(r.stderr)}`);
     hunks.push(...parseUnifiedDiff(decodeText(r.stdout)));
   }
-
-  const items: Evidence[] = [];
   for (const h of hunks) {
     if (!allowedSet.has(h.path)) {
       throw new ToolError('git_failed', `git diff output names ${JSON.stringify(h.path)}, which was not asked for`);
     }
+  }
+  if (indexedText && !staged && args.untracked !== false) hunks.push(...await untrackedHunks(root, pathspec, rules, indexedText));
+
+  const items: Evidence[] = [];
+  for (const h of hunks) {
     // New-file range; a pure deletion (count 0) is placed at the line it follows (at least 1).
     const start = Math.max(h.newStart, 1);
     const end = h.newCount === 0 ? start : h.newStart + h.newCount - 1;

@@ -63,6 +63,8 @@ export const ReadGitDiffArgs = z.strictObject({
   staged: z.boolean().optional().describe('Diff the index (staged changes) instead of the working tree (default false).'),
   base: z.string().min(1).max(200).optional()
     .describe('Commit-ish to diff against (default HEAD). Must not start with "-".'),
+  untracked: z.boolean().optional()
+    .describe('Show untracked files (not ignored, not secret, indexed as text) as new-file hunks (default true; never with staged).'),
   ...paging,
 });
 
@@ -91,8 +93,8 @@ export const TOOLS = {
   read_git_diff: {
     schema: ReadGitDiffArgs,
     description:
-      'Show uncommitted changes as one diff item per hunk (working tree or staged, against HEAD or a base ref). ' +
-      'Line numbers are those of the new file.',
+      'Show uncommitted changes as one diff item per hunk (working tree or staged, against HEAD or a base ref); ' +
+      'untracked files count as new files. Line numbers are those of the new file.',
   },
 } as const;
 
@@ -153,10 +155,28 @@ export const EvidenceSchema = z.looseObject({
   snippet: z.string().describe('Exactly lines start_line..end_line of the file, joined by "\\n" (a diff item: the hunk text).'),
   truncated: z.literal(true).optional().describe('The snippet was cut to its first 4,000 characters.'),
 });
+/**
+ * Why a name is suggested (docs/tools.md, Suggestions), in the order
+ * suggestions are listed: what the name means through the index's own
+ * records first, then names spelled alike.
+ */
+export const SUGGESTION_REASONS = ['filtered_out', 'reexported', 'inherited', 'case', 'tail', 'edit', 'prefix'] as const;
+/** One near miss: a name to ask for instead, with the definition (find_symbol) or file (find_importers) it stands for. */
+export const SuggestionSchema = z.looseObject({
+  name: z.string().describe('A name to call the tool with instead: a (module-)qualified name, a module name or a path.'),
+  why: z.enum(SUGGESTION_REASONS).describe('How it was found: filtered_out (matches without kind/path_prefix), reexported, inherited, case, tail, edit, prefix.'),
+  kind: z.enum(SYMBOL_KINDS).optional().describe('find_symbol: the kind of the definition.'),
+  path: z.string().optional().describe('The file the definition or module is in (not evidence: call the tool to see it).'),
+  line: z.number().int().min(1).optional().describe('find_symbol: the first line of the definition (the first one, when the name finds several).'),
+  count: z.number().int().min(2).optional().describe('find_symbol: how many definitions the name finds, when more than one.'),
+});
+export type Suggestion = z.infer<typeof SuggestionSchema>;
 export const ToolResultSchema = z.looseObject({
   evidence: z.array(EvidenceSchema).describe('The items of this page of the answer, in answer order.'),
   total: z.number().int().min(0).describe('How many matches exist in all; more than the items returned when limit or offset cut the answer.'),
   generation: z.number().int().min(0).describe('The index generation that answered (it rises with every index update).'),
+  suggestions: z.array(SuggestionSchema).optional()
+    .describe('Only when find_symbol or find_importers found nothing: the nearest names the index does hold, best first.'),
 });
 
 /**
@@ -169,6 +189,8 @@ export interface ToolResult {
   evidence: Evidence[];
   total: number;
   generation: number;
+  /** Near misses, when find_symbol or find_importers found nothing (see SuggestionSchema). */
+  suggestions?: Suggestion[];
 }
 
 export interface ToolDescriptor {

@@ -10,6 +10,9 @@ import { indexedFile, pageOf, pathPrefixOf, type Page } from './args.js';
 import { findImporters } from './importers.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
+import { moduleQualified } from './qualified.js';
+import { withSymbolSuggestions } from './suggest.js';
+import { withImporterSuggestions } from './suggest-modules.js';
 import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
@@ -30,17 +33,25 @@ export interface ToolContext {
 export function runTool(ctx: ToolContext, call: ToolCall): ToolResult | Promise<ToolResult> {
   switch (call.name) {
     case 'search_code': return searchCode(ctx.store, call.args);
-    case 'find_symbol': return findSymbol(ctx.store, call.args);
+    case 'find_symbol': return withSymbolSuggestions(ctx.store, call.args, findSymbol(ctx.store, call.args));
     case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);
-    case 'find_importers': return findImporters(ctx.store, ctx.rules, call.args);
+    case 'find_importers': return withImporterSuggestions(ctx.store, call.args, () => findImporters(ctx.store, ctx.rules, call.args));
     case 'read_git_diff': return gitDiff(ctx, call.args);
   }
 }
 
 async function gitDiff(ctx: ToolContext, args: ToolArgs['read_git_diff']): Promise<ToolResult> {
-  const hunks = await readGitDiff(ctx.root, args, ctx.rules);
+  const hunks = await readGitDiff(ctx.root, args, ctx.rules, (path) => indexedText(ctx.store, path));
   const { offset, end } = pageOf(args);
   return { evidence: hunks.slice(offset, end), total: hunks.length, generation: ctx.store.generation };
+}
+
+/** A file's whole text as the index holds it (its lines joined by "\n"), or null when the index does not hold it. */
+function indexedText(store: Store, path: string): string | null {
+  const f = store.fileByPath(path);
+  if (!f) return null;
+  const st = store.searchText(f.fid);
+  return st.lineCount === 0 ? '' : st.textRange(1, st.lineCount);
 }
 
 /** Gathers a page from matches met in answer order: the first `offset` are skipped, the next `limit` kept, the rest only counted. */
@@ -162,21 +173,6 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
     pos = find ? find(hay, nl + 1) : hay.indexOf(q, nl + 1);
   }
   return n;
-}
-
-/**
- * The ways `name` names definitions besides its simple name or qualname
- * (docs/tools.md): for every module name M the index knows with `name` =
- * `M.Q`, the definitions with qualname exactly Q in the files known as M
- * (`pkg.mod.Class.method`; `pkg.Class` for a class of `pkg/__init__.py`).
- */
-function moduleQualified(store: Store, name: string): Array<{ qual: string; fids: number[] }> {
-  const out: Array<{ qual: string; fids: number[] }> = [];
-  for (let i = name.indexOf('.'); i > 0 && i < name.length - 1; i = name.indexOf('.', i + 1)) {
-    const fids = store.moduleFiles(name.slice(0, i));
-    if (fids.length) out.push({ qual: name.slice(i + 1), fids });
-  }
-  return out;
 }
 
 /**

@@ -105,6 +105,16 @@ export class QueryPlanner {
     return this.memory.symbolsReady ? this.definitionsInMemory(name, q, w) : this.definitionsFromRows(name, q, w);
   }
 
+  /**
+   * Every simple name with a definition, once each: from the symbol index, or
+   * from the `sym` table's keys while it is still being read (a key holding a
+   * dot is a qualname, listed under its last part too).
+   */
+  definitionNames(): Iterable<string> {
+    if (this.memory.symbolsReady) return this.memory.symbols.names();
+    return [...this.tables.symbolKeys()].filter((k) => !k.includes('.'));
+  }
+
   /** From the symbol index: the page is cut from the first `end` in order without sorting the rest. */
   private definitionsInMemory(name: string, { kind, prefix, quals }: DefinitionQuery, w: Window): Hits<DefinitionHit> {
     const rank = this.files.pathRank();

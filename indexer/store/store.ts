@@ -166,6 +166,9 @@ export class Store {
   /** Ids of the files that have `module` among their module names. */
   moduleFiles(module: string): number[] { return this.files.moduleFiles(module); }
 
+  /** Every module name some file is known by (any order). */
+  *moduleNames(): Generator<string> { for (const [m] of this.files.modules()) yield m; }
+
   /** The file's search form: its lines, what snippets are cut from (see MemoryIndex.searchText). */
   searchText(fid: number): SearchText { return this.memory.searchText(fid); }
   /** An import statement's lines joined by "\n" (see MemoryIndex.importText). */

@@ -208,6 +208,8 @@ export class Tables {
   }
 
   /** Files defining something whose name or qualname is `name`; null when the key is too long for the table (the caller then scans). */
+  /** Every name and qualname the `sym` table lists, once each, in key order. */
+  *symbolKeys(): Generator<string> { for (const k of this.symDb.getKeys()) yield k as string; }
   symbolFiles(name: string): number[] | null { return keyOk(name) ? [...this.symDb.getValues(name)] : null; }
   /** Files with an import statement that has `target` among its targets; null when the key is too long for the table. */
   targetFiles(target: string): number[] | null { return keyOk(target) ? [...this.targetDb.getValues(target)] : null; }

@@ -4,26 +4,27 @@
 // run, printed as one table: figure, evidex, reference, ratio, target. Nothing
 // is downloaded; the Python corpora come from the machine's python3, the TS
 // corpus from this project's node_modules (ts-bench.ts).
-// `npm run bench -- --mcp` runs only the `evidex mcp` rows (tool calls through
-// the MCP server on stdio beside the same calls over the daemon's WebSocket).
+// `npm run bench -- --mcp` runs only the `evidex mcp` rows (mcp-latency.ts: stdio
+// and Streamable HTTP, beside the same calls over the daemon's WebSocket), on
+// the bundled fixture.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { minus } from '../../daemon/latency.js';
 import { Methods, warmupSettled, type LatencySnapshot } from '../../protocol/messages.js';
 import { folderBytes, stateDirFor } from '../../local/state.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';
-import { makeCorpus, type Corpus } from './corpus.js';
-import { call, coldAgainst, median, over1, rssOf, stats, timed, waitSteady } from './measure.js';
+import { fixtureRepo, makeCorpus, type Corpus } from './corpus.js';
+import { benchMcpOnly, mcpRows } from './mcp-latency.js';
+import { call, coldAgainst, median, rssOf } from './measure.js';
 import { drawQueries } from './queries.js';
-import { mib, ms, printTable, row, rowOf, rows, sec, type Row } from './table.js';
+import { waitSteady } from './steady.js';
+import { mib, ms, over1, printTable, row, rowOf, rows, sec, stats, timed, type Row } from './table.js';
 import { benchTs } from './ts-bench.js';
 
 const args = process.argv.slice(2);
@@ -155,58 +156,6 @@ interface CorpusFigures {
   p99: Record<'search_code' | 'find_symbol' | 'find_importers', number>;
   /** find_symbol and find_importers round trips' p50 (the TypeScript rows are compared with the stdlib's). */
   p50: Record<'find_symbol' | 'find_importers', number>;
-}
-
-/**
- * `evidex mcp` as a host runs it (spawned, driven by the SDK's own client over
- * stdio, answers checked against the outputSchema as the SDK does): how long it
- * takes to answer initialize, and tools/call round trips beside the same calls
- * over the daemon's WebSocket. The MCP server reaches the same daemon, so the
- * difference is what the stdio hop and the MCP layer on both ends add.
- */
-async function mcpRows(c: Corpus, client: Client, env: NodeJS.ProcessEnv, q: ReturnType<typeof drawQueries>): Promise<void> {
-  const bin = join(here, '..', '..', 'client', 'bin.js');
-  const mcp = new McpClient({ name: 'evidex-bench', version: '1' });
-  const [initMs] = await timed(() => mcp.connect(new StdioClientTransport({
-    command: process.execPath, args: [bin, 'mcp', '--repo', c.root], env: env as Record<string, string>, stderr: 'ignore',
-  })));
-  try {
-    row(`[${c.name}] evidex mcp: spawn to initialize answered`, ms(initMs));
-    await mcp.listTools(); // the SDK client checks structuredContent against the outputSchema it lists
-    for (const [tool, inputs, key] of [['find_symbol', q.symbols, 'name'], ['search_code', q.search, 'query']] as const) {
-      for (const v of inputs.slice(0, WARMUP_CALLS)) await mcp.callTool({ name: tool, arguments: { [key]: v } });
-      const viaMcp: number[] = [];
-      const viaWs: number[] = [];
-      for (const v of inputs) {
-        viaMcp.push((await timed(() => mcp.callTool({ name: tool, arguments: { [key]: v } })))[0]);
-        viaWs.push((await timed(() => call(client, tool, { [key]: v })))[0]);
-      }
-      const m = stats(viaMcp);
-      const w = stats(viaWs);
-      row(`[${c.name}] ${tool} through evidex mcp (stdio), p50 / p99 (${m.n} calls)`, `${ms(m.p50)} / ${ms(m.p99)}`,
-        `daemon WebSocket, same calls: ${ms(w.p50)} / ${ms(w.p99)}`, `+${ms(m.p50 - w.p50)} p50`);
-    }
-  } finally {
-    await mcp.close();
-  }
-}
-
-/** `--mcp`: only the evidex mcp rows, on the stdlib corpus, with a daemon started for them. */
-async function benchMcpOnly(c: Corpus): Promise<void> {
-  const home = mkdtempSync(join(tmpdir(), 'evidex-bench-home-'));
-  const env = { ...process.env, EVIDEX_HOME: home };
-  process.env.EVIDEX_HOME = home;
-  console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mib(c.bytes)} in ${c.root}`);
-  const client = await connect(c.root, { autoStart: true, env, startTimeoutMs: 300_000 });
-  try {
-    await waitSteady(client);
-    await mcpRows(c, client, env, JSON.parse(JSON.stringify(drawQueries(c, NQ))) as ReturnType<typeof drawQueries>);
-  } finally {
-    await client.close();
-    await daemonStop(c.root, { env });
-    rmSync(home, { recursive: true, force: true });
-    rmSync(c.root, { recursive: true, force: true });
-  }
 }
 
 async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
@@ -354,11 +303,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
  * call (no daemon yet: start it, build the index, answer) is its own row.
  */
 function benchCli(): void {
-  const fixture = fileURLToPath(new URL('../../../fixtures/mobileai-local-rag', import.meta.url));
-  const repo = join(mkdtempSync(join(tmpdir(), 'evidex-bench-cli-')), 'repo');
-  cpSync(fixture, repo, { recursive: true, verbatimSymlinks: true });
-  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore' });
-  git('init', '-q'); git('add', '-A'); git('-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-qm', 'fixture');
+  const repo = fixtureRepo('evidex-bench-cli-');
   const home = mkdtempSync(join(tmpdir(), 'evidex-bench-cli-home-'));
   const env = { ...process.env, EVIDEX_HOME: home, NO_COLOR: '1' };
   const bin = fileURLToPath(new URL('../../client/bin.js', import.meta.url));
@@ -419,7 +364,7 @@ function scaleRows(small: CorpusFigures, large: CorpusFigures): void {
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
 console.log(`evidex bench · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · ${(totalmem() / 2 ** 30).toFixed(0)} GiB · node ${process.version} · ${execFileSync('python3', ['--version'], { encoding: 'utf8' }).trim()}`);
 if (MCP_ONLY) {
-  await benchMcpOnly(makeCorpus('stdlib'));
+  await benchMcpOnly(NQ);
 } else {
   if (!CLI_ONLY) {
     const small = TS_ONLY ? null : await benchCorpus(makeCorpus('stdlib'));

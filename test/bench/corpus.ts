@@ -1,11 +1,13 @@
 // The benchmark corpora, built from the machine's own python3 at run time:
 // `stdlib` is every .py file of the standard library (site-packages left out),
 // `large` every .py file of site-packages. Files are copied into a temp folder so
-// evidex and every reference read exactly the same tree.
+// evidex and every reference read exactly the same tree. `fixture` is the
+// bundled fixture repository, committed into a fresh git repository.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface Corpus { name: string; source: string; root: string; files: string[]; lines: number; bytes: number }
 
@@ -25,6 +27,33 @@ function listPy(dir: string, skip: (rel: string) => boolean, base = dir, out: st
   return out;
 }
 
+/** A git repository (one commit) holding a copy of the bundled fixture, in a temp folder of its own: `<temp>/repo`. */
+export function fixtureRepo(prefix: string): string {
+  const fixture = fileURLToPath(new URL('../../../fixtures/mobileai-local-rag', import.meta.url));
+  const repo = join(mkdtempSync(join(tmpdir(), prefix)), 'repo');
+  cpSync(fixture, repo, { recursive: true, verbatimSymlinks: true });
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore' });
+  git('init', '-q'); git('add', '-A'); git('-c', 'user.name=bench', '-c', 'user.email=bench@localhost', 'commit', '-qm', 'fixture');
+  return repo;
+}
+
+/** The fixture as a corpus: its .py files (the ones queries are drawn from). */
+export function fixtureCorpus(): Corpus {
+  const root = fixtureRepo('evidex-bench-fixture-');
+  return measured('fixture', root, root, listPy(root, (rel) => rel === '.git').sort());
+}
+
+function measured(name: string, source: string, root: string, files: string[]): Corpus {
+  let lines = 0;
+  let bytes = 0;
+  for (const rel of files) {
+    const buf = readFileSync(join(root, rel));
+    bytes += buf.length;
+    for (let i = 0; i < buf.length; i++) if (buf[i] === 10) lines++;
+  }
+  return { name, source, root, files, lines, bytes };
+}
+
 export function makeCorpus(kind: 'stdlib' | 'large'): Corpus {
   const paths = pythonPaths();
   const source = kind === 'stdlib' ? paths.stdlib : paths.purelib;
@@ -33,15 +62,10 @@ export function makeCorpus(kind: 'stdlib' | 'large'): Corpus {
     : (rel: string) => rel.endsWith('__pycache__');
   const files = listPy(source, skip).sort();
   const root = mkdtempSync(join(tmpdir(), `evidex-bench-${kind}-`));
-  let lines = 0;
-  let bytes = 0;
   for (const rel of files) {
     const dest = join(root, rel);
     mkdirSync(dirname(dest), { recursive: true });
     copyFileSync(join(source, rel), dest);
-    const buf = readFileSync(dest);
-    bytes += buf.length;
-    for (let i = 0; i < buf.length; i++) if (buf[i] === 10) lines++;
   }
-  return { name: kind, source, root, files, lines, bytes };
+  return measured(kind, source, root, files);
 }

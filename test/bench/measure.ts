@@ -8,26 +8,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '../../client/connection.js';
 import { stateDirFor } from '../../local/state.js';
+import { stats } from './table.js';
 import { Methods, warmupSettled } from '../../protocol/messages.js';
 
-// ---- small statistics -------------------------------------------------------
-function pct(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-export function stats(xs: number[]): { p50: number; p99: number; max: number; n: number; over1ms: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1], n: s.length, over1ms: s.filter((x) => x > 1).length };
-}
-/** "1.3% (4 of 300)": the share of round trips over 1 ms, which is what decides a p99 < 1 ms target. */
-export const over1 = (st: ReturnType<typeof stats>) => `${((100 * st.over1ms) / st.n).toFixed(1)}% (${st.over1ms} of ${st.n})`;
+// ---- small statistics (table.ts) and the steady-state wait (steady.ts), re-exported for the TS rows
+export { over1, stats, timed } from './table.js';
+export { waitSteady } from './steady.js';
 export const median = (xs: number[]) => stats(xs).p50;
-
-export async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
-  const t0 = performance.now();
-  const v = await fn();
-  return [performance.now() - t0, v];
-}
 
 // ---- evidex -----------------------------------------------------------------
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -63,15 +50,6 @@ export function rssOf(pid: number): { anon: number; hwm: number } {
 
 export const call = (client: Client, name: string, a: unknown) => client.request(Methods.toolsCall, { name, arguments: a });
 
-/** Steady state: caches loaded, the request path warmed up, the watcher's first scan and the catch-up after it done. */
-export async function waitSteady(client: Client): Promise<void> {
-  for (let i = 0; ; i++) {
-    const st = await client.request(Methods.indexStatus);
-    if (st.index.warm && warmupSettled(st.daemon.warmup) && st.daemon.watcher === 'watching' && st.daemon.startup === 'done' && st.daemon.pendingUpdates === 0) return;
-    if (i > 12_000) throw new Error('the index never reported warm');
-    await new Promise((res) => setTimeout(res, 5));
-  }
-}
 
 /** How long a save or an edit may take to show before a row says "never". */
 const VISIBLE_WITHIN_MS = 10_000;

@@ -8,7 +8,8 @@ import type { Corpus } from './corpus.js';
 import { mulberry32 } from '../helpers/random.js';
 
 export interface Queries { search: string[]; symbols: string[]; modules: string[] }
-export function drawQueries(c: Corpus, n: number): Queries {
+/** `share`: the share of defined names and imported modules sampled (all of them, on a corpus as small as the fixture). */
+export function drawQueries(c: Corpus, n: number, share = 0.05): Queries {
   const rand = mulberry32(20261130);
   const search: string[] = [];
   const symbols = new Set<string>();
@@ -17,9 +18,9 @@ export function drawQueries(c: Corpus, n: number): Queries {
   for (const lines of texts) {
     for (const l of lines) {
       const d = /^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/.exec(l);
-      if (d && rand() < 0.05) symbols.add(d[1]);
+      if (d && rand() < share) symbols.add(d[1]);
       const m = /^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*))/.exec(l);
-      if (m && rand() < 0.05) modules.add(m[1] ?? m[2]);
+      if (m && rand() < share) modules.add(m[1] ?? m[2]);
     }
   }
   while (search.length < n) {

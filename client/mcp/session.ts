@@ -1,0 +1,164 @@
+// One MCP session: what evidex answers to a host, whatever carries the messages
+// (client/mcp/stdio.ts, client/mcp/http.ts). It is a client of the
+// repository's daemon like every other command, so the index, its watcher and
+// the audit log are shared: the tool list and every call are the daemon's, and
+// the host is named to it by its clientInfo.
+//
+// The session answers initialize, ping, tools/list and tools/call, and takes
+// notifications/initialized and notifications/cancelled; any other request is
+// -32601, any other notification is ignored. Nothing here decides what a call
+// may do: the daemon validates, applies the path rules and audits every call.
+// Answers are JSON text written once: the tool list is made once per daemon
+// connection and served as it is; a call's answer is written once and spliced
+// in twice (structuredContent, and the same JSON as text).
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { boundsRefusal } from '../../indexer/query/arg-bounds.js';
+import { Methods } from '../../protocol/messages.js';
+import type { Client } from '../connection.js';
+import { clientHeaderName, DaemonLink } from './daemon-link.js';
+import { ErrorCode, errorText, resultText, type Incoming, type RequestId } from './messages.js';
+import { answerResultJson, mcpTool, refusalLine, refusalResult, serverInstructions } from './tools.js';
+
+export interface SessionOptions {
+  root: string;
+  version: string;
+  /** Opens a daemon connection named after the host (connect(), starting a daemon when none runs). */
+  open: (clientName: string) => Promise<Client>;
+  /** Diagnostics (stderr, `evidex mcp:`). */
+  log: (line: string) => void;
+  /** After the daemon connection dropped: open it again on the next request (stdio), or end (HTTP). */
+  reconnect: boolean;
+  /** The daemon connection dropped and `reconnect` is off: the session is over. */
+  onLost?: (why: string) => void;
+}
+
+export class McpSession {
+  /** The host's name from initialize (clientInfo.name), as the daemon is told it. */
+  private hostName: string | undefined;
+  private readonly link: DaemonLink;
+  /** The tool list as JSON, made once per daemon connection (a new daemon may be a new evidex). */
+  private tools: { client: Client; json: Promise<string> } | null = null;
+  /** tools/call requests in flight, by id: notifications/cancelled aborts one (`byHost`), the session's end all of them. */
+  private readonly calls = new Map<RequestId, { ac: AbortController; byHost: boolean }>();
+  /** The initialize result, the same for every host but for the protocol version. */
+  private readonly serverInfo: string;
+
+  constructor(private readonly opts: SessionOptions) {
+    this.link = new DaemonLink({ open: opts.open, name: () => this.clientName, log: opts.log, reconnect: opts.reconnect, onLost: opts.onLost });
+    this.serverInfo = JSON.stringify({ capabilities: { tools: {} }, serverInfo: { name: 'evidex', version: opts.version }, instructions: serverInstructions(opts.root) });
+  }
+
+  /** The name the daemon knows this host by: its clientInfo.name made into a header value, "mcp" before initialize. */
+  get clientName(): string {
+    return clientHeaderName(this.hostName);
+  }
+
+  /**
+   * The answer to one message, as JSON text; null for a notification, a
+   * response, or a request the host cancelled (it gets no answer).
+   */
+  async handle(m: Incoming): Promise<string | null> {
+    if (m.kind === 'response') return null;
+    if (m.kind === 'notification') {
+      this.notification(m.method, m.params);
+      return null;
+    }
+    try {
+      return await this.request(m.id, m.method, m.params);
+    } catch (e) {
+      // A bug, not a refusal: the host gets -32603 with one line, and the session goes on.
+      return errorText({ id: m.id, code: ErrorCode.InternalError, message: refusalLine(e) });
+    }
+  }
+
+  /** Connects to the daemon and prepares the tool list now, so the host's first calls do not wait for them. */
+  async warm(): Promise<void> {
+    await this.toolsJson();
+  }
+
+  /** Ends the session: calls in flight are answered with a refusal saying so, the daemon connection closes. */
+  async close(why = 'the MCP session ended'): Promise<void> {
+    for (const c of this.calls.values()) c.ac.abort(new Error(why));
+    this.calls.clear();
+    await this.link.close();
+  }
+
+  private notification(method: string, params: Record<string, unknown> | undefined): void {
+    if (method === 'notifications/initialized') {
+      this.warm().catch(() => undefined);
+    } else if (method === 'notifications/cancelled') {
+      const id = params?.requestId;
+      const call = typeof id === 'string' || typeof id === 'number' ? this.calls.get(id) : undefined;
+      if (call) {
+        call.byHost = true;
+        call.ac.abort(new Error(typeof params?.reason === 'string' ? params.reason : 'cancelled by the host'));
+      }
+    }
+  }
+
+  private async request(id: RequestId, method: string, params: Record<string, unknown> | undefined): Promise<string | null> {
+    switch (method) {
+      case 'initialize': return resultText(id, this.initialize(params));
+      case 'ping': return resultText(id, '{}');
+      case 'tools/list': {
+        try {
+          return resultText(id, await this.toolsJson());
+        } catch (e) {
+          return errorText({ id, code: ErrorCode.InternalError, message: refusalLine(e) });
+        }
+      }
+      case 'tools/call': return this.call(id, params as { name: string; arguments?: Record<string, unknown> });
+      default: return errorText({ id, code: ErrorCode.MethodNotFound, message: 'Method not found' });
+    }
+  }
+
+  /** The initialize result: the version the host asked for when this server speaks it, else the latest. */
+  private initialize(params: Record<string, unknown> | undefined): string {
+    const info = params?.clientInfo as { name?: unknown } | undefined;
+    this.hostName = typeof info?.name === 'string' ? info.name : undefined;
+    const asked = params?.protocolVersion;
+    const version = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+    return `{"protocolVersion":${JSON.stringify(version)},${this.serverInfo.slice(1)}`;
+  }
+
+  /** The tool list for the current daemon connection, made from its tools/list once. */
+  private async toolsJson(): Promise<string> {
+    const client = await this.link.get();
+    if (this.tools?.client !== client) {
+      const json = client.request(Methods.toolsList).then(({ tools }) => JSON.stringify({ tools: tools.map(mcpTool) }));
+      const entry = { client, json };
+      this.tools = entry;
+      // A failed fetch is not kept: the next tools/list asks again.
+      json.catch(() => { if (this.tools === entry) this.tools = null; });
+    }
+    return this.tools.json;
+  }
+
+  private async call(id: RequestId, params: { name: string; arguments?: Record<string, unknown> }): Promise<string | null> {
+    const args = params.arguments ?? {};
+    // The daemon's own first check, here too: arguments nested 100,000 deep would overflow the stack of the
+    // JSON writer that sends them, so they get the daemon's documented refusal without being sent.
+    const excess = boundsRefusal(params.name, args);
+    if (excess) return resultText(id, JSON.stringify(refusalResult(excess)));
+    // A task-augmented call (params.task) is run as a plain call: this server declares no tasks capability.
+    const call = { ac: new AbortController(), byHost: false };
+    const { signal } = call.ac;
+    this.calls.set(id, call);
+    // Stopped at once, not when the daemon says so: a call the host cancelled gets no answer (it stopped
+    // waiting); one cut short by the session's end gets a refusal saying why (the host is still waiting).
+    const stopped = new Promise<string | null>((resolve) => signal.addEventListener('abort', () => {
+      resolve(call.byHost ? null : JSON.stringify(refusalResult(signal.reason)));
+    }, { once: true }));
+    try {
+      const answer = (async () => {
+        const daemon = await this.link.get();
+        // The abort travels on as $/cancelRequest: the daemon stops working on the call.
+        return answerResultJson(await daemon.request(Methods.toolsCall, { name: params.name, arguments: args }, signal));
+      })().catch((e: unknown) => JSON.stringify(refusalResult(e)));
+      const json = await Promise.race([answer, stopped]);
+      return json === null ? null : resultText(id, json);
+    } finally {
+      if (this.calls.get(id) === call) this.calls.delete(id);
+    }
+  }
+}

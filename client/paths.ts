@@ -1,0 +1,80 @@
+// Paths as a person types and reads them (docs/cli.md, Paths). The tools
+// speak root-relative paths only; a person stands in a folder. Inside the
+// root, every path a command prints is relative to the current folder, as rg
+// and git grep print them, and every path typed is taken relative to it, so
+// whatever a command prints — a result line, a hint to run next — works as
+// typed from the same folder. Outside the root (`--repo` elsewhere) both stay
+// root-relative. `--json` and `evidex call` keep the tools' own paths.
+//
+// One Place per command: the root and the current folder, by their real
+// paths, resolved once where the command starts (local/root.ts).
+import { statSync } from 'node:fs';
+import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
+import type { RealRoot } from '../local/root.js';
+
+/** What `--path-prefix` takes to mean the whole repository from anywhere (`--path-prefix /`). */
+export const WHOLE_REPOSITORY = '/';
+
+export class Place {
+  /**
+   * The current folder from the root, with a trailing "/" ("src/"), "" at the
+   * root itself; null when the current folder is not inside the root.
+   */
+  readonly here: string | null;
+
+  constructor(readonly root: RealRoot, readonly cwd: string) {
+    const rel = relative(root.path, cwd);
+    const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+    this.here = !inside ? null : rel === '' ? '' : `${rel.split(sep).join('/')}/`;
+  }
+
+  /**
+   * A path typed on the command line, as the tools take it: relative to the
+   * root. Taken relative to the current folder when that lies inside the root
+   * (as every shell tool does), else relative to the root; an absolute path
+   * inside the root is made relative to it. What escapes the root is passed
+   * on as such, so the daemon refuses it with its own code (path_denied).
+   * A folder (`.` in src/, or `src/`) comes back with a trailing "/": as a
+   * prefix it means what is inside it, not every path starting with "src".
+   */
+  toRoot(arg: string): string {
+    if (!isAbsolute(arg) && this.here === null) return arg;
+    const abs = resolve(this.cwd, arg);
+    const rel = relative(this.root.path, abs);
+    if (rel.startsWith('..') || isAbsolute(rel)) return isAbsolute(arg) ? arg : rel.split(sep).join('/');
+    const posixRel = rel.split(sep).join('/');
+    return posixRel !== '' && (/[/\\]$/.test(arg) || isFolder(abs)) ? `${posixRel}/` : posixRel;
+  }
+
+  /** A `--path-prefix` as the tools take it: `/` is the whole repository (no prefix), else toRoot; undefined for no filter. */
+  prefixToRoot(arg: string): string | undefined {
+    return arg === WHOLE_REPOSITORY ? undefined : this.toRoot(arg) || undefined;
+  }
+
+  /** Whether `arg`, taken as toRoot takes it, names a file on disk inside the root (`importers app.py` is a path, `importers pkg.mod` a name). */
+  namesFile(arg: string): boolean {
+    const abs = this.here === null && !isAbsolute(arg) ? resolve(this.root.path, arg) : resolve(this.cwd, arg);
+    const rel = relative(this.root.path, abs);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+    try { return statSync(abs).isFile(); } catch { return false; }
+  }
+
+  /** A root-relative path as a person reads it here: relative to the current folder inside the root ("../docs/a.md"), else as is. */
+  shown(rootPath: string): string {
+    if (this.here === null || this.here === '') return rootPath;
+    const out = posix.relative(this.here, rootPath);
+    // A path that ends with "/" (a folder) keeps it.
+    return rootPath.endsWith('/') && out !== '' ? `${out}/` : out || '.';
+  }
+}
+
+/** Where a command runs: its root (--repo, else the work tree of the current folder, else the folder) and the current folder, each resolved once. */
+export async function placeOf(p: { flags: { repo?: string } }): Promise<Place> {
+  const { whereabouts } = await import('../local/root.js');
+  const w = await whereabouts(p.flags.repo);
+  return new Place(w.root, w.cwd);
+}
+
+function isFolder(path: string): boolean {
+  try { return statSync(path).isDirectory(); } catch { return false; }
+}

@@ -1,0 +1,68 @@
+// Near misses for find_importers (docs/tools.md, Suggestions): a module name
+// no file is known by, or a path the index does not hold, answered with the
+// nearest module names and paths it does hold (`checker.py` asked at the root
+// of mypy: `mypy/checker.py`; `flask.ap`: `flask.app`). Chosen only from the
+// index — module names of Python files and paths of source files — so a
+// suggestion never names an ignored or secret file.
+import { ToolError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import { allowedDistance, distanceWithin } from './distance.js';
+import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
+import { SUGGESTIONS_MAX } from './suggest.js';
+
+/** Files an import statement can name: Python, TypeScript and JavaScript sources. */
+const SOURCE = /\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+
+/**
+ * find_importers' answer, with suggestions when `module_name` names nothing
+ * the index knows; a path refused as not indexed gets them in its one-line
+ * reason instead (a refusal has no result to carry them).
+ */
+export function withImporterSuggestions(store: Store, args: ToolArgs['find_importers'], run: () => ToolResult): ToolResult {
+  let result: ToolResult;
+  try {
+    result = run();
+  } catch (err) {
+    if (!(err instanceof ToolError) || err.code !== 'not_indexed') throw err;
+    const names = moduleSuggestions(store, args.module_name).map((s) => s.name);
+    if (names.length === 0) throw err;
+    throw new ToolError('not_indexed', `${err.message}; did you mean: ${names.join(', ')}`);
+  }
+  if (result.total > 0 || store.moduleFiles(args.module_name).length > 0) return result;
+  const suggestions = moduleSuggestions(store, args.module_name);
+  return suggestions.length ? { ...result, suggestions } : result;
+}
+
+/**
+ * Module names and source paths spelled like `asked`, ignoring case: equal
+ * (`case`); ending with it after a `.` or `/` (`tail`: `checker` is
+ * `mypy.checker`); within allowedDistance (`edit`); beginning with it
+ * (`prefix`, three characters or more). By reason, distance, length, then
+ * name; one per file.
+ */
+export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
+  const want = asked.toLowerCase().replace(/^\.\//, '');
+  if (want.length < 2) return [];
+  const max = allowedDistance(want.length);
+  const found: Array<{ s: Suggestion; rank: number; d: number }> = [];
+  const consider = (name: string, path: string): void => {
+    const low = name.toLowerCase();
+    let rank = -1, d = 0;
+    if (low === want) rank = 0;
+    else if (low.endsWith(`.${want}`) || low.endsWith(`/${want}`)) rank = 1;
+    else if ((d = distanceWithin(want, low, max)) <= max) rank = 2;
+    else if (want.length >= 3 && low.startsWith(want)) { rank = 3; d = 0; }
+    if (rank < 0) return;
+    found.push({ s: { name, why: (['case', 'tail', 'edit', 'prefix'] as const)[rank], path }, rank, d });
+  };
+  for (const m of store.moduleNames()) {
+    const fids = store.moduleFiles(m).map((fid) => store.file(fid)?.path ?? '').filter((p) => p !== '').sort();
+    if (fids.length) consider(m, fids[0]);
+  }
+  for (const f of store.ordered()) if (SOURCE.test(f.path)) consider(f.path, f.path);
+  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  found.sort((a, b) => a.rank - b.rank || a.d - b.d || a.s.name.length - b.s.name.length || cmp(a.s.name, b.s.name));
+  // One suggestion per file: its best name (a file has a module name per package root, and its path).
+  const files = new Set<string>();
+  return found.filter((x) => !files.has(x.s.path!) && files.add(x.s.path!)).slice(0, SUGGESTIONS_MAX).map((x) => x.s);
+}

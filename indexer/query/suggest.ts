@@ -1,0 +1,294 @@
+// Near misses for find_symbol (docs/tools.md, Suggestions): when a name
+// finds nothing, the definitions it most likely meant, chosen only from the
+// index's own records, in a fixed order, so the same question gets the same
+// suggestions on every run. A small model guesses names all the time —
+// `typechecker`, `Flask.route` (inherited from `Scaffold.route`),
+// `httpx.Client` (re-exported by `from ._client import *`) — and `0 of 0`
+// teaches it nothing.
+//
+// The order: definitions the name matches once kind and path_prefix are
+// dropped; definitions the name reaches through re-exports (`from P import *`,
+// `from P import N`); members a class inherits, base classes nearest first;
+// then names spelled alike — the same in another case, then within a small
+// edit distance, then longer names it begins — nearest first.
+import { isPythonPath } from '../python/modules.js';
+import type { DefinitionHit, Store } from '../store/store.js';
+import { baseNames } from './bases.js';
+import { allowedDistance, distanceWithin } from './distance.js';
+import { moduleQualified } from './qualified.js';
+import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
+
+/** At most this many suggestions: enough for the usual few candidates, little enough to read in one line. */
+export const SUGGESTIONS_MAX = 8;
+/** How many re-export hops and base-class levels are followed. */
+const MAX_HOPS = 4;
+const MAX_BASE_DEPTH = 8;
+/** Names spelled alike considered (nearest first) before their definitions are looked up. */
+const MAX_ALIKE_NAMES = 64;
+/** A header is read this far to find a class's bases. */
+const HEADER_LINES = 40;
+
+/** find_symbol's answer, with suggestions when it found nothing. */
+export function withSymbolSuggestions(store: Store, args: ToolArgs['find_symbol'], result: ToolResult): ToolResult {
+  if (result.total > 0) return result;
+  const filtered = args.kind !== undefined || args.path_prefix !== undefined;
+  const suggestions = new SymbolSuggester(store).suggest(args.name, filtered);
+  return suggestions.length ? { ...result, suggestions } : result;
+}
+
+/** A definition and the name that reaches it. */
+interface Reached { hit: DefinitionHit; name: string }
+
+const lastDot = (name: string): number => name.lastIndexOf('.');
+const parentOf = (qual: string): string => (lastDot(qual) < 0 ? '' : qual.slice(0, lastDot(qual)));
+
+class SymbolSuggester {
+  private readonly found: Array<{ r: Reached; why: Suggestion['why'] }> = [];
+  /** The classes the asked name's owner is or inherits from (`fid:qualname`), found by the inherited stage. */
+  private readonly ancestors = new Set<string>();
+
+  constructor(private readonly store: Store) {}
+
+  suggest(name: string, filtered: boolean): Suggestion[] {
+    if (filtered) for (const hit of this.find(name)) this.found.push({ r: { hit, name: hit.qualname }, why: 'filtered_out' });
+    for (const r of this.reexported(name)) this.found.push({ r, why: 'reexported' });
+    const dot = lastDot(name);
+    if (dot > 0 && dot < name.length - 1) {
+      for (const r of this.inherited(name.slice(0, dot), name.slice(dot + 1))) this.found.push({ r, why: 'inherited' });
+    }
+    this.found.push(...this.alike(name));
+    return this.grouped();
+  }
+
+  /**
+   * One suggestion per name, in the order its first definition was found,
+   * with that definition's place and how many definitions the name reaches
+   * (`getregentry`, defined in a hundred files, is one suggestion, not eight);
+   * a definition is suggested under the first name that reached it only.
+   */
+  private grouped(): Suggestion[] {
+    const out: Suggestion[] = [];
+    const byName = new Map<string, { s: Suggestion; seen: Set<string> }>();
+    /** Definition -> the name it was first suggested under: a later rule reaching it by another name adds nothing. */
+    const named = new Map<string, string>();
+    for (const { r, why } of this.found) {
+      const key = `${r.hit.fid}:${r.hit.start}:${r.hit.qualname}`;
+      if ((named.get(key) ?? r.name) !== r.name) continue;
+      named.set(key, r.name);
+      const g = byName.get(r.name);
+      if (g) {
+        if (!g.seen.has(key)) { g.seen.add(key); g.s.count = (g.s.count ?? 1) + 1; }
+        continue;
+      }
+      if (out.length >= SUGGESTIONS_MAX) continue;
+      const f = this.store.file(r.hit.fid);
+      if (!f) continue;
+      const s: Suggestion = { name: r.name, why, kind: r.hit.kind, path: f.path, line: r.hit.start };
+      byName.set(r.name, { s, seen: new Set([key]) });
+      out.push(s);
+    }
+    return out;
+  }
+
+  /** Every definition find_symbol answers for `name` (no filters), in its answer order. */
+  private find(name: string): DefinitionHit[] {
+    return this.store.plan.definitions(name, { quals: moduleQualified(this.store, name) }, { offset: 0, end: Number.MAX_SAFE_INTEGER }).hits;
+  }
+
+  /** The definitions whose qualname is exactly `qual` in file `fid`. */
+  private inFile(fid: number, qual: string): DefinitionHit[] {
+    return this.find(qual).filter((h) => h.fid === fid && h.qualname === qual);
+  }
+
+  /**
+   * `M.R` where M is a module whose files import R's first part from P
+   * (`from P import *`, or `from P import N` naming it): the definitions of
+   * `P.R`, or, when P only passes it on too, what `P.R` reaches the same way.
+   */
+  private reexported(name: string): Reached[] {
+    const out: Reached[] = [];
+    const visited = new Set<string>();
+    for (let i = name.indexOf('.'); i > 0 && i < name.length - 1; i = name.indexOf('.', i + 1)) {
+      out.push(...this.passedOn(name.slice(0, i), name.slice(i + 1), 0, visited));
+    }
+    return out;
+  }
+
+  /** What `module.rest` reaches through the modules the files known as `module` take rest's first part from. */
+  private passedOn(module: string, rest: string, hops: number, visited: Set<string>): Reached[] {
+    const key = `${module}\0${rest}`;
+    if (hops >= MAX_HOPS || visited.has(key)) return [];
+    visited.add(key);
+    const out: Reached[] = [];
+    for (const from of this.sources(module, rest.split('.')[0])) {
+      const target = `${from}.${rest}`;
+      const hits = this.find(target);
+      if (hits.length) for (const hit of hits) out.push({ hit, name: target });
+      else out.push(...this.passedOn(from, rest, hops + 1, visited));
+    }
+    return out;
+  }
+
+  /** The modules the files known as `module` take `name` from: star imports, and from-imports naming it (targets `P.name`). */
+  private sources(module: string, name: string): string[] {
+    const out = new Set<string>();
+    for (const fid of this.inPathOrder(this.store.moduleFiles(module))) {
+      for (const imp of this.store.imports(fid)) {
+        const raw = imp.raw as { isFrom?: boolean; names?: string[] };
+        if (!raw.isFrom || !raw.names) continue;
+        if (raw.names.includes('*')) for (const t of imp.targets) out.add(t);
+        else if (raw.names.includes(name)) {
+          for (const t of imp.targets) if (t.endsWith(`.${name}`)) out.add(t.slice(0, -name.length - 1));
+        }
+      }
+    }
+    out.delete(module);
+    return [...out];
+  }
+
+  private inPathOrder(fids: number[]): number[] {
+    const path = (fid: number): string => this.store.file(fid)?.path ?? '';
+    return [...fids].sort((a, b) => cmpStr(path(a), path(b)));
+  }
+
+  /** Classes (or interfaces) `name` stands for: found by find_symbol, or through re-exports. */
+  private classes(name: string): Reached[] {
+    const direct = this.find(name).map((hit) => ({ hit, name: hit.qualname }));
+    const all = direct.length ? direct : this.reexported(name);
+    return all.filter((r) => r.hit.kind === 'class' || (r.hit.kind as string) === 'interface');
+  }
+
+  /**
+   * `member` as defined on the bases of the classes `owner` names, breadth
+   * first (nearest base first, bases left to right); a path stops at the
+   * first base that defines it.
+   */
+  private inherited(owner: string, member: string): Reached[] {
+    const out: Reached[] = [];
+    const visited = new Set<string>();
+    // `live`: no class between it and the owner defines the member (past one that does, bases are walked only to know the ancestors).
+    let level = this.classes(owner).map((r) => ({ c: r.hit, live: true }));
+    for (let depth = 0; depth <= MAX_BASE_DEPTH && level.length; depth++) {
+      const next: Array<{ c: DefinitionHit; live: boolean }> = [];
+      for (const { c, live } of level) {
+        const key = `${c.fid}:${c.qualname}`;
+        if (visited.has(key)) continue;
+        visited.add(key);
+        this.ancestors.add(key);
+        const defined = live && depth > 0 ? this.inFile(c.fid, `${c.qualname}.${member}`) : [];
+        for (const hit of defined) out.push({ hit, name: hit.qualname });
+        for (const base of this.basesOf(c)) for (const b of base) next.push({ c: b, live: live && defined.length === 0 });
+      }
+      level = next;
+    }
+    return out;
+  }
+
+
+  /** The class definitions each base of `c` names, resolved in c's file. */
+  private basesOf(c: DefinitionHit): DefinitionHit[][] {
+    const f = this.store.file(c.fid);
+    if (!f) return [];
+    const st = this.store.searchText(c.fid);
+    const header = st.textRange(c.start, Math.min(c.end, c.start + HEADER_LINES), 4000);
+    const simple = c.qualname.slice(lastDot(c.qualname) + 1);
+    return baseNames(f.path, header, simple).map((b) => this.resolveBase(c, b));
+  }
+
+  /**
+   * The classes a base name written in c's file stands for: a class of that
+   * file (beside c, or at the top); a name the file imports (`from P import
+   * B`, `import P`, a star import); else every class of the index by that
+   * name (nearest path first: a guess, but one a person would make too).
+   */
+  private resolveBase(c: DefinitionHit, base: string): DefinitionHit[] {
+    const isClass = (h: DefinitionHit): boolean => h.kind === 'class' || (h.kind as string) === 'interface';
+    const parent = parentOf(c.qualname);
+    const local = [parent ? `${parent}.${base}` : '', base].filter((q) => q !== '');
+    for (const q of local) {
+      const hits = this.inFile(c.fid, q).filter(isClass);
+      if (hits.length) return hits;
+    }
+    const first = base.split('.')[0];
+    const rest = base.slice(first.length);
+    for (const imp of this.store.imports(c.fid)) {
+      const raw = imp.raw as { isFrom?: boolean; names?: string[] };
+      if (!raw.names) continue;
+      const named: string[] = [];
+      if (raw.isFrom && raw.names.includes(first)) for (const t of imp.targets) { if (t.endsWith(`.${first}`)) named.push(t + rest); }
+      else if (raw.isFrom && raw.names.includes('*')) for (const t of imp.targets) named.push(`${t}.${base}`);
+      else if (!raw.isFrom && raw.names.some((n) => base.startsWith(`${n}.`))) named.push(base);
+      for (const n of named) {
+        const hits = this.classes(n).map((r) => r.hit);
+        if (hits.length) return hits;
+      }
+    }
+    if (!isPythonPath(this.store.file(c.fid)!.path) || !base.includes('.')) {
+      const simple = base.slice(lastDot(base) + 1);
+      return this.find(simple).filter((h) => isClass(h) && h.qualname === simple && h.fid !== c.fid);
+    }
+    return [];
+  }
+
+  /**
+   * Definitions spelled like `name`: the last part compared with every
+   * defined simple name, ignoring case — equal (`case`), within
+   * allowedDistance (`edit`), or beginning with it (`prefix`, at least three
+   * characters) — and any part before it with the definition's enclosing
+   * qualname or module-qualified name, the same way. Nearest first: by
+   * reason, the distances added up, the extra length of a prefix match, then
+   * qualname and place.
+   */
+  private alike(name: string): Array<{ r: Reached; why: Suggestion['why'] }> {
+    const dot = lastDot(name);
+    const tail = (dot < 0 ? name : name.slice(dot + 1)).toLowerCase();
+    const head = dot < 0 ? '' : name.slice(0, dot).toLowerCase();
+    const tailMax = allowedDistance(tail.length);
+    const names: Array<{ n: string; rank: number; d: number; extra: number }> = [];
+    for (const n of this.store.plan.definitionNames()) {
+      const low = n.toLowerCase();
+      if (low === tail) { names.push({ n, rank: 0, d: 0, extra: 0 }); continue; }
+      const d = distanceWithin(tail, low, tailMax);
+      if (d <= tailMax) names.push({ n, rank: 1, d, extra: 0 });
+      else if (tail.length >= 3 && low.startsWith(tail)) names.push({ n, rank: 2, d: 0, extra: low.length - tail.length });
+    }
+    names.sort((a, b) => a.rank - b.rank || a.d - b.d || a.extra - b.extra || (a.n < b.n ? -1 : a.n > b.n ? 1 : 0));
+    const found: Array<{ r: Reached; why: Suggestion['why']; rank: number; d: number; extra: number }> = [];
+    for (const c of names.slice(0, MAX_ALIKE_NAMES)) {
+      for (const hit of this.find(c.n)) {
+        if (hit.qualname.slice(lastDot(hit.qualname) + 1) !== c.n) continue;
+        const hd = head === '' ? 0 : this.headDistance(head, hit);
+        if (hd < 0) continue;
+        const d = c.d + hd;
+        const rank = c.rank === 2 ? 2 : d === 0 ? 0 : 1;
+        found.push({ r: { hit, name: hit.qualname }, why: (['case', 'edit', 'prefix'] as const)[rank], rank, d, extra: c.extra });
+      }
+    }
+    const pathOf = (h: DefinitionHit): string => this.store.file(h.fid)?.path ?? '';
+    const dots = (q: string): number => q.split('.').length;
+    const depth = (h: DefinitionHit): number => Math.abs(dots(h.qualname) - dots(name));
+    found.sort((a, b) => a.rank - b.rank || a.d - b.d || a.extra - b.extra || depth(a.r.hit) - depth(b.r.hit)
+      || cmpStr(a.r.hit.qualname, b.r.hit.qualname) || cmpStr(pathOf(a.r.hit), pathOf(b.r.hit)) || a.r.hit.start - b.r.hit.start);
+    return found.map(({ r, why }) => ({ r, why }));
+  }
+
+  /**
+   * How far `head` (lowercased) is from what encloses the definition — its
+   * qualname's parent, or that under a module name of its file; 0 for a class
+   * the owner is or inherits from; -1 when too far.
+   */
+  private headDistance(head: string, hit: DefinitionHit): number {
+    const parent = parentOf(hit.qualname);
+    if (this.ancestors.has(`${hit.fid}:${parent}`)) return 0; // a member of the owner or of a class it inherits from
+    const forms = parent ? [parent] : [];
+    for (const m of this.store.file(hit.fid)?.mods ?? []) forms.push(parent ? `${m}.${parent}` : m);
+    const max = allowedDistance(head.length);
+    let best = max + 1;
+    for (const form of forms) best = Math.min(best, distanceWithin(head, form.toLowerCase(), max));
+    return best <= max ? best : -1;
+  }
+}
+
+function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

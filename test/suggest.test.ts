@@ -1,0 +1,181 @@
+// Near misses on small trees shaped like flask and httpx (an inherited
+// method, a star re-export), and on TypeScript classes: the suggestions in the
+// tool's JSON, in their documented order; find_importers' for a module no
+// file is known by and in the refusal of a path the index does not hold; the
+// CLI's one "did you mean" line, through a real CLI process and daemon; and
+// what the model reads in `ask`.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { ToolError } from '../indexer/errors.js';
+import { baseNames } from '../indexer/query/bases.js';
+import { evidenceEnvelope } from '../daemon/ask/prompt.js';
+import { cleanupTemp, PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
+import { testUnless } from './helpers/skip.js';
+
+const tmp = tempDir('suggest');
+const repo = join(tmp, 'repo');
+const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
+
+write(repo, {
+  'src/flask/__init__.py': 'from .app import Flask as Flask\nfrom .helpers import make_response\n',
+  'src/flask/app.py': 'from .sansio.app import App\n\n\nclass Flask(App):\n    def wsgi_app(self, environ):\n        return environ\n',
+  'src/flask/helpers.py': 'def make_response(*args):\n    return args\n',
+  'src/flask/sansio/app.py': 'import typing as t\n\nfrom .scaffold import Scaffold\n\n\nclass App(Scaffold):\n    def add_url_rule(self, rule):\n        pass\n',
+  'src/flask/sansio/scaffold.py': [
+    'def setupmethod(f):', '    return f', '', '',
+    'class Scaffold:', '    @setupmethod', '    def route(self, rule):', '        return rule', '',
+    '    def get(self, rule):', '        return self.route(rule)', '',
+  ].join('\n'),
+  'tests/test_app.py': 'import flask\n\n\nclass Flask:\n    pass\n',
+  'httpx/__init__.py': 'from ._client import *\nfrom ._models import *\n',
+  'httpx/_client.py': 'class BaseClient:\n    def build_request(self):\n        pass\n\n\nclass Client(BaseClient):\n    def send(self):\n        pass\n',
+  'httpx/_models.py': 'class Request:\n    pass\n',
+  'web/base.ts': 'export class Base<T> {\n  run(x: T): T {\n    return x;\n  }\n}\n',
+  'web/server.ts': "import { Base } from './base';\n\nexport class Server extends Base<string> implements Runner {\n  stop(): void {}\n}\n",
+  '.env': 'SECRET=1\n',
+});
+
+let idx: EvidexIndex | null = null;
+async function index(): Promise<EvidexIndex> {
+  if (!idx) { idx = await openEvidexIndex(repo, { stateDir: join(tmp, 'state') }); await idx.refresh(); await idx.warm(); }
+  return idx;
+}
+
+const suggested = async (tool: string, args: Record<string, unknown>): Promise<string[]> => {
+  const r = await (await index()).runTool(tool, args);
+  assert.is(r.total, 0, `${tool} ${JSON.stringify(args)} finds nothing`);
+  return (r.suggestions ?? []).map((s) => `${s.name} ${s.why} ${s.path}${s.line ? `:${s.line}` : ''}${s.count ? ` x${s.count}` : ''}`);
+};
+
+test('find_symbol: an inherited method is suggested from the base that defines it, through two levels and imports', async () => {
+  assert.equal(await suggested('find_symbol', { name: 'Flask.route' }), ['Scaffold.route inherited src/flask/sansio/scaffold.py:6']);
+  assert.equal(await suggested('find_symbol', { name: 'flask.Flask.add_url_rule' }), ['App.add_url_rule inherited src/flask/sansio/app.py:7']);
+  // Flask.get: Scaffold.get is inherited; names spelled alike come after it.
+  const get = await suggested('find_symbol', { name: 'Flask.get' });
+  assert.is(get[0], 'Scaffold.get inherited src/flask/sansio/scaffold.py:10');
+  // Misspelt as well: the classes it inherits from count as its own for names alike.
+  assert.equal(await suggested('find_symbol', { name: 'Flask.rout' }), ['Scaffold.route edit src/flask/sansio/scaffold.py:6']);
+  assert.equal(await suggested('find_symbol', { name: 'httpx.Client.build_reqest' }), ['BaseClient.build_request edit httpx/_client.py:2']);
+});
+
+test('find_symbol: a name re-exported by a star import is suggested under the module that defines it', async () => {
+  assert.equal(await suggested('find_symbol', { name: 'httpx.Client' }), ['httpx._client.Client reexported httpx/_client.py:6']);
+  assert.equal(await suggested('find_symbol', { name: 'httpx.Client.send' }), ['httpx._client.Client.send reexported httpx/_client.py:7']);
+  // Re-exported, then inherited.
+  assert.equal(await suggested('find_symbol', { name: 'httpx.Client.build_request' }), ['BaseClient.build_request inherited httpx/_client.py:2']);
+});
+
+test('find_symbol: names alike — case first, then edit distance, then prefix; one suggestion per name with its count', async () => {
+  assert.equal(await suggested('find_symbol', { name: 'flask' }), ['Flask case src/flask/app.py:4 x2']);
+  assert.equal(await suggested('find_symbol', { name: 'make_respons' }), ['make_response edit src/flask/helpers.py:1']);
+  assert.equal(await suggested('find_symbol', { name: 'Scafold.route' }), ['Scaffold.route edit src/flask/sansio/scaffold.py:6']);
+  assert.equal(await suggested('find_symbol', { name: 'add_url' }), ['App.add_url_rule prefix src/flask/sansio/app.py:7']);
+  assert.equal(await suggested('find_symbol', { name: 'zzzzzz' }), []);
+});
+
+test('find_symbol: kind or path_prefix that filter every match away suggest the matches they left out, first', async () => {
+  const r = await suggested('find_symbol', { name: 'Scaffold', kind: 'function' });
+  assert.is(r[0], 'Scaffold filtered_out src/flask/sansio/scaffold.py:5');
+});
+
+test('base classes read from headers: Python (keywords, starred, subscripts, comments left out) and TypeScript (type arguments, implements left out)', () => {
+  assert.equal(baseNames('a.py', '@dec\nclass Flask(  # the app\n    sansio.App, t.Generic[T], *mixins, metaclass=Meta,\n):\n    pass', 'Flask'), ['sansio.App', 't.Generic']);
+  assert.equal(baseNames('a.py', 'class Box[T](Base[T]):\n    pass', 'Box'), ['Base']);
+  assert.equal(baseNames('a.py', 'class Plain:\n    pass', 'Plain'), []);
+  assert.equal(baseNames('a.ts', 'export class Server<T extends object> extends mod.Base<Map<string, T>> implements Runner {', 'Server'), ['mod.Base']);
+  assert.equal(baseNames('a.ts', 'export interface Opts extends A, B<C> {', 'Opts'), ['A', 'B']);
+  assert.equal(baseNames('a.ts', 'class Lone {}', 'Lone'), []);
+});
+
+/** TypeScript definitions come with the TypeScript indexer (indexer/typescript); without it the end-to-end case is skipped, not passed. */
+const tsTest = testUnless(existsSync(join(PROJECT_ROOT, 'dist', 'indexer', 'typescript', 'extract.js')) ? null : 'no TypeScript indexer in this build');
+
+tsTest('find_symbol: a TypeScript class inherits through `extends`', async () => {
+  assert.equal(await suggested('find_symbol', { name: 'Server.run' }), ['Base.run inherited web/base.ts:2']);
+});
+
+test('find_importers: a module no file is known by gets the nearest module names and paths; a path not indexed says them in its refusal', async () => {
+  assert.equal(await suggested('find_importers', { module_name: 'flask.ap' }), ['flask.app edit src/flask/app.py']);
+  assert.equal(await suggested('find_importers', { module_name: 'scaffold' }), ['flask.sansio.scaffold tail src/flask/sansio/scaffold.py']);
+  assert.equal(await suggested('find_importers', { module_name: 'HTTPX' }), [
+    'httpx case httpx/__init__.py', 'httpx._client prefix httpx/_client.py', 'httpx._models prefix httpx/_models.py',
+  ]);
+  try {
+    await (await index()).runTool('find_importers', { module_name: 'src/flask/ap.py' });
+    assert.unreachable('refused');
+  } catch (e) {
+    assert.instance(e, ToolError);
+    assert.is((e as ToolError).code, 'not_indexed');
+    assert.match((e as ToolError).message, /is not in the index .*; did you mean: src\/flask\/app\.py(, |$)/);
+    assert.not.match((e as ToolError).message, /\n/);
+  }
+  // A secret is never suggested, however close.
+  assert.not.ok((await suggested('find_importers', { module_name: '.envv' })).some((s) => s.includes('.env ')));
+  // A module that exists but that nothing imports is a real answer of 0: no suggestions.
+  const r = await (await index()).runTool('find_importers', { module_name: 'flask.helpers' });
+  assert.is(r.total, 1);
+  const none = await (await index()).runTool('find_importers', { module_name: 'flask.sansio.scaffold', path_prefix: 'httpx/' });
+  assert.is(none.total, 0);
+  assert.is(none.suggestions, undefined);
+});
+
+test('the model reads the suggestions beside the empty answer, marked as names to call, not evidence', async () => {
+  const r = await (await index()).runTool('find_symbol', { name: 'Flask.route' });
+  const env = evidenceEnvelope('find_symbol', { name: 'Flask.route' }, r.evidence, r.total, r.generation, 2000, (t) => Math.ceil(t.length / 4), r.suggestions);
+  const data = JSON.parse(env.content).untrusted_data;
+  assert.equal(data.suggestions, r.suggestions);
+  assert.match(data.hint, /not evidence/);
+  assert.is(env.shown.length, 0);
+});
+
+test('evidex symbol / importers print one "did you mean" line on stderr; --json carries the field', async () => {
+  const home = join(tmp, 'home');
+  const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args, '--repo', repo], {
+    cwd: repo, encoding: 'utf8', timeout: 60_000, env: { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9' },
+  });
+  try {
+    const sym = run(['symbol', 'Flask.route']);
+    assert.is(sym.status, 0, sym.stderr);
+    assert.is(sym.stdout, '');
+    const lines = sym.stderr.trim().split('\n');
+    assert.is(lines[lines.length - 1], 'did you mean: Scaffold.route (inherited, src/flask/sansio/scaffold.py:6)');
+    const many = run(['symbol', 'flask']);
+    assert.match(many.stderr, /did you mean: Flask \(case, src\/flask\/app\.py:4, \+1 more\)\n/);
+    const imp = run(['importers', 'flask.ap']);
+    assert.match(imp.stderr, /did you mean: flask\.app \(edit, src\/flask\/app\.py\)\n/);
+    const json = JSON.parse(run(['symbol', 'httpx.Client', '--json']).stdout);
+    assert.equal(json.suggestions, [{ name: 'httpx._client.Client', why: 'reexported', kind: 'class', path: 'httpx/_client.py', line: 6 }]);
+  } finally {
+    run(['daemon', 'stop']);
+  }
+});
+
+test('through MCP: structuredContent carries the suggestions, checked by the SDK client against the outputSchema, and the text says them too', async () => {
+  const home = join(tmp, 'mcp-home');
+  const env = { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9' } as Record<string, string>;
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--repo', repo], env, stderr: 'pipe' });
+  const client = new McpClient({ name: 'suggest-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const tools = await client.listTools();
+    const out = tools.tools.find((t) => t.name === 'find_symbol')!.outputSchema as { properties: Record<string, unknown> };
+    assert.ok(out.properties.suggestions, 'outputSchema lists suggestions');
+    const r = await client.callTool({ name: 'find_symbol', arguments: { name: 'Flask.route' } });
+    assert.is(r.isError, undefined);
+    const want = [{ name: 'Scaffold.route', why: 'inherited', kind: 'method', path: 'src/flask/sansio/scaffold.py', line: 6 }];
+    assert.equal((r.structuredContent as { suggestions: unknown }).suggestions, want);
+    assert.equal(JSON.parse((r.content as Array<{ text: string }>)[0].text).suggestions, want);
+  } finally {
+    await client.close();
+    spawnSync(process.execPath, [BIN, 'daemon', 'stop', '--repo', repo], { env, encoding: 'utf8', timeout: 60_000 });
+  }
+});
+
+test.after(async () => { await idx?.close(); cleanupTemp(); });
+test.run();
