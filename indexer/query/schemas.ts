@@ -51,9 +51,9 @@ export const ReadEvidenceArgs = z.strictObject({
 
 export const FindImportersArgs = z.strictObject({
   module_name: z.string().min(1).max(1000)
-    .describe('Dotted module name ("pkg.mod"), package ("react", "@org/ui") or repository path ("src/app.py", "src/log.ts").'),
+    .describe('Module ("pkg.mod"), package ("react") or path ("src/log.ts").'),
   via_reexports: z.boolean().optional()
-    .describe('Also imports through files that re-export it (export * from); such items list them in `via` (default false).'),
+    .describe('Follow re-exports; items list them in `via`.'),
   ...paging,
   path_prefix: pathPrefix,
 });
