@@ -8,6 +8,14 @@ import type { DaemonInfoStatus, LatencySnapshot, WarmupStatus } from '../protoco
 import type { StatusReport } from './connection.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
+/** TypeScript/JavaScript import statements by outcome, as `evidex index` and `evidex daemon status` print them (null: none indexed, or an older daemon). */
+export function formatTsImports(c: { files: number; resolved: number; unresolved: { external: number; missing: number; config: number } } | undefined): Shown | null {
+  if (!c || c.files === 0) return null;
+  const u = c.unresolved;
+  const all = c.resolved + u.external + u.missing + u.config;
+  return human`${all} imports in ${c.files} TS/JS files: ${c.resolved} in the repository, ${u.external} external packages, ${u.missing} missing, ${u.config} under an unreadable config`;
+}
+
 /** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */
 function formatWarmup(w: WarmupStatus | undefined): string {
   switch (w?.state) {
@@ -58,6 +66,7 @@ function formatRoot(root: string, d: DaemonInfoStatus): Shown {
 export function formatStatus(r: StatusReport): Shown {
   if (!r.running) return human`${r.message}\n`;
   const d = r.status.daemon;
+  const ts = formatTsImports(r.status.index.tsImports);
   const lines = [
     human`running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
     human`url          ${r.url}`,
@@ -66,6 +75,7 @@ export function formatStatus(r: StatusReport): Shown {
     ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${d.waiting.since} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
     human`files        ${r.files}`,
     human`symbols      ${r.symbols}`,
+    ...(ts === null ? [] : [human`ts/js        ${ts}`]),
     human`generation   ${r.generation}`,
     human`last update  ${r.lastUpdate ?? 'never'}`,
     human`watcher      ${r.watcher}${d.watcherNote ? human` (${d.watcherNote})` : ''}`,

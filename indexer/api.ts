@@ -1,14 +1,14 @@
 // The face the indexer shows to the daemon and the in-process CLI: open an
 // index for a root, keep it fresh, answer validated tool calls. The daemon holds
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
-import type { BuildProgress, BuildSummary, UpdateSummary } from './build/builder.js';
+import type { BuildProgress, BuildSummary, TsImportCounts, UpdateSummary } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
 import type { Pace } from './query/pace.js';
 import type { ToolResult } from './query/schemas.js';
 import type { IndexSample } from './store/store.js';
 
 // Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
-export type { BuildProgress, BuildSummary, IndexSample, Pace, ToolResult, UpdateSummary };
+export type { BuildProgress, BuildSummary, IndexSample, Pace, ToolResult, TsImportCounts, UpdateSummary };
 
 export interface IndexStatus {
   root: string;
@@ -16,6 +16,8 @@ export interface IndexStatus {
   generation: number;          // rises by one with every applied update (a file, a batch, a build step)
   files: number;
   pythonFiles: number;
+  /** TypeScript/JavaScript files, and their import statements by outcome: resolved in the repository, or nowhere and why. */
+  tsImports: TsImportCounts;
   symbols: number;
   imports: number;
   lines: number;

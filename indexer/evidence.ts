@@ -3,7 +3,8 @@
 // file as indexed — holds by construction.
 
 export const EVIDENCE_KINDS = [
-  'path_match', 'content_match', 'class', 'function', 'method', 'variable', 'import', 'source', 'diff',
+  'path_match', 'content_match', 'class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace',
+  'import', 'source', 'diff',
 ] as const;
 export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
@@ -15,6 +16,8 @@ export interface Evidence {
   name: string;
   snippet: string;
   truncated?: true;
+  /** find_importers with via_reexports: the re-exporting files between the statement and the module, nearest first. */
+  via?: string[];
 }
 
 /** Snippets longer than this are cut to a prefix and flagged `truncated`. */

@@ -5,7 +5,7 @@
 // whenever they are called and see whole updates only.
 import { join, resolve } from 'node:path';
 import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, Pace, ToolResult, UpdateSummary } from './api.js';
-import { Builder } from './build/builder.js';
+import { Builder, tsImportCounts } from './build/builder.js';
 import type { RepoRules } from './discover/rules.js';
 import { asToolError, ToolError } from './errors.js';
 import { checkToolCall } from './query/arg-bounds.js';
@@ -56,7 +56,7 @@ export class EvidexIndex implements IndexHandle {
     const c = this.store.counts;
     return {
       root: this.root, formatVersion: FORMAT_VERSION, generation: this.store.generation,
-      files: this.store.fileCount, pythonFiles: c.py, symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
+      files: this.store.fileCount, pythonFiles: c.py, tsImports: tsImportCounts(c.ts, c.tsImports), symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
       lastUpdate: this.store.lastUpdate, state: this.store.state, warm: this.warmed && this.warming === null,
     };
   }
@@ -164,6 +164,8 @@ export class EvidexIndex implements IndexHandle {
         if (this.store.textComplete) break;
       }
       this.warmed = !this.store.stopWarming && this.store.textComplete;
+      // Then the save path of TypeScript files (the compiler's code compiled before the first save needs it).
+      if (this.warmed) await this.builder.warmTs(() => this.closed || this.store.stopWarming);
     })().finally(() => {
       this.warming = null;
       // Still incomplete (updates kept landing, or one landed as this finished and was handed

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { freshDump as freshDumpIn } from './helpers/fresh-index.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 import { stdlibRoot } from './helpers/corpus.js';
 import { lacks, testUnless } from './helpers/skip.js';
@@ -27,13 +28,7 @@ const tmp = tempDir('build');
 let n = 0;
 const stateDir = (): string => join(tmp, `state-${n++}`);
 
-async function freshDump(root: string): Promise<Record<string, unknown>> {
-  const idx = await openEvidexIndex(root, { stateDir: stateDir() });
-  await idx.refresh();
-  const d = idx.store.dump();
-  await idx.close();
-  return d;
-}
+const freshDump = (root: string): Promise<Record<string, unknown>> => freshDumpIn(root, stateDir());
 
 async function assertSameAsFresh(idx: EvidexIndex, what: string): Promise<void> {
   const got = idx.store.dump();

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { fixtureCopy } from './helpers/daemon.js';
-import { cleanupTemp, FIXTURE, PROJECT_ROOT, tempDir } from './helpers/fs.js';
+import { cleanupTemp, FIXTURE, PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
 const home = tempDir('cli-home');
@@ -154,6 +154,35 @@ test('tools lists exactly the five, with the schemas the daemon validates with',
   const r = evidex(['tools', '--json']);
   const names = JSON.parse(r.stdout).tools.map((t: { name: string }) => t.name);
   assert.equal(names, ['search_code', 'find_symbol', 'read_evidence', 'find_importers', 'read_git_diff']);
+});
+
+test('TS/JS from the command line: index counts the statements, symbol --kind takes the TS kinds, importers --via-reexports prints each chain', () => {
+  const ts = join(tempDir('cli-ts'), 'repo');
+  write(ts, {
+    'src/log.ts': 'export interface Logger {\n  log(m: string): void;\n}\nexport const log = (m: string) => m;\n',
+    'src/index.ts': "export * from './log';\n",
+    'app.ts': "import { log } from './src';\nimport { z } from 'zod';\nlog('x');\n",
+  });
+  const run = (args: string[]) => evidex([...args, '--repo', ts], { cwd: ts });
+  try {
+    const idx = run(['index']);
+    assert.is(idx.code, 0, idx.stderr);
+    assert.match(idx.stdout, '  ts/js   3 imports in 3 TS/JS files: 2 in the repository, 1 external packages, 0 missing, 0 under an unreadable config\n');
+    const sym = run(['symbol', 'Logger', '--kind', 'interface']);
+    assert.is(sym.code, 0, sym.stderr);
+    assert.is(sym.stdout, 'src/log.ts:1-3: interface Logger  export interface Logger {\n');
+    assert.is(run(['symbol', 'Logger', '--kind', 'function']).stdout, '');
+    const bad = run(['symbol', 'Logger', '--kind', 'struct']);
+    assert.is(bad.code, 2);
+    assert.match(bad.stderr, 'interface');
+    assert.is(run(['importers', 'src/log.ts']).stdout, "src/index.ts:1: export * from './log';\n");
+    const via = run(['importers', 'src/log.ts', '--via-reexports']);
+    assert.is(via.code, 0, via.stderr);
+    assert.is(via.stdout, "# via src/index.ts\napp.ts:1: import { log } from './src';\nsrc/index.ts:1: export * from './log';\n");
+    assert.is(run(['importers', 'zod']).stdout, "app.ts:2: import { z } from 'zod';\n");
+  } finally {
+    run(['daemon', 'stop']);
+  }
 });
 
 test('daemon status and stop', () => {

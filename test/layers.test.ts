@@ -97,8 +97,9 @@ const under = (p: string, ...folders: string[]): boolean => folders.some((f) => 
  * module must be placed here, so a new one is placed on purpose.
  */
 const INDEXER_LAYERS: readonly (readonly string[])[] = [
-  ['model.ts', 'text.ts', 'errors.ts', 'evidence.ts', 'write-failure.ts'],
-  ['discover/', 'python/'],
+  // query/limits.ts has no imports (the CLI loads it alone): the tools' bounds and kinds, which model.ts names too.
+  ['model.ts', 'text.ts', 'errors.ts', 'evidence.ts', 'write-failure.ts', 'query/limits.ts'],
+  ['discover/', 'python/', 'typescript/'],
   ['store/'],
   ['build/', 'query/'],
   ['index.ts', 'api.ts'],

@@ -15,24 +15,13 @@ import { listPyFiles, packageDirsAmong, sitePackagesRoot, startPyOracle, stdlibR
 import { firstReason, lacks, testUnless } from './helpers/skip.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { PROJECT_ROOT } from './helpers/fs.js';
+import { missing } from './helpers/multiset.js';
 
 /** Every test here compares with the ast oracle: without python3 they are skipped. */
 const pyTest = testUnless(lacks.python3());
 
 const defKey = (d: { kind: string; qualname: string; name: string; start: number; end: number }): string => `${d.kind} ${d.qualname} (${d.name}) ${d.start}-${d.end}`;
 const impKey = (i: { start: number; end: number; targets: string[] }): string => `import ${i.start}-${i.end} -> [${i.targets.join(', ')}]`;
-
-/** Items in `a` not matched in `b`, as a multiset difference. */
-function missing(a: string[], b: string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const x of b) counts.set(x, (counts.get(x) ?? 0) + 1);
-  const out: string[] = [];
-  for (const x of a) {
-    const c = counts.get(x) ?? 0;
-    if (c > 0) counts.set(x, c - 1); else out.push(x);
-  }
-  return out;
-}
 
 interface CorpusResult {
   compared: number; excluded: string[]; lines: number; extractMs: number; diffs: string[]; defs: number; variables: number; imports: number;

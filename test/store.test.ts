@@ -43,7 +43,7 @@ test('a failing commit changes nothing, in LMDB or in memory', async () => {
   await idx.refresh();
   const before = idx.store.dump();
   const gen = idx.status().generation;
-  const good = { path: 'b.txt', size: 3, mtimeMs: 1, hash: 'x', lines: 1, text: Buffer.from('new'), tri: new Uint8Array(0), py: false, defs: [], imports: [], mods: [] };
+  const good = { path: 'b.txt', size: 3, mtimeMs: 1, hash: 'x', lines: 1, text: Buffer.from('new'), tri: new Uint8Array(0), lang: null as null, defs: [], imports: [], mods: [] };
   // The second op is malformed (no text buffer): LMDB throws inside the transaction.
   const bad = { ...good, path: 'c.txt', text: undefined as unknown as Uint8Array };
   assert.throws(() => idx.store.commit([{ op: 'put', file: good }, { op: 'put', file: bad }]));

@@ -1,19 +1,24 @@
 // `evidex importers MODULE`: find_importers from the command line.
-import { needPositionals } from '../command.js';
+import { flag, needPositionals } from '../command.js';
 import { PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
   tool: 'find_importers',
-  usage: 'evidex importers MODULE [--limit N] [--offset N] [--path-prefix P | --all]',
-  summary: 'import statements that import a module (dotted name or repo path)',
-  details: 'MODULE is a dotted name (pkg.mod) or the path of a Python file (mod.py), relative to the current folder.\n'
+  usage: 'evidex importers MODULE [--via-reexports] [--limit N] [--offset N] [--path-prefix P | --all]',
+  summary: 'import statements that import a module (dotted name, package name or file path)',
+  details: 'MODULE is a Python dotted name (pkg.mod), a package name or subpath (react, @org/ui, lodash/fp)\n'
+    + 'or the path of a Python, TypeScript or JavaScript file (mod.py, lib/log.ts), relative to the current folder.\n'
+    + 'TS/JS imports count as the TypeScript compiler resolves them (tsconfig paths, workspace packages, index files).\n'
+    + 'With --via-reexports, statements importing a file that re-exports MODULE (a barrel) count too; such a line says via which files.\n'
     + 'In a subfolder it shows the importers there only, and says how many more the whole repository has.\n\n'
-    + 'examples:\n  evidex importers rag_common\n  evidex importers src/rag_common.py',
-  flags: { ...PAGE, ...SCOPE },
+    + 'examples:\n  evidex importers rag_common\n  evidex importers src/rag_common.py\n  evidex importers src/lib/log.ts --via-reexports\n  evidex importers @org/ui',
+  flags: { 'via-reexports': flag.boolean('also statements importing a file that re-exports MODULE (export ... from chains)'), ...PAGE, ...SCOPE },
   build: (p, place) => {
     needPositionals(p, 1, 'evidex importers MODULE');
     const m = p.positionals[0];
     // A file on disk is a path, taken from the current folder like every path; anything else is a module or package name.
-    return { module_name: place.namesFile(m) ? place.toRoot(m) : m, ...pageArgs(p), path_prefix: p.flags['path-prefix'] };
+    return {
+      module_name: place.namesFile(m) ? place.toRoot(m) : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
+    };
   },
 });

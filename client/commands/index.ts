@@ -4,6 +4,7 @@
 // its progress is shown. Ctrl-C leaves a clean line and exits 130.
 import { human, path, stderr, stdout } from '../../local/human.js';
 import { Methods, Notifications, type BuildSummary } from '../../protocol/messages.js';
+import { formatTsImports } from '../daemon-report.js';
 import { CLIENT_NAME, defineCommand, HELP, JSON_FLAG, REPO, repoOf, unnamedRoot } from '../command.js';
 
 export const command = defineCommand({
@@ -52,12 +53,14 @@ export const command = defineCommand({
       stdout().json({ root: root.path, ...summary });
     } else {
       const s = summary;
+      const tsImports = formatTsImports(s.tsImports);
+      const ts = tsImports === null ? '' : human`  ts/js   ${tsImports}\n`;
       const size = s.indexBytes !== undefined ? human`  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '';
       stdout().write(human`indexed ${path(root.path)} (${s.via})
   files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)
   symbols ${s.symbols}
   imports ${s.imports}
-  lines   ${s.lines}
+${ts}  lines   ${s.lines}
 ${size}  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFixed(2)})
 `);
     }

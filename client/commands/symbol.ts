@@ -1,17 +1,19 @@
 // `evidex symbol NAME`: find_symbol from the command line.
+import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
 import { flag, needPositionals } from '../command.js';
 import { PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
   tool: 'find_symbol',
-  usage: 'evidex symbol NAME [--kind class|function|method|variable] [--body] [--limit N] [--offset N] [--path-prefix P | --all]',
-  summary: 'find Python definitions by simple or qualified name',
-  details: 'NAME is a simple name (run), a qualified one (Server.run) or a module-qualified one (pkg.mod.Server.run).\n'
+  usage: `evidex symbol NAME [--kind ${SYMBOL_KINDS.join('|')}] [--body] [--limit N] [--offset N] [--path-prefix P | --all]`,
+  summary: 'find Python, TypeScript and JavaScript definitions by simple or qualified name',
+  details: 'NAME is a simple name (run), a qualified one (Server.run, A.B.f) or, for Python, a module-qualified one (pkg.mod.Server.run).\n'
+    + 'Kinds: class, function, method, variable; interface, type, enum and namespace come from TypeScript.\n'
     + 'One line per definition: path:start-end: kind name  signature; --body prints each definition whole.\n'
     + 'In a subfolder it looks there only, and says how many more the whole repository has.\n\n'
-    + 'examples:\n  evidex symbol Settings\n  evidex symbol Settings.load --body',
+    + 'examples:\n  evidex symbol Settings\n  evidex symbol Settings.load --body\n  evidex symbol createServer --kind function',
   flags: {
-    kind: flag.choice('KIND', ['class', 'function', 'method', 'variable'], 'class, function, method or variable'),
+    kind: flag.choice('KIND', SYMBOL_KINDS, `only definitions of this kind: ${SYMBOL_KINDS.join(', ')}`),
     body: flag.boolean('print every definition whole instead of one line each'),
     ...PAGE,
     ...SCOPE,

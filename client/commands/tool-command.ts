@@ -11,6 +11,7 @@ import { Methods, type Evidence, type ToolResult } from '../../protocol/messages
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
+import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
 import type { Client } from '../connection.js';
 import { placeOf, type Place } from '../paths.js';
 import { formatSuggestions } from '../suggestions.js';
@@ -140,7 +141,7 @@ export interface FormatOptions {
   shown?: (rootPath: string) => string;
 }
 
-const DEFINITION_KINDS: ReadonlySet<string> = new Set(['class', 'function', 'method', 'variable']);
+const DEFINITION_KINDS: ReadonlySet<string> = new Set(SYMBOL_KINDS);
 
 /** Colours (shown only where the screen shows colours) and the search query's highlight, over text shown by local/human.ts's rule. */
 class Painter {
@@ -194,6 +195,8 @@ export function formatEvidence(items: readonly Evidence[], opts: FormatOptions =
       continue;
     }
     const lines = e.snippet.split('\n');
+    // An importer found through re-exporting files (`importers --via-reexports`) says which, in a line of its own.
+    if (e.via?.length) out.push(p.paint('dim', human`# via ${join(e.via.map((v) => path(v)), ' → ')}`));
     if (DEFINITION_KINDS.has(e.kind) && !opts.body) {
       out.push(human`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${headLine(lines)}`);
       continue;

@@ -10,7 +10,7 @@ import type { ToolSpec } from './model.js';
 const SUGGESTIONS_HINT = 'nothing matched; suggestions are names the index does hold: call the tool again with one of them to see its evidence (a suggestion is not evidence)';
 
 export const SYSTEM_PROMPT = [
-  'You answer questions about one code repository using only evidence returned by the tools you are given.',
+  'You answer questions about one code repository (Python, TypeScript, JavaScript) using only evidence returned by the tools you are given.',
   'The tools are read-only: search_code, find_symbol, read_evidence, find_importers, read_git_diff. Nothing else exists;',
   'you cannot write, delete or run anything, or reach the network. If asked to, say you cannot and answer what you can.',
   `Lists come a page at a time: limit (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}) items from offset; total counts every match; path_prefix keeps paths starting with it.`,

@@ -16,11 +16,14 @@ import { walkRepo, type WalkEntry } from '../discover/walk.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
-import { parseOne } from './parse-worker.js';
+import { parseOne, readVettedText } from './parse-worker.js';
 import { defaultWorkers, parseAll } from './pool.js';
 import { lookAndRead } from './settled-read.js';
 import { isPackageInit } from '../python/modules.js';
+import type { PyImport, TsImport } from '../model.js';
+import type { ImportRec, ResolutionCounts, TsResolution } from '../store/store.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
+import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
 
 /**
  * A build commits whenever this many files or bytes of text have accumulated,
@@ -42,6 +45,19 @@ export interface BuildProgress {
 export interface BuildSummary {
   files: number; parsed: number; unchanged: number; removed: number;
   symbols: number; imports: number; lines: number; seconds: number;
+  /** TypeScript/JavaScript import statements by outcome (api.ts, TsImportCounts). */
+  tsImports: TsImportCounts;
+}
+
+/** TypeScript/JavaScript import statements of the whole index: resolved to a file of the repository, or nowhere, and why. */
+export interface TsImportCounts {
+  files: number;               // TypeScript and JavaScript files indexed
+  resolved: number;            // statements that reached a file of the repository
+  unresolved: { external: number; missing: number; config: number };
+}
+
+export function tsImportCounts(files: number, c: ResolutionCounts): TsImportCounts {
+  return { files, resolved: c[0], unresolved: { external: c[1], missing: c[2], config: c[3] } };
 }
 
 /** What an update of named paths did (the watcher's unit of work). */
@@ -61,10 +77,20 @@ export interface BuilderOptions {
 
 export class Builder {
   private rules: RepoRules | null = null;
+  /** TypeScript/JavaScript resolution: what to resolve after a build or an update, and against which tree. */
+  private readonly ts: TsImports;
   /** Files parsed (content read and extracted) since this builder was made — tests check that unchanged files are not re-parsed. */
   parsed = 0;
 
-  constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {}
+  constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {
+    this.ts = new TsImports(root, store);
+  }
+
+  /** See TsImports.warm: readies the save path of TypeScript files (in slices, writing nothing). */
+  warmTs(stopped: () => boolean): Promise<void> { return this.ts.warm(stopped); }
+
+  /** TypeScript/JavaScript files resolved since this builder was made — tests check that a change resolves again only what it can affect. */
+  get tsResolved(): number { return this.ts.resolvedFiles; }
 
   /** The rules once currentRules() has loaded them, else null (no I/O). */
   get loadedRules(): RepoRules | null { return this.rules; }
@@ -77,16 +103,27 @@ export class Builder {
 
   private get maxBytes(): number { return this.rules?.maxFileBytes ?? this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES; }
 
-  /** Turns one parse result into store ops under the given package folders. */
-  private opFor(res: ParseResult, pkgDirs: ReadonlySet<string>): StoreOp | null {
+  /**
+   * Turns one parse result into store ops under the given package folders; a
+   * TypeScript file's statements resolved by `ts`.
+   */
+  private opFor(res: ParseResult, pkgDirs: ReadonlySet<string>, ts: (path: string, raw: readonly TsImport[]) => ResolvedFile | undefined): StoreOp | null {
     const indexed = this.store.fileByPath(res.path);
     switch (res.kind) {
       case 'file': {
         this.parsed++;
-        const { mods, imports } = res.py ? resolvePython(res.path, res.imports, pkgDirs) : { mods: [], imports: [] };
+        let mods: string[] = [];
+        let imports: ImportRec[] = [];
+        let tsres: TsResolution | undefined;
+        if (res.lang === 'py') ({ mods, imports } = resolvePython(res.path, res.imports as PyImport[], pkgDirs));
+        else if (res.lang === 'ts') {
+          const r = ts(res.path, res.imports as TsImport[]);
+          if (!r) throw new Error(`internal: no resolution for ${res.path}`);
+          ({ imports, tsres } = r);
+        }
         const file: FileWrite = {
           path: res.path, size: res.size, mtimeMs: res.mtimeMs, hash: res.hash, lines: res.lines,
-          text: res.text, tri: res.tri, py: res.py, defs: res.defs, imports, mods,
+          text: res.text, tri: res.tri, lang: res.lang, defs: res.defs, imports, mods, tsres,
         };
         return { op: 'put', file };
       }
@@ -114,7 +151,7 @@ export class Builder {
     const ops: StoreOp[] = [];
     for (const f of this.store.ordered()) {
       if (!f.py || skip.has(f.path) || !flipped.some((d) => isUnder(f.path, d))) continue;
-      const { mods, imports } = resolvePython(f.path, this.store.imports(f.fid).map((i) => i.raw), newDirs);
+      const { mods, imports } = resolvePython(f.path, this.store.imports(f.fid).map((i) => i.raw as PyImport), newDirs);
       ops.push({ op: 'resolve', path: f.path, mods, imports });
     }
     return ops;
@@ -158,6 +195,11 @@ export class Builder {
       else tasks.push({ path: w.path, abs: w.abs, dev: w.dev, ino: w.ino, knownHash: f?.hash, size: w.size });
     }
     const removedPaths = store.ordered().filter((f) => inScope(f.path) && !seen.has(f.path)).map((f) => f.path);
+    // An interrupted build left resolutions it meant to redo unrecorded: this one redoes them all.
+    const resolveAll = store.state !== 'ready' && store.fileCount > 0;
+    // TypeScript files are resolved as they are parsed, against the tree the walk found.
+    const walkedByPath = new Map(walked.map((w) => [w.path, w]));
+    const resolveTs = this.ts.beginBuild(walkedByPath, new Set(tasks.map((t) => t.path)), removedPaths, (e) => readVettedText(e, this.maxBytes));
 
     // Package folders as they will be once this pass is done (walk's view).
     const outside = store.ordered().filter((f) => !inScope(f.path)).map((f) => f.path);
@@ -171,20 +213,27 @@ export class Builder {
     }
 
     const changedPaths: string[] = [];
+    /** What the build changed, for TypeScript resolution at its end, and the TypeScript files it wrote. */
+    const changes: FileChange[] = [];
+    const tsWritten = new Set<string>();
     let done = 0;
     let ops: StoreOp[] = [];
     let opBytes = 0;
     let lastFlush = performance.now();
     const flush = (): void => {
-      if (ops.length) store.commit(ops);
+      if (ops.length) this.commitTs(ops);
       ops = []; opBytes = 0; lastFlush = performance.now();
     };
     const take = (results: ParseResult[]): void => {
       // Cancelled: commit what is parsed (the next build need not parse it again) and stop; the throw shuts the parse pool down.
       if (signal?.aborted) { flush(); signal.throwIfAborted(); }
       for (const res of results) {
-        const op = this.opFor(res, target);
-        if (res.kind === 'file') changedPaths.push(res.path);
+        const op = this.opFor(res, target, (path, raw) => resolveTs?.(path, raw));
+        if (res.kind === 'file') {
+          changedPaths.push(res.path);
+          changes.push({ path: res.path, how: store.fileByPath(res.path) ? 'text' : 'appeared' });
+          if (res.lang === 'ts') tsWritten.add(res.path);
+        }
         else if (res.kind === 'same') unchangedPaths.push(res.path);
         else if ((res.kind === 'gone' || res.kind === 'excluded') && store.fileByPath(res.path)) removedPaths.push(res.path);
         if (op) { ops.push(op); if (op.op === 'put') opBytes += op.file.text.length; }
@@ -202,7 +251,10 @@ export class Builder {
     for (const p of new Set(removedPaths)) if (store.fileByPath(p) && !changedSet.has(p)) removals.push({ op: 'remove', path: p });
     // Forget skip records of paths the walk no longer lists.
     for (const p of store.skipped.keys()) if (inScope(p) && !seen.has(p)) removals.push({ op: 'remove', path: p });
-    if (removals.length) store.commit(removals);
+    if (removals.length) this.commitTs(removals);
+    for (const o of removals) if (o.op === 'remove') changes.push({ path: o.path, how: 'disappeared' });
+    const unseen = walked.filter((w) => !store.fileByPath(w.path)).map((w) => w.path);
+    await this.resolveTs(changes, tsWritten, resolveAll, unseen);
 
     // Package folders as they really are now (an __init__.py may have been binary or vanished meanwhile).
     const actual = packageDirsOf(store.ordered().map((f) => f.path));
@@ -214,9 +266,36 @@ export class Builder {
     const c = store.counts;
     return {
       files: store.fileCount, parsed: changedPaths.length, unchanged: unchangedPaths.length, removed: new Set(removedPaths).size,
-      symbols: c.symbols, imports: c.imports, lines: c.lines, seconds: (performance.now() - t0) / 1000,
+      symbols: c.symbols, imports: c.imports, lines: c.lines, seconds: (performance.now() - t0) / 1000, tsImports: tsImportCounts(c.ts, c.tsImports),
       changedPaths, removedPaths: [...new Set(removedPaths)], unchangedPaths,
     };
+  }
+
+  /**
+   * The end of a build: re-resolves the stored TypeScript files its changes
+   * can affect (those it wrote were resolved as they were parsed), in bounded
+   * commits, yielding between them so queries are answered meanwhile.
+   */
+  private async resolveTs(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): Promise<void> {
+    const ops = this.ts.afterBuild(changes, written, all, unseen);
+    for (let i = 0; i < ops.length; i += COMMIT_FILES) {
+      const chunk = ops.slice(i, i + COMMIT_FILES);
+      this.commitTs(chunk);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** Commits ops that change TypeScript resolutions, keeping TsImports in step (and starting it afresh if the commit fails). */
+  private commitTs(ops: readonly StoreOp[], patch?: Parameters<Store['commit']>[1]): number {
+    let generation: number;
+    try {
+      generation = this.store.commit(ops, patch);
+    } catch (err) {
+      this.ts.reset();
+      throw err;
+    }
+    this.ts.committed(ops);
+    return generation;
   }
 
   /**
@@ -286,20 +365,35 @@ export class Builder {
       // A folder stays a package while either of its __init__.py and __init__.pyi is there.
       if (initFilesOf(dir).some(present)) newDirs.add(dir); else newDirs.delete(dir);
     }
+    // TypeScript statements of the files written, and those of other files the update's changes can affect,
+    // resolved against the tree as this commit leaves it.
+    const puts = new Map<string, { bytes: Uint8Array; ts: readonly TsImport[] | null }>();
+    const leaving = new Set<string>();
+    for (const r of byPath.values()) {
+      if (r.kind === 'file') puts.set(r.path, { bytes: r.text, ts: r.lang === 'ts' ? r.imports as TsImport[] : null });
+      else if ((r.kind === 'gone' || r.kind === 'excluded') && store.fileByPath(r.path)) leaving.add(r.path);
+    }
+    let ts: ReturnType<TsImports['resolveUpdate']>;
+    try {
+      ts = this.ts.resolveUpdate(puts, leaving);
+    } catch (err) {
+      this.ts.reset();
+      throw err;
+    }
     const ops: StoreOp[] = [];
     const summary: UpdateSummary = { changed: [], removed: [], unchanged: [], generation: store.generation };
     for (const r of byPath.values()) {
-      const op = this.opFor(r, newDirs);
+      const op = this.opFor(r, newDirs, (path) => ts.files.get(path));
       if (r.kind === 'file') summary.changed.push(r.path);
       else if ((r.kind === 'gone' || r.kind === 'excluded') && store.fileByPath(r.path)) summary.removed.push(r.path);
       else summary.unchanged.push(r.path);
       if (op) ops.push(op);
     }
     const touched = new Set([...byPath.values()].filter((r) => r.kind === 'file' || r.kind === 'gone' || r.kind === 'excluded').map((r) => r.path));
-    ops.push(...this.resolveOps(oldDirs, newDirs, touched));
+    ops.push(...this.resolveOps(oldDirs, newDirs, touched), ...ts.ops);
     const dirsChanged = !sameSet(oldDirs, newDirs);
     if (ops.length || dirsChanged) {
-      summary.generation = store.commit(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
+      summary.generation = this.commitTs(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
     }
     return summary;
   }

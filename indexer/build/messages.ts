@@ -1,5 +1,7 @@
 // What the build's main thread and its parse workers exchange.
-import type { PyDef, PyImport } from '../model.js';
+import type { Definition, Lang, RawImport } from '../model.js';
+
+export type { Lang };
 
 export interface ParseTask {
   path: string;         // repository-relative POSIX path
@@ -20,7 +22,9 @@ export type ParseResult =
   | { path: string; kind: 'error'; message: string }
   | {
       path: string; kind: 'file'; size: number; mtimeMs: number; hash: string; lines: number;
-      text: Uint8Array; tri: Uint8Array; py: boolean; defs: PyDef[]; imports: PyImport[];
+      text: Uint8Array; tri: Uint8Array;
+      /** Which extractor read it: Python, TypeScript/JavaScript, or none (every other text file). */
+      lang: Lang; defs: Definition[]; imports: RawImport[];
     };
 
 export interface ParseResponse { id: number; results: ParseResult[] }

@@ -1,5 +1,5 @@
 // Parse worker: everything per-file that does not need the index — read,
-// binary check, hash, decode, line count, Python extraction and the trigram
+// binary check, hash, decode, line count, Python and TypeScript extraction and the trigram
 // bucket set — so the main thread only writes. Runs in a worker_thread
 // (see pool.ts); one tree-sitter parser and one bucket collector per thread.
 import { createHash } from 'node:crypto';
@@ -10,9 +10,12 @@ import { parentPort } from 'node:worker_threads';
 import { BINARY_SNIFF_BYTES, isBinary } from '../discover/content.js';
 import { extractPython } from '../python/extract.js';
 import { isPythonPath } from '../python/modules.js';
+import { extractTs } from '../typescript/extract.js';
+import { isTsJsPath } from '../typescript/paths.js';
 import { decodeText, splitLines } from '../text.js';
 import { BucketCollector, encodeBuckets } from '../store/trigrams.js';
-import type { ParseRequest, ParseResult, ParseTask } from './messages.js';
+import type { TsExtract } from '../model.js';
+import type { Lang, ParseRequest, ParseResult, ParseTask } from './messages.js';
 
 const collector = new BucketCollector();
 
@@ -71,6 +74,30 @@ function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: 
   }
 }
 
+/** The text of a vetted file as it would be indexed (decoded), or undefined when it is gone, binary or too large. */
+export function readVettedText(entry: { abs: string; dev: number; ino: number }, maxBytes: number): string | undefined {
+  const r = readSmart(entry.abs, entry, maxBytes);
+  return r.kind === 'text' ? decodeText(r.bytes) : undefined;
+}
+
+/**
+ * A TypeScript file's definitions and statements; none when the compiler's
+ * parser (or the walk after it) gives up — a hostile file nested past the
+ * stack's depth — so the file is still indexed for search and reading.
+ */
+function extractTsOrNothing(text: string, path: string): TsExtract {
+  try {
+    return extractTs(text, path);
+  } catch {
+    return { defs: [], imports: [] };
+  }
+}
+
+/** Which extractor reads a file: Python (`.py`, `.pyi`), TypeScript/JavaScript (paths.ts), or none. */
+export function languageOf(path: string): Lang {
+  return isPythonPath(path) ? 'py' : isTsJsPath(path) ? 'ts' : null;
+}
+
 export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   const r = readSmart(task.abs, task, maxBytes);
   if (r.kind === 'gone' || r.kind === 'replaced') return { path: task.path, kind: r.kind };
@@ -81,11 +108,11 @@ export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   const lines = splitLines(text);
   for (const line of lines) collector.addLine(line.toLowerCase());
   const tri = encodeBuckets(collector.take());
-  const py = isPythonPath(task.path);
-  const extract = py ? extractPython(text) : null;
+  const lang = languageOf(task.path);
+  const extract = lang === 'py' ? extractPython(text) : lang === 'ts' ? extractTsOrNothing(text, task.path) : null;
   return {
     path: task.path, kind: 'file', size: r.size, mtimeMs: r.mtimeMs, hash, lines: lines.length,
-    text: r.bytes, tri, py, defs: extract?.defs ?? [], imports: extract?.imports ?? [],
+    text: r.bytes, tri, lang, defs: extract?.defs ?? [], imports: extract?.imports ?? [],
   };
 }
 
@@ -131,7 +158,7 @@ function parseChunk(req: ParseRequest): { results: ParseResult[]; transfer: Arra
       res = { path: task.path, kind: 'error', message: err instanceof Error ? err.message : String(err) };
     }
     if (res.kind === 'file') {
-      if (res.py) pyBytes += res.text.length;
+      if (res.lang === 'py') pyBytes += res.text.length;
       // Copy into exact-size buffers we own, then transfer instead of cloning.
       const text = new Uint8Array(res.text);
       const tri = new Uint8Array(res.tri);

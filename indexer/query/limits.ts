@@ -1,6 +1,7 @@
-// The numeric bounds of the tools' arguments, in a module of their own with no
-// imports: the zod schemas (schemas.ts) are built from them, and the CLI,
-// which never loads zod or the rest of the indexer, pages by them too.
+// The bounds of the tools' arguments (numbers, and the kinds a definition can
+// have), in a module of their own with no imports: the zod schemas
+// (schemas.ts) are built from them, and the CLI, which never loads zod or the
+// rest of the indexer, pages and checks `--kind` by them too.
 
 /** Items per page of a list tool when the call names no `limit`, and the most one page may hold. */
 export const DEFAULT_LIMIT = 20;
@@ -9,3 +10,6 @@ export const MAX_LIMIT = 200;
 export const MAX_OFFSET = 100_000;
 /** read_evidence returns at most this many lines (the CLI's `read FILE` pages by it). */
 export const READ_MAX_LINES = 400;
+
+/** Every kind a definition can have (find_symbol's `kind`); the last four come from TypeScript only. */
+export const SYMBOL_KINDS = ['class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace'] as const;

@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { EVIDENCE_KINDS, type Evidence } from '../evidence.js';
 
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES } from './limits.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS } from './limits.js';
 
-export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES };
+export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS };
 
 /**
  * The paging arguments every list tool takes (docs/tools.md): the answer is the
@@ -32,10 +32,9 @@ export const SearchCodeArgs = z.strictObject({
   path_prefix: pathPrefix,
 });
 
-export const SYMBOL_KINDS = ['class', 'function', 'method', 'variable'] as const;
 export const FindSymbolArgs = z.strictObject({
   name: z.string().min(1).max(500)
-    .describe('Simple name ("run"), qualified name ("Server.run", "outer.inner") or module-qualified name ("pkg.mod.Server.run") of a Python definition.'),
+    .describe('Simple name ("run"), qualified name ("Server.run", "outer.inner") or module-qualified name ("pkg.mod.Server.run").'),
   kind: z.enum(SYMBOL_KINDS).optional().describe('Only definitions of this kind.'),
   ...paging,
   path_prefix: pathPrefix,
@@ -52,7 +51,9 @@ export const ReadEvidenceArgs = z.strictObject({
 
 export const FindImportersArgs = z.strictObject({
   module_name: z.string().min(1).max(1000)
-    .describe('Dotted module name ("pkg.mod") or a repository path of a Python file ("src/rag_common.py").'),
+    .describe('Module ("pkg.mod"), package ("react") or path ("src/log.ts").'),
+  via_reexports: z.boolean().optional()
+    .describe('Follow re-exports; items list them in `via`.'),
   ...paging,
   path_prefix: pathPrefix,
 });
@@ -77,7 +78,7 @@ export const TOOLS = {
   find_symbol: {
     schema: FindSymbolArgs,
     description:
-      'Find Python definitions (class, function, method, module/class variable) by simple, qualified or module-qualified name. ' +
+      'Find definitions in Python, TypeScript and JavaScript by simple, qualified or module-qualified name. ' +
       'Each item spans the whole definition, decorators included.',
   },
   read_evidence: {
@@ -87,7 +88,7 @@ export const TOOLS = {
   find_importers: {
     schema: FindImportersArgs,
     description:
-      'Find the import statements that import a Python module (dotted name or repository path), one item per statement.',
+      'Find the import statements (Python, TypeScript, JavaScript) that import a module, package or file, one item per statement.',
   },
   read_git_diff: {
     schema: ReadGitDiffArgs,

@@ -8,8 +8,9 @@
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
-import { normalizeCallerPath, normalizeLexically } from './caller-paths.js';
-import { DEFAULT_LIMIT, READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
+import { indexedFile, pageOf, pathPrefixOf, type Page } from './args.js';
+import { findImporters } from './importers.js';
+import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
@@ -17,7 +18,6 @@ import { withImporterSuggestions } from './suggest-modules.js';
 import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
-import { isPythonPath } from '../python/modules.js';
 import { answerPaced, type Pace } from './pace.js';
 
 export interface ToolContext {
@@ -58,19 +58,6 @@ function indexedText(store: Store, path: string): string | null {
   return st.lineCount === 0 ? '' : st.textRange(1, st.lineCount);
 }
 
-/**
- * The window of the full answer order a list tool returns (docs/tools.md): the
- * items at positions offset .. end-1. Every tool counts all matches for
- * `total` but builds evidence only for these.
- */
-interface Page { offset: number; limit: number; end: number }
-
-function pageOf(args: { limit?: number; offset?: number }): Page {
-  const offset = args.offset ?? 0;
-  const limit = args.limit ?? DEFAULT_LIMIT;
-  return { offset, limit, end: offset + limit };
-}
-
 /** Gathers a page from matches met in answer order: the first `offset` are skipped, the next `limit` kept, the rest only counted. */
 class PageItems {
   readonly items: Evidence[] = [];
@@ -99,19 +86,6 @@ function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind:
   const st = store.searchText(f.fid);
   if (!(start >= 1 && start <= end && end <= st.lineCount)) throw new Error(`internal: evidence span ${start}-${end} outside ${f.path} (${st.lineCount} lines)`);
   return makeEvidenceLazy(f.path, start, end, kind, name, (from, to, max) => st.textRange(from, to, max));
-}
-
-/**
- * `path_prefix` is a caller's path (docs/tools.md, What is indexed): refused like any other when it
- * is absolute or leaves the root, and normalised ("./src//" is "src/"). It stays
- * a plain string prefix, so "src" also takes "src2/" while "src/" means the folder.
- * The root itself ("", ".") filters nothing.
- */
-function pathPrefixOf(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  const clean = normalizeLexically(raw, { allowRoot: true });
-  if (clean === '') return undefined;
-  return raw.endsWith('/') ? `${clean}/` : clean;
 }
 
 /**
@@ -228,13 +202,6 @@ export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolRes
   return { evidence, total, generation: store.generation };
 }
 
-function indexedFile(store: Store, rules: RepoRules, input: string): FileMeta {
-  const rel = normalizeCallerPath(rules, input);
-  const f = store.fileByPath(rel);
-  if (!f) throw new ToolError('not_indexed', `${JSON.stringify(rel)} is not in the index (missing, ignored, binary or too large)`);
-  return f;
-}
-
 export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['read_evidence']): ToolResult {
   const f = indexedFile(store, rules, args.path);
   const count = store.searchText(f.fid).lineCount;
@@ -252,30 +219,4 @@ export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['rea
     throw new ToolError('invalid_arguments', `read_evidence returns at most ${READ_MAX_LINES} lines; lines ${s}-${e} are ${e - s + 1}`);
   }
   return { evidence: [evidenceAt(store, f, s, e, 'source', f.path)], total: 1, generation: store.generation };
-}
-
-/**
- * Import statements that import the module (docs/tools.md, Python rules): S = {M} plus every
- * module name of each repository file M names; a statement imports M when one
- * of its targets is in S. Sorted by (path, line); only the page becomes items.
- */
-export function findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
-  const m = args.module_name;
-  const prefix = pathPrefixOf(args.path_prefix);
-  const names = new Set<string>([m]);
-  // A path names a file; "pkg.py" without a slash is a path only when the index
-  // holds that file at the root, else it is the dotted name of module `py` in `pkg`.
-  if (m.includes('/') || (isPythonPath(m) && store.fileByPath(m) !== undefined)) {
-    const f = indexedFile(store, rules, m);
-    if (!f.py) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python file of the index`);
-    for (const n of f.mods) names.add(n);
-  } else {
-    for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
-  }
-  const { total, hits } = store.plan.importStatements(names, prefix, pageOf(args));
-  const evidence = hits.map((r) => {
-    const text = store.importText(r); // read through textRange, which checks the span
-    return makeEvidenceLazy(store.file(r.fid)!.path, r.start, r.end, 'import', m, () => text);
-  });
-  return { evidence, total, generation: store.generation };
 }

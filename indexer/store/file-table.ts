@@ -3,7 +3,7 @@
 // with the totals index/status reports. Every tool and every build step asks
 // it, so it answers from memory without touching LMDB; the store patches it
 // after each commit, in the same synchronous step.
-import type { FileRow } from './tables.js';
+import type { FileRow, ResolutionCounts } from './tables.js';
 import { cmp } from './path-order.js';
 
 /** One indexed file, as held in memory for every file (the `files` table). */
@@ -16,12 +16,21 @@ export interface FileMeta {
   hash: string;       // sha-1 of the bytes, hex
   lines: number;
   py: boolean;
+  ts: boolean;        // TypeScript or JavaScript
   mods: string[];     // module names (Python files only), docs/tools.md, Python rules
   nDefs: number;
   nImports: number;
+  /** TS/JS only: its statements by resolution outcome (tables.ts, ResolutionCounts). */
+  tr: ResolutionCounts | undefined;
 }
 
-export interface Totals { lines: number; bytes: number; symbols: number; imports: number; py: number }
+export interface Totals {
+  lines: number; bytes: number; symbols: number; imports: number; py: number; ts: number;
+  /** TypeScript/JavaScript statements by resolution outcome, over every file. */
+  tsImports: ResolutionCounts;
+}
+
+const noTotals = (): Totals => ({ lines: 0, bytes: 0, symbols: 0, imports: 0, py: 0, ts: 0, tsImports: [0, 0, 0, 0] });
 
 export class FileTable {
   private readonly files = new Map<number, FileMeta>();
@@ -37,13 +46,13 @@ export class FileTable {
   private joinedPaths: { exact: string; lower: string; exactStarts: Int32Array; lowerStarts: Int32Array } | null = null;
   /** The next unused file id (ids are never reused); every live id is below it. */
   nextFid = 1;
-  private totals: Totals = { lines: 0, bytes: 0, symbols: 0, imports: 0, py: 0 };
+  private totals: Totals = noTotals();
 
   /** Fills the table from the stored rows (replacing what it held). */
   load(rows: Iterable<[number, FileRow]>, skips: Iterable<[string, number, number]>, nextFid: number): void {
     this.nextFid = nextFid;
     this.files.clear(); this.byPath.clear(); this.byModule.clear();
-    this.totals = { lines: 0, bytes: 0, symbols: 0, imports: 0, py: 0 };
+    this.totals = noTotals();
     for (const [fid, row] of rows) this.remember(fid, row);
     this.skipped.clear();
     for (const [path, size, mtimeMs] of skips) this.skipped.set(path, { size, mtimeMs });
@@ -78,15 +87,21 @@ export class FileTable {
     f.mtimeMs = mtimeMs;
   }
 
-  /** New module names for a file (its package layout changed). */
-  setModules(f: FileMeta, mods: string[]): void {
+  /** A file's imports were resolved again: its new module names (Python) or outcome counts (TypeScript). */
+  resolved(f: FileMeta, row: FileRow): void {
     this.unlinkModules(f);
-    f.mods = mods;
+    this.count(f, -1);
+    f.mods = row.mods;
+    f.tr = row.tr;
+    this.count(f, 1);
     this.linkModules(f);
   }
 
   private remember(fid: number, r: FileRow): FileMeta {
-    const f: FileMeta = { fid, path: r.p, pathLower: r.p.toLowerCase(), size: r.s, mtimeMs: r.m, hash: r.h, lines: r.n, py: r.py, mods: r.mods, nDefs: r.nd, nImports: r.ni };
+    const f: FileMeta = {
+      fid, path: r.p, pathLower: r.p.toLowerCase(), size: r.s, mtimeMs: r.m, hash: r.h, lines: r.n, py: r.py, ts: r.ts === true,
+      mods: r.mods, nDefs: r.nd, nImports: r.ni, tr: r.tr,
+    };
     this.files.set(fid, f);
     this.byPath.set(f.path, fid);
     this.linkModules(f);
@@ -96,8 +111,7 @@ export class FileTable {
     const at = this.rank?.[fid];
     if (this.orderedFiles && at !== undefined && this.orderedFiles[at]?.fid === fid) this.orderedFiles[at] = f;
     else this.orderedFiles = null;
-    this.totals.lines += f.lines; this.totals.bytes += f.size;
-    this.totals.symbols += f.nDefs; this.totals.imports += f.nImports; this.totals.py += f.py ? 1 : 0;
+    this.count(f, 1);
     return f;
   }
 
@@ -105,8 +119,15 @@ export class FileTable {
     this.files.delete(f.fid);
     this.byPath.delete(f.path);
     this.unlinkModules(f);
-    this.totals.lines -= f.lines; this.totals.bytes -= f.size;
-    this.totals.symbols -= f.nDefs; this.totals.imports -= f.nImports; this.totals.py -= f.py ? 1 : 0;
+    this.count(f, -1);
+  }
+
+  /** Adds (sign 1) or takes away (-1) a file's share of the totals. */
+  private count(f: FileMeta, sign: 1 | -1): void {
+    const t = this.totals;
+    t.lines += sign * f.lines; t.bytes += sign * f.size;
+    t.symbols += sign * f.nDefs; t.imports += sign * f.nImports; t.py += f.py ? sign : 0; t.ts += f.ts ? sign : 0;
+    if (f.tr) for (let i = 0; i < 4; i++) t.tsImports[i] += sign * f.tr[i];
   }
 
   private linkModules(f: FileMeta): void {
@@ -138,7 +159,7 @@ export class FileTable {
   // ---------------------------------------------------------------- reading
 
   get size(): number { return this.files.size; }
-  get counts(): Totals { return { ...this.totals }; }
+  get counts(): Totals { return { ...this.totals, tsImports: [...this.totals.tsImports] }; }
 
   get(fid: number): FileMeta | undefined { return this.files.get(fid); }
   byPathOf(path: string): FileMeta | undefined {

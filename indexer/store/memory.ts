@@ -6,7 +6,7 @@
 // small caches of decoded rows. It owns when each is built, patched after a
 // commit, and dropped, and the background warm-up that loads them all;
 // plan.ts decides from them where a query's answers are.
-import type { PyDef } from '../model.js';
+import type { Definition } from '../model.js';
 import { decodeText, splitLines } from '../text.js';
 import { BlockSignatures } from './block-signatures.js';
 import type { FileMeta, FileTable } from './file-table.js';
@@ -40,8 +40,8 @@ class Lru<V> {
   delete(k: number): void { this.map.delete(k); }
 }
 
-/** An import statement's place, and its text once read (ImportRef, or a statement read from the rows). */
-export type ImportSpan = Pick<ImportRef, 'fid' | 'start' | 'end' | 'text'>;
+/** An import statement's place, whether it re-exports, and its text once read (ImportRef, or a statement read from the rows). */
+export type ImportSpan = Pick<ImportRef, 'fid' | 'seq' | 'start' | 'end' | 'reexport' | 'text'>;
 
 /** How a commit of this many file writes treats the in-memory state (see MemoryIndex.commitMode). */
 export interface CommitMode { bulk: boolean; keepComplete: boolean }
@@ -72,7 +72,7 @@ export class MemoryIndex {
   // Definitions and imports are read from LMDB for the files a query touches;
   // small LRUs keep the recently used ones (bounded, so steady memory does not
   // grow with the queries asked).
-  private readonly defsCache = new Lru<PyDef[]>(ROWS_CACHE_FILES);
+  private readonly defsCache = new Lru<Definition[]>(ROWS_CACHE_FILES);
   private readonly impsCache = new Lru<ImportRec[]>(ROWS_CACHE_FILES);
 
   constructor(private readonly tables: Tables, private readonly files: FileTable) {}
@@ -129,7 +129,7 @@ export class MemoryIndex {
   }
 
   /** The file's definitions from its LMDB row (cached for recently used files). */
-  defs(fid: number): PyDef[] {
+  defs(fid: number): Definition[] {
     let d = this.defsCache.get(fid);
     if (!d) {
       d = this.tables.defs(fid);
@@ -175,7 +175,7 @@ export class MemoryIndex {
   }
 
   /** A file's new version was written (`prevTri`: the old version's buckets, when the postings are patched). */
-  filePut(fid: number, tri: Uint8Array, prevTri: Uint8Array | null, mode: CommitMode, defs: readonly PyDef[], imports: readonly ImportRec[]): void {
+  filePut(fid: number, tri: Uint8Array, prevTri: Uint8Array | null, mode: CommitMode, defs: readonly Definition[], imports: readonly ImportRec[]): void {
     if (!mode.bulk) this.postings.add(fid, tri, prevTri);
     this.symbols.set(fid, defs, imports);
   }
@@ -196,7 +196,7 @@ export class MemoryIndex {
     this.symbols.delete(fid);
   }
 
-  /** The file's import targets were re-resolved (its package layout changed). */
+  /** The file's import targets were re-resolved (its package layout, or what its TypeScript resolution rested on, changed). */
   importsResolved(fid: number, imports: readonly ImportRec[]): void {
     this.impsCache.delete(fid);
     this.symbols.setImports(fid, imports);
@@ -239,7 +239,8 @@ export class MemoryIndex {
         if (!f) continue;
         this.searchText(fid);
         if (!this.symbols.has(fid)) {
-          this.symbols.set(fid, f.py ? this.tables.defs(fid) : [], f.py ? this.imports(fid) : []);
+          const rows = f.py || f.ts;
+          this.symbols.set(fid, rows ? this.tables.defs(fid) : [], rows ? this.imports(fid) : []);
         }
         for (const r of this.symbols.importsOf(fid)) this.importText(r);
       }

@@ -5,7 +5,7 @@
 // in-memory structures when they cover the whole index (warm) and from the
 // LMDB rows otherwise (cold, while warm-up runs): the same hits in the same
 // order either way, so the tools above never ask which state the index is in.
-import type { PyDef } from '../model.js';
+import { isTsImport, type Definition } from '../model.js';
 import type { FileMeta, FileTable } from './file-table.js';
 import type { ImportSpan, MemoryIndex } from './memory.js';
 import { cmp } from './path-order.js';
@@ -23,10 +23,10 @@ export interface Window { offset: number; end: number }
 export interface Hits<T> { total: number; hits: T[] }
 
 /** One definition: its file, span (decorators included), kind and qualname. */
-export interface DefinitionHit { fid: number; start: number; end: number; kind: PyDef['kind']; qualname: string }
+export interface DefinitionHit { fid: number; start: number; end: number; kind: Definition['kind']; qualname: string }
 
 export interface DefinitionQuery {
-  kind?: PyDef['kind'];
+  kind?: Definition['kind'];
   /** Only files whose path starts with this. */
   prefix?: string;
   /** Definitions that also match: those with qualname exactly `qual` in one of `fids` (a module-qualified name, resolved by the caller). */
@@ -189,10 +189,15 @@ export class QueryPlanner {
     const rank = this.files.pathRank();
     const pathOf = (r: ImportRef): string => this.files.get(r.fid)!.path;
     // The files under a prefix are one run of each list.
+    // Names nothing imports (a Python name asked as a package too, or the other way round) are left out, so one
+    // name with importers is still a slice of its list rather than a merge.
     const lists: Array<readonly ImportRef[]> = [];
-    for (const n of names) lists.push(underPrefix(this.memory.symbols.importersInOrder(n, rank), pathOf, prefix));
-    if (lists.length === 1) {
-      const [list] = lists;
+    for (const n of names) {
+      const list = underPrefix(this.memory.symbols.importersInOrder(n, rank), pathOf, prefix);
+      if (list.length) lists.push(list);
+    }
+    if (lists.length <= 1) {
+      const list = lists[0] ?? [];
       return { total: list.length, hits: list.slice(w.offset, w.end) };
     }
     const hits: ImportRef[] = [];
@@ -214,10 +219,12 @@ export class QueryPlanner {
     let total = 0;
     for (const fid of this.files.sortByPath([...fids])) {
       if (prefix !== undefined && !this.files.get(fid)!.path.startsWith(prefix)) continue;
-      const stmts = this.memory.imports(fid).filter((imp) => imp.targets.some((t) => names.has(t)));
-      stmts.sort((a, b) => a.start - b.start);
-      for (const imp of stmts) {
-        if (total >= w.offset && total < w.end) hits.push({ fid, start: imp.start, end: imp.end });
+      const stmts = this.memory.imports(fid).map((imp, seq) => ({ imp, seq })).filter(({ imp }) => imp.targets.some((t) => names.has(t)));
+      stmts.sort((a, b) => a.imp.start - b.imp.start || a.seq - b.seq);
+      for (const { imp, seq } of stmts) {
+        if (total >= w.offset && total < w.end) {
+          hits.push({ fid, seq, start: imp.start, end: imp.end, reexport: isTsImport(imp.raw) && imp.raw.reexport === true });
+        }
         total++;
       }
     }

@@ -10,17 +10,19 @@ import { FileTable, type FileMeta, type Totals } from './file-table.js';
 import { MemoryIndex, type ImportSpan } from './memory.js';
 import { QueryPlanner, type CandidateFile, type DefinitionHit, type DefinitionQuery, type Hits, type Window } from './plan.js';
 import type { SearchText } from './search-text.js';
-import { Tables, type FileWrite, type ImportRec, type IndexState } from './tables.js';
+import { decodeText } from '../text.js';
+import { targetName } from '../typescript/targets.js';
+import { Tables, type FileWrite, type ImportRec, type IndexState, type ResolutionCounts, type TsResolution } from './tables.js';
 
 export { FORMAT_VERSION } from './tables.js';
-export type { CandidateFile, DefinitionHit, DefinitionQuery, FileMeta, FileWrite, Hits, ImportRec, ImportSpan, IndexState, Window };
+export type { CandidateFile, DefinitionHit, DefinitionQuery, FileMeta, FileWrite, Hits, ImportRec, ImportSpan, IndexState, ResolutionCounts, TsResolution, Window };
 
 export type StoreOp =
   | { op: 'put'; file: FileWrite }
   | { op: 'touch'; path: string; size: number; mtimeMs: number }   // same content, new stat
   | { op: 'remove'; path: string }                                  // gone: drops the file and any skip record
   | { op: 'skip'; path: string; size: number; mtimeMs: number }    // listed by the walk but not indexable (binary): remembered so an unchanged one is not read again
-  | { op: 'resolve'; path: string; mods: string[]; imports: ImportRec[] }; // package layout changed
+  | { op: 'resolve'; path: string; mods: string[]; imports: ImportRec[]; tsres?: TsResolution }; // resolved again (package layout, configs, files that appeared)
 
 export interface MetaPatch { state?: IndexState; pkgDirs?: string[] }
 
@@ -95,7 +97,7 @@ export class Store {
               if (old) memory.fileChanged(old.fid);
               if (skipped) files.skipped.delete(f.path);
               files.put(id, row, old);
-              memory.filePut(id, f.tri, prev, mode, f.py ? f.defs : [], f.py ? f.imports : []);
+              memory.filePut(id, f.tri, prev, mode, f.lang !== null ? f.defs : [], f.lang !== null ? f.imports : []);
               if (mode.keepComplete) loadText.push(id);
             });
             break;
@@ -120,8 +122,9 @@ export class Store {
             break;
           }
           case 'resolve': {
-            if (!old || !old.py || !tables.resolveFile(old.fid, o.mods, o.imports)) break;
-            after.push(() => { files.setModules(old, o.mods); memory.importsResolved(old.fid, o.imports); });
+            const row = old && (old.py || old.ts) ? tables.resolveFile(old.fid, o.mods, o.imports, o.tsres) : null;
+            if (!old || !row) break;
+            after.push(() => { files.resolved(old, row); memory.importsResolved(old.fid, o.imports); });
             break;
           }
         }
@@ -172,6 +175,15 @@ export class Store {
   importText(r: ImportSpan): string { return this.memory.importText(r); }
   /** The file's import statements as stored (the builder re-resolves them from their raw form). */
   imports(fid: number): ImportRec[] { return this.memory.imports(fid); }
+  /** The file's text as indexed (decoded, not split); undefined for an id with no text. */
+  text(fid: number): string | undefined {
+    const bytes = this.tables.text(fid);
+    return bytes === undefined ? undefined : decodeText(bytes);
+  }
+  /** What a TypeScript/JavaScript file's resolution rested on (FORMAT.md, `tsres`). */
+  tsResolution(fid: number): TsResolution | undefined { return this.tables.tsResolution(fid); }
+  /** Every stored TsResolution, by file id. */
+  tsResolutions(): Iterable<[number, TsResolution]> { return this.tables.tsResolutions(); }
 
   /** Up to `n` each of the definition names, imported module names and paths, spread evenly over each list. */
   sample(n: number): IndexSample {
@@ -179,7 +191,8 @@ export class Store {
     const paths = this.files.ordered().map((f) => f.path);
     return {
       symbols: spread(sym.names(), sym.nameCount, n),
-      modules: spread(sym.targets(), sym.targetCount, n),
+      // As a caller names them: a TypeScript statement's `./path` and `:package` targets without their marks.
+      modules: [...new Set(spread(sym.targets(), sym.targetCount, n).map(targetName))],
       paths: spread(paths, paths.length, n),
     };
   }

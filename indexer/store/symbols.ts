@@ -4,10 +4,10 @@
 // each definition's span, so find_symbol and find_importers cost one Map lookup
 // plus the items they return — not a decode of every matching file's rows (a
 // common name such as `__init__` lives in hundreds of files).
-import type { PyDef } from '../model.js';
+import { isTsImport, SYMBOL_KINDS, type Definition, type RawImport } from '../model.js';
 import { ownString } from '../text.js';
 
-const KINDS: readonly PyDef['kind'][] = ['class', 'function', 'method', 'variable'];
+const KINDS = SYMBOL_KINDS;
 
 /**
  * One import statement. `seq`: position in the file's own list, the tie-break
@@ -15,15 +15,22 @@ const KINDS: readonly PyDef['kind'][] = ['class', 'function', 'method', 'variabl
  * index holds them, set by Store.importText on first use (or by warm-up). A ref
  * never outlives its file's text: any new text of the file replaces its refs.
  */
-export interface ImportRef { fid: number; seq: number; start: number; end: number; targets: readonly string[]; text?: string }
+export interface ImportRef { fid: number; seq: number; start: number; end: number; targets: readonly string[]; reexport: boolean; text?: string }
 
 /** The definitions of one simple name; `key` is the one string instance kept for that name. */
 interface NameEntry { key: string; slots: number[] }
 
 interface FileRefs { defs: number[]; imports: ImportRef[] }
 
-type DefIn = Pick<PyDef, 'name' | 'qualname' | 'kind' | 'start' | 'end'>;
-type ImportIn = { start: number; end: number; targets: readonly string[] };
+type DefIn = Pick<Definition, 'name' | 'qualname' | 'kind' | 'start' | 'end'>;
+type ImportIn = { start: number; end: number; targets: readonly string[]; raw?: RawImport };
+
+/** The in-memory form of a file's statements (a re-export, `export … from`, is marked: find_importers follows them). */
+function refsOf(fid: number, imports: readonly ImportIn[]): ImportRef[] {
+  return imports.map((i, seq) => ({
+    fid, seq, start: i.start, end: i.end, targets: i.targets, reexport: i.raw !== undefined && isTsImport(i.raw) && i.raw.reexport === true,
+  }));
+}
 
 /**
  * Definitions live in columns (typed arrays indexed by a slot number) and are
@@ -67,7 +74,7 @@ export class SymbolIndex {
       this.sQual[s] = d.qualname === d.name ? undefined : ownString(d.qualname);
       slots.push(s);
     });
-    const refs: FileRefs = { defs: slots, imports: imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets })) };
+    const refs: FileRefs = { defs: slots, imports: refsOf(fid, imports) };
     this.files.set(fid, refs);
     ownTargets(refs.imports);
     for (const i of refs.imports) for (const t of new Set(i.targets)) this.addImporter(t, i);
@@ -78,7 +85,7 @@ export class SymbolIndex {
     const refs = this.files.get(fid);
     if (!refs) return;
     this.dropImports(fid, refs);
-    refs.imports = imports.map((i, seq) => ({ fid, seq, start: i.start, end: i.end, targets: i.targets }));
+    refs.imports = refsOf(fid, imports);
     ownTargets(refs.imports);
     for (const i of refs.imports) for (const t of new Set(i.targets)) this.addImporter(t, i);
   }
@@ -138,9 +145,12 @@ export class SymbolIndex {
   defs(key: string): number[] {
     const dot = key.lastIndexOf('.');
     const e = this.byName.get(dot < 0 ? key : key.slice(dot + 1));
-    if (!e) return [];
     // A dotless key matches every definition listed under it: its name is the key, and a dotless qualname is the name.
-    return dot < 0 ? e.slots : e.slots.filter((s) => this.sQual[s] === key);
+    if (dot < 0) return e ? e.slots : [];
+    const byQual = e ? e.slots.filter((s) => this.sQual[s] === key) : [];
+    // A name may hold dots itself (`declare module "lodash.debounce"`): such definitions are listed under the whole name.
+    const named = this.byName.get(key);
+    return named ? [...byQual, ...named.slots] : byQual;
   }
   /** Slots of the definitions whose qualname is exactly `qual` (a dotless one: top-level definitions of that name only). */
   defsWithQualname(qual: string): number[] {
@@ -154,7 +164,7 @@ export class SymbolIndex {
   start(s: number): number { return this.sStart[s]; }
   end(s: number): number { return this.sEnd[s]; }
   seq(s: number): number { return this.sSeq[s]; }
-  kind(s: number): PyDef['kind'] { return KINDS[this.sKind[s]]; }
+  kind(s: number): Definition['kind'] { return KINDS[this.sKind[s]]; }
   qualname(s: number): string { return this.sQual[s] ?? this.sEntry[s]!.key; }
 
   /** Import statements with `target` among their targets (any order). */

@@ -5,23 +5,44 @@
 // derived from what this module returns.
 import { mkdirSync, rmSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import type { PyDef, PyImport } from '../model.js';
+import type { Definition, Lang, RawImport, Unresolved } from '../model.js';
 
 /** Bump whenever a table's key or value layout changes: an index of another version is rebuilt from scratch. */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 
 /** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
 const MAX_KEY_BYTES = 400;
 
 export type IndexState = 'empty' | 'building' | 'ready';
 
-/** An import statement with the targets it resolved to when written (docs/tools.md, Python rules). */
+/**
+ * An import statement with the targets it resolved to when written
+ * (docs/tools.md, Python and TypeScript rules; FORMAT.md, `imports`).
+ */
 export interface ImportRec {
   start: number;
   end: number;
   targets: string[];
-  raw: PyImport;
+  raw: RawImport;
+  /** A TypeScript/JavaScript statement that resolved nowhere in the repository: why. */
+  why?: Unresolved;
 }
+
+/**
+ * What a TypeScript/JavaScript file's resolution rested on (the `tsres`
+ * table), so a later change re-resolves only the files it can affect.
+ */
+export interface TsResolution {
+  /** The governing config ('' = the compiler's defaults). */
+  cfg: string;
+  /** Keys of the paths and folders whose existence the resolution asked about (a file's folder + name up to its first dot, or a folder). */
+  probes: string[];
+  /** Paths whose text it read (configs, package.json files). */
+  reads: string[];
+}
+
+/** A file's TypeScript/JavaScript statements by outcome: [in the repository, external, missing, unreadable config]. */
+export type ResolutionCounts = [repo: number, external: number, missing: number, config: number];
 
 /** One file as a commit writes it. */
 export interface FileWrite {
@@ -32,15 +53,21 @@ export interface FileWrite {
   lines: number;
   text: Uint8Array;       // the file's bytes (decoded with decodeText when read)
   tri: Uint8Array;        // encoded trigram buckets (trigrams.ts)
-  py: boolean;
-  defs: PyDef[];
+  lang: Lang;
+  defs: Definition[];
   imports: ImportRec[];
   mods: string[];
+  /** For a TypeScript/JavaScript file: what its resolution rested on. */
+  tsres?: TsResolution;
 }
 
-/** A `files` row: path, size, mtime, hash, lines, is Python, module names, number of definitions and imports. */
-export interface FileRow { p: string; s: number; m: number; h: string; n: number; py: boolean; mods: string[]; nd: number; ni: number }
-type DefRow = [name: string, qualname: string, kind: PyDef['kind'], start: number, end: number];
+/**
+ * A `files` row: path, size, mtime, hash, lines, is Python, is TypeScript or
+ * JavaScript, module names, number of definitions and imports, and (TS/JS
+ * only) its statements by resolution outcome.
+ */
+export interface FileRow { p: string; s: number; m: number; h: string; n: number; py: boolean; ts?: true; mods: string[]; nd: number; ni: number; tr?: ResolutionCounts }
+type DefRow = [name: string, qualname: string, kind: Definition['kind'], start: number, end: number];
 
 /** What `meta` holds besides the format version. */
 export interface Meta { generation: number; state: IndexState; lastUpdate: string | null; nextFileId: number; pkgDirs: string[] }
@@ -59,8 +86,20 @@ function keyOk(key: string): boolean {
   return key.length > 0 && Buffer.byteLength(key) <= MAX_KEY_BYTES;
 }
 
-function decodeDefs(rows: readonly DefRow[]): PyDef[] {
+function decodeDefs(rows: readonly DefRow[]): Definition[] {
   return rows.map(([name, qualname, kind, start, end]) => ({ name, qualname, kind, start, end }));
+}
+
+/** A TypeScript/JavaScript file's statements by outcome (a statement resolved in the repository has a `./` target). */
+export function resolutionCounts(imports: readonly ImportRec[]): ResolutionCounts {
+  const c: ResolutionCounts = [0, 0, 0, 0];
+  for (const i of imports) {
+    if (i.why === 'external') c[1]++;
+    else if (i.why === 'missing') c[2]++;
+    else if (i.why === 'config') c[3]++;
+    else c[0]++;
+  }
+  return c;
 }
 
 export class Tables {
@@ -74,6 +113,7 @@ export class Tables {
   private impsDb: Database<ImportRec[], number>;
   private symDb: Database<number, string>;
   private targetDb: Database<number, string>;
+  private tsresDb: Database<TsResolution, number>;
 
   private constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -87,6 +127,7 @@ export class Tables {
     this.impsDb = this.env.openDB({ name: 'imports', keyEncoding: 'uint32', encoding: 'msgpack' });
     this.symDb = this.env.openDB({ name: 'sym', dupSort: true, encoding: 'ordered-binary' });
     this.targetDb = this.env.openDB({ name: 'target', dupSort: true, encoding: 'ordered-binary' });
+    this.tsresDb = this.env.openDB({ name: 'tsres', keyEncoding: 'uint32', encoding: 'msgpack' });
   }
 
   /**
@@ -153,10 +194,18 @@ export class Tables {
   tri(fid: number): Buffer | undefined { return this.triDb.getBinary(fid); }
 
   /** The file's definitions, decoded (a new array each call). */
-  defs(fid: number): PyDef[] { return decodeDefs(this.defsDb.get(fid) ?? []); }
+  defs(fid: number): Definition[] { return decodeDefs(this.defsDb.get(fid) ?? []); }
 
-  /** The file's import statements as stored ([] for a file that is not Python). */
+  /** The file's import statements as stored ([] for a file of neither language). */
   imports(fid: number): ImportRec[] { return this.impsDb.get(fid) ?? []; }
+
+  /** A TypeScript/JavaScript file's resolution record. */
+  tsResolution(fid: number): TsResolution | undefined { return this.tsresDb.get(fid); }
+
+  /** Every TypeScript/JavaScript file's resolution record. */
+  *tsResolutions(): Generator<[number, TsResolution]> {
+    for (const { key, value } of this.tsresDb.getRange()) yield [key, value];
+  }
 
   /** Files defining something whose name or qualname is `name`; null when the key is too long for the table (the caller then scans). */
   /** Every name and qualname the `sym` table lists, once each, in key order. */
@@ -176,18 +225,20 @@ export class Tables {
   putFile(fid: number, f: FileWrite, replacing: boolean): FileRow {
     if (replacing) this.unlinkKeys(fid);
     const row: FileRow = {
-      p: f.path, s: f.size, m: f.mtimeMs, h: f.hash, n: f.lines, py: f.py, mods: f.py ? f.mods : [],
+      p: f.path, s: f.size, m: f.mtimeMs, h: f.hash, n: f.lines, py: f.lang === 'py', mods: f.lang === 'py' ? f.mods : [],
       nd: f.defs.length, ni: f.imports.length,
     };
+    if (f.lang === 'ts') { row.ts = true; row.tr = resolutionCounts(f.imports); }
     this.filesDb.putSync(fid, row);
     this.textDb.putSync(fid, f.text as Buffer);
     this.triDb.putSync(fid, f.tri as Buffer);
-    if (f.py) {
+    if (f.lang !== null) {
       this.defsDb.putSync(fid, f.defs.map((d): DefRow => [d.name, d.qualname, d.kind, d.start, d.end]));
       this.impsDb.putSync(fid, f.imports);
     } else {
       this.defsDb.removeSync(fid); this.impsDb.removeSync(fid);
     }
+    if (f.tsres) this.tsresDb.putSync(fid, f.tsres); else this.tsresDb.removeSync(fid);
     this.linkKeys(fid, f.defs, f.imports);
     return row;
   }
@@ -204,19 +255,25 @@ export class Tables {
   /** Removes every row and lookup key of a file. */
   removeFile(fid: number): void {
     this.unlinkKeys(fid);
-    for (const db of [this.filesDb, this.textDb, this.triDb, this.defsDb, this.impsDb]) db.removeSync(fid);
+    for (const db of [this.filesDb, this.textDb, this.triDb, this.defsDb, this.impsDb, this.tsresDb]) db.removeSync(fid);
   }
 
-  /** Rewrites a Python file's module names and import targets (its package layout changed); false when the file has no row. */
-  resolveFile(fid: number, mods: string[], imports: ImportRec[]): boolean {
-    this.unlinkKeys(fid, true);
+  /**
+   * Rewrites a file's import targets (and a Python file's module names, a
+   * TypeScript file's resolution record) when what they were resolved under
+   * changed; returns the new row, or null when the file has no row.
+   */
+  resolveFile(fid: number, mods: string[], imports: ImportRec[], tsres?: TsResolution): FileRow | null {
     const row = this.filesDb.get(fid);
-    if (!row) return false;
-    row.mods = mods;
+    if (!row) return null;
+    this.unlinkKeys(fid, true);
+    if (row.py) row.mods = mods;
+    if (row.ts) row.tr = resolutionCounts(imports);
     this.filesDb.putSync(fid, row);
     this.impsDb.putSync(fid, imports);
+    if (tsres) this.tsresDb.putSync(fid, tsres);
     this.linkKeys(fid, [], imports);
-    return true;
+    return row;
   }
 
   putSkip(path: string, size: number, mtimeMs: number): void { this.skipDb.putSync(path, [size, mtimeMs]); }
@@ -228,7 +285,7 @@ export class Tables {
   }
 
   /** Adds the lookup-table entries of a file (sym: names and qualnames; target). Module names are looked up in memory (FileTable). */
-  private linkKeys(fid: number, defs: PyDef[], imports: ImportRec[]): void {
+  private linkKeys(fid: number, defs: Definition[], imports: ImportRec[]): void {
     for (const k of symKeys(defs)) this.symDb.putSync(k, fid);
     for (const imp of imports) for (const t of imp.targets) if (keyOk(t)) this.targetDb.putSync(t, fid);
   }
@@ -260,13 +317,16 @@ export class Tables {
       files: files.map((f) => ({
         path: f.path, size: f.size, hash: f.hash, lines: f.lines, py: f.py, mods: f.mods,
         defs: this.defsDb.get(f.fid) ?? null,
-        imports: (this.impsDb.get(f.fid) ?? []).map((i) => [i.start, i.end, i.targets]),
+        imports: (this.impsDb.get(f.fid) ?? []).map((i) => (i.why ? [i.start, i.end, i.targets, i.why] : [i.start, i.end, i.targets])),
         text: (this.textDb.getBinary(f.fid) ?? Buffer.alloc(0)).toString('base64').length,
         tri: Buffer.from(this.triDb.getBinary(f.fid) ?? []).toString('base64'),
       })),
       sym: table(this.symDb), target: table(this.targetDb),
       skip: [...this.skipDb.getRange()].map(({ key, value }) => `${String(key)} ${value[0]}`).sort(),
-      rows: { files: rowsOf(this.filesDb), text: rowsOf(this.textDb), tri: rowsOf(this.triDb), defs: rowsOf(this.defsDb), imports: rowsOf(this.impsDb) },
+      rows: {
+        files: rowsOf(this.filesDb), text: rowsOf(this.textDb), tri: rowsOf(this.triDb), defs: rowsOf(this.defsDb), imports: rowsOf(this.impsDb),
+        tsres: [...this.tsresDb.getRange()].map(({ key, value }) => `${pathOf(key)} ${JSON.stringify(value)}`).sort(),
+      },
     };
   }
 }

@@ -1,7 +1,9 @@
-// `npm run bench [-- --large] [-- --queries N] [-- --cli-only] [-- --cli-runs N]`: evidex against the references
-// (Python's ast, ripgrep, universal-ctags) on the same files in the same run,
-// printed as one table: figure, evidex, reference, ratio, target. Nothing is
-// downloaded; every corpus comes from the machine's python3.
+// `npm run bench [-- --large] [-- --queries N] [-- --cli-only] [-- --cli-runs N] [-- --ts-only | --no-ts]`:
+// evidex against the references (Python's ast, ripgrep, universal-ctags; the
+// TypeScript compiler's parser for the TS rows) on the same files in the same
+// run, printed as one table: figure, evidex, reference, ratio, target. Nothing
+// is downloaded; the Python corpora come from the machine's python3, the TS
+// corpus from this project's node_modules (ts-bench.ts).
 // `npm run bench -- --mcp` runs only the `evidex mcp` rows (mcp-latency.ts: stdio
 // and Streamable HTTP, beside the same calls over the daemon's WebSocket), on
 // the bundled fixture.
@@ -19,9 +21,11 @@ import type { ToolResult } from '../../indexer/api.js';
 import { inotifyWatches } from '../helpers/inotify.js';
 import { fixtureRepo, makeCorpus, type Corpus } from './corpus.js';
 import { benchMcpOnly, mcpRows } from './mcp-latency.js';
+import { call, coldAgainst, median, rssOf } from './measure.js';
 import { drawQueries } from './queries.js';
 import { waitSteady } from './steady.js';
 import { mib, ms, over1, printTable, row, rowOf, rows, sec, stats, timed, type Row } from './table.js';
+import { benchTs } from './ts-bench.js';
 
 const args = process.argv.slice(2);
 const LARGE = args.includes('--large');
@@ -30,6 +34,9 @@ const NQ = Number(args[args.indexOf('--queries') + 1]) || 300;
 /** Only the CLI-latency rows (benchCli): seconds instead of minutes. */
 const CLI_ONLY = args.includes('--cli-only');
 const CLI_RUNS = Number(args[args.indexOf('--cli-runs') + 1]) || 20;
+/** Only the TypeScript rows (ts-bench.ts), or every row but them. */
+const TS_ONLY = args.includes('--ts-only');
+const NO_TS = args.includes('--no-ts');
 /** Untimed calls before each timed set (the first calls of a fresh daemon run unoptimised code). */
 const WARMUP_CALLS = 20;
 
@@ -53,22 +60,7 @@ function have(cmd: string): boolean {
 
 // ---- evidex -----------------------------------------------------------------
 const here = fileURLToPath(new URL('.', import.meta.url));
-interface ColdRun { wallSeconds: number; cpuSeconds: number; maxRssBytes: number; files: number; symbols: number; imports: number; lines: number }
-function coldIndex(c: Corpus, env: NodeJS.ProcessEnv): ColdRun {
-  rmSync(stateDirFor(c.root), { recursive: true, force: true }); // cold: no index left from a previous run
-  const r = spawnSync(process.execPath, [join(here, 'index-child.js'), c.root], { env, encoding: 'utf8', maxBuffer: 16 << 20 });
-  if (r.status !== 0) throw new Error(`index failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
-}
-const median = (xs: number[]) => stats(xs).p50;
 
-function rssOf(pid: number): { anon: number; hwm: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) * 1024;
-  return { anon: kb('RssAnon'), hwm: kb('VmHWM') };
-}
-
-const call = (client: Client, name: string, a: unknown) => client.request(Methods.toolsCall, { name, arguments: a });
 
 /** The daemon's own latency histograms (message read → answer written), per method and tool. */
 const daemonLatency = async (client: Client) => (await client.request(Methods.indexStatus)).daemon.latency;
@@ -162,26 +154,20 @@ class BarePeer {
 interface CorpusFigures {
   lines: number; bytes: number; coldS: number; indexBytes: number; rssAnon: number;
   p99: Record<'search_code' | 'find_symbol' | 'find_importers', number>;
+  /** find_symbol and find_importers round trips' p50 (the TypeScript rows are compared with the stdlib's). */
+  p50: Record<'find_symbol' | 'find_importers', number>;
 }
 
 async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   const p99: CorpusFigures['p99'] = { search_code: NaN, find_symbol: NaN, find_importers: NaN };
+  const p50: CorpusFigures['p50'] = { find_symbol: NaN, find_importers: NaN };
   const home = mkdtempSync(join(tmpdir(), 'evidex-bench-home-'));
   const env = { ...process.env, EVIDEX_HOME: home };
   process.env.EVIDEX_HOME = home; // connect() and stateDirFor() read it
   console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mib(c.bytes)} in ${c.root}`);
 
-  // Cold index vs Python's ast.parse (and ctags' symbol pass) over the same files:
-  // three runs each, alternating, medians reported (a shared 2-core machine is noisy).
-  const astRuns: number[] = [];
-  const coldRuns: ColdRun[] = [];
-  for (let i = 0; i < 3; i++) {
-    const a = timePythonAst(c);
-    if (a !== null) astRuns.push(a);
-    coldRuns.push(coldIndex(c, env));
-  }
-  const astS = astRuns.length ? median(astRuns) : null;
-  const coldS = median(coldRuns.map((r) => r.wallSeconds));
+  // Cold index vs Python's ast.parse (and ctags' symbol pass) over the same files.
+  const { refS: astS, coldS, runs: coldRuns } = coldAgainst(c, env, () => timePythonAst(c));
   const ctagsS = have('ctags') ? timeCommand('ctags', ['-R', '--languages=Python', '-f', '/dev/null', c.root]) : null;
   row(`[${c.name}] cold index (${c.files.length} files, ${c.lines} lines; median of 3)`, sec(coldS),
     astS === null ? 'python3 ast: n/a' : `ast.parse ${sec(astS)}`, astS ? `${(coldS / astS).toFixed(2)}×` : '', '≤ ast.parse (stretch 3 s)', astS ? coldS <= astS : null);
@@ -257,7 +243,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
         }
       }, label);
       const st = stats(t);
-      if (label === tool) p99[tool] = st.p99;
+      if (label === tool) { p99[tool] = st.p99; p50[tool] = st.p50; }
       // The same answer texts, sent back by the bare server: what the transport
       // and the client's parse alone cost for these bytes, with no lookup at all.
       const rt = await bare.replay(answers.map((a) => JSON.stringify(a)), WARMUP_CALLS);
@@ -307,7 +293,7 @@ async function benchCorpus(c: Corpus): Promise<CorpusFigures> {
   await daemonStop(c.root, { env });
   rmSync(home, { recursive: true, force: true });
   rmSync(c.root, { recursive: true, force: true });
-  return { lines: c.lines, bytes: c.bytes, coldS, indexBytes, rssAnon: rss.anon, p99 };
+  return { lines: c.lines, bytes: c.bytes, coldS, indexBytes, rssAnon: rss.anon, p99, p50 };
 }
 
 /**
@@ -382,10 +368,11 @@ if (MCP_ONLY) {
   await benchMcpOnly(NQ);
 } else {
   if (!CLI_ONLY) {
-    const small = await benchCorpus(makeCorpus('stdlib'));
-    if (LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+    const small = TS_ONLY ? null : await benchCorpus(makeCorpus('stdlib'));
+    if (small && LARGE) scaleRows(small, await benchCorpus(makeCorpus('large')));
+    if (!NO_TS) await benchTs(small?.p50 ?? null, NQ);
   }
-  benchCli();
+  if (!TS_ONLY) benchCli();
 }
 printTable();
 writeFileSync(join(tmpdir(), 'evidex-bench-last.txt'), rows.map((r) => Object.values(r).join('\t')).join('\n'));

@@ -10,7 +10,7 @@ interface EvidenceLike {
   path: string; start_line: number; end_line: number; kind: string; name: string; snippet: string; truncated?: boolean;
 }
 
-const KINDS = new Set(['path_match', 'content_match', 'class', 'function', 'method', 'variable', 'import', 'source', 'diff']);
+const KINDS = new Set(['path_match', 'content_match', 'class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace', 'import', 'source', 'diff']);
 
 function documentedLines(bytes: Buffer): string[] {
   const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);

@@ -1,0 +1,111 @@
+// find_importers (docs/tools.md): the import statements that import a module,
+// by Python's rules and TypeScript's in one answer. What `module_name` names
+// decides the targets looked up: a Python file's module names, a TypeScript
+// (or any other) file's path (statements resolving to it), or a dotted
+// module / package name (Python targets, and TypeScript specifiers equal to
+// it or starting with it and a `/`). With `via_reexports`, statements that
+// import a file re-exporting the module count too, through any chain of
+// re-exporting files, each carrying the chain.
+import type { RepoRules } from '../discover/rules.js';
+import { ToolError } from '../errors.js';
+import { makeEvidenceLazy, type Evidence } from '../evidence.js';
+import { isPythonPath } from '../python/modules.js';
+import type { ImportSpan, Store } from '../store/store.js';
+import { cmp } from '../store/path-order.js';
+import { isTsJsPath } from '../typescript/paths.js';
+import { fileTarget, specTarget } from '../typescript/targets.js';
+import { indexedFile, pageOf, pathPrefixOf } from './args.js';
+import { normalizeCallerPath } from './caller-paths.js';
+import type { ToolArgs, ToolResult } from './schemas.js';
+
+/** Files an import can name: Python, TypeScript, JavaScript, and JSON (which the compiler resolves with resolveJsonModule). */
+function importable(path: string): boolean {
+  return isPythonPath(path) || isTsJsPath(path) || path.endsWith('.json');
+}
+
+/**
+ * The targets `m` names. A path (it holds a `/`, or names a Python,
+ * TypeScript, JavaScript or JSON file at the root) is checked like every caller path;
+ * an indexed Python file gives its module names, a TypeScript, JavaScript or
+ * JSON file its file target (what the compiler can resolve an import to);
+ * any other file is refused. A name with a `/` that is no indexed file is a
+ * package subpath (`@org/ui`, `lodash/fp`, `libs/enums` through a `paths`
+ * alias) unless it starts with `.` or ends in `.py` or `.pyi`: then it is a
+ * file the index does not hold, and refused. Anything else is
+ * a dotted module name or a package name: itself, the module names of the
+ * Python files known by it, and its specifier target.
+ */
+function targetsOf(store: Store, rules: RepoRules, m: string): Set<string> {
+  const isRootFile = importable(m) && store.fileByPath(m) !== undefined;
+  if (m.includes('/') || isRootFile) {
+    const rel = normalizeCallerPath(rules, m);
+    const f = store.fileByPath(rel);
+    if (f?.py) return new Set([m, ...f.mods]);
+    if (f && importable(f.path)) return new Set([fileTarget(f.path)]);
+    if (f) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python, TypeScript, JavaScript or JSON file of the index: nothing imports it`);
+    // `./x/y` or a Python file names a file that is not indexed; anything else is a package subpath, as a specifier names it.
+    if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m)) indexedFile(store, rules, m); // refuses it: not_indexed
+    return new Set([specTarget(m)]);
+  }
+  const names = new Set<string>([m, specTarget(m)]);
+  for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
+  return names;
+}
+
+/** Every statement with a target in `names` (in answer order). */
+function allImporters(store: Store, names: ReadonlySet<string>): readonly ImportSpan[] {
+  return store.plan.importStatements(names, undefined, { offset: 0, end: Number.MAX_SAFE_INTEGER }).hits;
+}
+
+/** A statement with the re-exporting files it reaches the module through (none for a direct import). */
+interface Reached { span: ImportSpan; via: readonly string[] }
+
+/**
+ * The statements importing the module directly, then those importing a file
+ * that re-exports it (breadth first, so each statement gets its shortest
+ * chain): `via` lists the files from the one the statement imports to the
+ * one that re-exports the module itself.
+ */
+function throughReexports(store: Store, names: ReadonlySet<string>): Reached[] {
+  const out: Reached[] = [];
+  const seen = new Set<string>();
+  const key = (s: ImportSpan): string => `${s.fid}:${s.seq}`;
+  const visited = new Set<number>();
+  let frontier: Reached[] = allImporters(store, names).map((span) => ({ span, via: [] }));
+  while (frontier.length) {
+    const next: Reached[] = [];
+    for (const r of frontier) {
+      if (seen.has(key(r.span))) continue;
+      seen.add(key(r.span));
+      out.push(r);
+      const file = r.span.fid;
+      if (!r.span.reexport || visited.has(file)) continue;
+      visited.add(file);
+      const path = store.file(file)!.path;
+      for (const span of allImporters(store, new Set([fileTarget(path)]))) next.push({ span, via: [path, ...r.via] });
+    }
+    frontier = next;
+  }
+  const pathOf = (s: ImportSpan): string => store.file(s.fid)!.path;
+  return out.sort((a, b) => cmp(pathOf(a.span), pathOf(b.span)) || a.span.start - b.span.start || a.span.seq - b.span.seq);
+}
+
+/** Import statements that import the module (docs/tools.md, find_importers), sorted by (path, line); only the page becomes items. */
+export function findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
+  const m = args.module_name;
+  const prefix = pathPrefixOf(args.path_prefix);
+  const names = targetsOf(store, rules, m);
+  const page = pageOf(args);
+  const item = (r: ImportSpan, via?: readonly string[]): Evidence => {
+    const text = store.importText(r); // read through textRange, which checks the span
+    const e = makeEvidenceLazy(store.file(r.fid)!.path, r.start, r.end, 'import', m, () => text);
+    if (via && via.length) e.via = [...via];
+    return e;
+  };
+  if (!args.via_reexports) {
+    const { total, hits } = store.plan.importStatements(names, prefix, page);
+    return { evidence: hits.map((r) => item(r)), total, generation: store.generation };
+  }
+  const all = throughReexports(store, names).filter((r) => prefix === undefined || store.file(r.span.fid)!.path.startsWith(prefix));
+  return { evidence: all.slice(page.offset, page.end).map((r) => item(r.span, r.via)), total: all.length, generation: store.generation };
+}

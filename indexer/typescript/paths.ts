@@ -1,0 +1,37 @@
+// Which files are TypeScript or JavaScript (docs/tools.md, TypeScript rules),
+// and how the compiler parses each: pure string functions, so the query layer
+// and the builder can ask without loading the `typescript` package.
+
+/** The extensions that get definitions and imports, longest first where one ends another. */
+const TS_JS_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
+
+/** `.ts .tsx .mts .cts .js .jsx .mjs .cjs`, and so `.d.ts`, `.d.mts`, `.d.cts` too. */
+export function isTsJsPath(relPath: string): boolean {
+  const dot = relPath.lastIndexOf('.');
+  if (dot < 0 || dot < relPath.lastIndexOf('/')) return false;
+  return (TS_JS_EXTENSIONS as readonly string[]).includes(relPath.slice(dot));
+}
+
+/**
+ * How the compiler parses a file of this name (its ScriptKind): `.tsx` as
+ * TSX, `.jsx` as JSX, `.js`/`.mjs`/`.cjs` as JS (which allows JSX, as in the
+ * compiler), everything else (`.ts`, `.mts`, `.cts`, declaration files) as TS.
+ */
+export type ScriptKindName = 'ts' | 'tsx' | 'js' | 'jsx';
+
+export function scriptKindOf(relPath: string): ScriptKindName {
+  const ext = relPath.slice(relPath.lastIndexOf('.'));
+  switch (ext) {
+    case '.tsx': return 'tsx';
+    case '.jsx': return 'jsx';
+    case '.js': case '.mjs': case '.cjs': return 'js';
+    default: return 'ts';
+  }
+}
+
+/** Files whose text decides how imports resolve: a change to one re-resolves the statements it governs. */
+export function isResolutionInput(relPath: string): boolean {
+  const name = relPath.slice(relPath.lastIndexOf('/') + 1);
+  return name === 'package.json' || name === 'jsconfig.json' || name === 'pnpm-workspace.yaml' || name === 'lerna.json'
+    || (name.startsWith('tsconfig') && name.endsWith('.json'));
+}

@@ -1,0 +1,81 @@
+// find_symbol and find_importers on the stdlib's names (queries.ts), timed in
+// process, without the transport: a round trip costs ~0.2 ms, which hides a
+// difference of a few µs per call. With `--against DIST` (another build's
+// dist/ folder, e.g. main's, built elsewhere), both builds index the same
+// stdlib copy in this one process and their rounds alternate, so a loaded
+// machine's drift falls on both alike. Each call goes through
+// IndexHandle.runTool (checked, then answered), as the daemon's do; 5 untimed
+// rounds, then 60 timed ones; the minimum and the median of the mean µs per
+// call are printed (on a busy machine the minimum is the steadier figure).
+//
+// Usage: node dist/test/bench/tools-inproc.js [--against OTHER/dist]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { IndexHandle } from '../../indexer/api.js';
+import { makeCorpus } from './corpus.js';
+import { drawQueries } from './queries.js';
+
+const ROUNDS = 60;
+const UNTIMED = 5;
+const OWN_DIST = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+
+interface Opened { label: string; idx: IndexHandle & { warm(): Promise<void> }; state: string }
+
+async function open(dist: string, root: string): Promise<Opened> {
+  const { openEvidexIndex } = await import(join(dist, 'indexer', 'index.js')) as typeof import('../../indexer/index.js');
+  const state = mkdtempSync(join(tmpdir(), 'evidex-inproc-state-'));
+  const idx = await openEvidexIndex(root, { stateDir: state });
+  await idx.refresh();
+  await idx.warm();
+  return { label: dist, idx, state };
+}
+
+/** Per build, the mean µs per call of each round, the builds' rounds alternating. */
+async function rounds(builds: readonly Opened[], tool: string, key: string, values: readonly string[]): Promise<number[][]> {
+  const times = builds.map(() => [] as number[]);
+  for (let r = 0; r < UNTIMED + ROUNDS; r++) {
+    for (const [i, b] of builds.entries()) {
+      const t0 = process.hrtime.bigint();
+      for (const v of values) await b.idx.runTool(tool, { [key]: v });
+      if (r >= UNTIMED) times[i].push(Number(process.hrtime.bigint() - t0) / 1000 / values.length);
+    }
+  }
+  return times;
+}
+
+const fmt = (xs: number[]): string => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `${s[0].toFixed(1)} µs / ${s[Math.floor(s.length / 2)].toFixed(1)} µs`;
+};
+
+async function main(): Promise<void> {
+  const at = process.argv.indexOf('--against');
+  const dists = [OWN_DIST, ...(at > 0 ? [resolve(process.argv[at + 1])] : [])];
+  const corpus = makeCorpus('stdlib');
+  const builds: Opened[] = [];
+  try {
+    const q = drawQueries(corpus, 300);
+    for (const d of dists) builds.push(await open(d, corpus.root));
+    const rows: string[] = [];
+    for (const [tool, key, values, what] of [
+      ['find_symbol', 'name', q.symbols, 'stdlib names'],
+      ['find_importers', 'module_name', q.modules, 'stdlib module names'],
+    ] as const) {
+      const t = await rounds(builds, tool, key, values);
+      rows.push(`| \`${tool}\`, ${values.length} ${what} | ${t.map(fmt).join(' | ')} |`);
+    }
+    console.log(`| per call, in process: min / median of ${ROUNDS} rounds | ${builds.map((b) => b.label).join(' | ')} |`);
+    console.log(`|---|${builds.map(() => '---|').join('')}`);
+    console.log(rows.join('\n'));
+  } finally {
+    for (const b of builds) {
+      await b.idx.close();
+      rmSync(b.state, { recursive: true, force: true });
+    }
+    rmSync(corpus.root, { recursive: true, force: true });
+  }
+}
+
+await main();

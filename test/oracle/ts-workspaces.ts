@@ -1,0 +1,148 @@
+// The repository's own packages, found as a package manager finds them (npm
+// and yarn `workspaces`, `pnpm-workspace.yaml`, `lerna.json`), and the build
+// output they name that is not in the tree, mapped to the source a developer
+// would open. The oracle links these packages into a temporary node_modules,
+// as an install would, and lets the compiler resolve through the links.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import ts from 'typescript';
+
+export interface WorkspacePackage { name: string; dir: string }
+
+/** A workspace glob (`packages/*`, `apps/**`, `docs`) as a test of folder paths: `*` is part of one folder name, `**` any number of folders. */
+function globMatcher(pattern: string): (dir: string) => boolean {
+  const segs = pattern.replace(/^\.\//, '').replace(/\/+$/, '').split('/');
+  const body = segs.map((s) => (s === '**' ? '(?:[^/]+/)*' : `${s.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}/`)).join('');
+  const re = new RegExp(`^${body}$`);
+  return (dir) => re.test(`${dir}/`);
+}
+
+function readJson(path: string): unknown {
+  try { return JSON.parse(readFileSync(path, 'utf8')); } catch { return undefined; }
+}
+
+/** The `packages:` list of a pnpm-workspace.yaml (the one key the oracle needs; quoted or bare items). */
+function pnpmPatterns(text: string): string[] {
+  const out: string[] = [];
+  let inPackages = false;
+  for (const line of text.split('\n')) {
+    if (/^packages:\s*$/.test(line)) { inPackages = true; continue; }
+    if (inPackages) {
+      const m = /^\s+-\s*(['"]?)(.*?)\1\s*(#.*)?$/.exec(line);
+      if (m) out.push(m[2]);
+      else if (/^\S/.test(line)) inPackages = false;
+    }
+  }
+  return out;
+}
+
+/** Workspace patterns from every source a package manager reads at the root. */
+export function workspacePatterns(root: string): string[] {
+  const patterns: string[] = [];
+  const pkg = readJson(join(root, 'package.json')) as { workspaces?: string[] | { packages?: string[] } } | undefined;
+  const ws = pkg?.workspaces;
+  if (Array.isArray(ws)) patterns.push(...ws);
+  else if (ws && Array.isArray(ws.packages)) patterns.push(...ws.packages);
+  if (existsSync(join(root, 'pnpm-workspace.yaml'))) patterns.push(...pnpmPatterns(readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')));
+  const lerna = readJson(join(root, 'lerna.json')) as { packages?: string[] } | undefined;
+  if (Array.isArray(lerna?.packages)) patterns.push(...lerna.packages);
+  return patterns.filter((p) => typeof p === 'string');
+}
+
+/** The named packages among the indexed `package.json` files whose folder a workspace pattern takes in (and no `!pattern` leaves out). */
+export function workspacePackages(root: string, files: readonly string[]): WorkspacePackage[] {
+  const patterns = workspacePatterns(root);
+  const take = patterns.filter((p) => !p.startsWith('!')).map(globMatcher);
+  const drop = patterns.filter((p) => p.startsWith('!')).map((p) => globMatcher(p.slice(1)));
+  const out: WorkspacePackage[] = [];
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (f !== 'package.json' && !f.endsWith('/package.json')) continue;
+    const dir = posix.dirname(f);
+    if (dir === '.' || f.split('/').includes('node_modules')) continue;
+    if (!take.some((m) => m(dir)) || drop.some((m) => m(dir))) continue;
+    const name = (readJson(join(root, f)) as { name?: unknown } | undefined)?.name;
+    if (typeof name !== 'string' || name === '' || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ name, dir });
+  }
+  return out;
+}
+
+/** Source extensions that build output of each kind comes from ("a TypeScript extension"). */
+const SOURCE_EXTENSIONS: Array<[RegExp, string[]]> = [
+  [/\.d\.ts$|\.js$|\.jsx$/, ['.ts', '.tsx']],
+  [/\.d\.mts$|\.mjs$/, ['.mts']],
+  [/\.d\.cts$|\.cjs$/, ['.cts']],
+];
+
+/**
+ * A package's build-output layout: the out folders (its tsconfig's `outDir`,
+ * read by the compiler with `extends`; else the top folders of the paths its
+ * package.json `exports`/`types`/`typings`/`main`/`module` name) and the
+ * folder sources live in (the tsconfig's `rootDir` when it sets an `outDir`,
+ * else `src/`).
+ */
+export interface BuildLayout { outDirs: string[]; rootDir: string }
+
+/** Every path string in a package.json field (exports' nested condition maps and arrays included). */
+function fieldPaths(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) fieldPaths(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) fieldPaths(x, out);
+  return out;
+}
+
+export function buildLayout(pkgAbs: string): BuildLayout {
+  const cfg = join(pkgAbs, 'tsconfig.json');
+  if (existsSync(cfg)) {
+    // rootDir counts only beside an outDir: the pair says where output comes from.
+    const parsed = ts.parseJsonSourceFileConfigFileContent(ts.readJsonConfigFile(cfg, ts.sys.readFile), ts.sys, pkgAbs, undefined, cfg);
+    const rel = (p: string | undefined): string | null => (p ? posix.relative(pkgAbs, p) : null);
+    const outDir = rel(parsed.options.outDir);
+    if (outDir !== null) return { outDirs: [outDir], rootDir: rel(parsed.options.rootDir) ?? 'src' };
+  }
+  const rootDir = 'src';
+  const pkg = readJson(join(pkgAbs, 'package.json')) as Record<string, unknown> | undefined;
+  const named = ['exports', 'types', 'typings', 'main', 'module'].flatMap((k) => fieldPaths(pkg?.[k]));
+  const tops = named.map((p) => p.replace(/^\.\//, '').split('/')).filter((s) => s.length > 1 && s[0] !== '' && s[0] !== '..').map((s) => s[0]);
+  return { outDirs: [...new Set(tops)], rootDir };
+}
+
+/** The out folder of the layout that `rel` (a path inside the package) lies in, when that folder is not in the tree. */
+function missingOutDir(pkgAbs: string, rel: string, layout: BuildLayout, isDir: (abs: string) => boolean): string | null {
+  for (const out of layout.outDirs) {
+    if (out === '' || out === '.' || out.startsWith('..')) continue;
+    if ((rel === out || rel.startsWith(`${out}/`)) && !isDir(join(pkgAbs, out))) return out;
+  }
+  return null;
+}
+
+/**
+ * The source file for a path of build output inside a package (`rel`, relative
+ * to the package folder), or null: the path lies under one of the package's out
+ * folders, that folder is not in the tree, and a source with a TypeScript
+ * extension exists at the same place under the source folder.
+ */
+export function sourceForOutput(pkgAbs: string, rel: string, layout: BuildLayout, exists: (abs: string) => boolean, isDir: (abs: string) => boolean): string | null {
+  const out = missingOutDir(pkgAbs, rel, layout, isDir);
+  if (out === null || rel === out) return null;
+  const rest = rel.slice(out.length + 1);
+  for (const [re, exts] of SOURCE_EXTENSIONS) {
+    if (!re.test(rest)) continue;
+    const stem = rest.replace(re, '');
+    for (const ext of exts) {
+      const src = posix.join(layout.rootDir, `${stem}${ext}`);
+      if (exists(join(pkgAbs, src))) return src;
+    }
+  }
+  return null;
+}
+
+/** A folder of build output that would exist: a folder under a missing out folder whose source folder exists. */
+export function sourceDirForOutput(pkgAbs: string, rel: string, layout: BuildLayout, isDir: (abs: string) => boolean): string | null {
+  const out = missingOutDir(pkgAbs, rel, layout, isDir);
+  if (out === null) return null;
+  const src = posix.join(layout.rootDir, rel.slice(out.length + 1));
+  return isDir(join(pkgAbs, src)) ? src : null;
+}

@@ -1,0 +1,188 @@
+// TypeScript/JavaScript import resolution through a real index of a small
+// monorepo written in a temp folder: every statement's target (or reason) is
+// pinned by hand, and every target that needs no build-output mapping is
+// checked against the compiler itself — ts.resolveModuleName on the real
+// files, under the file's config, with the workspace packages linked into a
+// real node_modules as an install would link them.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import ts from 'typescript';
+import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { cleanupTemp, tempDir, write } from './helpers/fs.js';
+
+const tmp = tempDir('ts-resolve');
+const json = (v: unknown): string => JSON.stringify(v, null, 2);
+
+/** The tree: workspaces, a solution config, paths and extends, NodeNext with .js specifiers, conditions, jsconfig, a broken config. */
+const TREE: Record<string, string> = {
+  '.gitignore': 'node_modules/\n',
+  'package.json': json({ name: 'root', private: true, workspaces: ['packages/*'] }),
+  'tsconfig.json': json({ files: [], references: [{ path: 'packages/ui' }, { path: 'packages/app' }, { path: 'packages/node-esm' }] }),
+  'tsconfig.base.json': json({ compilerOptions: { baseUrl: '.', paths: { '@shared/*': ['shared/*'] }, strict: true } }),
+  'shared/util.ts': 'export const util = 1;\n',
+  'packages/ui/package.json': json({ name: '@org/ui', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.mjs' }, './button': './src/button.tsx' } }),
+  'packages/ui/tsconfig.json': json({ compilerOptions: { outDir: 'dist', rootDir: 'src', jsx: 'react-jsx' }, include: ['src'] }),
+  'packages/ui/src/index.ts': 'export * from "./button";\nexport { helper } from "./util/helper";\n',
+  'packages/ui/src/button.tsx': 'export const Button = () => <button />;\n',
+  'packages/ui/src/util/helper.ts': 'export function helper() {}\n',
+  'packages/cond/package.json': json({ name: '@org/cond', exports: { '.': { source: './src/dev.ts', default: './lib/prod.js' } } }),
+  'packages/cond/src/dev.ts': 'export const dev = true;\n',
+  'packages/cond/lib/prod.js': 'exports.dev = false;\n',
+  'packages/dual/package.json': json({ name: '@org/dual', exports: { '.': { import: './esm/index.mjs', require: './cjs/index.cjs' } } }),
+  'packages/dual/esm/index.mjs': 'export const esm = 1;\n',
+  'packages/dual/cjs/index.cjs': 'exports.cjs = 1;\n',
+  'packages/app/package.json': json({ name: 'app', imports: { '#internal/*': './src/internal/*.ts' } }),
+  'packages/app/tsconfig.json': json({
+    extends: '../../tsconfig.base.json',
+    compilerOptions: { baseUrl: '.', paths: { '@/*': ['src/*'], '@shared/*': ['../../shared/*'] }, module: 'esnext', moduleResolution: 'bundler', customConditions: ['source'], allowJs: true },
+    include: ['src'],
+  }),
+  'packages/app/src/main.ts': [
+    'import { Button } from "@org/ui";',             // 1: through exports to dist/index.d.ts, mapped to src/index.ts
+    'import { Button as B2 } from "@org/ui/button";',// 2: exports straight to source
+    'import { x } from "@/lib/x";',                  // 3: paths
+    'import React from "react";',                    // 4: external
+    'import "./missing";',                           // 5: missing
+    'import { dev } from "@org/cond";',              // 6: customConditions
+    'import { a } from "#internal/a";',              // 7: package.json imports
+    'import { util } from "@shared/util";',          // 8: paths (the app's own, over the base's)
+    'const d = require("@org/dual");',               // 9: require condition
+    'import("@org/dual");',                          // 10: import condition
+    'import "@org/ui/nonexistent";',                 // 11: a repository package's missing subpath
+    'export type T = import("./lib/x").X;',          // 12: import type
+  ].join('\n') + '\n',
+  'packages/app/src/lib/x.ts': 'export const x = 1;\nexport interface X {}\n',
+  'packages/app/src/internal/a.ts': 'export const a = 1;\n',
+  'packages/app/src/old.js': 'const m = require("./lib/x");\nmodule.exports = m;\n',
+  'packages/node-esm/package.json': json({ name: 'node-esm', type: 'module' }),
+  'packages/node-esm/tsconfig.json': json({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }),
+  'packages/node-esm/src/a.ts': [
+    'import { b } from "./b.js";',     // 1: .js names the .ts
+    'import "./dir/index.js";',        // 2
+    'import c = require("./c");',      // 3: require mode: no extension needed
+    'import("./c");',                  // 4: import mode: the extension is needed
+    'import "./b";',                   // 5: missing in ESM
+  ].join('\n') + '\n',
+  'packages/node-esm/src/b.ts': 'export const b = 1;\n',
+  'packages/node-esm/src/c.ts': 'export = 1;\n',
+  'packages/node-esm/src/dir/index.ts': 'export {};\n',
+  'packages/node-esm/src/d.cts': 'import e = require("./e");\nimport f from "./f";\n',
+  'packages/node-esm/src/e.ts': 'export = 1;\n',
+  'packages/node-esm/src/f.ts': 'export default 1;\n',
+  'scripts/tool.mjs': 'import fs from "node:fs";\nimport { helper } from "../packages/ui/src/util/helper.ts";\nimport { b } from "../packages/node-esm/src/b";\n',
+  'web/jsconfig.json': json({ compilerOptions: { baseUrl: '.' } }),
+  'web/app.js': 'import { X } from "components/x";\n',
+  'web/components/x.js': 'export const X = 1;\n',
+  'broken/tsconfig.json': '{ "compilerOptions": { "strict": true, oops } ',
+  'broken/a.ts': 'import "./nope";\nimport "react";\nimport "./b";\n',
+  'broken/b.ts': 'export {};\n',
+  // A package whose main names build output with no source: the compiler goes on to its root index.js.
+  'packages/legacy/package.json': json({ name: '@org/legacy', main: 'dist/utils.cjs.js' }),
+  'packages/legacy/index.js': 'exports.slugify = (s) => s;\n',
+  'packages/legacy/src/index.ts': 'export const slugify = (s: string) => s;\n',
+  'legacy/app.js': 'const { slugify } = require("@org/legacy");\nconst greet = require("./lib/current");\n',
+  'legacy/lib/greet.js': 'exports.greet = 1;\n',
+};
+/** Symbolic links of the tree: path → what it points to. */
+const LINKS: Record<string, string> = { 'legacy/lib/current.js': 'greet.js' };
+
+/** Each statement's answer: its file target, or `why` for one that reached none. */
+const EXPECTED: Record<string, string[]> = {
+  'packages/app/src/main.ts': [
+    'packages/ui/src/index.ts', 'packages/ui/src/button.tsx', 'packages/app/src/lib/x.ts', 'external', 'missing',
+    'packages/cond/src/dev.ts', 'packages/app/src/internal/a.ts', 'shared/util.ts', 'packages/dual/cjs/index.cjs',
+    'packages/dual/esm/index.mjs', 'missing', 'packages/app/src/lib/x.ts',
+  ],
+  'packages/app/src/old.js': ['packages/app/src/lib/x.ts'],
+  'packages/ui/src/index.ts': ['packages/ui/src/button.tsx', 'packages/ui/src/util/helper.ts'],
+  'packages/node-esm/src/a.ts': ['packages/node-esm/src/b.ts', 'packages/node-esm/src/dir/index.ts', 'packages/node-esm/src/c.ts', 'missing', 'missing'],
+  'packages/node-esm/src/d.cts': ['packages/node-esm/src/e.ts', 'packages/node-esm/src/f.ts'],
+  'scripts/tool.mjs': ['external', 'packages/ui/src/util/helper.ts', 'packages/node-esm/src/b.ts'],
+  'web/app.js': ['web/components/x.js'],
+  'broken/a.ts': ['config', 'external', 'broken/b.ts'],
+  // Through the link, the file it leads to.
+  'legacy/app.js': ['packages/legacy/index.js', 'legacy/lib/greet.js'],
+};
+
+/** The config each file is governed by ('' = the defaults). */
+const GOVERNING: Record<string, string> = {
+  'packages/app/src/main.ts': 'packages/app/tsconfig.json', 'packages/app/src/old.js': 'packages/app/tsconfig.json',
+  'packages/ui/src/index.ts': 'packages/ui/tsconfig.json', 'packages/node-esm/src/a.ts': 'packages/node-esm/tsconfig.json',
+  'packages/node-esm/src/d.cts': 'packages/node-esm/tsconfig.json', 'scripts/tool.mjs': '', 'web/app.js': 'web/jsconfig.json',
+  'broken/a.ts': 'broken/tsconfig.json', 'legacy/app.js': '',
+};
+
+/** Answers that go through build output a package names but the tree lacks (the compiler alone finds nothing there). */
+const MAPPED = new Set(['packages/app/src/main.ts:1']);
+
+function answersOf(idx: EvidexIndex, path: string): string[] {
+  const f = idx.store.fileByPath(path);
+  assert.ok(f, `${path} is indexed`);
+  return idx.store.imports(f!.fid).map((i) => i.targets.find((t) => t.startsWith('./'))?.slice(2) ?? i.why ?? '(none)');
+}
+
+/** What the compiler answers for one statement, on a copy of the tree with the packages linked into node_modules. */
+function compilerAnswer(copy: string, file: string, line: number, cfg: string): string | null {
+  const abs = join(copy, file);
+  const options = cfg === '' ? { allowJs: true, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.Preserve }
+    : ts.getParsedCommandLineOfConfigFile(join(copy, cfg), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!.options;
+  const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : /\.[cm]?js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const implied = ts.getImpliedNodeFormatForFile(abs, undefined, ts.sys, options);
+  const sf = ts.createSourceFile(abs, ts.sys.readFile(abs)!, { languageVersion: ts.ScriptTarget.Latest, impliedNodeFormat: implied }, true, kind);
+  let found: ts.StringLiteralLike | null = null;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isStringLiteralLike(n) && sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1 === line) { found = n; return; }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  assert.ok(found, `${file}:${line} has a specifier`);
+  const lit = found as ts.StringLiteralLike;
+  const mode = ts.getModeForUsageLocation(sf, lit, options);
+  const r = ts.resolveModuleName(lit.text, abs, options, ts.sys, undefined, undefined, mode).resolvedModule;
+  // The compiler keeps a link's own path for a relative import; the target is where the link leads (docs/tools.md).
+  return r ? relative(copy, ts.sys.realpath!(r.resolvedFileName)) : null;
+}
+
+test('each statement resolves as the compiler resolves it, under the config that governs its file', async () => {
+  const root = join(tmp, 'repo');
+  write(root, TREE);
+  for (const [link, to] of Object.entries(LINKS)) symlinkSync(to, join(root, link));
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'state') });
+  const summary = await idx.refresh();
+  for (const [file, want] of Object.entries(EXPECTED)) {
+    assert.equal(answersOf(idx, file), want, file);
+    assert.is(idx.store.tsResolution(idx.store.fileByPath(file)!.fid)?.cfg, GOVERNING[file], `${file}: governing config`);
+  }
+  const all = Object.values(EXPECTED).flat();
+  const count = (w: string) => all.filter((x) => x === w).length;
+  assert.equal(summary.tsImports.unresolved, { external: count('external'), missing: count('missing'), config: count('config') });
+  assert.is(summary.tsImports.resolved, all.length - count('external') - count('missing') - count('config'));
+  assert.equal(idx.status().tsImports, summary.tsImports);
+
+  // The compiler on a copy, with the workspace packages linked as an install links them.
+  const copy = join(tmp, 'copy');
+  cpSync(root, copy, { recursive: true, verbatimSymlinks: true });
+  for (const [name, dir] of [['@org/ui', 'packages/ui'], ['@org/cond', 'packages/cond'], ['@org/dual', 'packages/dual'], ['@org/legacy', 'packages/legacy'], ['app', 'packages/app'], ['node-esm', 'packages/node-esm']]) {
+    mkdirSync(dirname(join(copy, 'node_modules', name)), { recursive: true });
+    symlinkSync(join(copy, dir), join(copy, 'node_modules', name));
+  }
+  let agree = 0;
+  for (const [file, want] of Object.entries(EXPECTED)) {
+    const lines = idx.store.imports(idx.store.fileByPath(file)!.fid).map((i) => i.start);
+    lines.forEach((line, i) => {
+      if (MAPPED.has(`${file}:${line}`)) return;
+      const compiler = compilerAnswer(copy, file, line, GOVERNING[file]);
+      const ours = ['external', 'missing', 'config'].includes(want[i]) ? null : want[i];
+      assert.is(ours, compiler, `${file}:${line}: evidex ${ours}, compiler ${compiler}`);
+      agree++;
+    });
+  }
+  console.log(`resolution: ${agree} statements agree with ts.resolveModuleName on the real files (${MAPPED.size} mapped to source: not compared)`);
+  await idx.close();
+});
+
+test.after(() => cleanupTemp());
+test.run();
