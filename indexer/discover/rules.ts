@@ -25,10 +25,9 @@ import { join } from 'node:path';
 import { loadGitSources, type GitSources } from './git-sources.js';
 import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
 import { asciiLower, globSource, globSubject, toByteString } from './glob.js';
+import { DEFAULT_SECRET_PATTERNS } from './secrets.js';
 
-export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
-  '.env', '.env.*', '*.pem', '*.key', '*.p12', '*.pfx', 'id_rsa*', 'id_ed25519*', '.netrc', '.npmrc', '.pypirc',
-]);
+export { DEFAULT_SECRET_PATTERNS };
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 export const IGNORE_FILE_NAMES: readonly string[] = Object.freeze(['.gitignore', '.evidexignore']);
 
@@ -162,7 +161,7 @@ export class RepoRules {
     return IGNORE_FILE_NAMES.includes(basenameOf(relPath));
   }
 
-  /** True for a secret (docs/tools.md, What is indexed list plus configured extras). Judged on the path's own name, not its folders. */
+  /** True for a secret (secrets.ts's list plus configured extras). Judged on the path's own name, or its whole path for a pattern with `/`. */
   isSecret(relPath: string): boolean {
     const subject = globSubject(relPath, true);
     return (this.basenameSecret?.test(basenameOf(subject)) ?? false) || (this.pathSecret?.test(subject) ?? false);
