@@ -2,6 +2,7 @@
 // reports themselves). Fields an older daemon does not send print as unknown
 // rather than fail. Roots, folders and what a daemon reports are outside text:
 // shown by local/human.ts's rule (a root's name may hold any byte).
+import { LEFT_OUT_REASONS, LEFT_OUT_WORDS, type LeftOutCounts } from '../indexer/discover/left-out.js';
 import { human, join, padEnd, path, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
 import type { LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
@@ -43,6 +44,13 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): Shown
   })];
 }
 
+/** Files left out, by reason: `3 secret · 1 over the size cap`, or `none` (absent from an older daemon's answer). */
+export function formatLeftOut(counts: LeftOutCounts | undefined): string {
+  if (!counts) return '-';
+  const parts = LEFT_OUT_REASONS.filter((r) => counts[r] > 0).map((r) => `${counts[r]} ${LEFT_OUT_WORDS[r]}`);
+  return parts.length ? parts.join(' · ') : 'none';
+}
+
 /** The human form of `evidex daemon status`. */
 export function formatStatus(r: StatusReport): Shown {
   if (!r.running) return human`${r.message}\n`;
@@ -53,6 +61,7 @@ export function formatStatus(r: StatusReport): Shown {
     human`root         ${path(r.root)}`,
     human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}`,
     human`files        ${r.files}`,
+    human`left out     ${formatLeftOut(r.status.index.leftOut)}`,
     human`symbols      ${r.symbols}`,
     human`generation   ${r.generation}`,
     human`last update  ${r.lastUpdate ?? 'never'}`,

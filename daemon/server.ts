@@ -199,6 +199,7 @@ export class Daemon {
     ask: (p, client, ctx) => handleAsk(p, client, ctx, { runTool: (name, args) => this.handle.runTool(name, args), stateDir: this.opts.stateDir }),
     indexStatus: () => this.status(),
     indexRefresh: (_p, client, ctx) => this.refresh(client, ctx),
+    indexLeftOut: (p) => this.handle.leftOutByName(p.query, { caseSensitive: p.case_sensitive, pathPrefix: p.path_prefix, limit: p.limit ?? 5 }),
     daemonShutdown: (_p, client) => {
       // Answer first; the shutdown starts once this response is on its way.
       setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });

@@ -2,12 +2,13 @@
 // index for a root, keep it fresh, answer validated tool calls. The daemon holds
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
 import type { BuildProgress, BuildSummary, UpdateSummary } from './build/builder.js';
+import type { LeftOut, LeftOutCounts, LeftOutQuery, LeftOutReason } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
 import type { ToolResult } from './query/schemas.js';
 import type { IndexSample } from './store/store.js';
 
 // Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
-export type { BuildProgress, BuildSummary, IndexSample, ToolResult, UpdateSummary };
+export type { BuildProgress, BuildSummary, IndexSample, LeftOut, LeftOutCounts, LeftOutReason, ToolResult, UpdateSummary };
 
 export interface IndexStatus {
   root: string;
@@ -23,6 +24,8 @@ export interface IndexStatus {
   state: 'empty' | 'building' | 'ready';
   /** In-memory search text and symbol index fully loaded (queries before that are correct, just slower). */
   warm: boolean;
+  /** Files left out, by reason (docs/tools.md, What is indexed): an ignored folder counts once. */
+  leftOut: LeftOutCounts;
 }
 
 export interface OpenOptions {
@@ -63,6 +66,11 @@ export interface IndexHandle {
    * representative of this index (the daemon's warm-up uses them). Reads only.
    */
   sample(n: number): IndexSample;
+  /**
+   * The left-out files whose path holds `query` (names and reasons only, never
+   * content), in path order, at most `limit`; `total` counts them all.
+   */
+  leftOutByName(query: string, opts: LeftOutQuery): { items: LeftOut[]; total: number };
   /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */
   update(paths: string[]): Promise<UpdateSummary>;
   close(): Promise<void>;

@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, ToolResult, UpdateSummary } from './api.js';
 import { Builder } from './build/builder.js';
+import { leftOutByName, noLeftOut, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
 import { asToolError, ToolError } from './errors.js';
 import { checkToolCall } from './query/arg-bounds.js';
@@ -53,7 +54,18 @@ export class EvidexIndex implements IndexHandle {
       root: this.root, formatVersion: FORMAT_VERSION, generation: this.store.generation,
       files: this.store.fileCount, pythonFiles: c.py, symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
       lastUpdate: this.store.lastUpdate, state: this.store.state, warm: this.warmed && this.warming === null,
+      leftOut: this.leftOutCounts(),
     };
+  }
+
+  private leftOutCounts(): LeftOutCounts {
+    const counts = noLeftOut();
+    for (const e of this.builder.leftOut()) counts[e.reason]++;
+    return counts;
+  }
+
+  leftOutByName(query: string, opts: LeftOutQuery): { items: LeftOut[]; total: number } {
+    return leftOutByName(this.builder.leftOut(), query, opts);
   }
 
   rules(): Promise<RepoRules> {

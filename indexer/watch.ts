@@ -33,6 +33,7 @@ import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
+import { isPathTooLong } from './discover/path-limits.js';
 import { inGitDir, type RepoRules } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
@@ -171,7 +172,8 @@ export class RepoWatcher {
     if (inGitDir(rel)) return true;
     // Only folders are pruned by the rules here (chokidar then never watches inside them).
     // Files are filtered when a batch is built, because a file's rules can change with an ignore file.
-    if (stats?.isDirectory()) return this.isIgnoredFolder(rel);
+    // A folder past the path limits is not watched either: the raw event that named it brings it to update(), which counts it left out.
+    if (stats?.isDirectory()) return this.isIgnoredFolder(rel) || isPathTooLong(this.opts.rules.realRoot, rel);
     // Nothing but folders gets a watch of its own unless polling: a folder's watch names its
     // entries (see the top of this file). Symlinks stay chokidar's, which reports them without
     // following; FIFOs, sockets and devices are never indexed.

@@ -10,7 +10,10 @@
 // size+mtime, then content hashes, and finishes the job.
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
-import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
+import { checkPath, walkRepo, whyLeftOut, type WalkEntry } from '../discover/walk.js';
+import { LeftOutSet, type LeftOut } from '../discover/left-out.js';
+import { listByBytes, mayBeNotUtf8 } from '../discover/names.js';
+import { isPathTooLong } from '../discover/path-limits.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
@@ -60,6 +63,8 @@ export class Builder {
   private rules: RepoRules | null = null;
   /** Files parsed (content read and extracted) since this builder was made — tests check that unchanged files are not re-parsed. */
   parsed = 0;
+  /** What the walks left out (binary files aside: the store knows those), for status and the CLI's hint. */
+  private readonly walkLeftOut = new LeftOutSet();
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {}
 
@@ -121,7 +126,8 @@ export class Builder {
     if (this.rules) await this.rules.reloadAll();
     const rules = await this.currentRules();
     onProgress?.({ phase: 'walk', done: 0, total: 0 });
-    const { files: walked } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+    const { files: walked, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+    this.walkLeftOut.replace(leftOut);
     onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
     return this.reconcile(walked, null, onProgress, t0);
   }
@@ -225,6 +231,7 @@ export class Builder {
     const folders: string[] = [];
     for (const path of clean) {
       const entry = await checkPath(this.root, rules, path, { maxFileBytes: this.opts.maxFileBytes });
+      await this.noteLeftOut(rules, path, entry);
       if (entry !== null && entry !== 'gone') {
         const f = store.fileByPath(path);
         results.push(parseOne({ path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash: f?.hash }, this.maxBytes));
@@ -241,8 +248,9 @@ export class Builder {
       folders.push(path);
       const under = store.filesUnder(path);
       const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));
-      if (isDir && !rules.isIgnored(path, true)) {
-        const { files } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
+      if (isDir && !rules.isIgnored(path, true) && !isPathTooLong(rules.realRoot, path)) {
+        const { files, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
+        this.walkLeftOut.replace(leftOut, path);
         const listed = new Set(files.map((w) => w.path));
         for (const f of under) if (!listed.has(f.path)) results.push({ path: f.path, kind: 'gone' });
         for (const w of files) {
@@ -288,5 +296,30 @@ export class Builder {
       summary.generation = store.commit(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
     }
     return summary;
+  }
+
+  /** Every file left out, with its reason: the walks' and the binary files the store skips. */
+  *leftOut(): Generator<LeftOut> {
+    for (const [path, reason] of this.walkLeftOut.entries()) yield { path, reason };
+    // A skipped file is one whose content ruled it out: binary, or grown past the cap between the look and the read.
+    for (const [path, { size }] of this.store.skipped) yield { path, reason: size > this.maxBytes ? 'tooLarge' : 'binary' };
+  }
+
+  /** Records what one re-checked path now is: indexed (or gone) forgets it, left out records why; a name shown with U+FFFD lists its folder by bytes. */
+  private async noteLeftOut(rules: RepoRules, path: string, entry: WalkEntry | null | 'gone'): Promise<void> {
+    if (entry === 'gone') {
+      this.walkLeftOut.dropUnder(path);
+      if (!mayBeNotUtf8(path)) return;
+      // An event named a file Node could not decode: its folder says which names are not UTF-8 now.
+      const folder = parentOf(path);
+      const listed = await listByBytes(folder === '' ? rules.realRoot : `${rules.realRoot}/${folder}`).catch(() => null);
+      this.walkLeftOut.dropInFolder(folder, 'nameNotUtf8');
+      for (const name of listed?.notUtf8 ?? []) this.walkLeftOut.set(folder === '' ? name : `${folder}/${name}`, 'nameNotUtf8');
+      return;
+    }
+    const why = entry === null ? await whyLeftOut(rules, path, { maxFileBytes: this.opts.maxFileBytes }) : null;
+    // A folder left out as a whole is one entry: what was recorded below it no longer counts.
+    if (why === 'ignored' || why === 'pathTooLong') this.walkLeftOut.dropUnder(path);
+    this.walkLeftOut.set(path, why);
   }
 }
