@@ -29,14 +29,22 @@
 //
 // Symlinks: chokidar names only real paths, the index also a link's own names;
 // watch/aliases.ts adds those to each batch.
+//
+// Ignore sources: a changed .gitignore/.evidexignore below the root re-walks
+// its own folder only (its rules reach no further); the root's, a replaced
+// folder, or a catch-up re-walk the tree. git's other sources (info/exclude,
+// the excludes file, .git/config, .git/index) are watched apart
+// (watch/git-sources.ts): new patterns re-walk the tree, a changed tracked set
+// re-checks just the paths whose tracked state flipped.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
 import { isPathTooLong } from './discover/path-limits.js';
-import { inGitDir, type RepoRules } from './discover/rules.js';
+import { inGitDir, parentOf, type RepoRules } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
+import { GitSourceWatch } from './watch/git-sources.js';
 import { Rechecks } from './watch/rechecks.js';
 
 export type WatchMode = 'auto' | 'poll' | 'off';
@@ -83,6 +91,9 @@ export class RepoWatcher {
   private noteValue: string | undefined;
   private readonly pending = new Set<string>();
   private readonly pendingIgnoreFiles = new Set<string>();
+  /** One of git's own ignore sources changed (watch/git-sources.ts): the next flush reads them again. */
+  private pendingGitSources = false;
+  private readonly gitSources: GitSourceWatch;
   private needRefresh = false;
   private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -113,6 +124,11 @@ export class RepoWatcher {
 
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
+    this.gitSources = new GitSourceWatch(() => {
+      if (this.closed) return;
+      this.pendingGitSources = true;
+      this.schedule();
+    }, (line) => this.opts.log?.(line));
   }
 
   /** Starts watching; resolves once chokidar has scanned the tree (events from then on are caught). */
@@ -124,6 +140,7 @@ export class RepoWatcher {
     // event is applied without its aliases.
     const aliasesReady = w.aliases.start();
     await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), aliasesReady]);
+    w.gitSources.follow(opts.rules.gitSourceFiles);
     w.started = true;
     if (w.restartWanted) w.requestRefresh('a folder was replaced while the watcher started');
     return w;
@@ -132,7 +149,7 @@ export class RepoWatcher {
   get state(): WatchState { return this.stateValue; }
   get note(): string | undefined { return this.noteValue; }
   /** Paths and refreshes waiting to be applied (not counting the batch being applied). */
-  get queued(): number { return this.pending.size + (this.needRefresh ? 1 : 0); }
+  get queued(): number { return this.pending.size + (this.needRefresh || this.pendingGitSources ? 1 : 0); }
 
   /** Queues a full re-walk (catch-up) behind whatever is pending. */
   requestRefresh(why = 'requested'): void {
@@ -154,6 +171,7 @@ export class RepoWatcher {
     this.closed = true;
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     this.rechecks.clear();
+    this.gitSources.close();
     await this.closeFsw();
     await this.running;
     this.stateValue = 'off';
@@ -323,22 +341,46 @@ export class RepoWatcher {
   private async flush(): Promise<void> {
     const paths = [...this.pending].sort();
     this.pending.clear();
-    const refresh = this.needRefresh;
+    let refresh = this.needRefresh;
     const ignoreFiles = [...this.pendingIgnoreFiles];
+    const gitSources = this.pendingGitSources;
+    this.pendingGitSources = false;
     // A folder was replaced: its watch died, and any ignore file in it changed unseen.
     const replaced = this.restartWanted;
     // Restarts wait for start() (a restart would close the watcher it waits on); start() asks again.
-    const restart = refresh && (replaced || ignoreFiles.length > 0) && this.started;
+    let restart = refresh && (replaced || ignoreFiles.length > 0) && this.started;
     if (restart) this.restartWanted = false;
     else if (ignoreFiles.length && !this.started) this.restartWanted = true;
-    const why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
+    let why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
+    // Ignore files below the root alone: their folders are walked again, not the tree.
+    const scoped = refresh && !replaced && this.refreshWhy.length === 0 && ignoreFiles.length > 0 && !ignoreFiles.some((f) => parentOf(f) === '')
+      ? [...new Set(ignoreFiles.map(parentOf))] : null;
     this.needRefresh = false;
     this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
     try {
       await this.opts.exclusive(async () => {
-        if (refresh) {
+        if (gitSources && !refresh) {
+          const change = await this.opts.rules.reloadGitSources();
+          this.gitSources.follow(this.opts.rules.gitSourceFiles);
+          if (change.rules || change.trackedDirs) {
+            // Any path may be judged otherwise now, and a folder may have come into view (chokidar must watch it).
+            refresh = true;
+            restart = this.started;
+            why = change.rules ? 'git\'s ignore sources changed' : 'the tracked folders changed';
+          } else {
+            for (const p of change.tracked) paths.push(p);
+          }
+        }
+        if (refresh && scoped && !gitSources) {
+          for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
+          if (restart && !this.closed && this.fsw) await this.restart();
+          const batch = await this.aliases.expand([...scoped, ...paths]);
+          const summary = await this.opts.index.update(batch);
+          this.lastUpdate = new Date().toISOString();
+          this.opts.onApplied?.({ paths: batch, refreshed: false, why, summary, ms: performance.now() - t0 });
+        } else if (refresh) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A folder that was ignored is not watched; after a rules change, rescan so newly
           // included folders are watched too, then re-walk (which also drops newly ignored files).
@@ -349,6 +391,7 @@ export class RepoWatcher {
             await this.restart();
           }
           await this.opts.index.refresh();
+          this.gitSources.follow(this.opts.rules.gitSourceFiles);
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();

@@ -22,7 +22,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadGitSources, type GitSources } from './git-sources.js';
+import { loadGitSources, type GitSourceFiles, type GitSources } from './git-sources.js';
 import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
 import { asciiLower, globSource, globSubject, toByteString } from './glob.js';
 import { DEFAULT_SECRET_PATTERNS } from './secrets.js';
@@ -92,6 +92,8 @@ export class RepoRules {
   private readonly gitFolderVerdicts = new Map<string, boolean>();
   /** git's other sources (null: not in a work tree, or git missing or not asked). */
   private git: GitSources | null = null;
+  /** git's sources as last loaded, kept when they are not used (a root git ignores as a whole): what a reload compares with. */
+  private loadedGit: GitSources | null = null;
   /** The ignore files above the root and git's global ones, as chain links (rel = lead + path). */
   private outerLinks: ChainLink[] = [];
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
@@ -275,9 +277,44 @@ export class RepoRules {
     }
   }
 
+  /** The files git's sources are read from (null outside a work tree): what the watcher watches (watch/git-sources.ts). */
+  get gitSourceFiles(): GitSourceFiles | null { return this.loadedGit?.files ?? null; }
+
+  /**
+   * Re-reads git's own sources alone — .git/info/exclude, core.excludesFile,
+   * core.ignorecase, the tracked files — after the watcher saw one change, and
+   * says what changed: `rules` (patterns, or where they come from: any path may
+   * now be judged otherwise, a re-walk is due) or `tracked` (the paths whose
+   * tracked state flipped, and whether a folder did: a folder that only
+   * tracked files made visible appears or goes).
+   */
+  async reloadGitSources(): Promise<{ rules: boolean; tracked: string[]; trackedDirs: boolean }> {
+    if (!this.useGit) return { rules: false, tracked: [], trackedDirs: false };
+    const before = this.loadedGit;
+    const after = await loadGitSources(this.realRoot);
+    const sameRules = before !== null && after !== null && before.prefix === after.prefix && before.ignoreCase === after.ignoreCase
+      && JSON.stringify(before.globalTexts) === JSON.stringify(after.globalTexts) && JSON.stringify(before.outer) === JSON.stringify(after.outer);
+    if (!sameRules) {
+      await this.reloadAll(); // .gitignore files too: core.ignorecase decides how they are read
+      return { rules: true, tracked: [], trackedDirs: false };
+    }
+    const flipped = (a: ReadonlySet<string>, b: ReadonlySet<string>): string[] => [...a].filter((p) => !b.has(p));
+    const tracked = [...flipped(before.tracked, after.tracked), ...flipped(after.tracked, before.tracked)];
+    const trackedDirs = flipped(before.trackedDirs, after.trackedDirs).length + flipped(after.trackedDirs, before.trackedDirs).length > 0;
+    this.useGitSources(after);
+    return { rules: false, tracked, trackedDirs };
+  }
+
   /** Forgets every ignore file read so far and re-reads the root's (a full re-walk calls this: any of them may have changed). */
   async reloadAll(): Promise<void> {
-    const git = this.useGit ? await loadGitSources(this.realRoot) : null;
+    this.useGitSources(this.useGit ? await loadGitSources(this.realRoot) : null);
+    this.folders.clear();
+    await this.loadFolder('');
+  }
+
+  /** Takes git's sources as loaded, and forgets every decision made with the last ones. */
+  private useGitSources(git: GitSources | null): void {
+    this.loadedGit = git;
     this.git = git;
     this.outerLinks = [];
     // A root git ignores as a whole (a checkout inside an ignored folder, a Python under
@@ -289,11 +326,9 @@ export class RepoRules {
       for (const o of git.outer) this.outerLinks.push({ dir: '', lead: below(o.dir), rules: { git: o.patterns, evidex: null } });
       for (const patterns of git.global) this.outerLinks.push({ dir: '', lead: git.prefix === '' ? '' : `${git.prefix}/`, rules: { git: patterns, evidex: null } });
     }
-    this.folders.clear();
     this.folderDecisions.clear();
     this.gitFolderVerdicts.clear();
     this.chains.clear();
-    await this.loadFolder('');
   }
 
   /** Re-reads one ignore file after it changed, was created or was deleted (the watcher calls this). */
