@@ -80,4 +80,15 @@ test('the tracked set: git rm --cached makes a matched file ignored, git add -f 
   assert.match(applied, /watch: debug\.log:/, applied);
 });
 
+test('a .gitignore below the root: its folder is walked again, not the tree', async () => {
+  await start();
+  writeFileSync(join(root, 'src', 'local_notes.py'), 'LOCAL_NOTES_MARK = 1\n');
+  await waitFor('the new file indexed', () => found('LOCAL_NOTES_MARK'));
+  await expect('src/.gitignore +', () => writeFileSync(join(root, 'src', '.gitignore'), 'local_notes.py\n'), 'src/local_notes.py', 'LOCAL_NOTES_MARK', false);
+  await expect('src/.gitignore -', () => writeFileSync(join(root, 'src', '.gitignore'), '# none\n'), 'src/local_notes.py', 'LOCAL_NOTES_MARK', true);
+  const applied = d!.log().split('\n').filter((l) => l.includes('watch:'));
+  assert.ok(applied.filter((l) => /watch: (\S+ )*src[ :]/.test(l)).length >= 2, applied.join('\n')); // with the names links give it
+  assert.not.match(d!.log(), /re-walked \(src\/\.gitignore changed/);
+});
+
 test.run();
