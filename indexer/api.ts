@@ -68,9 +68,10 @@ export interface IndexHandle {
   sample(n: number): IndexSample;
   /**
    * The left-out files whose path holds `query` (names and reasons only, never
-   * content), in path order, at most `limit`; `total` counts them all.
+   * content), in path order, at most `limit`; `total` counts them all. Waits
+   * for the first refresh's walk when one runs (it finds what is left out).
    */
-  leftOutByName(query: string, opts: LeftOutQuery): { items: LeftOut[]; total: number };
+  leftOutByName(query: string, opts: LeftOutQuery): Promise<{ items: LeftOut[]; total: number }>;
   /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */
   update(paths: string[]): Promise<UpdateSummary>;
   close(): Promise<void>;

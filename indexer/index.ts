@@ -64,7 +64,9 @@ export class EvidexIndex implements IndexHandle {
     return counts;
   }
 
-  leftOutByName(query: string, opts: LeftOutQuery): { items: LeftOut[]; total: number } {
+  async leftOutByName(query: string, opts: LeftOutQuery): Promise<{ items: LeftOut[]; total: number }> {
+    // A complete index answers during its start-up catch-up, but what the tree leaves out is known once that walk is over.
+    await this.builder.firstWalk;
     return leftOutByName(this.builder.leftOut(), query, opts);
   }
 

@@ -64,7 +64,7 @@ withPython('cold build: the chain is left out as one path too long, the rest is 
     assert.is(edge.length, 2, 'the file just under the limit is indexed (path and line)');
     assert.ok(Buffer.byteLength(edge[0]) <= MAX_INDEXED_PATH_BYTES && Buffer.byteLength(edge[0]) > MAX_INDEXED_PATH_BYTES - 8, edge[0]);
     assert.equal(await search('BOTTOM_MARK'), []);
-    const left = index.leftOutByName('chain/x', { limit: 5 });
+    const left = await index.leftOutByName('chain/x', { limit: 5 });
     assert.is(left.total, 1);
     assert.is(left.items[0].reason, 'pathTooLong');
     assert.ok(Buffer.byteLength(left.items[0].path) > MAX_INDEXED_PATH_BYTES);
@@ -84,7 +84,7 @@ withPython('made while the daemon runs: left out and counted, the daemon keeps i
   await waitFor('the chain counted', async () => (await c!.request(Methods.indexStatus)).index.leftOut.pathTooLong === 1, 30_000);
   await waitFor('the file near the limit indexed', async () => (await call('search_code', { query: 'EDGE_MARK' })).total === 2, 30_000);
   writeFileSync(join(root, 'src', 'later_save.py'), 'LATER_SAVE = 1\n');
-  await waitFor('a later save lands', async () => (await call('search_code', { query: 'LATER_SAVE' })).total === 2);
+  await waitFor('a later save lands', async () => (await call('search_code', { query: 'LATER_SAVE' })).total === 2, 30_000);
   const s = await c.request(Methods.indexStatus);
   assert.is(s.index.state, 'ready');
   assert.is((await call('search_code', { query: 'BOTTOM_MARK' })).total, 0);
@@ -93,7 +93,7 @@ withPython('made while the daemon runs: left out and counted, the daemon keeps i
   removeChain(root);
   await waitFor('the chain forgotten', async () => (await c!.request(Methods.indexStatus)).index.leftOut.pathTooLong === 0, 30_000);
   writeFileSync(join(root, 'src', 'later_save.py'), 'LATER_SAVE_2 = 1\n');
-  await waitFor('a save after it lands', async () => (await call('search_code', { query: 'LATER_SAVE_2' })).total === 1);
+  await waitFor('a save after it lands', async () => (await call('search_code', { query: 'LATER_SAVE_2' })).total === 1, 30_000);
 });
 
 test.run();

@@ -45,10 +45,10 @@ test('the index counts left-out files by reason; a name not UTF-8 is one, a name
   try {
     await index.refresh();
     assert.equal(index.status().leftOut, { ...noLeftOut(), secret: 2, tooLarge: 1, binary: 1, ignored: 2, nameNotUtf8: 1 });
-    assert.equal(index.leftOutByName('bad', { limit: 5 }).items, [{ path: 'bad\\xff.py', reason: 'nameNotUtf8' }]);
-    assert.equal(index.leftOutByName('CRED', { limit: 5 }).items, [{ path: 'conf/.aws/credentials', reason: 'secret' }]);
-    assert.is(index.leftOutByName('CRED', { limit: 5, caseSensitive: true }).total, 0);
-    assert.is(index.leftOutByName('e', { limit: 5, pathPrefix: 'conf/' }).total, 1);
+    assert.equal((await index.leftOutByName('bad', { limit: 5 })).items, [{ path: 'bad\\xff.py', reason: 'nameNotUtf8' }]);
+    assert.equal((await index.leftOutByName('CRED', { limit: 5 })).items, [{ path: 'conf/.aws/credentials', reason: 'secret' }]);
+    assert.is((await index.leftOutByName('CRED', { limit: 5, caseSensitive: true })).total, 0);
+    assert.is((await index.leftOutByName('e', { limit: 5, pathPrefix: 'conf/' })).total, 1);
     const hits = await index.runTool('search_code', { query: 'REPLACEMENT_CHAR_NAME' });
     assert.equal(hits.evidence.map((e) => e.path), ['ok\uFFFDname.py']);
     assert.is((await index.runTool('search_code', { query: 'NOT_UTF8_NAME' })).total, 0);
@@ -65,6 +65,10 @@ test('through the CLI: search says which left-out files it could not search, dae
     for (const line of secret.trim().split('\n')) assert.not.ok(`${s.stdout}${s.stderr}`.includes(line.split('=')[1]), 'no content of the secret');
     assert.not.match(evidex(repo, ['search', 'COLLECTION_NAME']).stderr, /not searched/, 'said only when a left-out name matches');
     assert.match(evidex(repo, ['search', 'logo']).stderr, /^not searched: assets\/logo\.png \(binary\)$/m);
+
+    // A daemon started on the complete index answers during its catch-up: the line still comes.
+    evidex(repo, ['daemon', 'stop']);
+    assert.match(evidex(repo, ['search', '.env']).stderr, /^not searched: \.env \(secret\)$/m, 'said by a daemon in its catch-up');
 
     const status = evidex(repo, ['daemon', 'status']);
     assert.match(status.stdout, /^left out {5}2 secret · 1 binary · 2 ignored$/m, status.stdout);

@@ -65,6 +65,8 @@ export class Builder {
   parsed = 0;
   /** What the walks left out (binary files aside: the store knows those), for status and the CLI's hint. */
   private readonly walkLeftOut = new LeftOutSet();
+  /** Settles when the first refresh's walk has ended (null before a refresh starts): until then leftOut() knows only the binary files. */
+  firstWalk: Promise<void> | null = null;
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {}
 
@@ -126,7 +128,9 @@ export class Builder {
     if (this.rules) await this.rules.reloadAll();
     const rules = await this.currentRules();
     onProgress?.({ phase: 'walk', done: 0, total: 0 });
-    const { files: walked, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+    let walkEnded = (): void => undefined;
+    this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
+    const { files: walked, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes }).finally(walkEnded);
     this.walkLeftOut.replace(leftOut);
     onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
     return this.reconcile(walked, null, onProgress, t0);
