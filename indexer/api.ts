@@ -69,9 +69,15 @@ export interface IndexHandle {
   /**
    * The left-out files whose path holds `query` (names and reasons only, never
    * content), in path order, at most `limit`; `total` counts them all. Waits
-   * for the first refresh's walk when one runs (it finds what is left out).
+   * for the first walk of the tree (made here when no refresh has made one).
    */
   leftOutByName(query: string, opts: LeftOutQuery): Promise<{ items: LeftOut[]; total: number }>;
+  /**
+   * The paths a change of ignore patterns can flip: every indexed file, and
+   * every entry the walks left out as ignored (a folder once). The watcher
+   * re-checks those whose verdict changed instead of re-walking the tree.
+   */
+  ignoreCandidates(): { indexed: string[]; ignored: string[] };
   /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */
   update(paths: string[]): Promise<UpdateSummary>;
   close(): Promise<void>;

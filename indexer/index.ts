@@ -64,9 +64,15 @@ export class EvidexIndex implements IndexHandle {
     return counts;
   }
 
+  ignoreCandidates(): { indexed: string[]; ignored: string[] } {
+    const ignored: string[] = [];
+    for (const e of this.builder.leftOut()) if (e.reason === 'ignored') ignored.push(e.path);
+    return { indexed: this.store.ordered().map((f) => f.path), ignored };
+  }
+
   async leftOutByName(query: string, opts: LeftOutQuery): Promise<{ items: LeftOut[]; total: number }> {
     // A complete index answers during its start-up catch-up, but what the tree leaves out is known once that walk is over.
-    await this.builder.firstWalk;
+    await this.builder.leftOutKnown();
     return leftOutByName(this.builder.leftOut(), query, opts);
   }
 

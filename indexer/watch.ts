@@ -38,6 +38,7 @@
 // re-checks just the paths whose tracked state flipped.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
 import { isPathTooLong } from './discover/path-limits.js';
@@ -63,7 +64,7 @@ export interface WatchOptions {
   root: string;
   /** The rules the index walks with (the links scan must decide exactly as the walk does). */
   rules: RepoRules;
-  index: { update(paths: string[]): Promise<UpdateSummary>; refresh(): Promise<BuildSummary> };
+  index: { update(paths: string[]): Promise<UpdateSummary>; refresh(): Promise<BuildSummary>; ignoreCandidates?(): { indexed: string[]; ignored: string[] } };
   /** Runs `fn` alone among all index writers (the daemon's write queue). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** How long to gather events before applying them (default 4 ms: a temp-write + rename lands in one batch). */
@@ -80,6 +81,10 @@ const REPLACED_FOLDER_CHECK_MS = 100;
 
 type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
 
+async function isFolder(abs: string): Promise<boolean> {
+  try { return (await stat(abs)).isDirectory(); } catch { return false; }
+}
+
 const isWatchLimitError = (e: unknown): boolean => {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOSPC' || code === 'EMFILE';
@@ -94,6 +99,8 @@ export class RepoWatcher {
   /** One of git's own ignore sources changed (watch/git-sources.ts): the next flush reads them again. */
   private pendingGitSources = false;
   private readonly gitSources: GitSourceWatch;
+  /** The rules' gitPatternsVersion when chokidar last started: its folder filter judged by those patterns. */
+  private watchedPatterns = -1;
   private needRefresh = false;
   private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -210,6 +217,7 @@ export class RepoWatcher {
 
   private async open(target: OpenTarget): Promise<void> {
     this.target = target;
+    this.watchedPatterns = this.opts.rules.gitPatternsVersion;
     const polling = this.watchFiles;
     const fsw = chokidarWatch(this.opts.root, {
       ignoreInitial: true,
@@ -364,7 +372,21 @@ export class RepoWatcher {
         if (gitSources && !refresh) {
           const change = await this.opts.rules.reloadGitSources();
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
-          if (change.rules || change.trackedDirs) {
+          const candidates = change.rules && !change.trackedDirs ? this.opts.index.ignoreCandidates?.() : undefined;
+          if (candidates) {
+            // New patterns: only paths whose verdict flipped are looked at again (a folder that came into view is walked by update and watched from now on).
+            const rules = this.opts.rules;
+            for (const p of candidates.indexed) if (rules.isIgnored(p, false)) paths.push(p);
+            let folderInView = false;
+            for (const p of candidates.ignored) {
+              if (rules.isIgnored(p, false) && rules.isIgnored(p, true)) continue;
+              paths.push(p);
+              if (!rules.isIgnored(p, true)) folderInView ||= await isFolder(join(this.opts.root, p));
+            }
+            // A folder that was ignored has no watch: chokidar starts again to watch it (its files are indexed by update's walk).
+            if (folderInView && this.started && !this.closed && this.fsw) await this.restart();
+            why = 'git\'s ignore patterns changed';
+          } else if (change.rules || change.trackedDirs) {
             // Any path may be judged otherwise now, and a folder may have come into view (chokidar must watch it).
             refresh = true;
             restart = this.started;
@@ -392,6 +414,8 @@ export class RepoWatcher {
           }
           await this.opts.index.refresh();
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
+          // git's patterns changed under this refresh (a catch-up that read them anew): folders chokidar left out may be in view.
+          if (this.opts.rules.gitPatternsVersion !== this.watchedPatterns && this.started && !this.closed && this.fsw) await this.restart();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();

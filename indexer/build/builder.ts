@@ -65,8 +65,10 @@ export class Builder {
   parsed = 0;
   /** What the walks left out (binary files aside: the store knows those), for status and the CLI's hint. */
   private readonly walkLeftOut = new LeftOutSet();
-  /** Settles when the first refresh's walk has ended (null before a refresh starts): until then leftOut() knows only the binary files. */
-  firstWalk: Promise<void> | null = null;
+  /** Settles when the first walk of the whole tree has ended (null before one starts): until then leftOut() knows only the binary files. */
+  private firstWalk: Promise<void> | null = null;
+  /** Whole-tree walks whose left-out set was recorded. */
+  private walksRecorded = 0;
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {}
 
@@ -132,6 +134,7 @@ export class Builder {
     this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
     const { files: walked, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes }).finally(walkEnded);
     this.walkLeftOut.replace(leftOut);
+    this.walksRecorded++;
     onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
     return this.reconcile(walked, null, onProgress, t0);
   }
@@ -300,6 +303,20 @@ export class Builder {
       summary.generation = store.commit(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
     }
     return summary;
+  }
+
+  /**
+   * Resolves once a whole-tree walk has recorded what is left out. A daemon on
+   * a complete index answers before its start-up refresh has walked (or even
+   * started): then this walks the tree itself, reading nothing and writing
+   * nothing to the store, and records the result unless a refresh did first.
+   */
+  leftOutKnown(): Promise<void> {
+    return (this.firstWalk ??= (async () => {
+      const rules = await this.currentRules();
+      const { leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+      if (this.walksRecorded === 0) this.walkLeftOut.replace(leftOut);
+    })().catch(() => undefined));
   }
 
   /** Every file left out, with its reason: the walks' and the binary files the store skips. */

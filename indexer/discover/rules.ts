@@ -94,6 +94,13 @@ export class RepoRules {
   private git: GitSources | null = null;
   /** git's sources as last loaded, kept when they are not used (a root git ignores as a whole): what a reload compares with. */
   private loadedGit: GitSources | null = null;
+  /**
+   * Rises whenever git's own patterns (info/exclude, the excludes file, the
+   * .gitignore files above the root, core.ignorecase) are read with a
+   * different content, by whichever reload read them: the watcher compares it
+   * with the one it started with to know its folder filter is out of date.
+   */
+  gitPatternsVersion = 0;
   /** The ignore files above the root and git's global ones, as chain links (rel = lead + path). */
   private outerLinks: ChainLink[] = [];
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
@@ -292,9 +299,7 @@ export class RepoRules {
     if (!this.useGit) return { rules: false, tracked: [], trackedDirs: false };
     const before = this.loadedGit;
     const after = await loadGitSources(this.realRoot);
-    const sameRules = before !== null && after !== null && before.prefix === after.prefix && before.ignoreCase === after.ignoreCase
-      && JSON.stringify(before.globalTexts) === JSON.stringify(after.globalTexts) && JSON.stringify(before.outer) === JSON.stringify(after.outer);
-    if (!sameRules) {
+    if (before === null || after === null || !sameGitPatterns(before, after)) {
       await this.reloadAll(); // .gitignore files too: core.ignorecase decides how they are read
       return { rules: true, tracked: [], trackedDirs: false };
     }
@@ -314,6 +319,7 @@ export class RepoRules {
 
   /** Takes git's sources as loaded, and forgets every decision made with the last ones. */
   private useGitSources(git: GitSources | null): void {
+    if (!sameGitPatterns(this.loadedGit, git)) this.gitPatternsVersion++;
     this.loadedGit = git;
     this.git = git;
     this.outerLinks = [];
@@ -405,6 +411,13 @@ export class RepoRules {
     this.folderDecisions.set(dirRel, ignored);
     return ignored;
   }
+}
+
+/** Whether two loads of git's sources hold the same patterns (the tracked files aside). */
+function sameGitPatterns(a: GitSources | null, b: GitSources | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.prefix === b.prefix && a.ignoreCase === b.ignoreCase
+    && JSON.stringify(a.globalTexts) === JSON.stringify(b.globalTexts) && JSON.stringify(a.outer) === JSON.stringify(b.outer);
 }
 
 /** A file's identity (docs/tools.md, What is indexed: a secret is also every other name of the same file). */
