@@ -2,11 +2,12 @@
 // reports themselves). Fields an older daemon does not send print as unknown
 // rather than fail. Roots, folders and what a daemon reports are outside text:
 // shown by local/human.ts's rule (a root's name may hold any byte).
-import { LEFT_OUT_REASONS, LEFT_OUT_WORDS, type LeftOutCounts } from '../indexer/discover/left-out.js';
+import type { LeftOutCounts, LeftOutReason } from '../indexer/api.js';
 import { human, join, padEnd, path, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
 import type { LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
+import { LEFT_OUT_WORDS } from './left-out-note.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
 /** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */
@@ -47,7 +48,8 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): Shown
 /** Files left out, by reason: `3 secret · 1 over the size cap`, or `none` (absent from an older daemon's answer). */
 export function formatLeftOut(counts: LeftOutCounts | undefined): string {
   if (!counts) return '-';
-  const parts = LEFT_OUT_REASONS.filter((r) => counts[r] > 0).map((r) => `${counts[r]} ${LEFT_OUT_WORDS[r]}`);
+  const reasons = Object.keys(LEFT_OUT_WORDS) as LeftOutReason[];
+  const parts = reasons.filter((r) => counts[r] > 0).map((r) => `${counts[r]} ${LEFT_OUT_WORDS[r]}`);
   return parts.length ? parts.join(' · ') : 'none';
 }
 

@@ -4,10 +4,21 @@
 // path too long, a name that is not UTF-8 — the user is told which and why,
 // so `0 of 0` never hides a file rg would have found. Names and reasons
 // only: the daemon never sends a left-out file's content, and none is shown.
-import { LEFT_OUT_WORDS, type LeftOut } from '../indexer/discover/left-out.js';
+// The CLI loads nothing of the indexer at run time (test/cli-shell): its types alone.
+import type { LeftOut, LeftOutReason } from '../indexer/api.js';
 import { human, join, path, type Shown } from '../local/human.js';
 import { Methods } from '../protocol/messages.js';
 import type { Client } from './connection.js';
+
+/** How each reason is said to a person, in the order `daemon status` lists them. */
+export const LEFT_OUT_WORDS: Readonly<Record<LeftOutReason, string>> = Object.freeze({
+  secret: 'secret',
+  tooLarge: 'over the size cap',
+  binary: 'binary',
+  ignored: 'ignored',
+  pathTooLong: 'path too long',
+  nameNotUtf8: 'name not UTF-8',
+});
 
 /** How many left-out names the line shows before "and N more". */
 const SHOWN = 3;

@@ -82,9 +82,9 @@ withPython('made while the daemon runs: left out and counted, the daemon keeps i
   const made = await new Promise<number | null>((resolve) => spawn('python3', ['-c', MAKE_CHAIN, root]).on('exit', resolve));
   assert.is(made, 0);
   await waitFor('the chain counted', async () => (await c!.request(Methods.indexStatus)).index.leftOut.pathTooLong === 1, 30_000);
-  await waitFor('the file near the limit indexed', async () => (await call('search_code', { query: 'EDGE_MARK' })).total === 2, 30_000);
+  await waitFor('the file near the limit indexed', async () => (await call('search_code', { query: 'EDGE_MARK' })).total === 2, 60_000);
   writeFileSync(join(root, 'src', 'later_save.py'), 'LATER_SAVE = 1\n');
-  await waitFor('a later save lands', async () => (await call('search_code', { query: 'LATER_SAVE' })).total === 2, 30_000);
+  await waitFor('a later save lands', async () => (await call('search_code', { query: 'LATER_SAVE' })).total === 2, 60_000);
   const s = await c.request(Methods.indexStatus);
   assert.is(s.index.state, 'ready');
   assert.is((await call('search_code', { query: 'BOTTOM_MARK' })).total, 0);
@@ -93,7 +93,7 @@ withPython('made while the daemon runs: left out and counted, the daemon keeps i
   removeChain(root);
   await waitFor('the chain forgotten', async () => (await c!.request(Methods.indexStatus)).index.leftOut.pathTooLong === 0, 30_000);
   writeFileSync(join(root, 'src', 'later_save.py'), 'LATER_SAVE_2 = 1\n');
-  await waitFor('a save after it lands', async () => (await call('search_code', { query: 'LATER_SAVE_2' })).total === 1, 30_000);
+  await waitFor('a save after it lands', async () => (await call('search_code', { query: 'LATER_SAVE_2' })).total === 1, 60_000);
 });
 
 test.run();

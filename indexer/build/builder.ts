@@ -132,9 +132,15 @@ export class Builder {
     onProgress?.({ phase: 'walk', done: 0, total: 0 });
     let walkEnded = (): void => undefined;
     this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
-    const { files: walked, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes }).finally(walkEnded);
-    this.walkLeftOut.replace(leftOut);
-    this.walksRecorded++;
+    let walked: WalkEntry[];
+    try {
+      const walk = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+      walked = walk.files;
+      this.walkLeftOut.replace(walk.leftOut);
+      this.walksRecorded++;
+    } finally {
+      walkEnded(); // after the set is replaced: a caller waiting on firstWalk must see it
+    }
     onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
     return this.reconcile(walked, null, onProgress, t0);
   }
@@ -238,7 +244,8 @@ export class Builder {
     const folders: string[] = [];
     for (const path of clean) {
       const entry = await checkPath(this.root, rules, path, { maxFileBytes: this.opts.maxFileBytes });
-      await this.noteLeftOut(rules, path, entry);
+      // Below a folder this update walked, the walk has recorded it already (a deep chain names hundreds of such paths).
+      if (!folders.some((d) => isUnder(path, d))) await this.noteLeftOut(rules, path, entry);
       if (entry !== null && entry !== 'gone') {
         const f = store.fileByPath(path);
         results.push(parseOne({ path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash: f?.hash }, this.maxBytes));

@@ -18,16 +18,6 @@ export type WalkLeftOutReason = Exclude<LeftOutReason, 'binary'>;
 export interface LeftOut { path: string; reason: LeftOutReason }
 export type LeftOutCounts = Record<LeftOutReason, number>;
 
-/** How a reason is said to a person (the CLI's hint, `daemon status`). */
-export const LEFT_OUT_WORDS: Readonly<Record<LeftOutReason, string>> = Object.freeze({
-  secret: 'secret',
-  tooLarge: 'over the size cap',
-  binary: 'binary',
-  ignored: 'ignored',
-  pathTooLong: 'path too long',
-  nameNotUtf8: 'name not UTF-8',
-});
-
 export interface LeftOutQuery {
   caseSensitive?: boolean;
   /** Only paths starting with this (root-relative). */
