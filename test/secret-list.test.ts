@@ -67,15 +67,15 @@ test('a file renamed into a secret name on a running daemon leaves every answer,
   write(root, { 'ops/deploy.txt': 'RENAMED_SECRET_TOKEN = hunter2\n' });
   ({ d, c } = await startWatched(root));
   const hits = async (): Promise<number> => (await c!.request(Methods.toolsCall, { name: 'search_code', arguments: { query: 'RENAMED_SECRET_TOKEN' } })).total;
-  await waitFor('indexed under its plain name', async () => (await hits()) === 1);
+  await waitFor('indexed under its plain name', async () => (await hits()) === 1, 30_000);
   renameSync(join(root, 'ops/deploy.txt'), join(root, 'ops/prod.tfvars'));
-  await waitFor('gone from search', async () => (await hits()) === 0);
+  await waitFor('gone from search', async () => (await hits()) === 0, 30_000);
   assert.ok(await isNotIndexed(c, 'ops/deploy.txt'));
   const refusal = await c.request(Methods.toolsCall, { name: 'read_evidence', arguments: { path: 'ops/prod.tfvars', start_line: 1 } })
     .then(() => 'answered', (e: RpcError) => (e.data as { code?: string }).code);
   assert.is(refusal, 'secret_denied');
   renameSync(join(root, 'ops/prod.tfvars'), join(root, 'ops/deploy.txt'));
-  await waitFor('back in search', async () => (await hits()) === 1);
+  await waitFor('back in search', async () => (await hits()) === 1, 30_000).catch((e) => { throw new Error(`${(e as Error).message}\n${d!.log()}`); });
 });
 
 test.run();

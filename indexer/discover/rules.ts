@@ -273,6 +273,11 @@ export class RepoRules {
     for (const id of ids) this.secretIds.add(id);
   }
 
+  /** Forgets a secret's identity that no secret name holds any more (checkPath found it renamed out). */
+  forgetSecret(id: string): void {
+    this.secretIds.delete(id);
+  }
+
   /** True when the file at `relPath` is one of the secrets the walks have met under another name (a hard link). */
   isKnownSecretFile(relPath: string): boolean {
     if (this.secretIds.size === 0) return false;

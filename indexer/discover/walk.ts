@@ -457,7 +457,11 @@ export async function checkPath(
   if (st.size > maxBytes) return null;
   // Another name of a secret (a hard link, or the target of a secret-named link) is a secret.
   const id = identityOf(st);
-  if (rules.knownSecrets.has(id) || (st.nlink > 1 && (await secretIdentities(rules)).has(id))) return null;
+  // A known secret's identity is looked for again: renamed out of its secret name (`mv .env notes.txt`) it is a plain file now.
+  if (rules.knownSecrets.has(id) || st.nlink > 1) {
+    if ((await secretIdentities(rules)).has(id)) return null;
+    rules.forgetSecret(id);
+  }
   return { path: relPath, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino };
 }
 
