@@ -2,10 +2,12 @@
 // reports themselves). Fields an older daemon does not send print as unknown
 // rather than fail. Roots, folders and what a daemon reports are outside text:
 // shown by local/human.ts's rule (a root's name may hold any byte).
+import type { LeftOutCounts, LeftOutReason } from '../indexer/api.js';
 import { human, join, padEnd, path, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
 import type { DaemonInfoStatus, LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
+import { LEFT_OUT_WORDS } from './left-out-note.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
 /** TypeScript/JavaScript import statements by outcome, as `evidex index` and `evidex daemon status` print them (null: none indexed, or an older daemon). */
@@ -62,6 +64,14 @@ function formatRoot(root: string, d: DaemonInfoStatus): Shown {
   }
 }
 
+/** Files left out, by reason: `3 secret · 1 over the size cap`, or `none` (absent from an older daemon's answer). */
+export function formatLeftOut(counts: LeftOutCounts | undefined): string {
+  if (!counts) return '-';
+  const reasons = Object.keys(LEFT_OUT_WORDS) as LeftOutReason[];
+  const parts = reasons.filter((r) => counts[r] > 0).map((r) => `${counts[r]} ${LEFT_OUT_WORDS[r]}`);
+  return parts.length ? parts.join(' · ') : 'none';
+}
+
 /** The human form of `evidex daemon status`. */
 export function formatStatus(r: StatusReport): Shown {
   if (!r.running) return human`${r.message}\n`;
@@ -74,6 +84,7 @@ export function formatStatus(r: StatusReport): Shown {
     human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : ''}`,
     ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${d.waiting.since} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
     human`files        ${r.files}`,
+    human`left out     ${formatLeftOut(r.status.index.leftOut)}`,
     human`symbols      ${r.symbols}`,
     ...(ts === null ? [] : [human`ts/js        ${ts}`]),
     human`generation   ${r.generation}`,

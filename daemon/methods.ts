@@ -37,5 +37,11 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
   }),
   indexStatus: Empty,
   indexRefresh: Empty,
+  indexLeftOut: z.strictObject({
+    query: z.string().min(1).max(1000),
+    case_sensitive: z.boolean().optional(),
+    path_prefix: z.string().max(4096).optional(),
+    limit: z.number().int().min(1).max(100).optional(),
+  }),
   daemonShutdown: Empty,
 };

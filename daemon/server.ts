@@ -270,6 +270,7 @@ export class Daemon {
     indexStatus: () => this.status(),
     // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.
     indexRefresh: (_p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx)),
+    indexLeftOut: (p) => this.handle.leftOutByName(p.query, { caseSensitive: p.case_sensitive, pathPrefix: p.path_prefix, limit: p.limit ?? 5 }),
     daemonShutdown: (_p, client) => {
       // Answer first; the shutdown starts once this response is on its way.
       setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });

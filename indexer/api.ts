@@ -2,13 +2,14 @@
 // index for a root, keep it fresh, answer validated tool calls. The daemon holds
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
 import type { BuildProgress, BuildSummary, TsImportCounts, UpdateSummary } from './build/builder.js';
+import type { LeftOut, LeftOutCounts, LeftOutQuery, LeftOutReason } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
 import type { Pace } from './query/pace.js';
 import type { ToolResult } from './query/schemas.js';
 import type { IndexSample } from './store/store.js';
 
 // Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
-export type { BuildProgress, BuildSummary, IndexSample, Pace, ToolResult, TsImportCounts, UpdateSummary };
+export type { BuildProgress, BuildSummary, IndexSample, LeftOut, LeftOutCounts, LeftOutReason, Pace, ToolResult, TsImportCounts, UpdateSummary };
 
 export interface IndexStatus {
   root: string;
@@ -26,6 +27,8 @@ export interface IndexStatus {
   state: 'empty' | 'building' | 'ready';
   /** In-memory search text and symbol index fully loaded (queries before that are correct, just slower). */
   warm: boolean;
+  /** Files left out, by reason (docs/tools.md, What is indexed): an ignored folder counts once. */
+  leftOut: LeftOutCounts;
 }
 
 export interface OpenOptions {
@@ -72,6 +75,18 @@ export interface IndexHandle {
    * representative of this index (the daemon's warm-up uses them). Reads only.
    */
   sample(n: number): IndexSample;
+  /**
+   * The left-out files whose path holds `query` (names and reasons only, never
+   * content), in path order, at most `limit`; `total` counts them all. Waits
+   * for the first walk of the tree (made here when no refresh has made one).
+   */
+  leftOutByName(query: string, opts: LeftOutQuery): Promise<{ items: LeftOut[]; total: number }>;
+  /**
+   * The paths a change of ignore patterns can flip: every indexed file, and
+   * every entry the walks left out as ignored (a folder once). The watcher
+   * re-checks those whose verdict changed instead of re-walking the tree.
+   */
+  ignoreCandidates(): { indexed: string[]; ignored: string[] };
   /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */
   update(paths: string[]): Promise<UpdateSummary>;
   close(): Promise<void>;

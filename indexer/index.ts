@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, Pace, ToolResult, UpdateSummary } from './api.js';
 import { Builder, tsImportCounts } from './build/builder.js';
+import { leftOutByName, noLeftOut, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
 import { asToolError, ToolError } from './errors.js';
 import { checkToolCall } from './query/arg-bounds.js';
@@ -58,7 +59,26 @@ export class EvidexIndex implements IndexHandle {
       root: this.root, formatVersion: FORMAT_VERSION, generation: this.store.generation,
       files: this.store.fileCount, pythonFiles: c.py, tsImports: tsImportCounts(c.ts, c.tsImports), symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
       lastUpdate: this.store.lastUpdate, state: this.store.state, warm: this.warmed && this.warming === null,
+      leftOut: this.leftOutCounts(),
     };
+  }
+
+  private leftOutCounts(): LeftOutCounts {
+    const counts = noLeftOut();
+    for (const e of this.builder.leftOut()) counts[e.reason]++;
+    return counts;
+  }
+
+  ignoreCandidates(): { indexed: string[]; ignored: string[] } {
+    const ignored: string[] = [];
+    for (const e of this.builder.leftOut()) if (e.reason === 'ignored') ignored.push(e.path);
+    return { indexed: this.store.ordered().map((f) => f.path), ignored };
+  }
+
+  async leftOutByName(query: string, opts: LeftOutQuery): Promise<{ items: LeftOut[]; total: number }> {
+    // A complete index answers during its start-up catch-up, but what the tree leaves out is known once that walk is over.
+    await this.builder.leftOutKnown();
+    return leftOutByName(this.builder.leftOut(), query, opts);
   }
 
   rules(): Promise<RepoRules> {

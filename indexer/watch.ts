@@ -36,13 +36,23 @@
 // held ones instead of failing on their own; any other failure (a path the
 // system refuses) is narrowed to the paths that fail, tried one by one, so
 // it never holds back the rest.
+//
+// Ignore sources: a changed .gitignore/.evidexignore below the root re-walks
+// its own folder only (its rules reach no further); the root's, a replaced
+// folder, or a catch-up re-walk the tree. git's other sources (info/exclude,
+// the excludes file, .git/config, .git/index) are watched apart
+// (watch/git-sources.ts): new patterns re-walk the tree, a changed tracked set
+// re-checks just the paths whose tracked state flipped.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { BuildSummary, UpdateSummary } from './api.js';
-import { inGitDir, type RepoRules } from './discover/rules.js';
+import { isPathTooLong } from './discover/path-limits.js';
+import { inGitDir, parentOf, type RepoRules } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
+import { GitSourceWatch } from './watch/git-sources.js';
 import { HeldChanges, type HeldReport } from './watch/held.js';
 import { Rechecks, realTimers, type Timers } from './watch/rechecks.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
@@ -64,7 +74,7 @@ export interface WatchOptions {
   root: string;
   /** The rules the index walks with (the links scan must decide exactly as the walk does). */
   rules: RepoRules;
-  index: { update(paths: string[]): Promise<UpdateSummary>; refresh(): Promise<BuildSummary> };
+  index: { update(paths: string[]): Promise<UpdateSummary>; refresh(): Promise<BuildSummary>; ignoreCandidates?(): { indexed: string[]; ignored: string[] } };
   /** Runs `fn` alone among all index writers (the daemon's write queue). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** How long to gather events before applying them (default 4 ms: a temp-write + rename lands in one batch). */
@@ -88,6 +98,10 @@ const REPLACED_FOLDER_CHECK_MS = 100;
 
 type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
 
+async function isFolder(abs: string): Promise<boolean> {
+  try { return (await stat(abs)).isDirectory(); } catch { return false; }
+}
+
 const isWatchLimitError = (e: unknown): boolean => {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOSPC' || code === 'EMFILE';
@@ -99,6 +113,11 @@ export class RepoWatcher {
   private noteValue: string | undefined;
   private readonly pending = new Set<string>();
   private readonly pendingIgnoreFiles = new Set<string>();
+  /** One of git's own ignore sources changed (watch/git-sources.ts): the next flush reads them again. */
+  private pendingGitSources = false;
+  private readonly gitSources: GitSourceWatch;
+  /** The rules' gitPatternsVersion when chokidar last started: its folder filter judged by those patterns. */
+  private watchedPatterns = -1;
   private needRefresh = false;
   private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -136,6 +155,11 @@ export class RepoWatcher {
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
     this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
+    this.gitSources = new GitSourceWatch(() => {
+      if (this.closed) return;
+      this.pendingGitSources = true;
+      this.schedule();
+    }, (line) => this.opts.log?.(line));
   }
 
   /** Starts watching; resolves once chokidar has scanned the tree (events from then on are caught). */
@@ -147,6 +171,7 @@ export class RepoWatcher {
     // event is applied without its aliases.
     const aliasesReady = w.aliases.start();
     await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), aliasesReady]);
+    w.gitSources.follow(opts.rules.gitSourceFiles);
     w.started = true;
     if (w.restartWanted) w.requestRefresh('a folder was replaced while the watcher started');
     return w;
@@ -157,7 +182,7 @@ export class RepoWatcher {
   /** Paths and refreshes waiting to be applied (not counting the batch being applied), held ones included. */
   get queued(): number { return this.ready + this.held.count; }
   /** Paths and refreshes the next batch takes. */
-  private get ready(): number { return this.pending.size + (this.needRefresh ? 1 : 0); }
+  private get ready(): number { return this.pending.size + (this.needRefresh || this.pendingGitSources ? 1 : 0); }
   /**
    * Changes kept because their write failed, and why; null when every write has landed. While an outage is on
    * record, `changes` counts everything not written yet: held, waiting for the next batch, and in the batch running.
@@ -188,6 +213,7 @@ export class RepoWatcher {
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     this.rechecks.clear();
     this.held.clear();
+    this.gitSources.close();
     await this.closeFsw();
     await this.running;
     this.stateValue = 'off';
@@ -206,7 +232,8 @@ export class RepoWatcher {
     if (inGitDir(rel)) return true;
     // Only folders are pruned by the rules here (chokidar then never watches inside them).
     // Files are filtered when a batch is built, because a file's rules can change with an ignore file.
-    if (stats?.isDirectory()) return this.isIgnoredFolder(rel);
+    // A folder past the path limits is not watched either: the raw event that named it brings it to update(), which counts it left out.
+    if (stats?.isDirectory()) return this.isIgnoredFolder(rel) || isPathTooLong(this.opts.rules.realRoot, rel);
     // Nothing but folders gets a watch of its own unless polling: a folder's watch names its
     // entries (see the top of this file). Symlinks stay chokidar's, which reports them without
     // following; FIFOs, sockets and devices are never indexed.
@@ -225,6 +252,7 @@ export class RepoWatcher {
 
   private async open(target: OpenTarget): Promise<void> {
     this.target = target;
+    this.watchedPatterns = this.opts.rules.gitPatternsVersion;
     const polling = this.watchFiles;
     const fsw = chokidarWatch(this.opts.root, {
       ignoreInitial: true,
@@ -360,15 +388,20 @@ export class RepoWatcher {
   private async flush(): Promise<void> {
     const paths = [...this.pending].sort();
     this.pending.clear();
-    const refresh = this.needRefresh;
+    let refresh = this.needRefresh;
     const ignoreFiles = [...this.pendingIgnoreFiles];
+    const gitSources = this.pendingGitSources;
+    this.pendingGitSources = false;
     // A folder was replaced: its watch died, and any ignore file in it changed unseen.
     const replaced = this.restartWanted;
     // Restarts wait for start() (a restart would close the watcher it waits on); start() asks again.
-    const restart = refresh && (replaced || ignoreFiles.length > 0) && this.started;
+    let restart = refresh && (replaced || ignoreFiles.length > 0) && this.started;
     if (restart) this.restartWanted = false;
     else if (ignoreFiles.length && !this.started) this.restartWanted = true;
-    const why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
+    let why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
+    // Ignore files below the root alone: their folders are walked again, not the tree.
+    const scoped = refresh && !replaced && this.refreshWhy.length === 0 && ignoreFiles.length > 0 && !ignoreFiles.some((f) => parentOf(f) === '')
+      ? [...new Set(ignoreFiles.map(parentOf))] : null;
     this.needRefresh = false;
     this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
@@ -378,7 +411,40 @@ export class RepoWatcher {
       await this.opts.exclusive(async () => {
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
         if (this.closed) return;
-        if (refresh) {
+        if (gitSources && !refresh) {
+          const change = await this.opts.rules.reloadGitSources();
+          this.gitSources.follow(this.opts.rules.gitSourceFiles);
+          const candidates = change.rules && !change.trackedDirs ? this.opts.index.ignoreCandidates?.() : undefined;
+          if (candidates) {
+            // New patterns: only paths whose verdict flipped are looked at again (a folder that came into view is walked by update and watched from now on).
+            const rules = this.opts.rules;
+            for (const p of candidates.indexed) if (rules.isIgnored(p, false)) paths.push(p);
+            let folderInView = false;
+            for (const p of candidates.ignored) {
+              if (rules.isIgnored(p, false) && rules.isIgnored(p, true)) continue;
+              paths.push(p);
+              if (!rules.isIgnored(p, true)) folderInView ||= await isFolder(join(this.opts.root, p));
+            }
+            // A folder that was ignored has no watch: chokidar starts again to watch it (its files are indexed by update's walk).
+            if (folderInView && this.started && !this.closed && this.fsw) await this.restart();
+            why = 'git\'s ignore patterns changed';
+          } else if (change.rules || change.trackedDirs) {
+            // Any path may be judged otherwise now, and a folder may have come into view (chokidar must watch it).
+            refresh = true;
+            restart = this.started;
+            why = change.rules ? 'git\'s ignore sources changed' : 'the tracked folders changed';
+          } else {
+            for (const p of change.tracked) paths.push(p);
+          }
+        }
+        if (refresh && scoped && !gitSources) {
+          for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
+          if (restart && !this.closed && this.fsw) await this.restart();
+          const batch = await this.aliases.expand([...scoped, ...paths]);
+          const summary = await this.opts.index.update(batch);
+          this.lastUpdate = new Date().toISOString();
+          this.opts.onApplied?.({ paths: batch, refreshed: false, why, summary, ms: performance.now() - t0 });
+        } else if (refresh) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A folder that was ignored is not watched; after a rules change, rescan so newly
           // included folders are watched too, then re-walk (which also drops newly ignored files).
@@ -389,6 +455,9 @@ export class RepoWatcher {
             await this.restart();
           }
           await this.opts.index.refresh();
+          this.gitSources.follow(this.opts.rules.gitSourceFiles);
+          // git's patterns changed under this refresh (a catch-up that read them anew): folders chokidar left out may be in view.
+          if (this.opts.rules.gitPatternsVersion !== this.watchedPatterns && this.started && !this.closed && this.fsw) await this.restart();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();

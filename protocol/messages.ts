@@ -21,7 +21,7 @@
 //                             An answer over MAX_ANSWER_BYTES is refused with it too, data = {code: 'answer_too_large', message, limit, size}
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
 //   -32800 REQUEST_CANCELLED  the client cancelled the request ($/cancelRequest) before it was answered
-import type { BuildProgress, BuildSummary, IndexStatus, ToolResult } from '../indexer/api.js';
+import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
 import type { HeldReport, WatchState } from '../indexer/watch.js';
@@ -184,6 +184,15 @@ export interface ToolsCallParams {
 export const MODEL_APIS = ['ollama', 'openai'] as const;
 export type ModelApi = (typeof MODEL_APIS)[number];
 
+export interface LeftOutParams {
+  query: string;
+  case_sensitive?: boolean;
+  /** Only paths starting with this (root-relative, as search_code's). */
+  path_prefix?: string;
+  /** At most this many items (default 5). */
+  limit?: number;
+}
+
 export interface AskParams {
   question: string;
   model?: string;
@@ -229,6 +238,8 @@ export const Methods = {
   ask: request<AskParams, AskResult>('ask'),
   indexStatus: request<NoParams, StatusResult>('index/status'),
   indexRefresh: request<NoParams, BuildSummary & { generation: number }>('index/refresh'),
+  /** Left-out files whose path holds the query (`evidex search` says so): names and reasons, never content. */
+  indexLeftOut: request<LeftOutParams, { items: LeftOut[]; total: number }>('index/leftOut'),
   daemonShutdown: request<NoParams, { stopping: true; pid: number }>('daemon/shutdown'),
 } as const;
 

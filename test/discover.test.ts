@@ -231,7 +231,7 @@ test('secrets: every default pattern at any depth, case-insensitive, plus extras
     'my.secret': 'x', 'conf/creds.json': 'x', 'conf/other.json': 'x' };
   for (const n of secretNames) { files[n] = 's'; files[`deep/er/${n}`] = 's'; }
   write(root, files);
-  assert.equal(DEFAULT_SECRET_PATTERNS.length, 11);
+  assert.ok(DEFAULT_SECRET_PATTERNS.length >= 11, 'the list holds at least the first eleven');
   const rules = await RepoRules.load(root, { extraSecrets: ['*.secret', 'conf/creds.json'] });
   const r = await walkRepo(root, rules);
   const got = r.files.map((f) => f.path);

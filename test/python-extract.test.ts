@@ -13,7 +13,7 @@ import { importTargets } from '../indexer/python/modules.js';
 import { decodeText, splitLines } from '../indexer/text.js';
 import { makeEvidence } from '../indexer/evidence.js';
 import type { PyExtract, PyImport } from '../indexer/model.js';
-import { runPyOracle } from './helpers/corpus.js';
+import { listPyFiles, runPyOracle, stdlibRoot } from './helpers/corpus.js';
 import { lacks, testUnless } from './helpers/skip.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { tempDir, write } from './helpers/fs.js';
@@ -388,6 +388,38 @@ pyTest('imports: shapes, relative levels, multi-line, nested anywhere; targets a
     assert.ok(oracle.ok);
     assert.equal(oracle.imports, want.map(([i, targets]) => ({ start: i.start, end: i.end, targets })));
   });
+});
+
+// Lone-CR line ends (issue 30, point 7): Python reads "\r" alone as a line end, so the
+// definitions are the ones its parser sees; evidex's lines still split at "\n" only.
+pyTest('lone-CR line ends: the structure Python sees, on evidex lines', () => {
+  checkDefs('class CRBar:\r    def m(self): pass\r', [['class', 'CRBar', 1, 1], ['method', 'CRBar.m', 1, 1]]);
+  checkDefs('import os\nclass A:\r    x = 1\r    def f(self):\r\n        return 2\rdef g():\n    pass\n', [
+    ['class', 'A', 2, 3], ['variable', 'A.x', 2, 2], ['method', 'A.f', 2, 3], ['function', 'g', 3, 4],
+  ]);
+});
+
+pyTest('lone-CR line ends on real code: standard-library modules with every "\\n" made "\\r" agree with ast', () => {
+  const lib = stdlibRoot();
+  const picked = listPyFiles(lib).filter((_, i) => i % 40 === 0).slice(0, 40);
+  const root = tempDir('pycr');
+  try {
+    const files: Record<string, Buffer> = {};
+    picked.forEach((f, i) => { files[`f${i}.py`] = Buffer.from(readFileSync(join(lib, f), 'latin1').replace(/\r?\n/g, '\r'), 'latin1'); });
+    write(root, files);
+    const names = Object.keys(files);
+    const oracle = runPyOracle(root, names);
+    let compared = 0;
+    oracle.forEach((o, i) => {
+      if (!o.ok) return;
+      const got = extractPython(decodeText(readFileSync(join(root, names[i])))).defs.map(asD).sort();
+      assert.equal(got, o.defs.map(asD).sort(), `${picked[i]} with lone CRs`);
+      compared++;
+    });
+    assert.ok(compared >= 20, `${compared} modules compared`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -1,5 +1,6 @@
 // `evidex search QUERY`: search_code from the command line.
 import { flag, needPositionals } from '../command.js';
+import { notSearched } from '../left-out-note.js';
 import { PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
@@ -20,4 +21,6 @@ export const command = toolCommand({
     return { query: p.positionals[0], ...pageArgs(p), case_sensitive: p.flags['case-sensitive'], path_prefix: p.flags['path-prefix'] };
   },
   format: (p) => ({ highlight: { text: p.positionals[0], caseSensitive: Boolean(p.flags['case-sensitive']) } }),
+  // Files the index leaves out whose names hold the query: said in one line (names and reasons, never content).
+  after: (_r, args, client) => notSearched(client, args),
 });

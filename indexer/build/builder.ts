@@ -12,7 +12,10 @@
 // replaced under it): it stops between commits.
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
-import { walkRepo, type WalkEntry } from '../discover/walk.js';
+import { checkPath, walkRepo, whyLeftOut, type WalkEntry } from '../discover/walk.js';
+import { LeftOutSet, type LeftOut } from '../discover/left-out.js';
+import { listByBytes, mayBeNotUtf8 } from '../discover/names.js';
+import { isPathTooLong } from '../discover/path-limits.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
@@ -81,6 +84,12 @@ export class Builder {
   private readonly ts: TsImports;
   /** Files parsed (content read and extracted) since this builder was made — tests check that unchanged files are not re-parsed. */
   parsed = 0;
+  /** What the walks left out (binary files aside: the store knows those), for status and the CLI's hint. */
+  private readonly walkLeftOut = new LeftOutSet();
+  /** Settles when the first walk of the whole tree has ended (null before one starts): until then leftOut() knows only the binary files. */
+  private firstWalk: Promise<void> | null = null;
+  /** Whole-tree walks whose left-out set was recorded. */
+  private walksRecorded = 0;
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {
     this.ts = new TsImports(root, store);
@@ -169,7 +178,17 @@ export class Builder {
     if (this.rules) await this.rules.reloadAll();
     const rules = await this.currentRules();
     onProgress?.({ phase: 'walk', done: 0, total: 0 });
-    const { files: walked } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+    let walkEnded = (): void => undefined;
+    this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
+    let walked: WalkEntry[];
+    try {
+      const walk = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+      walked = walk.files;
+      this.walkLeftOut.replace(walk.leftOut);
+      this.walksRecorded++;
+    } finally {
+      walkEnded(); // after the set is replaced: a caller waiting on firstWalk must see it
+    }
     onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
     signal?.throwIfAborted();
     return this.reconcile(walked, null, onProgress, t0, signal);
@@ -319,6 +338,8 @@ export class Builder {
     const folders: string[] = [];
     for (const path of clean) {
       const { entry, result } = await lookAndRead(this.root, rules, path, store.fileByPath(path)?.hash, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes });
+      // Below a folder this update walked, the walk has recorded it already (a deep chain names hundreds of such paths).
+      if (!folders.some((d) => isUnder(path, d))) await this.noteLeftOut(rules, path, entry);
       if (entry !== null && entry !== 'gone') {
         results.push(result!);
         // A folder replaced by a file (`mv d elsewhere && touch d`: no event names d's files).
@@ -334,8 +355,9 @@ export class Builder {
       folders.push(path);
       const under = store.filesUnder(path);
       const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));
-      if (isDir && !rules.isIgnored(path, true)) {
-        const { files } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
+      if (isDir && !rules.isIgnored(path, true) && !isPathTooLong(rules.realRoot, path)) {
+        const { files, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
+        this.walkLeftOut.replace(leftOut, path);
         const listed = new Set(files.map((w) => w.path));
         for (const f of under) if (!listed.has(f.path)) results.push({ path: f.path, kind: 'gone' });
         for (const w of files) {
@@ -396,5 +418,44 @@ export class Builder {
       summary.generation = this.commitTs(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
     }
     return summary;
+  }
+
+  /**
+   * Resolves once a whole-tree walk has recorded what is left out. A daemon on
+   * a complete index answers before its start-up refresh has walked (or even
+   * started): then this walks the tree itself, reading nothing and writing
+   * nothing to the store, and records the result unless a refresh did first.
+   */
+  leftOutKnown(): Promise<void> {
+    return (this.firstWalk ??= (async () => {
+      const rules = await this.currentRules();
+      const { leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+      if (this.walksRecorded === 0) this.walkLeftOut.replace(leftOut);
+    })().catch(() => undefined));
+  }
+
+  /** Every file left out, with its reason: the walks' and the binary files the store skips. */
+  *leftOut(): Generator<LeftOut> {
+    for (const [path, reason] of this.walkLeftOut.entries()) yield { path, reason };
+    // A skipped file is one whose content ruled it out: binary, or grown past the cap between the look and the read.
+    for (const [path, { size }] of this.store.skipped) yield { path, reason: size > this.maxBytes ? 'tooLarge' : 'binary' };
+  }
+
+  /** Records what one re-checked path now is: indexed (or gone) forgets it, left out records why; a name shown with U+FFFD lists its folder by bytes. */
+  private async noteLeftOut(rules: RepoRules, path: string, entry: WalkEntry | null | 'gone'): Promise<void> {
+    if (entry === 'gone') {
+      this.walkLeftOut.dropUnder(path);
+      if (!mayBeNotUtf8(path)) return;
+      // An event named a file Node could not decode: its folder says which names are not UTF-8 now.
+      const folder = parentOf(path);
+      const listed = await listByBytes(folder === '' ? rules.realRoot : `${rules.realRoot}/${folder}`).catch(() => null);
+      this.walkLeftOut.dropInFolder(folder, 'nameNotUtf8');
+      for (const name of listed?.notUtf8 ?? []) this.walkLeftOut.set(folder === '' ? name : `${folder}/${name}`, 'nameNotUtf8');
+      return;
+    }
+    const why = entry === null ? await whyLeftOut(rules, path, { maxFileBytes: this.opts.maxFileBytes }) : null;
+    // A folder left out as a whole is one entry: what was recorded below it no longer counts.
+    if (why === 'ignored' || why === 'pathTooLong') this.walkLeftOut.dropUnder(path);
+    this.walkLeftOut.set(path, why);
   }
 }

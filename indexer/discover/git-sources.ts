@@ -30,6 +30,19 @@ export interface GitSources {
   tracked: ReadonlySet<string>;
   /** Every folder (relative to the root, '' excluded) that holds a tracked file at any depth. */
   trackedDirs: ReadonlySet<string>;
+  /** What a watcher must watch to see these sources change (absolute paths; watch/git-sources.ts). */
+  files: GitSourceFiles;
+  /** The text of the global files as read (null: absent), to tell whether they changed. */
+  globalTexts: Array<string | null>;
+}
+
+export interface GitSourceFiles {
+  /** This work tree's git folder: its `index` is the tracked set. */
+  gitDir: string;
+  /** The repository's common git folder: `config` and `info/exclude`. */
+  commonDir: string;
+  /** The core.excludesFile in force ('' when none can be named). */
+  excludesFile: string;
 }
 
 const GIT_GLOBAL_ARGS = ['--no-pager', '-c', 'core.fsmonitor=false', '--no-optional-locks'];
@@ -73,10 +86,10 @@ function parentDirs(prefix: string): string[] {
  * are all there is).
  */
 export async function loadGitSources(realRoot: string): Promise<GitSources | null> {
-  const where = await git(realRoot, ['rev-parse', '--is-inside-work-tree', '--show-prefix', '--path-format=absolute', '--show-toplevel', '--git-common-dir']);
+  const where = await git(realRoot, ['rev-parse', '--is-inside-work-tree', '--show-prefix', '--path-format=absolute', '--show-toplevel', '--git-common-dir', '--absolute-git-dir']);
   if (where === null) return null;
-  const [inside, rawPrefix, top, commonDir] = where.toString('utf8').split('\n');
-  if (inside !== 'true' || !top || !commonDir) return null;
+  const [inside, rawPrefix, top, commonDir, gitDir] = where.toString('utf8').split('\n');
+  if (inside !== 'true' || !top || !commonDir || !gitDir) return null;
   const prefix = rawPrefix.replace(/\/$/, '');
 
   const [ignoreCaseOut, excludesOut, trackedOut] = await Promise.all([
@@ -101,8 +114,10 @@ export async function loadGitSources(realRoot: string): Promise<GitSources | nul
     if (text !== null) outer.unshift({ dir, patterns: parseIgnoreFile(text, ignoreCase) });
   });
   const global: IgnorePattern[][] = [];
+  const globalTexts: Array<string | null> = [];
   for (const file of [join(commonDir, 'info', 'exclude'), excludesFile]) {
     const text = file === '' ? null : await readIfFile(file, true);
+    globalTexts.push(text);
     if (text !== null) global.push(parseIgnoreFile(text, ignoreCase));
   }
 
@@ -118,5 +133,5 @@ export async function loadGitSources(realRoot: string): Promise<GitSources | nul
       trackedDirs.add(dir);
     }
   }
-  return { prefix, outer, global, ignoreCase, tracked, trackedDirs };
+  return { prefix, outer, global, ignoreCase, tracked, trackedDirs, files: { gitDir, commonDir, excludesFile }, globalTexts };
 }

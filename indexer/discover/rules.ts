@@ -22,13 +22,12 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadGitSources, type GitSources } from './git-sources.js';
+import { loadGitSources, type GitSourceFiles, type GitSources } from './git-sources.js';
 import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
 import { asciiLower, globSource, globSubject, toByteString } from './glob.js';
+import { DEFAULT_SECRET_PATTERNS } from './secrets.js';
 
-export const DEFAULT_SECRET_PATTERNS: readonly string[] = Object.freeze([
-  '.env', '.env.*', '*.pem', '*.key', '*.p12', '*.pfx', 'id_rsa*', 'id_ed25519*', '.netrc', '.npmrc', '.pypirc',
-]);
+export { DEFAULT_SECRET_PATTERNS };
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 export const IGNORE_FILE_NAMES: readonly string[] = Object.freeze(['.gitignore', '.evidexignore']);
 
@@ -93,6 +92,15 @@ export class RepoRules {
   private readonly gitFolderVerdicts = new Map<string, boolean>();
   /** git's other sources (null: not in a work tree, or git missing or not asked). */
   private git: GitSources | null = null;
+  /** git's sources as last loaded, kept when they are not used (a root git ignores as a whole): what a reload compares with. */
+  private loadedGit: GitSources | null = null;
+  /**
+   * Rises whenever git's own patterns (info/exclude, the excludes file, the
+   * .gitignore files above the root, core.ignorecase) are read with a
+   * different content, by whichever reload read them: the watcher compares it
+   * with the one it started with to know its folder filter is out of date.
+   */
+  gitPatternsVersion = 0;
   /** The ignore files above the root and git's global ones, as chain links (rel = lead + path). */
   private outerLinks: ChainLink[] = [];
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
@@ -162,7 +170,7 @@ export class RepoRules {
     return IGNORE_FILE_NAMES.includes(basenameOf(relPath));
   }
 
-  /** True for a secret (docs/tools.md, What is indexed list plus configured extras). Judged on the path's own name, not its folders. */
+  /** True for a secret (secrets.ts's list plus configured extras). Judged on the path's own name, or its whole path for a pattern with `/`. */
   isSecret(relPath: string): boolean {
     const subject = globSubject(relPath, true);
     return (this.basenameSecret?.test(basenameOf(subject)) ?? false) || (this.pathSecret?.test(subject) ?? false);
@@ -265,6 +273,11 @@ export class RepoRules {
     for (const id of ids) this.secretIds.add(id);
   }
 
+  /** Forgets a secret's identity that no secret name holds any more (checkPath found it renamed out). */
+  forgetSecret(id: string): void {
+    this.secretIds.delete(id);
+  }
+
   /** True when the file at `relPath` is one of the secrets the walks have met under another name (a hard link). */
   isKnownSecretFile(relPath: string): boolean {
     if (this.secretIds.size === 0) return false;
@@ -276,9 +289,43 @@ export class RepoRules {
     }
   }
 
+  /** The files git's sources are read from (null outside a work tree): what the watcher watches (watch/git-sources.ts). */
+  get gitSourceFiles(): GitSourceFiles | null { return this.loadedGit?.files ?? null; }
+
+  /**
+   * Re-reads git's own sources alone — .git/info/exclude, core.excludesFile,
+   * core.ignorecase, the tracked files — after the watcher saw one change, and
+   * says what changed: `rules` (patterns, or where they come from: any path may
+   * now be judged otherwise, a re-walk is due) or `tracked` (the paths whose
+   * tracked state flipped, and whether a folder did: a folder that only
+   * tracked files made visible appears or goes).
+   */
+  async reloadGitSources(): Promise<{ rules: boolean; tracked: string[]; trackedDirs: boolean }> {
+    if (!this.useGit) return { rules: false, tracked: [], trackedDirs: false };
+    const before = this.loadedGit;
+    const after = await loadGitSources(this.realRoot);
+    if (before === null || after === null || !sameGitPatterns(before, after)) {
+      await this.reloadAll(); // .gitignore files too: core.ignorecase decides how they are read
+      return { rules: true, tracked: [], trackedDirs: false };
+    }
+    const flipped = (a: ReadonlySet<string>, b: ReadonlySet<string>): string[] => [...a].filter((p) => !b.has(p));
+    const tracked = [...flipped(before.tracked, after.tracked), ...flipped(after.tracked, before.tracked)];
+    const trackedDirs = flipped(before.trackedDirs, after.trackedDirs).length + flipped(after.trackedDirs, before.trackedDirs).length > 0;
+    this.useGitSources(after);
+    return { rules: false, tracked, trackedDirs };
+  }
+
   /** Forgets every ignore file read so far and re-reads the root's (a full re-walk calls this: any of them may have changed). */
   async reloadAll(): Promise<void> {
-    const git = this.useGit ? await loadGitSources(this.realRoot) : null;
+    this.useGitSources(this.useGit ? await loadGitSources(this.realRoot) : null);
+    this.folders.clear();
+    await this.loadFolder('');
+  }
+
+  /** Takes git's sources as loaded, and forgets every decision made with the last ones. */
+  private useGitSources(git: GitSources | null): void {
+    if (!sameGitPatterns(this.loadedGit, git)) this.gitPatternsVersion++;
+    this.loadedGit = git;
     this.git = git;
     this.outerLinks = [];
     // A root git ignores as a whole (a checkout inside an ignored folder, a Python under
@@ -290,11 +337,9 @@ export class RepoRules {
       for (const o of git.outer) this.outerLinks.push({ dir: '', lead: below(o.dir), rules: { git: o.patterns, evidex: null } });
       for (const patterns of git.global) this.outerLinks.push({ dir: '', lead: git.prefix === '' ? '' : `${git.prefix}/`, rules: { git: patterns, evidex: null } });
     }
-    this.folders.clear();
     this.folderDecisions.clear();
     this.gitFolderVerdicts.clear();
     this.chains.clear();
-    await this.loadFolder('');
   }
 
   /** Re-reads one ignore file after it changed, was created or was deleted (the watcher calls this). */
@@ -371,6 +416,13 @@ export class RepoRules {
     this.folderDecisions.set(dirRel, ignored);
     return ignored;
   }
+}
+
+/** Whether two loads of git's sources hold the same patterns (the tracked files aside). */
+function sameGitPatterns(a: GitSources | null, b: GitSources | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.prefix === b.prefix && a.ignoreCase === b.ignoreCase
+    && JSON.stringify(a.globalTexts) === JSON.stringify(b.globalTexts) && JSON.stringify(a.outer) === JSON.stringify(b.outer);
 }
 
 /** A file's identity (docs/tools.md, What is indexed: a secret is also every other name of the same file). */

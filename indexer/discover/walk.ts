@@ -12,10 +12,17 @@
 //   secret (own name or the target's name)     → skipped.secret
 //   socket, fifo, device                       → skipped.special
 //   larger than maxFileBytes                   → skipped.tooLarge
+//   past the path limits (path-limits.ts)      → skipped.pathTooLong (folders are not entered)
+//   a name that is not UTF-8 (names.ts)        → skipped.nameNotUtf8
 // Folders are listed with bounded concurrency; only symlinks are resolved.
+// What is left out for a reason a person is told about (left-out.ts) is also
+// listed by path in WalkResult.leftOut.
 import { lstatSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
+import type { WalkLeftOutReason } from './left-out.js';
+import { listByBytes, mayBeNotUtf8, type FolderEntry } from './names.js';
+import { isNameTooLongError, isPathTooLong } from './path-limits.js';
 import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, realRelative } from './rules.js';
 
 export interface WalkEntry {
@@ -39,6 +46,8 @@ export interface WalkSkipped {
   brokenLink: number;
   symlinkLoop: number;
   unreadable: number;
+  pathTooLong: number;
+  nameNotUtf8: number;
 }
 
 /**
@@ -67,6 +76,8 @@ export interface WalkLink {
 export interface WalkResult {
   files: WalkEntry[];
   skipped: WalkSkipped;
+  /** Entries left out for a reason left-out.ts names (ignored folders once, not what is in them), in no particular order. */
+  leftOut: Array<{ path: string; reason: WalkLeftOutReason }>;
   /** Every symlink met, in no particular order; present only when asked for (WalkOptions.links). */
   links?: WalkLink[];
 }
@@ -133,7 +144,7 @@ async function realOrNull(abs: string): Promise<string | null> {
 }
 
 function emptySkipped(): WalkSkipped {
-  return { ignored: 0, secret: 0, tooLarge: 0, symlinkOutside: 0, special: 0, brokenLink: 0, symlinkLoop: 0, unreadable: 0 };
+  return { ignored: 0, secret: 0, tooLarge: 0, symlinkOutside: 0, special: 0, brokenLink: 0, symlinkLoop: 0, unreadable: 0, pathTooLong: 0, nameNotUtf8: 0 };
 }
 
 /**
@@ -146,6 +157,8 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   }
   const maxBytes = opts.maxFileBytes ?? rules.maxFileBytes;
   const skipped = emptySkipped();
+  const leftOut: WalkResult['leftOut'] = [];
+  const leave = (path: string, reason: WalkLeftOutReason): void => { skipped[reason]++; leftOut.push({ path, reason }); };
   const files: WalkEntry[] = [];
   const links: WalkLink[] | undefined = opts.links ? [] : undefined;
   const linksOnly = opts.links === 'only';
@@ -158,7 +171,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     const chain = decided === null ? null : await chainAbove(rules, under);
     // Like the full walk, a sub-walk does not enter a symlinked folder that leads back up
     // (else `update('d/up')` for a new `d/up -> ..` would index the tree again under d/up/).
-    if (chain === null || leadsBackUp(chain, decided!)) return links ? { files, skipped, links } : { files, skipped };
+    if (chain === null || leadsBackUp(chain, decided!)) return links ? { files, skipped, leftOut, links } : { files, skipped, leftOut };
     start = { rel: under, real: decided!, realRel: realRelative(rules.realRoot, decided!)!, parent: chain };
   }
 
@@ -167,25 +180,27 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   let shared = false;
 
   /** One entry of a folder listing → a file entry, a folder to enter, or a skip count. */
-  const judge = (dir: DirNode, d: Dirent, subdirs: DirNode[]): Promise<void> | undefined => {
+  const judge = (dir: DirNode, d: FolderEntry, subdirs: DirNode[]): Promise<void> | undefined => {
     const name = d.name;
     const rel = childPath(dir.rel, name);
     const real = realChild(dir.real, name);
     // Under a followed folder link the entry is also judged where it really lives.
     const realRel = dir.realRel === dir.rel ? rel : childPath(dir.realRel, name);
     if (d.isDirectory()) {
-      if (rules.excludedHere(rel, true) || (realRel !== rel && rules.isIgnored(realRel, true))) skipped.ignored++;
+      if (rules.excludedHere(rel, true) || (realRel !== rel && rules.isIgnored(realRel, true))) leave(rel, 'ignored');
+      else if (isPathTooLong(rules.realRoot, rel) || isPathTooLong(rules.realRoot, realRel)) leave(rel, 'pathTooLong');
       else subdirs.push({ rel, real, realRel, parent: dir });
       return;
     }
     if (d.isFile()) {
       if (linksOnly) return;
-      if (rules.excludedHere(rel, false) || (realRel !== rel && rules.isIgnored(realRel, false))) { skipped.ignored++; return; }
+      if (rules.excludedHere(rel, false) || (realRel !== rel && rules.isIgnored(realRel, false))) { leave(rel, 'ignored'); return; }
       if (rules.isSecret(rel) || (realRel !== rel && rules.isSecret(realRel))) {
-        skipped.secret++;
+        leave(rel, 'secret');
         try { secretIds.add(identityOf(lstatSync(real))); } catch { /* gone since the listing */ }
         return;
       }
+      if (isPathTooLong(rules.realRoot, rel) || isPathTooLong(rules.realRoot, realRel)) { leave(rel, 'pathTooLong'); return; }
       // lstatSync on purpose: measured 3-4x faster than fs.promises.lstat over
       // 50k files (no threadpool round trip per file), and one folder's worth
       // of stats blocks the event loop only for milliseconds.
@@ -194,10 +209,11 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
         st = lstatSync(real);
       } catch (err) {
         if (gone(err)) return; // deleted while we walked: the watcher will hear of it
+        if (isNameTooLongError(err)) { leave(rel, 'pathTooLong'); return; }
         throw err;
       }
       if (!st.isFile()) { skipped.special++; return; } // replaced by something else since the listing
-      if (st.size > maxBytes) { skipped.tooLarge++; return; }
+      if (st.size > maxBytes) { leave(rel, 'tooLarge'); return; }
       if (st.nlink > 1) shared = true;
       files.push({ path: rel, abs: real, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
       return;
@@ -216,6 +232,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
       st = await stat(targetReal);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
+      if (isNameTooLongError(err)) { leave(rel, 'pathTooLong'); return; }
       if (gone(err) || code === 'ELOOP') {
         skipped.brokenLink++;
         if (links) links.push({ path: rel, target: await danglingTarget(rules.realRoot, real), followed: null, dangling: true });
@@ -228,17 +245,18 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     if (targetRel === null) { skipped.symlinkOutside++; note(null); return; }
     const isDir = st.isDirectory();
     if (rules.excludedHere(rel, isDir) || inGitDir(targetRel) || rules.isIgnored(targetRel, isDir)) {
-      skipped.ignored++;
+      leave(rel, 'ignored');
       note(null);
       return;
     }
+    if (isPathTooLong(rules.realRoot, rel) || isPathTooLong(rules.realRoot, targetRel)) { leave(rel, 'pathTooLong'); note(null); return; }
     if (isDir) {
       if (leadsBackUp(dir, targetReal)) { skipped.symlinkLoop++; note(null); }
       else { subdirs.push({ rel, real: targetReal, realRel: targetRel, parent: dir }); note('dir'); }
       return;
     }
     if (rules.isSecret(rel) || rules.isSecret(targetRel)) {
-      skipped.secret++;
+      leave(rel, 'secret');
       note(null);
       // `.env -> settings.txt`: what the secret name holds is a secret under its other names too.
       if (st.isFile()) secretIds.add(identityOf(st));
@@ -247,17 +265,24 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     note('file');
     if (linksOnly) return;
     if (!st.isFile()) { skipped.special++; return; }
-    if (st.size > maxBytes) { skipped.tooLarge++; return; }
+    if (st.size > maxBytes) { leave(rel, 'tooLarge'); return; }
     if (st.nlink > 1) shared = true;
     files.push({ path: rel, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
   };
 
   const visit = async (dir: DirNode): Promise<DirNode[]> => {
-    let dirents: Dirent[];
+    let dirents: FolderEntry[];
     try {
       dirents = await readdir(dir.real, { withFileTypes: true });
+      if (dirents.some((d) => mayBeNotUtf8(d.name))) {
+        const byBytes = await listByBytes(dir.real);
+        dirents = byBytes.entries;
+        for (const name of byBytes.notUtf8) leave(childPath(dir.rel, name), 'nameNotUtf8');
+      }
     } catch (err) {
       if (gone(err)) return [];
+      // The root itself near the system's limit: the folder is there, its path cannot be used.
+      if (isNameTooLongError(err)) { leave(dir.rel, 'pathTooLong'); return []; }
       if ((err as NodeJS.ErrnoException).code === 'EACCES' || (err as NodeJS.ErrnoException).code === 'EPERM') {
         skipped.unreadable++;
         return [];
@@ -271,7 +296,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     const subdirs: DirNode[] = [];
     const pending: Promise<void>[] = [];
     for (const d of dirents) {
-      if (d.name === '.git') { skipped.ignored++; continue; }
+      if (d.name === '.git') { skipped.ignored++; continue; } // not a left-out file a person looks for
       const p = judge(dir, d, subdirs);
       if (p) pending.push(p);
     }
@@ -310,7 +335,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     skipped.secret += files.length - kept.length;
   }
   kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return links ? { files: kept, skipped, links } : { files: kept, skipped };
+  return links ? { files: kept, skipped, leftOut, links } : { files: kept, skipped, leftOut };
 }
 
 /**
@@ -377,7 +402,7 @@ async function chainAbove(rules: RepoRules, relDir: string): Promise<DirNode | n
  * excluded, no symlink out of the root along the way), else null.
  */
 async function checkDir(rules: RepoRules, relDir: string): Promise<string | null> {
-  if (rules.isIgnored(relDir, true)) return null;
+  if (rules.isIgnored(relDir, true) || isPathTooLong(rules.realRoot, relDir)) return null;
   const real = await realOrNull(realChild(rules.realRoot, relDir));
   if (real === null) return null;
   const realRel = realRelative(rules.realRoot, real);
@@ -408,8 +433,10 @@ export async function checkPath(
     own = await lstat(abs);
   } catch (err) {
     if (gone(err)) return 'gone';
+    if (isNameTooLongError(err)) return null; // exists or not, it cannot be indexed (whyLeftOut says why)
     throw err;
   }
+  if (isPathTooLong(rules.realRoot, relPath)) return null;
   if (inGitDir(relPath)) return null;
   let targetReal: string;
   let st: Stats;
@@ -417,7 +444,7 @@ export async function checkPath(
     targetReal = await realpath(abs);
     st = own.isSymbolicLink() ? await stat(targetReal) : own;
   } catch (err) {
-    if (unresolvable(err)) return null; // dangling link: exists, not indexable
+    if (unresolvable(err) || isNameTooLongError(err)) return null; // dangling link: exists, not indexable
     throw err;
   }
   if (!st.isFile()) return null;
@@ -425,11 +452,34 @@ export async function checkPath(
   // Symlinks anywhere along the path: the content must live inside the root and
   // not be ignored or secret under its real name either.
   const targetRel = realRelative(rules.realRoot, targetReal);
-  if (targetRel === null) return null;
+  if (targetRel === null || isPathTooLong(rules.realRoot, targetRel)) return null;
   if (targetRel !== relPath && (rules.isIgnored(targetRel, false) || rules.isSecret(targetRel))) return null;
   if (st.size > maxBytes) return null;
   // Another name of a secret (a hard link, or the target of a secret-named link) is a secret.
   const id = identityOf(st);
-  if (rules.knownSecrets.has(id) || (st.nlink > 1 && (await secretIdentities(rules)).has(id))) return null;
+  // A known secret's identity is looked for again: renamed out of its secret name (`mv .env notes.txt`) it is a plain file now.
+  if (rules.knownSecrets.has(id) || st.nlink > 1) {
+    if ((await secretIdentities(rules)).has(id)) return null;
+    rules.forgetSecret(id);
+  }
   return { path: relPath, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino };
+}
+
+/**
+ * Why checkPath left out a path that exists, in the words of left-out.ts, or
+ * null when the reason is none a person is told about (a link out of the root,
+ * a folder, a device). Asked only for the paths checkPath answered null.
+ */
+export async function whyLeftOut(rules: RepoRules, relPath: string, opts: { maxFileBytes?: number } = {}): Promise<WalkLeftOutReason | null> {
+  if (isPathTooLong(rules.realRoot, relPath)) return 'pathTooLong';
+  if (inGitDir(relPath)) return null;
+  if (rules.isIgnored(relPath, false)) return 'ignored';
+  if (rules.isSecret(relPath) || rules.isKnownSecretFile(relPath)) return 'secret';
+  try {
+    const st = await stat(realChild(rules.realRoot, relPath));
+    if (st.isDirectory()) return rules.isIgnored(relPath, true) ? 'ignored' : null;
+    return st.isFile() && st.size > (opts.maxFileBytes ?? rules.maxFileBytes) ? 'tooLarge' : null;
+  } catch (err) {
+    return isNameTooLongError(err) ? 'pathTooLong' : null;
+  }
 }

@@ -309,7 +309,36 @@ class Extractor {
  */
 export function extractPython(text: string): PyExtract {
   // A BOM is not Python source; dropping it keeps rows unchanged (it sits on row 0).
-  let src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const noBom = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // Python reads a lone "\r" as a line end, tree-sitter does not: parse with "\n" in its
+  // place (same length, names unchanged), then turn its rows back into evidex's lines,
+  // which split at "\n" only (docs/tools.md, Evidence).
+  if (!LONE_CR.test(noBom)) return extractSource(noBom);
+  const rowToLine = linesOfRows(noBom);
+  const { defs, imports } = extractSource(noBom.replace(LONE_CR_ALL, '\n'));
+  const line = (row1: number): number => rowToLine[row1 - 1] ?? rowToLine[rowToLine.length - 1];
+  return {
+    defs: defs.map((d) => ({ ...d, start: line(d.start), end: line(d.end) })),
+    imports: imports.map((i) => ({ ...i, start: line(i.start), end: line(i.end) })),
+  };
+}
+
+const LONE_CR = /\r(?!\n)/;
+const LONE_CR_ALL = /\r(?!\n)/g;
+
+/** For each row Python sees (rows end at "\n", "\r\n" or a lone "\r"), the 1-based line evidex gives it (lines end at "\n"). */
+function linesOfRows(src: string): number[] {
+  const out = [1];
+  let line = 1;
+  for (let i = 0; i < src.length; i++) {
+    const c = src.charCodeAt(i);
+    if (c === 10) { line++; out.push(line); } else if (c === 13 && src.charCodeAt(i + 1) !== 10) out.push(line);
+  }
+  return out;
+}
+
+function extractSource(text: string): PyExtract {
+  let src = text;
   const parser = getParser();
   let tree: ParserT.Tree | null = null;
   const grouped = blankGroups(src);

@@ -5,6 +5,7 @@
 // this module only decides whether the caller may name it at all.
 import { ToolError } from '../errors.js';
 import { realRelative, realpathOrNull } from '../discover/rules.js';
+import { NAME_MAX, PATH_MAX } from '../discover/path-limits.js';
 
 /**
  * What a caller's path is checked against: the root's real path and, when
@@ -62,10 +63,6 @@ function escapeReason(s: string): string | null {
   }
   return null;
 }
-
-/** The longest file name (bytes of one path segment) and whole path Linux and macOS accept. */
-const NAME_MAX = 255;
-const PATH_MAX = 4095;
 
 /** Lexical checks and normalisation only (no file system): the clean path, "" for the root. */
 export function normalizeLexically(input: unknown, opts: { allowRoot?: boolean } = {}): string {
