@@ -1,94 +1,39 @@
 // Keeps an index in step with the working tree: chokidar events are batched
-// over a few milliseconds and applied as one `update(paths)`; a changed
-// .gitignore/.evidexignore reloads the rules and re-walks. Every write goes
-// through the caller's `exclusive` queue, so updates never run concurrently
-// with each other or with a refresh, and events that arrive meanwhile wait for
-// the next round (never lost).
-//
-// Why re-check paths instead of trusting event types: editors save by writing a
-// temp file and renaming it over the original, git checkouts delete and create,
-// and events can arrive out of order. update() looks at each path on disk as it
-// is now, so any interleaving of add/change/unlink ends in the right state.
-//
-// Why folders only: an inotify watch on a folder already reports every entry in
-// it by name (created, modified, deleted, renamed), so with fs.watch the
-// watcher holds one watch per folder and none per file (chokidar would add one
-// per file: a tree of 200k files would run out of the per-user watches, 8,192
-// by default on older kernels, and fall back to polling). Files are therefore
-// hidden from chokidar (`ignored`), which still watches and re-reads every
-// folder; the folder watches' raw events name the files, and update() looks at
-// each named path on disk. Three things follow:
-// - A folder that appears is queued whole (its files come with no event of
-//   their own), and walked again twice later on (watch/rechecks.ts).
-// - A folder replaced under the same name keeps chokidar's dead watch: told
-//   apart by identity (watch/folders.ts), it restarts chokidar and re-walks.
-// - An edit made through a hard link in a folder that is not watched (outside
-//   the root, or ignored) is not seen until the next catch-up.
-// Polling cannot work that way (a folder's stat does not change when a file in
-// it is edited), so in polling mode chokidar polls files.
-//
-// Symlinks: chokidar names only real paths, the index also a link's own names;
-// watch/aliases.ts adds those to each batch.
+// over a few milliseconds and applied as one `update(paths)` through the
+// caller's `exclusive` queue, so writes never run concurrently and events that
+// arrive meanwhile wait for the next round (never lost). Why it is built this
+// way — paths re-checked on disk instead of event types trusted, one watch per
+// folder and none per file, new and replaced folders, symlink aliases — is in
+// docs/design.md ("The watcher"); the parts live in watch/ (rechecks.ts,
+// folders.ts, aliases.ts, git-sources.ts, held.ts).
 //
 // A batch that could not be written is never dropped (watch/held.ts): it is
 // kept with its reason and retried after a backoff until it lands. A full
 // disk fails every write alike, so while a retry is armed new events join the
-// held ones instead of failing on their own; any other failure (a path the
-// system refuses) is narrowed to the paths that fail, tried one by one, so
-// it never holds back the rest.
+// held ones; any other failure (a path the system refuses) is narrowed to the
+// paths that fail, tried one by one, so it never holds back the rest.
 //
 // Ignore sources: a changed .gitignore/.evidexignore below the root re-walks
-// its own folder only (its rules reach no further); the root's, a replaced
-// folder, or a catch-up re-walk the tree. git's other sources (info/exclude,
-// the excludes file, .git/config, .git/index) are watched apart
-// (watch/git-sources.ts): new patterns re-walk the tree, a changed tracked set
-// re-checks just the paths whose tracked state flipped.
+// its own folder only; the root's, a replaced folder, or a catch-up re-walk
+// the tree. git's other sources (info/exclude, the excludes file,
+// .git/config, .git/index) are watched apart (watch/git-sources.ts): new
+// patterns re-check only the paths whose verdict can flip, a changed tracked
+// set just the paths whose tracked state flipped.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import type { BuildSummary, UpdateSummary } from './api.js';
 import { isPathTooLong } from './discover/path-limits.js';
-import { inGitDir, parentOf, type RepoRules } from './discover/rules.js';
+import { inGitDir, parentOf } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { HeldChanges, type HeldReport } from './watch/held.js';
-import { Rechecks, realTimers, type Timers } from './watch/rechecks.js';
+import type { WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
+import { Rechecks, realTimers } from './watch/rechecks.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
-export type { HeldReport };
-export type WatchMode = 'auto' | 'poll' | 'off';
-export type WatchState = 'starting' | 'watching' | 'polling' | 'polling (inotify limit reached)' | 'off';
-
-export interface WatchApplied {
-  paths: string[];            // what the batch re-checked (empty for a refresh)
-  refreshed: boolean;         // the whole tree was re-walked (see `why`)
-  why?: string;               // for a re-walk: which ignore files changed, or who asked
-  summary?: UpdateSummary;
-  ms: number;
-}
-
-export interface WatchOptions {
-  /** Real path of the repository root. */
-  root: string;
-  /** The rules the index walks with (the links scan must decide exactly as the walk does). */
-  rules: RepoRules;
-  index: { update(paths: string[]): Promise<UpdateSummary>; refresh(): Promise<BuildSummary>; ignoreCandidates?(): { indexed: string[]; ignored: string[] } };
-  /** Runs `fn` alone among all index writers (the daemon's write queue). */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
-  /** How long to gather events before applying them (default 4 ms: a temp-write + rename lands in one batch). */
-  batchMs?: number;
-  mode?: WatchMode;
-  /** Poll interval when polling (default 500 ms). */
-  pollMs?: number;
-  log?(line: string): void;
-  onApplied?(info: WatchApplied): void;
-  /** The root's own watch reported the root itself deleted or moved: the owner checks which folder stands there now (daemon/root-watch.ts). */
-  onRootTouched?(): void;
-  /** The clock of the retries of batches that could not be written (default: the process's own; tests move their own). */
-  timers?: Timers;
-}
+export type { HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
 
 /** How much of a failed write's message a held change's reason keeps. */
 const MAX_REASON = 300;
