@@ -20,8 +20,8 @@ const TREE: Record<string, string> = {
   '.gitignore': 'node_modules/\n',
   'package.json': json({ name: 'root', private: true, workspaces: ['packages/*'] }),
   'tsconfig.json': json({ files: [], references: [{ path: 'packages/ui' }, { path: 'packages/app' }, { path: 'packages/node-esm' }] }),
-  'tsconfig.base.json': json({ compilerOptions: { baseUrl: '.', paths: { '@shared/*': ['shared/*'] }, strict: true } }),
-  'shared/util.ts': 'export const util = 1;\n',
+  'tsconfig.base.json': json({ compilerOptions: { baseUrl: '.', paths: { '@shared/*': ['common/*'] }, strict: true } }),
+  'common/util.ts': 'export const util = 1;\n',
   'packages/ui/package.json': json({ name: '@org/ui', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.mjs' }, './button': './src/button.tsx' } }),
   'packages/ui/tsconfig.json': json({ compilerOptions: { outDir: 'dist', rootDir: 'src', jsx: 'react-jsx' }, include: ['src'] }),
   'packages/ui/src/index.ts': 'export * from "./button";\nexport { helper } from "./util/helper";\n',
@@ -36,7 +36,7 @@ const TREE: Record<string, string> = {
   'packages/app/package.json': json({ name: 'app', imports: { '#internal/*': './src/internal/*.ts' } }),
   'packages/app/tsconfig.json': json({
     extends: '../../tsconfig.base.json',
-    compilerOptions: { baseUrl: '.', paths: { '@/*': ['src/*'], '@shared/*': ['../../shared/*'] }, module: 'esnext', moduleResolution: 'bundler', customConditions: ['source'], allowJs: true },
+    compilerOptions: { baseUrl: '.', paths: { '@/*': ['src/*'], '@shared/*': ['../../common/*'] }, module: 'esnext', moduleResolution: 'bundler', customConditions: ['source'], allowJs: true },
     include: ['src'],
   }),
   'packages/app/src/main.ts': [
@@ -92,7 +92,7 @@ const LINKS: Record<string, string> = { 'legacy/lib/current.js': 'greet.js' };
 const EXPECTED: Record<string, string[]> = {
   'packages/app/src/main.ts': [
     'packages/ui/src/index.ts', 'packages/ui/src/button.tsx', 'packages/app/src/lib/x.ts', 'external', 'missing',
-    'packages/cond/src/dev.ts', 'packages/app/src/internal/a.ts', 'shared/util.ts', 'packages/dual/cjs/index.cjs',
+    'packages/cond/src/dev.ts', 'packages/app/src/internal/a.ts', 'common/util.ts', 'packages/dual/cjs/index.cjs',
     'packages/dual/esm/index.mjs', 'missing', 'packages/app/src/lib/x.ts',
   ],
   'packages/app/src/old.js': ['packages/app/src/lib/x.ts'],
