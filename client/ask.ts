@@ -40,6 +40,8 @@ export interface AskCommandOptions {
   env?: NodeJS.ProcessEnv;
   /** --evidence: list every citation and evidence item after the answer, however many. */
   evidence?: boolean;
+  /** A root-relative path as printed here (from the current folder); default as is. */
+  shown?: (rootPath: string) => string;
 }
 
 /** The command-line flags that are ask settings: --model over EVIDEX_MODEL, --api over EVIDEX_API. */
@@ -297,12 +299,12 @@ export function renderSummary(r: AskResult, err: Screen, opts: SummaryOptions = 
     }
   }
   if (r.contextCuts) w(paint('33', human`${server} cut the prompt in ${r.contextCuts} turn${r.contextCuts === 1 ? '' : 's'}; the answer may rest on less than was gathered`));
-  w(summaryTail(r, (items) => evidenceList(items, { indent: '  ', nameMax: 60 }), opts));
+  w(summaryTail(r, (items) => evidenceList(items, { indent: '  ', nameMax: 60, shown: opts.shown }), opts));
 }
 
 /** Evidence as a list for a person, one `path:lines  kind  name` per item (`evidex ask`'s summary, chat's /evidence). */
-export function evidenceList(items: readonly Evidence[], opts: { title?: string; indent?: string; nameMax?: number } = {}): Shown {
-  const rows = items.map((e) => human`${opts.indent ?? ''}${path(e.path)}:${span(e)}  ${e.kind}  ${oneLine(e.name, opts.nameMax)}`);
+export function evidenceList(items: readonly Evidence[], opts: { title?: string; indent?: string; nameMax?: number; shown?: (rootPath: string) => string } = {}): Shown {
+  const rows = items.map((e) => human`${opts.indent ?? ''}${path(opts.shown ? opts.shown(e.path) : e.path)}:${span(e)}  ${e.kind}  ${oneLine(e.name, opts.nameMax)}`);
   return join(opts.title === undefined ? rows : [human`${opts.title}`, ...rows]);
 }
 
@@ -324,7 +326,7 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
     }
   };
   process.on('SIGINT', onSigint);
-  const summary = { all: Boolean(opts.evidence), listHint: '`evidex ask --evidence` lists them' };
+  const summary = { all: Boolean(opts.evidence), listHint: '`evidex ask --evidence` lists them', shown: opts.shown };
   const view = opts.json ? null : new AskView({ out, err, env: opts.env ?? process.env, summary });
   const onEvent = (e: AskEvent): void => {
     if (opts.json) out.json({ event: e });

@@ -21,6 +21,8 @@ export interface ChatOptions {
   /** Where the questions come from (default process.stdin). */
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
   env?: NodeJS.ProcessEnv;
+  /** A root-relative path as printed here (from the current folder); default as is. */
+  shown?: (rootPath: string) => string;
 }
 
 const HELP = 'type a question; /evidence lists what was gathered, /model [M] shows or switches the model, /clear starts over, /quit (or Ctrl-D) ends; Ctrl-C cancels an answer';
@@ -69,7 +71,7 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
       if (line === '/help') { err.line(human`${HELP}`); rl.prompt(); continue; }
       if (line === '/evidence') {
         if (gathered.size === 0) err.line(human`no evidence gathered yet`);
-        else out.line(evidenceList([...gathered.values()], { nameMax: Infinity }));
+        else out.line(evidenceList([...gathered.values()], { nameMax: Infinity, shown: opts.shown }));
         rl.prompt();
         continue;
       }
@@ -82,7 +84,7 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
       }
       if (line.startsWith('/')) { err.line(human`unknown command ${line.split(/\s/)[0]}; ${HELP}`); rl.prompt(); continue; }
 
-      const view = new AskView({ out, err, env, live: true, summary: { listHint: '/evidence lists them' } });
+      const view = new AskView({ out, err, env, live: true, summary: { listHint: '/evidence lists them', shown: opts.shown } });
       current = new AbortController();
       let result: AskResult | null = null;
       try {

@@ -19,6 +19,8 @@ export interface SummaryOptions {
   all?: boolean;
   /** How to see the whole list where it is cut, e.g. "evidex ask --evidence lists them" or "/evidence lists them". */
   listHint?: string;
+  /** A root-relative path as printed here (the command's Place.shown: from the current folder); default as is. */
+  shown?: (rootPath: string) => string;
 }
 
 const oneLine = (s: string, max: number): string => {
@@ -45,8 +47,8 @@ export function evidenceLine(evidence: readonly Evidence[], file: string, line: 
   return null;
 }
 
-function citationLine(c: CitationCheck, evidence: readonly Evidence[]): Shown {
-  const where = human`${path(c.path)}${spanOf(c)}`;
+function citationLine(c: CitationCheck, evidence: readonly Evidence[], shown: (rootPath: string) => string): Shown {
+  const where = human`${path(shown(c.path))}${spanOf(c)}`;
   if (!c.backed) {
     const why = c.start_line === undefined ? 'named, but not in the evidence gathered for this question' : 'not in the evidence gathered for this question';
     return human`  ${paint('31', '✘')} ${where}  (${why})`;
@@ -67,7 +69,7 @@ export function citationLines(r: AskResult, opts: SummaryOptions = {}): Shown[] 
   const backed = r.citations.filter((c) => c.backed).length;
   const out = [human`\ncitations: ${backed} of ${r.citations.length} backed by the evidence`];
   const shown = opts.all ? r.citations : r.citations.slice(0, CITATIONS_SHOWN);
-  for (const c of shown) out.push(citationLine(c, r.evidence));
+  for (const c of shown) out.push(citationLine(c, r.evidence, opts.shown ?? ((p) => p)));
   const rest = r.citations.length - shown.length;
   if (rest > 0) out.push(human`  … ${rest} more${opts.listHint ? human` (${opts.listHint})` : ''}`);
   return out;

@@ -11,6 +11,8 @@ import { call } from './fake-ollama/server.js';
 import { askThrough, auditLines, jsonLines, startAskDaemon, type AskDaemon, type AskOutput } from './helpers/ask-daemon.js';
 import { waitFor, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { evidex } from './helpers/cli.js';
+import { join } from 'node:path';
 import { APIS, serverEnv, serverVariable, view, type FakeServer } from './helpers/model-servers.js';
 
 let s: AskDaemon;
@@ -67,6 +69,16 @@ function scenarios(test: Test, api: ModelApi): void {
     const audit = auditLines(d);
     assert.equal(audit.slice(-2).map((a) => [a.tool, a.decision]), [['find_importers', 'allowed'], ['shell', 'refused']]);
     assert.equal(audit.slice(-2).map((a) => [a.client, a.question]), [['cli', 'Who imports rag_common?'], ['cli', 'Who imports rag_common?']]);
+  });
+
+  test('from a subfolder (a real CLI process): citations and the evidence list print paths from there, as the tool commands do', async () => {
+    f.script({ chunks: [{ tool_calls: [call('find_importers', { module_name: 'rag_common' })] }] }, { chunks: [{ content: 'See src/build_index.py:4.' }] });
+    const r = await evidex(['ask', 'who imports rag_common?', '--model', 'qwen3:8b'], { cwd: join(root, 'src'), home: d.env.EVIDEX_HOME!, env: serverEnv(f) });
+    assert.is(r.code, 0, r.stderr);
+    assert.is(r.stdout, 'See src/build_index.py:4.\n'); // the model's words as it wrote them
+    assert.match(r.stderr, '  ✔ build_index.py:4  import rag_common');
+    assert.match(r.stderr, 'evidence (4):\n  build_index.py:4  import  rag_common');
+    assert.not.match(r.stderr, '  src/build_index.py');
   });
 
   test('two refusals: the attempts list says "refused (code): reason" once per call, exit 3', async () => {

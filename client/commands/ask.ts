@@ -20,6 +20,8 @@ export const command = modelCommand({
   flags: { evidence: flag.boolean('list every citation and evidence item after the answer, however many'), ...JSON_FLAG },
   async load() {
     const { runAskCommand } = await import('../ask.js');
-    return (client, p) => runAskCommand(client, p.positionals[0], { model: p.flags.model, api: p.flags.api, json: Boolean(p.flags.json), evidence: Boolean(p.flags.evidence), out: stdout(), err: stderr() });
+    return (client, p, place) => runAskCommand(client, p.positionals[0], {
+      model: p.flags.model, api: p.flags.api, json: Boolean(p.flags.json), evidence: Boolean(p.flags.evidence), out: stdout(), err: stderr(), shown: (f) => place.shown(f),
+    });
   },
 });

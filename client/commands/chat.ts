@@ -10,6 +10,6 @@ export const command = modelCommand({
   flags: {},
   async load() {
     const { runChatCommand } = await import('../chat.js');
-    return (client, p) => runChatCommand(client, { model: p.flags.model, api: p.flags.api, out: stdout(), err: stderr() });
+    return (client, p, place) => runChatCommand(client, { model: p.flags.model, api: p.flags.api, out: stdout(), err: stderr(), shown: (f) => place.shown(f) });
   },
 });

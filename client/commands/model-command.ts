@@ -2,8 +2,9 @@
 // run over a daemon connection that names itself after the command, with the
 // command's code (client/ask.ts, chat.ts, eval.ts) loaded before connecting.
 import {
-  defineCommand, flag, HELP, needPositionals, REPO, repoOf, withDaemon, type Command, type FlagSpecs, type Parsed,
+  defineCommand, flag, HELP, needPositionals, REPO, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
+import { placeOf, type Place } from '../paths.js';
 import type { Client } from '../connection.js';
 import { MODEL_APIS } from '../../protocol/messages.js';
 
@@ -38,7 +39,7 @@ interface ModelCommandSpec<E extends FlagSpecs> {
   /** The command's flags besides --model, --repo and --help. */
   flags: E;
   /** Loads the command's code; the function it gives runs over the connection. */
-  load(): Promise<(client: Client, p: Parsed<ModelFlags<E>>) => Promise<number>>;
+  load(): Promise<(client: Client, p: Parsed<ModelFlags<E>>, place: Place) => Promise<number>>;
 }
 
 export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Command<ModelFlags<E>> {
@@ -50,7 +51,8 @@ export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Comma
     async run(p) {
       needPositionals(p, s.positionals, s.usage);
       const run = await s.load();
-      return withDaemon(await repoOf(p), p, (client) => run(client, p), s.clientName);
+      const place = await placeOf(p);
+      return withDaemon(place.root, p, (client) => run(client, p, place), s.clientName);
     },
   });
 }
