@@ -179,6 +179,10 @@ test('TS/JS from the command line: index counts the statements, symbol --kind ta
     const via = run(['importers', 'src/log.ts', '--via-reexports']);
     assert.is(via.code, 0, via.stderr);
     assert.is(via.stdout, "# via src/index.ts\napp.ts:1: import { log } from './src';\nsrc/index.ts:1: export * from './log';\n");
+    // From src/, every path of the answer — the "# via" line's too — is from there; --all takes the whole repository.
+    const viaHere = evidex(['importers', 'log.ts', '--via-reexports', '--all', '--repo', ts], { cwd: join(ts, 'src') });
+    assert.is(viaHere.code, 0, viaHere.stderr);
+    assert.is(viaHere.stdout, "# via index.ts\n../app.ts:1: import { log } from './src';\nindex.ts:1: export * from './log';\n");
     assert.is(run(['importers', 'zod']).stdout, "app.ts:2: import { z } from 'zod';\n");
   } finally {
     run(['daemon', 'stop']);

@@ -196,7 +196,7 @@ export function formatEvidence(items: readonly Evidence[], opts: FormatOptions =
     }
     const lines = e.snippet.split('\n');
     // An importer found through re-exporting files (`importers --via-reexports`) says which, in a line of its own.
-    if (e.via?.length) out.push(p.paint('dim', human`# via ${join(e.via.map((v) => path(v)), ' → ')}`));
+    if (e.via?.length) out.push(p.paint('dim', human`# via ${join(e.via.map((v) => path(p.file(v))), ' → ')}`));
     if (DEFINITION_KINDS.has(e.kind) && !opts.body) {
       out.push(human`${p.where(e.path, span)} ${e.kind} ${p.paint('name', e.name)}  ${headLine(lines)}`);
       continue;
