@@ -9,7 +9,7 @@
 // with git grep run at the top.
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -240,7 +240,10 @@ syncBuiltinESMExports();
     writeFileSync(log, '');
     const r = spawnSync(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], { cwd: join(repo, 'Lib/json'), encoding: 'utf8', env });
     assert.is(r.status, 0, r.stderr);
-    return readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
+    // Some Node lines' module loader resolves each module it loads through fs.realpathSync too (22 does):
+    // evidex's own files are not the folders this test is about.
+    const own = PROJECT_ROOT.endsWith(sep) ? PROJECT_ROOT : `${PROJECT_ROOT}${sep}`;
+    return readFileSync(log, 'utf8').split('\n').filter((l) => l !== '' && !l.slice(l.indexOf(' ') + 1).startsWith(own));
   };
   assert.equal(calls(['search', 'JSONDecoder']), [`realpathSync ${join(repo, 'Lib/json')}`], 'the root is found above the real current folder');
   assert.equal(calls(['read', 'decoder.py:1']), [`realpathSync ${join(repo, 'Lib/json')}`]);
