@@ -34,7 +34,11 @@ class HttpServer {
   constructor(args: string[]) {
     this.child = spawn(process.execPath, [BIN, 'mcp', '--http', '--repo', repo, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr.on('data', (b: Buffer) => { this.stderr += b.toString(); });
-    this.exited = new Promise((r) => this.child.once('exit', (c) => r(c)));
+    this.exited = new Promise((r) => this.child.once('exit', (c, signal) => {
+      // Said in the stderr the assertions print: a server killed by a signal says which.
+      if (signal !== null) this.stderr += `[the test saw it end by ${signal}]\n`;
+      r(c);
+    }));
   }
   static async start(args: string[] = ['--port', '0']): Promise<HttpServer> {
     const s = new HttpServer(args);
@@ -48,8 +52,12 @@ class HttpServer {
   get token(): string { return /token: ([0-9a-f]{64})/.exec(this.stderr)![1]; }
   get port(): number { return Number(new URL(this.url).port); }
   async stop(): Promise<number | null> {
-    if (this.child.exitCode === null) this.child.kill('SIGTERM');
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
     return this.exited;
+  }
+  /** SIGTERM, and status 0 expected; anything else fails with all the server said. */
+  async stopCleanly(): Promise<void> {
+    assert.is(await this.stop(), 0, `evidex mcp --http did not stop with status 0; its stderr:\n${this.stderr}`);
   }
 }
 
@@ -206,7 +214,7 @@ test('--allow-origin: that origin (only) gets through, with CORS headers and a p
     assert.is(await statusOf(sdkHost('other-page', { ...auth(other.token), Origin: 'http://localhost:6275' }, other.url)), 403);
     assert.is((await raw('OPTIONS', { Origin: 'https://evil.example' }, undefined, other.url)).status, 403);
   } finally {
-    assert.is(await other.stop(), 0);
+    await other.stopCleanly();
   }
 });
 
@@ -349,7 +357,7 @@ test('a daemon killed with a call in flight: the call is answered (isError, why)
 test('the token and port stay across restarts; --rotate-token makes a new token and the old one is refused', async () => {
   const token = server.token;
   await mcp.close();
-  assert.is(await server.stop(), 0);
+  await server.stopCleanly();
   assert.match(server.stderr, /evidex mcp: stopping \(\d+ sessions? open\)/);
   // Without --port: the port named last for this repository (the file says which), and the same token.
   const saved = (JSON.parse(readFileSync(files(stateDir).mcpHttp, 'utf8')) as { port: number }).port;
@@ -357,7 +365,7 @@ test('the token and port stay across restarts; --rotate-token makes a new token 
   assert.equal([server.port, server.token], [saved, token]);
   assert.match(server.stderr, /the same as last time/);
   const { url } = server;
-  assert.is(await server.stop(), 0);
+  await server.stopCleanly();
   server = await HttpServer.start(['--rotate-token']);
   assert.is(server.url, url);
   assert.is.not(server.token, token);
@@ -383,7 +391,7 @@ test('a token file others can read is refused at start with one line, and left a
 
 test('every stderr line starts `evidex mcp:`; SIGTERM stops the server with status 0', async () => {
   await mcp.close();
-  assert.is(await server.stop(), 0);
+  await server.stopCleanly();
   const lines = server.stderr.split('\n').filter(Boolean);
   for (const l of lines) assert.ok(l.startsWith('evidex mcp: '), JSON.stringify(l));
   // The SDK client's GET for a stream (405: this server sends nothing unasked) is routine, not logged as a refusal.
