@@ -38,6 +38,10 @@ const STARTER_NAME = 'evidex mcp --http';
 export async function runMcpHttpServer(opts: McpHttpOptions): Promise<number> {
   const log = opts.log ?? mcpLog;
   if (!opts.log) ownProcessOutput(log);
+  // Listening for the stop before anything is said: whoever reads "token: …" as
+  // "ready" may signal at once, and a signal with no handler yet would end the
+  // process with no clean stop (and no status 0).
+  const stopped = opts.until ?? stopSignal();
   const env = opts.env ?? process.env;
   const address = opts.address ?? '127.0.0.1';
   if (isIP(address) === 0) {
@@ -79,7 +83,7 @@ export async function runMcpHttpServer(opts: McpHttpOptions): Promise<number> {
     log((e as Error).message.replace(/\s*\n\s*/g, ' '));
     return 1;
   }
-  await (opts.until ?? stopSignal());
+  await stopped;
   log(`stopping (${server.openSessions} session${server.openSessions === 1 ? '' : 's'} open)`);
   await server.close();
   return 0;

@@ -2,7 +2,7 @@
 // stdio (test/mcp.test.ts) and Streamable HTTP (test/mcp-http.test.ts): the
 // host's view through the SDK's own client, compared with what a plain daemon
 // client gets for the same call, and the evidence checked against the files.
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import * as assert from 'uvu/assert';
@@ -129,17 +129,56 @@ export async function daemonPid(repo: string, env: NodeJS.ProcessEnv): Promise<n
 }
 
 /**
+ * Bytes sent to the daemon listening on `port` that it has not read yet, from
+ * the kernel's socket table (Linux): the receive queues of its established
+ * connections. A stopped daemon reads nothing, so this grows exactly when a
+ * message reaches it.
+ */
+function unreadAtDaemon(port: number): number {
+  let total = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try { text = readFileSync(table, 'utf8'); } catch { continue; }
+    for (const row of text.split('\n').slice(1)) {
+      // sl local_address rem_address st tx_queue:rx_queue ...
+      const [, local, , state, queues] = row.trim().split(/\s+/);
+      if (!queues || state !== '01' || parseInt(local.split(':').pop()!, 16) !== port) continue;
+      total += parseInt(queues.split(':')[1], 16);
+    }
+  }
+  return total;
+}
+
+/** A tools/call frame is larger than this; a ping or pong (the only other traffic) is smaller. */
+const CALL_FRAME_BYTES = 60;
+
+/** The daemon serving `repo`, stopped (SIGSTOP): `reached()` waits until a message has been sent to it since. */
+export interface StoppedDaemon { pid: number; reached(): Promise<void> }
+
+/** Stops the daemon (SIGSTOP) and says how to wait for a message to reach it; the caller resumes or kills it. */
+export async function stopDaemon(repo: string, env: NodeJS.ProcessEnv): Promise<StoppedDaemon> {
+  const info = (await readDaemonInfo(stateDirFor(canonicalRoot(repo), env)))!;
+  const port = Number(new URL(info.url).port);
+  process.kill(info.pid, 'SIGSTOP');
+  const before = unreadAtDaemon(port);
+  return {
+    pid: info.pid,
+    // An event, not a delay: on a loaded machine the host's request may take any time to be forwarded.
+    reached: async () => { await waitFor('the call reached the stopped daemon', () => unreadAtDaemon(port) >= before + CALL_FRAME_BYTES); },
+  };
+}
+
+/**
  * A stopped daemon holds a call and its cancellation unread; once resumed it
  * reads both together (git has started for the call when the cancellation
  * arrives). Runs `cancel` with the daemon stopped, then resumes it.
  */
-export async function whileDaemonStopped<T>(repo: string, env: NodeJS.ProcessEnv, cancel: () => Promise<T>): Promise<T> {
-  const pid = await daemonPid(repo, env);
-  process.kill(pid, 'SIGSTOP');
+export async function whileDaemonStopped<T>(repo: string, env: NodeJS.ProcessEnv, cancel: (stopped: StoppedDaemon) => Promise<T>): Promise<T> {
+  const stopped = await stopDaemon(repo, env);
   try {
-    return await cancel();
+    return await cancel(stopped);
   } finally {
-    process.kill(pid, 'SIGCONT');
+    process.kill(stopped.pid, 'SIGCONT');
   }
 }
 
@@ -162,10 +201,10 @@ export async function diffCalls(direct: Client): Promise<{ calls: number; errors
 /** A cancelled call is cancelled in the daemon too ($/cancelRequest), and the server answers the next call. */
 export async function checkCancellation(mcp: McpClient, direct: Client, repo: string, env: NodeJS.ProcessEnv): Promise<void> {
   const before = await diffCalls(direct);
-  await whileDaemonStopped(repo, env, async () => {
+  await whileDaemonStopped(repo, env, async (stopped) => {
     const ac = new AbortController();
     const pending = mcp.callTool({ name: 'read_git_diff', arguments: {} }, undefined, { signal: ac.signal });
-    await new Promise((r) => setTimeout(r, 300));
+    await stopped.reached();
     ac.abort('the host gave up');
     await pending.then(() => assert.unreachable('the call was cancelled'), (e: unknown) => assert.ok(e, 'rejected'));
   });
