@@ -110,7 +110,7 @@ function scenarios(test: Test, api: ModelApi): void {
     const cap = capture();
     const run = runAskCommand(client, 'q', { json: true, out: cap.out, err: capture().out, env: {} });
     // Wait until the model is streaming, then press Ctrl-C.
-    for (let i = 0; i < 200 && !cap.text().includes('"content"'); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor('the model is streaming', () => cap.text().includes('"content"'));
     process.emit('SIGINT');
     const aborted = await f.waitForAbort(5000);
     const code = await run;
