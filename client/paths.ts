@@ -68,6 +68,24 @@ export class Place {
   }
 }
 
+/**
+ * A refusal's message as a person reads it here: each root-relative path the
+ * command sent (`paths`) shown from the current folder, where the message
+ * names it whole ("src/nope.py" typed as nope.py in src/). Only those exact
+ * paths, bounded as a message quotes them, are touched: the rest of the text
+ * is the daemon's.
+ */
+export function messageHere(place: Place, message: string, paths: readonly string[]): string {
+  let out = message;
+  for (const rootPath of new Set(paths)) {
+    const here = place.shown(rootPath);
+    if (rootPath === '' || here === rootPath) continue;
+    const escaped = rootPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`(^|[\\s"'(])${escaped}(?=$|[\\s"'):,;])`, 'g'), (_m, before: string) => `${before}${here}`);
+  }
+  return out;
+}
+
 /** Where a command runs: its root (--repo, else the work tree of the current folder, else the folder) and the current folder, each resolved once. */
 export async function placeOf(p: { flags: { repo?: string } }): Promise<Place> {
   const { whereabouts } = await import('../local/root.js');

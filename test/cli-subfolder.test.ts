@@ -180,7 +180,7 @@ test('symbol in a subfolder looks there first and counts the rest; importers tak
   if (scopedAll.total > shown) assert.match(scoped.stderr, new RegExp(`^${scopedAll.total - shown} more in the whole repository`, 'm'));
 });
 
-test('read\'s hint works as printed, from where it was printed; a malformed range is said so', () => {
+test('read\'s hint works as printed, from where it was printed; a refusal names the file as typed there; a malformed range is said so', () => {
   for (const cwd of ['Lib/email', 'Lib/json', 'Lib']) {
     const file = cwd === 'Lib/email' ? '_header_value_parser.py' : cwd === 'Lib' ? 'email/_header_value_parser.py' : '../email/_header_value_parser.py';
     const r = ok(['read', file], cwd);
@@ -191,6 +191,14 @@ test('read\'s hint works as printed, from where it was printed; a malformed rang
     const next = ok(hint![1].split(' '), cwd);
     assert.is(outLines(next)[0], `${file}:401: ${fileLine(cwd, file, 401)}`);
   }
+  // A refusal names the file as it was typed here, not from the root.
+  const missing = evidex(['read', 'nope.py:1'], 'Lib/json');
+  assert.is.not(missing.code, 0);
+  assert.match(missing.stderr, /^evidex: not_indexed: "nope\.py" is not in the index/);
+  const past = evidex(['read', '../json/decoder.py:99999'], 'Lib/email');
+  assert.match(past.stderr, /^evidex: out_of_range: start_line 99999 is past the end of \.\.\/json\/decoder\.py \(\d+ lines\)/);
+  const atRoot = evidex(['read', 'Lib/json/nope.py'], '.');
+  assert.match(atRoot.stderr, /"Lib\/json\/nope\.py" is not in the index/);
   const bad = evidex(['read', 'decoder.py:abc'], 'Lib/json');
   assert.is(bad.code, 2);
   assert.is(bad.stderr, 'evidex: malformed line range "abc" in "decoder.py:abc": use PATH, PATH:START or PATH:START-END (START and END whole numbers)\n');

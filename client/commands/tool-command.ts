@@ -7,13 +7,14 @@
 // (`path:start-end: kind name  first line`) unless its body is asked for. On
 // a terminal, paths, line numbers and the matched text are coloured as rg
 // colours them.
+import { RpcError } from '../../protocol/jsonrpc.js';
 import { Methods, type Evidence, type ToolResult } from '../../protocol/messages.js';
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
 import type { Client } from '../connection.js';
-import { placeOf, type Place } from '../paths.js';
+import { messageHere, placeOf, type Place } from '../paths.js';
 import { formatSuggestions } from '../suggestions.js';
 import {
   human, join, line, paint, path, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
@@ -75,7 +76,9 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
       const scoped = scopeOf(flags, p, place);
       if (scoped !== undefined) args.path_prefix = scoped;
       await withDaemon(place.root, p, async (client) => {
-        const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args));
+        const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args)).catch((e: unknown) => {
+          throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
+        });
         printResult(r, p, { ...s.format?.(p), shown: (f) => place.shown(f) });
         if (p.flags.json) return;
         const note = scoped !== undefined ? await wholeRepositoryNote(client, s.tool, args, r) : await s.after?.(r, args, client, place);
@@ -84,6 +87,20 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
       return 0;
     },
   });
+}
+
+/** A refusal that names the paths it was sent, naming them from here, as the command's own output does. */
+function refusalHere(e: unknown, place: Place, paths: string[]): unknown {
+  if (!(e instanceof RpcError)) return e;
+  const d = e.data as { message?: unknown } | undefined;
+  const data = d !== null && typeof d === 'object' && typeof d.message === 'string' ? { ...d, message: messageHere(place, d.message, paths) } : d;
+  return new RpcError(e.code, messageHere(place, e.message, paths), data);
+}
+
+/** The root-relative paths among a call's arguments (a module name with a "/" is a file's path; a dotted one is no path). */
+function pathArgs(args: Record<string, unknown>): string[] {
+  const paths = [args.path, args.path_prefix, typeof args.module_name === 'string' && args.module_name.includes('/') ? args.module_name : undefined];
+  return paths.filter((v): v is string => typeof v === 'string');
 }
 
 /**
