@@ -228,6 +228,7 @@ test('cancellation, raw: the cancelled POST ends at once with an SSE stream carr
     await stopped.reached();
     const note = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'diff-1', reason: 'user stopped' } }, session);
     assert.equal([note.status, note.text], [202, '']);
+    await stopped.reached();
     // Answered while the daemon is still stopped: the server does not wait for the daemon's word.
     return pending;
   });

@@ -149,22 +149,28 @@ function unreadAtDaemon(port: number): number {
   return total;
 }
 
-/** A tools/call frame is larger than this; a ping or pong (the only other traffic) is smaller. */
-const CALL_FRAME_BYTES = 60;
+/** A tools/call or $/cancelRequest frame is larger than this; a ping or pong (the only other traffic) is smaller. */
+const MESSAGE_FRAME_BYTES = 60;
 
-/** The daemon serving `repo`, stopped (SIGSTOP): `reached()` waits until a message has been sent to it since. */
+/** The daemon serving `repo`, stopped (SIGSTOP): `reached()` waits until one more message has been sent to it. */
 export interface StoppedDaemon { pid: number; reached(): Promise<void> }
 
-/** Stops the daemon (SIGSTOP) and says how to wait for a message to reach it; the caller resumes or kills it. */
+/** Stops the daemon (SIGSTOP) and says how to wait for each message to reach it; the caller resumes or kills it. */
 export async function stopDaemon(repo: string, env: NodeJS.ProcessEnv): Promise<StoppedDaemon> {
   const info = (await readDaemonInfo(stateDirFor(canonicalRoot(repo), env)))!;
   const port = Number(new URL(info.url).port);
   process.kill(info.pid, 'SIGSTOP');
-  const before = unreadAtDaemon(port);
+  let seen = unreadAtDaemon(port);
   return {
     pid: info.pid,
-    // An event, not a delay: on a loaded machine the host's request may take any time to be forwarded.
-    reached: async () => { await waitFor('the call reached the stopped daemon', () => unreadAtDaemon(port) >= before + CALL_FRAME_BYTES); },
+    // An event, not a delay: on a loaded machine a host's message may take any time to be forwarded.
+    reached: async () => {
+      const now = await waitFor('the message reached the stopped daemon', () => {
+        const n = unreadAtDaemon(port);
+        return n >= seen + MESSAGE_FRAME_BYTES ? n : null;
+      });
+      seen = now;
+    },
   };
 }
 
@@ -205,8 +211,11 @@ export async function checkCancellation(mcp: McpClient, direct: Client, repo: st
     const ac = new AbortController();
     const pending = mcp.callTool({ name: 'read_git_diff', arguments: {} }, undefined, { signal: ac.signal });
     await stopped.reached();
+    const rejected = pending.then(() => assert.unreachable('the call was cancelled'), (e: unknown) => assert.ok(e, 'rejected'));
     ac.abort('the host gave up');
-    await pending.then(() => assert.unreachable('the call was cancelled'), (e: unknown) => assert.ok(e, 'rejected'));
+    // The SDK rejects at once; the cancellation it sends must reach the daemon before it runs again.
+    await stopped.reached();
+    await rejected;
   });
   await cancelledInDaemon(direct, before);
   const next = await mcp.callTool({ name: 'find_symbol', arguments: { name: 'Settings' } });
