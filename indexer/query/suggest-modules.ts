@@ -56,8 +56,13 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
     found.push({ s: { name, why: (['case', 'tail', 'edit', 'prefix'] as const)[rank], path }, rank, d });
   };
   for (const m of store.moduleNames()) {
-    const fids = store.moduleFiles(m).map((fid) => store.file(fid)?.path ?? '').filter((p) => p !== '').sort();
-    if (fids.length) consider(m, fids[0]);
+    // The first of its files' paths in (code unit) order.
+    let first: string | null = null;
+    for (const fid of store.moduleFiles(m)) {
+      const p = store.file(fid)?.path;
+      if (p !== undefined && p !== '' && (first === null || p < first)) first = p;
+    }
+    if (first !== null) consider(m, first);
   }
   for (const f of store.ordered()) if (SOURCE.test(f.path)) consider(f.path, f.path);
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
