@@ -45,11 +45,12 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
   if (want.length < 2) return [];
   const max = allowedDistance(want.length);
   const found: Array<{ s: Suggestion; rank: number; d: number }> = [];
+  const dotWant = `.${want}`, slashWant = `/${want}`;
   const consider = (name: string, path: string): void => {
     const low = name.toLowerCase();
     let rank = -1, d = 0;
     if (low === want) rank = 0;
-    else if (low.endsWith(`.${want}`) || low.endsWith(`/${want}`)) rank = 1;
+    else if (low.endsWith(dotWant) || low.endsWith(slashWant)) rank = 1;
     else if ((d = distanceWithin(want, low, max)) <= max) rank = 2;
     else if (want.length >= 3 && low.startsWith(want)) { rank = 3; d = 0; }
     if (rank < 0) return;
