@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { ToolError } from '../indexer/errors.js';
@@ -175,6 +175,22 @@ test('through MCP: structuredContent carries the suggestions, checked by the SDK
     await client.close();
     spawnSync(process.execPath, [BIN, 'daemon', 'stop', '--repo', repo], { env, encoding: 'utf8', timeout: 60_000 });
   }
+});
+
+test('names alike follow saves: a name a save adds is suggested at once, and one it removes no longer is', async () => {
+  const i = await index();
+  // Asked first, so the names alike are in hand before the saves change them.
+  assert.equal(await suggested('find_symbol', { name: 'startListner' }), []);
+  write(repo, { 'web/listen.ts': 'export function startListener(): void {}\n' });
+  await i.update(['web/listen.ts']);
+  assert.equal(await suggested('find_symbol', { name: 'startListner' }), ['startListener edit web/listen.ts:1']);
+  write(repo, { 'web/listen.ts': 'export function stopListener(): void {}\n' });
+  await i.update(['web/listen.ts']);
+  assert.equal(await suggested('find_symbol', { name: 'startListner' }), []);
+  assert.equal(await suggested('find_symbol', { name: 'stopListner' }), ['stopListener edit web/listen.ts:1']);
+  rmSync(join(repo, 'web/listen.ts'));
+  await i.update(['web/listen.ts']);
+  assert.equal(await suggested('find_symbol', { name: 'stopListner' }), []);
 });
 
 test.after(async () => { await idx?.close(); cleanupTemp(); });

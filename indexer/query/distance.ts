@@ -1,35 +1,48 @@
-// How far apart two spellings are, for near-miss suggestions (suggest.ts):
-// the optimal string alignment distance (insertions, deletions, substitutions
-// and swaps of two neighbours each cost 1), cut off at a bound so that
-// comparing a name with every name of the index stays cheap.
+// How far apart two spellings are, for near-miss suggestions (suggest.ts,
+// suggest-modules.ts): the optimal string alignment distance (insertions,
+// deletions, substitutions and swaps of two neighbours each cost 1), cut off
+// at a bound. A name that finds nothing is compared with every name and path
+// of the index, so each comparison must cost little: the common prefix and
+// suffix are cut first (they never change the distance), and only the cells
+// within `max` of the diagonal are computed (any other is already over it).
+
+/** Rows of the table, reused by every call (the lookups are synchronous, one at a time). */
+let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
 
 /**
  * The distance between `a` and `b`, or `max + 1` as soon as it is known to be
  * more than `max`. Compares UTF-16 units, as given (callers lowercase first).
  */
 export function distanceWithin(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const over = max + 1;
+  if (Math.abs(a.length - b.length) > max) return over;
   if (a === b) return 0;
-  const n = b.length;
-  let prev2 = new Array<number>(n + 1).fill(0);
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  let cur = new Array<number>(n + 1).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
-    let rowMin = i;
-    for (let j = 1; j <= n; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
-        d = Math.min(d, prev2[j - 2] + 1);
-      }
+  let s = 0, ea = a.length, eb = b.length;
+  while (s < ea && s < eb && a.charCodeAt(s) === b.charCodeAt(s)) s++;
+  while (ea > s && eb > s && a.charCodeAt(ea - 1) === b.charCodeAt(eb - 1)) { ea--; eb--; }
+  const m = ea - s, n = eb - s;
+  if (m === 0 || n === 0) return Math.min(m + n, over);
+  if (rows[0].length < n + 2) rows = rows.map(() => new Int32Array(n + 2));
+  let [prev2, prev, cur] = rows;
+  for (let j = 0; j <= n + 1; j++) prev[j] = j <= max ? j : over;
+  for (let i = 1; i <= m; i++) {
+    const lo = Math.max(1, i - max), hi = Math.min(n, i + max);
+    cur[0] = i <= max ? i : over;
+    cur[lo - 1] = lo === 1 ? cur[0] : over;
+    if (hi < n) cur[hi + 1] = over;
+    const ai = a.charCodeAt(s + i - 1), aPrev = i > 1 ? a.charCodeAt(s + i - 2) : -1;
+    let rowMin = lo === 1 ? cur[0] : over;
+    for (let j = lo; j <= hi; j++) {
+      const bj = b.charCodeAt(s + j - 1);
+      let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ai === bj ? 0 : 1));
+      if (j > 1 && ai === b.charCodeAt(s + j - 2) && aPrev === bj) d = Math.min(d, prev2[j - 2] + 1);
       cur[j] = d;
       if (d < rowMin) rowMin = d;
     }
-    if (rowMin > max) return max + 1;
+    if (rowMin > max) return over;
     [prev2, prev, cur] = [prev, cur, prev2];
   }
-  return Math.min(prev[n], max + 1);
+  return Math.min(prev[n], over);
 }
 
 /** The largest distance a name of this length may be from what was asked and still be suggested: 1 up to four characters, else 2. */

@@ -45,19 +45,25 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
   if (want.length < 2) return [];
   const max = allowedDistance(want.length);
   const found: Array<{ s: Suggestion; rank: number; d: number }> = [];
+  const dotWant = `.${want}`, slashWant = `/${want}`;
   const consider = (name: string, path: string): void => {
     const low = name.toLowerCase();
     let rank = -1, d = 0;
     if (low === want) rank = 0;
-    else if (low.endsWith(`.${want}`) || low.endsWith(`/${want}`)) rank = 1;
+    else if (low.endsWith(dotWant) || low.endsWith(slashWant)) rank = 1;
     else if ((d = distanceWithin(want, low, max)) <= max) rank = 2;
     else if (want.length >= 3 && low.startsWith(want)) { rank = 3; d = 0; }
     if (rank < 0) return;
     found.push({ s: { name, why: (['case', 'tail', 'edit', 'prefix'] as const)[rank], path }, rank, d });
   };
   for (const m of store.moduleNames()) {
-    const fids = store.moduleFiles(m).map((fid) => store.file(fid)?.path ?? '').filter((p) => p !== '').sort();
-    if (fids.length) consider(m, fids[0]);
+    // The first of its files' paths in (code unit) order.
+    let first: string | null = null;
+    for (const fid of store.moduleFiles(m)) {
+      const p = store.file(fid)?.path;
+      if (p !== undefined && p !== '' && (first === null || p < first)) first = p;
+    }
+    if (first !== null) consider(m, first);
   }
   for (const f of store.ordered()) if (SOURCE.test(f.path)) consider(f.path, f.path);
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

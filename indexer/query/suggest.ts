@@ -245,8 +245,9 @@ class SymbolSuggester {
     const head = dot < 0 ? '' : name.slice(0, dot).toLowerCase();
     const tailMax = allowedDistance(tail.length);
     const names: Array<{ n: string; rank: number; d: number; extra: number }> = [];
-    for (const n of this.store.plan.definitionNames()) {
-      const low = n.toLowerCase();
+    const all = this.store.plan.definitionNamesLowered();
+    for (let i = 0; i < all.names.length; i++) {
+      const n = all.names[i], low = all.lower[i];
       if (low === tail) { names.push({ n, rank: 0, d: 0, extra: 0 }); continue; }
       const d = distanceWithin(tail, low, tailMax);
       if (d <= tailMax) names.push({ n, rank: 1, d, extra: 0 });

@@ -115,6 +115,13 @@ export class QueryPlanner {
     return [...this.tables.symbolKeys()].filter((k) => !k.includes('.'));
   }
 
+  /** definitionNames() and each one lowercased, at the same index (kept by the symbol index between changes). */
+  definitionNamesLowered(): { names: readonly string[]; lower: readonly string[] } {
+    if (this.memory.symbolsReady) return this.memory.symbols.lowerNames();
+    const names = [...this.definitionNames()];
+    return { names, lower: names.map((n) => n.toLowerCase()) };
+  }
+
   /** From the symbol index: the page is cut from the first `end` in order without sorting the rest. */
   private definitionsInMemory(name: string, { kind, prefix, quals }: DefinitionQuery, w: Window): Hits<DefinitionHit> {
     const rank = this.files.pathRank();

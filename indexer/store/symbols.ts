@@ -55,6 +55,7 @@ export class SymbolIndex {
   private sQual: Array<string | undefined> = [];
   private free: number[] = [];
   private used = 0;
+  private lowered: { names: readonly string[]; lower: readonly string[] } | null = null;
 
   /** Whether the file's rows are in (the background build skips files a commit already added). */
   has(fid: number): boolean { return this.files.has(fid); }
@@ -69,7 +70,7 @@ export class SymbolIndex {
       this.sKind[s] = KINDS.indexOf(d.kind);
       let e = this.byName.get(d.name);
       // Most names have one definition: start with an exact-size array (push on [] reserves 17 slots).
-      if (!e) { e = { key: ownString(d.name), slots: [s] }; this.byName.set(e.key, e); } else e.slots.push(s);
+      if (!e) { e = { key: ownString(d.name), slots: [s] }; this.byName.set(e.key, e); this.lowered = null; } else e.slots.push(s);
       this.sEntry[s] = e;
       this.sQual[s] = d.qualname === d.name ? undefined : ownString(d.qualname);
       slots.push(s);
@@ -99,7 +100,7 @@ export class SymbolIndex {
     for (const s of refs.defs) entries.add(this.sEntry[s]!);
     for (const e of entries) {
       e.slots = e.slots.filter((s) => !gone.has(s));
-      if (e.slots.length === 0) this.byName.delete(e.key);
+      if (e.slots.length === 0) { this.byName.delete(e.key); this.lowered = null; }
     }
     for (const s of refs.defs) { this.sEntry[s] = undefined; this.sQual[s] = undefined; this.free.push(s); }
     this.dropImports(fid, refs);
@@ -191,12 +192,24 @@ export class SymbolIndex {
 
   /** Every simple name with a definition, and every imported module name (insertion order). */
   names(): IterableIterator<string> { return this.byName.keys(); }
+  /**
+   * names() and each one lowercased, at the same index: near-miss suggestions
+   * compare every name, ignoring case, with a name that found nothing. Made
+   * on first use and kept until a name comes or goes.
+   */
+  lowerNames(): { names: readonly string[]; lower: readonly string[] } {
+    if (this.lowered === null) {
+      const names = [...this.byName.keys()];
+      this.lowered = { names, lower: names.map((n) => n.toLowerCase()) };
+    }
+    return this.lowered;
+  }
   targets(): IterableIterator<string> { return this.byTarget.keys(); }
   get nameCount(): number { return this.byName.size; }
   get targetCount(): number { return this.byTarget.size; }
 
   clear(): void {
-    this.byName.clear(); this.byTarget.clear(); this.files.clear();
+    this.byName.clear(); this.byTarget.clear(); this.files.clear(); this.lowered = null;
     this.cap = 0; this.used = 0; this.free = [];
     this.sFid = new Int32Array(0); this.sStart = new Int32Array(0); this.sEnd = new Int32Array(0);
     this.sSeq = new Int32Array(0); this.sKind = new Uint8Array(0); this.sEntry = []; this.sQual = [];

@@ -44,7 +44,7 @@ function timeCreateSourceFile(c: TsCorpus): number | null {
 }
 
 /** Query sets drawn from the corpus with a fixed seed: declared names for find_symbol; imported files (by path) and packages for find_importers. */
-function drawTsQueries(c: TsCorpus, n: number): { symbols: string[]; modules: string[] } {
+export function drawTsQueries(c: TsCorpus, n: number): { symbols: string[]; modules: string[] } {
   const rand = mulberry32(20261203);
   const symbols = new Set<string>();
   const modules = new Set<string>();
