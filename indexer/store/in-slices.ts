@@ -1,0 +1,68 @@
+// Building blocks for answers that run in slices (query/pace.ts): loops over
+// lists whose length grows with the index (a name with 100,000 definitions, a
+// package imported by 20,000 files) written as generators that yield wherever
+// `due()` says the slice is over. Without a pace `due` never says so and they
+// run to the end in one go, as plain loops would.
+
+/** True once the current slice is used up (query/pace.ts). */
+export type Due = () => boolean;
+
+/** A `due` that never ends a slice: the answer runs in one go. */
+export const neverDue: Due = () => false;
+
+/** Steps between two looks at the slice clock: reading a clock per element would cost more than the element. */
+const DUE_EVERY = 256;
+
+/** A `due` asked only every DUE_EVERY calls: `if (tick()) yield;` in a loop over many cheap steps. */
+export function dueEvery(due: Due): () => boolean {
+  let n = 0;
+  return () => {
+    if (++n < DUE_EVERY) return false;
+    n = 0;
+    return due();
+  };
+}
+
+/** Runs a generator of slices to its end at once: the answer of a caller that has no pace. */
+export function drain<T>(it: Generator<void, T, void>): T {
+  for (;;) {
+    const r = it.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Runs sorted one at a time: each is sorted in one step, so a slice holds at most one. */
+const RUN = 2048;
+
+/**
+ * `xs` sorted by `order` in place (stable, like Array.prototype.sort) and
+ * returned: runs of RUN elements are sorted each in one step, then merged
+ * pairwise, pass after pass, yielding between steps when due.
+ */
+export function* sortInSlices<T>(xs: T[], order: (a: T, b: T) => number, due: Due): Generator<void, T[], void> {
+  const n = xs.length;
+  if (n <= RUN) return xs.sort(order);
+  for (let from = 0; from < n; from += RUN) {
+    if (due()) yield;
+    const run = xs.slice(from, from + RUN).sort(order);
+    for (let i = 0; i < run.length; i++) xs[from + i] = run[i];
+  }
+  const tick = dueEvery(due);
+  let src = xs, dst: T[] = new Array<T>(n);
+  for (let width = RUN; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n), hi = Math.min(lo + 2 * width, n);
+      let i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        // The left run first on a tie: the sort stays stable.
+        dst[k++] = order(src[j], src[i]) < 0 ? src[j++] : src[i++];
+        if (tick()) yield;
+      }
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    [src, dst] = [dst, src];
+  }
+  if (src !== xs) for (let i = 0; i < n; i++) xs[i] = src[i];
+  return xs;
+}
