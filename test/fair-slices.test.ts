@@ -16,17 +16,15 @@
 //    is whole.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type WebSocket from 'ws';
 import { Daemon } from '../daemon/server.js';
 import { FairTurns } from '../daemon/fair-turns.js';
 import { openEvidexIndex } from '../indexer/index.js';
 import type { Pace } from '../indexer/api.js';
 import { drain, sortInSlices } from '../indexer/store/in-slices.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { rawExchange, waitFor } from './helpers/daemon.js';
-import { CROWDED_NAME, CROWDED_PACKAGE, Flood, LONE_SYMBOL, openConnection, writeCrowdedTree } from './helpers/flood.js';
+import { waitFor } from './helpers/daemon.js';
+import { askDuringFlood, assertAnsweredBeforeBacklog, CROWDED_NAME, CROWDED_PACKAGE, LONE_SYMBOL, writeCrowdedTree } from './helpers/flood.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 import { mulberry32 } from './helpers/random.js';
 
@@ -161,30 +159,16 @@ test('find_importers --via-reexports paused while a write lands starts again and
 test('a daemon under 8 connections pipelining find_symbol for a crowded name answers another client\'s find_symbol before the backlog', async () => {
   const root = tempDir('slices-flood');
   writeCrowdedTree(root, FILES, DEFS, 0);
-  writeFileSync(join(root, 'zz_quiet.py'), `def ${LONE_SYMBOL}():\n    return 1\n`);
+  write(root, { 'zz_quiet.py': `def ${LONE_SYMBOL}():\n    return 1\n` });
   const CONNS = 8, EACH = 10;
   const d = await Daemon.start({ root, stateDir: join(tempDir('slices-flood-state'), 's'), watch: 'off', warmup: false, turns: { sliceMs: 1, now: countingClock() } });
-  const conns: WebSocket[] = [];
   try {
     await waitFor('the start-up build', () => d.status().daemon.startup === 'done' && d.status().index.warm, 60_000);
-    for (let i = 0; i < CONNS + 1; i++) conns.push(await openConnection(d.info.url, d.info.token));
-    const other = conns.pop()!;
-    const totals = new Set<number>();
-    for (const ws of conns) ws.on('message', (data) => totals.add((JSON.parse(String(data)) as { result?: { total: number } }).result?.total ?? -1));
     // The deepest page: every definition is ordered before it is cut.
-    const flood = new Flood(conns, EACH, { name: 'find_symbol', arguments: { name: CROWDED_NAME, offset: FILES * DEFS - 1 } });
-    await flood.started;
-    const atSend = flood.answered;
-    const answer = await rawExchange(other, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_symbol', arguments: { name: LONE_SYMBOL } } }));
-    const atAnswer = flood.answered;
-    assert.is(answer.result?.total, 1, JSON.stringify(answer));
-    assertEvidenceChecks(root, answer.result.evidence);
-    assert.ok(atAnswer < flood.total, `find_symbol waited for the whole flood (${atAnswer} of ${flood.total} answered)`);
-    assert.ok(atAnswer - atSend <= CONNS, `find_symbol waited for ${atAnswer - atSend} flood answers (at most one per flooding connection: ${CONNS})`);
-    await flood.done;
-    assert.equal([...totals], [FILES * DEFS]);
+    const seen = await askDuringFlood(d.info.url, d.info.token, CONNS, EACH, { name: 'find_symbol', arguments: { name: CROWDED_NAME, offset: FILES * DEFS - 1 } });
+    assertAnsweredBeforeBacklog(root, seen, CONNS);
+    assert.equal(seen.totals, [FILES * DEFS]);
   } finally {
-    for (const ws of conns) ws.terminate();
     await d.shutdown('test over');
   }
 });

@@ -3,7 +3,10 @@
 // several connections, while another asks for one symbol. Shared by the
 // fairness test (which asserts the order of service) and the bench (which
 // times the other client's wait).
+import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
+import { rawExchange } from './daemon.js';
+import { assertEvidenceChecks } from './evidence.js';
 import { write } from './fs.js';
 
 /** The query every line of a flood tree holds once. */
@@ -104,4 +107,56 @@ export class Flood {
   close(): void {
     for (const ws of this.conns) ws.terminate();
   }
+}
+
+/** What a quiet client saw while a greedy one flooded the daemon (askDuringFlood). */
+export interface FloodWitness {
+  /** The quiet client's find_symbol answer (JSON-RPC). */
+  answer: Record<string, any>;
+  /** Flood answers already sent when the quiet client asked, and when its answer came. */
+  atSend: number;
+  atAnswer: number;
+  /** Requests in the flood. */
+  floodTotal: number;
+  /** Every distinct `total` the flood's answers carried. */
+  totals: number[];
+}
+
+/**
+ * Opens `connections` + 1 connections to the daemon at `url`; floods it over
+ * all but one with `perConnection` pipelined `call`s each; once the flood is
+ * being answered, asks find_symbol for LONE_SYMBOL on the last one. Resolves
+ * when the whole flood is answered; closes every connection.
+ */
+export async function askDuringFlood(url: string, token: string, connections: number, perConnection: number, call?: FloodCall): Promise<FloodWitness> {
+  const conns: WebSocket[] = [];
+  try {
+    for (let i = 0; i < connections + 1; i++) conns.push(await openConnection(url, token));
+    const other = conns.pop()!;
+    const totals = new Set<number>();
+    for (const ws of conns) ws.on('message', (data) => totals.add((JSON.parse(String(data)) as { result?: { total: number } }).result?.total ?? -1));
+    const flood = new Flood(conns, perConnection, call);
+    await flood.started;
+    const atSend = flood.answered;
+    const answer = await rawExchange(other, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_symbol', arguments: { name: LONE_SYMBOL } } }));
+    const atAnswer = flood.answered;
+    conns.push(other);
+    await flood.done;
+    return { answer, atSend, atAnswer, floodTotal: flood.total, totals: [...totals] };
+  } finally {
+    for (const ws of conns) ws.terminate();
+  }
+}
+
+/**
+ * The quiet client was served fairly: its one definition was found (with
+ * evidence that is the file's lines) after at most one flood answer per
+ * flooding connection, long before the whole flood was answered.
+ */
+export function assertAnsweredBeforeBacklog(root: string, seen: FloodWitness, connections: number): void {
+  const { answer, atSend, atAnswer, floodTotal } = seen;
+  assert.is(answer.result?.total, 1, JSON.stringify(answer));
+  assertEvidenceChecks(root, answer.result.evidence);
+  assert.ok(atAnswer < floodTotal, `find_symbol waited for the whole flood (${atAnswer} of ${floodTotal} answered)`);
+  assert.ok(atAnswer - atSend <= connections, `find_symbol waited for ${atAnswer - atSend} flood answers (at most one per flooding connection: ${connections})`);
 }
