@@ -49,6 +49,17 @@ function repo(): string {
   return root;
 }
 
+/** A repository whose state folder (EVIDEX_HOME) is on a new small disk of `bytes`, and `evidex` run in it with that home. */
+function daemonRepoOnSmallDisk(bytes: number) {
+  const disk = SmallDisk.mount(bytes);
+  disks.push(disk);
+  const root = repo();
+  const home = join(disk.dir, 'home');
+  const env = daemonEnv(home);
+  const cli = (args: string[]) => evidex(args, { cwd: root, home });
+  return { disk, root, env, stateDir: stateDirFor(root, env), cli };
+}
+
 /** The 200 files of the outage, one marker each. */
 function writeDuringOutage(root: string): void {
   written().forEach((p, i) => writeFileSync(join(root, p), `${MARK}${i} = ${i}\n`));
@@ -133,13 +144,7 @@ test('in process: batches that cannot be written are held and retried on the clo
 });
 
 test('through a daemon: status says how many changes wait and why, `evidex index` fails with no_space, and every change lands once space returns', async () => {
-  const disk = SmallDisk.mount(32 << 20);
-  disks.push(disk);
-  const root = repo();
-  const home = join(disk.dir, 'home');
-  const env = daemonEnv(home);
-  const stateDir = stateDirFor(root, env);
-  const cli = (args: string[]) => evidex(args, { cwd: root, home });
+  const { disk, root, env, stateDir, cli } = daemonRepoOnSmallDisk(32 << 20);
   const started = await cli(['daemon', 'start']);
   assert.is(started.code, 0, started.stderr);
   let c: Client | undefined;
@@ -202,12 +207,7 @@ test('through a daemon: status says how many changes wait and why, `evidex index
 });
 
 test('`evidex index` on a full disk, no daemon: exit 1, one line with its code, nothing left behind; it builds once space returns', async () => {
-  const disk = SmallDisk.mount(16 << 20);
-  disks.push(disk);
-  const root = repo();
-  const home = join(disk.dir, 'home');
-  const stateDir = stateDirFor(root, daemonEnv(home));
-  const cli = (args: string[]) => evidex(args, { cwd: root, home });
+  const { disk, root, stateDir, cli } = daemonRepoOnSmallDisk(16 << 20);
   assert.is((await cli(['index'])).code, 0);
   writeDuringOutage(root);
   disk.fill();
@@ -223,13 +223,7 @@ test('`evidex index` on a full disk, no daemon: exit 1, one line with its code, 
 });
 
 test('a daemon started on a disk with no room for its catch-up serves the index it has, says why, and indexes every change once space returns', async () => {
-  const disk = SmallDisk.mount(16 << 20);
-  disks.push(disk);
-  const root = repo();
-  const home = join(disk.dir, 'home');
-  const env = daemonEnv(home);
-  const stateDir = stateDirFor(root, env);
-  const cli = (args: string[]) => evidex(args, { cwd: root, home });
+  const { disk, root, env, stateDir, cli } = daemonRepoOnSmallDisk(16 << 20);
   assert.is((await cli(['index'])).code, 0);
   // Written while no daemon ran: only the start-up catch-up can find them.
   writeDuringOutage(root);
@@ -274,12 +268,7 @@ test('a daemon started on a disk with no room for its catch-up serves the index 
 });
 
 test('no room at all for a daemon to start: the command fails with no_space and one line, not daemon_unavailable; it starts once space returns', async () => {
-  const disk = SmallDisk.mount(16 << 20);
-  disks.push(disk);
-  const root = repo();
-  const home = join(disk.dir, 'home');
-  const stateDir = stateDirFor(root, daemonEnv(home));
-  const cli = (args: string[]) => evidex(args, { cwd: root, home });
+  const { disk, root, stateDir, cli } = daemonRepoOnSmallDisk(16 << 20);
   assert.is((await cli(['index'])).code, 0);
   disk.fill();
   try {
