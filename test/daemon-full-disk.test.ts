@@ -244,7 +244,9 @@ test('a daemon started on a disk with no room for its catch-up serves the index 
     }, 60_000, 50).catch((e: Error) => { throw new Error(`${e.message}; last status: ${JSON.stringify(last)}`); });
     assert.is(held.daemon.startupError, `no space left on ${stateDir} (state folder)`);
     assert.match(held.daemon.waiting!.reason, DISK_FULL);
-    assert.equal(await markedPaths(run, root), [], 'nothing of the outage is in the index yet');
+    // The catch-up commits in batches: those that found room landed, the rest wait.
+    const meanwhile = await markedPaths(run, root);
+    assert.ok(meanwhile.length < WRITTEN && meanwhile.every((p) => written().includes(p)), `not every change is in yet: ${meanwhile.length} of ${WRITTEN}`);
     const before = await run('find_symbol', { name: 'before_7' });
     assert.is(before.total, 1, 'the index built before answers meanwhile');
     assertEvidenceChecks(root, before.evidence);
