@@ -10,8 +10,8 @@ export type Due = () => boolean;
 /** A `due` that never ends a slice: the answer runs in one go. */
 export const neverDue: Due = () => false;
 
-/** Steps between two looks at the slice clock: reading a clock per element would cost more than the element. */
-const DUE_EVERY = 256;
+/** Steps between two looks at the slice clock (a power of two): reading a clock per element would cost more than the element. */
+export const DUE_EVERY = 256;
 
 /** A `due` asked only every DUE_EVERY calls: `if (tick()) yield;` in a loop over many cheap steps. */
 export function dueEvery(due: Due): () => boolean {

@@ -13,7 +13,7 @@
 import { isTsImport, type Definition } from '../model.js';
 import type { FileMeta, FileTable } from './file-table.js';
 import type { ImportSpan, MemoryIndex } from './memory.js';
-import { drain, dueEvery, neverDue, sortInSlices, type Due } from './in-slices.js';
+import { drain, DUE_EVERY, dueEvery, neverDue, sortInSlices, type Due } from './in-slices.js';
 import { cmp } from './path-order.js';
 import type { SearchText } from './search-text.js';
 import { importOrder, type ImportRef } from './symbols.js';
@@ -273,16 +273,24 @@ export class QueryPlanner {
 function* firstInOrder<T>(xs: readonly T[], k: number, before: (a: T, b: T) => boolean, due: Due): Generator<void, T[], void> {
   if (k * 4 >= xs.length) return (yield* sortInSlices([...xs], (a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0), due)).slice(0, k);
   const top: T[] = [];
-  const tick = dueEvery(due);
-  for (const x of xs) {
-    if (tick()) yield;
+  // The pass runs in plain calls of DUE_EVERY elements (a loop inside a generator runs slower), the clock read between them.
+  for (let from = 0; from < xs.length; from += DUE_EVERY) {
+    if (from > 0 && due()) yield;
+    keepFirst(xs, from, Math.min(from + DUE_EVERY, xs.length), k, before, top);
+  }
+  return top;
+}
+
+/** Merges xs[from..to) into `top`, the first `k` in the order `before` kept sorted. */
+function keepFirst<T>(xs: readonly T[], from: number, to: number, k: number, before: (a: T, b: T) => boolean, top: T[]): void {
+  for (let i = from; i < to; i++) {
+    const x = xs[i];
     if (top.length === k && !before(x, top[k - 1])) continue;
     let lo = 0, hi = top.length;
     while (lo < hi) { const mid = (lo + hi) >> 1; if (before(x, top[mid])) hi = mid; else lo = mid + 1; }
     top.splice(lo, 0, x);
     if (top.length > k) top.pop();
   }
-  return top;
 }
 
 /**
