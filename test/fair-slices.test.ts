@@ -52,6 +52,9 @@ test('sortInSlices: the order and stability of Array.prototype.sort, in slices',
     assert.equal(r.value, expected, `n = ${n}`);
     if (n > 2048) assert.ok(yields > 0, `a sort of ${n} yielded (${yields} times)`);
     assert.equal(drain(sortInSlices([...xs], order, () => false)), expected, `n = ${n}, in one go`);
+    // Already in order (runs are copied, not merged), and in reverse.
+    assert.equal(drain(sortInSlices([...expected], order, () => true)), expected, `n = ${n}, sorted`);
+    assert.equal(drain(sortInSlices([...xs].reverse(), order, () => true)), [...xs].reverse().sort(order), `n = ${n}, reversed`);
   }
 });
 

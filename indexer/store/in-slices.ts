@@ -47,22 +47,36 @@ export function* sortInSlices<T>(xs: T[], order: (a: T, b: T) => number, due: Du
     const run = xs.slice(from, from + RUN).sort(order);
     for (let i = 0; i < run.length; i++) xs[from + i] = run[i];
   }
-  const tick = dueEvery(due);
   let src = xs, dst: T[] = new Array<T>(n);
   for (let width = RUN; width < n; width *= 2) {
     for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(lo + width, n), hi = Math.min(lo + 2 * width, n);
-      let i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) {
-        // The left run first on a tie: the sort stays stable.
-        dst[k++] = order(src[j], src[i]) < 0 ? src[j++] : src[i++];
-        if (tick()) yield;
+      const at: Merging = { i: lo, j: Math.min(lo + width, n), k: lo };
+      const mid = at.j, hi = Math.min(lo + 2 * width, n);
+      // Runs already in order (a list that was nearly sorted, as most are) are copied, not compared.
+      if (mid >= hi || order(src[mid], src[mid - 1]) >= 0) {
+        for (let k = lo; k < hi; k++) dst[k] = src[k];
+        continue;
       }
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
+      // Steps of RUN elements in plain calls (a loop inside a generator runs slower), the clock read between them.
+      while (mergeSome(src, dst, at, mid, hi, order, RUN)) if (due()) yield;
     }
     [src, dst] = [dst, src];
   }
   if (src !== xs) for (let i = 0; i < n; i++) xs[i] = src[i];
   return xs;
+}
+
+/** Where a merge of src[i..mid) and src[j..hi) into dst[k..) stands. */
+interface Merging { i: number; j: number; k: number }
+
+/** Takes up to `steps` elements of the merge (the left run first on a tie, so the sort stays stable); true while some are left. */
+function mergeSome<T>(src: readonly T[], dst: T[], at: Merging, mid: number, hi: number, order: (a: T, b: T) => number, steps: number): boolean {
+  let { i, j, k } = at;
+  const end = Math.min(hi, k + steps);
+  while (k < end) {
+    if (i < mid && (j >= hi || order(src[j], src[i]) >= 0)) dst[k++] = src[i++];
+    else dst[k++] = src[j++];
+  }
+  at.i = i; at.j = j; at.k = k;
+  return k < hi;
 }
