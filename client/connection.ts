@@ -17,7 +17,7 @@ import { human, path, stderr, type Shown } from '../local/human.js';
 import { isPidAlive } from '../local/processes.js';
 import { canonicalRoot, RealRoot } from '../local/root.js';
 import {
-  daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, files, lockHeld, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
+  daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, EXIT_NO_SPACE, files, lockHeld, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
 } from '../local/state.js';
 import { checkStateFolder } from '../local/state-trust.js';
 import { UsageError } from './command.js';
@@ -246,6 +246,8 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
     const p = await probe(stateDir, sock);
     if (p.kind === 'running') return { ...p, spawned };
     if (p.kind === 'unreachable') last = p.error;
+    // No room on the state folder's disk for what a start writes: the code and line `evidex index` gives there too.
+    if (exit === EXIT_NO_SPACE) throw (await import('../indexer/write-failure.js')).noSpace(stateDir);
     if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
       throw new ConnectionError(`the evidex daemon for ${root} exited at start (status ${exit}): ${lastLogLine(files(stateDir).log) || 'no output'}; log: ${files(stateDir).log}`);
     }

@@ -12,9 +12,10 @@
 //   client asking one thing at a time waits for at most the slice that is
 //   running, however long the others' backlogs are.
 // - A turn is one slice of work, about `sliceMs`. Answers whose work grows
-//   with the index (search_code) stop when their slice is due and queue
-//   again behind the other owners (IndexHandle.runTool's pace); everything
-//   else is short by construction and runs in one turn.
+//   with the index (search_code; find_symbol and find_importers for a name
+//   with very many definitions or importers) stop when their slice is due
+//   and queue again behind the other owners (IndexHandle.runTool's pace);
+//   everything else is short by construction and runs in one turn.
 // - Between two turns the event loop runs (setImmediate), so requests that
 //   arrived meanwhile are read and queued before the next turn is chosen.
 //

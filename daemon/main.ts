@@ -6,9 +6,9 @@
 // Environment: EVIDEX_PORT, EVIDEX_ALLOWED_ORIGINS (comma-separated), EVIDEX_WATCH, EVIDEX_WARMUP,
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
 import { human, stderr } from '../local/human.js';
-import { asWriteFailure } from '../indexer/write-failure.js';
+import { asWriteFailure, isNoSpace } from '../indexer/write-failure.js';
 import { resolveRepoRoot } from '../local/root.js';
-import { DaemonRunningError, EXIT_ALREADY_RUNNING, stateDirFor } from '../local/state.js';
+import { DaemonRunningError, EXIT_ALREADY_RUNNING, EXIT_NO_SPACE, stateDirFor } from '../local/state.js';
 import { parseDaemonArgs, type DaemonArgs } from '../protocol/daemon-settings.js';
 import { daemonSettings, serveForeground } from './foreground.js';
 
@@ -34,7 +34,8 @@ async function main(): Promise<void> {
       process.exit(EXIT_ALREADY_RUNNING);
     }
     stderr().line(human`evidex daemon: ${(e as Error).message}`);
-    process.exit(1);
+    // The line above may not reach a log on a full disk: the status alone tells the client why.
+    process.exit(isNoSpace(e) ? EXIT_NO_SPACE : 1);
   }
 }
 

@@ -54,7 +54,8 @@ export interface IndexHandle {
    * anything unexpected as internal_error), thrown with a value and rejected
    * with a promise, so `await runTool(...)` sees both alike.
    * With a `pace` (the daemon's fair scheduler), an answer whose work grows
-   * with the index (search_code) stops at the end of each slice and goes on
+   * with the index (search_code, and find_symbol or find_importers on a
+   * crowded name) stops at the end of each slice and goes on
    * when the pace lets it, answering with a promise (query/pace.ts).
    */
   runTool(name: unknown, args: unknown, pace?: Pace): ToolResult | Promise<ToolResult>;

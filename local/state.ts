@@ -204,6 +204,8 @@ export async function removeDaemonInfo(stateDir: string, pid: number, opts: { to
 
 /** The daemon process's exit status when another daemon already serves its root (not a failure to start). */
 export const EXIT_ALREADY_RUNNING = 3;
+/** The daemon process's exit status when its state folder's disk has no room for what a start writes (lock, token, daemon.json, log). */
+export const EXIT_NO_SPACE = 4;
 
 export class DaemonRunningError extends Error {
   constructor(readonly pid: number, root: string) {

@@ -3,31 +3,23 @@
 // loopback, with tool calls answered by a real index of the fixture repo.
 // Every scenario asserts the transcript the fake server received (read in
 // evidex's own shape through `view`, whichever wire carried it).
-import { suite, type Test } from 'uvu';
+import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATA_NOTE } from '../daemon/ask/prompt.js';
 import type { ModelApi } from '../protocol/messages.js';
 import { call } from './fake-ollama/server.js';
-import { askFake, openFixtureIndex, tempStateDir, type FixtureIndex } from './fake-ollama/harness.js';
+import { apiSuite, askFake, tempStateDir, type ApiSuite } from './fake-ollama/harness.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { APIS, fakeServer, view, type FakeServer } from './helpers/model-servers.js';
+import { APIS, view } from './helpers/model-servers.js';
 
 function auditLines(stateDir: string): any[] {
   return readFileSync(join(stateDir, 'audit.log'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
 }
 
-function scenarios(test: Test, api: ModelApi): void {
-  let ix: FixtureIndex;
-  let f: FakeServer;
-
-  test.before(async () => { ix = await openFixtureIndex(); });
-  test.after(async () => { await ix.close(); });
-  test.before.each(async () => { f = await fakeServer(api).start(); });
-  test.after.each(async () => { await f.stop(); });
-
-  test('happy path: parallel calls split across stream lines, data envelope, answer with checked citations, audit', async () => {
+function scenarios(test: Test<ApiSuite>, api: ModelApi): void {
+  test('happy path: parallel calls split across stream lines, data envelope, answer with checked citations, audit', async ({ ix, f }) => {
     const stateDir = tempStateDir();
     f.models[0].contextLength = 8192; // room for both answers whole (the 4096 case is in ask-budget)
     f.script(
@@ -106,7 +98,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.ok(!Number.isNaN(Date.parse(audit[0].time)) && typeof audit[0].duration_ms === 'number');
   });
 
-  test('extra field and "5" for a number are refused with the schema reason; nothing is repaired', async () => {
+  test('extra field and "5" for a number are refused with the schema reason; nothing is repaired', async ({ ix, f }) => {
     const stateDir = tempStateDir();
     f.script(
       { chunks: [{ tool_calls: [call('find_symbol', { name: 'Chunk', regex: true })] }] },
@@ -133,7 +125,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.ok(result.evidence.some((e) => e.kind === 'class' && e.name.endsWith('Chunk')));
   });
 
-  test('path escape and secret are refused with path_denied / secret_denied; a valid call in between resets the count', async () => {
+  test('path escape and secret are refused with path_denied / secret_denied; a valid call in between resets the count', async ({ ix, f }) => {
     f.script(
       { chunks: [{ tool_calls: [call('read_evidence', { path: '../etc/passwd', start_line: 1 })] }] },
       { chunks: [{ tool_calls: [call('read_evidence', { path: 'src/rag_common.py', start_line: 12 })] }] },
@@ -153,7 +145,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.not.ok(everything.includes(readFileSync(join(ix.root, '.env'), 'utf8').split('\n')[0]));
   });
 
-  test('two refusals in a row stop the loop: no third model turn, attempts handed back', async () => {
+  test('two refusals in a row stop the loop: no third model turn, attempts handed back', async ({ ix, f }) => {
     const stateDir = tempStateDir();
     f.script(
       { chunks: [{ tool_calls: [call('delete_file', { path: 'src/rag_common.py' })] }] },
@@ -171,7 +163,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.is(auditLines(stateDir).length, 2);
   });
 
-  test('two refused calls in one reply stop before a third parallel call runs', async () => {
+  test('two refused calls in one reply stop before a third parallel call runs', async ({ ix, f }) => {
     const stateDir = tempStateDir();
     f.script({ chunks: [{ tool_calls: [
       call('write_file', { path: 'a', text: 'b' }),
@@ -185,7 +177,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.is(result.evidence.length, 0);
   });
 
-  test('endless tool calls hit the step cap: exactly maxSteps model turns', async () => {
+  test('endless tool calls hit the step cap: exactly maxSteps model turns', async ({ ix, f }) => {
     f.fallback = (_body, n) => ({ chunks: [{ tool_calls: [call('search_code', { query: `def ${'abcdefgh'[n % 8]}`, limit: 1 })] }] });
     const { result } = await askFake(f, 'loop forever', { runTool: ix.runTool, stateDir: tempStateDir(), config: { maxSteps: 3 } });
     assert.is(result.stopped, 'step_cap');
@@ -198,7 +190,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.equal(f.chats.map((c) => c.body.messages.length), [2, 4, 6]);
   });
 
-  test('a tool result over the budget is cut in the envelope; only what was shown backs citations', async () => {
+  test('a tool result over the budget is cut in the envelope; only what was shown backs citations', async ({ ix, f }) => {
     f.script(
       { chunks: [{ tool_calls: [call('search_code', { query: 'import', limit: 200 })] }] },
       { chunks: [{ content: 'done' }] },
@@ -215,7 +207,7 @@ function scenarios(test: Test, api: ModelApi): void {
 }
 
 for (const api of APIS) {
-  const test = suite(api);
+  const test = apiSuite(api);
   scenarios(test, api);
   test.run();
 }

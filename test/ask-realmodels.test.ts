@@ -10,8 +10,8 @@ import { exitCodeFor } from '../client/ask.js';
 import { ThinkFilter, textToolCall } from '../daemon/ask/reply.js';
 import type { ModelApi } from '../protocol/messages.js';
 import { FakeOllama, call } from './fake-ollama/server.js';
-import { askFake, mustNotRun, openFixtureIndex, tempStateDir, type FixtureIndex } from './fake-ollama/harness.js';
-import { APIS, fakeServer, view, type FakeServer, type SeenMessage } from './helpers/model-servers.js';
+import { apiSuite, askFake, mustNotRun, tempStateDir, type ApiSuite } from './fake-ollama/harness.js';
+import { APIS, view, type SeenMessage } from './helpers/model-servers.js';
 
 /**
  * The answer a call written as text gets: a `tool` message naming the tool on
@@ -26,15 +26,8 @@ function textCallRefusal(api: ModelApi, msgs: SeenMessage[]): { tool: string; co
   return { tool: m.content.slice(0, at), content: m.content.slice(at + 2) };
 }
 
-function scenarios(test: Test, api: ModelApi): void {
-  let ix: FixtureIndex;
-  let f: FakeServer;
-  test.before(async () => { ix = await openFixtureIndex(); });
-  test.after(async () => { await ix.close(); });
-  test.before.each(async () => { f = await fakeServer(api).start(); });
-  test.after.each(async () => { await f.stop(); });
-
-  test('a tool call written as text in content is refused ("call tools through tool_calls"), never the answer', async () => {
+function scenarios(test: Test<ApiSuite>, api: ModelApi): void {
+  test('a tool call written as text in content is refused ("call tools through tool_calls"), never the answer', async ({ ix, f }) => {
     const stateDir = tempStateDir();
     f.script(
       // qwen2.5-coder's habit: the call as JSON in a code fence.
@@ -65,7 +58,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.is(exitCodeFor(two.result), 3);
   });
 
-  test('an empty reply gets one retry with a nudge, then a stop (exit 3); a retry that answers is an answer', async () => {
+  test('an empty reply gets one retry with a nudge, then a stop (exit 3); a retry that answers is an answer', async ({ f }) => {
     f.script({ chunks: [{ content: '' }] }, { chunks: [{ content: '   ' }] });
     const { result, events } = await askFake(f, 'q', { runTool: mustNotRun, stateDir: tempStateDir() });
     assert.is(result.stopped, 'empty_reply');
@@ -79,7 +72,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.is(exitCodeFor(again.result), 0);
   });
 
-  test('a reply cut at the output limit (done_reason / finish_reason "length"): the answer is marked incomplete, not taken whole', async () => {
+  test('a reply cut at the output limit (done_reason / finish_reason "length"): the answer is marked incomplete, not taken whole', async ({ f }) => {
     f.script({ chunks: [{ content: 'The importers are src/build_index.py:4 and' }], doneReason: 'length' });
     const { result } = await askFake(f, 'q', { runTool: mustNotRun, stateDir: tempStateDir() });
     assert.is(result.stopped, 'incomplete');
@@ -88,7 +81,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.is(exitCodeFor(result), 3);
   });
 
-  test('the same call with the same arguments is refused "already answered above" and counts toward the two-strike stop', async () => {
+  test('the same call with the same arguments is refused "already answered above" and counts toward the two-strike stop', async ({ ix, f }) => {
     let runs = 0;
     const counting = async (n: unknown, a: unknown) => { runs++; return ix.runTool(n, a); };
     f.script(
@@ -106,7 +99,7 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.equal(result.attempts.map((a) => a.code ?? a.decision), ['allowed', 'duplicate_call', 'duplicate_call']);
   });
 
-  test('<think>…</think> inside content stays out of the answer and its citations, even cut across chunks', async () => {
+  test('<think>…</think> inside content stays out of the answer and its citations, even cut across chunks', async ({ f }) => {
     f.script({ chunks: [
       { content: '<thi' }, { content: 'nk>Maybe src/nowhere.py:3 has it' }, { content: '…</th' }, { content: 'ink>COLLECTION_NAME is set at ' },
       { content: 'src/rag_common.py:12.' },
@@ -122,7 +115,7 @@ function scenarios(test: Test, api: ModelApi): void {
 }
 
 for (const api of APIS) {
-  const test = suite(api);
+  const test = apiSuite(api);
   scenarios(test, api);
   test.run();
 }

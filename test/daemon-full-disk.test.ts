@@ -49,6 +49,17 @@ function repo(): string {
   return root;
 }
 
+/** A repository whose state folder (EVIDEX_HOME) is on a new small disk of `bytes`, and `evidex` run in it with that home. */
+function daemonRepoOnSmallDisk(bytes: number) {
+  const disk = SmallDisk.mount(bytes);
+  disks.push(disk);
+  const root = repo();
+  const home = join(disk.dir, 'home');
+  const env = daemonEnv(home);
+  const cli = (args: string[]) => evidex(args, { cwd: root, home });
+  return { disk, root, env, stateDir: stateDirFor(root, env), cli };
+}
+
 /** The 200 files of the outage, one marker each. */
 function writeDuringOutage(root: string): void {
   written().forEach((p, i) => writeFileSync(join(root, p), `${MARK}${i} = ${i}\n`));
@@ -73,6 +84,9 @@ async function watched(root: string, stateDir: string) {
   const run = async (name: string, args: unknown) => handle.runTool(name, args);
   return { handle, watcher, clock, log, run };
 }
+
+/** Room a daemon's start needs on a tmpfs (lock, token, daemon.json, root.json, the log: a page each, with some to spare). */
+const ROOM_FOR_A_START = 96 << 10;
 
 const DISK_FULL = /^disk full: no space left on (.+) \(state folder\)$/;
 
@@ -130,13 +144,7 @@ test('in process: batches that cannot be written are held and retried on the clo
 });
 
 test('through a daemon: status says how many changes wait and why, `evidex index` fails with no_space, and every change lands once space returns', async () => {
-  const disk = SmallDisk.mount(32 << 20);
-  disks.push(disk);
-  const root = repo();
-  const home = join(disk.dir, 'home');
-  const env = daemonEnv(home);
-  const stateDir = stateDirFor(root, env);
-  const cli = (args: string[]) => evidex(args, { cwd: root, home });
+  const { disk, root, env, stateDir, cli } = daemonRepoOnSmallDisk(32 << 20);
   const started = await cli(['daemon', 'start']);
   assert.is(started.code, 0, started.stderr);
   let c: Client | undefined;
@@ -199,12 +207,7 @@ test('through a daemon: status says how many changes wait and why, `evidex index
 });
 
 test('`evidex index` on a full disk, no daemon: exit 1, one line with its code, nothing left behind; it builds once space returns', async () => {
-  const disk = SmallDisk.mount(16 << 20);
-  disks.push(disk);
-  const root = repo();
-  const home = join(disk.dir, 'home');
-  const stateDir = stateDirFor(root, daemonEnv(home));
-  const cli = (args: string[]) => evidex(args, { cwd: root, home });
+  const { disk, root, stateDir, cli } = daemonRepoOnSmallDisk(16 << 20);
   assert.is((await cli(['index'])).code, 0);
   writeDuringOutage(root);
   disk.fill();
@@ -217,6 +220,75 @@ test('`evidex index` on a full disk, no daemon: exit 1, one line with its code, 
   const again = await cli(['index', '--json']);
   assert.is(again.code, 0, again.stderr);
   assert.is(JSON.parse(again.stdout).files, 20 + WRITTEN);
+});
+
+test('a daemon started on a disk with no room for its catch-up serves the index it has, says why, and indexes every change once space returns', async () => {
+  const { disk, root, env, stateDir, cli } = daemonRepoOnSmallDisk(16 << 20);
+  assert.is((await cli(['index'])).code, 0);
+  // Written while no daemon ran: only the start-up catch-up can find them.
+  writeDuringOutage(root);
+  // Room for what a start writes (lock, token, daemon.json, log lines), not for 200 files' index.
+  disk.fill(ROOM_FOR_A_START);
+  const started = await cli(['daemon', 'start']);
+  assert.is(started.code, 0, `${started.stdout}${started.stderr}`);
+  let c: Client | undefined;
+  try {
+    c = await connect(root, { env });
+    const client = c;
+    const run = async (name: string, args: unknown) => client.request(Methods.toolsCall, { name, arguments: args });
+    let last: unknown;
+    const held = await waitFor('the catch-up held for want of room', async () => {
+      const s = await client.request(Methods.indexStatus);
+      last = s.daemon;
+      return s.daemon.startup === 'failed' && s.daemon.waiting ? s : null;
+    }, 60_000, 50).catch((e: Error) => { throw new Error(`${e.message}; last status: ${JSON.stringify(last)}`); });
+    assert.is(held.daemon.startupError, `no space left on ${stateDir} (state folder)`);
+    assert.match(held.daemon.waiting!.reason, DISK_FULL);
+    // The catch-up commits in batches: those that found room landed, the rest wait.
+    const meanwhile = await markedPaths(run, root);
+    assert.ok(meanwhile.length < WRITTEN && meanwhile.every((p) => written().includes(p)), `not every change is in yet: ${meanwhile.length} of ${WRITTEN}`);
+    const before = await run('find_symbol', { name: 'before_7' });
+    assert.is(before.total, 1, 'the index built before answers meanwhile');
+    assertEvidenceChecks(root, before.evidence);
+
+    disk.release();
+    await waitFor('every change made before the start in the index', async () => (await markedPaths(run, root)).length === WRITTEN, 120_000, 50);
+    assert.equal(await markedPaths(run, root), written());
+    const after = await client.request(Methods.indexStatus);
+    assert.is(after.daemon.startup, 'done');
+    assert.is(after.daemon.waiting, undefined, 'nothing waits any more');
+    assert.is(after.index.files, 20 + WRITTEN);
+    const r = await run('find_symbol', { name: `${MARK}${WRITTEN - 1}` });
+    assert.is(r.total, 1);
+    assertEvidenceChecks(root, r.evidence);
+  } finally {
+    await c?.close();
+    const stopped = await cli(['daemon', 'stop']);
+    assert.is(stopped.code, 0, stopped.stderr);
+  }
+  assert.match(readFileSync(files(stateDir).log, 'utf8'), /index build failed: no space left on .+ \(state folder\); the watcher's catch-up retries it until it lands/);
+});
+
+test('no room at all for a daemon to start: the command fails with no_space and one line, not daemon_unavailable; it starts once space returns', async () => {
+  const { disk, root, stateDir, cli } = daemonRepoOnSmallDisk(16 << 20);
+  assert.is((await cli(['index'])).code, 0);
+  disk.fill();
+  try {
+    for (const args of [['daemon', 'start'], ['symbol', 'before_7']]) {
+      const r = await cli(args);
+      assert.is(r.code, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stderr.split('\n').filter((l) => l.length > 0), [`evidex: no_space: no space left on ${stateDir} (state folder)`], args.join(' '));
+      assert.is(r.stdout, '');
+    }
+    assert.not.ok(existsSync(files(stateDir).daemonJson), 'no daemon.json left behind');
+    disk.release();
+    const r = await cli(['symbol', 'before_7']);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^m7\.py:1-2: function before_7 /m);
+  } finally {
+    const stopped = await cli(['daemon', 'stop']);
+    assert.is(stopped.code, 0, stopped.stderr);
+  }
 });
 
 uvu('a path the system refuses is held alone: later saves land at once, and it is retried until it lands (here: once its folder is gone)', async () => {

@@ -15,14 +15,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type WebSocket from 'ws';
 import { Daemon } from '../daemon/server.js';
 import { FairTurns } from '../daemon/fair-turns.js';
 import { openEvidexIndex } from '../indexer/index.js';
 import type { Pace } from '../indexer/api.js';
-import { assertEvidenceChecks } from './helpers/evidence.js';
-import { rawExchange, waitFor } from './helpers/daemon.js';
-import { FLOOD_QUERY, Flood, LONE_SYMBOL, openConnection, writeFloodTree } from './helpers/flood.js';
+import { waitFor } from './helpers/daemon.js';
+import { askDuringFlood, assertAnsweredBeforeBacklog, FLOOD_QUERY, writeFloodTree } from './helpers/flood.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 
 test.after(() => cleanupTemp());
@@ -105,27 +103,13 @@ test('a daemon under a flood of 200 pipelined searches over 8 connections answer
   const FILES = 40, LINES = 400, CONNS = 8, EACH = 25;
   writeFloodTree(root, FILES, LINES);
   const d = await Daemon.start({ root, stateDir: join(tempDir('fair-state'), 's'), watch: 'off', warmup: false, turns: { sliceMs: 1, now: countingClock() } });
-  const conns: WebSocket[] = [];
   try {
     await waitFor('the start-up build', () => d.status().daemon.startup === 'done' && d.status().index.warm, 60_000);
-    for (let i = 0; i < CONNS + 1; i++) conns.push(await openConnection(d.info.url, d.info.token));
-    const other = conns.pop()!;
-    const totals = new Set<number>();
-    for (const ws of conns) ws.on('message', (data) => totals.add((JSON.parse(String(data)) as { result?: { total: number } }).result?.total ?? -1));
-    const flood = new Flood(conns, EACH);
-    await flood.started;
-    const atSend = flood.answered;
-    const answer = await rawExchange(other, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_symbol', arguments: { name: LONE_SYMBOL } } }));
-    const atAnswer = flood.answered;
-    assert.is(answer.result?.total, 1, JSON.stringify(answer));
-    await assertEvidenceChecks(root, answer.result.evidence);
-    assert.ok(atAnswer < flood.total, `find_symbol waited for the whole flood (${atAnswer} of ${flood.total} answered)`);
-    assert.ok(atAnswer - atSend <= CONNS, `find_symbol waited for ${atAnswer - atSend} flood answers (at most one per flooding connection: ${CONNS})`);
-    await flood.done;
+    const seen = await askDuringFlood(d.info.url, d.info.token, CONNS, EACH);
+    assertAnsweredBeforeBacklog(root, seen, CONNS);
     // Sliced answers are whole answers: every line of the tree, counted in full.
-    assert.equal([...totals], [FILES * LINES]);
+    assert.equal(seen.totals, [FILES * LINES]);
   } finally {
-    for (const ws of conns) ws.terminate();
     await d.shutdown('test over');
   }
 });

@@ -11,7 +11,7 @@ import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import { isPythonPath } from '../python/modules.js';
 import type { ImportSpan, Store } from '../store/store.js';
-import { cmp } from '../store/path-order.js';
+import { dueEvery, sortInSlices, type Due } from '../store/in-slices.js';
 import { isTsJsPath } from '../typescript/paths.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
 import { indexedFile, pageOf, pathPrefixOf } from './args.js';
@@ -53,12 +53,27 @@ function targetsOf(store: Store, rules: RepoRules, m: string): Set<string> {
 }
 
 /** Every statement with a target in `names` (in answer order). */
-function allImporters(store: Store, names: ReadonlySet<string>): readonly ImportSpan[] {
-  return store.plan.importStatements(names, undefined, { offset: 0, end: Number.MAX_SAFE_INTEGER }).hits;
+function* allImporters(store: Store, names: ReadonlySet<string>, due: Due): Generator<void, readonly ImportSpan[], void> {
+  return (yield* store.plan.importStatementsInSlices(names, undefined, { offset: 0, end: Number.MAX_SAFE_INTEGER }, due)).hits;
 }
 
-/** A statement with the re-exporting files it reaches the module through (none for a direct import). */
-interface Reached { span: ImportSpan; via: readonly string[] }
+/**
+ * The re-exporting files a statement reaches the module through, first the
+ * one it imports: each link shares the rest of its chain with the statements
+ * of the file it re-exports, so a chain of 200 barrels costs one link per
+ * statement, not a copy of the chain (the list is made only for the page).
+ */
+interface Via { path: string; rest: Via | null }
+
+/** A statement with the re-exporting files it reaches the module through (null for a direct import). */
+interface Reached { span: ImportSpan; via: Via | null }
+
+/** A chain as the paths it holds, first to last. */
+function viaPaths(via: Via | null): string[] {
+  const out: string[] = [];
+  for (let v = via; v; v = v.rest) out.push(v.path);
+  return out;
+}
 
 /**
  * The statements importing the module directly, then those importing a file
@@ -66,15 +81,17 @@ interface Reached { span: ImportSpan; via: readonly string[] }
  * chain): `via` lists the files from the one the statement imports to the
  * one that re-exports the module itself.
  */
-function throughReexports(store: Store, names: ReadonlySet<string>): Reached[] {
+function* throughReexports(store: Store, names: ReadonlySet<string>, due: Due): Generator<void, Reached[], void> {
   const out: Reached[] = [];
   const seen = new Set<string>();
   const key = (s: ImportSpan): string => `${s.fid}:${s.seq}`;
   const visited = new Set<number>();
-  let frontier: Reached[] = allImporters(store, names).map((span) => ({ span, via: [] }));
+  const tick = dueEvery(due);
+  let frontier: Reached[] = (yield* allImporters(store, names, due)).map((span) => ({ span, via: null }));
   while (frontier.length) {
     const next: Reached[] = [];
     for (const r of frontier) {
+      if (tick()) yield;
       if (seen.has(key(r.span))) continue;
       seen.add(key(r.span));
       out.push(r);
@@ -82,30 +99,36 @@ function throughReexports(store: Store, names: ReadonlySet<string>): Reached[] {
       if (!r.span.reexport || visited.has(file)) continue;
       visited.add(file);
       const path = store.file(file)!.path;
-      for (const span of allImporters(store, new Set([fileTarget(path)]))) next.push({ span, via: [path, ...r.via] });
+      for (const span of yield* allImporters(store, new Set([fileTarget(path)]), due)) next.push({ span, via: { path, rest: r.via } });
     }
     frontier = next;
   }
-  const pathOf = (s: ImportSpan): string => store.file(s.fid)!.path;
-  return out.sort((a, b) => cmp(pathOf(a.span), pathOf(b.span)) || a.span.start - b.span.start || a.span.seq - b.span.seq);
+  // The path rank orders files as cmp orders their paths, without reading a path per comparison.
+  const rank = store.plan.pathRank();
+  return yield* sortInSlices(out, (a, b) => rank[a.span.fid] - rank[b.span.fid] || a.span.start - b.span.start || a.span.seq - b.span.seq, due);
 }
 
-/** Import statements that import the module (docs/tools.md, find_importers), sorted by (path, line); only the page becomes items. */
-export function findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers']): ToolResult {
+/**
+ * Import statements that import the module (docs/tools.md, find_importers),
+ * sorted by (path, line); only the page becomes items. In slices
+ * (in-slices.ts): a merge of several names' lists, or the re-exports
+ * followed through a large graph, yields when `due`.
+ */
+export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers'], due: Due): Generator<void, ToolResult, void> {
   const m = args.module_name;
   const prefix = pathPrefixOf(args.path_prefix);
   const names = targetsOf(store, rules, m);
   const page = pageOf(args);
-  const item = (r: ImportSpan, via?: readonly string[]): Evidence => {
+  const item = (r: ImportSpan, via: Via | null = null): Evidence => {
     const text = store.importText(r); // read through textRange, which checks the span
     const e = makeEvidenceLazy(store.file(r.fid)!.path, r.start, r.end, 'import', m, () => text);
-    if (via && via.length) e.via = [...via];
+    if (via) e.via = viaPaths(via);
     return e;
   };
   if (!args.via_reexports) {
-    const { total, hits } = store.plan.importStatements(names, prefix, page);
+    const { total, hits } = yield* store.plan.importStatementsInSlices(names, prefix, page, due);
     return { evidence: hits.map((r) => item(r)), total, generation: store.generation };
   }
-  const all = throughReexports(store, names).filter((r) => prefix === undefined || store.file(r.span.fid)!.path.startsWith(prefix));
+  const all = (yield* throughReexports(store, names, due)).filter((r) => prefix === undefined || store.file(r.span.fid)!.path.startsWith(prefix));
   return { evidence: all.slice(page.offset, page.end).map((r) => item(r.span, r.via)), total: all.length, generation: store.generation };
 }

@@ -1,7 +1,8 @@
 // How a long answer shares the process with other requests. A tool whose
-// work grows with the index (search_code over a million matching lines) is
-// written as a generator that asks `due()` at its natural stopping points and
-// yields when it says so; `answerPaced` drives it. Without a Pace it runs to
+// work grows with the index (search_code over a million matching lines,
+// find_symbol for a name defined 100,000 times, find_importers through a
+// chain of barrels) is written as a generator that asks `due()` at its
+// natural stopping points and yields when it says so; `answerPaced` drives it. Without a Pace it runs to
 // the end at once (the CLI, tests, any caller alone with the index). With one
 // (the daemon's fair scheduler) it stops after each slice and goes on when
 // `pause()` resolves, so other clients are answered in between.

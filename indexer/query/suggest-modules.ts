@@ -14,14 +14,14 @@ import { SUGGESTIONS_MAX } from './suggest.js';
 const SOURCE = /\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
 /**
- * find_importers' answer, with suggestions when `module_name` names nothing
+ * find_importers' answer (in slices, query/pace.ts), with suggestions when `module_name` names nothing
  * the index knows; a path refused as not indexed gets them in its one-line
  * reason instead (a refusal has no result to carry them).
  */
-export function withImporterSuggestions(store: Store, args: ToolArgs['find_importers'], run: () => ToolResult): ToolResult {
+export function* withImporterSuggestions(store: Store, args: ToolArgs['find_importers'], answer: Generator<void, ToolResult, void>): Generator<void, ToolResult, void> {
   let result: ToolResult;
   try {
-    result = run();
+    result = yield* answer;
   } catch (err) {
     if (!(err instanceof ToolError) || err.code !== 'not_indexed') throw err;
     const names = moduleSuggestions(store, args.module_name).map((s) => s.name);

@@ -3,8 +3,10 @@
 // before or after any update, never half of one (the store commits and patches
 // its memory in one synchronous step too). read_git_diff is the exception: it
 // asks git about the working tree, not the index. search_code, whose work
-// grows with the lines that match, can also run in slices (pace.ts): then a
-// write between two slices starts it again, so it too sees one state.
+// grows with the lines that match, and find_symbol and find_importers, whose
+// work can grow with a name's definitions or importers, can also run in
+// slices (pace.ts): then a write between two slices starts the answer again,
+// so it too sees one state.
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
@@ -19,6 +21,7 @@ import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
 import { answerPaced, type Pace } from './pace.js';
+import type { Due } from '../store/in-slices.js';
 
 export interface ToolContext {
   root: string;
@@ -31,15 +34,19 @@ export interface ToolContext {
  * Answers one validated call. The four tools that read only the index answer
  * synchronously, as a value (so the daemon can send the answer in the same
  * turn of the event loop), and throw their refusals; read_git_diff asks git
- * and answers with a promise. Given a pace, a search that outlasts its slice
- * goes on in later ones and answers with a promise.
+ * and answers with a promise. Given a pace, a search, find_symbol or
+ * find_importers that outlasts its slice goes on in later ones and answers
+ * with a promise.
  */
 export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResult | Promise<ToolResult> {
   switch (call.name) {
     case 'search_code': return answerPaced((due) => searchCode(ctx.store, call.args, due), pace, () => ctx.store.generation);
-    case 'find_symbol': return withSymbolSuggestions(ctx.store, call.args, findSymbol(ctx.store, call.args));
+    case 'find_symbol': return answerPaced((due) => symbolAnswer(ctx.store, call.args, due), pace, () => ctx.store.generation);
     case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);
-    case 'find_importers': return withImporterSuggestions(ctx.store, call.args, () => findImporters(ctx.store, ctx.rules, call.args));
+    case 'find_importers': {
+      const { store, rules } = ctx;
+      return answerPaced((due) => withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due)), pace, () => store.generation);
+    }
     case 'read_git_diff': return gitDiff(ctx, call.args);
   }
 }
@@ -190,14 +197,20 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
   return n;
 }
 
+/** find_symbol's answer in slices, with suggestions when it finds nothing. */
+function* symbolAnswer(store: Store, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
+  return withSymbolSuggestions(store, args, yield* findSymbol(store, args, due));
+}
+
 /**
  * Definitions named `name` (simple name, qualname or module-qualified name),
- * sorted by (path, start line, qualname); `total` counts them all.
+ * sorted by (path, start line, qualname); `total` counts them all. Gathered
+ * in slices that yield when `due` (a name can have 100,000 definitions).
  */
-export function findSymbol(store: Store, args: ToolArgs['find_symbol']): ToolResult {
+function* findSymbol(store: Store, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
   const { name, kind } = args;
   const query = { kind, prefix: pathPrefixOf(args.path_prefix), quals: moduleQualified(store, name) };
-  const { total, hits } = store.plan.definitions(name, query, pageOf(args));
+  const { total, hits } = yield* store.plan.definitionsInSlices(name, query, pageOf(args), due);
   const evidence = hits.map((d) => evidenceAt(store, store.file(d.fid)!, d.start, d.end, d.kind, d.qualname));
   return { evidence, total, generation: store.generation };
 }

@@ -5,9 +5,15 @@
 // in-memory structures when they cover the whole index (warm) and from the
 // LMDB rows otherwise (cold, while warm-up runs): the same hits in the same
 // order either way, so the tools above never ask which state the index is in.
+// The in-memory answers of find_symbol and find_importers also come in slices
+// (in-slices.ts): their work is bounded by the page except for a name with
+// very many definitions or importers, which is gathered and ordered in steps
+// that yield when the slice is due (the driver, query/pace.ts, keeps the
+// answer to one generation).
 import { isTsImport, type Definition } from '../model.js';
 import type { FileMeta, FileTable } from './file-table.js';
 import type { ImportSpan, MemoryIndex } from './memory.js';
+import { drain, DUE_EVERY, dueEvery, neverDue, sortInSlices, type Due } from './in-slices.js';
 import { cmp } from './path-order.js';
 import type { SearchText } from './search-text.js';
 import { importOrder, type ImportRef } from './symbols.js';
@@ -94,6 +100,9 @@ export class QueryPlanner {
     return { blocks: Int32Array.from(all), files: this.files.sortByPathOf(files) };
   }
 
+  /** Each file's place in path order (by file id): callers that sort by path compare these, not the paths. */
+  pathRank(): Int32Array { return this.files.pathRank(); }
+
   // ---------------------------------------------------------------- find_symbol
 
   /**
@@ -102,7 +111,17 @@ export class QueryPlanner {
    * counts them all.
    */
   definitions(name: string, q: DefinitionQuery, w: Window): Hits<DefinitionHit> {
-    return this.memory.symbolsReady ? this.definitionsInMemory(name, q, w) : this.definitionsFromRows(name, q, w);
+    return drain(this.definitionsInSlices(name, q, w, neverDue));
+  }
+
+  /**
+   * `definitions` in slices (in-slices.ts): a name with 100,000 definitions
+   * is gathered and ordered in steps that yield when `due`. The rows (read
+   * only until the symbol index is warm) answer in one go.
+   */
+  *definitionsInSlices(name: string, q: DefinitionQuery, w: Window, due: Due): Generator<void, Hits<DefinitionHit>, void> {
+    if (!this.memory.symbolsReady) return this.definitionsFromRows(name, q, w);
+    return yield* this.definitionsInMemory(name, q, w, due);
   }
 
   /**
@@ -123,7 +142,7 @@ export class QueryPlanner {
   }
 
   /** From the symbol index: the page is cut from the first `end` in order without sorting the rest. */
-  private definitionsInMemory(name: string, { kind, prefix, quals }: DefinitionQuery, w: Window): Hits<DefinitionHit> {
+  private *definitionsInMemory(name: string, { kind, prefix, quals }: DefinitionQuery, w: Window, due: Due): Generator<void, Hits<DefinitionHit>, void> {
     const rank = this.files.pathRank();
     const sym = this.memory.symbols;
     const before = (a: number, b: number): boolean => {
@@ -135,18 +154,24 @@ export class QueryPlanner {
     };
     const keep = (d: number): boolean =>
       (kind === undefined || sym.kind(d) === kind) && (prefix === undefined || this.files.get(sym.fid(d))!.path.startsWith(prefix));
+    const tick = dueEvery(due);
     let all = sym.defs(name);
     if (quals.length) {
       // A definition can match more than one way (its qualname, and as M.Q): each counts once.
-      const set = new Set(all);
+      const set = new Set<number>();
+      for (const d of all) { set.add(d); if (tick()) yield; }
       for (const { qual, fids } of quals) {
         const inFiles = new Set(fids);
-        for (const d of sym.defsWithQualname(qual)) if (inFiles.has(sym.fid(d))) set.add(d);
+        for (const d of sym.defsWithQualname(qual)) { if (inFiles.has(sym.fid(d))) set.add(d); if (tick()) yield; }
       }
       all = [...set];
     }
-    if (kind !== undefined || prefix !== undefined) all = all.filter(keep);
-    const top = firstInOrder(all, w.end, before);
+    if (kind !== undefined || prefix !== undefined) {
+      const kept: number[] = [];
+      for (const d of all) { if (keep(d)) kept.push(d); if (tick()) yield; }
+      all = kept;
+    }
+    const top = yield* firstInOrder(all, w.end, before, due);
     const hits: DefinitionHit[] = [];
     for (let i = w.offset; i < top.length; i++) {
       const d = top[i];
@@ -188,11 +213,17 @@ export class QueryPlanner {
    * `total` counts them all. A hit's text is read by Store.importText.
    */
   importStatements(names: ReadonlySet<string>, prefix: string | undefined, w: Window): Hits<ImportSpan> {
-    return this.memory.symbolsReady ? this.importsInMemory(names, prefix, w) : this.importsFromRows(names, prefix, w);
+    return drain(this.importStatementsInSlices(names, prefix, w, neverDue));
+  }
+
+  /** `importStatements` in slices (in-slices.ts): several names' lists are merged in steps that yield when `due`; the rows answer in one go. */
+  *importStatementsInSlices(names: ReadonlySet<string>, prefix: string | undefined, w: Window, due: Due): Generator<void, Hits<ImportSpan>, void> {
+    if (!this.memory.symbolsReady) return this.importsFromRows(names, prefix, w);
+    return yield* this.importsInMemory(names, prefix, w, due);
   }
 
   /** From the symbol index, whose per-target lists are kept sorted: one name is a slice of its list, several a merge. */
-  private importsInMemory(names: ReadonlySet<string>, prefix: string | undefined, w: Window): Hits<ImportSpan> {
+  private *importsInMemory(names: ReadonlySet<string>, prefix: string | undefined, w: Window, due: Due): Generator<void, Hits<ImportSpan>, void> {
     const rank = this.files.pathRank();
     const pathOf = (r: ImportRef): string => this.files.get(r.fid)!.path;
     // The files under a prefix are one run of each list.
@@ -209,10 +240,12 @@ export class QueryPlanner {
     }
     const hits: ImportRef[] = [];
     let total = 0;
-    mergeInOrder(lists, importOrder(rank), (r) => {
+    const tick = dueEvery(due);
+    for (const r of mergeInOrder(lists, importOrder(rank))) {
       if (total >= w.offset && total < w.end) hits.push(r);
       total++;
-    });
+      if (tick()) yield;
+    }
     return { total, hits };
   }
 
@@ -244,17 +277,27 @@ export class QueryPlanner {
  * of them, else one pass keeping a short sorted list (a common name such as
  * `__init__` has thousands of definitions, a page is at most 200 past its offset).
  */
-function firstInOrder<T>(xs: readonly T[], k: number, before: (a: T, b: T) => boolean): T[] {
-  if (k * 4 >= xs.length) return [...xs].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(0, k);
+function* firstInOrder<T>(xs: readonly T[], k: number, before: (a: T, b: T) => boolean, due: Due): Generator<void, T[], void> {
+  if (k * 4 >= xs.length) return (yield* sortInSlices([...xs], (a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0), due)).slice(0, k);
   const top: T[] = [];
-  for (const x of xs) {
+  // The pass runs in plain calls of DUE_EVERY elements (a loop inside a generator runs slower), the clock read between them.
+  for (let from = 0; from < xs.length; from += DUE_EVERY) {
+    if (from > 0 && due()) yield;
+    keepFirst(xs, from, Math.min(from + DUE_EVERY, xs.length), k, before, top);
+  }
+  return top;
+}
+
+/** Merges xs[from..to) into `top`, the first `k` in the order `before` kept sorted. */
+function keepFirst<T>(xs: readonly T[], from: number, to: number, k: number, before: (a: T, b: T) => boolean, top: T[]): void {
+  for (let i = from; i < to; i++) {
+    const x = xs[i];
     if (top.length === k && !before(x, top[k - 1])) continue;
     let lo = 0, hi = top.length;
     while (lo < hi) { const mid = (lo + hi) >> 1; if (before(x, top[mid])) hi = mid; else lo = mid + 1; }
     top.splice(lo, 0, x);
     if (top.length > k) top.pop();
   }
-  return top;
 }
 
 /**
@@ -274,11 +317,11 @@ function underPrefix<T>(list: readonly T[], pathOf: (x: T) => string, prefix: st
 }
 
 /**
- * Visits the union of sorted lists in order, each element once: a statement
+ * The union of sorted lists in order, each element once: a statement
  * with several targets among the names sits in several lists, and comes up
  * in them one after the other (equal in order means the same statement).
  */
-function mergeInOrder<T>(lists: ReadonlyArray<readonly T[]>, order: (a: T, b: T) => number, visit: (x: T) => void): void {
+function* mergeInOrder<T>(lists: ReadonlyArray<readonly T[]>, order: (a: T, b: T) => number): Generator<T, void, void> {
   const at = lists.map(() => 0);
   let last: T | undefined;
   for (;;) {
@@ -288,7 +331,7 @@ function mergeInOrder<T>(lists: ReadonlyArray<readonly T[]>, order: (a: T, b: T)
     }
     if (best < 0) return;
     const x = lists[best][at[best]++];
-    if (x !== last) visit(x);
+    if (x !== last) yield x;
     last = x;
   }
 }

@@ -6,14 +6,17 @@
 // then 400), while another client asks find_symbol for a name defined once,
 // one call after another, until the flood is answered. The figure is the
 // other client's worst wait (target: within 250 ms), beside its wait with no
-// flood and what one flood search costs alone.
+// flood and what one flood search costs alone. Then the same with a flood of
+// find_symbol for a name with 100,000 definitions (the deepest page, so all
+// are ordered), beside what the crowded find_symbol and find_importers calls
+// (a package imported by 1,000 files, a chain of 200 barrels) cost alone.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { Methods, warmupSettled } from '../../protocol/messages.js';
-import { FLOOD_QUERY, Flood, LONE_SYMBOL, openConnection, writeFloodTree } from '../helpers/flood.js';
+import { CROWDED_NAME, CROWDED_PACKAGE, FLOOD_QUERY, Flood, LONE_SYMBOL, openConnection, writeCrowdedTree, writeFloodTree, type FloodCall } from '../helpers/flood.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, dflt: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : dflt);
@@ -21,6 +24,9 @@ const FILES = arg('--files', 1000);
 const LINES = arg('--lines', 1000);
 const CONNS = 8;
 const TARGET_MS = 250;
+/** The crowded part of the tree: 1,000 files defining CROWDED_NAME 100 times each, as many importing CROWDED_PACKAGE, 200 barrels. */
+const CROWDED_FILES = arg('--crowded-files', 1000), CROWDED_DEFS = 100, BARRELS = 200;
+const DEEPEST: FloodCall = { name: 'find_symbol', arguments: { name: CROWDED_NAME, offset: CROWDED_FILES * CROWDED_DEFS - 1 } };
 
 const ms = (x: number) => (x < 1 ? `${x.toFixed(3)} ms` : `${x.toFixed(1)} ms`);
 const rows: string[][] = [['figure', 'evidex', 'reference', 'target', 'met']];
@@ -60,20 +66,20 @@ async function askWhile(client: Client, until: Promise<void>): Promise<number[]>
   return waits;
 }
 
-async function floodRows(client: Client, url: string, token: string, perConnection: number): Promise<void> {
+async function floodRows(client: Client, url: string, token: string, perConnection: number, call?: FloodCall, what = 'searches'): Promise<void> {
   const conns: WebSocket[] = [];
   for (let i = 0; i < CONNS; i++) conns.push(await openConnection(url, token));
   const t0 = performance.now();
-  const flood = new Flood(conns, perConnection);
+  const flood = new Flood(conns, perConnection, call);
   try {
     const waits = await askWhile(client, flood.done);
     await flood.done;
     const floodMs = performance.now() - t0;
     const st = stats(waits);
     const n = CONNS * perConnection;
-    row(`other client's find_symbol, worst wait during ${n} pipelined searches over ${CONNS} connections`, ms(st.max),
+    row(`other client's find_symbol, worst wait during ${n} pipelined ${what} over ${CONNS} connections`, ms(st.max),
       `p50 ${ms(st.p50)} over ${st.n} calls`, `≤ ${TARGET_MS} ms`, st.max <= TARGET_MS);
-    row(`the flood of ${n} searches, all answered`, ms(floodMs), `${ms(floodMs / n)} a search`);
+    row(`the flood of ${n} ${what}, all answered`, ms(floodMs), `${ms(floodMs / n)} each`);
   } finally {
     for (const ws of conns) ws.terminate();
   }
@@ -86,7 +92,8 @@ process.env.EVIDEX_HOME = home;
 console.log(`evidex bench:flood · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}) · node ${process.version}`);
 try {
   writeFloodTree(root, FILES, LINES);
-  console.error(`flood tree: ${FILES} files of ${LINES} lines in ${root}; building its index`);
+  writeCrowdedTree(root, CROWDED_FILES, CROWDED_DEFS, BARRELS);
+  console.error(`flood tree: ${FILES} files of ${LINES} lines and a crowded part (${CROWDED_FILES} files) in ${root}; building its index`);
   const client = await connect(root, { autoStart: true, env, startTimeoutMs: 600_000 });
   try {
     await waitSteady(client);
@@ -102,6 +109,17 @@ try {
     row(`one flood search alone (${FILES * LINES} matching lines; median of 5)`, ms(stats(one).p50));
     await floodRows(client, client.info.url, client.info.token, 25);
     await floodRows(client, client.info.url, client.info.token, 50);
+    const crowded: Array<[string, FloodCall]> = [
+      [`find_symbol ${CROWDED_NAME} (${CROWDED_FILES * CROWDED_DEFS} definitions), the deepest page`, DEEPEST],
+      [`find_importers ${CROWDED_PACKAGE} (imported by ${CROWDED_FILES} files), via_reexports`, { name: 'find_importers', arguments: { module_name: CROWDED_PACKAGE, via_reexports: true } }],
+      [`find_importers chain/core.ts via_reexports (${BARRELS} barrels)`, { name: 'find_importers', arguments: { module_name: 'chain/core.ts', via_reexports: true } }],
+    ];
+    for (const [label, call] of crowded) {
+      const alone: number[] = [];
+      for (let i = 0; i < 5; i++) alone.push((await timed(() => client.request(Methods.toolsCall, call)))[0]);
+      row(`one ${label}, alone (median of 5)`, ms(stats(alone).p50));
+    }
+    await floodRows(client, client.info.url, client.info.token, 25, DEEPEST, `deepest-page find_symbol of a name with ${CROWDED_FILES * CROWDED_DEFS} definitions`);
   } finally {
     await client.close();
     await daemonStop(root, { env });

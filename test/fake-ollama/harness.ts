@@ -3,13 +3,15 @@
 // fake model server (Ollama's or an OpenAI-compatible one) and collect its events.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { suite, type Test } from 'uvu';
 import type { IndexHandle, ToolResult } from '../../indexer/api.js';
 import { openIndex } from '../../indexer/index.js';
 import type { AskConfig } from '../../daemon/ask/config.js';
 import type { AskEvent, AskResult } from '../../protocol/ask-events.js';
 import { runAsk } from '../../daemon/ask/loop.js';
 import { FIXTURE, tempDir } from '../helpers/fs.js';
-import { serverConfig, type FakeServer } from '../helpers/model-servers.js';
+import type { ModelApi } from '../../protocol/messages.js';
+import { fakeServer, serverConfig, type FakeServer } from '../helpers/model-servers.js';
 
 export interface FixtureIndex {
   root: string;
@@ -30,6 +32,19 @@ export async function openFixtureIndex(): Promise<FixtureIndex> {
     runTool: async (name, args) => handle.runTool(name, args),
     close: async () => { await handle.close(); rmSync(stateDir, { recursive: true, force: true }); },
   };
+}
+
+/** What each test of a per-API suite gets: the fixture's index (opened once for the suite) and a fake server of the suite's API (fresh for each test). */
+export interface ApiSuite { ix: FixtureIndex; f: FakeServer }
+
+/** A uvu suite named after `api`, whose hooks open the fixture's index once and start a fresh fake server before each test (its tests read both from their context). */
+export function apiSuite(api: ModelApi): Test<ApiSuite> {
+  const test = suite<ApiSuite>(api, {} as ApiSuite);
+  test.before(async (s) => { s.ix = await openFixtureIndex(); });
+  test.after(async (s) => { await s.ix.close(); });
+  test.before.each(async (s) => { s.f = await fakeServer(api).start(); });
+  test.after.each(async (s) => { await s.f.stop(); });
+  return test;
 }
 
 export function tempStateDir(): string {

@@ -3,16 +3,11 @@
 // prints `OLLAMA_HOST=http://127.0.0.1:PORT` and serves until Ctrl-C.
 //
 // Its "model" answers any question readably (policy.ts).
-import { reply } from './policy.js';
 import { FakeOllama } from './server.js';
+import { serveByHand } from '../helpers/fake-http.js';
+import { reply } from './policy.js';
 
-const fake = new FakeOllama([
+await serveByHand(new FakeOllama([
   { name: 'qwen3:8b', capabilities: ['completion', 'tools', 'thinking'] },
   { name: 'llama3.1:8b', capabilities: ['completion', 'tools'], family: 'llama' },
-]);
-fake.fallback = (body) => reply(body);
-await fake.start();
-process.stdout.write(`OLLAMA_HOST=${fake.url}\n`);
-const stop = (): void => { void fake.stop().then(() => process.exit(0)); };
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+]), 'OLLAMA_HOST', reply);

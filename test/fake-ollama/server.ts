@@ -83,15 +83,6 @@ export interface RecordedRequest {
   kept?: any[];
 }
 
-/** Resolves when `res` can take more, or is closed (the listeners go either way). */
-export function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => { res.off('drain', done); res.off('close', done); resolve(); };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
 /** Handy constructors for scripted chunks. */
 export const call = (name: unknown, args: unknown): { function: { name: unknown; arguments: unknown } } =>
   ({ function: { name, arguments: args } });
@@ -225,48 +216,24 @@ export class FakeOllama extends FakeHttpServer<RecordedRequest> {
       }
       return this.json(res, rec, 200, { ...base(), message: message(merged), ...final });
     }
-    // Like Go's net/http, headers leave with the first body write: while a model
-    // loads (delayMs before the first line) the client is still waiting for them.
+    const ndjson = { 'Content-Type': 'application/x-ndjson' };
     const send = async (obj: unknown, raw?: string): Promise<boolean> => {
-      if (turn.delayMs) await this.sleep(turn.delayMs);
-      if (res.destroyed) return false;
-      if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
       const json = JSON.stringify(obj);
-      const line = (raw === undefined ? json : json.replace(JSON.stringify(RAW_MARK), () => raw)) + '\n';
-      if (turn.splitLines && line.length > 4) {
-        const cut = Math.floor(line.length / 2);
-        res.write(line.slice(0, cut));
-        await this.sleep(5); // let the first half reach the client on its own
-        if (res.destroyed) return false;
-        res.write(line.slice(cut));
-      } else {
-        res.write(line);
-      }
-      return true;
+      return this.streamLine(res, turn, ndjson, (raw === undefined ? json : json.replace(JSON.stringify(RAW_MARK), () => raw)) + '\n');
     };
     for (const c of turn.chunks ?? []) {
       if (!(await send({ ...base(), message: message(c), done: false }, c.rawToolCalls))) return;
     }
     if (turn.endless) {
-      const e = turn.endless;
-      e.sent = 0;
-      // Written as fast as the socket takes them: a pause only when its buffer is full, so the client's reading sets the pace.
-      while (!res.destroyed) {
-        if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-        e.sent++;
-        if (!res.write(`${JSON.stringify({ ...base(), message: message(e.chunk), done: false })}\n`)) await drained(res);
-      }
+      await this.streamEndless(res, ndjson, turn.endless, (c) => `${JSON.stringify({ ...base(), message: message(c), done: false })}\n`);
       return;
     }
     if (turn.unendedLineBytes !== undefined) {
-      if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-      const piece = `{"message":{"role":"assistant","content":"${'x'.repeat(64 * 1024)}`;
-      for (let n = 0; n < turn.unendedLineBytes && !res.destroyed; n += piece.length) {
-        if (!res.write(piece)) await drained(res);
-      }
+      if (!res.headersSent) res.writeHead(200, ndjson);
+      await this.streamUnendedLine(res, `{"message":{"role":"assistant","content":"${'x'.repeat(64 * 1024)}`, turn.unendedLineBytes);
       return; // open until the client goes away
     }
-    if (turn.hang) { if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'application/x-ndjson' }); return; } // open until the client goes away
+    if (turn.hang) { if (!res.headersSent) res.writeHead(200, ndjson); return; } // open until the client goes away
     if (turn.endEarly) { res.end(() => { rec.completed = true; }); return; }
     if (turn.errorLine !== undefined) {
       if (!(await send({ error: turn.errorLine }))) return;

@@ -6,6 +6,7 @@
 // `EVIDEX_API_BASE=http://127.0.0.1:PORT/v1` and serves until Ctrl-C. Its
 // "model" answers any question readably (../fake-ollama/policy.ts).
 import { reply } from '../fake-ollama/policy.js';
+import { serveByHand } from '../helpers/fake-http.js';
 import { QUIRKS, type Quirk } from './quirks.js';
 import { FakeOpenAI } from './server.js';
 
@@ -14,13 +15,7 @@ if (!QUIRKS.includes(quirk)) {
   process.stderr.write(`serve.js: QUIRK must be one of ${QUIRKS.join(', ')}\n`);
   process.exit(2);
 }
-const fake = new FakeOpenAI({ quirk, models: [
+await serveByHand(new FakeOpenAI({ quirk, models: [
   { name: 'qwen3:8b', capabilities: ['completion', 'tools', 'thinking'], contextLength: 8192 },
   { name: 'llama3.1:8b', capabilities: ['completion', 'tools'], family: 'llama', contextLength: 4096 },
-] });
-fake.fallback = (body) => reply(body);
-await fake.start();
-process.stdout.write(`EVIDEX_API_BASE=${fake.url}\n`);
-const stop = (): void => { void fake.stop().then(() => process.exit(0)); };
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+] }), 'EVIDEX_API_BASE', reply);

@@ -16,7 +16,7 @@
 // unanswered.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { drained, fakeTokenCount, type ChatTurn, type FakeChunk, type FakeModel, type RecordedRequest } from '../fake-ollama/server.js';
+import { fakeTokenCount, type ChatTurn, type FakeChunk, type FakeModel, type RecordedRequest } from '../fake-ollama/server.js';
 import { FakeHttpServer } from '../helpers/fake-http.js';
 import { dropsTools, errorBody, familyOf, overflow, toolsRefusal, type Quirk } from './quirks.js';
 
@@ -203,23 +203,8 @@ export class FakeOpenAI extends FakeHttpServer<OpenAIRecord> {
 
   private async stream(res: ServerResponse, rec: OpenAIRecord, body: any, turn: ChatTurn, chunks: FakeChunk[], usage: Record<string, number>): Promise<void> {
     const id = `chatcmpl-${randomUUID()}`;
-    // Headers leave with the first body write: while a model loads (delayMs before the first chunk) the client waits for them.
-    const send = async (data: unknown): Promise<boolean> => {
-      if (turn.delayMs) await this.sleep(turn.delayMs);
-      if (res.destroyed) return false;
-      if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-      const line = `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-      if (turn.splitLines && line.length > 4) {
-        const cut = Math.floor(line.length / 2);
-        res.write(line.slice(0, cut));
-        await this.sleep(5);
-        if (res.destroyed) return false;
-        res.write(line.slice(cut));
-      } else {
-        res.write(line);
-      }
-      return true;
-    };
+    const sse = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' };
+    const send = (data: unknown): Promise<boolean> => this.streamLine(res, turn, sse, `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
     const delta = (d: Record<string, unknown>, finish: string | null = null): unknown => ({ ...this.base(body, id), choices: [{ index: 0, delta: d, logprobs: null, finish_reason: finish }] });
     if (!(await send(delta({ role: 'assistant', content: '' })))) return;
     let next = 0;
@@ -232,19 +217,14 @@ export class FakeOpenAI extends FakeHttpServer<OpenAIRecord> {
       }
     }
     if (turn.endless) {
-      const e = turn.endless;
-      e.sent = 0;
-      while (!res.destroyed) {
-        if (!res.headersSent) res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-        e.sent++;
-        const d = e.chunk.thinking !== undefined ? { reasoning_content: e.chunk.thinking } : { content: e.chunk.content ?? '' };
-        if (!res.write(`data: ${JSON.stringify(delta(d))}\n\n`)) await drained(res);
-      }
+      await this.streamEndless(res, { 'Content-Type': 'text/event-stream' }, turn.endless, (c) => {
+        const d = c.thinking !== undefined ? { reasoning_content: c.thinking } : { content: c.content ?? '' };
+        return `data: ${JSON.stringify(delta(d))}\n\n`;
+      });
       return;
     }
     if (turn.unendedLineBytes !== undefined) {
-      const piece = `data: {"choices":[{"index":0,"delta":{"content":"${'x'.repeat(64 * 1024)}`;
-      for (let n = 0; n < turn.unendedLineBytes && !res.destroyed; n += piece.length) if (!res.write(piece)) await drained(res);
+      await this.streamUnendedLine(res, `data: {"choices":[{"index":0,"delta":{"content":"${'x'.repeat(64 * 1024)}`, turn.unendedLineBytes);
       return;
     }
     if (turn.hang) return;

@@ -3,7 +3,7 @@
 // removing it. `mountReason()` says why it cannot be done here (not root, no
 // tmpfs, no mount), so the tests that need it are registered as skipped.
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './fs.js';
 
@@ -48,8 +48,8 @@ export class SmallDisk {
     return s.bavail * s.bsize;
   }
 
-  /** Writes the filler file until the disk refuses even a byte more. */
-  fill(): void {
+  /** Writes the filler file until the disk refuses even a byte more; then gives `leave` bytes back (whole pages: tmpfs frees by the page). */
+  fill(leave = 0): void {
     const fd = openSync(this.filler, 'a');
     try {
       for (const size of [1 << 16, 4096, 1]) {
@@ -61,6 +61,7 @@ export class SmallDisk {
           }
         }
       }
+      if (leave > 0) ftruncateSync(fd, Math.max(0, fstatSync(fd).size - leave));
     } finally {
       closeSync(fd);
     }
