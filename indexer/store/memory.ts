@@ -77,7 +77,7 @@ export class MemoryIndex {
 
   constructor(private readonly tables: Tables, private readonly files: FileTable) {}
 
-  /** After open: nothing derived yet. The postings are built at the first search or by warm-up, not here: that is most of the open time, and a restarted daemon should serve (symbols, reads) first. */
+  /** After open: nothing derived yet. The postings are built by the first search that needs them, not here: that is most of the open time, and a restarted daemon should serve (symbols, reads) first. */
   reset(): void {
     this.symbols.clear();
     this.symbolsReady = false;
@@ -221,13 +221,15 @@ export class MemoryIndex {
    */
   async warm(sliceMs: number, stopped: () => boolean): Promise<void> {
     // Yield first: the caller (a refresh that just finished) should answer, and
-    // the daemon start serving, before this ~0.2 s synchronous build runs.
+    // the daemon start serving, before the first slice runs.
     await new Promise((r) => setImmediate(r));
     if (stopped()) return;
-    // The postings serve searches while files are missing from memory; none are, nothing to build.
-    if (this.postingsDirty && !this.textComplete) this.rebuildPostings();
-    await new Promise((r) => setImmediate(r));
-    if (stopped()) return;
+    // The postings, which serve searches while files are missing from memory,
+    // are not built here but by the first search that needs them
+    // (postingsCandidates): dropped at the end of warm-up, their arrays and the
+    // `tri` rows read for them (~50 MB on site-packages) would stay resident
+    // as garbage in a daemon that nobody searched meanwhile, since an idle
+    // heap is not collected.
     const fids = this.files.idsInOrder();
     this.sigs.reserve(estimateSlots(this.files.all()));
     let i = 0;
