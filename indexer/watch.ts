@@ -263,10 +263,10 @@ export class RepoWatcher {
     if (this.opts.rules.isIgnoreFile(rel)) {
       this.pendingIgnoreFiles.add(rel);
       this.needRefresh = true;
-    } else {
-      let skip = false;
-      try { skip = this.opts.rules.isIgnored(rel, false); } catch { skip = false; }
-      if (!skip) this.pending.add(rel);
+    } else if (!this.isIgnoredFolder(parentOf(rel))) {
+      // A file its own name excludes is looked at too (update counts it left out, or forgets it when gone);
+      // below an excluded folder nothing is: the folder counts once.
+      this.pending.add(rel);
     }
     this.schedule();
   }
