@@ -50,12 +50,28 @@ async function expect(what: string, change: () => void, path: string, mark: stri
   took.push(`${what} ${Math.round(performance.now() - t0)} ms`);
 }
 
-test('.git/info/exclude: a line added hides an untracked file, removed shows it again', async () => {
-  await start();
+/** The left-out counts as the watcher left them equal those of a full walk made now. */
+async function countsAsAWalk(): Promise<void> {
+  const live = (await c!.request(Methods.indexStatus)).index.leftOut;
+  await c!.request(Methods.indexRefresh);
+  assert.equal(live, (await c!.request(Methods.indexStatus)).index.leftOut);
+}
+
+test('.git/info/exclude: a line added hides an untracked file, removed shows it again; the left-out counts follow', async () => {
+  await start(() => writeFileSync(join(root, 'scratch', 'more.txt'), 'MORE_MARK\n'));
   assert.ok(await found('SCRATCH_MARK'));
   const exclude = join(root, '.git', 'info', 'exclude');
+  const ignored = async (): Promise<number> => (await c!.request(Methods.indexStatus)).index.leftOut.ignored;
+  const before = await ignored();
   await expect('exclude +', () => appendFileSync(exclude, 'scratch/\n'), 'scratch/todo.txt', 'SCRATCH_MARK', false);
+  // The folder counts once, as a walk counts it.
+  await waitFor('scratch/ counted', async () => (await ignored()) === before + 1);
+  await countsAsAWalk();
   await expect('exclude -', () => writeFileSync(exclude, '# nothing\n'), 'scratch/todo.txt', 'SCRATCH_MARK', true);
+  await waitFor('scratch/ counted no more', async () => (await ignored()) === before);
+  // New patterns re-check the paths they can flip: the tree is not walked for them.
+  assert.not.match(d!.log(), /re-walked \(git's ignore/);
+  await countsAsAWalk();
 });
 
 test('core.excludesFile: set in .git/config, its file edited, moved elsewhere, unset', async () => {
