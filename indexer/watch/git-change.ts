@@ -6,7 +6,7 @@
 // watched: watch/pruned.ts). A changed tracked set: the paths whose tracked
 // state flipped; a folder that only tracked files made visible, or no
 // candidates to narrow to, a re-walk.
-import type { RepoRules } from '../discover/rules.js';
+import { parentOf, type RepoRules } from '../discover/rules.js';
 import type { WatchOptions } from './options.js';
 
 export type GitChange = { rewalk: true; why: string } | { rewalk: false; paths: string[]; why?: string };
@@ -16,7 +16,10 @@ export async function gitSourcesChanged(rules: RepoRules, index: WatchOptions['i
   const candidates = change.rules && !change.trackedDirs ? index.ignoreCandidates?.() : undefined;
   if (candidates) {
     const paths = candidates.indexed.filter((p) => rules.isIgnored(p, false));
-    for (const p of candidates.ignored) if (!rules.isIgnored(p, false) || !rules.isIgnored(p, true)) paths.push(p);
+    for (const p of candidates.ignored) {
+      // In view now, or now below an ignored folder (which a walk would count instead, once).
+      if (!rules.isIgnored(p, false) || !rules.isIgnored(p, true) || rules.isIgnored(parentOf(p), true)) paths.push(p);
+    }
     return { rewalk: false, paths, why: 'git\'s ignore patterns changed' };
   }
   if (change.rules) return { rewalk: true, why: 'git\'s ignore sources changed' };
