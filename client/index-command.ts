@@ -1,8 +1,9 @@
 // `evidex index` without a running daemon: take the root's lock (the same one a
 // daemon takes, so the two never write one index at once), open the index
-// in-process, refresh it with progress, report its size.
+// in-process, refresh it with progress, report its size and what it left out.
 import { join } from 'node:path';
 import type { BuildProgress, BuildSummary } from '../indexer/api.js';
+import type { LeftOutCounts } from '../indexer/discover/left-out.js';
 import { openIndex } from '../indexer/index.js';
 import { asWriteFailure } from '../indexer/write-failure.js';
 import { acquireLock, DaemonRunningError, ensureStateDir, folderBytes, lockHeld, stateDirFor } from '../local/state.js';
@@ -14,7 +15,7 @@ export class DaemonBusy extends Error {}
 
 /** `unnamedRoot`: the root was not named with --repo (index-guard.ts may refuse it). */
 export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean } = {}):
-Promise<BuildSummary & { generation: number; indexBytes: number }> {
+Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOutCounts }> {
   const root = canonicalRoot(given);
   const stateDir = stateDirFor(RealRoot.trusted(root));
   // Checked before the state folder is made, so a refusal leaves nothing behind; a root whose
@@ -33,7 +34,8 @@ Promise<BuildSummary & { generation: number; indexBytes: number }> {
     const index = await openIndex(root, { stateDir });
     try {
       const summary = await index.refresh(onProgress);
-      return { ...summary, generation: index.status().generation, indexBytes: folderBytes(join(stateDir, 'index')) };
+      const { generation, leftOut } = index.status();
+      return { ...summary, generation, leftOut, indexBytes: folderBytes(join(stateDir, 'index')) };
     } finally {
       await index.close();
     }

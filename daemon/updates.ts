@@ -133,7 +133,7 @@ export class IndexUpdates {
       root: this.opts.root,
       rules: this.opts.rules,
       // The watcher's re-walks run under this epoch's signal too.
-      index: { update: (paths) => this.handle.update(paths), refresh: () => this.handle.refresh(undefined, signal) },
+      index: { update: (paths) => this.handle.update(paths), refresh: () => this.handle.refresh(undefined, signal), ignoreCandidates: () => this.handle.ignoreCandidates() },
       exclusive: (fn) => this.queue.run(fn),
       mode: this.opts.watch,
       log,

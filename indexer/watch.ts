@@ -16,36 +16,31 @@
 // Ignore sources: a changed .gitignore/.evidexignore below the root re-walks
 // its own folder only; the root's, a replaced folder, or a catch-up re-walk
 // the tree. git's other sources (info/exclude, the excludes file,
-// .git/config, .git/index) are watched apart (watch/git-sources.ts): new
-// patterns re-check only the paths whose verdict can flip, a changed tracked
-// set just the paths whose tracked state flipped.
+// .git/config, .git/index) are watched apart (watch/git-sources.ts, what a
+// change means: watch/git-change.ts). Whatever changed the rules, a folder
+// they excluded that they now let in is added to the watch (watch/pruned.ts):
+// only a replaced folder restarts it.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { isPathTooLong } from './discover/path-limits.js';
 import { inGitDir, parentOf } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
+import { gitSourcesChanged } from './watch/git-change.js';
 import { GitSourceWatch } from './watch/git-sources.js';
-import { HeldChanges, type HeldReport } from './watch/held.js';
+import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
 import type { WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
+import { PrunedFolders } from './watch/pruned.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
 export type { HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
 
-/** How much of a failed write's message a held change's reason keeps. */
-const MAX_REASON = 300;
-
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
 const REPLACED_FOLDER_CHECK_MS = 100;
 
 type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
-
-async function isFolder(abs: string): Promise<boolean> {
-  try { return (await stat(abs)).isDirectory(); } catch { return false; }
-}
 
 const isWatchLimitError = (e: unknown): boolean => {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
@@ -61,8 +56,8 @@ export class RepoWatcher {
   /** One of git's own ignore sources changed (watch/git-sources.ts): the next flush reads them again. */
   private pendingGitSources = false;
   private readonly gitSources: GitSourceWatch;
-  /** The rules' gitPatternsVersion when chokidar last started: its folder filter judged by those patterns. */
-  private watchedPatterns = -1;
+  /** Folders chokidar skipped because the rules excluded them: watched once the rules let them in. */
+  private readonly pruned: PrunedFolders;
   private needRefresh = false;
   private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -99,6 +94,7 @@ export class RepoWatcher {
 
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
+    this.pruned = new PrunedFolders(opts.root);
     this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
     this.gitSources = new GitSourceWatch(() => {
       if (this.closed) return;
@@ -118,6 +114,8 @@ export class RepoWatcher {
     await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), aliasesReady]);
     w.gitSources.follow(opts.rules.gitSourceFiles);
     w.started = true;
+    // The rules may have been read anew while chokidar scanned (the start-up catch-up runs beside it).
+    w.watchNewlyVisible();
     if (w.restartWanted) w.requestRefresh('a folder was replaced while the watcher started');
     return w;
   }
@@ -178,7 +176,11 @@ export class RepoWatcher {
     // Only folders are pruned by the rules here (chokidar then never watches inside them).
     // Files are filtered when a batch is built, because a file's rules can change with an ignore file.
     // A folder past the path limits is not watched either: the raw event that named it brings it to update(), which counts it left out.
-    if (stats?.isDirectory()) return this.isIgnoredFolder(rel) || isPathTooLong(this.opts.rules.realRoot, rel);
+    if (stats?.isDirectory()) {
+      if (!this.isIgnoredFolder(rel)) return isPathTooLong(this.opts.rules.realRoot, rel);
+      this.pruned.add(rel);
+      return true;
+    }
     // Nothing but folders gets a watch of its own unless polling: a folder's watch names its
     // entries (see the top of this file). Symlinks stay chokidar's, which reports them without
     // following; FIFOs, sockets and devices are never indexed.
@@ -197,7 +199,7 @@ export class RepoWatcher {
 
   private async open(target: OpenTarget): Promise<void> {
     this.target = target;
-    this.watchedPatterns = this.opts.rules.gitPatternsVersion;
+    this.pruned.clear();
     const polling = this.watchFiles;
     const fsw = chokidarWatch(this.opts.root, {
       ignoreInitial: true,
@@ -261,10 +263,10 @@ export class RepoWatcher {
     if (this.opts.rules.isIgnoreFile(rel)) {
       this.pendingIgnoreFiles.add(rel);
       this.needRefresh = true;
-    } else {
-      let skip = false;
-      try { skip = this.opts.rules.isIgnored(rel, false); } catch { skip = false; }
-      if (!skip) this.pending.add(rel);
+    } else if (!this.isIgnoredFolder(parentOf(rel))) {
+      // A file its own name excludes is looked at too (update counts it left out, or forgets it when gone);
+      // below an excluded folder nothing is: the folder counts once.
+      this.pending.add(rel);
     }
     this.schedule();
   }
@@ -340,9 +342,8 @@ export class RepoWatcher {
     // A folder was replaced: its watch died, and any ignore file in it changed unseen.
     const replaced = this.restartWanted;
     // Restarts wait for start() (a restart would close the watcher it waits on); start() asks again.
-    let restart = refresh && (replaced || ignoreFiles.length > 0) && this.started;
+    const restart = refresh && replaced && this.started;
     if (restart) this.restartWanted = false;
-    else if (ignoreFiles.length && !this.started) this.restartWanted = true;
     let why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
     // Ignore files below the root alone: their folders are walked again, not the tree.
     const scoped = refresh && !replaced && this.refreshWhy.length === 0 && ignoreFiles.length > 0 && !ignoreFiles.some((f) => parentOf(f) === '')
@@ -357,52 +358,35 @@ export class RepoWatcher {
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
         if (this.closed) return;
         if (gitSources && !refresh) {
-          const change = await this.opts.rules.reloadGitSources();
+          const change = await gitSourcesChanged(this.opts.rules, this.opts.index);
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
-          const candidates = change.rules && !change.trackedDirs ? this.opts.index.ignoreCandidates?.() : undefined;
-          if (candidates) {
-            // New patterns: only paths whose verdict flipped are looked at again (a folder that came into view is walked by update and watched from now on).
-            const rules = this.opts.rules;
-            for (const p of candidates.indexed) if (rules.isIgnored(p, false)) paths.push(p);
-            let folderInView = false;
-            for (const p of candidates.ignored) {
-              if (rules.isIgnored(p, false) && rules.isIgnored(p, true)) continue;
-              paths.push(p);
-              if (!rules.isIgnored(p, true)) folderInView ||= await isFolder(join(this.opts.root, p));
-            }
-            // A folder that was ignored has no watch: chokidar starts again to watch it (its files are indexed by update's walk).
-            if (folderInView && this.started && !this.closed && this.fsw) await this.restart();
-            why = 'git\'s ignore patterns changed';
-          } else if (change.rules || change.trackedDirs) {
-            // Any path may be judged otherwise now, and a folder may have come into view (chokidar must watch it).
-            refresh = true;
-            restart = this.started;
-            why = change.rules ? 'git\'s ignore sources changed' : 'the tracked folders changed';
-          } else {
-            for (const p of change.tracked) paths.push(p);
+          if (change.rewalk) refresh = true;
+          else {
+            paths.push(...change.paths);
+            this.watchNewlyVisible();
           }
+          why = change.why ?? why;
         }
         if (refresh && scoped && !gitSources) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
-          if (restart && !this.closed && this.fsw) await this.restart();
+          this.watchNewlyVisible();
           const batch = await this.aliases.expand([...scoped, ...paths]);
           const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
           this.opts.onApplied?.({ paths: batch, refreshed: false, why, summary, ms: performance.now() - t0 });
         } else if (refresh) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
-          // A folder that was ignored is not watched; after a rules change, rescan so newly
-          // included folders are watched too, then re-walk (which also drops newly ignored files).
-          // A replaced folder's ignore files raised no event (its watch was dead): all are read
-          // again first, so chokidar prunes by the rules as they are.
+          // A replaced folder's watch died with it, and its ignore files raised no event: all are
+          // read again first, so chokidar prunes by the rules as they are; the re-walk then
+          // catches up with what changed while it was unwatched.
           if (restart && !this.closed && this.fsw) {
-            if (replaced) await this.opts.rules.reloadAll();
+            await this.opts.rules.reloadAll();
             await this.restart();
           }
           await this.opts.index.refresh();
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
-          // git's patterns changed under this refresh (a catch-up that read them anew): folders chokidar left out may be in view.
-          if (this.opts.rules.gitPatternsVersion !== this.watchedPatterns && this.started && !this.closed && this.fsw) await this.restart();
+          // The re-walk read every ignore source anew: folders chokidar skipped may be in view.
+          this.watchNewlyVisible();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();
@@ -453,35 +437,34 @@ export class RepoWatcher {
     let error = e;
     // A lone path is tried alone too when it failed beside a re-walk: the re-walk may be what failed.
     if (!isNoSpace(e) && paths.length > (refreshWhy ? 0 : 1) && !this.closed) {
-      failed = [];
-      await this.opts.exclusive(async () => {
-        for (const p of paths) {
-          if (this.closed || isNoSpace(error)) { failed.push(p); continue; }
-          try {
-            const summary = await this.opts.index.update(await this.aliases.expand([p]));
-            this.lastUpdate = new Date().toISOString();
-            this.opts.onApplied?.({ paths: [p], refreshed: false, summary, ms: 0 });
-          } catch (one) {
-            failed.push(p);
-            error = one;
-          }
-        }
-      }).catch((x: unknown) => { error = x; failed = paths; });
+      ({ failed, error } = await this.opts.exclusive(() => tryOneByOne(paths, e, () => this.closed, async (p) => {
+        const summary = await this.opts.index.update(await this.aliases.expand([p]));
+        this.lastUpdate = new Date().toISOString();
+        this.opts.onApplied?.({ paths: [p], refreshed: false, summary, ms: 0 });
+      })).catch((x: unknown) => ({ failed: paths, error: x })));
       if (failed.length === 0 && !refreshWhy) { this.landed(); return; }
     }
     if (this.closed) return;
-    const disk = isNoSpace(error);
-    const message = error instanceof Error ? error.message : String(error);
-    // One line of reasonable length: a path past the system's limits alone is over 4 KB.
-    const reason = `${disk ? 'disk full: ' : ''}${message.length > MAX_REASON ? `${message.slice(0, MAX_REASON)}…` : message}`;
+    const reason = failureReason(error);
     const first = !this.held.failing || this.held.report?.reason !== reason;
-    this.heldForDisk = disk;
+    this.heldForDisk = isNoSpace(error);
     const ms = this.held.hold(failed, refreshWhy, reason, error instanceof NoSpaceError ? error.stateDir : undefined);
     // A line for every failed attempt (at most one per backoff step): it also ends whatever lmdb wrote to the log unfinished.
-    const held = this.held.report!;
-    this.opts.log?.(first
-      ? `watcher: ${held.changes} change(s) could not be written; kept, and retried until they land (next in ${(ms / 1000).toFixed(2)} s): ${reason}`
-      : `watcher: ${held.changes} kept change(s) still not written after ${held.attempts} attempts (next in ${(ms / 1000).toFixed(2)} s): ${reason}`);
+    this.opts.log?.(heldLine(this.held.report!, first, ms));
+  }
+
+  /**
+   * Folders chokidar skipped that the rules now let in are added to the watch.
+   * chokidar reads and watches them a little later (as with a new folder), so
+   * each is walked again once its watch is surely in place (watch/rechecks.ts);
+   * the caller's batch walks them now.
+   */
+  private watchNewlyVisible(): void {
+    if (!this.started || this.closed || !this.fsw) return;
+    for (const rel of this.pruned.takeVisible((r) => this.isIgnoredFolder(r))) {
+      this.fsw.add(join(this.opts.root, rel));
+      this.rechecks.add(rel);
+    }
   }
 
   private async restart(): Promise<void> {

@@ -7,13 +7,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex } from '../indexer/index.js';
 import { noLeftOut } from '../indexer/discover/left-out.js';
 import { Methods } from '../protocol/messages.js';
 import { connect } from '../client/connection.js';
-import { fixtureCopy, waitFor } from './helpers/daemon.js';
+import { fixtureCopy, isNotIndexed, waitFor } from './helpers/daemon.js';
 import { cleanupTemp, PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
@@ -72,6 +72,9 @@ test('through the CLI: search says which left-out files it could not search, dae
 
     const status = evidex(repo, ['daemon', 'status']);
     assert.match(status.stdout, /^left out {5}2 secret · 1 binary · 2 ignored$/m, status.stdout);
+    // `evidex index` says the same, in the same words: through the daemon here, in its own process below.
+    const viaDaemon = evidex(repo, ['index']);
+    assert.match(viaDaemon.stdout, /\(daemon\)\n[^]*^ {2}left out 2 secret · 1 binary · 2 ignored$/m, viaDaemon.stdout);
 
     // Made and removed while the daemon runs: the watcher's updates keep the count.
     const c = await connect(repo, { env: { ...process.env, EVIDEX_HOME: home } });
@@ -83,7 +86,25 @@ test('through the CLI: search says which left-out files it could not search, dae
       assert.match(evidex(repo, ['search', 'bad']).stderr, /^not searched: src\/bad\\\\xff\.py \(name not UTF-8\)$/m);
       unlinkSync(bad);
       await waitFor('the name forgotten', async () => (await count()) === 0);
+
+      // A file renamed into a name .gitignore matches (*.log) leaves the index and counts as ignored at once; renamed back, the reverse.
+      const counts = async () => (await c.request(Methods.indexStatus)).index.leftOut;
+      const design = join(repo, 'notes', 'design.txt');
+      renameSync(design, `${design}.log`);
+      await waitFor('the renamed file counted ignored', async () => (await counts()).ignored === 3 && (await isNotIndexed(c, 'notes/design.txt')));
+      renameSync(`${design}.log`, design);
+      await waitFor('counted no more', async () => (await counts()).ignored === 2 && !(await isNotIndexed(c, 'notes/design.txt')));
+      // Made and deleted beside indexed files: counted, then not.
+      writeFileSync(join(repo, 'src', 'run.log'), 'log\n');
+      await waitFor('a new ignored file counted', async () => (await counts()).ignored === 3);
+      unlinkSync(join(repo, 'src', 'run.log'));
+      await waitFor('the deleted ignored file forgotten', async () => (await counts()).ignored === 2);
+      assert.equal(await counts(), { ...noLeftOut(), secret: 2, binary: 1, ignored: 2 });
     } finally { await c.close(); }
+    evidex(repo, ['daemon', 'stop']);
+    const inProcess = evidex(repo, ['index']);
+    assert.match(inProcess.stdout, /\(in-process\)\n[^]*^ {2}left out 2 secret · 1 binary · 2 ignored$/m, inProcess.stdout);
+    assert.equal(JSON.parse(evidex(repo, ['index', '--json']).stdout).leftOut, { ...noLeftOut(), secret: 2, binary: 1, ignored: 2 });
   } finally {
     evidex(repo, ['daemon', 'stop']);
   }

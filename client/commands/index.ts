@@ -4,7 +4,8 @@
 // its progress is shown. Ctrl-C leaves a clean line and exits 130.
 import { human, path, stderr, stdout } from '../../local/human.js';
 import { Methods, Notifications, type BuildSummary } from '../../protocol/messages.js';
-import { formatTsImports } from '../daemon-report.js';
+import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
+import { formatLeftOut, formatTsImports } from '../daemon-report.js';
 import { CLIENT_NAME, defineCommand, HELP, JSON_FLAG, REPO, repoOf, unnamedRoot } from '../command.js';
 
 export const command = defineCommand({
@@ -29,7 +30,7 @@ export const command = defineCommand({
     };
     process.once('SIGINT', onInterrupt);
     const t0 = Date.now();
-    let summary: BuildSummary & { generation: number; indexBytes?: number; via: 'daemon' | 'in-process' };
+    let summary: BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; via: 'daemon' | 'in-process' };
     try {
       try {
         summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p) }), via: 'in-process' };
@@ -40,7 +41,9 @@ export const command = defineCommand({
         const client = await connect(root, { autoStart: false, clientName: CLIENT_NAME });
         try {
           client.onNotification(Notifications.indexProgress, (params) => bar.update(params.progress));
-          summary = { ...await client.request(Methods.indexRefresh), via: 'daemon' };
+          const refreshed = await client.request(Methods.indexRefresh);
+          // What the walk left out, counted as `evidex daemon status` counts it.
+          summary = { ...refreshed, leftOut: (await client.request(Methods.indexStatus)).index.leftOut, via: 'daemon' };
         } finally {
           await client.close();
         }
@@ -58,6 +61,7 @@ export const command = defineCommand({
       const size = s.indexBytes !== undefined ? human`  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '';
       stdout().write(human`indexed ${path(root.path)} (${s.via})
   files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)
+  left out ${formatLeftOut(s.leftOut)}
   symbols ${s.symbols}
   imports ${s.imports}
 ${ts}  lines   ${s.lines}

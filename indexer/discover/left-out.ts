@@ -5,10 +5,11 @@
 // holds or shows a file's content.
 //
 // A full walk replaces the set; the watcher's updates change the paths they
-// name (a folder's walk, the folder's part). Ignored entries are those the
-// walks met: an ignored folder counts once (it is not entered), and a file
-// that becomes ignored between walks counts from the next walk (the watcher
-// does not look at ignored paths). Binary files are not here: the store keeps
+// name (a folder's walk, the folder's part). An ignored folder counts once
+// (it is not entered); a file that becomes ignored while the daemon runs
+// (renamed into an ignored name, made beside indexed files, a new pattern)
+// counts as soon as the watcher's update looks at it, and stops counting
+// when it goes or comes into view. Binary files are not here: the store keeps
 // them (it must, to skip them unread), and the index adds them when it counts.
 
 export const LEFT_OUT_REASONS = ['secret', 'tooLarge', 'binary', 'ignored', 'pathTooLong', 'nameNotUtf8'] as const;

@@ -94,13 +94,6 @@ export class RepoRules {
   private git: GitSources | null = null;
   /** git's sources as last loaded, kept when they are not used (a root git ignores as a whole): what a reload compares with. */
   private loadedGit: GitSources | null = null;
-  /**
-   * Rises whenever git's own patterns (info/exclude, the excludes file, the
-   * .gitignore files above the root, core.ignorecase) are read with a
-   * different content, by whichever reload read them: the watcher compares it
-   * with the one it started with to know its folder filter is out of date.
-   */
-  gitPatternsVersion = 0;
   /** The ignore files above the root and git's global ones, as chain links (rel = lead + path). */
   private outerLinks: ChainLink[] = [];
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
@@ -324,7 +317,6 @@ export class RepoRules {
 
   /** Takes git's sources as loaded, and forgets every decision made with the last ones. */
   private useGitSources(git: GitSources | null): void {
-    if (!sameGitPatterns(this.loadedGit, git)) this.gitPatternsVersion++;
     this.loadedGit = git;
     this.git = git;
     this.outerLinks = [];

@@ -6,8 +6,45 @@
 // attempt writes every change made during the outage: update() looks at each
 // held path on disk as it is then, so a file written ten times while the disk
 // was full is indexed once, as it is now.
-import { NEARLY_FULL_BYTES, roomLeft } from '../write-failure.js';
+import { isNoSpace, NEARLY_FULL_BYTES, roomLeft } from '../write-failure.js';
 import { realTimers, type Timers } from './rechecks.js';
+
+/** How much of a failed write's message a held change's reason keeps. */
+const MAX_REASON = 300;
+
+/** A failed write's reason as status and the log show it: one line of reasonable length (a path past the system's limits alone is over 4 KB). */
+export function failureReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return `${isNoSpace(error) ? 'disk full: ' : ''}${message.length > MAX_REASON ? `${message.slice(0, MAX_REASON)}…` : message}`;
+}
+
+/** The log line of a failed attempt: the first of an outage (or of a new reason), or one more. */
+export function heldLine(held: HeldReport, first: boolean, ms: number): string {
+  const next = `next in ${(ms / 1000).toFixed(2)} s`;
+  return first
+    ? `watcher: ${held.changes} change(s) could not be written; kept, and retried until they land (${next}): ${held.reason}`
+    : `watcher: ${held.changes} kept change(s) still not written after ${held.attempts} attempts (${next}): ${held.reason}`;
+}
+
+/**
+ * A batch failed for some other reason than the disk: it may be one path's (a
+ * name the system refuses). Each path is applied alone; those that fail are
+ * returned with the last error. Once the disk is what fails (or `stopped`),
+ * the rest are not tried: they would fail alike.
+ */
+export async function tryOneByOne(paths: readonly string[], error: unknown, stopped: () => boolean, apply: (path: string) => Promise<void>): Promise<{ failed: string[]; error: unknown }> {
+  const failed: string[] = [];
+  for (const p of paths) {
+    if (stopped() || isNoSpace(error)) { failed.push(p); continue; }
+    try {
+      await apply(p);
+    } catch (one) {
+      failed.push(p);
+      error = one;
+    }
+  }
+  return { failed, error };
+}
 
 /** While changes are held for want of room, how often the disk is looked at (a statfs) to retry as soon as room returns. */
 const ROOM_POLL_MS = 1000;
