@@ -123,6 +123,10 @@ test('find_importers: a module no file is known by gets the nearest module names
   const none = await (await index()).runTool('find_importers', { module_name: 'flask.sansio.scaffold', path_prefix: 'httpx/' });
   assert.is(none.total, 0);
   assert.is(none.suggestions, undefined);
+  // So is an indexed file nothing imports, asked by its path (it was suggested to itself, "case").
+  const byPath = await (await index()).runTool('find_importers', { module_name: 'src/flask/sansio/scaffold.py', path_prefix: 'httpx/' });
+  assert.is(byPath.total, 0);
+  assert.is(byPath.suggestions, undefined);
 });
 
 test('the model reads the suggestions beside the empty answer, marked as names to call, not evidence', async () => {

@@ -28,7 +28,8 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     if (names.length === 0) throw err;
     throw new ToolError('not_indexed', `${err.message}; did you mean: ${names.join(', ')}`);
   }
-  if (result.total > 0 || store.moduleFiles(args.module_name).length > 0) return result;
+  // A module or an indexed file that nothing imports is an exact answer, not a near miss.
+  if (result.total > 0 || store.moduleFiles(args.module_name).length > 0 || store.fileByPath(args.module_name.replace(/^\.\//, '')) !== undefined) return result;
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
 }
