@@ -69,6 +69,9 @@ test('find_symbol: a name re-exported by a star import is suggested under the mo
   assert.equal(await suggested('find_symbol', { name: 'httpx.Client.send' }), ['httpx._client.Client.send reexported httpx/_client.py:7']);
   // Re-exported, then inherited.
   assert.equal(await suggested('find_symbol', { name: 'httpx.Client.build_request' }), ['BaseClient.build_request inherited httpx/_client.py:2']);
+  // Re-exported and in another case: named under the module that defines it, as find_symbol answers it.
+  assert.equal(await suggested('find_symbol', { name: 'httpx.client' }), ['httpx._client.Client case httpx/_client.py:6']);
+  assert.equal((await (await index()).runTool('find_symbol', { name: 'httpx._client.Client' })).total, 1);
 });
 
 test('find_symbol: names alike — case first, then edit distance, then prefix; one suggestion per name with its count', async () => {

@@ -235,7 +235,8 @@ class SymbolSuggester {
    * defined simple name, ignoring case — equal (`case`), within
    * allowedDistance (`edit`), or beginning with it (`prefix`, at least three
    * characters) — and any part before it with the definition's enclosing
-   * qualname or module-qualified name, the same way. Nearest first: by
+   * qualname or module-qualified name, the same way, or with a module that
+   * re-exports it (`httpx.client` finds `httpx._client.Client`). Nearest first: by
    * reason, the distances added up, the extra length of a prefix match, then
    * qualname and place.
    */
@@ -256,13 +257,18 @@ class SymbolSuggester {
     names.sort((a, b) => a.rank - b.rank || a.d - b.d || a.extra - b.extra || (a.n < b.n ? -1 : a.n > b.n ? 1 : 0));
     const found: Array<{ r: Reached; why: Suggestion['why']; rank: number; d: number; extra: number }> = [];
     for (const c of names.slice(0, MAX_ALIKE_NAMES)) {
+      // The modules the asked head takes this name from (`httpx.client`: httpx star-imports httpx._client, which defines Client).
+      const passers = head === '' ? null : new Set(this.sources(name.slice(0, dot), c.n));
       for (const hit of this.find(c.n)) {
         if (hit.qualname.slice(lastDot(hit.qualname) + 1) !== c.n) continue;
-        const hd = head === '' ? 0 : this.headDistance(head, hit);
+        // Named as find_symbol answers it: under the module that defines it (httpx._client.Client).
+        const via = passers === null || parentOf(hit.qualname) !== '' ? undefined : (this.store.file(hit.fid)?.mods ?? []).find((m) => passers.has(m));
+        const passed = via !== undefined;
+        const hd = head === '' || passed ? 0 : this.headDistance(head, hit);
         if (hd < 0) continue;
         const d = c.d + hd;
         const rank = c.rank === 2 ? 2 : d === 0 ? 0 : 1;
-        found.push({ r: { hit, name: hit.qualname }, why: (['case', 'edit', 'prefix'] as const)[rank], rank, d, extra: c.extra });
+        found.push({ r: { hit, name: passed ? `${via}.${hit.qualname}` : hit.qualname }, why: (['case', 'edit', 'prefix'] as const)[rank], rank, d, extra: c.extra });
       }
     }
     const pathOf = (h: DefinitionHit): string => this.store.file(h.fid)?.path ?? '';
