@@ -232,20 +232,27 @@ async function spawnAndWait(root: string, stateDir: string, timeoutMs: number, s
 Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
   const spawned = new Set<number>();
   let exit: number | null = null;
+  let last: ChildProcess | null = null;
   const start = (): void => {
     exit = null;
     const child = spawnOne();
+    last = child;
     if (child.pid !== undefined) spawned.add(child.pid);
     child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
   };
   start();
   let respawns = 0;
   const deadline = Date.now() + timeoutMs;
-  let last = '';
+  let lastError = '';
   while (Date.now() < deadline) {
     const p = await probe(stateDir, sock);
-    if (p.kind === 'running') return { ...p, spawned };
-    if (p.kind === 'unreachable') last = p.error;
+    if (p.kind === 'running') {
+      // A racing starter's daemon answered while ours is still starting: ours is not needed, and
+      // left alone it could take the root once that one stops (a daemon nobody asked for any more).
+      if (!spawned.has(p.info.pid) && exit === null) (last as ChildProcess | null)?.kill('SIGTERM');
+      return { ...p, spawned };
+    }
+    if (p.kind === 'unreachable') lastError = p.error;
     // No room on the state folder's disk for what a start writes: the code and line `evidex index` gives there too.
     if (exit === EXIT_NO_SPACE) throw (await import('../indexer/write-failure.js')).noSpace(stateDir);
     if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
@@ -258,7 +265,7 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
     // A probe is one small file read: poll often, so a fresh daemon is used the moment it listens.
     await new Promise((r) => setTimeout(r, 10));
   }
-  throw new ConnectionError(`the evidex daemon for ${root} did not start within ${Math.round(timeoutMs / 1000)} s${last ? ` (${last})` : ''}; see ${files(stateDir).log}`);
+  throw new ConnectionError(`the evidex daemon for ${root} did not start within ${Math.round(timeoutMs / 1000)} s${lastError ? ` (${lastError})` : ''}; see ${files(stateDir).log}`);
 }
 
 /** Where a root's daemon would be, and whether one answers there: the first step of every command below. */

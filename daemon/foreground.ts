@@ -55,6 +55,11 @@ export async function serveForeground(opts: DaemonOptions): Promise<never> {
   // working folder (a worker thread starting) fails with ENOENT. Every path here is absolute.
   const stateDir = resolve(opts.stateDir);
   process.chdir('/');
+  // Stopped before it began (a starter that found another daemon serving): it takes no lock and writes nothing.
+  if (pendingStop) {
+    log(`stopped by ${pendingStop} before it started`);
+    process.exit(0);
+  }
   daemon = await Daemon.start({ ...opts, stateDir, log });
   if (pendingStop) void daemon.shutdown(pendingStop);
   await daemon.stopped;
