@@ -232,15 +232,15 @@ async function spawnAndWait(root: string, stateDir: string, timeoutMs: number, s
 Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
   const spawned = new Set<number>();
   let exit: number | null = null;
-  let last: ChildProcess | null = null;
-  const start = (): void => {
+  const start = (): ChildProcess => {
     exit = null;
     const child = spawnOne();
-    last = child;
     if (child.pid !== undefined) spawned.add(child.pid);
     child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
+    return child;
   };
-  start();
+  /** The daemon this start spawned last (the earlier ones have exited). */
+  let ours = start();
   let respawns = 0;
   const deadline = Date.now() + timeoutMs;
   let lastError = '';
@@ -249,7 +249,7 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
     if (p.kind === 'running') {
       // A racing starter's daemon answered while ours is still starting: ours is not needed, and
       // left alone it could take the root once that one stops (a daemon nobody asked for any more).
-      if (!spawned.has(p.info.pid) && exit === null) (last as ChildProcess | null)?.kill('SIGTERM');
+      if (!spawned.has(p.info.pid) && exit === null) ours.kill('SIGTERM');
       return { ...p, spawned };
     }
     if (p.kind === 'unreachable') lastError = p.error;
@@ -260,7 +260,7 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
     }
     if (exit === EXIT_ALREADY_RUNNING && p.kind === 'none' && respawns < RESPAWNS && !(await lockHeld(stateDir))) {
       respawns++;
-      start();
+      ours = start();
     }
     // A probe is one small file read: poll often, so a fresh daemon is used the moment it listens.
     await new Promise((r) => setTimeout(r, 10));
