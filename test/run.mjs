@@ -23,6 +23,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { reap } from './leftovers.mjs';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 const testDir = join(root, 'dist', 'test');
@@ -64,15 +65,21 @@ function figures(out) {
 }
 
 /** Runs one file; resolves with its outcome (never rejects). */
-function runFile(file) {
+function runFile(file, mark) {
   return new Promise((resolve) => {
     const t0 = Date.now();
     const chunks = [];
-    const child = spawn(process.execPath, [file], { cwd: root, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, FORCE_COLOR: '0', EVIDEX_TEST_RUN: mark };
+    const child = spawn(process.execPath, [file], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (b) => chunks.push(b));
     child.stderr.on('data', (b) => chunks.push(b));
     child.on('error', (e) => chunks.push(Buffer.from(`run.mjs: cannot start ${file}: ${e.message}\n`)));
-    child.on('close', (status, signal) => resolve({ status, signal, ms: Date.now() - t0, out: Buffer.concat(chunks).toString('utf8') }));
+    child.on('close', async (status, signal) => {
+      const ms = Date.now() - t0;
+      // Said under the file (and kept in its record), not counted: what a file leaks is a defect to fix, not a test result.
+      const left = (await reap(mark)).map((l) => `${l}\n`).join('');
+      resolve({ status, signal, ms, out: Buffer.concat(chunks).toString('utf8') + left });
+    });
   });
 }
 
@@ -115,7 +122,7 @@ let next = 0;
 async function worker() {
   while (next < queue.length) {
     const { f, i, rel } = queue[next++];
-    const r = await runFile(f);
+    const r = await runFile(f, `${process.pid}-${i}`);
     results[i] = { ...judge(rel, r), rel, ms: r.ms };
     flush();
   }

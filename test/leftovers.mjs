@@ -1,0 +1,57 @@
+// Processes a test file left running when it ended. A file that crashes
+// before its after hook (or forgets a stop) leaves daemons, `evidex mcp
+// --http` servers or fake model servers behind, and they outlive the run,
+// holding ports and temp folders. run.mjs marks each file's process with
+// its own EVIDEX_TEST_RUN value, which every child that copies the
+// environment inherits (tests build a daemon's environment from
+// process.env), finds what still carries the mark once the file has ended,
+// says so and stops it. Linux only (/proc); elsewhere it finds nothing.
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Live (not zombie) processes whose environment holds `EVIDEX_TEST_RUN=mark`. */
+export function marked(mark) {
+  const needle = Buffer.from(`\0EVIDEX_TEST_RUN=${mark}\0`);
+  const found = [];
+  let pids;
+  try { pids = readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n)); } catch { return found; }
+  for (const p of pids) {
+    const pid = Number(p);
+    if (pid === process.pid) continue;
+    try {
+      const env = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${p}/environ`)]);
+      if (!env.includes(needle) || zombie(pid)) continue;
+      const cmd = readFileSync(`/proc/${p}/cmdline`).toString('utf8').split('\0').filter(Boolean).join(' ');
+      found.push({ pid, cmd });
+    } catch { /* gone meanwhile, or not ours to read */ }
+  }
+  return found;
+}
+
+function zombie(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch { return true; }
+}
+
+function signal(pid, sig) {
+  try { process.kill(pid, sig); } catch { /* already gone */ }
+}
+
+/**
+ * Stops what the file left (SIGTERM, then SIGKILL for whatever still runs
+ * after `graceMs`) and returns the lines that say what it was.
+ */
+export async function reap(mark, graceMs = 3000) {
+  const left = marked(mark);
+  if (left.length === 0) return [];
+  for (const { pid } of left) signal(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  let still = left;
+  while (still.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    still = still.filter(({ pid }) => !zombie(pid));
+  }
+  for (const { pid } of still) signal(pid, 'SIGKILL');
+  return left.map(({ pid, cmd }) => `left running by the file, stopped: pid ${pid}: ${cmd.length > 160 ? `${cmd.slice(0, 157)}...` : cmd}`);
+}
