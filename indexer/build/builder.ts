@@ -27,6 +27,7 @@ import type { PyImport, TsImport } from '../model.js';
 import type { ImportRec, ResolutionCounts, TsResolution } from '../store/store.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
+import { saveCompileCache, useCompileCache } from '../typescript/load.js';
 
 /**
  * A build commits whenever this many files or bytes of text have accumulated,
@@ -76,6 +77,8 @@ export interface BuilderOptions {
   extraSecrets?: string[];
   extraIgnore?: string[];   // gitignore-syntax lines applied at the root, before .evidexignore
   workers?: number;
+  /** Folder for the compiler's code cache (typescript/compile-cache.ts), shared by the builds of one home; null or absent: none. */
+  compileCache?: string | null;
 }
 
 export class Builder {
@@ -93,6 +96,7 @@ export class Builder {
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {
     this.ts = new TsImports(root, store);
+    if (opts.compileCache) useCompileCache(opts.compileCache);
   }
 
   /** See TsImports.warm: readies the save path of TypeScript files (in slices, writing nothing). */
@@ -261,7 +265,7 @@ export class Builder {
       if (ops.length >= COMMIT_FILES || opBytes >= COMMIT_BYTES || performance.now() - lastFlush >= COMMIT_MS) flush();
       onProgress?.({ phase: 'parse', done, total: tasks.length });
     };
-    await parseAll(tasks, this.maxBytes, this.opts.workers ?? defaultWorkers(), take);
+    await parseAll(tasks, this.maxBytes, this.opts.workers ?? defaultWorkers(), take, this.opts.compileCache ?? null);
     signal?.throwIfAborted();
     flush();
     onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });
@@ -274,6 +278,7 @@ export class Builder {
     for (const o of removals) if (o.op === 'remove') changes.push({ path: o.path, how: 'disappeared' });
     const unseen = walked.filter((w) => !store.fileByPath(w.path)).map((w) => w.path);
     await this.resolveTs(changes, tsWritten, resolveAll, unseen);
+    saveCompileCache(); // the compiler has resolved (and maybe parsed) on this thread by now
 
     // Package folders as they really are now (an __init__.py may have been binary or vanished meanwhile).
     const actual = packageDirsOf(store.ordered().map((f) => f.path));

@@ -3,7 +3,7 @@
 // idles while the main thread is busy writing; results come back as they finish.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ParseRequest, ParseResponse, ParseResult, ParseTask } from './messages.js';
+import type { ParseRequest, ParseResponse, ParseResult, ParseTask, ParseWorkerData } from './messages.js';
 
 const CHUNK_FILES = 24;
 // Small chunks bound the tree-sitter trees a worker holds before it can collect
@@ -40,13 +40,14 @@ function chunk(tasks: Array<ParseTask & { size: number }>): ParseTask[][] {
  */
 export async function parseAll(
   tasks: Array<ParseTask & { size: number }>, maxBytes: number, workers: number,
-  onResults: (results: ParseResult[]) => void,
+  onResults: (results: ParseResult[]) => void, compileCache: string | null = null,
 ): Promise<void> {
   const chunks = chunk(tasks);
   if (chunks.length === 0) return;
   const n = Math.max(1, Math.min(workers, Math.ceil(chunks.length / IN_FLIGHT_PER_WORKER)));
   const url = new URL('./parse-worker.js', import.meta.url);
-  const pool = Array.from({ length: n }, () => new Worker(url));
+  const workerData: ParseWorkerData = { compileCache };
+  const pool = Array.from({ length: n }, () => new Worker(url, { workerData }));
   /** Chunks each worker has and has not answered yet. */
   const inFlight = new Map<Worker, number>(pool.map((w) => [w, 0]));
   const allLanded = (): boolean => [...inFlight.values()].every((k) => k === 0);
