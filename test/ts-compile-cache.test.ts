@@ -14,6 +14,8 @@ import { TS_FIXTURE } from './helpers/ts-corpus.js';
 
 const CHILD = join(PROJECT_ROOT, 'dist', 'test', 'helpers', 'ts-load-child.js');
 
+const WRAP = { before: '(function () {', after: '})' };
+
 function cacheFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.endsWith('.cache')).sort();
 }
@@ -23,41 +25,42 @@ test('a cache is read back only for the source it was made from, from a file and
   const dir = join(home, 'compile-cache');
   const script = join(home, 'script.js');
   writeFileSync(script, 'module.exports = 1;\n');
-  const first = CompileCache.open(dir, script)!;
+  const first = CompileCache.open(dir, script, WRAP)!;
   assert.ok(first, 'a folder it made is ours');
   assert.is(first.cached, null, 'no cache yet');
-  assert.is(first.source, 'module.exports = 1;\n');
+  assert.is(first.source, '(function () {module.exports = 1;\n})', 'the source as it is compiled: wrapped');
   assert.is(statSync(dir).mode & 0o777, 0o700, 'the folder is made for us alone');
   first.write(Buffer.from('cached code'));
   const [name] = cacheFiles(dir);
   assert.is(statSync(join(dir, name)).mode & 0o777, 0o600);
-  assert.is(CompileCache.open(dir, script)!.cached?.toString(), 'cached code', 'read back');
+  assert.is(CompileCache.open(dir, script, WRAP)!.cached?.toString(), 'cached code', 'read back');
   assert.equal(readdirSync(dir), [name], 'no temporary file left');
 
   // The same length, another source: another key, so no cache (V8 itself would check only the length).
   writeFileSync(script, 'module.exports = 2;\n');
-  assert.is(CompileCache.open(dir, script)!.cached, null, 'an edited source does not get the old cache');
+  assert.is(CompileCache.open(dir, script, WRAP)!.cached, null, 'an edited source does not get the old cache');
   writeFileSync(script, 'module.exports = 1;\n');
+  assert.is(CompileCache.open(dir, script, { before: '(function  (', after: ')' })!.cached, null, 'nor does the same source wrapped otherwise');
 
   chmodSync(join(dir, name), 0o622);
-  assert.is(CompileCache.open(dir, script)!.cached, null, 'a cache others may write is not read');
+  assert.is(CompileCache.open(dir, script, WRAP)!.cached, null, 'a cache others may write is not read');
   chmodSync(join(dir, name), 0o600);
 
   const elsewhere = join(home, 'planted');
   copyFileSync(join(dir, name), elsewhere);
   unlinkSync(join(dir, name));
   symlinkSync(elsewhere, join(dir, name));
-  assert.is(CompileCache.open(dir, script)!.cached, null, 'a symbolic link is not followed');
+  assert.is(CompileCache.open(dir, script, WRAP)!.cached, null, 'a symbolic link is not followed');
   unlinkSync(join(dir, name));
 
   chmodSync(dir, 0o777);
-  assert.is(CompileCache.open(dir, script), null, 'a folder others may write in is not used at all');
+  assert.is(CompileCache.open(dir, script, WRAP), null, 'a folder others may write in is not used at all');
   chmodSync(dir, 0o700);
 
   const notAFolder = join(home, 'file');
   writeFileSync(notAFolder, '');
-  assert.is(CompileCache.open(notAFolder, script), null);
-  assert.is(CompileCache.open(join(home, 'missing', 'deeper'), script), null, 'a folder whose parent is missing: none');
+  assert.is(CompileCache.open(notAFolder, script, WRAP), null);
+  assert.is(CompileCache.open(join(home, 'missing', 'deeper'), script, WRAP), null, 'a folder whose parent is missing: none');
 });
 
 test('the compiler loaded from its cache extracts as the one compiled from source; a cache V8 refuses is replaced', () => {

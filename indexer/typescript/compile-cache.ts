@@ -27,7 +27,7 @@ const MAX_CACHE_BYTES = 64 << 20;
 
 export class CompileCache {
   private constructor(
-    /** The script's source, as read for the key: what must be compiled with the cache. */
+    /** The script's source, wrapped, as read for the key: what must be compiled with the cache. */
     readonly source: string,
     /** The cache for this source and this V8, or null when there is none (or none of ours). */
     readonly cached: Buffer | null,
@@ -40,10 +40,14 @@ export class CompileCache {
     return join(dir, `${key}-v8-${cachedDataVersionTag()}.cache`);
   }
 
-  /** The cache of the script at `file` in folder `dir` (made if missing); null when the folder is not ours alone. */
-  static open(dir: string, file: string): CompileCache | null {
+  /**
+   * The cache of the script at `file`, compiled as `wrap.before` + its text +
+   * `wrap.after` (the key covers all three), in folder `dir` (made if
+   * missing); null when the folder is not ours alone.
+   */
+  static open(dir: string, file: string, wrap: { before: string; after: string }): CompileCache | null {
     const bytes = readFileSync(file);
-    const key = `${basename(file)}-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
+    const key = `${basename(file)}-${createHash('sha256').update(wrap.before).update(bytes).update(wrap.after).digest('hex').slice(0, 32)}`;
     try {
       mkdirSync(dir, { mode: 0o700 });
     } catch (e) {
@@ -55,7 +59,7 @@ export class CompileCache {
     } catch {
       return null;
     }
-    return new CompileCache(bytes.toString('utf8'), readOwn(CompileCache.pathOf(dir, key)), dir, key);
+    return new CompileCache(`${wrap.before}${bytes.toString('utf8')}${wrap.after}`, readOwn(CompileCache.pathOf(dir, key)), dir, key);
   }
 
   /** Stores `data` as this source's cache (best effort: a failure leaves no file behind). */

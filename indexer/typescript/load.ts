@@ -33,18 +33,20 @@ export function typescript(): Ts {
   return (loaded ??= load());
 }
 
+/** What Node's loader wraps a CommonJS file's text in. */
+const COMMONJS_WRAPPER = { before: '(function (exports, require, module, __filename, __dirname) { ', after: '\n});' };
+
 function load(): Ts {
   const file = require.resolve('typescript');
   // Loaded already on this thread (by an `import` elsewhere): that instance, compiled once.
   if (cacheDir === null || require.cache[file]) return require(file) as Ts;
-  const cache = CompileCache.open(cacheDir, file);
+  const cache = CompileCache.open(cacheDir, file, COMMONJS_WRAPPER);
   if (cache === null) return require(file) as Ts;
   // As Node's own loader runs a CommonJS file, with the cached code when there is one; and entered in
   // require's cache, so every `require('typescript')` of this thread gets this instance.
-  const script = new Script(Module.wrap(cache.source), { filename: file, cachedData: cache.cached ?? undefined });
+  const script = new Script(cache.source, { filename: file, cachedData: cache.cached ?? undefined });
   const m = new Module(file);
   m.filename = file;
-  (m as unknown as { paths: string[] }).paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(file));
   const wrapper = script.runInThisContext() as (exports: unknown, req: NodeRequire, mod: Module, filename: string, dir: string) => void;
   wrapper.call(m.exports, m.exports, createRequire(file), m, file, dirname(file));
   m.loaded = true;
