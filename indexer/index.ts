@@ -5,6 +5,7 @@
 // whenever they are called and see whole updates only.
 import { join, resolve } from 'node:path';
 import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, Pace, ToolResult, UpdateSummary } from './api.js';
+import { compileCacheDirFor } from '../local/state.js';
 import { Builder, tsImportCounts } from './build/builder.js';
 import { leftOutByName, noLeftOut, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
@@ -50,6 +51,7 @@ export class EvidexIndex implements IndexHandle {
     this.completeAtOpen = store.state === 'ready';
     this.builder = new Builder(root, store, {
       maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, extraIgnore: opts.extraIgnore, workers: opts.workers,
+      compileCache: compileCacheDirFor(this.stateDir),
     });
   }
 

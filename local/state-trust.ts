@@ -30,7 +30,7 @@ const myUid = (): number | undefined => process.getuid?.();
 const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
 
 /** Why `st` is not ours alone (null when it is): another owner, or writable by group or others. */
-function notOursAlone(st: Stats): string | null {
+export function notOursAlone(st: Stats): string | null {
   const me = myUid();
   if (me !== undefined && st.uid !== me) return `it belongs to user ${st.uid}, not to you (user ${me})`;
   if ((st.mode & 0o022) !== 0) return `it is writable by group or others (mode ${octal(st.mode)})`;

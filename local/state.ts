@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstatSync, promises as fsp, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isPidAlive, processStartTime } from './processes.js';
 import { canonicalRoot, type RealRoot } from './root.js';
 import { checkStateFolder, readStateFile } from './state-trust.js';
@@ -36,6 +36,18 @@ export function stateDirFor(root: string | RealRoot, env: NodeJS.ProcessEnv = pr
   const hash = createHash('sha256').update(real).digest('hex').slice(0, 8);
   const name = (basename(real) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return join(stateRoot(env), `${name}-${hash}`);
+}
+
+/**
+ * Where the state folders of one home keep compiled code they can share (the
+ * TypeScript compiler's V8 code cache, indexer/typescript/compile-cache.ts):
+ * a folder of the home beside them, never taken for a root's (it has no
+ * root.json). Null for a state folder that is not one of the home's (a test's
+ * temp folder), which then keeps none.
+ */
+export function compileCacheDirFor(stateDir: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const home = resolve(stateRoot(env));
+  return resolve(dirname(resolve(stateDir))) === home ? join(home, 'compile-cache') : null;
 }
 
 /** The live process holding the folder's lock (a daemon, or an in-process `evidex index`), or null. */

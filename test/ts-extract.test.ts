@@ -10,6 +10,7 @@ import { extractTs } from '../indexer/typescript/extract.js';
 import { isTsJsPath, scriptKindOf } from '../indexer/typescript/paths.js';
 import { decodeText, splitLines } from '../indexer/text.js';
 import { PROJECT_ROOT } from './helpers/fs.js';
+import { extractTsJs } from './oracle/ts-extract.js';
 
 /** `kind qualname start-end`, one per definition, in the order found. */
 function defs(src: string, path = 'a.ts'): string[] {
@@ -176,6 +177,34 @@ test('import statements of every form, anywhere in the file, with their spans', 
     'require ./r 14-14', 'call ./lazy 15-15', 'type ./tl 17-17', 'type ./m 18-18 import', 'require ./base 21-21',
   ]);
   assert.equal(extractTs(src, 'a.ts').defs.map((d) => d.qualname), ['load', 'L', 'M', 'K']);
+});
+
+test('what the walk skips (subtrees without a keyword) hides nothing: deep definitions and statements, escaped keywords, against the oracle', () => {
+  const sources: Array<[string, string]> = [
+    ['deep.ts', [
+      'export const run = (x: number) => [1, 2].map((y) => { function inner() { return require("./deep-r"); } return inner; });',
+      'const cfg = { a: { b: () => { class Local { m() {} } interface I {} type T = 1; enum E { A } } } };',
+      'function outer() { if (x) { for (;;) { while (y) { const l = import("./deep-c"); } } } }',
+      'const z = cond ? f(g(h(() => { function hidden() {} }))) : 0;',
+      'function noop() { return a + b * c; }',
+    ].join('\n')],
+    // A keyword, or `require`, written with a Unicode escape is the same token to the compiler.
+    ['escaped.ts', [
+      'function f() { return requir\\u0065("./esc-r"); }',
+      'function g() { const h = () => { \\u0066unction esc() {} }; }',
+      'function k() { return \\u{72}equire("./esc-braces"); }',
+    ].join('\n')],
+    ['blocks.js', 'function f() { { export * from "./nested-export"; import x from "./nested-import"; } }\nif (a) { class InIf {} }'],
+    ['types.d.ts', 'declare function f(a: { b: { c: typeof import("./deep-type") } }): void;\nexport type U = { x: { y: import("./t2").Z } };'],
+  ];
+  for (const [path, text] of sources) {
+    const got = extractTs(text, path);
+    const want = extractTsJs(path, text);
+    assert.equal(got.defs.map((d) => `${d.kind} ${d.qualname} ${d.start}-${d.end}`), want.defs.map((d) => `${d.kind} ${d.qualname} ${d.start}-${d.end}`), `${path}: definitions`);
+    assert.equal(got.imports.map((i) => `${i.spec} ${i.start}-${i.end}`), want.statements.map((s) => `${s.spec} ${s.start}-${s.end}`), `${path}: statements`);
+  }
+  assert.equal(extractTs(sources[1][1], 'escaped.ts').imports.map((i) => i.spec), ['./esc-r', './esc-braces'], 'escaped require calls are found');
+  assert.ok(extractTs(sources[0][1], 'deep.ts').defs.some((d) => d.qualname === 'run.inner'), 'a function deep in a callback is found');
 });
 
 test('every .ts and .js file of the project\'s node_modules: no throw, every span inside its file', () => {

@@ -20,13 +20,15 @@ import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne, readVettedText } from './parse-worker.js';
-import { defaultWorkers, parseAll } from './pool.js';
+import { defaultWorkers, parseAll, startWorkers } from './pool.js';
+import type { Worker } from 'node:worker_threads';
 import { lookAndRead } from './settled-read.js';
 import { isPackageInit } from '../python/modules.js';
 import type { PyImport, TsImport } from '../model.js';
 import type { ImportRec, ResolutionCounts, TsResolution } from '../store/store.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
+import { saveCompileCache, useCompileCache } from '../typescript/load.js';
 
 /**
  * A build commits whenever this many files or bytes of text have accumulated,
@@ -76,7 +78,12 @@ export interface BuilderOptions {
   extraSecrets?: string[];
   extraIgnore?: string[];   // gitignore-syntax lines applied at the root, before .evidexignore
   workers?: number;
+  /** Folder for the compiler's code cache (typescript/compile-cache.ts), shared by the builds of one home; null or absent: none. */
+  compileCache?: string | null;
 }
+
+/** Parse workers a refresh started before its walk, until parseAll takes them (null: none, or taken). */
+interface EarlyWorkers { workers: Worker[] | null }
 
 export class Builder {
   private rules: RepoRules | null = null;
@@ -93,6 +100,7 @@ export class Builder {
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {
     this.ts = new TsImports(root, store);
+    if (opts.compileCache) useCompileCache(opts.compileCache);
   }
 
   /** See TsImports.warm: readies the save path of TypeScript files (in slices, writing nothing). */
@@ -173,26 +181,35 @@ export class Builder {
   async refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
     signal?.throwIfAborted();
     const t0 = performance.now();
-    // Ignore files may have changed: read them afresh, into the same instance,
-    // which the daemon's watcher shares (IndexHandle.rules()).
-    if (this.rules) await this.rules.reloadAll();
-    const rules = await this.currentRules();
-    onProgress?.({ phase: 'walk', done: 0, total: 0 });
-    let walkEnded = (): void => undefined;
-    this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
-    let walked: WalkEntry[];
+    // A build from nothing will parse: its workers start now, and start up while the rules load and the tree is walked.
+    const early: EarlyWorkers = { workers: this.store.fileCount === 0 ? startWorkers(this.workerCount, this.opts.compileCache ?? null) : null };
     try {
-      const walk = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
-      walked = walk.files;
-      this.walkLeftOut.replace(walk.leftOut);
-      this.walksRecorded++;
+      // Ignore files may have changed: read them afresh, into the same instance,
+      // which the daemon's watcher shares (IndexHandle.rules()).
+      if (this.rules) await this.rules.reloadAll();
+      const rules = await this.currentRules();
+      onProgress?.({ phase: 'walk', done: 0, total: 0 });
+      let walkEnded = (): void => undefined;
+      this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
+      let walked: WalkEntry[];
+      try {
+        const walk = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+        walked = walk.files;
+        this.walkLeftOut.replace(walk.leftOut);
+        this.walksRecorded++;
+      } finally {
+        walkEnded(); // after the set is replaced: a caller waiting on firstWalk must see it
+      }
+      onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
+      signal?.throwIfAborted();
+      return await this.reconcile(walked, null, onProgress, t0, signal, early);
     } finally {
-      walkEnded(); // after the set is replaced: a caller waiting on firstWalk must see it
+      // Not handed to parseAll (the build failed or was cancelled first): ended here.
+      if (early.workers) await Promise.all(early.workers.map((w) => w.terminate()));
     }
-    onProgress?.({ phase: 'walk', done: walked.length, total: walked.length });
-    signal?.throwIfAborted();
-    return this.reconcile(walked, null, onProgress, t0, signal);
   }
+
+  private get workerCount(): number { return this.opts.workers ?? defaultWorkers(); }
 
   /**
    * Makes the index hold exactly `walked` within `scope` (null = the whole tree,
@@ -200,6 +217,7 @@ export class Builder {
    */
   private async reconcile(
     walked: WalkEntry[], scope: string | null, onProgress: ((p: BuildProgress) => void) | undefined, t0: number, signal?: AbortSignal,
+    early: EarlyWorkers = { workers: null },
   ): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
     const store = this.store;
     const inScope = (p: string): boolean => scope === null || isUnder(p, scope);
@@ -261,7 +279,9 @@ export class Builder {
       if (ops.length >= COMMIT_FILES || opBytes >= COMMIT_BYTES || performance.now() - lastFlush >= COMMIT_MS) flush();
       onProgress?.({ phase: 'parse', done, total: tasks.length });
     };
-    await parseAll(tasks, this.maxBytes, this.opts.workers ?? defaultWorkers(), take);
+    const workers = early.workers ?? this.workerCount;
+    early.workers = null; // parseAll ends them
+    await parseAll(tasks, this.maxBytes, workers, take, this.opts.compileCache ?? null);
     signal?.throwIfAborted();
     flush();
     onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });
@@ -274,6 +294,7 @@ export class Builder {
     for (const o of removals) if (o.op === 'remove') changes.push({ path: o.path, how: 'disappeared' });
     const unseen = walked.filter((w) => !store.fileByPath(w.path)).map((w) => w.path);
     await this.resolveTs(changes, tsWritten, resolveAll, unseen);
+    saveCompileCache(); // the compiler has resolved (and maybe parsed) on this thread by now
 
     // Package folders as they really are now (an __init__.py may have been binary or vanished meanwhile).
     const actual = packageDirsOf(store.ordered().map((f) => f.path));

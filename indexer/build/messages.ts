@@ -11,6 +11,12 @@ export interface ParseTask {
   knownHash?: string;   // the indexed content's hash: if unchanged, the worker answers 'same' without parsing
 }
 
+/** What a parse worker is started with. */
+export interface ParseWorkerData {
+  /** Folder for the compiler's code cache (typescript/compile-cache.ts), or null. */
+  compileCache: string | null;
+}
+
 export interface ParseRequest { id: number; maxBytes: number; tasks: ParseTask[] }
 
 export type ParseResult =

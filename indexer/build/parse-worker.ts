@@ -6,16 +6,17 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { BINARY_SNIFF_BYTES, isBinary } from '../discover/content.js';
 import { extractPython } from '../python/extract.js';
 import { isPythonPath } from '../python/modules.js';
 import { extractTs } from '../typescript/extract.js';
+import { compileCacheWanted, saveCompileCache, useCompileCache } from '../typescript/load.js';
 import { isTsJsPath } from '../typescript/paths.js';
 import { decodeText, splitLines } from '../text.js';
 import { BucketCollector, encodeBuckets } from '../store/trigrams.js';
 import type { TsExtract } from '../model.js';
-import type { Lang, ParseRequest, ParseResult, ParseTask } from './messages.js';
+import type { Lang, ParseRequest, ParseResult, ParseTask, ParseWorkerData } from './messages.js';
 
 const collector = new BucketCollector();
 
@@ -146,6 +147,14 @@ function exposeGc(): Gc | null {
   }
 }
 
+/**
+ * TypeScript files this thread parses before it writes the compiler's code
+ * cache, when it could not load from one: by then the cache holds the parser's
+ * functions, compiled as they were first used, and not only the top level.
+ */
+const CACHE_AFTER_TS_FILES = 128;
+let tsParsed = 0;
+
 function parseChunk(req: ParseRequest): { results: ParseResult[]; transfer: ArrayBuffer[]; pyBytes: number } {
   const results: ParseResult[] = [];
   const transfer: ArrayBuffer[] = [];
@@ -159,6 +168,7 @@ function parseChunk(req: ParseRequest): { results: ParseResult[]; transfer: Arra
     }
     if (res.kind === 'file') {
       if (res.lang === 'py') pyBytes += res.text.length;
+      if (res.lang === 'ts') tsParsed++;
       // Copy into exact-size buffers we own, then transfer instead of cloning.
       const text = new Uint8Array(res.text);
       const tri = new Uint8Array(res.tri);
@@ -167,11 +177,13 @@ function parseChunk(req: ParseRequest): { results: ParseResult[]; transfer: Arra
     }
     results.push(res);
   }
+  if (tsParsed >= CACHE_AFTER_TS_FILES && compileCacheWanted()) saveCompileCache();
   return { results, transfer, pyBytes };
 }
 
 if (parentPort) {
   const port = parentPort;
+  useCompileCache((workerData as ParseWorkerData | null)?.compileCache ?? null);
   const gc = exposeGc();
   // A MessagePort delivers every queued message in one go, and the pool keeps
   // two chunks queued, so a synchronous handler would never let the loop reach

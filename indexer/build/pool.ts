@@ -3,7 +3,7 @@
 // idles while the main thread is busy writing; results come back as they finish.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ParseRequest, ParseResponse, ParseResult, ParseTask } from './messages.js';
+import type { ParseRequest, ParseResponse, ParseResult, ParseTask, ParseWorkerData } from './messages.js';
 
 const CHUNK_FILES = 24;
 // Small chunks bound the tree-sitter trees a worker holds before it can collect
@@ -30,7 +30,28 @@ function chunk(tasks: Array<ParseTask & { size: number }>): ParseTask[][] {
 }
 
 /**
- * Parses every task on `workers` threads, calling onResults for each finished
+ * Starts `n` parse workers ahead of their tasks: a build from nothing starts
+ * them before its walk, so their start-up (and loading what they parse with)
+ * runs while discovery does. Hand them to parseAll, which ends them.
+ */
+export function startWorkers(n: number, compileCache: string | null): Worker[] {
+  const workerData: ParseWorkerData = { compileCache };
+  const url = new URL('./parse-worker.js', import.meta.url);
+  return Array.from({ length: Math.max(1, n) }, () => {
+    const w = new Worker(url, { workerData });
+    // Until parseAll listens: an error is kept for it (not thrown as an unhandled 'error' event), and so is an exit.
+    w.on('error', (err) => { if (!endedEarly.has(w)) endedEarly.set(w, err); });
+    w.once('exit', (code) => { if (!endedEarly.has(w)) endedEarly.set(w, new Error(`parse worker exited with code ${code}`)); });
+    return w;
+  });
+}
+
+/** Why a worker started by startWorkers ended before it was given work. */
+const endedEarly = new WeakMap<Worker, Error>();
+
+/**
+ * Parses every task on `workers` threads (or on the workers given, started
+ * by startWorkers), calling onResults for each finished
  * chunk (on the main thread, in completion order). Resolves when all are done;
  * the workers are terminated either way. When onResults throws (a cancelled
  * build) no more chunks go out, and the workers are terminated only once the
@@ -39,14 +60,16 @@ function chunk(tasks: Array<ParseTask & { size: number }>): ParseTask[][] {
  * process.
  */
 export async function parseAll(
-  tasks: Array<ParseTask & { size: number }>, maxBytes: number, workers: number,
-  onResults: (results: ParseResult[]) => void,
+  tasks: Array<ParseTask & { size: number }>, maxBytes: number, workers: number | Worker[],
+  onResults: (results: ParseResult[]) => void, compileCache: string | null = null,
 ): Promise<void> {
   const chunks = chunk(tasks);
-  if (chunks.length === 0) return;
-  const n = Math.max(1, Math.min(workers, Math.ceil(chunks.length / IN_FLIGHT_PER_WORKER)));
-  const url = new URL('./parse-worker.js', import.meta.url);
-  const pool = Array.from({ length: n }, () => new Worker(url));
+  if (chunks.length === 0) {
+    if (Array.isArray(workers)) await Promise.all(workers.map((w) => w.terminate()));
+    return;
+  }
+  const pool = Array.isArray(workers) ? workers
+    : startWorkers(Math.min(workers, Math.ceil(chunks.length / IN_FLIGHT_PER_WORKER)), compileCache);
   /** Chunks each worker has and has not answered yet. */
   const inFlight = new Map<Worker, number>(pool.map((w) => [w, 0]));
   const allLanded = (): boolean => [...inFlight.values()].every((k) => k === 0);
@@ -84,6 +107,8 @@ export async function parseAll(
             failed = true; reject(new Error(`parse worker exited with code ${code}`));
           }
         });
+        const ended = endedEarly.get(w);
+        if (ended) { landed(w, true); if (!failed) { failed = true; reject(ended); } continue; }
         for (let i = 0; i < IN_FLIGHT_PER_WORKER; i++) send(w);
       }
     });
