@@ -12,8 +12,6 @@ import { BlockSignatures, rowOf } from '../indexer/store/block-signatures.js';
 import { TrigramLineCounts } from '../indexer/store/line-counts.js';
 import { makeEvidence, makeEvidenceLazy } from '../indexer/evidence.js';
 import { SearchText } from '../indexer/store/search-text.js';
-import { chunkEnds, chunkLinesText } from '../indexer/store/text-chunks.js';
-import { decodeText, splitLines } from '../indexer/text.js';
 import { bucketOf, queryBuckets } from '../indexer/store/trigrams.js';
 import { mulberry32 } from './helpers/random.js';
 
@@ -30,24 +28,6 @@ function randomLines(n: number): string[] {
   });
 }
 
-/**
- * A file of these lines as the index holds it: its bytes (each line ended by
- * "\n" or "\r\n", the last one's end sometimes left off) cut into chunks of
- * about `chunkBytes` (small, so spans and blocks cross chunk ends), laid out
- * over a reader of those chunks. Returns the layout, its lowercased blocks
- * and the file's lines as text.ts gives them (a lone surrogate, which the
- * random lines can hold, is stored as U+FFFD).
- */
-function laidOut(given: readonly string[], chunkBytes = 1 + Math.floor(rnd() * 600)): { st: SearchText; blocks: string[]; lines: string[] } {
-  const last = given.length - 1;
-  const bytes = Buffer.from(given.map((l, i) => l + (i === last && l !== '' && rnd() < 0.5 ? '' : rnd() < 0.3 ? '\r\n' : '\n')).join(''));
-  let start = 0;
-  const chunks = chunkEnds(bytes, chunkBytes).map((end) => { const c = chunkLinesText(bytes.subarray(start, end)); start = end; return c; });
-  const decoded = chunks.map((text) => ({ text }));
-  const { st, lowered } = SearchText.layOut(7, chunks, { chunk: (fid, c) => { assert.is(fid, 7); return decoded[c]; } });
-  return { st, blocks: lowered, lines: splitLines(decodeText(bytes)) };
-}
-
 /** The rows a block's own trigrams set (what its signature must hold). */
 function rowsOfBlock(text: string): Set<number> {
   const rows = new Set<number>();
@@ -58,11 +38,11 @@ function rowsOfBlock(text: string): Set<number> {
 }
 
 test('block signatures and line counts equal brute force through add, rewrite, delete and compaction', () => {
-  const files = new Map<number, { blocks: string[] }>();
+  const files = new Map<number, SearchText>();
   // Compaction at 64 free slots (not 16,384) so this small churn goes through several.
   const sigs = new BlockSignatures((fid) => files.get(fid)!, 64);
   const counts = new TrigramLineCounts();
-  const put = (fid: number, st: { blocks: string[] }) => {
+  const put = (fid: number, st: SearchText) => {
     const old = files.get(fid);
     if (old) counts.apply(old, -1);
     files.set(fid, st);
@@ -114,7 +94,7 @@ test('block signatures and line counts equal brute force through add, rewrite, d
     if (r < 0.15) drop(fid);
     else {
       // Sizes from one line to ~12 blocks, so a rewrite often needs more slots than it had.
-      const st = laidOut(randomLines(1 + Math.floor(rnd() * (r < 0.6 ? 8 : 60))), 1 << 20);
+      const st = SearchText.fromLines(randomLines(1 + Math.floor(rnd() * (r < 0.6 ? 8 : 60))));
       if (files.has(fid) && st.blocks.length > files.get(fid)!.blocks.length) moves++;
       put(fid, st);
     }
@@ -126,13 +106,14 @@ test('block signatures and line counts equal brute force through add, rewrite, d
   // Deleting almost everything leaves mostly free slots: the next add compacts.
   for (const fid of [...files.keys()].slice(1)) drop(fid);
   const before = sigs.compactions;
-  for (let i = 0; i < 40; i++) put(1000 + i, laidOut(randomLines(200), 1 << 20));
+  for (let i = 0; i < 40; i++) put(1000 + i, SearchText.fromLines(randomLines(200)));
   assert.ok(sigs.compactions > before, 'adding after mass deletion compacts');
   check(401);
 });
 
-test('SearchText.textRange is the lines joined by "\\n", cut only past maxChars, for any span, any mix of text and any chunk size', () => {
-  // "İ" lowercases to two units, so a lowercased block differs in length from its text.
+test('SearchText.textRange is the lines joined by "\\n", cut only past maxChars, for any span and any mix of text', () => {
+  // ASCII blocks with capitals keep case bits instead of a second string; "İ" lowercases
+  // to two units, so its block keeps an original-case string of another length.
   const kinds = [
     () => randomLines(1)[0],
     () => Array.from({ length: Math.floor(rnd() * 90) }, () => 'aZ_( ).Qx'[Math.floor(rnd() * 9)]).join(''),
@@ -142,11 +123,9 @@ test('SearchText.textRange is the lines joined by "\\n", cut only past maxChars,
   ];
   let checked = 0;
   for (let f = 0; f < 60; f++) {
-    const { st, blocks, lines } = laidOut(Array.from({ length: 1 + Math.floor(rnd() * 120) }, () => kinds[Math.floor(rnd() * (rnd() < 0.7 ? 2 : kinds.length))]()));
+    const lines = Array.from({ length: 1 + Math.floor(rnd() * 120) }, () => kinds[Math.floor(rnd() * (rnd() < 0.7 ? 2 : kinds.length))]());
+    const st = SearchText.fromLines(lines);
     assert.is(st.lineCount, lines.length);
-    // The blocks are the lines, whole, lowercased one by one.
-    assert.equal(blocks.join('\n'), lines.map((l) => l.toLowerCase()).join('\n'));
-    for (let b = 0; b < st.blockCount; b++) assert.is(st.blockLower(b), blocks[b]);
     for (let k = 0; k < 80; k++) {
       const start = 1 + Math.floor(rnd() * lines.length);
       const end = start + Math.floor(rnd() * Math.min(lines.length - start + 1, rnd() < 0.5 ? 3 : 200));
@@ -163,7 +142,7 @@ test('SearchText.textRange is the lines joined by "\\n", cut only past maxChars,
     }
   }
   assert.ok(checked === 4800);
-  assert.throws(() => laidOut(['a']).st.textRange(1, 2), /outside 1-1/);
+  assert.throws(() => SearchText.fromLines(['a']).textRange(1, 2), /outside 1-1/);
 });
 
 test('evidence read through textRange equals makeEvidence at the edges: one-line files, a pair at the 4,000 cut, texts of exactly the cap', () => {
@@ -177,7 +156,7 @@ test('evidence read through textRange equals makeEvidence at the edges: one-line
     [...Array.from({ length: 40 }, (_, i) => `Line ${i}`), ''], // a last line that is empty
   ];
   for (const lines of files) {
-    const { st } = laidOut(lines);
+    const st = SearchText.fromLines(lines);
     for (let start = 1; start <= lines.length; start++) {
       for (let end = start; end <= lines.length; end++) {
         const want = makeEvidence('f', lines, start, end, 'source', 'f');

@@ -17,6 +17,7 @@ import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
 import { withImporterSuggestions } from './suggest-modules.js';
+import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
 import { answerPaced, type Pace } from './pace.js';
@@ -130,8 +131,9 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
     const counted = lines !== null;
     if (counted) total += lines;
     const { blocks, files } = store.plan.candidateBlocks(queryBuckets(query, cs), prefix);
-    // Searched from the query's rarest character: in the blocks lowercased, or (case-sensitive) as they are.
-    const find = anchoredFind(q, store.plan.rarestCharAt(cs ? q.toLowerCase() : q));
+    // Case-insensitive: the lowercased blocks, searched from the query's rarest character; case-sensitive: ExactFinder.
+    const findLower = cs ? null : anchoredFind(q, store.plan.rarestCharAt(q));
+    const exact = cs ? new ExactFinder(q) : null;
     let sinceDue = 0;
     for (const { f, st, from, to } of files) {
       if (counted && page.full) break;
@@ -141,9 +143,8 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
           if (due()) yield;
         }
         const b = blocks ? blocks[i] : i;
-        // A slice of the chunk's text (a view, not a copy): indexOf then stops at the block's end.
-        const hay = cs ? st.blockText(b) : st.blockLower(b);
-        const found = scanBlock(store, f, hay, find, st.firstLine(b), q, query, page);
+        const hay = exact ? exact.at(st, b) : st.blocks[b];
+        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLine[b], q, query, page);
         if (!counted) total += found;
         else if (page.full) break;
       }

@@ -7,15 +7,14 @@
 // commit, and dropped, and the background warm-up that loads them all;
 // plan.ts decides from them where a query's answers are.
 import type { Definition } from '../model.js';
-import { BlockSignatures, type BlockSource } from './block-signatures.js';
-import { ChunkCache, chunkKey } from './chunk-cache.js';
+import { decodeText, splitLines } from '../text.js';
+import { BlockSignatures } from './block-signatures.js';
 import type { FileMeta, FileTable } from './file-table.js';
 import { TrigramLineCounts } from './line-counts.js';
 import { Postings } from './postings.js';
-import { BLOCK_CHARS, SearchText, type Chunk, type ChunkReader } from './search-text.js';
+import { BLOCK_CHARS, SearchText } from './search-text.js';
 import { SymbolIndex, type ImportRef } from './symbols.js';
 import type { ImportRec, Tables } from './tables.js';
-import { chunkLinesText } from './text-chunks.js';
 
 /** Appended postings past this many entries trigger a rebuild from `tri` (keeps memory and lookups tight). */
 const POSTINGS_REBUILD_AT = 2_000_000;
@@ -23,8 +22,6 @@ const POSTINGS_REBUILD_AT = 2_000_000;
 const BULK_PUTS = 32;
 /** Files whose decoded defs/imports rows stay cached. */
 const ROWS_CACHE_FILES = 256;
-/** Characters of decoded text chunks kept (chunk-cache.ts; each counted twice, text and lowercased): 8M, at most ~8-16 MB of heap. */
-const CHUNK_CACHE_CHARS = 8 << 20;
 
 /** A Map that keeps the `max` most recently used entries. */
 class Lru<V> {
@@ -66,20 +63,10 @@ export class MemoryIndex {
    * a test sets it to false to force the rows path on a warm index.
    */
   symbolsReady = false;
-  /** Every file's block layout once warm (where its search blocks are in its text chunks: what search_code scans). */
+  /** Every file's search form once warm (lowercased text in blocks: what search_code scans). */
   private readonly textCache = new Map<number, SearchText>();
-  /** Signatures of the blocks of every file in textCache (kept in step with it); read by plan.ts. A compaction reads the blocks again. */
-  readonly sigs = new BlockSignatures((fid) => this.textCache.get(fid)!.lowered());
-  /** Decoded text chunks recently read (bounded). */
-  private readonly chunks = new ChunkCache(CHUNK_CACHE_CHARS);
-  private readonly reader: ChunkReader = { chunk: (fid, c) => this.chunkText(fid, c) };
-  /**
-   * The lowercased blocks of loaded files a commit is replacing or removing,
-   * read inside its transaction before the write (retiring), so the line
-   * counts can take them away afterwards (fileChanged): the text is no longer
-   * in the index by then.
-   */
-  private readonly retired = new Map<number, BlockSource>();
+  /** Signatures of the blocks of every file in textCache (kept in step with it); read by plan.ts. */
+  readonly sigs = new BlockSignatures((fid) => this.textCache.get(fid)!);
   /** Lines per trigram over every file in textCache (kept in step with it); read by plan.ts. */
   readonly lineCounts = new TrigramLineCounts();
   // Definitions and imports are read from LMDB for the files a query touches;
@@ -103,40 +90,22 @@ export class MemoryIndex {
   /** The file's search form when it is in memory, without loading it. */
   loadedText(fid: number): SearchText | undefined { return this.textCache.get(fid); }
 
-  /** The file's block layout (built from its text chunks on first use, with its signatures and line counts; dropped when the file changes). */
+  /** The file's search form (built from LMDB on first use, dropped when the file changes). */
   searchText(fid: number): SearchText {
     let t = this.textCache.get(fid);
     if (!t) {
-      // Read one by one through lmdb's shared buffer, decoded at once: copies of every row, dropped
-      // after warm-up, would stay resident as freed native memory (~130 MB on site-packages).
-      const texts: string[] = [];
-      for (let c = 0; ; c++) {
-        const bytes = this.tables.textChunk(fid, c);
-        if (!bytes) break;
-        texts.push(chunkLinesText(bytes));
-      }
-      if (texts.length === 0) throw new Error(`internal: no text stored for file id ${fid}`);
-      const { st, lowered } = SearchText.layOut(fid, texts, this.reader);
-      t = st;
+      t = SearchText.fromLines(this.readLines(fid));
       this.textCache.set(fid, t);
-      const src = { blocks: lowered };
-      this.sigs.set(fid, src);
-      this.lineCounts.apply(src, 1);
+      this.sigs.set(fid, t);
+      this.lineCounts.apply(t, 1);
     }
     return t;
   }
 
-  /** Chunk c of a file, from the cache or the index. */
-  private chunkText(fid: number, c: number): Chunk {
-    const key = chunkKey(fid, c);
-    let t = this.chunks.get(key);
-    if (t === undefined) {
-      const bytes = this.tables.textChunk(fid, c);
-      if (!bytes) throw new Error(`internal: no text chunk ${c} stored for file id ${fid}`);
-      t = { text: chunkLinesText(bytes) };
-      this.chunks.set(key, t);
-    }
-    return t;
+  private readLines(fid: number): string[] {
+    const bytes = this.tables.text(fid);
+    if (!bytes) throw new Error(`internal: no text stored for file id ${fid}`);
+    return splitLines(decodeText(bytes));
   }
 
   /**
@@ -211,30 +180,13 @@ export class MemoryIndex {
     this.symbols.set(fid, defs, imports);
   }
 
-  /**
-   * Inside a commit's transaction, before a stored file's rows are replaced
-   * or removed: keeps the lowercased blocks of its loaded version, which
-   * fileChanged takes away from the line counts.
-   */
-  retiring(fid: number): void {
-    const text = this.textCache.get(fid);
-    if (text && !this.retired.has(fid)) this.retired.set(fid, text.lowered());
-  }
-
-  /** The commit's transaction failed: nothing changed, nothing retires. */
-  commitFailed(): void { this.retired.clear(); }
-
   /** The file's text or rows changed or are gone: what was derived from them goes. */
   fileChanged(fid: number): void {
     const text = this.textCache.get(fid);
     if (text) {
-      const old = this.retired.get(fid);
-      if (!old) throw new Error(`internal: file id ${fid} changed without retiring its blocks`);
-      this.retired.delete(fid);
       this.textCache.delete(fid);
       this.sigs.delete(fid);
-      this.lineCounts.apply(old, -1);
-      for (let c = 0; c < text.chunkCount; c++) this.chunks.delete(chunkKey(fid, c));
+      this.lineCounts.apply(text, -1);
     }
     this.defsCache.delete(fid); this.impsCache.delete(fid);
   }

@@ -1,170 +1,129 @@
-// A file's search blocks, as queries read them: its lines grouped into blocks
-// of about BLOCK_CHARS, each within one of the file's chunks (text-chunks.ts,
-// the `text` table's rows). The heap holds only where each block is — its
-// first line, its chunk, its offset in the chunk's text — not the text: a
-// block's text is cut from its chunk when a query needs it, lowercased then
-// for a case-insensitive scan (the documented line rule, docs/tools.md).
-// Chunks are read through a ChunkReader (the memory index's, with a small
-// cache of decoded chunks).
+// The in-memory form of one file, what queries read: its lines grouped into
+// blocks of about BLOCK_CHARS, each block held as one flat string (lines joined
+// by "\n") in original case and lowercased line by line (the documented line rule, docs/tools.md;
+// the same string when the block has nothing to lowercase). No array of line
+// strings is kept: per-string headers would cost more than the text itself.
 //
 // Why blocks: a block is the unit the signatures (block-signatures.ts) filter.
 // A block whose signature lacks one of the query's trigrams cannot contain a
 // matching line (a match lies within one line, and a line lies within one
-// block), so it is skipped without being read; for a query made of common
+// block), so it is skipped without being scanned; for a query made of common
 // trigrams, few blocks hold every one of them even when most files do.
-import type { BlockSource } from './block-signatures.js';
+import { ownString } from '../text.js';
 
 /**
- * Target size of a block (UTF-16 units); a block ends at the first line end past
- * it, or at its chunk's end. 256 rather than 1 KB: with signatures tested 32
- * blocks per word, a smaller block costs little to filter and cuts the text
- * scanned for common queries (" self,": 14.7 -> 4 MB over the stdlib).
+ * Target size of a block (UTF-16 units); a block ends at the first line end past it.
+ * 256 rather than 1 KB: with signatures tested 32 blocks per word, a smaller block
+ * costs little to filter and cuts the text scanned for common queries (" self,":
+ * 14.7 -> 4 MB over the stdlib).
  */
 export const BLOCK_CHARS = 256;
 
-/**
- * One decoded chunk: its lines joined by "\n" (text-chunks.ts, chunkLinesText)
- * and, once a case-insensitive scan asked for it, the same lines lowercased
- * (lowerChunk).
- */
-export interface Chunk {
-  readonly text: string;
-  lower?: string;
-  /** Where each line starts in `lower`; null when that is where it starts in `text` (no line changed length). */
-  lowerStarts?: Uint32Array | null;
-}
-
-/** Reads chunk c of file fid. */
-export interface ChunkReader { chunk(fid: number, c: number): Chunk }
-
-/** Where a block's lines are: text[from, to) (reused from block to block by a scan). */
-export interface Span { text: string; from: number; to: number }
-
-
-/** The span cut() fills (one for all files; cut() runs to its end before another can). */
-const scratch: Span = { text: '', from: 0, to: 0 };
-
 export class SearchText {
   private constructor(
-    readonly fid: number,
-    private readonly reader: ChunkReader,
+    /** Lowercased lines of each block, joined by "\n" (no trailing "\n"). */
+    readonly blocks: string[],
+    /**
+     * The same lines in original case: === blocks[b] when lowercasing changes
+     * nothing, null for an all-ASCII block, which is rebuilt from blocks[b] and
+     * its case bits (ASCII lowercases unit by unit, in place), so the daemon
+     * does not hold the text twice.
+     */
+    readonly canon: Array<string | null>,
+    /**
+     * Case bits of every all-ASCII block, one array per file (a typed array per
+     * block costs more in headers than in bits): bit i of block b, at word
+     * caseOff[b] + (i >>> 5), is set when unit i was an uppercase ASCII letter.
+     */
+    readonly caseBits: Uint32Array,
+    /** Per block: first word of its case bits, -1 when canon[b] is a string. */
+    readonly caseOff: Int32Array,
     /** Number of lines. */
     readonly lineCount: number,
-    /** Number of blocks. */
-    readonly blockCount: number,
-    /** Per block, three runs of blockCount: 0-based first line, chunk number, offset of the block's text in its chunk's text. */
-    private readonly layout: Uint32Array,
+    /** 0-based index of each block's first line. */
+    readonly firstLine: Uint32Array,
   ) {}
 
-  /**
-   * Lays out a file from the texts of its chunks (chunkLinesText of each, in
-   * order) and returns, beside it, its blocks lowercased: the caller builds
-   * the signatures and line counts from them and keeps only the layout.
-   */
-  static layOut(fid: number, chunks: readonly string[], reader: ChunkReader): { st: SearchText; lowered: string[] } {
+  /** Builds from the file's lines (docs/tools.md, Evidence). */
+  static fromLines(lines: readonly string[]): SearchText {
+    const blocks: string[] = [];
+    const canon: Array<string | null> = [];
+    const caseWords: number[] = [];
+    const caseOff: number[] = [];
     const first: number[] = [];
-    const chunkOf: number[] = [];
-    const start: number[] = [];
-    const lowered: string[] = [];
-    let line = 0;
-    for (let c = 0; c < chunks.length; c++) {
-      const t = chunks[c];
-      let pos = 0;
-      for (;;) {
-        first.push(line);
-        chunkOf.push(c);
-        start.push(pos);
-        // At least one line, then lines while the block is under BLOCK_CHARS (each line counts its "\n").
-        let end = pos, len = 0, nl = -1;
-        do {
-          nl = t.indexOf('\n', end);
-          const lineEnd = nl < 0 ? t.length : nl;
-          len += lineEnd - end + 1;
-          line++;
-          end = lineEnd + 1;
-        } while (nl >= 0 && len < BLOCK_CHARS);
-        lowered.push(lowerLines(t.slice(pos, end - 1)));
-        if (nl < 0) break;
-        pos = end;
+    let i = 0;
+    while (i < lines.length) {
+      const start = i;
+      let len = 0;
+      while (i < lines.length && (i === start || len < BLOCK_CHARS)) len += lines[i++].length + 1;
+      first.push(start);
+      // A one-line block would be a view into the file's whole text (see ownString).
+      const c = i - start === 1 ? ownString(lines[start]) : lines.slice(start, i).join('\n');
+      const l = lowerJoin(c, lines, start, i);
+      blocks.push(l === c ? c : l);
+      // eslint-disable-next-line no-control-regex
+      if (l !== c && !/[^\x00-\x7f]/.test(c)) {
+        const off = caseWords.length;
+        for (let w = 0; w < (c.length + 31) >>> 5; w++) caseWords.push(0);
+        for (let k = 0; k < c.length; k++) {
+          const u = c.charCodeAt(k);
+          if (u >= 65 && u <= 90) caseWords[off + (k >>> 5)] |= 1 << (k & 31);
+        }
+        canon.push(null);
+        caseOff.push(off);
+      } else {
+        canon.push(l === c ? l : c);
+        caseOff.push(-1);
       }
     }
-    const n = first.length;
-    const layout = new Uint32Array(3 * n);
-    layout.set(first, 0);
-    layout.set(chunkOf, n);
-    layout.set(start, 2 * n);
-    return { st: new SearchText(fid, reader, line, n, layout), lowered };
+    return new SearchText(blocks, canon, Uint32Array.from(caseWords), Int32Array.from(caseOff), lines.length, Uint32Array.from(first));
   }
 
-  /** Number of chunks (the last block's chunk, plus one). */
-  get chunkCount(): number { return this.layout[2 * this.blockCount - 1] + 1; }
-
-  /** 0-based index of block b's first line. */
-  firstLine(b: number): number { return this.layout[b]; }
-
-  /**
-   * Sets `out` to block b's lines in its chunk's text, in original case or
-   * lowercased line by line (what a case-insensitive query is looked for in),
-   * without cutting a string.
-   */
-  span(b: number, lower: boolean, out: Span): void {
-    const n = this.blockCount, l = this.layout;
-    const c = l[n + b];
-    const ch = this.reader.chunk(this.fid, c);
-    const last = !(b + 1 < n && l[n + b + 1] === c); // the chunk's last block
-    if (!lower || lowerChunk(ch) === null) {
-      out.text = lower ? ch.lower! : ch.text;
-      out.from = l[2 * n + b];
-      out.to = last ? out.text.length : l[2 * n + b + 1] - 1;
-      return;
+  /** Original-case text of block b between offsets a and e. */
+  private canonSlice(b: number, a: number, e: number): string {
+    const c = this.canon[b];
+    if (c !== null) return c.slice(a, e);
+    const low = this.blocks[b];
+    const bits = this.caseBits;
+    const off = this.caseOff[b];
+    let out = '';
+    let run = a;
+    // Only the set bits (uppercase letters, a few in a hundred characters of code) are visited, word by word.
+    for (let w = a >>> 5; a < e && w <= (e - 1) >>> 5; w++) {
+      for (let word = bits[off + w]; word !== 0;) {
+        const bit = word & -word; // the lowest set bit
+        word ^= bit;
+        const i = (w << 5) + 31 - Math.clz32(bit);
+        if (i < a) continue;
+        if (i >= e) break;
+        out += low.slice(run, i) + String.fromCharCode(low.charCodeAt(i) - 32);
+        run = i + 1;
+      }
     }
-    // Lowercasing changed the length of some line: the block's lines start elsewhere in the lowered text.
-    const starts = ch.lowerStarts!;
-    let b0 = b;
-    while (b0 > 0 && l[n + b0 - 1] === c) b0--;
-    out.text = ch.lower!;
-    out.from = starts[l[b] - l[b0]];
-    out.to = last ? out.text.length : starts[l[b + 1] - l[b0]] - 1;
-  }
-
-  /** Block b's lines in original case, joined by "\n". */
-  blockText(b: number): string { return this.cut(b, false); }
-
-  /** Block b's lines lowercased one by one, joined by "\n". */
-  blockLower(b: number): string { return this.cut(b, true); }
-
-  private cut(b: number, lower: boolean): string {
-    this.span(b, lower, scratch);
-    const text = scratch.text;
-    scratch.text = ''; // held by no file: a span kept per file would keep a chunk of each alive
-    return text.slice(scratch.from, scratch.to);
-  }
-
-  /** Every block lowercased (a compaction of the signatures, or line counts taken away, reads them again). */
-  lowered(): BlockSource {
-    const blocks: string[] = [];
-    for (let b = 0; b < this.blockCount; b++) blocks.push(this.blockLower(b));
-    return { blocks };
+    return out + low.slice(run, e);
   }
 
   /**
    * Lines start..end (1-based, inclusive) in original case, joined by "\n":
-   * the file's text over those lines. Reads no further than maxChars + 1
-   * characters (a caller that keeps maxChars can tell there was more), and
-   * only the chunks those lines are in. Throws outside 1..lineCount.
+   * the file's text over those lines. A block holds its lines joined the same
+   * way, so this is one slice per block, not one string per line. Reads no
+   * further than maxChars + 1 characters (a caller that keeps maxChars can tell
+   * there was more). Throws outside 1..lineCount.
    */
   textRange(start: number, end: number, maxChars = Infinity): string {
     if (!(start >= 1 && start <= end && end <= this.lineCount)) throw new Error(`internal: lines ${start}-${end} outside 1-${this.lineCount}`);
-    const first = this.layout;
-    const n = this.blockCount;
+    const first = this.firstLine;
     // The block holding line `start`: the last whose first line is <= start-1.
-    let lo = 0, hi = n - 1;
+    let lo = 0, hi = first.length - 1;
     while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (first[mid] <= start - 1) lo = mid; else hi = mid - 1; }
     let out = '';
     let line = start - 1; // 0-based: the next line to read
     for (let b = lo; ; b++) {
-      const text = this.blockText(b);
-      const next = b + 1 < n ? first[b + 1] : this.lineCount; // first line of the next block
+      // Line ends are found in the text that is sliced: a separate original-case
+      // string can differ in length from the lowercased one ("İ" lowercases to two
+      // units); an all-ASCII block (canon null) cannot.
+      const text = this.canon[b] ?? this.blocks[b];
+      const next = b + 1 < first.length ? first[b + 1] : this.lineCount; // first line of the next block
       let a = 0;
       for (let l = first[b]; l < line; l++) a = text.indexOf('\n', a) + 1;
       const stop = Math.min(end, next); // this block gives lines line..stop-1
@@ -176,7 +135,7 @@ export class SearchText {
       }
       const sep = line === start - 1 ? '' : '\n';
       const room = maxChars + 1 - out.length - sep.length;
-      out += sep + text.slice(a, Math.min(e, a + Math.max(0, room)));
+      out += sep + this.canonSlice(b, a, Math.min(e, a + Math.max(0, room)));
       line = stop;
       if (line >= end || out.length > maxChars) return out;
     }
@@ -184,42 +143,79 @@ export class SearchText {
 }
 
 /**
- * Lines joined by "\n", lowercased one by one. For pure-ASCII text
+ * lines[a..b) lowercased one by one and joined by "\n". For pure-ASCII text
  * lowercasing the joined string is the same thing (ASCII maps unit by unit)
- * and much cheaper; otherwise line by line, as docs/tools.md says
+ * and much cheaper; otherwise lowercase line by line, as docs/tools.md says
  * (toLowerCase is context-sensitive for a few characters, e.g. final sigma).
  */
-export function lowerLines(joined: string): string {
+function lowerJoin(joined: string, lines: readonly string[], a: number, b: number): string {
   // eslint-disable-next-line no-control-regex
   if (!/[^\x00-\x7f]/.test(joined)) return joined.toLowerCase();
-  return joined.split('\n').map((l) => l.toLowerCase()).join('\n');
+  const lower: string[] = [];
+  for (let i = a; i < b; i++) lower.push(lines[i].toLowerCase());
+  return lower.join('\n');
 }
 
 /**
- * Fills in the chunk's lowercased text (lowerLines) and, when some line
- * changed length ("İ" lowercases to two units), where each line starts in it.
- * Returns lowerStarts.
+ * A case-sensitive query, prepared once and then pointed at one block after
+ * another (no closure or regex per block: a short query visits every block).
+ * at() returns the string to scan, whose "\n" positions are the block's line
+ * ends; find() then gives the next occurrence of the query in original case.
  */
-export function lowerChunk(ch: Chunk): Uint32Array | null {
-  if (ch.lowerStarts !== undefined) return ch.lowerStarts;
-  const text = ch.text;
-  // eslint-disable-next-line no-control-regex
-  if (!/[^\x00-\x7f]/.test(text)) {
-    ch.lower = text.toLowerCase();
-    ch.lowerStarts = null;
-    return null;
+export class ExactFinder {
+  private readonly lower: string;
+  /** Per query unit: 1 when it is an uppercase ASCII letter. */
+  private readonly upper: Uint8Array;
+  private readonly ascii: boolean;
+  /**
+   * No ASCII letter and nothing but ASCII: then a line holds the query exactly
+   * when its lowercased form does (lowercasing maps those units to themselves,
+   * and no other character lowercases to them; checked over every code point),
+   * so the lowercased block is scanned as is. Line numbers come out right either
+   * way: lowercasing never adds or drops a "\n".
+   */
+  private readonly caseless: boolean;
+  private bits: Uint32Array = new Uint32Array(0);
+  private off = -1;
+  private mode: 'indexOf' | 'bits' | 'none' = 'indexOf';
+  private hayQuery = '';
+
+  constructor(readonly q: string) {
+    this.lower = q.toLowerCase();
+    // eslint-disable-next-line no-control-regex
+    this.ascii = !/[^\x00-\x7f]/.test(q);
+    this.caseless = this.ascii && !/[A-Za-z]/.test(q);
+    this.upper = Uint8Array.from(q, (ch) => (ch >= 'A' && ch <= 'Z' ? 1 : 0));
   }
-  const lines = text.split('\n');
-  let same = true;
-  for (let i = 0; i < lines.length; i++) {
-    const low = lines[i].toLowerCase();
-    if (low.length !== lines[i].length) same = false;
-    lines[i] = low;
+
+  /** Points the finder at block b of st; returns the string to scan. */
+  at(st: SearchText, b: number): string {
+    const c = st.canon[b];
+    if (this.caseless) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.blocks[b]; }
+    if (c !== null) { this.mode = 'indexOf'; this.hayQuery = this.q; return c; }
+    // An all-ASCII block: search its lowercased text, then check the case bits.
+    if (!this.ascii) { this.mode = 'none'; return ''; } // holds no non-ASCII query
+    this.mode = 'bits';
+    this.hayQuery = this.lower;
+    this.bits = st.caseBits;
+    this.off = st.caseOff[b];
+    return st.blocks[b];
   }
-  ch.lower = lines.join('\n');
-  if (same) { ch.lowerStarts = null; return null; }
-  const starts = new Uint32Array(lines.length);
-  for (let i = 1; i < lines.length; i++) starts[i] = starts[i - 1] + lines[i - 1].length + 1;
-  ch.lowerStarts = starts;
-  return starts;
+
+  /** Next position at or after `from` where the query occurs in original case, or -1. */
+  readonly find = (hay: string, from: number): number => {
+    if (this.mode === 'none') return -1;
+    const ql = this.hayQuery;
+    if (this.mode === 'indexOf') return hay.indexOf(ql, from);
+    const { bits, off, upper } = this;
+    for (let pos = hay.indexOf(ql, from); pos >= 0; pos = hay.indexOf(ql, pos + 1)) {
+      let ok = true;
+      for (let k = 0; k < upper.length && ok; k++) {
+        const i = pos + k;
+        ok = ((bits[off + (i >>> 5)] >>> (i & 31)) & 1) === upper[k];
+      }
+      if (ok) return pos;
+    }
+    return -1;
+  };
 }

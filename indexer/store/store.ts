@@ -79,65 +79,58 @@ export class Store {
     const now = new Date().toISOString();
     let nextFid = files.nextFid;
     const mode = memory.commitMode(ops.filter((o) => o.op === 'put').length);
-    try {
-      tables.transaction(() => {
-        for (const o of ops) {
-          const old = files.byPathOf(o.op === 'put' ? o.file.path : o.path);
-          const fid = old?.fid;
-          switch (o.op) {
-            case 'put': {
-              const f = o.file;
-              const id = fid ?? nextFid++;
-              // The old version's buckets, so the postings can be patched (a bulk commit rebuilds them instead).
-              const prevTri = old && !mode.bulk ? tables.tri(id) ?? null : null;
-              if (old) memory.retiring(old.fid);
-              const row = tables.putFile(id, f, old !== undefined);
-              const skipped = files.skipped.has(f.path);
-              if (skipped) tables.removeSkip(f.path);
-              const prev = prevTri ? Uint8Array.from(prevTri) : null;
-              after.push(() => {
-                if (old) memory.fileChanged(old.fid);
-                if (skipped) files.skipped.delete(f.path);
-                files.put(id, row, old);
-                memory.filePut(id, f.tri, prev, mode, f.lang !== null ? f.defs : [], f.lang !== null ? f.imports : []);
-                if (mode.keepComplete) loadText.push(id);
-              });
-              break;
+    tables.transaction(() => {
+      for (const o of ops) {
+        const old = files.byPathOf(o.op === 'put' ? o.file.path : o.path);
+        const fid = old?.fid;
+        switch (o.op) {
+          case 'put': {
+            const f = o.file;
+            const id = fid ?? nextFid++;
+            // The old version's buckets, so the postings can be patched (a bulk commit rebuilds them instead).
+            const prevTri = old && !mode.bulk ? tables.tri(id) ?? null : null;
+            const row = tables.putFile(id, f, old !== undefined);
+            const skipped = files.skipped.has(f.path);
+            if (skipped) tables.removeSkip(f.path);
+            const prev = prevTri ? Uint8Array.from(prevTri) : null;
+            after.push(() => {
+              if (old) memory.fileChanged(old.fid);
+              if (skipped) files.skipped.delete(f.path);
+              files.put(id, row, old);
+              memory.filePut(id, f.tri, prev, mode, f.lang !== null ? f.defs : [], f.lang !== null ? f.imports : []);
+              if (mode.keepComplete) loadText.push(id);
+            });
+            break;
+          }
+          case 'touch': {
+            if (!old || !tables.touchFile(old.fid, o.size, o.mtimeMs)) break;
+            after.push(() => files.touch(old, o.size, o.mtimeMs));
+            break;
+          }
+          case 'skip':
+          case 'remove': {
+            if (o.op === 'skip') {
+              tables.putSkip(o.path, o.size, o.mtimeMs);
+              after.push(() => files.skipped.set(o.path, { size: o.size, mtimeMs: o.mtimeMs }));
+            } else if (files.skipped.has(o.path)) {
+              tables.removeSkip(o.path);
+              after.push(() => files.skipped.delete(o.path));
             }
-            case 'touch': {
-              if (!old || !tables.touchFile(old.fid, o.size, o.mtimeMs)) break;
-              after.push(() => files.touch(old, o.size, o.mtimeMs));
-              break;
-            }
-            case 'skip':
-            case 'remove': {
-              if (o.op === 'skip') {
-                tables.putSkip(o.path, o.size, o.mtimeMs);
-                after.push(() => files.skipped.set(o.path, { size: o.size, mtimeMs: o.mtimeMs }));
-              } else if (files.skipped.has(o.path)) {
-                tables.removeSkip(o.path);
-                after.push(() => files.skipped.delete(o.path));
-              }
-              if (!old) break;
-              memory.retiring(old.fid);
-              tables.removeFile(old.fid);
-              after.push(() => { files.remove(old); memory.fileRemoved(old.fid); });
-              break;
-            }
-            case 'resolve': {
-              const row = old && (old.py || old.ts) ? tables.resolveFile(old.fid, o.mods, o.imports, o.tsres) : null;
-              if (!old || !row) break;
-              after.push(() => { files.resolved(old, row); memory.importsResolved(old.fid, o.imports); });
-              break;
-            }
+            if (!old) break;
+            tables.removeFile(old.fid);
+            after.push(() => { files.remove(old); memory.fileRemoved(old.fid); });
+            break;
+          }
+          case 'resolve': {
+            const row = old && (old.py || old.ts) ? tables.resolveFile(old.fid, o.mods, o.imports, o.tsres) : null;
+            if (!old || !row) break;
+            after.push(() => { files.resolved(old, row); memory.importsResolved(old.fid, o.imports); });
+            break;
           }
         }
-        tables.putMeta({ generation, lastUpdate: now, nextFileId: nextFid, state: patch.state, pkgDirs: patch.pkgDirs });
-      });
-    } catch (e) {
-      memory.commitFailed(); // nothing was written: nothing retires
-      throw e;
-    }
+      }
+      tables.putMeta({ generation, lastUpdate: now, nextFileId: nextFid, state: patch.state, pkgDirs: patch.pkgDirs });
+    });
     // Committed: patch memory before anything else can run.
     for (const fn of after) fn();
     files.nextFid = nextFid;

@@ -6,10 +6,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Definition, Lang, RawImport, Unresolved } from '../model.js';
-import { chunkEnds } from './text-chunks.js';
 
 /** Bump whenever a table's key or value layout changes: an index of another version is rebuilt from scratch. */
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 4;
 
 /** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
 const MAX_KEY_BYTES = 400;
@@ -107,8 +106,7 @@ export class Tables {
   private env: RootDatabase;
   private meta: Database<any, string>;
   private filesDb: Database<FileRow, number>;
-  /** The files' text in chunks (text-chunks.ts), keyed [file id, chunk number]. */
-  private textDb: Database<Buffer, [number, number]>;
+  private textDb: Database<Buffer, number>;
   private triDb: Database<Buffer, number>;
   private skipDb: Database<[number, number], string>;
   private defsDb: Database<DefRow[], number>;
@@ -126,7 +124,7 @@ export class Tables {
     this.env = open({ path: dir, maxDbs: 16, noMetaSync: true });
     this.meta = this.env.openDB({ name: 'meta', encoding: 'msgpack' });
     this.filesDb = this.env.openDB({ name: 'files', keyEncoding: 'uint32', encoding: 'msgpack' });
-    this.textDb = this.env.openDB({ name: 'text', encoding: 'binary', compression: true });
+    this.textDb = this.env.openDB({ name: 'text', keyEncoding: 'uint32', encoding: 'binary', compression: true });
     this.triDb = this.env.openDB({ name: 'tri', keyEncoding: 'uint32', encoding: 'binary' });
     this.skipDb = this.env.openDB({ name: 'skip', encoding: 'msgpack' });
     this.defsDb = this.env.openDB({ name: 'defs', keyEncoding: 'uint32', encoding: 'msgpack' });
@@ -193,30 +191,8 @@ export class Tables {
     return lists;
   }
 
-  /** The file's bytes as indexed (its chunks joined); undefined for an id with no text. */
-  text(fid: number): Buffer | undefined {
-    const chunks = this.textChunks(fid);
-    return chunks.length === 0 ? undefined : Buffer.concat(chunks);
-  }
-
-  /** The file's chunks in order (each a copy). */
-  textChunks(fid: number): Buffer[] {
-    const out: Buffer[] = [];
-    for (const { value } of this.textDb.getRange({ start: [fid, 0], end: [fid + 1, 0] })) out.push(value);
-    return out;
-  }
-
-  /**
-   * Chunk c of the file, or undefined. The bytes are lmdb's shared read
-   * buffer, valid only until the next read: decode them at once. (lmdb-js
-   * copies every value out of its map; a chunk of a few KB is all a search
-   * of one block copies.)
-   */
-  textChunk(fid: number, c: number): Uint8Array | undefined {
-    const bytes = this.textDb.getBinaryFast([fid, c]);
-    // The shared buffer is longer than the value: its `length` is set to the value's, its byteLength is not.
-    return bytes && bytes.subarray(0, bytes.length);
-  }
+  /** The file's bytes as indexed. */
+  text(fid: number): Buffer | undefined { return this.textDb.getBinary(fid); }
 
   /** The file's encoded trigram buckets. */
   tri(fid: number): Buffer | undefined { return this.triDb.getBinary(fid); }
@@ -258,7 +234,7 @@ export class Tables {
     };
     if (f.lang === 'ts') { row.ts = true; row.tr = resolutionCounts(f.imports); }
     this.filesDb.putSync(fid, row);
-    this.putText(fid, f.text, replacing);
+    this.textDb.putSync(fid, f.text as Buffer);
     this.triDb.putSync(fid, f.tri as Buffer);
     if (f.lang !== null) {
       this.defsDb.putSync(fid, f.defs.map((d): DefRow => [d.name, d.qualname, d.kind, d.start, d.end]));
@@ -269,20 +245,6 @@ export class Tables {
     if (f.tsres) this.tsresDb.putSync(fid, f.tsres); else this.tsresDb.removeSync(fid);
     this.linkKeys(fid, f.defs, f.imports);
     return row;
-  }
-
-  /** Writes the file's text as chunks (text-chunks.ts), removing the stored version's first. */
-  private putText(fid: number, bytes: Uint8Array, replacing: boolean): void {
-    if (replacing) this.removeText(fid);
-    let start = 0;
-    chunkEnds(bytes).forEach((end, c) => {
-      this.textDb.putSync([fid, c], bytes.subarray(start, end) as Buffer);
-      start = end;
-    });
-  }
-
-  private removeText(fid: number): void {
-    for (const key of [...this.textDb.getKeys({ start: [fid, 0], end: [fid + 1, 0] })]) this.textDb.removeSync(key);
   }
 
   /** Records a new stat for unchanged content; false when the file has no row. */
@@ -297,8 +259,7 @@ export class Tables {
   /** Removes every row and lookup key of a file. */
   removeFile(fid: number): void {
     this.unlinkKeys(fid);
-    for (const db of [this.filesDb, this.triDb, this.defsDb, this.impsDb, this.tsresDb]) db.removeSync(fid);
-    this.removeText(fid);
+    for (const db of [this.filesDb, this.textDb, this.triDb, this.defsDb, this.impsDb, this.tsresDb]) db.removeSync(fid);
   }
 
   /**
@@ -361,13 +322,13 @@ export class Tables {
         path: f.path, size: f.size, hash: f.hash, lines: f.lines, py: f.py, mods: f.mods,
         defs: this.defsDb.get(f.fid) ?? null,
         imports: (this.impsDb.get(f.fid) ?? []).map((i) => (i.why ? [i.start, i.end, i.targets, i.why] : [i.start, i.end, i.targets])),
-        text: (this.text(f.fid) ?? Buffer.alloc(0)).toString('base64').length,
+        text: (this.textDb.getBinary(f.fid) ?? Buffer.alloc(0)).toString('base64').length,
         tri: Buffer.from(this.triDb.getBinary(f.fid) ?? []).toString('base64'),
       })),
       sym: table(this.symDb), target: table(this.targetDb),
       skip: [...this.skipDb.getRange()].map(({ key, value }) => `${String(key)} ${value[0]}`).sort(),
       rows: {
-        files: rowsOf(this.filesDb), text: [...new Set([...this.textDb.getKeys()].map(([fid]) => pathOf(fid)))].sort(), tri: rowsOf(this.triDb), defs: rowsOf(this.defsDb), imports: rowsOf(this.impsDb),
+        files: rowsOf(this.filesDb), text: rowsOf(this.textDb), tri: rowsOf(this.triDb), defs: rowsOf(this.defsDb), imports: rowsOf(this.impsDb),
         tsres: [...this.tsresDb.getRange()].map(({ key, value }) => `${pathOf(key)} ${JSON.stringify(value)}`).sort(),
       },
     };
