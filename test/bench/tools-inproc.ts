@@ -1,4 +1,5 @@
-// find_symbol and find_importers on the stdlib's names (queries.ts), timed in
+// find_symbol and find_importers on the stdlib's names, search_code on its
+// seeded substrings, either case (queries.ts), timed in
 // process, without the transport: a round trip costs ~0.2 ms, which hides a
 // difference of a few µs per call. With `--against DIST` (another build's
 // dist/ folder, e.g. main's, built elsewhere), both builds index the same
@@ -33,12 +34,12 @@ async function open(dist: string, root: string): Promise<Opened> {
 }
 
 /** Per build, the mean µs per call of each round, the builds' rounds alternating. */
-async function rounds(builds: readonly Opened[], tool: string, key: string, values: readonly string[]): Promise<number[][]> {
+async function rounds(builds: readonly Opened[], tool: string, key: string, values: readonly string[], extra: object): Promise<number[][]> {
   const times = builds.map(() => [] as number[]);
   for (let r = 0; r < UNTIMED + ROUNDS; r++) {
     for (const [i, b] of builds.entries()) {
       const t0 = process.hrtime.bigint();
-      for (const v of values) await b.idx.runTool(tool, { [key]: v });
+      for (const v of values) await b.idx.runTool(tool, { [key]: v, ...extra });
       if (r >= UNTIMED) times[i].push(Number(process.hrtime.bigint() - t0) / 1000 / values.length);
     }
   }
@@ -59,11 +60,13 @@ async function main(): Promise<void> {
     const q = drawQueries(corpus, 300);
     for (const d of dists) builds.push(await open(d, corpus.root));
     const rows: string[] = [];
-    for (const [tool, key, values, what] of [
-      ['find_symbol', 'name', q.symbols, 'stdlib names'],
-      ['find_importers', 'module_name', q.modules, 'stdlib module names'],
+    for (const [tool, key, values, what, extra] of [
+      ['find_symbol', 'name', q.symbols, 'stdlib names', {}],
+      ['find_importers', 'module_name', q.modules, 'stdlib module names', {}],
+      ['search_code', 'query', q.search, 'seeded substrings', {}],
+      ['search_code', 'query', q.search, 'seeded substrings, case-sensitive', { case_sensitive: true }],
     ] as const) {
-      const t = await rounds(builds, tool, key, values);
+      const t = await rounds(builds, tool, key, values, extra);
       rows.push(`| \`${tool}\`, ${values.length} ${what} | ${t.map(fmt).join(' | ')} |`);
     }
     console.log(`| per call, in process: min / median of ${ROUNDS} rounds | ${builds.map((b) => b.label).join(' | ')} |`);
