@@ -9,7 +9,7 @@
 import type { BlockSource } from './block-signatures.js';
 
 const ASCII_CODES = 1 << 21;
-/** Lines up to this many UTF-16 units dedupe their trigrams in TrigramLineCounts' set; longer ones sort them. */
+/** Lines up to this many UTF-16 units dedupe their trigrams in TrigramLineCounts' set; a longer one in a set made for it. */
 const SET_LINE = 2048;
 /** Slots of that set: a power of two, at least twice the trigrams of the longest such line. */
 const SET_SLOTS = 4096;
@@ -28,8 +28,8 @@ export class TrigramLineCounts {
    * a small open-addressed set whose slots hold a code (21 bits) and the
    * stamp of the line that put it there (the 11 bits above), so it is cleared
    * only when the stamps wrap. Sized for lines of up to SET_LINE units; a
-   * longer line sorts its codes instead. (A table of a stamp per code, 4 MB,
-   * was here before: this is 16 KB.)
+   * longer line gets a set of its own for its time. (A table of a stamp per
+   * code, 4 MB, was here before: this is 16 KB.)
    */
   private readonly set = new Int32Array(SET_SLOTS);
   private line = 0;
@@ -71,9 +71,16 @@ export class TrigramLineCounts {
 
   private countLine(text: string, start: number, end: number, sign: 1 | -1): void {
     if (end - start < 3) return;
-    if (end - start > SET_LINE) { this.countLongLine(text, start, end, sign); return; }
-    if (++this.line === 1 << 11) { this.set.fill(0); this.line = 1; }
-    const stamp = this.line << 21, mask = SET_SLOTS - 1, set = this.set;
+    let set = this.set, stamp: number;
+    if (end - start > SET_LINE) {
+      // A set of its own, fresh (every stamp 0), big enough for the line's distinct codes (at most ASCII_CODES).
+      set = new Int32Array(1 << (32 - Math.clz32(2 * Math.min(end - start, ASCII_CODES) - 1)));
+      stamp = 1 << 21;
+    } else {
+      if (++this.line === 1 << 11) { this.set.fill(0); this.line = 1; }
+      stamp = this.line << 21;
+    }
+    const mask = set.length - 1;
     let a = text.charCodeAt(start), b = text.charCodeAt(start + 1);
     if (a < 128) this.chars[a] += sign;
     if (b < 128) this.chars[b] += sign;
@@ -93,22 +100,5 @@ export class TrigramLineCounts {
       }
       a = b; b = c;
     }
-  }
-
-  /** countLine for a line too long for the set: its codes sorted, each counted once. */
-  private countLongLine(text: string, start: number, end: number, sign: 1 | -1): void {
-    const codes = new Int32Array(end - start - 2);
-    let n = 0;
-    let a = text.charCodeAt(start), b = text.charCodeAt(start + 1);
-    if (a < 128) this.chars[a] += sign;
-    if (b < 128) this.chars[b] += sign;
-    for (let i = start + 2; i < end; i++) {
-      const c = text.charCodeAt(i);
-      if (c < 128) this.chars[c] += sign;
-      if ((a | b | c) < 128) codes[n++] = (a << 14) | (b << 7) | c;
-      a = b; b = c;
-    }
-    const sorted = codes.subarray(0, n).sort();
-    for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) this.ascii[sorted[i]] += sign;
   }
 }
