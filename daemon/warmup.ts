@@ -17,6 +17,7 @@ import type { ToolCallParams } from '../indexer/query/schemas.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { Methods, TOOL_ERROR, type WarmupOutcome, type WarmupStatus } from '../protocol/messages.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
+import { collectGarbage } from './collect-garbage.js';
 
 /** A tools/call the warm-up makes: any tool but read_git_diff. */
 export type WarmupCall = Exclude<ToolCallParams, { name: 'read_git_diff' }>;
@@ -173,8 +174,14 @@ export class RequestPathWarmup {
       await idle?.();
     };
     const r = await warmRequestPath(warmupCalls(handle.sample(WARMUP_SAMPLE), WARMUP_ROUNDS), run, stopped, WARMUP_BUDGET_MS, between);
-    this.status = { state: 'done', calls: r.calls, refused, busyMs: Math.round(r.busyMs), outcome: r.outcome };
     const note = r.outcome === 'budget' ? ' (time budget reached)' : r.outcome === 'stopped' ? ' (stopped)' : '';
     log(`request path warmed up: ${r.calls} calls (${refused} refused), ${r.busyMs.toFixed(0)} ms of work${note}`);
+    // What warm-up left behind is garbage V8 would keep until the heap grows again: collected once, when no client waits.
+    if (r.outcome !== 'stopped') {
+      await between();
+      const ms = stopped() ? null : await collectGarbage();
+      if (ms !== null) log(`heap collected after warm-up in ${ms.toFixed(0)} ms`);
+    }
+    this.status = { state: 'done', calls: r.calls, refused, busyMs: Math.round(r.busyMs), outcome: r.outcome };
   }
 }

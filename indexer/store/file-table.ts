@@ -37,8 +37,12 @@ export class FileTable {
   /** Paths the walk lists but that are not indexable (binary), with the stat they had when judged. */
   readonly skipped = new Map<string, { size: number; mtimeMs: number }>();
   private readonly byPath = new Map<string, number>();
-  /** Module name -> ids of the files known by it (from each file's `mods`; find_importers asks it on every call). */
-  private readonly byModule = new Map<string, Set<number>>();
+  /**
+   * Module name -> ids of the files known by it, in the order they came (from
+   * each file's `mods`; find_importers asks it on every call). Arrays, not
+   * Sets: nearly every name has one file, and a Set costs ~100 bytes more.
+   */
+  private readonly byModule = new Map<string, number[]>();
   private order: number[] = [];           // live fids sorted by path (code point order: cmp)
   private rank: Int32Array | null = null; // fid -> position in order; rebuilt lazily
   private orderedFiles: FileMeta[] | null = null; // the files of `order`; rebuilt lazily
@@ -132,16 +136,18 @@ export class FileTable {
 
   private linkModules(f: FileMeta): void {
     for (const m of f.mods) {
-      let ids = this.byModule.get(m);
-      if (!ids) { ids = new Set(); this.byModule.set(m, ids); }
-      ids.add(f.fid);
+      const ids = this.byModule.get(m);
+      if (!ids) this.byModule.set(m, [f.fid]);
+      else if (!ids.includes(f.fid)) ids.push(f.fid);
     }
   }
 
   private unlinkModules(f: FileMeta): void {
     for (const m of f.mods) {
       const ids = this.byModule.get(m);
-      if (ids?.delete(f.fid) && ids.size === 0) this.byModule.delete(m);
+      const at = ids?.indexOf(f.fid) ?? -1;
+      if (at < 0) continue;
+      if (ids!.length === 1) this.byModule.delete(m); else ids!.splice(at, 1);
     }
   }
 
@@ -174,7 +180,7 @@ export class FileTable {
   /** Ids of the files that have `module` among their module names (a new array). */
   moduleFiles(module: string): number[] { return [...(this.byModule.get(module) ?? [])]; }
   /** Every module name with the files known by it. */
-  modules(): IterableIterator<[string, ReadonlySet<number>]> { return this.byModule.entries(); }
+  modules(): IterableIterator<[string, readonly number[]]> { return this.byModule.entries(); }
 
   /** Live file ids in path order (a copy: the caller may keep it across commits). */
   idsInOrder(): number[] { return [...this.order]; }

@@ -9,6 +9,12 @@
 import type { BlockSource } from './block-signatures.js';
 
 const ASCII_CODES = 1 << 21;
+/** Lines up to this many UTF-16 units dedupe their trigrams in TrigramLineCounts' set; a longer one in a set made for it. */
+const SET_LINE = 2048;
+/** Slots of that set: a power of two, at least twice the trigrams of the longest such line. */
+const SET_SLOTS = 4096;
+/** The code's bits in a slot of that set. */
+const CODE_MASK = (1 << 21) - 1;
 
 export class TrigramLineCounts {
   /**
@@ -17,8 +23,15 @@ export class TrigramLineCounts {
    * them would grow with the repository's alphabet (CJK text has millions).
    */
   private readonly ascii = new Uint32Array(ASCII_CODES);
-  /** Last line that counted each ASCII code, so a line counts a trigram once. */
-  private readonly seen = new Uint16Array(ASCII_CODES);
+  /**
+   * The codes the current line has counted, so a line counts a trigram once:
+   * a small open-addressed set whose slots hold a code (21 bits) and the
+   * stamp of the line that put it there (the 11 bits above), so it is cleared
+   * only when the stamps wrap. Sized for lines of up to SET_LINE units; a
+   * longer line gets a set of its own for its time. (A table of a stamp per
+   * code, 4 MB, was here before: this is 16 KB.)
+   */
+  private readonly set = new Int32Array(SET_SLOTS);
   private line = 0;
   /** Occurrences of each ASCII unit (a search anchors on the query's rarest character). */
   private readonly chars = new Float64Array(128);
@@ -58,8 +71,16 @@ export class TrigramLineCounts {
 
   private countLine(text: string, start: number, end: number, sign: 1 | -1): void {
     if (end - start < 3) return;
-    if (++this.line === 0x10000) { this.seen.fill(0); this.line = 1; }
-    const stamp = this.line;
+    let set = this.set, stamp: number;
+    if (end - start > SET_LINE) {
+      // A set of its own, fresh (every stamp 0), big enough for the line's distinct codes (at most ASCII_CODES).
+      set = new Int32Array(1 << (32 - Math.clz32(2 * Math.min(end - start, ASCII_CODES) - 1)));
+      stamp = 1 << 21;
+    } else {
+      if (++this.line === 1 << 11) { this.set.fill(0); this.line = 1; }
+      stamp = this.line << 21;
+    }
+    const mask = set.length - 1;
     let a = text.charCodeAt(start), b = text.charCodeAt(start + 1);
     if (a < 128) this.chars[a] += sign;
     if (b < 128) this.chars[b] += sign;
@@ -68,7 +89,14 @@ export class TrigramLineCounts {
       if (c < 128) this.chars[c] += sign;
       if ((a | b | c) < 128) {
         const k = (a << 14) | (b << 7) | c;
-        if (this.seen[k] !== stamp) { this.seen[k] = stamp; this.ascii[k] += sign; }
+        const entry = stamp | k;
+        let h = (k ^ (k >>> 9)) & mask;
+        for (;;) {
+          const e = set[h];
+          if (e === entry) break;
+          if ((e & ~CODE_MASK) !== stamp) { set[h] = entry; this.ascii[k] += sign; break; }
+          h = (h + 1) & mask;
+        }
       }
       a = b; b = c;
     }

@@ -8,6 +8,12 @@ import { isTsImport, SYMBOL_KINDS, type Definition, type RawImport } from '../mo
 import { ownString } from '../text.js';
 
 const KINDS = SYMBOL_KINDS;
+/** End of a slot list. */
+const NONE = -1;
+/** sParent: the qualname is the name itself. */
+const QUAL_IS_NAME = -1;
+/** sParent: the qualname is kept as a string (oddQuals): it is not another definition's qualname, a dot, and the name. */
+const QUAL_STORED = -2;
 
 /**
  * One import statement. `seq`: position in the file's own list, the tie-break
@@ -15,33 +21,44 @@ const KINDS = SYMBOL_KINDS;
  * index holds them, set by Store.importText on first use (or by warm-up). A ref
  * never outlives its file's text: any new text of the file replaces its refs.
  */
-export interface ImportRef { fid: number; seq: number; start: number; end: number; targets: readonly string[]; reexport: boolean; text?: string }
+export interface ImportRef { fid: number; seq: number; start: number; end: number; reexport: boolean; text?: string }
 
-/** The definitions of one simple name; `key` is the one string instance kept for that name. */
-interface NameEntry { key: string; slots: number[] }
+/** A file's import statements, and the targets they name (each once, as the one string kept per target). */
+interface FileRefs { firstDef: number; imports: ImportRef[]; targets: string[] }
 
-interface FileRefs { defs: number[]; imports: ImportRef[] }
+/** The statements importing one target; `key` is the one string instance kept for it. */
+interface TargetEntry { key: string; refs: ImportRef[] }
 
 type DefIn = Pick<Definition, 'name' | 'qualname' | 'kind' | 'start' | 'end'>;
 type ImportIn = { start: number; end: number; targets: readonly string[]; raw?: RawImport };
 
 /** The in-memory form of a file's statements (a re-export, `export … from`, is marked: find_importers follows them). */
 function refsOf(fid: number, imports: readonly ImportIn[]): ImportRef[] {
+  // `text` is in the literal so that setting it later does not give each ref a separate property store.
   return imports.map((i, seq) => ({
-    fid, seq, start: i.start, end: i.end, targets: i.targets, reexport: i.raw !== undefined && isTsImport(i.raw) && i.raw.reexport === true,
+    fid, seq, start: i.start, end: i.end, reexport: i.raw !== undefined && isTsImport(i.raw) && i.raw.reexport === true, text: undefined,
   }));
 }
 
 /**
- * Definitions live in columns (typed arrays indexed by a slot number) and are
- * listed under their simple name only: a qualname `A.b` is found through `b`'s
- * list, then compared. A qualname equal to the name is not stored again. This
- * keeps the stdlib's ~200k definitions to a few tens of bytes each (an object
- * per definition with its own strings cost ~170 bytes).
+ * Definitions live in columns (typed arrays indexed by a slot number), with no
+ * object or array per definition or per name: a name is a number (`byName`
+ * gives it, `nameKeys` holds its one string), the definitions of a name are a
+ * doubly linked list of slots (nameHead/nameTail, sNext/sPrev, in the order
+ * they were added), those of a file a singly linked one (sFileNext). A
+ * qualname is not stored when it can be derived: it is the name itself, or
+ * an earlier definition's qualname in the same file, a dot and the name (a
+ * method `A.b` points to its class `A`: sParent). Only the rest are kept as
+ * strings (oddQuals). A qualname `A.b` is found through `b`'s list, then
+ * compared piece by piece along the parents without building it.
  */
 export class SymbolIndex {
-  private readonly byName = new Map<string, NameEntry>();
-  private readonly byTarget = new Map<string, ImportRef[]>();
+  private readonly byName = new Map<string, number>();
+  private nameKeys: Array<string | undefined> = [];
+  private nameHead = new Int32Array(0);
+  private nameTail = new Int32Array(0);
+  private freeNames: number[] = [];
+  private readonly byTarget = new Map<string, TargetEntry>();
   /** The path rank each importer list was last sorted for (importersInOrder); a list that changed since has none. */
   private readonly sortedFor = new WeakMap<ImportRef[], Int32Array>();
   private readonly files = new Map<number, FileRefs>();
@@ -51,8 +68,12 @@ export class SymbolIndex {
   private sEnd = new Int32Array(0);
   private sSeq = new Int32Array(0);
   private sKind = new Uint8Array(0);
-  private sEntry: Array<NameEntry | undefined> = [];
-  private sQual: Array<string | undefined> = [];
+  private sName = new Int32Array(0);
+  private sNext = new Int32Array(0);
+  private sPrev = new Int32Array(0);
+  private sFileNext = new Int32Array(0);
+  private sParent = new Int32Array(0);
+  private readonly oddQuals = new Map<number, string>();
   private free: number[] = [];
   private used = 0;
   private lowered: { names: readonly string[]; lower: readonly string[] } | null = null;
@@ -63,22 +84,22 @@ export class SymbolIndex {
   /** Adds a file's definitions and import statements (replacing what it had). */
   set(fid: number, defs: readonly DefIn[], imports: readonly ImportIn[]): void {
     this.delete(fid);
-    const slots: number[] = [];
+    // Qualname -> slot, for the definitions of this file so far: a later one's qualname is often one of them, a dot and its name.
+    const quals = new Map<string, number>();
+    let firstDef = NONE, last = NONE;
     defs.forEach((d, seq) => {
       const s = this.alloc();
       this.sFid[s] = fid; this.sStart[s] = d.start; this.sEnd[s] = d.end; this.sSeq[s] = seq;
       this.sKind[s] = KINDS.indexOf(d.kind);
-      let e = this.byName.get(d.name);
-      // Most names have one definition: start with an exact-size array (push on [] reserves 17 slots).
-      if (!e) { e = { key: ownString(d.name), slots: [s] }; this.byName.set(e.key, e); this.lowered = null; } else e.slots.push(s);
-      this.sEntry[s] = e;
-      this.sQual[s] = d.qualname === d.name ? undefined : ownString(d.qualname);
-      slots.push(s);
+      this.link(s, this.nameId(d.name));
+      this.sParent[s] = this.parentOf(s, d, quals);
+      if (!quals.has(d.qualname)) quals.set(d.qualname, s);
+      this.sFileNext[s] = NONE;
+      if (last === NONE) firstDef = s; else this.sFileNext[last] = s;
+      last = s;
     });
-    const refs: FileRefs = { defs: slots, imports: refsOf(fid, imports) };
-    this.files.set(fid, refs);
-    ownTargets(refs.imports);
-    for (const i of refs.imports) for (const t of new Set(i.targets)) this.addImporter(t, i);
+    const imps = refsOf(fid, imports);
+    this.files.set(fid, { firstDef, imports: imps, targets: this.addImporters(imports, imps) });
   }
 
   /** Replaces only a file's import statements (its package layout changed). */
@@ -87,41 +108,101 @@ export class SymbolIndex {
     if (!refs) return;
     this.dropImports(fid, refs);
     refs.imports = refsOf(fid, imports);
-    ownTargets(refs.imports);
-    for (const i of refs.imports) for (const t of new Set(i.targets)) this.addImporter(t, i);
+    refs.targets = this.addImporters(imports, refs.imports);
   }
 
   delete(fid: number): void {
     const refs = this.files.get(fid);
     if (!refs) return;
     this.files.delete(fid);
-    const gone = new Set(refs.defs);
-    const entries = new Set<NameEntry>();
-    for (const s of refs.defs) entries.add(this.sEntry[s]!);
-    for (const e of entries) {
-      e.slots = e.slots.filter((s) => !gone.has(s));
-      if (e.slots.length === 0) { this.byName.delete(e.key); this.lowered = null; }
+    for (let s = refs.firstDef; s !== NONE; s = this.sFileNext[s]) {
+      this.unlink(s);
+      if (this.sParent[s] === QUAL_STORED) this.oddQuals.delete(s);
+      this.free.push(s);
     }
-    for (const s of refs.defs) { this.sEntry[s] = undefined; this.sQual[s] = undefined; this.free.push(s); }
     this.dropImports(fid, refs);
   }
 
-  private dropImports(fid: number, refs: FileRefs): void {
-    const targets = new Set<string>();
-    for (const i of refs.imports) for (const t of i.targets) targets.add(t);
-    for (const t of targets) {
-      const list = this.byTarget.get(t);
-      if (!list) continue;
-      const kept = list.filter((r) => r.fid !== fid);
-      if (kept.length) this.byTarget.set(t, kept); else this.byTarget.delete(t);
+  /** The id of a name, a new one if no definition has it. */
+  private nameId(name: string): number {
+    const id = this.byName.get(name);
+    if (id !== undefined) return id;
+    const n = this.freeNames.pop() ?? this.nameKeys.length;
+    if (n >= this.nameHead.length) {
+      const grow = (a: Int32Array) => { const b = new Int32Array(Math.max(1024, a.length * 2)); b.set(a); return b; };
+      this.nameHead = grow(this.nameHead); this.nameTail = grow(this.nameTail);
+    }
+    const key = ownString(name);
+    this.nameKeys[n] = key;
+    this.nameHead[n] = NONE; this.nameTail[n] = NONE;
+    this.byName.set(key, n);
+    this.lowered = null;
+    return n;
+  }
+
+  /** Appends slot s to its name's list. */
+  private link(s: number, n: number): void {
+    this.sName[s] = n;
+    const tail = this.nameTail[n];
+    this.sPrev[s] = tail; this.sNext[s] = NONE;
+    if (tail === NONE) this.nameHead[n] = s; else this.sNext[tail] = s;
+    this.nameTail[n] = s;
+  }
+
+  /** Takes slot s out of its name's list, and the name out of the index when that was its last definition. */
+  private unlink(s: number): void {
+    const n = this.sName[s], prev = this.sPrev[s], next = this.sNext[s];
+    if (prev === NONE) this.nameHead[n] = next; else this.sNext[prev] = next;
+    if (next === NONE) this.nameTail[n] = prev; else this.sPrev[next] = prev;
+    if (this.nameHead[n] === NONE) {
+      this.byName.delete(this.nameKeys[n]!);
+      this.nameKeys[n] = undefined;
+      this.freeNames.push(n);
+      this.lowered = null;
     }
   }
 
-  private addImporter(target: string, ref: ImportRef): void {
-    const list = this.byTarget.get(target);
-    if (!list) { this.byTarget.set(target, [ref]); return; }
-    list.push(ref);
-    this.sortedFor.delete(list);
+  /** sParent of a new definition in slot s (its qualname kept in oddQuals when it cannot be derived). */
+  private parentOf(s: number, d: DefIn, quals: ReadonlyMap<string, number>): number {
+    if (d.qualname === d.name) return QUAL_IS_NAME;
+    const cut = d.qualname.length - d.name.length - 1;
+    if (cut > 0 && d.qualname.charCodeAt(cut) === 46 && d.qualname.endsWith(d.name)) {
+      const parent = quals.get(d.qualname.slice(0, cut));
+      if (parent !== undefined) return parent;
+    }
+    this.oddQuals.set(s, ownString(d.qualname));
+    return QUAL_STORED;
+  }
+
+  /** The statements' targets, each listed once per file (as the index's one string for it), with the statements under them. */
+  private addImporters(imports: readonly ImportIn[], refs: readonly ImportRef[]): string[] {
+    const keys = new Map<string, string>();
+    imports.forEach((imp, i) => {
+      for (const t of new Set(imp.targets)) keys.set(t, this.addImporter(keys.get(t) ?? t, refs[i]));
+    });
+    return [...keys.values()];
+  }
+
+  /** Lists ref under target; returns the index's one string for the target. */
+  private addImporter(target: string, ref: ImportRef): string {
+    const e = this.byTarget.get(target);
+    if (!e) {
+      const key = ownString(target);
+      this.byTarget.set(key, { key, refs: [ref] });
+      return key;
+    }
+    e.refs.push(ref);
+    this.sortedFor.delete(e.refs);
+    return e.key;
+  }
+
+  private dropImports(fid: number, refs: FileRefs): void {
+    for (const t of refs.targets) {
+      const e = this.byTarget.get(t);
+      if (!e) continue;
+      const kept = e.refs.filter((r) => r.fid !== fid);
+      if (kept.length) e.refs = kept; else this.byTarget.delete(t);
+    }
   }
 
   private alloc(): number {
@@ -134,42 +215,68 @@ export class SymbolIndex {
   private grow(): void {
     const cap = Math.max(1024, this.cap * 2);
     const g = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => { const b = make(cap); b.set(a); return b; };
-    this.sFid = g(this.sFid, (n) => new Int32Array(n));
-    this.sStart = g(this.sStart, (n) => new Int32Array(n));
-    this.sEnd = g(this.sEnd, (n) => new Int32Array(n));
-    this.sSeq = g(this.sSeq, (n) => new Int32Array(n));
+    const i32 = (n: number) => new Int32Array(n);
+    this.sFid = g(this.sFid, i32); this.sStart = g(this.sStart, i32); this.sEnd = g(this.sEnd, i32); this.sSeq = g(this.sSeq, i32);
     this.sKind = g(this.sKind, (n) => new Uint8Array(n));
+    this.sName = g(this.sName, i32); this.sNext = g(this.sNext, i32); this.sPrev = g(this.sPrev, i32);
+    this.sFileNext = g(this.sFileNext, i32); this.sParent = g(this.sParent, i32);
     this.cap = cap;
+  }
+
+  /** Slots of the definitions listed under simple name `name`, in the order they were added. */
+  private named(name: string): number[] {
+    const n = this.byName.get(name);
+    const out: number[] = [];
+    if (n !== undefined) for (let s = this.nameHead[n]; s !== NONE; s = this.sNext[s]) out.push(s);
+    return out;
+  }
+
+  /** Whether slot s's qualname is key.slice(0, end), compared along its parents without building it. */
+  private qualIs(s: number, key: string, end: number): boolean {
+    for (;;) {
+      const p = this.sParent[s];
+      if (p === QUAL_STORED) { const q = this.oddQuals.get(s)!; return q.length === end && key.startsWith(q); }
+      const name = this.nameKeys[this.sName[s]]!;
+      const at = end - name.length;
+      if (at < 0 || !key.startsWith(name, at)) return false;
+      if (p === QUAL_IS_NAME) return at === 0;
+      if (at < 2 || key.charCodeAt(at - 1) !== 46) return false;
+      s = p; end = at - 1;
+    }
   }
 
   /** Slots of the definitions whose simple name or qualname is `key` (any order). */
   defs(key: string): number[] {
     const dot = key.lastIndexOf('.');
-    const e = this.byName.get(dot < 0 ? key : key.slice(dot + 1));
     // A dotless key matches every definition listed under it: its name is the key, and a dotless qualname is the name.
-    if (dot < 0) return e ? e.slots : [];
-    const byQual = e ? e.slots.filter((s) => this.sQual[s] === key) : [];
+    if (dot < 0) return this.named(key);
+    const byQual = this.named(key.slice(dot + 1)).filter((s) => this.sParent[s] !== QUAL_IS_NAME && this.qualIs(s, key, key.length));
     // A name may hold dots itself (`declare module "lodash.debounce"`): such definitions are listed under the whole name.
-    const named = this.byName.get(key);
-    return named ? [...byQual, ...named.slots] : byQual;
+    return byQual.concat(this.named(key));
   }
   /** Slots of the definitions whose qualname is exactly `qual` (a dotless one: top-level definitions of that name only). */
   defsWithQualname(qual: string): number[] {
     const dot = qual.lastIndexOf('.');
-    const e = this.byName.get(dot < 0 ? qual : qual.slice(dot + 1));
-    if (!e) return [];
-    const stored = dot < 0 ? undefined : qual; // a qualname equal to the name is stored as undefined
-    return e.slots.filter((s) => this.sQual[s] === stored);
+    const slots = this.named(dot < 0 ? qual : qual.slice(dot + 1));
+    // A qualname equal to the name is not kept apart from it: such a definition matches a dotless qual only.
+    if (dot < 0) return slots.filter((s) => this.sParent[s] === QUAL_IS_NAME);
+    return slots.filter((s) => this.sParent[s] !== QUAL_IS_NAME && this.qualIs(s, qual, qual.length));
   }
   fid(s: number): number { return this.sFid[s]; }
   start(s: number): number { return this.sStart[s]; }
   end(s: number): number { return this.sEnd[s]; }
   seq(s: number): number { return this.sSeq[s]; }
   kind(s: number): Definition['kind'] { return KINDS[this.sKind[s]]; }
-  qualname(s: number): string { return this.sQual[s] ?? this.sEntry[s]!.key; }
+  qualname(s: number): string {
+    const p = this.sParent[s];
+    const name = this.nameKeys[this.sName[s]]!;
+    if (p === QUAL_IS_NAME) return name;
+    if (p === QUAL_STORED) return this.oddQuals.get(s)!;
+    return `${this.qualname(p)}.${name}`;
+  }
 
   /** Import statements with `target` among their targets (any order). */
-  importers(target: string): readonly ImportRef[] { return this.byTarget.get(target) ?? []; }
+  importers(target: string): readonly ImportRef[] { return this.byTarget.get(target)?.refs ?? []; }
 
   /**
    * importers(target) in answer order: by `rank[fid]` (the store's path rank),
@@ -178,7 +285,7 @@ export class SymbolIndex {
    * of places is not re-sorted on every call.
    */
   importersInOrder(target: string, rank: Int32Array): readonly ImportRef[] {
-    const list = this.byTarget.get(target);
+    const list = this.byTarget.get(target)?.refs;
     if (!list) return [];
     if (this.sortedFor.get(list) !== rank) {
       list.sort(importOrder(rank));
@@ -209,16 +316,12 @@ export class SymbolIndex {
   get targetCount(): number { return this.byTarget.size; }
 
   clear(): void {
-    this.byName.clear(); this.byTarget.clear(); this.files.clear(); this.lowered = null;
+    this.byName.clear(); this.byTarget.clear(); this.files.clear(); this.oddQuals.clear(); this.lowered = null;
+    this.nameKeys = []; this.freeNames = []; this.nameHead = new Int32Array(0); this.nameTail = new Int32Array(0);
     this.cap = 0; this.used = 0; this.free = [];
-    this.sFid = new Int32Array(0); this.sStart = new Int32Array(0); this.sEnd = new Int32Array(0);
-    this.sSeq = new Int32Array(0); this.sKind = new Uint8Array(0); this.sEntry = []; this.sQual = [];
+    for (const k of ['sFid', 'sStart', 'sEnd', 'sSeq', 'sName', 'sNext', 'sPrev', 'sFileNext', 'sParent'] as const) this[k] = new Int32Array(0);
+    this.sKind = new Uint8Array(0);
   }
-}
-
-/** Gives each statement its own copy of its targets (kept for the daemon's life; see ownString). */
-function ownTargets(refs: ImportRef[]): void {
-  for (const r of refs) r.targets = r.targets.map(ownString);
 }
 
 /** Answer order of import statements: path rank, first line, then position in the file's list. */

@@ -8,6 +8,8 @@
 // limit 20 and 200). The row is its anonymous resident memory (RssAnon: heap,
 // buffers, everything not backed by a file; the index's memory map is not in
 // it) against the source's size, beside the same figure before the queries.
+// `-- --snapshot FILE` also writes a heap snapshot of the daemon after the
+// query pass (heap-snapshot.ts; heap-retained.ts reads it).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -15,12 +17,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { Methods, warmupSettled } from '../../protocol/messages.js';
+import { files, stateDirFor } from '../../local/state.js';
 import { makeCorpus } from './corpus.js';
+import { INSPECTED, writeDaemonSnapshot } from './heap-snapshot.js';
 import { drawQueries } from './queries.js';
 
 const args = process.argv.slice(2);
 const kind = args.includes('--corpus') && args[args.indexOf('--corpus') + 1] === 'stdlib' ? 'stdlib' : 'large';
 const here = fileURLToPath(new URL('.', import.meta.url));
+const snapshotTo = args.includes('--snapshot') ? args[args.indexOf('--snapshot') + 1] : undefined;
 
 function rss(pid: number): { anon: number; file: number; hwm: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -48,7 +53,7 @@ console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mb(c.byt
 try {
   const built = spawnSync(process.execPath, [join(here, 'index-child.js'), c.root], { env, encoding: 'utf8', maxBuffer: 16 << 20 });
   if (built.status !== 0) throw new Error(`index failed: ${built.stderr}`);
-  const client = await connect(c.root, { autoStart: true, env, startTimeoutMs: 300_000 });
+  const client = await connect(c.root, { autoStart: true, env: snapshotTo ? { ...env, ...INSPECTED } : env, startTimeoutMs: 300_000 });
   try {
     await waitSteady(client);
     const pid = client.info.pid;
@@ -60,6 +65,7 @@ try {
     for (const n of q.modules) await call('find_importers', { module_name: n });
     for (const n of q.modules) await call('find_importers', { module_name: n, limit: 200 });
     const after = rss(pid);
+    if (snapshotTo) await writeDaemonSnapshot(files(stateDirFor(c.root)).log, snapshotTo);
     const src = `source ${mb(c.bytes)}`;
     const row = (figure: string, v: number, target = '', met: boolean | null = null) =>
       rows.push([figure, mb(v), src, `${(v / c.bytes).toFixed(2)}×`, target, met === null ? '' : met ? 'yes' : 'NO']);
