@@ -130,6 +130,12 @@ test('find_importers: a module no file is known by gets the nearest module names
   const byPath = await (await index()).runTool('find_importers', { module_name: 'src/flask/sansio/scaffold.py', path_prefix: 'httpx/' });
   assert.is(byPath.total, 0);
   assert.is(byPath.suggestions, undefined);
+  // However the path is spelled, as find_importers reads it.
+  for (const spelled of ['./src//flask/sansio/scaffold.py', 'src/flask/./sansio/scaffold.py/']) {
+    const r = await (await index()).runTool('find_importers', { module_name: spelled, path_prefix: 'httpx/' });
+    assert.is(r.total, 0, spelled);
+    assert.is(r.suggestions, undefined, spelled);
+  }
 });
 
 test('the model reads the suggestions beside the empty answer, marked as names to call, not evidence', async () => {

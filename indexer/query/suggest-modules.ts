@@ -6,6 +6,7 @@
 // suggestion never names an ignored or secret file.
 import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import { normalizeLexically } from './caller-paths.js';
 import { allowedDistance, distanceWithin } from './distance.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './suggest.js';
@@ -29,9 +30,24 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     throw new ToolError('not_indexed', `${err.message}; did you mean: ${names.join(', ')}`);
   }
   // A module or an indexed file that nothing imports is an exact answer, not a near miss.
-  if (result.total > 0 || store.moduleFiles(args.module_name).length > 0 || store.fileByPath(args.module_name.replace(/^\.\//, '')) !== undefined) return result;
+  if (result.total > 0 || store.moduleFiles(args.module_name).length > 0 || namesIndexedFile(store, args.module_name)) return result;
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
+}
+
+/**
+ * Whether `asked` is the path of an indexed file, spelled as find_importers
+ * accepts it (`./src//x.ts`, `src/x.ts/`): the same lexical normalisation. An
+ * argument it refuses (a module name with a NUL byte, say) names no file.
+ */
+function namesIndexedFile(store: Store, asked: string): boolean {
+  let path: string;
+  try {
+    path = normalizeLexically(asked);
+  } catch {
+    return false;
+  }
+  return store.fileByPath(path) !== undefined;
 }
 
 /**
