@@ -129,8 +129,8 @@ export class SymbolIndex {
     if (id !== undefined) return id;
     const n = this.freeNames.pop() ?? this.nameKeys.length;
     if (n >= this.nameHead.length) {
-      const grow = (a: Int32Array) => { const b = new Int32Array(Math.max(1024, a.length * 2)); b.set(a); return b; };
-      this.nameHead = grow(this.nameHead); this.nameTail = grow(this.nameTail);
+      const cap = Math.max(1024, this.nameHead.length * 2);
+      this.nameHead = widened(this.nameHead, cap); this.nameTail = widened(this.nameTail, cap);
     }
     const key = ownString(name);
     this.nameKeys[n] = key;
@@ -214,12 +214,10 @@ export class SymbolIndex {
 
   private grow(): void {
     const cap = Math.max(1024, this.cap * 2);
-    const g = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => { const b = make(cap); b.set(a); return b; };
-    const i32 = (n: number) => new Int32Array(n);
-    this.sFid = g(this.sFid, i32); this.sStart = g(this.sStart, i32); this.sEnd = g(this.sEnd, i32); this.sSeq = g(this.sSeq, i32);
-    this.sKind = g(this.sKind, (n) => new Uint8Array(n));
-    this.sName = g(this.sName, i32); this.sNext = g(this.sNext, i32); this.sPrev = g(this.sPrev, i32);
-    this.sFileNext = g(this.sFileNext, i32); this.sParent = g(this.sParent, i32);
+    this.sFid = widened(this.sFid, cap); this.sStart = widened(this.sStart, cap); this.sEnd = widened(this.sEnd, cap);
+    this.sSeq = widened(this.sSeq, cap); this.sKind = widened(this.sKind, cap);
+    this.sName = widened(this.sName, cap); this.sNext = widened(this.sNext, cap); this.sPrev = widened(this.sPrev, cap);
+    this.sFileNext = widened(this.sFileNext, cap); this.sParent = widened(this.sParent, cap);
     this.cap = cap;
   }
 
@@ -322,6 +320,13 @@ export class SymbolIndex {
     for (const k of ['sFid', 'sStart', 'sEnd', 'sSeq', 'sName', 'sNext', 'sPrev', 'sFileNext', 'sParent'] as const) this[k] = new Int32Array(0);
     this.sKind = new Uint8Array(0);
   }
+}
+
+/** A copy of `a` with room for `cap` elements (the rest zero). */
+function widened<T extends Int32Array | Uint8Array>(a: T, cap: number): T {
+  const b = new (a.constructor as new (n: number) => T)(cap);
+  b.set(a);
+  return b;
 }
 
 /** Answer order of import statements: path rank, first line, then position in the file's list. */
