@@ -1,4 +1,7 @@
-// Processes a test file left running when it ended. A file that crashes
+// What a test file leaves behind when it ends: processes still running, and
+// files in its temp folder.
+//
+// Processes. A file that crashes
 // before its after hook (or forgets a stop) leaves daemons, `evidex mcp
 // --http` servers or fake model servers behind, and they outlive the run,
 // holding ports and temp folders. run.mjs marks each file's process with
@@ -6,7 +9,16 @@
 // environment inherits (tests build a daemon's environment from
 // process.env), finds what still carries the mark once the file has ended,
 // says so and stops it. Linux only (/proc); elsewhere it finds nothing.
-import { readdirSync, readFileSync } from 'node:fs';
+//
+// Temp files. Each file runs with TMPDIR set to a folder of its own
+// (tempFolder), so whatever it (or a daemon it started) made under the
+// system temp folder and did not remove is found there when it ends: said
+// under the file, then removed with the folder (sweep). Without it, a file
+// that forgets its cleanup fills the machine's /tmp a few hundred folders
+// per run.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Live (not zombie) processes whose environment holds `EVIDEX_TEST_RUN=mark`. */
 export function marked(mark) {
@@ -54,4 +66,19 @@ export async function reap(mark, graceMs = 3000) {
   }
   for (const { pid } of still) signal(pid, 'SIGKILL');
   return left.map(({ pid, cmd }) => `left running by the file, stopped: pid ${pid}: ${cmd.length > 160 ? `${cmd.slice(0, 157)}...` : cmd}`);
+}
+
+/** A new empty folder under the system temp folder, for one test file's TMPDIR. */
+export function tempFolder(mark) {
+  return mkdtempSync(join(tmpdir(), `evidex-test-${mark}-`));
+}
+
+/** Removes a file's temp folder, returning a line that names what the file left in it (none when it left nothing). */
+export function sweep(dir) {
+  let names = [];
+  try { names = readdirSync(dir).sort(); } catch { return []; }
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  if (names.length === 0) return [];
+  const shown = names.slice(0, 4).map((n) => JSON.stringify(n)).join(', ');
+  return [`left in its temp folder, removed: ${names.length} ${names.length === 1 ? 'entry' : 'entries'} (${shown}${names.length > 4 ? ', ...' : ''})`];
 }

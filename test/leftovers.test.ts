@@ -1,7 +1,9 @@
-// The runner's net for processes a test file leaves behind (test/leftovers.mjs):
+// The runner's net for what a test file leaves behind (test/leftovers.mjs):
 // a marked child still running is found, named and stopped; one that ignores
-// SIGTERM is killed; unmarked processes are left alone.
+// SIGTERM is killed; unmarked processes are left alone. A file's own temp
+// folder is removed whole, and what was left in it named.
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -9,7 +11,10 @@ import * as assert from 'uvu/assert';
 import { PROJECT_ROOT } from './helpers/fs.js';
 import { lacks, testUnless } from './helpers/skip.js';
 
-type Reaper = { marked(mark: string): { pid: number; cmd: string }[]; reap(mark: string, graceMs?: number): Promise<string[]> };
+type Reaper = {
+  marked(mark: string): { pid: number; cmd: string }[]; reap(mark: string, graceMs?: number): Promise<string[]>;
+  tempFolder(mark: string): string; sweep(dir: string): string[];
+};
 const load = (): Promise<Reaper> => import(pathToFileURL(join(PROJECT_ROOT, 'test', 'leftovers.mjs')).href) as Promise<Reaper>;
 
 /** A child that prints "up" once its handlers are in, then waits forever; `stubborn` ignores SIGTERM. */
@@ -40,6 +45,19 @@ testUnless(lacks.proc())('a marked child left running is named and stopped; an u
   } finally {
     process.kill(other.pid, 'SIGKILL');
   }
+});
+
+test('a file\'s temp folder is removed; what it left there is named, an empty one says nothing', async () => {
+  const { tempFolder, sweep } = await load();
+  const empty = tempFolder(`leftovers-test-${process.pid}`);
+  assert.equal(sweep(empty), []);
+  assert.not.ok(existsSync(empty));
+  const full = tempFolder(`leftovers-test-${process.pid}`);
+  for (const n of ['evidex-a-1', 'evidex-b-2', 'c', 'd', 'e\x1b[31m']) mkdirSync(join(full, n));
+  writeFileSync(join(full, 'evidex-a-1', 'data.mdb'), 'x');
+  const lines = sweep(full);
+  assert.equal(lines, ['left in its temp folder, removed: 5 entries ("c", "d", "e\\u001b[31m", "evidex-a-1", ...)']);
+  assert.not.ok(existsSync(full));
 });
 
 test.run();

@@ -17,13 +17,17 @@
 // file does not start last and hold up the end of the run; without that file
 // they start in file order.
 //
+// What a file leaves behind is said under it and cleared (test/leftovers.mjs):
+// processes it left running are stopped, and it runs with TMPDIR set to a
+// folder of its own, removed when it ends. Neither counts as a result.
+//
 // Usage: node test/run.mjs [substring-filter ...]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { reap } from './leftovers.mjs';
+import { reap, sweep, tempFolder } from './leftovers.mjs';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 const testDir = join(root, 'dist', 'test');
@@ -69,7 +73,8 @@ function runFile(file, mark) {
   return new Promise((resolve) => {
     const t0 = Date.now();
     const chunks = [];
-    const env = { ...process.env, FORCE_COLOR: '0', EVIDEX_TEST_RUN: mark };
+    const tmp = tempFolder(mark);
+    const env = { ...process.env, FORCE_COLOR: '0', EVIDEX_TEST_RUN: mark, TMPDIR: tmp };
     const child = spawn(process.execPath, [file], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (b) => chunks.push(b));
     child.stderr.on('data', (b) => chunks.push(b));
@@ -77,7 +82,7 @@ function runFile(file, mark) {
     child.on('close', async (status, signal) => {
       const ms = Date.now() - t0;
       // Said under the file (and kept in its record), not counted: what a file leaks is a defect to fix, not a test result.
-      const left = (await reap(mark)).map((l) => `${l}\n`).join('');
+      const left = [...await reap(mark), ...sweep(tmp)].map((l) => `${l}\n`).join('');
       resolve({ status, signal, ms, out: Buffer.concat(chunks).toString('utf8') + left });
     });
   });
