@@ -14,17 +14,21 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 export const FIXTURE = join(PROJECT_ROOT, 'fixtures', 'mobileai-local-rag');
 
 const made: string[] = [];
+let removedAtExit = false;
 /**
  * A new empty folder `evidex-TAG-XXXXXX` under the system temp folder, by its
  * real path (so paths a test builds compare equal to the ones the indexer
  * resolves, even where the temp folder is reached through a symlink).
+ * Removed by cleanupTemp, and at the latest when the test file's process
+ * exits, so a file whose suites forget it leaves nothing behind.
  */
 export function tempDir(tag: string): string {
   const d = realpathSync(mkdtempSync(join(tmpdir(), `evidex-${tag}-`)));
+  if (!removedAtExit) { removedAtExit = true; process.once('exit', cleanupTemp); }
   made.push(d);
   return d;
 }
-/** Removes every folder made through tempDir (call it from the file's test.after). */
+/** Removes every folder made through tempDir so far (a file's test.after calls it to free them early). */
 export function cleanupTemp(): void {
   for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 }
