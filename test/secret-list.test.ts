@@ -25,11 +25,14 @@ const CREDENTIAL_FILES = [
   'putty.ppk', '.npmrc', '.pypirc', '.netrc', '.my.cnf', 'credentials.json', 'service-account-prod.json', '.vault-token',
   'secrets.yml', 'secrets.yaml', '.s3cfg', '.boto', '.dockercfg', '.terraformrc', 'terraform.rc', '.gem/credentials',
   '.cargo/credentials', '.cargo/credentials.toml', '.config/gh/hosts.yml', '.env', '.env.test',
+  // A tree such as /etc, or a container image's root filesystem checked in
+  'etc/shadow', 'etc/shadow-', 'etc/gshadow', 'etc/gshadow-', 'etc/master.passwd', 'vault.kdbx',
 ];
 /** Names close to those that hold no credentials as a rule: they stay indexed. */
 const LOOK_ALIKES = [
   'credentials.py', 'aws/credentials', '.aws/config', 'docker/config.json', '.docker/daemon.json', 'kube/config', '.kube/config.yaml',
   'keys.py', 'envrc.md', 'tfvars.go', 'secrets.py', 'pgpass.c', 'gh/hosts.yml', '.config/gh/config.yml', 'service.json', 'env.py',
+  'etc/passwd', 'etc/group', 'shadow.py', 'shadows.ts', 'shadow/index.ts', 'kdbx.md',
 ];
 
 test('docs/tools.md prints the secret list exactly as the code holds it', () => {
