@@ -17,10 +17,10 @@
 //   reader never sees half of one;
 // - a cache is stamped (its mtime) each time it is read, and writing a new one
 //   removes all but the few most recently used: caches of a TypeScript or a
-//   V8 no longer installed go, while a home shared by two Node versions (a
-//   main thread and a worker of each may have a tag of its own) keeps what
-//   each uses. Only names of our own pattern are removed, and only regular
-//   files of ours alone (a link, a folder, anything not ours stays).
+//   V8 no longer installed go, while a home shared by two Node versions
+//   keeps what each uses (KEEP_CACHES). Only names of our own pattern are
+//   removed, and only regular files of ours alone (a link, a folder,
+//   anything not ours stays).
 //
 // Every failure (no folder, a full disk, a refused file) only means the
 // compiler is compiled from its source, as without a cache.
@@ -33,8 +33,13 @@ import { notOursAlone } from '../../local/state-trust.js';
 
 /** A cache bigger than this is no cache of ours (the compiler's is ~2.7 MiB). */
 const MAX_CACHE_BYTES = 64 << 20;
-/** How many caches a home keeps: enough for the tags of two Node versions' main threads and workers, and a TypeScript update. */
-export const KEEP_CACHES = 6;
+/**
+ * How many caches a home keeps. A V8 tag covers the process's flags: an
+ * in-process build's threads share one, a daemon (started with its own heap
+ * flags) has another; so two Node versions need four, and eight also keep two
+ * TypeScript versions' (two installs of evidex sharing a home).
+ */
+export const KEEP_CACHES = 8;
 /** A temporary file older than this was left by a writer that died (a write takes milliseconds). */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 /** The names pathOf and write give: `NAME-KEY-v8-TAG.cache`, and its temporary `….cache.PID-THREAD.tmp`. */
