@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { freshDump as freshDumpIn } from './helpers/fresh-index.js';
@@ -151,6 +152,42 @@ test('an index of another format version is discarded and rebuilt', async () => 
   assert.is(r.parsed, 7);
   await assertSameAsFresh(idx, 'format rebuild');
   await idx.close();
+});
+
+/** Worker threads this process started while `run` ran: each new Worker takes the next thread id, so two probes bracket them. */
+async function workersStartedBy(run: () => Promise<unknown>): Promise<number> {
+  const probe = async (): Promise<number> => {
+    const w = new Worker('', { eval: true });
+    const id = w.threadId;
+    await w.terminate();
+    return id;
+  };
+  const before = await probe();
+  await run();
+  return (await probe()) - before - 1;
+}
+
+test('a build from nothing starts as many parse workers as its files keep busy: one for a tiny tree', async () => {
+  const tiny = makeRepo(); // 7 files to parse: one chunk
+  const idx = await openEvidexIndex(tiny, { stateDir: stateDir(), workers: 2 });
+  assert.is(await workersStartedBy(() => idx.refresh()), 1, 'a tiny tree from nothing: one worker');
+  write(tiny, { 'top.py': 'def main():\n    return 3\n' });
+  assert.is(await workersStartedBy(() => idx.refresh()), 1, 'a catch-up of one file: one worker');
+  assert.is(await workersStartedBy(() => idx.refresh()), 0, 'nothing to parse: none');
+  await idx.close();
+
+  // 80 files: four chunks of at most 24, which keep two workers busy (two chunks in flight each).
+  const many = tempDir('build-many');
+  write(many, Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`m${i}.py`, `def f${i}():\n    return ${i}\n`])));
+  const dumps = [];
+  for (const workers of [2, 1]) {
+    const built = await openEvidexIndex(many, { stateDir: stateDir(), workers });
+    assert.is(await workersStartedBy(() => built.refresh()), workers, `80 files with up to ${workers} workers`);
+    assert.is(built.status().files, 80);
+    dumps.push(built.store.dump());
+    await built.close();
+  }
+  assert.equal(dumps[0], dumps[1], 'the same index whatever the workers');
 });
 
 /** A few real stdlib packages, copied so the test may build them freely. */

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { ToolError } from '../indexer/errors.js';
@@ -136,6 +136,43 @@ test('find_importers: a module no file is known by gets the nearest module names
     assert.is(r.total, 0, spelled);
     assert.is(r.suggestions, undefined, spelled);
   }
+});
+
+test('find_importers: a path through a symbolic link to an indexed file is that file: an exact answer, no suggestions', async () => {
+  const linked = join(tempDir('suggest-link'), 'repo');
+  write(linked, {
+    'web/lonely.ts': 'export const lonely = 1;\n',
+    'web/used.ts': 'export const used = 2;\n',
+    'app.ts': "import { used } from './web/used';\n",
+    'pkg/__init__.py': '',
+    'pkg/lonely.py': 'X = 1\n',
+    'pkg/used.py': 'Y = 2\n',
+    'main.py': 'import pkg.used\n',
+    '.evidexignore': 'hidden\n',
+  });
+  // A link back up the tree (the walk does not enter it) and an ignored one: neither indexes the files under its name.
+  symlinkSync('.', join(linked, 'w'));
+  symlinkSync('web', join(linked, 'hidden'));
+  const li = await openEvidexIndex(linked, { stateDir: join(tempDir('suggest-link-state'), 'state') });
+  await li.refresh();
+  assert.ok(!li.store.fileByPath('w/web/lonely.ts') && !li.store.fileByPath('hidden/lonely.ts'), 'not indexed under the links');
+  for (const asked of ['w/web/lonely.ts', 'hidden/lonely.ts', 'w/pkg/lonely.py', './w//pkg/lonely.py']) {
+    const r = await li.runTool('find_importers', { module_name: asked });
+    assert.is(r.total, 0, asked);
+    assert.is(r.suggestions, undefined, `${asked}: nothing imports the file it leads to, an exact answer`);
+  }
+  for (const [asked, importer] of [['w/web/used.ts', 'app.ts'], ['hidden/used.ts', 'app.ts'], ['w/pkg/used.py', 'main.py']]) {
+    const r = await li.runTool('find_importers', { module_name: asked });
+    assert.equal(r.evidence.map((e) => `${e.path}:${e.start_line}`), [`${importer}:1`], `${asked} is answered for the file it leads to`);
+  }
+  // A link to nothing the index holds is still no file of it.
+  try {
+    await li.runTool('find_importers', { module_name: 'w/pkg/missing.py' });
+    assert.unreachable('refused');
+  } catch (e) {
+    assert.is((e as ToolError).code, 'not_indexed');
+  }
+  await li.close();
 });
 
 test('the model reads the suggestions beside the empty answer, marked as names to call, not evidence', async () => {

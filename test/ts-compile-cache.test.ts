@@ -6,9 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lutimesSync, mkdirSync, readdirSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CompileCache } from '../indexer/typescript/compile-cache.js';
+import { CompileCache, KEEP_CACHES } from '../indexer/typescript/compile-cache.js';
 import { cleanupTemp, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 import { TS_FIXTURE } from './helpers/ts-corpus.js';
 
@@ -61,6 +61,65 @@ test('a cache is read back only for the source it was made from, from a file and
   writeFileSync(notAFolder, '');
   assert.is(CompileCache.open(notAFolder, script, WRAP), null);
   assert.is(CompileCache.open(join(home, 'missing', 'deeper'), script, WRAP), null, 'a folder whose parent is missing: none');
+});
+
+test('writing a cache removes all but the most recently used of ours, and nothing that is not ours', () => {
+  const home = tempDir('cc');
+  const dir = join(home, 'compile-cache');
+  const a = join(home, 'a.js');
+  const b = join(home, 'b.js');
+  writeFileSync(a, 'module.exports = "a";\n');
+  writeFileSync(b, 'module.exports = "b";\n');
+  const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000);
+  CompileCache.open(dir, b, WRAP)!.write(Buffer.from('b code'));
+  const [bName] = cacheFiles(dir);
+  utimesSync(join(dir, bName), hoursAgo(240), hoursAgo(240));
+  // Caches of other compilers or V8s, each an hour older than the one before.
+  const old = Array.from({ length: 8 }, (_, i) => `typescript.js-${i.toString(16).padStart(32, '0')}-v8-${1000 + i}.cache`);
+  old.forEach((name, i) => {
+    writeFileSync(join(dir, name), `old ${i}`, { mode: 0o600 });
+    utimesSync(join(dir, name), hoursAgo(i + 1), hoursAgo(i + 1));
+  });
+  const staleTemp = `${old[0]}.4242-0.tmp`;
+  const freshTemp = `${old[1]}.4243-1.tmp`;
+  writeFileSync(join(dir, staleTemp), 'half', { mode: 0o600 });
+  utimesSync(join(dir, staleTemp), hoursAgo(2), hoursAgo(2));
+  writeFileSync(join(dir, freshTemp), 'being written', { mode: 0o600 });
+  // What is not ours, each older than every cache: kept whatever its name.
+  const planted = join(home, 'planted');
+  writeFileSync(planted, 'not in the folder');
+  const notOurs = {
+    foreign: 'notes.txt',
+    link: `typescript.js-${'a'.repeat(32)}-v8-1.cache`,
+    folder: `typescript.js-${'b'.repeat(32)}-v8-2.cache`,
+    othersMayWrite: `typescript.js-${'c'.repeat(32)}-v8-3.cache`,
+  };
+  writeFileSync(join(dir, notOurs.foreign), 'a note', { mode: 0o600 });
+  symlinkSync(planted, join(dir, notOurs.link));
+  mkdirSync(join(dir, notOurs.folder));
+  writeFileSync(join(dir, notOurs.othersMayWrite), 'x', { mode: 0o600 });
+  chmodSync(join(dir, notOurs.othersMayWrite), 0o622);
+  for (const name of Object.values(notOurs)) lutimesSync(join(dir, name), hoursAgo(720), hoursAgo(720));
+  utimesSync(planted, hoursAgo(720), hoursAgo(720));
+
+  // Reading b's cache marks it used: the oldest file until now, it is kept.
+  assert.is(CompileCache.open(dir, b, WRAP)!.cached?.toString(), 'b code');
+  assert.is(readdirSync(dir).length, 1 + old.length + 2 + 4, 'opening removes nothing');
+  const before = readdirSync(home);
+  CompileCache.open(dir, a, WRAP)!.write(Buffer.from('a code'));
+  const aName = cacheFiles(dir).find((f) => f.startsWith('a.js-'))!;
+  assert.ok(aName, 'the new cache is written');
+  const kept = [aName, bName, ...old.slice(0, KEEP_CACHES - 2)];
+  assert.equal(
+    readdirSync(dir).sort(),
+    [...kept, freshTemp, ...Object.values(notOurs)].sort(),
+    `kept: the new cache, the ${KEEP_CACHES - 1} most recently used others, a temporary file still young, and everything not ours`,
+  );
+  assert.ok(old.slice(KEEP_CACHES - 2).every((n) => !existsSync(join(dir, n))));
+  assert.ok(existsSync(planted) && statSync(join(dir, notOurs.link)).isFile(), 'the link and what it points to are left');
+  assert.equal(readdirSync(home), before, 'nothing outside the folder changed');
+  assert.is(CompileCache.open(dir, a, WRAP)!.cached?.toString(), 'a code');
+  assert.is(CompileCache.open(dir, b, WRAP)!.cached?.toString(), 'b code');
 });
 
 test('the compiler loaded from its cache extracts as the one compiled from source; a cache V8 refuses is replaced', () => {

@@ -20,8 +20,7 @@ import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne, readVettedText } from './parse-worker.js';
-import { defaultWorkers, parseAll, startWorkers } from './pool.js';
-import type { Worker } from 'node:worker_threads';
+import { defaultWorkers, EarlyWorkers, parseAll } from './pool.js';
 import { lookAndRead } from './settled-read.js';
 import { isPackageInit } from '../python/modules.js';
 import type { PyImport, TsImport } from '../model.js';
@@ -81,9 +80,6 @@ export interface BuilderOptions {
   /** Folder for the compiler's code cache (typescript/compile-cache.ts), shared by the builds of one home; null or absent: none. */
   compileCache?: string | null;
 }
-
-/** Parse workers a refresh started before its walk, until parseAll takes them (null: none, or taken). */
-interface EarlyWorkers { workers: Worker[] | null }
 
 export class Builder {
   private rules: RepoRules | null = null;
@@ -181,8 +177,8 @@ export class Builder {
   async refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
     signal?.throwIfAborted();
     const t0 = performance.now();
-    // A build from nothing will parse: its workers start now, and start up while the rules load and the tree is walked.
-    const early: EarlyWorkers = { workers: this.store.fileCount === 0 ? startWorkers(this.workerCount, this.opts.compileCache ?? null) : null };
+    // A build from nothing will parse: its workers start now and as the walk finds work, and start up while the rules load and the tree is walked.
+    const early = this.store.fileCount === 0 ? new EarlyWorkers(this.workerCount, this.opts.compileCache ?? null) : null;
     try {
       // Ignore files may have changed: read them afresh, into the same instance,
       // which the daemon's watcher shares (IndexHandle.rules()).
@@ -193,7 +189,7 @@ export class Builder {
       this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
       let walked: WalkEntry[];
       try {
-        const walk = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+        const walk = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, onFile: early ? (e) => early.found(e.size) : undefined });
         walked = walk.files;
         this.walkLeftOut.replace(walk.leftOut);
         this.walksRecorded++;
@@ -205,7 +201,7 @@ export class Builder {
       return await this.reconcile(walked, null, onProgress, t0, signal, early);
     } finally {
       // Not handed to parseAll (the build failed or was cancelled first): ended here.
-      if (early.workers) await Promise.all(early.workers.map((w) => w.terminate()));
+      await early?.end();
     }
   }
 
@@ -217,7 +213,7 @@ export class Builder {
    */
   private async reconcile(
     walked: WalkEntry[], scope: string | null, onProgress: ((p: BuildProgress) => void) | undefined, t0: number, signal?: AbortSignal,
-    early: EarlyWorkers = { workers: null },
+    early: EarlyWorkers | null = null,
   ): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
     const store = this.store;
     const inScope = (p: string): boolean => scope === null || isUnder(p, scope);
@@ -279,9 +275,7 @@ export class Builder {
       if (ops.length >= COMMIT_FILES || opBytes >= COMMIT_BYTES || performance.now() - lastFlush >= COMMIT_MS) flush();
       onProgress?.({ phase: 'parse', done, total: tasks.length });
     };
-    const workers = early.workers ?? this.workerCount;
-    early.workers = null; // parseAll ends them
-    await parseAll(tasks, this.maxBytes, workers, take, this.opts.compileCache ?? null);
+    await parseAll(tasks, this.maxBytes, this.workerCount, take, this.opts.compileCache ?? null, early?.take());
     signal?.throwIfAborted();
     flush();
     onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });

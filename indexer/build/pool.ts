@@ -15,29 +15,50 @@ export function defaultWorkers(): number {
   return Math.max(1, availableParallelism());
 }
 
+/** Cuts files into chunks as they come: a chunk closes at CHUNK_FILES files or CHUNK_BYTES bytes. */
+class ChunkCutter {
+  private files = 0;
+  private bytes = 0;
+  private closed = 0;
+
+  /** Adds a file of `size` bytes to the open chunk; true when that closes it. */
+  add(size: number): boolean {
+    this.files++;
+    this.bytes += size;
+    if (this.files < CHUNK_FILES && this.bytes < CHUNK_BYTES) return false;
+    this.closed++;
+    this.files = 0;
+    this.bytes = 0;
+    return true;
+  }
+
+  /** Chunks so far, the open one included. */
+  get count(): number { return this.closed + (this.files > 0 ? 1 : 0); }
+}
+
 /** Splits tasks into chunks of bounded file count and byte size (sizes from the walk). */
 function chunk(tasks: Array<ParseTask & { size: number }>): ParseTask[][] {
+  const cutter = new ChunkCutter();
   const out: ParseTask[][] = [];
   let cur: ParseTask[] = [];
-  let bytes = 0;
   for (const t of tasks) {
     cur.push({ path: t.path, abs: t.abs, dev: t.dev, ino: t.ino, knownHash: t.knownHash });
-    bytes += t.size;
-    if (cur.length >= CHUNK_FILES || bytes >= CHUNK_BYTES) { out.push(cur); cur = []; bytes = 0; }
+    if (cutter.add(t.size)) { out.push(cur); cur = []; }
   }
   if (cur.length) out.push(cur);
   return out;
 }
 
-/**
- * Starts `n` parse workers ahead of their tasks: a build from nothing starts
- * them before its walk, so their start-up (and loading what they parse with)
- * runs while discovery does. Hand them to parseAll, which ends them.
- */
-export function startWorkers(n: number, compileCache: string | null): Worker[] {
+/** The workers `chunks` chunks keep busy (IN_FLIGHT_PER_WORKER each), at most `max` but at least one for any work. */
+function workersFor(chunks: number, max: number): number {
+  return chunks === 0 ? 0 : Math.max(1, Math.min(max, Math.ceil(chunks / IN_FLIGHT_PER_WORKER)));
+}
+
+/** Starts `n` parse workers (none for n <= 0); hand them to parseAll, which ends them. */
+function startWorkers(n: number, compileCache: string | null): Worker[] {
   const workerData: ParseWorkerData = { compileCache };
   const url = new URL('./parse-worker.js', import.meta.url);
-  return Array.from({ length: Math.max(1, n) }, () => {
+  return Array.from({ length: Math.max(0, n) }, () => {
     const w = new Worker(url, { workerData });
     // Until parseAll listens: an error is kept for it (not thrown as an unhandled 'error' event), and so is an exit.
     w.on('error', (err) => { if (!endedEarly.has(w)) endedEarly.set(w, err); });
@@ -50,9 +71,48 @@ export function startWorkers(n: number, compileCache: string | null): Worker[] {
 const endedEarly = new WeakMap<Worker, Error>();
 
 /**
- * Parses every task on `workers` threads (or on the workers given, started
- * by startWorkers), calling onResults for each finished
- * chunk (on the main thread, in completion order). Resolves when all are done;
+ * Parse workers a build from nothing starts ahead of its tasks, so their
+ * start-up (and loading what they parse with) runs while the rules load and
+ * the tree is walked: one at once, and each further one as soon as the files
+ * the walk has found (found()) would keep it busy by parseAll's own rule. A
+ * tiny repository never starts a worker it has no work for; a large one
+ * starts its second a few dozen files into its walk.
+ */
+export class EarlyWorkers {
+  private workers: Worker[];
+  private readonly chunks = new ChunkCutter();
+  private taken = false;
+
+  constructor(private readonly max: number, private readonly compileCache: string | null) {
+    this.workers = startWorkers(1, compileCache);
+  }
+
+  /** A file the walk found, of `size` bytes, that the build will parse. */
+  found(size: number): void {
+    this.chunks.add(size);
+    if (!this.taken && this.workers.length < workersFor(this.chunks.count, this.max)) this.workers.push(...startWorkers(1, this.compileCache));
+  }
+
+  /** The workers started so far, handed over (to parseAll, which ends them); none after the first call. */
+  take(): Worker[] {
+    this.taken = true;
+    const w = this.workers;
+    this.workers = [];
+    return w;
+  }
+
+  /** Ends the workers never handed over (the build failed or was cancelled first). */
+  async end(): Promise<void> {
+    await Promise.all(this.take().map((w) => w.terminate()));
+  }
+}
+
+/**
+ * Parses every task on as many workers as its chunks keep busy, at most
+ * `maxWorkers`: those `started` ahead (EarlyWorkers) first, more if the
+ * chunks want more, and any started ahead beyond that ended unused (the walk
+ * saw the files in another order). Calls onResults for each finished chunk
+ * (on the main thread, in completion order). Resolves when all are done;
  * the workers are terminated either way. When onResults throws (a cancelled
  * build) no more chunks go out, and the workers are terminated only once the
  * chunks in flight have come back: a worker terminated inside tree-sitter's
@@ -60,16 +120,14 @@ const endedEarly = new WeakMap<Worker, Error>();
  * process.
  */
 export async function parseAll(
-  tasks: Array<ParseTask & { size: number }>, maxBytes: number, workers: number | Worker[],
-  onResults: (results: ParseResult[]) => void, compileCache: string | null = null,
+  tasks: Array<ParseTask & { size: number }>, maxBytes: number, maxWorkers: number,
+  onResults: (results: ParseResult[]) => void, compileCache: string | null = null, started: Worker[] = [],
 ): Promise<void> {
   const chunks = chunk(tasks);
-  if (chunks.length === 0) {
-    if (Array.isArray(workers)) await Promise.all(workers.map((w) => w.terminate()));
-    return;
-  }
-  const pool = Array.isArray(workers) ? workers
-    : startWorkers(Math.min(workers, Math.ceil(chunks.length / IN_FLIGHT_PER_WORKER)), compileCache);
+  const wanted = workersFor(chunks.length, maxWorkers);
+  await Promise.all(started.slice(wanted).map((w) => w.terminate()));
+  if (wanted === 0) return;
+  const pool = [...started.slice(0, wanted), ...startWorkers(wanted - started.length, compileCache)];
   /** Chunks each worker has and has not answered yet. */
   const inFlight = new Map<Worker, number>(pool.map((w) => [w, 0]));
   const allLanded = (): boolean => [...inFlight.values()].every((k) => k === 0);

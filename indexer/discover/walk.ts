@@ -93,6 +93,8 @@ export interface WalkOptions {
    * only what was decided without a stat — a cheap scan for the watcher.
    */
   links?: boolean | 'only';
+  /** Told of each file as it is listed, in no particular order (a build starts its parse workers by them). */
+  onFile?: (entry: WalkEntry) => void;
 }
 
 /** How many folders are listed at once: enough to keep the libuv pool busy, few enough to stay far from fd limits. */
@@ -160,6 +162,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   const leftOut: WalkResult['leftOut'] = [];
   const leave = (path: string, reason: WalkLeftOutReason): void => { skipped[reason]++; leftOut.push({ path, reason }); };
   const files: WalkEntry[] = [];
+  const found = (e: WalkEntry): void => { files.push(e); opts.onFile?.(e); };
   const links: WalkLink[] | undefined = opts.links ? [] : undefined;
   const linksOnly = opts.links === 'only';
 
@@ -215,7 +218,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
       if (!st.isFile()) { skipped.special++; return; } // replaced by something else since the listing
       if (st.size > maxBytes) { leave(rel, 'tooLarge'); return; }
       if (st.nlink > 1) shared = true;
-      files.push({ path: rel, abs: real, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
+      found({ path: rel, abs: real, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
       return;
     }
     if (!d.isSymbolicLink()) { skipped.special++; return; }
@@ -267,7 +270,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     if (!st.isFile()) { skipped.special++; return; }
     if (st.size > maxBytes) { leave(rel, 'tooLarge'); return; }
     if (st.nlink > 1) shared = true;
-    files.push({ path: rel, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
+    found({ path: rel, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
   };
 
   const visit = async (dir: DirNode): Promise<DirNode[]> => {

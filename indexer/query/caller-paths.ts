@@ -111,18 +111,26 @@ function resolvedOrDenied(input: string, abs: string): string | null {
   }
 }
 
+/** A caller's path as accepted, and the real path, relative to the root, of what it names. */
+export interface CallerPath {
+  /** The clean path as the caller spelled it ("" for the root). */
+  path: string;
+  /** Where it leads once symbolic links are resolved ("" for the root); null when nothing is there. */
+  real: string | null;
+}
+
 /**
  * Resolves a caller's path against the root (docs/tools.md, What is indexed): refuses absolute
  * paths, NUL bytes, `..` that leaves the root (also in an encoded form:
  * percent escapes, backslashes), and paths that reach outside the root through a symlink (`path_denied`),
  * and — when the boundary has the secret rule — secrets (`secret_denied`).
- * Accepts "./src/x.py", "src//x.py", "src/x.py/" and returns "src/x.py".
- * Throws ToolError only. Only the caller's path is resolved here, per call;
- * the root's real path comes with the boundary.
+ * Accepts "./src/x.py", "src//x.py", "src/x.py/" as "src/x.py", and says
+ * where it leads. Throws ToolError only. Only the caller's path is resolved
+ * here, per call; the root's real path comes with the boundary.
  */
-export function normalizeCallerPath(boundary: PathBoundary, input: string, opts: CallerPathOptions = {}): string {
+export function resolveCallerPath(boundary: PathBoundary, input: string, opts: CallerPathOptions = {}): CallerPath {
   const clean = normalizeLexically(input, opts);
-  if (clean === '') return clean;
+  if (clean === '') return { path: clean, real: '' };
   const { realRoot } = boundary;
 
   // Resolve the deepest part of the path that exists: a symlink anywhere along
@@ -134,11 +142,16 @@ export function normalizeCallerPath(boundary: PathBoundary, input: string, opts:
     if (real === null) continue;
     realRel = realRelative(realRoot, real);
     if (realRel === null) throw denied(input, 'it resolves through a symbolic link to outside the repository root');
-    if (n < segs.length) realRel = null; // only the full path's real name counts for the secret check below
+    if (n < segs.length) realRel = null; // only the full path's real name counts, for the secret check below and the caller
     break;
   }
   if (boundary.isSecret?.(clean) || (realRel !== null && realRel !== '' && boundary.isSecret?.(realRel))) {
     throw new ToolError('secret_denied', `path ${shown(clean)} refused: it is a secret file, which evidex never reads`);
   }
-  return clean;
+  return { path: clean, real: realRel };
+}
+
+/** resolveCallerPath's clean path: the path the caller may name, as the index names files. */
+export function normalizeCallerPath(boundary: PathBoundary, input: string, opts: CallerPathOptions = {}): string {
+  return resolveCallerPath(boundary, input, opts).path;
 }

@@ -15,7 +15,7 @@ import { dueEvery, sortInSlices, type Due } from '../store/in-slices.js';
 import { isTsJsPath } from '../typescript/paths.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
 import { indexedFile, pageOf, pathPrefixOf } from './args.js';
-import { normalizeCallerPath } from './caller-paths.js';
+import { resolveCallerPath } from './caller-paths.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
 /** Files an import can name: Python, TypeScript, JavaScript, and JSON (which the compiler resolves with resolveJsonModule). */
@@ -24,32 +24,37 @@ function importable(path: string): boolean {
 }
 
 /**
- * The targets `m` names. A path (it holds a `/`, or names a Python,
- * TypeScript, JavaScript or JSON file at the root) is checked like every caller path;
- * an indexed Python file gives its module names, a TypeScript, JavaScript or
- * JSON file its file target (what the compiler can resolve an import to);
- * any other file is refused. A name with a `/` that is no indexed file is a
- * package subpath (`@org/ui`, `lodash/fp`, `libs/enums` through a `paths`
- * alias) unless it starts with `.` or ends in `.py` or `.pyi`: then it is a
- * file the index does not hold, and refused. Anything else is
- * a dotted module name or a package name: itself, the module names of the
- * Python files known by it, and its specifier target.
+ * The targets `m` names, and whether it names a file or a module the index
+ * holds (then an empty answer is exact: nothing imports it). A path (it
+ * holds a `/`, or names a Python, TypeScript, JavaScript or JSON file at the
+ * root) is checked like every caller path; it names the indexed file it
+ * leads to, also through a symbolic link the walk did not index it under (a
+ * link back up the tree, an ignored one). An indexed Python file gives its
+ * module names, a TypeScript, JavaScript or JSON file its file target (what
+ * the compiler can resolve an import to); any other file is refused. A name
+ * with a `/` that is no indexed file is a package subpath (`@org/ui`,
+ * `lodash/fp`, `libs/enums` through a `paths` alias) unless it starts with
+ * `.` or ends in `.py` or `.pyi`: then it is a file the index does not hold,
+ * and refused. Anything else is a dotted module name or a package name:
+ * itself, the module names of the Python files known by it, and its
+ * specifier target.
  */
-function targetsOf(store: Store, rules: RepoRules, m: string): Set<string> {
+function targetsOf(store: Store, rules: RepoRules, m: string): { names: Set<string>; indexed: boolean } {
   const isRootFile = importable(m) && store.fileByPath(m) !== undefined;
   if (m.includes('/') || isRootFile) {
-    const rel = normalizeCallerPath(rules, m);
-    const f = store.fileByPath(rel);
-    if (f?.py) return new Set([m, ...f.mods]);
-    if (f && importable(f.path)) return new Set([fileTarget(f.path)]);
+    const { path, real } = resolveCallerPath(rules, m);
+    const f = store.fileByPath(path) ?? (real === null ? undefined : store.fileByPath(real));
+    if (f?.py) return { names: new Set([m, ...f.mods]), indexed: true };
+    if (f && importable(f.path)) return { names: new Set([fileTarget(f.path)]), indexed: true };
     if (f) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python, TypeScript, JavaScript or JSON file of the index: nothing imports it`);
     // `./x/y` or a Python file names a file that is not indexed; anything else is a package subpath, as a specifier names it.
     if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m)) indexedFile(store, rules, m); // refuses it: not_indexed
-    return new Set([specTarget(m)]);
+    return { names: new Set([specTarget(m)]), indexed: false };
   }
   const names = new Set<string>([m, specTarget(m)]);
-  for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
-  return names;
+  const files = store.moduleFiles(m);
+  for (const fid of files) for (const n of store.file(fid)?.mods ?? []) names.add(n);
+  return { names, indexed: files.length > 0 };
 }
 
 /** Every statement with a target in `names` (in answer order). */
@@ -108,16 +113,19 @@ function* throughReexports(store: Store, names: ReadonlySet<string>, due: Due): 
   return yield* sortInSlices(out, (a, b) => rank[a.span.fid] - rank[b.span.fid] || a.span.start - b.span.start || a.span.seq - b.span.seq, due);
 }
 
+/** find_importers' answer, and whether `module_name` names a file or module the index holds (targetsOf). */
+export interface ImportersAnswer { result: ToolResult; indexed: boolean }
+
 /**
  * Import statements that import the module (docs/tools.md, find_importers),
  * sorted by (path, line); only the page becomes items. In slices
  * (in-slices.ts): a merge of several names' lists, or the re-exports
  * followed through a large graph, yields when `due`.
  */
-export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers'], due: Due): Generator<void, ToolResult, void> {
+export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers'], due: Due): Generator<void, ImportersAnswer, void> {
   const m = args.module_name;
   const prefix = pathPrefixOf(args.path_prefix);
-  const names = targetsOf(store, rules, m);
+  const { names, indexed } = targetsOf(store, rules, m);
   const page = pageOf(args);
   const item = (r: ImportSpan, via: Via | null = null): Evidence => {
     const text = store.importText(r); // read through textRange, which checks the span
@@ -127,8 +135,8 @@ export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['f
   };
   if (!args.via_reexports) {
     const { total, hits } = yield* store.plan.importStatementsInSlices(names, prefix, page, due);
-    return { evidence: hits.map((r) => item(r)), total, generation: store.generation };
+    return { result: { evidence: hits.map((r) => item(r)), total, generation: store.generation }, indexed };
   }
   const all = (yield* throughReexports(store, names, due)).filter((r) => prefix === undefined || store.file(r.span.fid)!.path.startsWith(prefix));
-  return { evidence: all.slice(page.offset, page.end).map((r) => item(r.span, r.via)), total: all.length, generation: store.generation };
+  return { result: { evidence: all.slice(page.offset, page.end).map((r) => item(r.span, r.via)), total: all.length, generation: store.generation }, indexed };
 }

@@ -6,7 +6,7 @@
 // suggestion never names an ignored or secret file.
 import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { normalizeLexically } from './caller-paths.js';
+import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from './distance.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './suggest.js';
@@ -19,35 +19,21 @@ const SOURCE = /\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
  * the index knows; a path refused as not indexed gets them in its one-line
  * reason instead (a refusal has no result to carry them).
  */
-export function* withImporterSuggestions(store: Store, args: ToolArgs['find_importers'], answer: Generator<void, ToolResult, void>): Generator<void, ToolResult, void> {
+export function* withImporterSuggestions(store: Store, args: ToolArgs['find_importers'], answer: Generator<void, ImportersAnswer, void>): Generator<void, ToolResult, void> {
   let result: ToolResult;
+  let indexed: boolean;
   try {
-    result = yield* answer;
+    ({ result, indexed } = yield* answer);
   } catch (err) {
     if (!(err instanceof ToolError) || err.code !== 'not_indexed') throw err;
     const names = moduleSuggestions(store, args.module_name).map((s) => s.name);
     if (names.length === 0) throw err;
     throw new ToolError('not_indexed', `${err.message}; did you mean: ${names.join(', ')}`);
   }
-  // A module or an indexed file that nothing imports is an exact answer, not a near miss.
-  if (result.total > 0 || store.moduleFiles(args.module_name).length > 0 || namesIndexedFile(store, args.module_name)) return result;
+  // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss.
+  if (result.total > 0 || indexed) return result;
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
-}
-
-/**
- * Whether `asked` is the path of an indexed file, spelled as find_importers
- * accepts it (`./src//x.ts`, `src/x.ts/`): the same lexical normalisation. An
- * argument it refuses (a module name with a NUL byte, say) names no file.
- */
-function namesIndexedFile(store: Store, asked: string): boolean {
-  let path: string;
-  try {
-    path = normalizeLexically(asked);
-  } catch {
-    return false;
-  }
-  return store.fileByPath(path) !== undefined;
 }
 
 /**

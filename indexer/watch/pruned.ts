@@ -5,7 +5,14 @@
 // (chokidar's add) instead of restarting the whole watch: a restart leaves
 // every folder unwatched until its new scan ends, so a save anywhere in that
 // window would be missed, and it costs a scan of the whole tree. Folders that
-// become excluded keep their watch; their events are filtered by the rules.
+// become excluded keep their watch until the next restart; their events are
+// filtered by the rules. (Measured: a tree of 203 folders held 208 inotify
+// watches, and still 208 after `big/`, 151 of its folders, was excluded; 7
+// after a restart.) chokidar's unwatch closes only the one folder it is given
+// and keeps that name on an ignore list that every later event is matched
+// against and that only add() of that very name clears: releasing a subtree
+// would mean unwatching each of its folders, and re-adding each when the
+// rules let it in again — a growing list per event instead of idle watches.
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 
