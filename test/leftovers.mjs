@@ -16,7 +16,7 @@
 // under the file, then removed with the folder (sweep). Without it, a file
 // that forgets its cleanup fills the machine's /tmp a few hundred folders
 // per run.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -68,9 +68,16 @@ export async function reap(mark, graceMs = 3000) {
   return left.map(({ pid, cmd }) => `left running by the file, stopped: pid ${pid}: ${cmd.length > 160 ? `${cmd.slice(0, 157)}...` : cmd}`);
 }
 
-/** A new empty folder under the system temp folder, for one test file's TMPDIR. */
+/**
+ * A new empty folder under the system temp folder, for one test file's TMPDIR.
+ * Open to all as the system's own is (mode 1777), since tests that run a
+ * process as another user (an impostor daemon as `nobody`) share files with it
+ * through the temp folder.
+ */
 export function tempFolder(mark) {
-  return mkdtempSync(join(tmpdir(), `evidex-test-${mark}-`));
+  const dir = mkdtempSync(join(tmpdir(), `evidex-test-${mark}-`));
+  chmodSync(dir, 0o1777);
+  return dir;
 }
 
 /** Removes a file's temp folder, returning a line that names what the file left in it (none when it left nothing). */

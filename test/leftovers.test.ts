@@ -3,7 +3,7 @@
 // SIGTERM is killed; unmarked processes are left alone. A file's own temp
 // folder is removed whole, and what was left in it named.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -50,6 +50,7 @@ testUnless(lacks.proc())('a marked child left running is named and stopped; an u
 test('a file\'s temp folder is removed; what it left there is named, an empty one says nothing', async () => {
   const { tempFolder, sweep } = await load();
   const empty = tempFolder(`leftovers-test-${process.pid}`);
+  assert.is((statSync(empty).mode & 0o7777).toString(8), '1777', 'open to every user, as the system temp folder is');
   assert.equal(sweep(empty), []);
   assert.not.ok(existsSync(empty));
   const full = tempFolder(`leftovers-test-${process.pid}`);
