@@ -147,6 +147,60 @@ test('through the watcher: a saved .ts file and an edited tsconfig.json are answ
   }
 });
 
+test('a bundled package\'s source created after its importer was indexed is its target at the next answer, through the watcher', async () => {
+  const root = tempDir('ts-live-bundled');
+  write(root, {
+    'package.json': json({ name: 'root', private: true, workspaces: ['packages/*', 'apps/*'] }),
+    // tsup's layout: .mjs/.cjs and .d.mts/.d.cts all built from src/index.ts, which is not written yet.
+    'packages/lib/package.json': json({ name: '@x/lib', exports: { '.': {
+      import: { types: './dist/index.d.mts', default: './dist/index.mjs' }, require: { types: './dist/index.d.cts', default: './dist/index.cjs' } } } }),
+    'packages/lib/tsconfig.json': json({ compilerOptions: { outDir: 'dist', rootDir: 'src' }, include: ['src'] }),
+    'packages/lib/src/other.ts': 'export const other = 1;\n',
+    'apps/a/package.json': json({ name: 'a', private: true }),
+    'apps/a/src/main.ts': 'import { libFn } from "@x/lib";\nconst lib = require("@x/lib");\n',
+  });
+  const idx = await openEvidexIndex(root, { stateDir: stateDir() });
+  await idx.refresh();
+  const rules = await idx.rules();
+  const applied: WatchApplied[] = [];
+  const waiters: Array<() => void> = [];
+  const watcher = await RepoWatcher.start({
+    root, rules, index: idx, exclusive: (fn) => fn(), onApplied: (a) => { applied.push(a); waiters.splice(0).forEach((w) => w()); },
+  });
+  const appliedFor = (path: string): Promise<void> => new Promise((resolve) => {
+    const check = (): void => { if (applied.some((a) => a.paths.includes(path))) resolve(); else waiters.push(check); };
+    check();
+  });
+  const importers = async (m: string): Promise<string[]> => {
+    const r = await idx.runTool('find_importers', { module_name: m });
+    assertEvidenceChecks(root, r.evidence);
+    return r.evidence.map((e) => `${e.path}:${e.start_line}`);
+  };
+  const save = async (path: string, text: string | null): Promise<void> => {
+    applied.length = 0;
+    if (text === null) rmSync(join(root, path));
+    else writeFileSync(join(root, path), text);
+    await appliedFor(path);
+    assert.equal(idx.store.dump(), await freshDump(root), `after ${path} ${text === null ? 'deleted' : 'saved'}: differs from a fresh build`);
+  };
+  try {
+    const main = idx.store.fileByPath('apps/a/src/main.ts')!;
+    assert.equal(idx.store.imports(main.fid).map((i) => i.why), ['missing', 'missing'], 'no source yet');
+    await save('packages/lib/src/index.ts', 'export function libFn() {}\n');
+    assert.equal(await importers('packages/lib/src/index.ts'), ['apps/a/src/main.ts:1', 'apps/a/src/main.ts:2']);
+    // A JavaScript source in its place, then tsc's own counterpart of the ESM forms beside it: .mts wins for import, .js stays for require.
+    await save('packages/lib/src/index.ts', null);
+    await save('packages/lib/src/index.js', 'export function libFn() {}\n');
+    assert.equal(await importers('packages/lib/src/index.js'), ['apps/a/src/main.ts:1', 'apps/a/src/main.ts:2']);
+    await save('packages/lib/src/index.mts', 'export function libFn() {}\n');
+    assert.equal(await importers('packages/lib/src/index.mts'), ['apps/a/src/main.ts:1']);
+    assert.equal(await importers('packages/lib/src/index.js'), ['apps/a/src/main.ts:2']);
+  } finally {
+    await watcher.close();
+    await idx.close();
+  }
+});
+
 test('a file the compiler cannot parse (nested past the stack) is still indexed for search, in a build and in an update, and stops nothing else', async () => {
   const root = makeRepo();
   const hostile = `const deep = ${'['.repeat(20_000)}${']'.repeat(20_000)};\nexport const HOSTILE_MARK = 1;\n`;
