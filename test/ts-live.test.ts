@@ -110,8 +110,14 @@ test('every update leaves what a fresh build holds, resolving again only what th
   await idx.close();
 });
 
-test('through the watcher: a saved .ts file and an edited tsconfig.json are answered before the next query', async () => {
-  const root = makeRepo();
+/**
+ * A built index of `root` with a watcher applying what changes, and
+ * appliedFor(path): resolved once the watcher has applied a batch naming
+ * `path` — any so far, or with `from: 'now'` only one applied after the call.
+ */
+async function watchedIndex(root: string): Promise<{
+  idx: EvidexIndex; watcher: RepoWatcher; appliedFor: (path: string, opts?: { from: 'now' }) => Promise<void>;
+}> {
   const idx = await openEvidexIndex(root, { stateDir: stateDir() });
   await idx.refresh();
   const rules = await idx.rules();
@@ -120,16 +126,22 @@ test('through the watcher: a saved .ts file and an edited tsconfig.json are answ
   const watcher = await RepoWatcher.start({
     root, rules, index: idx, exclusive: (fn) => fn(), onApplied: (a) => { applied.push(a); waiters.splice(0).forEach((w) => w()); },
   });
+  const appliedFor = (path: string, opts?: { from: 'now' }): Promise<void> => new Promise((resolve) => {
+    const since = opts?.from === 'now' ? applied.length : 0;
+    const check = (): void => { if (applied.slice(since).some((a) => a.paths.includes(path))) resolve(); else waiters.push(check); };
+    check();
+  });
+  return { idx, watcher, appliedFor };
+}
+
+test('through the watcher: a saved .ts file and an edited tsconfig.json are answered before the next query', async () => {
+  const root = makeRepo();
+  const { idx, watcher, appliedFor } = await watchedIndex(root);
   const importers = async (m: string): Promise<string[]> => {
     const r = await idx.runTool('find_importers', { module_name: m, via_reexports: true });
     assertEvidenceChecks(root, r.evidence);
     return r.evidence.map((e) => `${e.path}:${e.start_line}${e.via ? ` via ${e.via.join(',')}` : ''}`);
   };
-  /** Waits until the watcher has applied a batch naming `path`. */
-  const appliedFor = (path: string): Promise<void> => new Promise((resolve) => {
-    const check = (): void => { if (applied.some((a) => a.paths.includes(path))) resolve(); else waiters.push(check); };
-    check();
-  });
   try {
     assert.equal(await importers('packages/ui/src/button.ts'), ['app/main.ts:1 via packages/ui/src/index.ts', 'packages/ui/src/index.ts:1']);
     writeFileSync(join(root, 'app/other.ts'), 'import "./util";\nimport { Button } from "../packages/ui/src/button";\n');
@@ -159,28 +171,17 @@ test('a bundled package\'s source created after its importer was indexed is its 
     'apps/a/package.json': json({ name: 'a', private: true }),
     'apps/a/src/main.ts': 'import { libFn } from "@x/lib";\nconst lib = require("@x/lib");\n',
   });
-  const idx = await openEvidexIndex(root, { stateDir: stateDir() });
-  await idx.refresh();
-  const rules = await idx.rules();
-  const applied: WatchApplied[] = [];
-  const waiters: Array<() => void> = [];
-  const watcher = await RepoWatcher.start({
-    root, rules, index: idx, exclusive: (fn) => fn(), onApplied: (a) => { applied.push(a); waiters.splice(0).forEach((w) => w()); },
-  });
-  const appliedFor = (path: string): Promise<void> => new Promise((resolve) => {
-    const check = (): void => { if (applied.some((a) => a.paths.includes(path))) resolve(); else waiters.push(check); };
-    check();
-  });
+  const { idx, watcher, appliedFor } = await watchedIndex(root);
   const importers = async (m: string): Promise<string[]> => {
     const r = await idx.runTool('find_importers', { module_name: m });
     assertEvidenceChecks(root, r.evidence);
     return r.evidence.map((e) => `${e.path}:${e.start_line}`);
   };
   const save = async (path: string, text: string | null): Promise<void> => {
-    applied.length = 0;
+    const done = appliedFor(path, { from: 'now' });
     if (text === null) rmSync(join(root, path));
     else writeFileSync(join(root, path), text);
-    await appliedFor(path);
+    await done;
     assert.equal(idx.store.dump(), await freshDump(root), `after ${path} ${text === null ? 'deleted' : 'saved'}: differs from a fresh build`);
   };
   try {

@@ -2,8 +2,8 @@
 // `main`: `dist/index.d.ts`) but the tree does not hold, mapped to the source
 // a developer would open (docs/tools.md, TypeScript rules). A package's build
 // layout: its tsconfig.json's `outDir` (read as the compiler reads it,
-// `extends` included) with its `rootDir`, else `src/`; without an `outDir`,
-// the top folders of the paths its package.json names, with `src/`. A path
+// `extends` included) with its `rootDir`, else `src/`; without an `outDir`
+// inside the package folder, the top folders of the paths its package.json names, with `src/`. A path
 // under one of those out folders, when that folder is not in the tree, stands
 // for the same path under the source folder with a source extension.
 import { posix } from 'node:path';

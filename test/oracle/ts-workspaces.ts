@@ -92,8 +92,9 @@ function sourceForms(file: string): { stem: string; exts: string[] } | null {
 
 /**
  * A package's build-output layout: the out folders (its tsconfig's `outDir`,
- * read by the compiler with `extends`; else the top folders of the paths its
- * package.json `exports`/`types`/`typings`/`main`/`module` name) and the
+ * read by the compiler with `extends`, when inside the package folder; else
+ * the top folders of the paths its package.json
+ * `exports`/`types`/`typings`/`main`/`module` name) and the
  * folder sources live in (the tsconfig's `rootDir` when it sets an `outDir`,
  * else `src/`).
  */
@@ -114,7 +115,9 @@ export function buildLayout(pkgAbs: string): BuildLayout {
     const parsed = ts.parseJsonSourceFileConfigFileContent(ts.readJsonConfigFile(cfg, ts.sys.readFile), ts.sys, pkgAbs, undefined, cfg);
     const rel = (p: string | undefined): string | null => (p ? posix.relative(pkgAbs, p) : null);
     const outDir = rel(parsed.options.outDir);
-    if (outDir !== null) return { outDirs: [outDir], rootDir: rel(parsed.options.rootDir) ?? 'src' };
+    // package.json can name nothing outside the package: an outDir there (one a root config lends) is no layout of it.
+    const outside = outDir !== null && (outDir === '..' || outDir.startsWith('../'));
+    if (outDir !== null && !outside) return { outDirs: [outDir], rootDir: rel(parsed.options.rootDir) ?? 'src' };
   }
   const rootDir = 'src';
   const pkg = readJson(join(pkgAbs, 'package.json')) as Record<string, unknown> | undefined;
