@@ -110,8 +110,14 @@ test('every update leaves what a fresh build holds, resolving again only what th
   await idx.close();
 });
 
-test('through the watcher: a saved .ts file and an edited tsconfig.json are answered before the next query', async () => {
-  const root = makeRepo();
+/**
+ * A built index of `root` with a watcher applying what changes, and
+ * appliedFor(path): resolved once the watcher has applied a batch naming
+ * `path` — any so far, or with `from: 'now'` only one applied after the call.
+ */
+async function watchedIndex(root: string): Promise<{
+  idx: EvidexIndex; watcher: RepoWatcher; appliedFor: (path: string, opts?: { from: 'now' }) => Promise<void>;
+}> {
   const idx = await openEvidexIndex(root, { stateDir: stateDir() });
   await idx.refresh();
   const rules = await idx.rules();
@@ -120,16 +126,22 @@ test('through the watcher: a saved .ts file and an edited tsconfig.json are answ
   const watcher = await RepoWatcher.start({
     root, rules, index: idx, exclusive: (fn) => fn(), onApplied: (a) => { applied.push(a); waiters.splice(0).forEach((w) => w()); },
   });
+  const appliedFor = (path: string, opts?: { from: 'now' }): Promise<void> => new Promise((resolve) => {
+    const since = opts?.from === 'now' ? applied.length : 0;
+    const check = (): void => { if (applied.slice(since).some((a) => a.paths.includes(path))) resolve(); else waiters.push(check); };
+    check();
+  });
+  return { idx, watcher, appliedFor };
+}
+
+test('through the watcher: a saved .ts file and an edited tsconfig.json are answered before the next query', async () => {
+  const root = makeRepo();
+  const { idx, watcher, appliedFor } = await watchedIndex(root);
   const importers = async (m: string): Promise<string[]> => {
     const r = await idx.runTool('find_importers', { module_name: m, via_reexports: true });
     assertEvidenceChecks(root, r.evidence);
     return r.evidence.map((e) => `${e.path}:${e.start_line}${e.via ? ` via ${e.via.join(',')}` : ''}`);
   };
-  /** Waits until the watcher has applied a batch naming `path`. */
-  const appliedFor = (path: string): Promise<void> => new Promise((resolve) => {
-    const check = (): void => { if (applied.some((a) => a.paths.includes(path))) resolve(); else waiters.push(check); };
-    check();
-  });
   try {
     assert.equal(await importers('packages/ui/src/button.ts'), ['app/main.ts:1 via packages/ui/src/index.ts', 'packages/ui/src/index.ts:1']);
     writeFileSync(join(root, 'app/other.ts'), 'import "./util";\nimport { Button } from "../packages/ui/src/button";\n');
@@ -141,6 +153,49 @@ test('through the watcher: a saved .ts file and an edited tsconfig.json are answ
     await appliedFor('tsconfig.json');
     const r = await idx.runTool('find_importers', { module_name: 'app/util.ts' });
     assert.equal(r.evidence.map((e) => `${e.path}:${e.start_line}`), ['app/other.ts:1', 'lib/plain.js:1'], 'main.ts no longer reaches util through ~/');
+  } finally {
+    await watcher.close();
+    await idx.close();
+  }
+});
+
+test('a bundled package\'s source created after its importer was indexed is its target at the next answer, through the watcher', async () => {
+  const root = tempDir('ts-live-bundled');
+  write(root, {
+    'package.json': json({ name: 'root', private: true, workspaces: ['packages/*', 'apps/*'] }),
+    // tsup's layout: .mjs/.cjs and .d.mts/.d.cts all built from src/index.ts, which is not written yet.
+    'packages/lib/package.json': json({ name: '@x/lib', exports: { '.': {
+      import: { types: './dist/index.d.mts', default: './dist/index.mjs' }, require: { types: './dist/index.d.cts', default: './dist/index.cjs' } } } }),
+    'packages/lib/tsconfig.json': json({ compilerOptions: { outDir: 'dist', rootDir: 'src' }, include: ['src'] }),
+    'packages/lib/src/other.ts': 'export const other = 1;\n',
+    'apps/a/package.json': json({ name: 'a', private: true }),
+    'apps/a/src/main.ts': 'import { libFn } from "@x/lib";\nconst lib = require("@x/lib");\n',
+  });
+  const { idx, watcher, appliedFor } = await watchedIndex(root);
+  const importers = async (m: string): Promise<string[]> => {
+    const r = await idx.runTool('find_importers', { module_name: m });
+    assertEvidenceChecks(root, r.evidence);
+    return r.evidence.map((e) => `${e.path}:${e.start_line}`);
+  };
+  const save = async (path: string, text: string | null): Promise<void> => {
+    const done = appliedFor(path, { from: 'now' });
+    if (text === null) rmSync(join(root, path));
+    else writeFileSync(join(root, path), text);
+    await done;
+    assert.equal(idx.store.dump(), await freshDump(root), `after ${path} ${text === null ? 'deleted' : 'saved'}: differs from a fresh build`);
+  };
+  try {
+    const main = idx.store.fileByPath('apps/a/src/main.ts')!;
+    assert.equal(idx.store.imports(main.fid).map((i) => i.why), ['missing', 'missing'], 'no source yet');
+    await save('packages/lib/src/index.ts', 'export function libFn() {}\n');
+    assert.equal(await importers('packages/lib/src/index.ts'), ['apps/a/src/main.ts:1', 'apps/a/src/main.ts:2']);
+    // A JavaScript source in its place, then tsc's own counterpart of the ESM forms beside it: .mts wins for import, .js stays for require.
+    await save('packages/lib/src/index.ts', null);
+    await save('packages/lib/src/index.js', 'export function libFn() {}\n');
+    assert.equal(await importers('packages/lib/src/index.js'), ['apps/a/src/main.ts:1', 'apps/a/src/main.ts:2']);
+    await save('packages/lib/src/index.mts', 'export function libFn() {}\n');
+    assert.equal(await importers('packages/lib/src/index.mts'), ['apps/a/src/main.ts:1']);
+    assert.equal(await importers('packages/lib/src/index.js'), ['apps/a/src/main.ts:2']);
   } finally {
     await watcher.close();
     await idx.close();

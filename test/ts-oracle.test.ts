@@ -277,6 +277,9 @@ test('fixtures/ts-monorepo: pinned answers of the oracle', () => {
   assert.is(o.get('scripts/build.mjs')?.config, null);
   // Under the defaults an import and a require() of one package take its "import" and "require" conditions.
   assert.equal(targets(o.get('scripts/release.ts')), ['3 @acme/core [import] -> packages/core/src/index.ts', '5 @acme/core [require] -> packages/core/src/legacy.cts']);
+  // A package tsdown builds (.mjs/.cjs/.d.mts/.d.cts, all from src/*.ts): both conditions, typed or not, reach the source.
+  assert.equal(targets(o.get('apps/web/src/api.ts')), ['1 @acme/sdk [import] -> packages/sdk/src/index.ts', '2 @acme/sdk/links [import] -> packages/sdk/src/links.ts']);
+  assert.equal(targets(o.get('scripts/sdk-check.cjs')), ['2 @acme/sdk [require] -> packages/sdk/src/index.ts']);
   for (const f of o.values()) assert.is(f.parseErrors, 0, f.path);
 });
 

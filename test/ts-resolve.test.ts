@@ -84,6 +84,33 @@ const TREE: Record<string, string> = {
   'packages/legacy/src/index.ts': 'export const slugify = (s: string) => s;\n',
   'legacy/app.js': 'const { slugify } = require("@org/legacy");\nconst greet = require("./lib/current");\n',
   'legacy/lib/greet.js': 'exports.greet = 1;\n',
+  // Bundler layouts (tsup, tsdown, unbuild): every output form, .mjs/.cjs/.d.mts/.d.cts included, built from src/index.ts.
+  'packages/tsup/package.json': json({ name: '@x/lib', exports: { '.': {
+    import: { types: './dist/index.d.mts', default: './dist/index.mjs' }, require: { types: './dist/index.d.cts', default: './dist/index.cjs' } } } }),
+  'packages/tsup/tsconfig.json': json({ compilerOptions: { outDir: 'dist', rootDir: 'src' }, include: ['src'] }),
+  'packages/tsup/src/index.ts': 'export function libFn() {}\n',
+  'packages/tsup-untyped/package.json': json({ name: '@x/untyped', exports: { import: './dist/index.mjs', require: './dist/index.cjs' } }),
+  'packages/tsup-untyped/src/index.ts': 'export const untyped = 1;\n',
+  // A package built from JavaScript (Babel's src/ → lib/), no tsconfig: its out folder comes from `main`.
+  'packages/babel/package.json': json({ name: '@x/babel', main: 'lib/index.js', module: 'lib/index.mjs' }),
+  'packages/babel/src/index.js': 'export const babel = 1;\n',
+  // trpc's layout: built by tsdown into the package's dist/, while the tsconfig it extends sets the root's ./dist as outDir.
+  'tsconfig.lib.json': json({ compilerOptions: { outDir: './dist', declaration: true } }),
+  'packages/client/package.json': json({ name: '@x/client', main: './dist/index.cjs', module: './dist/index.mjs', types: './dist/index.d.cts',
+    exports: { '.': { import: { types: './dist/index.d.mts', default: './dist/index.mjs' }, require: { types: './dist/index.d.cts', default: './dist/index.cjs' } } } }),
+  'packages/client/tsconfig.json': json({ extends: '../../tsconfig.lib.json', include: ['src'] }),
+  'packages/client/src/index.ts': 'export const client = 1;\n',
+  'packages/node10/tsconfig.json': json({ compilerOptions: { moduleResolution: 'node', module: 'commonjs' }, include: ['src'] }),
+  'packages/node10/src/main.ts': 'import { client } from "@x/client";\n',  // node10 reads no exports: types ./dist/index.d.cts
+  'packages/app/src/bundled.ts': [
+    'import { libFn } from "@x/lib";',        // 1: import condition, types ./dist/index.d.mts → src/index.ts
+    'const lib = require("@x/lib");',         // 2: require condition, types ./dist/index.d.cts → src/index.ts
+    'import { untyped } from "@x/untyped";',  // 3: ./dist/index.mjs, no types: the compiler looks for dist/index.d.mts
+    'import { babel } from "@x/babel";',      // 4: lib/index.js → src/index.js
+    'import { client } from "@x/client";',    // 5: an outDir outside the package is none of its layout
+  ].join('\n') + '\n',
+  'packages/node-esm/src/g.cts': 'import lib = require("@x/lib");\nimport { untyped } from "@x/untyped";\n',
+  'packages/node-esm/src/h.ts': 'import { libFn } from "@x/lib";\nimport { babel } from "@x/babel";\n',
 };
 /** Symbolic links of the tree: path → what it points to. */
 const LINKS: Record<string, string> = { 'legacy/lib/current.js': 'greet.js' };
@@ -104,6 +131,12 @@ const EXPECTED: Record<string, string[]> = {
   'broken/a.ts': ['config', 'external', 'broken/b.ts'],
   // Through the link, the file it leads to.
   'legacy/app.js': ['packages/legacy/index.js', 'legacy/lib/greet.js'],
+  'packages/app/src/bundled.ts': ['packages/tsup/src/index.ts', 'packages/tsup/src/index.ts', 'packages/tsup-untyped/src/index.ts', 'packages/babel/src/index.js',
+    'packages/client/src/index.ts'],
+  'packages/node10/src/main.ts': ['packages/client/src/index.ts'],
+  // NodeNext without allowJs: require mode to .d.cts, import mode to .d.mts, and the compiler's .d.ts for lib/index.js.
+  'packages/node-esm/src/g.cts': ['packages/tsup/src/index.ts', 'packages/tsup-untyped/src/index.ts'],
+  'packages/node-esm/src/h.ts': ['packages/tsup/src/index.ts', 'packages/babel/src/index.js'],
 };
 
 /** The config each file is governed by ('' = the defaults). */
@@ -111,11 +144,15 @@ const GOVERNING: Record<string, string> = {
   'packages/app/src/main.ts': 'packages/app/tsconfig.json', 'packages/app/src/old.js': 'packages/app/tsconfig.json',
   'packages/ui/src/index.ts': 'packages/ui/tsconfig.json', 'packages/node-esm/src/a.ts': 'packages/node-esm/tsconfig.json',
   'packages/node-esm/src/d.cts': 'packages/node-esm/tsconfig.json', 'scripts/tool.mjs': '', 'web/app.js': 'web/jsconfig.json',
-  'broken/a.ts': 'broken/tsconfig.json', 'legacy/app.js': '',
+  'broken/a.ts': 'broken/tsconfig.json', 'legacy/app.js': '', 'packages/app/src/bundled.ts': 'packages/app/tsconfig.json',
+  'packages/node-esm/src/g.cts': 'packages/node-esm/tsconfig.json', 'packages/node-esm/src/h.ts': 'packages/node-esm/tsconfig.json',
+  'packages/node10/src/main.ts': 'packages/node10/tsconfig.json',
 };
 
 /** Answers that go through build output a package names but the tree lacks (the compiler alone finds nothing there). */
-const MAPPED = new Set(['packages/app/src/main.ts:1']);
+const MAPPED = new Set(['packages/app/src/main.ts:1', ...[1, 2, 3, 4, 5].map((l) => `packages/app/src/bundled.ts:${l}`),
+  'packages/node10/src/main.ts:1',
+  'packages/node-esm/src/g.cts:1', 'packages/node-esm/src/g.cts:2', 'packages/node-esm/src/h.ts:1', 'packages/node-esm/src/h.ts:2']);
 
 function answersOf(idx: EvidexIndex, path: string): string[] {
   const f = idx.store.fileByPath(path);
@@ -165,7 +202,8 @@ test('each statement resolves as the compiler resolves it, under the config that
   // The compiler on a copy, with the workspace packages linked as an install links them.
   const copy = join(tmp, 'copy');
   cpSync(root, copy, { recursive: true, verbatimSymlinks: true });
-  for (const [name, dir] of [['@org/ui', 'packages/ui'], ['@org/cond', 'packages/cond'], ['@org/dual', 'packages/dual'], ['@org/legacy', 'packages/legacy'], ['app', 'packages/app'], ['node-esm', 'packages/node-esm']]) {
+  for (const [name, dir] of [['@org/ui', 'packages/ui'], ['@org/cond', 'packages/cond'], ['@org/dual', 'packages/dual'], ['@org/legacy', 'packages/legacy'],
+    ['@x/lib', 'packages/tsup'], ['@x/untyped', 'packages/tsup-untyped'], ['@x/babel', 'packages/babel'], ['@x/client', 'packages/client'], ['app', 'packages/app'], ['node-esm', 'packages/node-esm']]) {
     mkdirSync(dirname(join(copy, 'node_modules', name)), { recursive: true });
     symlinkSync(join(copy, dir), join(copy, 'node_modules', name));
   }

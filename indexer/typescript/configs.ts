@@ -123,9 +123,9 @@ export class Configs {
 
   /**
    * The build layout of the package in `pkgDir` (outputs.ts): its
-   * tsconfig.json's `outDir` and `rootDir` (else `src`); without an `outDir`,
-   * the top folders of the paths its package.json's `exports`, `types`,
-   * `typings`, `main` and `module` name, with `src`.
+   * tsconfig.json's `outDir` and `rootDir` (else `src`); without an `outDir`
+   * inside the package folder, the top folders of the paths its package.json's
+   * `exports`, `types`, `typings`, `main` and `module` name, with `src`.
    */
   buildLayout(pkgDir: string): BuildLayout {
     let layout = this.layouts.get(pkgDir);
@@ -137,10 +137,12 @@ export class Configs {
       const r = p === undefined ? null : this.host.repoPathOf(p);
       return r === null ? null : posix.relative(pkgDir, r);
     };
+    // An outDir outside the package (trpc's packages inherit the root's `./dist`) holds nothing the package's fields can name.
     const outDir = inPackage(cfg?.options.outDir);
+    const ownOutDir = outDir !== null && outDir !== '..' && !outDir.startsWith('../') ? outDir : null;
     const reads = [...(cfg?.reads ?? [cfgPath]), pkgPath];
-    if (outDir !== null) {
-      layout = { outDirs: [outDir], rootDir: inPackage(cfg?.options.rootDir) ?? 'src', reads };
+    if (ownOutDir !== null) {
+      layout = { outDirs: [ownOutDir], rootDir: inPackage(cfg?.options.rootDir) ?? 'src', reads };
     } else {
       let pkg: Record<string, unknown> | undefined;
       try { pkg = JSON.parse(this.view.text(pkgPath) ?? 'null') ?? undefined; } catch { pkg = undefined; }

@@ -2,10 +2,10 @@
 // `main`: `dist/index.d.ts`) but the tree does not hold, mapped to the source
 // a developer would open (docs/tools.md, TypeScript rules). A package's build
 // layout: its tsconfig.json's `outDir` (read as the compiler reads it,
-// `extends` included) with its `rootDir`, else `src/`; without an `outDir`,
-// the top folders of the paths its package.json names, with `src/`. A path
+// `extends` included) with its `rootDir`, else `src/`; without an `outDir`
+// inside the package folder, the top folders of the paths its package.json names, with `src/`. A path
 // under one of those out folders, when that folder is not in the tree, stands
-// for the same path under the source folder with a TypeScript extension.
+// for the same path under the source folder with a source extension.
 import { posix } from 'node:path';
 import { joinRel, type RepoView } from './view.js';
 
@@ -16,11 +16,18 @@ export interface BuildLayout {
   reads: readonly string[];
 }
 
-/** Output extensions and the source extensions each comes from ("a TypeScript extension"). */
+/**
+ * Each output form and the source forms it is built from, in the order they are
+ * taken (docs/tools.md, TypeScript rules): the compiler's own counterpart first
+ * (`tsc` emits `.mjs`/`.d.mts` only from `.mts`), then the `.ts`/`.tsx` a
+ * bundler (tsup, tsdown, unbuild) emits every form from, then the JavaScript
+ * sources the same builds take in (Babel, a bundler, `tsc` under `allowJs`).
+ */
 const SOURCE_EXTENSIONS: ReadonlyArray<[RegExp, readonly string[]]> = [
-  [/\.d\.ts$|\.js$|\.jsx$/, ['.ts', '.tsx']],
-  [/\.d\.mts$|\.mjs$/, ['.mts']],
-  [/\.d\.cts$|\.cjs$/, ['.cts']],
+  [/\.d\.ts$|\.js$/, ['.ts', '.tsx', '.js', '.jsx']],
+  [/\.jsx$/, ['.tsx', '.jsx']],
+  [/\.d\.mts$|\.mjs$/, ['.mts', '.ts', '.tsx', '.mjs', '.js', '.jsx']],
+  [/\.d\.cts$|\.cjs$/, ['.cts', '.ts', '.tsx', '.cjs', '.js', '.jsx']],
 ];
 
 /** Every path string in a package.json field (exports' nested condition maps and arrays included). */

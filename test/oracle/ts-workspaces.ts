@@ -69,17 +69,32 @@ export function workspacePackages(root: string, files: readonly string[]): Works
   return out;
 }
 
-/** Source extensions that build output of each kind comes from ("a TypeScript extension"). */
-const SOURCE_EXTENSIONS: Array<[RegExp, string[]]> = [
-  [/\.d\.ts$|\.js$|\.jsx$/, ['.ts', '.tsx']],
-  [/\.d\.mts$|\.mjs$/, ['.mts']],
-  [/\.d\.cts$|\.cjs$/, ['.cts']],
-];
+/**
+ * The source forms a build output file may come from, in the order they are
+ * tried, or null when `file` is no build output: first the TypeScript source
+ * the compiler emits that form from, then the `.ts`/`.tsx` a bundler emits
+ * every module form from, then the same two steps for JavaScript sources
+ * (`tsc` under `allowJs`, Babel, a bundler). `.jsx` output is only ever the
+ * compiler's `jsx: preserve` form.
+ */
+function sourceForms(file: string): { stem: string; exts: string[] } | null {
+  const m = /^(.*?)(\.d\.ts|\.d\.mts|\.d\.cts|\.js|\.mjs|\.cjs|\.jsx)$/.exec(file);
+  if (!m) return null;
+  const out = m[2];
+  if (out === '.jsx') return { stem: m[1], exts: ['.tsx', '.jsx'] };
+  // The module-format letter of the output: 'm' (ESM), 'c' (CommonJS) or none.
+  const format = out.endsWith('mts') || out.endsWith('mjs') ? 'm' : out.endsWith('cts') || out.endsWith('cjs') ? 'c' : '';
+  const ownTs = format === '' ? ['.ts', '.tsx'] : [`.${format}ts`];
+  const ownJs = format === '' ? ['.js', '.jsx'] : [`.${format}js`];
+  const exts = [...ownTs, '.ts', '.tsx', ...ownJs, '.js', '.jsx'];
+  return { stem: m[1], exts: exts.filter((e, i) => exts.indexOf(e) === i) };
+}
 
 /**
  * A package's build-output layout: the out folders (its tsconfig's `outDir`,
- * read by the compiler with `extends`; else the top folders of the paths its
- * package.json `exports`/`types`/`typings`/`main`/`module` name) and the
+ * read by the compiler with `extends`, when inside the package folder; else
+ * the top folders of the paths its package.json
+ * `exports`/`types`/`typings`/`main`/`module` name) and the
  * folder sources live in (the tsconfig's `rootDir` when it sets an `outDir`,
  * else `src/`).
  */
@@ -100,7 +115,9 @@ export function buildLayout(pkgAbs: string): BuildLayout {
     const parsed = ts.parseJsonSourceFileConfigFileContent(ts.readJsonConfigFile(cfg, ts.sys.readFile), ts.sys, pkgAbs, undefined, cfg);
     const rel = (p: string | undefined): string | null => (p ? posix.relative(pkgAbs, p) : null);
     const outDir = rel(parsed.options.outDir);
-    if (outDir !== null) return { outDirs: [outDir], rootDir: rel(parsed.options.rootDir) ?? 'src' };
+    // package.json can name nothing outside the package: an outDir there (one a root config lends) is no layout of it.
+    const outside = outDir !== null && (outDir === '..' || outDir.startsWith('../'));
+    if (outDir !== null && !outside) return { outDirs: [outDir], rootDir: rel(parsed.options.rootDir) ?? 'src' };
   }
   const rootDir = 'src';
   const pkg = readJson(join(pkgAbs, 'package.json')) as Record<string, unknown> | undefined;
@@ -121,20 +138,17 @@ function missingOutDir(pkgAbs: string, rel: string, layout: BuildLayout, isDir: 
 /**
  * The source file for a path of build output inside a package (`rel`, relative
  * to the package folder), or null: the path lies under one of the package's out
- * folders, that folder is not in the tree, and a source with a TypeScript
- * extension exists at the same place under the source folder.
+ * folders, that folder is not in the tree, and a source of one of its forms
+ * (sourceForms, the first that exists) is at the same place under the source folder.
  */
 export function sourceForOutput(pkgAbs: string, rel: string, layout: BuildLayout, exists: (abs: string) => boolean, isDir: (abs: string) => boolean): string | null {
   const out = missingOutDir(pkgAbs, rel, layout, isDir);
   if (out === null || rel === out) return null;
-  const rest = rel.slice(out.length + 1);
-  for (const [re, exts] of SOURCE_EXTENSIONS) {
-    if (!re.test(rest)) continue;
-    const stem = rest.replace(re, '');
-    for (const ext of exts) {
-      const src = posix.join(layout.rootDir, `${stem}${ext}`);
-      if (exists(join(pkgAbs, src))) return src;
-    }
+  const forms = sourceForms(rel.slice(out.length + 1));
+  if (forms === null) return null;
+  for (const ext of forms.exts) {
+    const src = posix.join(layout.rootDir, `${forms.stem}${ext}`);
+    if (exists(join(pkgAbs, src))) return src;
   }
   return null;
 }
