@@ -8,7 +8,7 @@
 import type TS from 'typescript';
 import type { RepoHost } from './host.js';
 import { typescript } from './load.js';
-import { fieldPaths, type BuildLayout } from './outputs.js';
+import { fieldPaths, type BuildLayout, type OutFolder } from './outputs.js';
 import { posix } from 'node:path';
 import { dirOf, joinRel, type RepoView } from './view.js';
 
@@ -123,8 +123,8 @@ export class Configs {
 
   /**
    * The build layout of the package in `pkgDir` (outputs.ts): its
-   * tsconfig.json's `outDir` and `rootDir` (else `src`); without an `outDir`
-   * inside the package folder, the top folders of the paths its package.json's
+   * tsconfig.json's `outDir`, when inside the package folder, and `rootDir`
+   * (else `src`); then the other top folders of the paths its package.json's
    * `exports`, `types`, `typings`, `main` and `module` name, with `src`.
    */
   buildLayout(pkgDir: string): BuildLayout {
@@ -141,15 +141,13 @@ export class Configs {
     const outDir = inPackage(cfg?.options.outDir);
     const ownOutDir = outDir !== null && outDir !== '..' && !outDir.startsWith('../') ? outDir : null;
     const reads = [...(cfg?.reads ?? [cfgPath]), pkgPath];
-    if (ownOutDir !== null) {
-      layout = { outDirs: [ownOutDir], rootDir: inPackage(cfg?.options.rootDir) ?? 'src', reads };
-    } else {
-      let pkg: Record<string, unknown> | undefined;
-      try { pkg = JSON.parse(this.view.text(pkgPath) ?? 'null') ?? undefined; } catch { pkg = undefined; }
-      const named = ['exports', 'types', 'typings', 'main', 'module'].flatMap((k) => fieldPaths(pkg?.[k]));
-      const tops = named.map((p) => p.replace(/^\.\//, '').split('/')).filter((s) => s.length > 1 && s[0] !== '' && s[0] !== '..').map((s) => s[0]);
-      layout = { outDirs: [...new Set(tops)], rootDir: 'src', reads };
-    }
+    const outs: OutFolder[] = ownOutDir !== null ? [{ dir: ownOutDir, rootDir: inPackage(cfg?.options.rootDir) ?? 'src' }] : [];
+    let pkg: Record<string, unknown> | undefined;
+    try { pkg = JSON.parse(this.view.text(pkgPath) ?? 'null') ?? undefined; } catch { pkg = undefined; }
+    const named = ['exports', 'types', 'typings', 'main', 'module'].flatMap((k) => fieldPaths(pkg?.[k]));
+    const tops = named.map((p) => p.replace(/^\.\//, '').split('/')).filter((s) => s.length > 1 && s[0] !== '' && s[0] !== '..').map((s) => s[0]);
+    for (const dir of new Set(tops)) if (!outs.some((o) => o.dir === dir)) outs.push({ dir, rootDir: 'src' });
+    layout = { outs, reads };
     this.layouts.set(pkgDir, layout);
     return layout;
   }

@@ -2,18 +2,44 @@
 // `main`: `dist/index.d.ts`) but the tree does not hold, mapped to the source
 // a developer would open (docs/tools.md, TypeScript rules). A package's build
 // layout: its tsconfig.json's `outDir` (read as the compiler reads it,
-// `extends` included) with its `rootDir`, else `src/`; without an `outDir`
-// inside the package folder, the top folders of the paths its package.json names, with `src/`. A path
-// under one of those out folders, when that folder is not in the tree, stands
-// for the same path under the source folder with a source extension.
+// `extends` included) with its `rootDir`, else `src/`; and the top folders of
+// the paths its package.json names, with `src/` (a bundler's output folder
+// need not be the tsconfig's: TanStack's packages type-check into `dist-ts`
+// and ship `build/`). A path under one of those out folders, when that folder
+// is not in the tree, stands for the same path under the source folder with
+// a TypeScript extension — or, when there is none, for that path with its
+// leading folders dropped one by one: bundlers put each output variant in a
+// folder of its own (`build/modern/`, `build/legacy/`, `dist/esm/`) built
+// from the one source tree.
 import { posix } from 'node:path';
 import { joinRel, type RepoView } from './view.js';
 
-/** Where a package's build output goes and its sources live (folders relative to the package), and the files that say so. */
+/** One out folder of a package and the folder its sources live in (both relative to the package). */
+export interface OutFolder { dir: string; rootDir: string }
+
+/** Where a package's build output goes and its sources live, and the files that say so. */
 export interface BuildLayout {
-  outDirs: readonly string[];
-  rootDir: string;
+  outs: readonly OutFolder[];
   reads: readonly string[];
+}
+
+/**
+ * The places under the source folder that `sub` (a path below an out folder)
+ * may come from, in order: `sub` itself, then with its leading folders dropped
+ * one by one (`modern/x/i.js`, `x/i.js`, `i.js`; for a folder, down to the
+ * source folder itself). A folder whose name holds a dot is never dropped: no
+ * bundler names a variant so, and the compiler probes a file named in
+ * package.json (`dist/index.cjs.js`) as a folder too, which must not become
+ * the source root.
+ */
+function variantPlaces(sub: string, folder: boolean): string[] {
+  const parts = sub.split('/');
+  const out = [sub];
+  for (let k = 1; k <= parts.length - (folder ? 0 : 1); k++) {
+    if (parts[k - 1].includes('.')) break;
+    out.push(parts.slice(k).join('/'));
+  }
+  return out;
 }
 
 /**
@@ -42,25 +68,25 @@ export class BuildOutputs {
   constructor(private readonly view: RepoView, private readonly layoutOf: (pkgDir: string) => BuildLayout) {}
 
   /** The out folder of the package's layout that `rest` (a path inside the package) lies in, when that folder is not in the tree. */
-  private missingOutDir(pkgDir: string, rest: string): string | null {
-    for (const out of this.layoutOf(pkgDir).outDirs) {
-      if (out === '' || out === '.' || out.startsWith('..')) continue;
-      if ((rest === out || rest.startsWith(`${out}/`)) && !this.view.isDir(joinRel(pkgDir, out))) return out;
+  private missingOutDir(pkgDir: string, rest: string): OutFolder | null {
+    for (const out of this.layoutOf(pkgDir).outs) {
+      if (out.dir === '' || out.dir === '.' || out.dir.startsWith('..')) continue;
+      if ((rest === out.dir || rest.startsWith(`${out.dir}/`)) && !this.view.isDir(joinRel(pkgDir, out.dir))) return out;
     }
     return null;
   }
 
-  /** Every source path output `rest` of the package could stand for, existing or not (what a resolution through it rests on). */
+  /** Every source path output `rest` of the package could stand for, in the order tried, existing or not (what a resolution through it rests on). */
   candidates(pkgDir: string, rest: string): string[] {
     const out = this.missingOutDir(pkgDir, rest);
-    if (out === null || rest === out) return [];
-    const sub = rest.slice(out.length + 1);
-    const rootDir = this.layoutOf(pkgDir).rootDir;
+    if (out === null || rest === out.dir) return [];
     const found: string[] = [];
-    for (const [re, exts] of SOURCE_EXTENSIONS) {
-      if (!re.test(sub)) continue;
-      const stem = sub.replace(re, '');
-      for (const ext of exts) found.push(joinRel(pkgDir, posix.join(rootDir, `${stem}${ext}`)));
+    for (const sub of variantPlaces(rest.slice(out.dir.length + 1), false)) {
+      for (const [re, exts] of SOURCE_EXTENSIONS) {
+        if (!re.test(sub)) continue;
+        const stem = sub.replace(re, '');
+        for (const ext of exts) found.push(joinRel(pkgDir, posix.join(out.rootDir, `${stem}${ext}`)));
+      }
     }
     return found;
   }
@@ -71,17 +97,20 @@ export class BuildOutputs {
     return null;
   }
 
-  /** The source folder for output folder `rest` (`dist` → `src`, `dist/esm` → `src/esm`); null when there is none. */
+  /** The source folder for output folder `rest` (`dist` → `src`, `dist/esm` → `src/esm`, else `src`: variantPlaces); null when there is none. */
   sourceDirFor(pkgDir: string, rest: string): string | null {
     const out = this.missingOutDir(pkgDir, rest);
     if (out === null) return null;
-    const src = joinRel(pkgDir, posix.join(this.layoutOf(pkgDir).rootDir, rest.slice(out.length + 1)));
-    return this.view.isDir(src) ? src : null;
+    for (const sub of rest === out.dir ? [''] : variantPlaces(rest.slice(out.dir.length + 1), true)) {
+      const src = joinRel(pkgDir, posix.join(out.rootDir, sub));
+      if (this.view.isDir(src)) return src;
+    }
+    return null;
   }
 
   /** The folders whose coming or going turns a package's mapping on or off (its out folders), and the files that set its layout. */
   restsOn(pkgDir: string): { folders: string[]; reads: readonly string[] } {
     const layout = this.layoutOf(pkgDir);
-    return { folders: layout.outDirs.map((d) => joinRel(pkgDir, d)), reads: layout.reads };
+    return { folders: layout.outs.map((o) => joinRel(pkgDir, o.dir)), reads: layout.reads };
   }
 }

@@ -91,14 +91,13 @@ function sourceForms(file: string): { stem: string; exts: string[] } | null {
 }
 
 /**
- * A package's build-output layout: the out folders (its tsconfig's `outDir`,
- * read by the compiler with `extends`, when inside the package folder; else
- * the top folders of the paths its package.json
- * `exports`/`types`/`typings`/`main`/`module` name) and the
- * folder sources live in (the tsconfig's `rootDir` when it sets an `outDir`,
- * else `src/`).
+ * A package's build-output layout: its out folders, each with the folder its
+ * sources live in — the tsconfig's `outDir` (read by the compiler with
+ * `extends`), when inside the package folder, with its `rootDir` (else
+ * `src/`); and every other top folder of the paths its package.json
+ * `exports`/`types`/`typings`/`main`/`module` name, with `src/`.
  */
-export interface BuildLayout { outDirs: string[]; rootDir: string }
+export interface BuildLayout { outs: Array<{ out: string; srcDir: string }> }
 
 /** Every path string in a package.json field (exports' nested condition maps and arrays included). */
 function fieldPaths(v: unknown, out: string[] = []): string[] {
@@ -109,6 +108,7 @@ function fieldPaths(v: unknown, out: string[] = []): string[] {
 }
 
 export function buildLayout(pkgAbs: string): BuildLayout {
+  const outs: BuildLayout['outs'] = [];
   const cfg = join(pkgAbs, 'tsconfig.json');
   if (existsSync(cfg)) {
     // rootDir counts only beside an outDir: the pair says where output comes from.
@@ -117,46 +117,74 @@ export function buildLayout(pkgAbs: string): BuildLayout {
     const outDir = rel(parsed.options.outDir);
     // package.json can name nothing outside the package: an outDir there (one a root config lends) is no layout of it.
     const outside = outDir !== null && (outDir === '..' || outDir.startsWith('../'));
-    if (outDir !== null && !outside) return { outDirs: [outDir], rootDir: rel(parsed.options.rootDir) ?? 'src' };
+    if (outDir !== null && !outside) outs.push({ out: outDir, srcDir: rel(parsed.options.rootDir) ?? 'src' });
   }
-  const rootDir = 'src';
   const pkg = readJson(join(pkgAbs, 'package.json')) as Record<string, unknown> | undefined;
   const named = ['exports', 'types', 'typings', 'main', 'module'].flatMap((k) => fieldPaths(pkg?.[k]));
-  const tops = named.map((p) => p.replace(/^\.\//, '').split('/')).filter((s) => s.length > 1 && s[0] !== '' && s[0] !== '..').map((s) => s[0]);
-  return { outDirs: [...new Set(tops)], rootDir };
+  for (const p of named) {
+    const parts = p.replace(/^\.\//, '').split('/');
+    if (parts.length < 2 || parts[0] === '' || parts[0] === '..') continue;
+    if (!outs.some((o) => o.out === parts[0])) outs.push({ out: parts[0], srcDir: 'src' });
+  }
+  return { outs };
 }
 
 /** The out folder of the layout that `rel` (a path inside the package) lies in, when that folder is not in the tree. */
-function missingOutDir(pkgAbs: string, rel: string, layout: BuildLayout, isDir: (abs: string) => boolean): string | null {
-  for (const out of layout.outDirs) {
-    if (out === '' || out === '.' || out.startsWith('..')) continue;
-    if ((rel === out || rel.startsWith(`${out}/`)) && !isDir(join(pkgAbs, out))) return out;
+function missingOutDir(pkgAbs: string, rel: string, layout: BuildLayout, isDir: (abs: string) => boolean): { out: string; srcDir: string } | null {
+  for (const o of layout.outs) {
+    if (o.out === '' || o.out === '.' || o.out.startsWith('..')) continue;
+    if ((rel === o.out || rel.startsWith(`${o.out}/`)) && !isDir(join(pkgAbs, o.out))) return o;
   }
   return null;
+}
+
+/**
+ * Where under the source folder output path `sub` (below its out folder) may
+ * come from, in order: the same place, then with one more leading folder
+ * dropped each time — an output variant's folder (`modern/`, `esm/`) that
+ * bundlers add and the source tree has not; a folder's path may lose every
+ * part (the source folder itself). A part with a dot in its name is never a
+ * variant (the compiler also probes `dist/x.cjs.js` as a folder): dropping
+ * stops there.
+ */
+function placesFor(sub: string, folder: boolean): string[] {
+  const parts = sub.split('/');
+  const places: string[] = [];
+  for (let k = 0; k < parts.length || (folder && k === parts.length); k++) {
+    places.push(parts.slice(k).join('/'));
+    if (parts[k]?.includes('.')) break;
+  }
+  return places;
 }
 
 /**
  * The source file for a path of build output inside a package (`rel`, relative
  * to the package folder), or null: the path lies under one of the package's out
  * folders, that folder is not in the tree, and a source of one of its forms
- * (sourceForms, the first that exists) is at the same place under the source folder.
+ * (sourceForms, the first that exists) is at one of its places (placesFor, in
+ * order) under that out folder's source folder.
  */
 export function sourceForOutput(pkgAbs: string, rel: string, layout: BuildLayout, exists: (abs: string) => boolean, isDir: (abs: string) => boolean): string | null {
-  const out = missingOutDir(pkgAbs, rel, layout, isDir);
-  if (out === null || rel === out) return null;
-  const forms = sourceForms(rel.slice(out.length + 1));
-  if (forms === null) return null;
-  for (const ext of forms.exts) {
-    const src = posix.join(layout.rootDir, `${forms.stem}${ext}`);
-    if (exists(join(pkgAbs, src))) return src;
+  const o = missingOutDir(pkgAbs, rel, layout, isDir);
+  if (o === null || rel === o.out) return null;
+  for (const place of placesFor(rel.slice(o.out.length + 1), false)) {
+    const forms = sourceForms(place);
+    if (forms === null) return null;
+    for (const ext of forms.exts) {
+      const src = posix.join(o.srcDir, `${forms.stem}${ext}`);
+      if (exists(join(pkgAbs, src))) return src;
+    }
   }
   return null;
 }
 
-/** A folder of build output that would exist: a folder under a missing out folder whose source folder exists. */
+/** A folder of build output that would exist: a folder under a missing out folder whose source folder (the same place, or a shorter one as placesFor drops variants, or the source folder itself) exists. */
 export function sourceDirForOutput(pkgAbs: string, rel: string, layout: BuildLayout, isDir: (abs: string) => boolean): string | null {
-  const out = missingOutDir(pkgAbs, rel, layout, isDir);
-  if (out === null) return null;
-  const src = posix.join(layout.rootDir, rel.slice(out.length + 1));
-  return isDir(join(pkgAbs, src)) ? src : null;
+  const o = missingOutDir(pkgAbs, rel, layout, isDir);
+  if (o === null) return null;
+  for (const place of rel === o.out ? [''] : placesFor(rel.slice(o.out.length + 1), true)) {
+    const src = posix.join(o.srcDir, place);
+    if (isDir(join(pkgAbs, src))) return src;
+  }
+  return null;
 }
