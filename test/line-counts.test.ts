@@ -8,15 +8,16 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeText, splitLines } from '../indexer/text.js';
+import type { BlockSource } from '../indexer/store/block-signatures.js';
 import { TrigramLineCounts } from '../indexer/store/line-counts.js';
 import { listPyFiles, stdlibRoot } from './helpers/corpus.js';
 import { lacks, testUnless } from './helpers/skip.js';
 
 /** A file as the counts take it: its lowercased lines in blocks of whole lines. */
-function blocksOf(lines: readonly string[]): { blocks: string[] } {
+function blocksOf(lines: readonly string[]): BlockSource {
   const blocks: string[] = [];
   for (let i = 0; i < lines.length; i += 7) blocks.push(lines.slice(i, i + 7).join('\n'));
-  return { blocks };
+  return { blockCount: blocks.length, block: (i) => blocks[i] };
 }
 
 /** Lines holding each all-ASCII trigram, by a plain scan of every line. */

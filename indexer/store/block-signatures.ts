@@ -22,8 +22,8 @@ export function rowOf(bucket: number): number {
   return Math.imul(bucket, 0x9e3779b1) >>> (32 - SIG_ROWS_LOG2);
 }
 
-/** The text of the blocks a file is split into (lowercased lines joined by "\n", as search-text.ts holds them). */
-export interface BlockSource { readonly blocks: readonly string[] }
+/** The blocks a file is split into: block(b) is its lowercased lines joined by "\n", as search-text.ts holds them. */
+export interface BlockSource { readonly blockCount: number; block(b: number): string }
 
 interface Placement { base: number; n: number; cap: number }
 
@@ -68,7 +68,7 @@ export class BlockSignatures {
 
   /** Records (or replaces) the signatures of a file's blocks. */
   set(fid: number, src: BlockSource): void {
-    const n = src.blocks.length;
+    const n = src.blockCount;
     const old = this.placed.get(fid);
     let p: Placement;
     if (old && n <= old.cap) {
@@ -91,7 +91,7 @@ export class BlockSignatures {
     for (let b = 0; b < n; b++) {
       this.slotFid[p.base + b] = fid;
       this.slotBlock[p.base + b] = b;
-      this.fill(p.base + b, src.blocks[b]);
+      this.fill(p.base + b, src.block(b));
     }
     this.maybeCompact();
   }

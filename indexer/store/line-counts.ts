@@ -38,7 +38,8 @@ export class TrigramLineCounts {
 
   /** Adds (sign 1) or takes away (sign -1) the lines of one file. */
   apply(src: BlockSource, sign: 1 | -1): void {
-    for (const text of src.blocks) {
+    for (let b = 0; b < src.blockCount; b++) {
+      const text = src.block(b);
       let start = 0;
       while (start <= text.length) {
         let end = text.indexOf('\n', start);
