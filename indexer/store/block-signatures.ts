@@ -31,8 +31,8 @@ interface Placement { base: number; n: number; cap: number }
  * Slots given to a file of n blocks: a 32nd more and one, room to grow in
  * place (a file being edited often gains a block; one that outgrows its room
  * moves to the end, and the slots it leaves are re-packed with the rest once
- * free slots outnumber live ones). An eighth more was given before: 7 MB of
- * rows on site-packages that edits rarely use.
+ * free slots outnumber live ones). Kept small: a slot costs 64 bytes of rows
+ * whether an edit ever uses it or not.
  */
 export function capacityFor(n: number): number {
   return n + (n >>> 5) + 1;

@@ -5,9 +5,8 @@
 // pieces (most files have one: the whole file lowercased); a query scans a
 // block through a slice of its piece, which V8 makes a view, not a copy. Per
 // block the file keeps numbers only, all in one Int32Array: a string per block
-// cost ~24 bytes of header and array slot each, and a typed array per file and
-// purpose ~250 bytes each (issue 31: 464k blocks and 11.5k files on
-// site-packages).
+// would cost ~24 bytes of header and array slot, and a typed array per file
+// and purpose ~250 bytes (site-packages has 464k blocks in 11.5k files).
 //
 // Why blocks: a block is the unit the signatures (block-signatures.ts) filter.
 // A block whose signature lacks one of the query's trigrams cannot contain a
