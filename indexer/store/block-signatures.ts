@@ -237,11 +237,12 @@ export class BlockSignatures {
    * Gives back the room reserved past the slots in use, less a 32nd to grow
    * in (warm-up's estimate counts a block per BLOCK_CHARS bytes, and blocks
    * run past that to their line end: on site-packages it reserved a fifth
-   * more than it used). Copies the rows once; the old ones are garbage.
+   * more than it used). Copies the rows once, when that gives back a 16th or
+   * more (warm-up runs again after a bulk update); the old ones are garbage.
    */
   fit(): void {
     const stride = Math.max(64, ((this.used + (this.used >>> 5)) + 31) >>> 5);
-    if (stride < this.stride) this.resize(stride);
+    if (stride + (stride >>> 4) < this.stride) this.resize(stride);
   }
 
   private grow(slots: number): void {
