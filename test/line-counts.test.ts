@@ -8,15 +8,16 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeText, splitLines } from '../indexer/text.js';
+import type { BlockSource } from '../indexer/store/block-signatures.js';
 import { TrigramLineCounts } from '../indexer/store/line-counts.js';
 import { listPyFiles, stdlibRoot } from './helpers/corpus.js';
 import { lacks, testUnless } from './helpers/skip.js';
 
 /** A file as the counts take it: its lowercased lines in blocks of whole lines. */
-function blocksOf(lines: readonly string[]): { blocks: string[] } {
+function blocksOf(lines: readonly string[]): BlockSource {
   const blocks: string[] = [];
   for (let i = 0; i < lines.length; i += 7) blocks.push(lines.slice(i, i + 7).join('\n'));
-  return { blocks };
+  return { blockCount: blocks.length, block: (i) => blocks[i] };
 }
 
 /** Lines holding each all-ASCII trigram, by a plain scan of every line. */
@@ -51,7 +52,12 @@ testUnless(lacks.python3())('line counts equal a plain count over real files and
   let every = '';
   for (const x of letters) for (const y of letters) every += `${x}${y}q`;
   files.push(['abc'.repeat(5000), every, 'x'.repeat(2047) + 'yz', 'x'.repeat(2048) + 'yz', 'ab', '', 'é€ab€abc']);
-  const absent = ['zzq', 'qqq', '\0\0\0', 'xyz'];
+  // Counts past 16 bits (kept apart from the 16-bit table): "zzq" in 110,000 lines, "elf" in over 70,000;
+  // the first file is among those taken away below (every third, from 0), which brings both back under.
+  while (files.length % 3 !== 0) files.push(['']);
+  files.push(Array.from({ length: 70_000 }, (_, i) => (i % 2 ? 'zzq elf' : 'elf zzq')));
+  files.push(Array.from({ length: 40_000 }, () => 'zzq'));
+  const absent = ['zqq', 'qqq', '\0\0\0', 'xyz'];
   const counts = new TrigramLineCounts();
   for (const f of files) counts.apply(blocksOf(f), 1);
   agree(counts, files, absent, 'all added');
@@ -59,6 +65,7 @@ testUnless(lacks.python3())('line counts equal a plain count over real files and
   files.forEach((f, i) => { if (i % 3 === 0) counts.apply(blocksOf(f), -1); });
   const removed = plainCounts(files.filter((_, i) => i % 3 === 0));
   agree(counts, kept, [...absent, ...removed.keys()], 'a third taken away');
+  assert.ok(plainCounts(files).get('zzq')! > 0xffff && plainCounts(kept).get('zzq')! < 0xffff, 'a count went past 16 bits and back');
 });
 
 test.run();

@@ -11,13 +11,18 @@ import * as assert from 'uvu/assert';
 import { BlockSignatures, rowOf } from '../indexer/store/block-signatures.js';
 import { TrigramLineCounts } from '../indexer/store/line-counts.js';
 import { makeEvidence, makeEvidenceLazy } from '../indexer/evidence.js';
-import { SearchText } from '../indexer/store/search-text.js';
+import { ExactFinder, SearchText } from '../indexer/store/search-text.js';
 import { bucketOf, queryBuckets } from '../indexer/store/trigrams.js';
 import { mulberry32 } from './helpers/random.js';
 
 const rnd = mulberry32(20261201);
 const ALPHABET = 'abcdefgh ijk_.(),=ΣσςéÉ😀\t';
 const pickChar = () => ALPHABET[Math.floor(rnd() * ALPHABET.length)];
+
+/** A file's blocks as strings (SearchText keeps them as ranges of its pieces). */
+const blocksOf = (st: SearchText): string[] => Array.from({ length: st.blockCount }, (_, b) => st.block(b));
+/** A block source over plain strings. */
+const sourceOf = (blocks: string[]) => ({ blockCount: blocks.length, block: (b: number) => blocks[b] });
 function randomLines(n: number): string[] {
   return Array.from({ length: n }, () => {
     const len = Math.floor(rnd() * 70);
@@ -37,10 +42,12 @@ function rowsOfBlock(text: string): Set<number> {
   return rows;
 }
 
-test('block signatures and line counts equal brute force through add, rewrite, delete and compaction', () => {
+test('block signatures and line counts equal brute force through add, rewrite, delete, compaction and fit', () => {
   const files = new Map<number, SearchText>();
   // Compaction at 64 free slots (not 16,384) so this small churn goes through several.
   const sigs = new BlockSignatures((fid) => files.get(fid)!, 64);
+  // Far more room than the churn uses, as warm-up reserves, so fit() below has some to give back.
+  sigs.reserve(1 << 16);
   const counts = new TrigramLineCounts();
   const put = (fid: number, st: SearchText) => {
     const old = files.get(fid);
@@ -65,7 +72,7 @@ test('block signatures and line counts equal brute force through add, rewrite, d
       const rows = sigs.queryRows(buckets);
       const want: string[] = [];
       for (const [fid, st] of [...files].sort((a, b) => a[0] - b[0])) {
-        st.blocks.forEach((text, b) => { if (rows.every((r) => rowsOfBlock(text).has(r))) want.push(`${fid}:${b}`); });
+        blocksOf(st).forEach((text, b) => { if (rows.every((r) => rowsOfBlock(text).has(r))) want.push(`${fid}:${b}`); });
       }
       const m = sigs.match(rows);
       const got: string[] = [];
@@ -81,7 +88,7 @@ test('block signatures and line counts equal brute force through add, rewrite, d
     // Three UTF-16 units each, lowercased as the blocks are; only all-ASCII ones are counted.
     for (const tri of ['abc', 'h i', ' (a', 'a\tb', 'zzz', 'k_.', '),(']) {
       let want = 0;
-      for (const st of files.values()) for (const block of st.blocks) for (const line of block.split('\n')) if (line.includes(tri)) want++;
+      for (const st of files.values()) for (const block of blocksOf(st)) for (const line of block.split('\n')) if (line.includes(tri)) want++;
       assert.is(counts.count(tri), want, `step ${step}: lines holding ${JSON.stringify(tri)}`);
     }
     for (const tri of ['σσς', 'éé(', '😀a']) assert.is(counts.count(tri), null, `${JSON.stringify(tri)} is not counted`);
@@ -95,10 +102,12 @@ test('block signatures and line counts equal brute force through add, rewrite, d
     else {
       // Sizes from one line to ~12 blocks, so a rewrite often needs more slots than it had.
       const st = SearchText.fromLines(randomLines(1 + Math.floor(rnd() * (r < 0.6 ? 8 : 60))));
-      if (files.has(fid) && st.blocks.length > files.get(fid)!.blocks.length) moves++;
+      if (files.has(fid) && st.blockCount > files.get(fid)!.blockCount) moves++;
       put(fid, st);
     }
-    if (step % 20 === 0) check(step);
+    // Giving back the room past the slots in use (as warm-up's end does) keeps every answer.
+    if (step % 50 === 30) sigs.fit();
+    if (step % 20 === 0 || step % 50 === 30) check(step);
   }
   check(400);
   assert.ok(moves > 20, `rewrites that outgrew their slots: ${moves}`);
@@ -167,11 +176,66 @@ test('evidence read through textRange equals makeEvidence at the edges: one-line
   }
 });
 
+test('SearchText blocks are the lowercased lines in order, whole lines each, across pieces of one- and two-byte text; ExactFinder equals a plain scan', () => {
+  // Kinds of line: plain ASCII with capitals, Latin-1 (one byte a character), wide (past U+00FF: its
+  // blocks sit in pieces of their own), one that lowercasing lengthens, a "\r" kept inside a line
+  // (what a CRLF file's lines keep only at their end, where splitLines drops it), long lines.
+  const kinds = [
+    () => Array.from({ length: Math.floor(rnd() * 90) }, () => 'aZ_( ).Qx'[Math.floor(rnd() * 9)]).join(''),
+    () => `café Ünïcode ${'Éé'.repeat(Math.floor(rnd() * 5))} z`,
+    () => randomLines(1)[0],
+    () => `İstanbul ${'K'.repeat(1 + Math.floor(rnd() * 3))}elvin`,
+    () => 'a\rB\rc',
+    () => 'Long'.repeat(50 + Math.floor(rnd() * 400)),
+    () => '',
+  ];
+  const queries = ['a', 'Z_', 'x)', 'é', 'É', 'café', 'Ün', 'σς', 'Σ', '😀', 'İ', 'K', 'k', 'elvin', '\rB', 'gLo', 'LongLong', 'q', ' z'];
+  let pieced = 0;
+  for (let f = 0; f < 80; f++) {
+    // Runs of one kind, so a file goes from one-byte to two-byte text and back.
+    const lines: string[] = [];
+    const nRuns = 1 + Math.floor(rnd() * 6);
+    for (let r = 0; r < nRuns; r++) {
+      const kind = kinds[Math.floor(rnd() * kinds.length)];
+      for (let k = Math.floor(rnd() * 40); k >= 0; k--) lines.push(kind());
+    }
+    const st = SearchText.fromLines(lines);
+    const blocks = blocksOf(st);
+    assert.is(blocks.join('\n'), lines.map((l) => l.toLowerCase()).join('\n'), `file ${f}: the blocks are every line lowercased, in order`);
+    let line = 0;
+    for (let b = 0; b < st.blockCount; b++) {
+      assert.is(st.firstLineOf(b), line, `file ${f}: block ${b} starts at a line`);
+      line += blocks[b].split('\n').length;
+    }
+    assert.is(line, lines.length);
+    if (blocks.some((t) => /[^\0-\xff]/.test(t)) && blocks.some((t) => !/[^\0-\xff]/.test(t))) pieced++;
+    for (const q of queries) {
+      // Which lines hold q exactly, by a plain scan against the finder pointed at every block in turn.
+      const want = lines.flatMap((l, i) => (l.includes(q) ? [i] : []));
+      const got: number[] = [];
+      const finder = new ExactFinder(q);
+      for (let b = 0; b < st.blockCount; b++) {
+        const hay = finder.at(st, b);
+        let lineNo = st.firstLineOf(b), at = 0;
+        for (let pos = finder.find(hay, 0); pos >= 0;) {
+          for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { lineNo++; at = nl + 1; }
+          got.push(lineNo);
+          const nl = hay.indexOf('\n', pos + q.length);
+          if (nl < 0) break;
+          pos = finder.find(hay, nl + 1);
+        }
+      }
+      assert.equal(got, want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive`);
+    }
+  }
+  assert.ok(pieced > 10, `files mixing one- and two-byte blocks: ${pieced}`);
+});
+
 test('compaction terminates even when spare room alone exceeds the threshold', () => {
   // Sources with no blocks leave only spare slots; a compaction cannot remove those, so it must not start again from inside itself.
-  const sources = new Map<number, { blocks: string[] }>();
+  const sources = new Map<number, ReturnType<typeof sourceOf>>();
   const sigs = new BlockSignatures((fid) => sources.get(fid)!, 4);
-  const put = (fid: number, blocks: string[]) => { sources.set(fid, { blocks }); sigs.set(fid, sources.get(fid)!); };
+  const put = (fid: number, blocks: string[]) => { sources.set(fid, sourceOf(blocks)); sigs.set(fid, sources.get(fid)!); };
   for (let fid = 1; fid <= 50; fid++) put(fid, []);
   for (let fid = 1; fid <= 50; fid += 2) { sigs.delete(fid); sources.delete(fid); }
   for (let fid = 100; fid <= 120; fid++) put(fid, ['abc']);

@@ -143,8 +143,8 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
           if (due()) yield;
         }
         const b = blocks ? blocks[i] : i;
-        const hay = exact ? exact.at(st, b) : st.blocks[b];
-        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLine[b], q, query, page);
+        const hay = exact ? exact.at(st, b) : st.block(b);
+        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLineOf(b), q, query, page);
         if (!counted) total += found;
         else if (page.full) break;
       }

@@ -22,10 +22,21 @@ export function rowOf(bucket: number): number {
   return Math.imul(bucket, 0x9e3779b1) >>> (32 - SIG_ROWS_LOG2);
 }
 
-/** The text of the blocks a file is split into (lowercased lines joined by "\n", as search-text.ts holds them). */
-export interface BlockSource { readonly blocks: readonly string[] }
+/** The blocks a file is split into: block(b) is its lowercased lines joined by "\n", as search-text.ts holds them. */
+export interface BlockSource { readonly blockCount: number; block(b: number): string }
 
 interface Placement { base: number; n: number; cap: number }
+
+/**
+ * Slots given to a file of n blocks: a 32nd more and one, room to grow in
+ * place (a file being edited often gains a block; one that outgrows its room
+ * moves to the end, and the slots it leaves are re-packed with the rest once
+ * free slots outnumber live ones). Kept small: a slot costs 64 bytes of rows
+ * whether an edit ever uses it or not.
+ */
+export function capacityFor(n: number): number {
+  return n + (n >>> 5) + 1;
+}
 
 function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -68,7 +79,7 @@ export class BlockSignatures {
 
   /** Records (or replaces) the signatures of a file's blocks. */
   set(fid: number, src: BlockSource): void {
-    const n = src.blocks.length;
+    const n = src.blockCount;
     const old = this.placed.get(fid);
     let p: Placement;
     if (old && n <= old.cap) {
@@ -78,8 +89,7 @@ export class BlockSignatures {
       this.spare += old.n - n;
     } else {
       if (old) this.free(fid, old);
-      // A little room to grow in place: a file being edited often gains a block.
-      const cap = n + (n >>> 3) + 1;
+      const cap = capacityFor(n);
       if (this.used + cap > this.stride * 32) this.grow(this.used + cap);
       p = { base: this.used, n, cap };
       this.used += cap;
@@ -91,7 +101,7 @@ export class BlockSignatures {
     for (let b = 0; b < n; b++) {
       this.slotFid[p.base + b] = fid;
       this.slotBlock[p.base + b] = b;
-      this.fill(p.base + b, src.blocks[b]);
+      this.fill(p.base + b, src.block(b));
     }
     this.maybeCompact();
   }
@@ -223,20 +233,39 @@ export class BlockSignatures {
     if (slots > this.stride * 32) this.grow(slots);
   }
 
+  /**
+   * Gives back the room reserved past the slots in use, less a 32nd to grow
+   * in (warm-up's estimate counts a block per BLOCK_CHARS bytes, and blocks
+   * run past that to their line end: on site-packages it reserved a fifth
+   * more than it used). Copies the rows once, when that gives back a 16th or
+   * more (warm-up runs again after a bulk update); the old ones are garbage.
+   */
+  fit(): void {
+    const stride = Math.max(64, ((this.used + (this.used >>> 5)) + 31) >>> 5);
+    if (stride + (stride >>> 4) < this.stride) this.resize(stride);
+  }
+
   private grow(slots: number): void {
     // By a quarter, not double: the rows are the daemon's largest array (39 MB for
     // 124 MB of source), and doubling could leave almost half of it unused.
-    const stride = Math.max(64, Math.ceil(this.stride * 1.25), (slots + 31) >>> 5);
+    this.resize(Math.max(64, Math.ceil(this.stride * 1.25), (slots + 31) >>> 5));
+  }
+
+  /** Re-lays the rows and slot maps for `stride` words per row (at least the slots in use). */
+  private resize(stride: number): void {
+    const keep = Math.min(stride, this.stride);
     const rows = new Uint32Array(SIG_ROWS * stride);
-    for (let row = 0; row < SIG_ROWS; row++) rows.set(this.rows.subarray(row * this.stride, row * this.stride + this.stride), row * stride);
+    for (let row = 0; row < SIG_ROWS; row++) rows.set(this.rows.subarray(row * this.stride, row * this.stride + keep), row * stride);
     this.rows = rows;
     this.stride = stride;
     const fid = new Int32Array(stride * 32).fill(-1);
-    fid.set(this.slotFid);
+    fid.set(this.slotFid.subarray(0, keep * 32));
     this.slotFid = fid;
     const block = new Int32Array(stride * 32);
-    block.set(this.slotBlock);
+    block.set(this.slotBlock.subarray(0, keep * 32));
     this.slotBlock = block;
+    // The query scratch is sized by the stride (match() regrows it when short).
+    if (this.acc.length > stride) { this.acc = new Uint32Array(stride); this.live32 = new Int32Array(stride); }
   }
 
   private growHits(): void {

@@ -13,6 +13,8 @@ const ASCII_CODES = 1 << 21;
 const SET_LINE = 2048;
 /** Slots of that set: a power of two, at least twice the trigrams of the longest such line. */
 const SET_SLOTS = 4096;
+/** A count in TrigramLineCounts.ascii that means "this many or more: see `over`". */
+const OVER = 0xffff;
 /** The code's bits in a slot of that set. */
 const CODE_MASK = (1 << 21) - 1;
 
@@ -21,8 +23,11 @@ export class TrigramLineCounts {
    * Counts by the trigram's 21-bit code (3 x 7 bits). Trigrams with a non-ASCII
    * unit are not counted (a query holding one is scanned instead): a table of
    * them would grow with the repository's alphabet (CJK text has millions).
+   * 16 bits each (4 MB, not 8): a count from OVER up is kept in `over`
+   * (a few hundred trigrams, "   " or "elf", on site-packages' 3.7M lines).
    */
-  private readonly ascii = new Uint32Array(ASCII_CODES);
+  private readonly ascii = new Uint16Array(ASCII_CODES);
+  private readonly over = new Map<number, number>();
   /**
    * The codes the current line has counted, so a line counts a trigram once:
    * a small open-addressed set whose slots hold a code (21 bits) and the
@@ -38,7 +43,8 @@ export class TrigramLineCounts {
 
   /** Adds (sign 1) or takes away (sign -1) the lines of one file. */
   apply(src: BlockSource, sign: 1 | -1): void {
-    for (const text of src.blocks) {
+    for (let b = 0; b < src.blockCount; b++) {
+      const text = src.block(b);
       let start = 0;
       while (start <= text.length) {
         let end = text.indexOf('\n', start);
@@ -66,7 +72,18 @@ export class TrigramLineCounts {
   /** Lines holding `t`, a lowercased string of exactly three UTF-16 units; null when t is not all ASCII (not counted). */
   count(t: string): number | null {
     const a = t.charCodeAt(0), b = t.charCodeAt(1), c = t.charCodeAt(2);
-    return (a | b | c) < 128 ? this.ascii[(a << 14) | (b << 7) | c] : null;
+    if ((a | b | c) >= 128) return null;
+    const k = (a << 14) | (b << 7) | c;
+    const n = this.ascii[k];
+    return n === OVER ? this.over.get(k)! : n;
+  }
+
+  /** Adds sign to the count of code k. */
+  private bump(k: number, sign: 1 | -1): void {
+    const n = this.ascii[k];
+    if (n !== OVER && (sign > 0 ? n < OVER - 1 : true)) { this.ascii[k] = n + sign; return; }
+    const total = (n === OVER ? this.over.get(k)! : n) + sign;
+    if (total >= OVER) { this.ascii[k] = OVER; this.over.set(k, total); } else { this.ascii[k] = total; this.over.delete(k); }
   }
 
   private countLine(text: string, start: number, end: number, sign: 1 | -1): void {
@@ -94,7 +111,7 @@ export class TrigramLineCounts {
         for (;;) {
           const e = set[h];
           if (e === entry) break;
-          if ((e & ~CODE_MASK) !== stamp) { set[h] = entry; this.ascii[k] += sign; break; }
+          if ((e & ~CODE_MASK) !== stamp) { set[h] = entry; this.bump(k, sign); break; }
           h = (h + 1) & mask;
         }
       }

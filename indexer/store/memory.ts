@@ -8,7 +8,7 @@
 // plan.ts decides from them where a query's answers are.
 import type { Definition } from '../model.js';
 import { decodeText, splitLines } from '../text.js';
-import { BlockSignatures } from './block-signatures.js';
+import { BlockSignatures, capacityFor } from './block-signatures.js';
 import type { FileMeta, FileTable } from './file-table.js';
 import { TrigramLineCounts } from './line-counts.js';
 import { Postings } from './postings.js';
@@ -250,6 +250,7 @@ export class MemoryIndex {
       if (stopped()) return;
     }
     this.symbolsReady = true;
+    this.sigs.fit();
     // Every file is signed now: the postings are not needed until something makes the cache incomplete again.
     if (this.textComplete) this.dropPostings();
   }
@@ -258,13 +259,11 @@ export class MemoryIndex {
 /**
  * Block slots the files will need, a little over: every block but a file's
  * last holds at least BLOCK_CHARS characters (at most one per byte), and each
- * file gets an eighth more slots to grow in place (BlockSignatures.set).
+ * file gets room to grow in place (capacityFor). What is over is given back
+ * at the end of warm-up (BlockSignatures.fit).
  */
 function estimateSlots(files: Iterable<FileMeta>): number {
   let n = 0;
-  for (const f of files) {
-    const blocks = Math.floor(f.size / BLOCK_CHARS) + 1;
-    n += blocks + (blocks >>> 3) + 1;
-  }
+  for (const f of files) n += capacityFor(Math.floor(f.size / BLOCK_CHARS) + 1);
   return n;
 }

@@ -69,7 +69,7 @@ export class QueryPlanner {
     if (!buckets) {
       const files = this.files.ordered().filter(under).map((f) => {
         const st = memory.searchText(f.fid);
-        return { f, st, from: 0, to: st.blocks.length };
+        return { f, st, from: 0, to: st.blockCount };
       });
       return { blocks: null, files };
     }

@@ -1,8 +1,12 @@
 // The in-memory form of one file, what queries read: its lines grouped into
-// blocks of about BLOCK_CHARS, each block held as one flat string (lines joined
-// by "\n") in original case and lowercased line by line (the documented line rule, docs/tools.md;
-// the same string when the block has nothing to lowercase). No array of line
-// strings is kept: per-string headers would cost more than the text itself.
+// blocks of about BLOCK_CHARS, each block its lines lowercased one by one
+// (the documented line rule, docs/tools.md) and joined by "\n". The blocks of
+// a file are not strings of their own but ranges of a few long strings, the
+// pieces (most files have one: the whole file lowercased); a query scans a
+// block through a slice of its piece, which V8 makes a view, not a copy. Per
+// block the file keeps numbers only, all in one Int32Array: a string per block
+// would cost ~24 bytes of header and array slot, and a typed array per file
+// and purpose ~250 bytes (site-packages has 464k blocks in 11.5k files).
 //
 // Why blocks: a block is the unit the signatures (block-signatures.ts) filter.
 // A block whose signature lacks one of the query's trigrams cannot contain a
@@ -19,38 +23,49 @@ import { ownString } from '../text.js';
  */
 export const BLOCK_CHARS = 256;
 
+/** caseOf(b) of a block whose original case is its lowercased text. */
+export const SAME_CASE = -1;
+/** caseOf(b) of a block whose original case is a string of its own (original(b)). */
+export const OWN_CASE = -2;
+
 export class SearchText {
   private constructor(
-    /** Lowercased lines of each block, joined by "\n" (no trailing "\n"). */
-    readonly blocks: string[],
     /**
-     * The same lines in original case: === blocks[b] when lowercasing changes
-     * nothing, null for an all-ASCII block, which is rebuilt from blocks[b] and
-     * its case bits (ASCII lowercases unit by unit, in place), so the daemon
-     * does not hold the text twice.
+     * Runs of consecutive blocks joined by "\n". A new piece starts where the
+     * blocks' width changes: a string holding one character past U+00FF takes
+     * two bytes for every character, so such blocks are kept apart from the
+     * file's one-byte text instead of doubling it.
      */
-    readonly canon: Array<string | null>,
+    private readonly pieces: string[],
     /**
-     * Case bits of every all-ASCII block, one array per file (a typed array per
-     * block costs more in headers than in bits): bit i of block b, at word
-     * caseOff[b] + (i >>> 5), is set when unit i was an uppercase ASCII letter.
+     * Per block, n = blockCount of them, at these offsets:
+     * [0, n) the 0-based index of its first line;
+     * [n, 2n] where it starts (n+1 entries: the last is the text's length + 1),
+     *   counted over the pieces as if joined by "\n" (the blocks' lowercased text
+     *   joined by "\n" all through);
+     * [2n+1, 3n+1) its case (caseOf);
+     * [3n+1, 3n+1+P) the first block of each of the P pieces;
+     * then the case bits of the all-ASCII blocks whose lowercasing changes
+     *   something: bit i of block b, at word caseOf(b) + (i >>> 5), is set when
+     *   unit i was an uppercase ASCII letter (ASCII lowercases unit by unit, in place).
      */
-    readonly caseBits: Uint32Array,
-    /** Per block: first word of its case bits, -1 when canon[b] is a string. */
-    readonly caseOff: Int32Array,
+    readonly layout: Int32Array,
+    /** Original-case text of the blocks with caseOf(b) === OWN_CASE: they hold non-ASCII text that lowercasing changes (rare in code). */
+    private readonly originals: Map<number, string> | null,
     /** Number of lines. */
     readonly lineCount: number,
-    /** 0-based index of each block's first line. */
-    readonly firstLine: Uint32Array,
+    /** Number of blocks. */
+    readonly blockCount: number,
   ) {}
 
   /** Builds from the file's lines (docs/tools.md, Evidence). */
   static fromLines(lines: readonly string[]): SearchText {
-    const blocks: string[] = [];
-    const canon: Array<string | null> = [];
-    const caseWords: number[] = [];
-    const caseOff: number[] = [];
+    const lower: string[] = [];
+    const wide: boolean[] = [];
     const first: number[] = [];
+    const cases: number[] = [];
+    const caseWords: number[] = [];
+    let originals: Map<number, string> | null = null;
     let i = 0;
     while (i < lines.length) {
       const start = i;
@@ -60,32 +75,79 @@ export class SearchText {
       // A one-line block would be a view into the file's whole text (see ownString).
       const c = i - start === 1 ? ownString(lines[start]) : lines.slice(start, i).join('\n');
       const l = lowerJoin(c, lines, start, i);
-      blocks.push(l === c ? c : l);
+      const b = lower.length;
+      lower.push(l);
       // eslint-disable-next-line no-control-regex
-      if (l !== c && !/[^\x00-\x7f]/.test(c)) {
+      wide.push(/[^\x00-\xff]/.test(l));
+      if (l === c) cases.push(SAME_CASE);
+      // eslint-disable-next-line no-control-regex
+      else if (!/[^\x00-\x7f]/.test(c)) {
+        cases.push(caseWords.length);
         const off = caseWords.length;
         for (let w = 0; w < (c.length + 31) >>> 5; w++) caseWords.push(0);
         for (let k = 0; k < c.length; k++) {
           const u = c.charCodeAt(k);
           if (u >= 65 && u <= 90) caseWords[off + (k >>> 5)] |= 1 << (k & 31);
         }
-        canon.push(null);
-        caseOff.push(off);
       } else {
-        canon.push(l === c ? l : c);
-        caseOff.push(-1);
+        cases.push(OWN_CASE);
+        (originals ??= new Map()).set(b, c);
       }
     }
-    return new SearchText(blocks, canon, Uint32Array.from(caseWords), Int32Array.from(caseOff), lines.length, Uint32Array.from(first));
+    const n = lower.length;
+    const pieces: string[] = [];
+    const pieceFirst: number[] = [];
+    for (let b = 0; b < n;) {
+      let e = b + 1;
+      while (e < n && wide[e] === wide[b]) e++;
+      pieceFirst.push(b);
+      // One block: its string as it is (owned: a join, a lowercasing or ownString made it).
+      pieces.push(e - b === 1 ? lower[b] : lower.slice(b, e).join('\n'));
+      b = e;
+    }
+    const bitsAt = 3 * n + 1 + pieceFirst.length;
+    const layout = new Int32Array(bitsAt + caseWords.length);
+    let at = 0;
+    for (let b = 0; b < n; b++) {
+      layout[b] = first[b];
+      layout[n + b] = at;
+      at += lower[b].length + 1;
+      layout[2 * n + 1 + b] = cases[b] >= 0 ? bitsAt + cases[b] : cases[b];
+    }
+    layout[2 * n] = at;
+    layout.set(pieceFirst, 3 * n + 1);
+    layout.set(caseWords, bitsAt);
+    return new SearchText(pieces, layout, originals, lines.length, n);
   }
 
-  /** Original-case text of block b between offsets a and e. */
-  private canonSlice(b: number, a: number, e: number): string {
-    const c = this.canon[b];
-    if (c !== null) return c.slice(a, e);
-    const low = this.blocks[b];
-    const bits = this.caseBits;
-    const off = this.caseOff[b];
+  /** 0-based index of block b's first line. */
+  firstLineOf(b: number): number { return this.layout[b]; }
+
+  /** SAME_CASE, OWN_CASE, or the word of layout where block b's case bits begin. */
+  caseOf(b: number): number { return this.layout[2 * this.blockCount + 1 + b]; }
+
+  /** Original-case text of a block whose caseOf is OWN_CASE. */
+  original(b: number): string { return this.originals!.get(b)!; }
+
+  /** Block b's lowercased lines joined by "\n": a slice of its piece (a view, not a copy, past 12 characters). */
+  block(b: number): string {
+    const { layout, pieces } = this;
+    const n = this.blockCount;
+    let p = 0;
+    if (pieces.length > 1) {
+      // The last piece whose first block is <= b.
+      let hi = pieces.length - 1;
+      while (p < hi) { const mid = (p + hi + 1) >> 1; if (layout[3 * n + 1 + mid] <= b) p = mid; else hi = mid - 1; }
+    }
+    const base = layout[n + layout[3 * n + 1 + p]];
+    return pieces[p].slice(layout[n + b] - base, layout[n + b + 1] - 1 - base);
+  }
+
+  /** Original-case text of block b between offsets a and e (of its lowercased text, which has the same length unless caseOf(b) is OWN_CASE). */
+  private canonSlice(b: number, text: string, a: number, e: number): string {
+    const off = this.caseOf(b);
+    if (off < 0) return text.slice(a, e);
+    const bits = this.layout;
     let out = '';
     let run = a;
     // Only the set bits (uppercase letters, a few in a hundred characters of code) are visited, word by word.
@@ -96,11 +158,11 @@ export class SearchText {
         const i = (w << 5) + 31 - Math.clz32(bit);
         if (i < a) continue;
         if (i >= e) break;
-        out += low.slice(run, i) + String.fromCharCode(low.charCodeAt(i) - 32);
+        out += text.slice(run, i) + String.fromCharCode(text.charCodeAt(i) - 32);
         run = i + 1;
       }
     }
-    return out + low.slice(run, e);
+    return out + text.slice(run, e);
   }
 
   /**
@@ -112,18 +174,19 @@ export class SearchText {
    */
   textRange(start: number, end: number, maxChars = Infinity): string {
     if (!(start >= 1 && start <= end && end <= this.lineCount)) throw new Error(`internal: lines ${start}-${end} outside 1-${this.lineCount}`);
-    const first = this.firstLine;
+    const first = this.layout;
+    const n = this.blockCount;
     // The block holding line `start`: the last whose first line is <= start-1.
-    let lo = 0, hi = first.length - 1;
+    let lo = 0, hi = n - 1;
     while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (first[mid] <= start - 1) lo = mid; else hi = mid - 1; }
     let out = '';
     let line = start - 1; // 0-based: the next line to read
     for (let b = lo; ; b++) {
-      // Line ends are found in the text that is sliced: a separate original-case
-      // string can differ in length from the lowercased one ("İ" lowercases to two
-      // units); an all-ASCII block (canon null) cannot.
-      const text = this.canon[b] ?? this.blocks[b];
-      const next = b + 1 < first.length ? first[b + 1] : this.lineCount; // first line of the next block
+      // Line ends are found in the text that is sliced: an original-case string
+      // of its own can differ in length from the lowercased one ("İ" lowercases
+      // to two units); a block with case bits cannot.
+      const text = this.caseOf(b) === OWN_CASE ? this.original(b) : this.block(b);
+      const next = b + 1 < n ? first[b + 1] : this.lineCount; // first line of the next block
       let a = 0;
       for (let l = first[b]; l < line; l++) a = text.indexOf('\n', a) + 1;
       const stop = Math.min(end, next); // this block gives lines line..stop-1
@@ -135,7 +198,7 @@ export class SearchText {
       }
       const sep = line === start - 1 ? '' : '\n';
       const room = maxChars + 1 - out.length - sep.length;
-      out += sep + this.canonSlice(b, a, Math.min(e, a + Math.max(0, room)));
+      out += sep + this.canonSlice(b, text, a, Math.min(e, a + Math.max(0, room)));
       line = stop;
       if (line >= end || out.length > maxChars) return out;
     }
@@ -175,7 +238,7 @@ export class ExactFinder {
    * way: lowercasing never adds or drops a "\n".
    */
   private readonly caseless: boolean;
-  private bits: Uint32Array = new Uint32Array(0);
+  private bits: Int32Array = new Int32Array(0);
   private off = -1;
   private mode: 'indexOf' | 'bits' | 'none' = 'indexOf';
   private hayQuery = '';
@@ -190,16 +253,17 @@ export class ExactFinder {
 
   /** Points the finder at block b of st; returns the string to scan. */
   at(st: SearchText, b: number): string {
-    const c = st.canon[b];
-    if (this.caseless) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.blocks[b]; }
-    if (c !== null) { this.mode = 'indexOf'; this.hayQuery = this.q; return c; }
+    if (this.caseless) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.block(b); }
+    const off = st.caseOf(b);
+    if (off === SAME_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.block(b); }
+    if (off === OWN_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.original(b); }
     // An all-ASCII block: search its lowercased text, then check the case bits.
     if (!this.ascii) { this.mode = 'none'; return ''; } // holds no non-ASCII query
     this.mode = 'bits';
     this.hayQuery = this.lower;
-    this.bits = st.caseBits;
-    this.off = st.caseOff[b];
-    return st.blocks[b];
+    this.bits = st.layout;
+    this.off = off;
+    return st.block(b);
   }
 
   /** Next position at or after `from` where the query occurs in original case, or -1. */
