@@ -11,7 +11,7 @@
 // build is finished by the next one).
 import type { BuildProgress, BuildSummary, IndexHandle } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
-import { RepoWatcher, type HeldReport, type WatchMode } from '../indexer/watch.js';
+import { RepoWatcher, type CatchingUp, type HeldReport, type WatchMode } from '../indexer/watch.js';
 import { isNoSpace } from '../indexer/write-failure.js';
 import type { WatcherState } from '../protocol/messages.js';
 import { WriteQueue } from './write-queue.js';
@@ -177,6 +177,12 @@ export class IndexUpdates {
   get lastWatchUpdate(): string | null { return this.watcher?.lastUpdate ?? null; }
   /** Changes the watcher could not write yet, and why (null: every write landed). */
   get waiting(): HeldReport | null { return this.watcher?.heldChanges ?? null; }
+  /** Changes the watcher has seen and not yet written, since when, and a re-walk queued or running (null: in step). */
+  get catchingUp(): CatchingUp | null { return this.watcher?.catchingUp ?? null; }
+  /** What an answer says: catchingUp, only when changes were seen and not written (not for a precautionary re-walk). */
+  get answerNote(): CatchingUp | null { return this.watcher?.sawUnwritten ? this.watcher.catchingUp : null; }
+  /** Null when every change seen so far is written; else settles once it is (true) or after `ms` (false). */
+  settled(ms: number): Promise<boolean> | null { return this.watcher?.settled(ms) ?? null; }
   /** Updates queued behind the one running (watcher batches, refreshes). */
   get pendingUpdates(): number { return (this.watcher?.queued ?? 0) + Math.max(0, this.queue.waiting - 1); }
 

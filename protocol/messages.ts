@@ -24,7 +24,7 @@
 import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
-import type { HeldReport, WatchState } from '../indexer/watch.js';
+import type { CatchingUp, HeldReport, WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
@@ -158,6 +158,13 @@ export interface DaemonInfoStatus {
    * every write has landed.
    */
   waiting?: HeldReport;
+  /**
+   * The watcher holds changes not yet in the index (a checkout's burst, a
+   * re-walk for an ignore file or the tracked set): answers given meanwhile
+   * are provisional, and say so (ToolResult's `catching_up`). Absent when the
+   * index is in step with every change seen.
+   */
+  catchingUp?: CatchingUp;
   /**
    * How long the daemon took to answer clients since it started, message read
    * to answer written (latency.ts), keyed by method, and by `tools/call TOOL`

@@ -251,9 +251,11 @@ export function headLine(lines: readonly string[]): string {
   return lines[0].trim();
 }
 
-/** The one-line footer: how many shown of how many, and which index generation answered. */
+/** The one-line footer: how many shown of how many, which index generation answered, and whether it was still catching up with the files. */
 export function formatFooter(r: ToolResult): Shown {
   const shown = r.evidence.length;
   const more = r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
-  return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}`;
+  const c = r.catching_up;
+  const behind = c ? human` · catching up: ${c.changes === 1 ? '1 change' : `${c.changes} changes`}${c.rewalk ? ' and a re-walk' : ''} since ${c.since} not indexed yet, this answer may be out of date` : '';
+  return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
 }
