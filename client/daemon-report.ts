@@ -139,10 +139,13 @@ export function formatList(l: DaemonList): Shown {
   return human`${join(lines)}\n`;
 }
 
+/** A path as one shell word, so a printed command works as typed ('…' when it holds anything but plain characters). */
+const shellWord = (p: string): string => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'"'"'`)}'`);
+
 /** The human form of `evidex daemon prune`. */
 export function formatPrune(r: PruneResult): Shown {
   const lines = r.removed.map((x) => human`removed ${path(x.stateDir)} (${path(x.root)} no longer exists, ${mb(x.bytes)})`);
-  for (const x of r.inUse) lines.push(human`left ${path(x.stateDir)}: ${path(x.root)} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
+  for (const x of r.inUse) lines.push(human`left ${path(x.stateDir)}: ${path(x.root)} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --repo ${path(shellWord(x.root))}\``);
   for (const d of r.unknown) lines.push(human`left ${path(d)}: it does not record its root`);
   for (const f of r.refused ?? []) lines.push(human`left ${path(f.stateDir)}: ${f.reason}`);
   const n = r.removed.length;
