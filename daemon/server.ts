@@ -302,6 +302,7 @@ export class Daemon {
       ...(u.watcherNote ? { watcherNote: u.watcherNote } : {}),
       lastWatchUpdate: u.lastWatchUpdate,
       startup: u.startupState,
+      ...(u.startupState === 'running' && u.startupProgress ? { startupProgress: u.startupProgress } : {}),
       ...(u.startupError ? { startupError: u.startupError } : {}),
       warmup: this.warmup.status,
       clients: this.clients.size,

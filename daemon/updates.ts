@@ -37,6 +37,8 @@ export class IndexUpdates {
   /** Root changes' suspensions and re-indexes, one after another: a watcher is closed before the next one starts. */
   private transitions: Promise<void> = Promise.resolve();
   startupState: 'running' | 'done' | 'failed' = 'running';
+  /** How far the start-up build (or a re-index) has come, while it runs: clients waiting for it show it. */
+  startupProgress: BuildProgress | undefined;
   startupError: string | undefined;
   /** The catch-up failed for want of room: the watcher's re-walk, kept and retried until it lands, finishes it. */
   private startupHeld = false;
@@ -103,13 +105,16 @@ export class IndexUpdates {
     const { signal } = this.abort;
     let lastPhase = '';
     return this.queue.run(() => this.handle.refresh((p) => {
+      if (epoch === this.epoch) this.startupProgress = p;
       if (p.phase !== lastPhase) { lastPhase = p.phase; this.opts.log(`index: ${p.phase} (${p.done}/${p.total})`); }
     }, signal)).then((s) => {
+      if (epoch === this.epoch) this.startupProgress = undefined;
       if (epoch !== this.epoch) return false;
       this.startupState = 'done';
       this.opts.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
       return true;
     }, (e: unknown) => {
+      if (epoch === this.epoch) this.startupProgress = undefined;
       const message = e instanceof Error ? e.message : String(e);
       if (signal.aborted) {
         this.opts.log(`index build stopped after ${((performance.now() - t0) / 1000).toFixed(2)} s (${message}); what it wrote stays, and the next build carries on from it`);

@@ -148,6 +148,8 @@ export interface DaemonInfoStatus {
   /** The start-up refresh (first build or catch-up). tools/call waits for a first or interrupted build only; a complete index answers during a catch-up. */
   startup: 'running' | 'done' | 'failed';
   startupError?: string;
+  /** While the start-up refresh runs: its phase and files done of total (what `evidex index` shows), for clients waiting on it. */
+  startupProgress?: BuildProgress;
   warmup: WarmupStatus;
   clients: number;
   /** Updates queued behind the one running (watcher batches, refreshes), `waiting` changes included. */

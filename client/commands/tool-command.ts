@@ -76,7 +76,8 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
       const scoped = scopeOf(flags, p, place);
       if (scoped !== undefined) args.path_prefix = scoped;
       await withDaemon(place.root, p, async (client) => {
-        const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args)).catch((e: unknown) => {
+        const { whileBuilding } = await import('../build-wait.js');
+        const r = await whileBuilding(client, s.call ? s.call(client, args, p) : callTool(client, s.tool, args)).catch((e: unknown) => {
           throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
         });
         printResult(r, p, { ...s.format?.(p), shown: (f) => place.shown(f) });
