@@ -367,7 +367,7 @@ export class RepoWatcher {
     const t0 = performance.now();
     this.inFlight = paths.length + (refresh ? 1 : 0);
     this.marks.take();
-    this.rewalking = refresh ? why || 'requested' : scoped ? `${ignoreFiles.join(', ')} changed` : null;
+    this.rewalking = refresh ? why || 'requested' : null;
     try {
       await this.opts.exclusive(async () => {
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
