@@ -6,8 +6,9 @@
 // signal. A state folder that is not the user's alone is named and left
 // alone (local/state-trust.ts). Loaded only by those commands; what they
 // print is daemon-report.ts's.
-import { resolve } from 'node:path';
-import { promises as fsp, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { promises as fsp, realpathSync, statSync } from 'node:fs';
+import { RealRoot } from '../local/root.js';
 import { Methods, type RootState } from '../protocol/messages.js';
 import { daemonProcesses, processRssBytes, type DaemonProcess } from '../local/processes.js';
 import {
@@ -16,6 +17,28 @@ import {
 } from '../local/state.js';
 import { checkStateFolder, StateNotYoursError } from '../local/state-trust.js';
 import { daemonEntry, daemonStopAt, makeClient, probe, stopProcess, type StopResult } from './connection.js';
+
+/**
+ * The root a `--repo DIR` names that no longer exists, when a state folder
+ * records it: `daemon stop` and `daemon status` reach a daemon whose root was
+ * deleted (the state folder is keyed by the root's path, which the daemon
+ * knew by its real path: the deepest folder of DIR that still exists is
+ * resolved, the rest appended). Null when no state folder is that root's.
+ */
+export async function goneRoot(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<RealRoot | null> {
+  let existing = resolve(dir);
+  const rest: string[] = [];
+  for (;;) {
+    try { existing = realpathSync(existing); break; } catch { /* not there: look one folder up */ }
+    if (dirname(existing) === existing) return null;
+    rest.unshift(basename(existing));
+    existing = dirname(existing);
+  }
+  if (rest.length === 0) return null; // it exists: not gone
+  const root = join(existing, ...rest);
+  const stateDir = stateDirFor(RealRoot.trusted(root), env);
+  return (await stateFolderRoot(stateDir).catch(() => null)) === root ? RealRoot.trusted(root) : null;
+}
 
 export interface ListedDaemon {
   /**

@@ -81,8 +81,9 @@ export function formatStatus(r: StatusReport): Shown {
     human`running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
     human`url          ${r.url}`,
     human`root         ${formatRoot(r.root, d)}`,
-    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : ''}`,
+    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : d.catchingUp ? human`, catching up: ${plural(d.catchingUp.changes, 'change')} waiting` : ''}`,
     ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${d.waiting.since} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
+    ...(d.catchingUp && !d.waiting ? [human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${d.catchingUp.since} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`] : []),
     human`files        ${r.files}`,
     human`left out     ${formatLeftOut(r.status.index.leftOut)}`,
     human`symbols      ${r.symbols}`,
@@ -138,10 +139,13 @@ export function formatList(l: DaemonList): Shown {
   return human`${join(lines)}\n`;
 }
 
+/** A path as one shell word, so a printed command works as typed ('…' when it holds anything but plain characters). */
+const shellWord = (p: string): string => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'"'"'`)}'`);
+
 /** The human form of `evidex daemon prune`. */
 export function formatPrune(r: PruneResult): Shown {
   const lines = r.removed.map((x) => human`removed ${path(x.stateDir)} (${path(x.root)} no longer exists, ${mb(x.bytes)})`);
-  for (const x of r.inUse) lines.push(human`left ${path(x.stateDir)}: ${path(x.root)} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --all\``);
+  for (const x of r.inUse) lines.push(human`left ${path(x.stateDir)}: ${path(x.root)} no longer exists, but its daemon (pid ${x.pid}) still runs; stop it with \`evidex daemon stop --repo ${path(shellWord(x.root))}\``);
   for (const d of r.unknown) lines.push(human`left ${path(d)}: it does not record its root`);
   for (const f of r.refused ?? []) lines.push(human`left ${path(f.stateDir)}: ${f.reason}`);
   const n = r.removed.length;

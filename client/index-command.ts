@@ -6,12 +6,36 @@ import type { BuildProgress, BuildSummary } from '../indexer/api.js';
 import type { LeftOutCounts } from '../indexer/discover/left-out.js';
 import { openIndex } from '../indexer/index.js';
 import { asWriteFailure } from '../indexer/write-failure.js';
-import { acquireLock, DaemonRunningError, ensureStateDir, folderBytes, lockHeld, stateDirFor } from '../local/state.js';
+import { acquireLock, DaemonRunningError, ensureStateDir, folderBytes, lockHeld, readDaemonInfo, stateDirFor } from '../local/state.js';
 import { checkUnnamedRoot } from './index-guard.js';
 import { canonicalRoot, RealRoot } from '../local/root.js';
 
-/** Thrown when a daemon holds the root: the caller asks the daemon to refresh instead. */
-export class DaemonBusy extends Error {}
+/**
+ * Thrown when another process holds the root's lock: a daemon (the caller asks
+ * it to refresh instead), or another `evidex index` building in its own
+ * process, or a daemon still starting (the caller waits: whileHeld).
+ */
+export class DaemonBusy extends Error {
+  constructor(message: string, readonly pid: number, readonly stateDir: string) { super(message); }
+}
+
+/** How often a waiting `evidex index` looks at the lock and daemon.json (two small file reads). */
+const HOLDER_POLL_MS = 100;
+
+/**
+ * What holds the lock `busy` met: 'daemon' once a daemon.json names it (a
+ * daemon serves: ask it); otherwise this waits until the lock is free or a
+ * daemon is listening, and says which ('free': build here, finding what the
+ * other build wrote unchanged). `onWait` is called before each wait.
+ */
+export async function whileHeld(busy: DaemonBusy, onWait: () => void): Promise<'daemon' | 'free'> {
+  for (;;) {
+    if (await readDaemonInfo(busy.stateDir)) return 'daemon';
+    if (!(await lockHeld(busy.stateDir))) return 'free';
+    onWait();
+    await new Promise((r) => setTimeout(r, HOLDER_POLL_MS));
+  }
+}
 
 /** `unnamedRoot`: the root was not named with --repo (index-guard.ts may refuse it). */
 export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean } = {}):
@@ -26,7 +50,7 @@ Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOu
     await ensureStateDir(stateDir);
     lock = await acquireLock(stateDir, root);
   } catch (e) {
-    if (e instanceof DaemonRunningError) throw new DaemonBusy(e.message);
+    if (e instanceof DaemonRunningError) throw new DaemonBusy(e.message, e.pid, stateDir);
     // Even the lock needs room on the state folder's disk (the index's own writes say so themselves).
     throw asWriteFailure(e, stateDir);
   }

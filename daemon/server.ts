@@ -114,7 +114,7 @@ export class Daemon {
     this.audit = auditLogFor(opts.stateDir);
     this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log, onRootTouched: () => rootWatch.touched() });
     this.turns = new FairTurns(opts.turns);
-    this.tools = new ToolCalls(handle, this.audit, this.rootGate, this.turns);
+    this.tools = new ToolCalls(handle, this.audit, this.rootGate, this.turns, this.updates);
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
       admit: (key) => {
@@ -287,6 +287,7 @@ export class Daemon {
 
   status(): StatusResult {
     const u = this.updates;
+    const catchingUp = u.catchingUp;
     const daemon: DaemonInfoStatus = {
       pid: process.pid,
       url: this.info.url,
@@ -301,11 +302,13 @@ export class Daemon {
       ...(u.watcherNote ? { watcherNote: u.watcherNote } : {}),
       lastWatchUpdate: u.lastWatchUpdate,
       startup: u.startupState,
+      ...(u.startupState === 'running' && u.startupProgress ? { startupProgress: u.startupProgress } : {}),
       ...(u.startupError ? { startupError: u.startupError } : {}),
       warmup: this.warmup.status,
       clients: this.clients.size,
       pendingUpdates: u.pendingUpdates,
       ...(u.waiting ? { waiting: u.waiting } : {}),
+      ...(catchingUp ? { catchingUp } : {}),
       latency: this.latency.snapshot(),
     };
     return { index: this.handle.status(), daemon };

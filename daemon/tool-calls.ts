@@ -10,6 +10,7 @@
 // so the connection sends it in the same turn of the event loop as the
 // request arrived (see RequestHandler in protocol/jsonrpc.ts).
 import type { IndexHandle, ToolResult } from '../indexer/api.js';
+import type { CatchingUp } from '../indexer/query/schemas.js';
 import { asToolError } from '../indexer/errors.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
@@ -18,10 +19,25 @@ import { WARMUP_CALLER, type Caller } from './caller.js';
 import type { FairTurns } from './fair-turns.js';
 import type { RootGate } from './root-gate.js';
 
-/** What tools/call answers: the result's three fields, and its near misses when it has some, whatever else the handle's result carries. */
-const wireResult = (r: ToolResult): ToolResult => ({
+/** What tools/call answers: the result's three fields, its near misses when it has some, and whether the index was catching up, whatever else the handle's result carries. */
+const wireResult = (r: ToolResult, catchingUp: CatchingUp | null): ToolResult => ({
   evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
+  ...(catchingUp ? { catching_up: catchingUp } : {}),
 });
+
+/**
+ * How long a tool call waits for the watcher to write the changes it had seen
+ * when the call came (a save's batch lands in milliseconds; a checkout's
+ * burst in a second or two; a re-walk of a large tree may take longer). Past
+ * it the call is answered from the index as it is, marked `catching_up`.
+ */
+export const SETTLE_WAIT_MS = 1000;
+
+/** What a tool call asks of the index's writer: whether it is behind the tree, and a wait for what it has seen. */
+export interface Freshness {
+  readonly answerNote: CatchingUp | null;
+  settled(ms: number): Promise<boolean> | null;
+}
 
 /**
  * A tool call that waits (on the first build, on git) answers REQUEST_CANCELLED
@@ -55,6 +71,8 @@ export class ToolCalls {
     private readonly root: RootGate,
     /** Whose turn it is: every call runs as one of its client's turns. */
     private readonly turns: FairTurns,
+    /** Whether the watcher holds changes not yet written (daemon/updates.ts). */
+    private readonly freshness: Freshness,
   ) {}
 
   /**
@@ -64,7 +82,11 @@ export class ToolCalls {
    * come through here.
    */
   runTool(name: unknown, args: unknown, owner: Caller, cancelled: () => Error | null): ToolResult | Promise<ToolResult> {
-    return this.root.admit(() => this.turns.run(owner, (pace) => this.handle.runTool(name, args, pace), cancelled));
+    const run = () => this.root.admit(() => this.turns.run(owner, (pace) => this.handle.runTool(name, args, pace), cancelled));
+    // Changes seen before the call came are waited for, up to SETTLE_WAIT_MS, before the call takes
+    // its turn: waiting holds no turn, so other clients are served meanwhile. In step: answered at once.
+    const settled = owner === WARMUP_CALLER ? null : this.freshness.settled(SETTLE_WAIT_MS);
+    return settled ? settled.then(run) : run();
   }
 
   /**
@@ -84,9 +106,9 @@ export class ToolCalls {
       this.auditLine(client, p, t0, null, e);
       throw e;
     }
-    if (!(r instanceof Promise)) { this.auditLine(client, p, t0, r, null); return wireResult(r); }
+    if (!(r instanceof Promise)) { this.auditLine(client, p, t0, r, null); return wireResult(r, this.freshness.answerNote); }
     return untilCancelled(
-      r.then((v) => { this.auditLine(client, p, t0, v, null); return wireResult(v); }, (e: unknown) => { this.auditLine(client, p, t0, null, e); throw e; }),
+      r.then((v) => { this.auditLine(client, p, t0, v, null); return wireResult(v, this.freshness.answerNote); }, (e: unknown) => { this.auditLine(client, p, t0, null, e); throw e; }),
       ctx.signal,
     );
   }

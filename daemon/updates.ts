@@ -11,7 +11,7 @@
 // build is finished by the next one).
 import type { BuildProgress, BuildSummary, IndexHandle } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
-import { RepoWatcher, type HeldReport, type WatchMode } from '../indexer/watch.js';
+import { RepoWatcher, type CatchingUp, type HeldReport, type WatchMode } from '../indexer/watch.js';
 import { isNoSpace } from '../indexer/write-failure.js';
 import type { WatcherState } from '../protocol/messages.js';
 import { WriteQueue } from './write-queue.js';
@@ -37,6 +37,8 @@ export class IndexUpdates {
   /** Root changes' suspensions and re-indexes, one after another: a watcher is closed before the next one starts. */
   private transitions: Promise<void> = Promise.resolve();
   startupState: 'running' | 'done' | 'failed' = 'running';
+  /** How far the start-up build (or a re-index) has come, while it runs: clients waiting for it show it. */
+  startupProgress: BuildProgress | undefined;
   startupError: string | undefined;
   /** The catch-up failed for want of room: the watcher's re-walk, kept and retried until it lands, finishes it. */
   private startupHeld = false;
@@ -103,13 +105,16 @@ export class IndexUpdates {
     const { signal } = this.abort;
     let lastPhase = '';
     return this.queue.run(() => this.handle.refresh((p) => {
+      if (epoch === this.epoch) this.startupProgress = p;
       if (p.phase !== lastPhase) { lastPhase = p.phase; this.opts.log(`index: ${p.phase} (${p.done}/${p.total})`); }
     }, signal)).then((s) => {
+      if (epoch === this.epoch) this.startupProgress = undefined;
       if (epoch !== this.epoch) return false;
       this.startupState = 'done';
       this.opts.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
       return true;
     }, (e: unknown) => {
+      if (epoch === this.epoch) this.startupProgress = undefined;
       const message = e instanceof Error ? e.message : String(e);
       if (signal.aborted) {
         this.opts.log(`index build stopped after ${((performance.now() - t0) / 1000).toFixed(2)} s (${message}); what it wrote stays, and the next build carries on from it`);
@@ -177,6 +182,12 @@ export class IndexUpdates {
   get lastWatchUpdate(): string | null { return this.watcher?.lastUpdate ?? null; }
   /** Changes the watcher could not write yet, and why (null: every write landed). */
   get waiting(): HeldReport | null { return this.watcher?.heldChanges ?? null; }
+  /** Changes the watcher has seen and not yet written, since when, and a re-walk queued or running (null: in step). */
+  get catchingUp(): CatchingUp | null { return this.watcher?.catchingUp ?? null; }
+  /** What an answer says: catchingUp, only when changes were seen and not written (not for a precautionary re-walk). */
+  get answerNote(): CatchingUp | null { return this.watcher?.sawUnwritten ? this.watcher.catchingUp : null; }
+  /** Null when every change seen so far is written; else settles once it is (true) or after `ms` (false). */
+  settled(ms: number): Promise<boolean> | null { return this.watcher?.settled(ms) ?? null; }
   /** Updates queued behind the one running (watcher batches, refreshes). */
   get pendingUpdates(): number { return (this.watcher?.queued ?? 0) + Math.max(0, this.queue.waiting - 1); }
 

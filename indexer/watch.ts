@@ -2,24 +2,15 @@
 // over a few milliseconds and applied as one `update(paths)` through the
 // caller's `exclusive` queue, so writes never run concurrently and events that
 // arrive meanwhile wait for the next round (never lost). Why it is built this
-// way — paths re-checked on disk instead of event types trusted, one watch per
-// folder and none per file, new and replaced folders, symlink aliases — is in
-// docs/design.md ("The watcher"); the parts live in watch/ (rechecks.ts,
-// folders.ts, aliases.ts, git-sources.ts, held.ts).
-//
-// A batch that could not be written is never dropped (watch/held.ts): it is
-// kept with its reason and retried after a backoff until it lands. A full
-// disk fails every write alike, so while a retry is armed new events join the
-// held ones; any other failure (a path the system refuses) is narrowed to the
-// paths that fail, tried one by one, so it never holds back the rest.
-//
-// Ignore sources: a changed .gitignore/.evidexignore below the root re-walks
-// its own folder only; the root's, a replaced folder, or a catch-up re-walk
-// the tree. git's other sources (info/exclude, the excludes file,
-// .git/config, .git/index) are watched apart (watch/git-sources.ts, what a
-// change means: watch/git-change.ts). Whatever changed the rules, a folder
-// they excluded that they now let in is added to the watch (watch/pruned.ts):
-// only a replaced folder restarts it.
+// way is in docs/design.md and docs/architecture.md ("The watcher"); the parts
+// live in watch/: rechecks.ts (new folders walked again), folders.ts (replaced
+// folders), aliases.ts (symlinks), git-sources.ts + git-change.ts (git's own
+// ignore sources), pruned.ts (excluded folders let in again), held.ts (a batch
+// that could not be written, kept and retried: a full disk holds new events
+// too, any other failure is narrowed to the paths that fail), catch-up.ts
+// (since when the index is behind what was seen, for status and answers).
+// A changed .gitignore/.evidexignore below the root re-walks its own folder
+// only; the root's, a replaced folder, or a catch-up re-walk the tree.
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
@@ -29,13 +20,14 @@ import { LinkAliases } from './watch/aliases.js';
 import { WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
 import { GitSourceWatch } from './watch/git-sources.js';
+import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
 import type { WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
 import { PrunedFolders } from './watch/pruned.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
-export type { HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
+export type { CatchingUp, HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
 
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
 const REPLACED_FOLDER_CHECK_MS = 100;
@@ -79,6 +71,7 @@ export class RepoWatcher {
   private readonly rechecks = new Rechecks((paths) => {
     if (this.closed) return;
     for (const p of paths) this.pending.add(p);
+    this.marks.saw();
     this.schedule();
   });
   private idleWaiters: (() => void)[] = [];
@@ -90,6 +83,10 @@ export class RepoWatcher {
   private heldForDisk = false;
   /** Paths (and a re-walk, as one) of the batch being applied. */
   private inFlight = 0;
+  /** Why the running batch re-walks, when it does. */
+  private rewalking: string | null = null;
+  /** Since when changes seen are not all committed (watch/catch-up.ts). */
+  private readonly marks = new CatchUpMarks();
   lastUpdate: string | null = null;
 
   private constructor(private readonly opts: WatchOptions) {
@@ -99,6 +96,7 @@ export class RepoWatcher {
     this.gitSources = new GitSourceWatch(() => {
       if (this.closed) return;
       this.pendingGitSources = true;
+      this.marks.saw();
       this.schedule();
     }, (line) => this.opts.log?.(line));
   }
@@ -135,6 +133,17 @@ export class RepoWatcher {
     return r && { ...r, changes: this.queued + this.inFlight };
   }
 
+  /** Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step. */
+  get catchingUp(): CatchingUp | null {
+    const { since } = this.marks, rewalk = this.rewalking ?? (this.needRefresh ? [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', ') : null);
+    return since === null && rewalk === null ? null : { changes: this.queued + this.inFlight, since: since ?? new Date().toISOString(), ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}) };
+  }
+
+  /** Changes were seen that are not in the index yet (a re-walk alone, asked for by no change, is not one). */
+  get sawUnwritten(): boolean { return this.marks.since !== null; }
+  /** Null when every change seen so far is in the index; else settles once it is (true) or after `ms` (false). */
+  settled(ms: number): Promise<boolean> | null { return this.marks.settled(ms); }
+
   /** Queues a full re-walk (catch-up) behind whatever is pending. */
   requestRefresh(why = 'requested'): void {
     this.needRefresh = true;
@@ -160,6 +169,7 @@ export class RepoWatcher {
     await this.closeFsw();
     await this.running;
     this.stateValue = 'off';
+    this.marks.release();
     this.wakeIdle();
   }
 
@@ -257,6 +267,7 @@ export class RepoWatcher {
       if (event === 'addDir' && rel !== '' && !this.watchFiles) this.rechecks.add(rel);
       if (this.isIgnoredFolder(rel)) return;
       this.pending.add(rel);
+      this.marks.saw();
       this.schedule();
       return;
     }
@@ -267,7 +278,8 @@ export class RepoWatcher {
       // A file its own name excludes is looked at too (update counts it left out, or forgets it when gone);
       // below an excluded folder nothing is: the folder counts once.
       this.pending.add(rel);
-    }
+    } else return;
+    this.marks.saw();
     this.schedule();
   }
 
@@ -296,6 +308,7 @@ export class RepoWatcher {
     if (this.closed || this.watchFiles) return;
     if (this.folders.check(abs) !== 'replaced') return;
     this.restartWanted = true;
+    this.marks.saw();
     this.requestRefresh(`${this.rel(abs) ?? 'the root'} was replaced`);
   }
 
@@ -353,6 +366,8 @@ export class RepoWatcher {
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
     this.inFlight = paths.length + (refresh ? 1 : 0);
+    this.marks.take();
+    this.rewalking = refresh ? why || 'requested' : null;
     try {
       await this.opts.exclusive(async () => {
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
@@ -399,11 +414,13 @@ export class RepoWatcher {
         }
       });
       this.landed();
+      this.marks.landed();
     } catch (e) {
       await this.keep(paths, refresh ? (why ? [why] : []) : null, e);
     } finally {
       this.running = null;
       this.inFlight = 0;
+      this.rewalking = null;
       if (this.ready > 0 && !this.closed) this.schedule();
       else this.wakeIdle();
     }
@@ -475,6 +492,7 @@ export class RepoWatcher {
 
   private wakeIdle(): void {
     if (this.timer || this.running || this.queued > 0) return;
+    this.marks.caughtUp();
     const ws = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of ws) w();

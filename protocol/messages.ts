@@ -24,7 +24,7 @@
 import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, ToolResult } from '../indexer/api.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
-import type { HeldReport, WatchState } from '../indexer/watch.js';
+import type { CatchingUp, HeldReport, WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
@@ -148,6 +148,8 @@ export interface DaemonInfoStatus {
   /** The start-up refresh (first build or catch-up). tools/call waits for a first or interrupted build only; a complete index answers during a catch-up. */
   startup: 'running' | 'done' | 'failed';
   startupError?: string;
+  /** While the start-up refresh runs: its phase and files done of total (what `evidex index` shows), for clients waiting on it. */
+  startupProgress?: BuildProgress;
   warmup: WarmupStatus;
   clients: number;
   /** Updates queued behind the one running (watcher batches, refreshes), `waiting` changes included. */
@@ -158,6 +160,13 @@ export interface DaemonInfoStatus {
    * every write has landed.
    */
   waiting?: HeldReport;
+  /**
+   * The watcher holds changes not yet in the index (a checkout's burst, a
+   * re-walk for an ignore file or the tracked set): answers given meanwhile
+   * are provisional, and say so (ToolResult's `catching_up`). Absent when the
+   * index is in step with every change seen.
+   */
+  catchingUp?: CatchingUp;
   /**
    * How long the daemon took to answer clients since it started, message read
    * to answer written (latency.ts), keyed by method, and by `tools/call TOOL`

@@ -252,7 +252,7 @@ test('daemon prune removes the state of roots that are gone, says how much it fr
     const mb = (b: number) => `${(b / 1048576).toFixed(b < 10 * 1048576 ? 1 : 0)} MB`;
     assert.equal(r.stdout.trimEnd().split('\n'), [
       `removed ${sGone} (${gone} no longer exists, ${mb(goneBytes)})`,
-      `left ${sRunning}: ${running} no longer exists, but its daemon (pid ${runningPid}) still runs; stop it with \`evidex daemon stop --all\``,
+      `left ${sRunning}: ${running} no longer exists, but its daemon (pid ${runningPid}) still runs; stop it with \`evidex daemon stop --repo ${running}\``,
       `freed ${mb(goneBytes)} in 1 folder; kept 1 of existing roots`,
     ]);
     assert.ok(goneBytes > 10_000, `the removed index had ${goneBytes} bytes`);

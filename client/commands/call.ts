@@ -24,7 +24,8 @@ export const command = defineCommand({
     } catch (e) {
       throw new Refusal('invalid_arguments', `JSON_ARGS is not valid JSON: ${(e as Error).message}`);
     }
-    const r = await withDaemon(await repoOf(p), p, (client) => client.request(Methods.toolsCall, { name, arguments: args }));
+    const { whileBuilding } = await import('../build-wait.js');
+    const r = await withDaemon(await repoOf(p), p, (client) => whileBuilding(client, client.request(Methods.toolsCall, { name, arguments: args })));
     stdout().json({ evidence: r.evidence, total: r.total });
     return 0;
   },

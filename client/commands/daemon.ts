@@ -28,7 +28,13 @@ export const command = defineCommand({
       else { const stopped = await act.stopAllDaemons(); print(report.formatStopAll(stopped, (await import('../../local/state.js')).stateRoot()), { stopped }); }
       return 0;
     }
-    const root = await repoOf(p);
+    const root = await repoOf(p).catch(async (e: unknown) => {
+      // A root deleted under its daemon: stop and status still find that daemon by the path's state folder.
+      const gone = (action === 'stop' || action === 'status') && p.flags.repo !== undefined
+        ? await (await import('../daemon-commands.js')).goneRoot(p.flags.repo) : null;
+      if (gone === null) throw e;
+      return gone;
+    });
     switch (action) {
       case 'start': {
         const r = await c.daemonStart(root, { unnamedRoot: unnamedRoot(p) });

@@ -17,7 +17,7 @@ export const command = defineCommand({
   async run(p) {
     const root = await repoOf(p);
     const json = Boolean(p.flags.json);
-    const [{ ProgressLine }, { buildInProcess, DaemonBusy }] = await Promise.all([import('../progress.js'), import('../index-command.js')]);
+    const [{ ProgressLine }, { buildInProcess, DaemonBusy, whileHeld }] = await Promise.all([import('../progress.js'), import('../index-command.js')]);
     const bar = new ProgressLine(stderr(), json);
     // The default SIGINT exit would leave the progress line half drawn under the prompt.
     // An interrupted build is safe: the index is crash-safe, and the next run resumes it.
@@ -30,12 +30,25 @@ export const command = defineCommand({
     };
     process.once('SIGINT', onInterrupt);
     const t0 = Date.now();
-    let summary: BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; via: 'daemon' | 'in-process' };
+    type Summary = BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; via: 'daemon' | 'in-process' };
+    let summary: Summary | undefined;
+    let told = false;
     try {
-      try {
-        summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p) }), via: 'in-process' };
-      } catch (e) {
-        if (!(e instanceof DaemonBusy)) throw e;
+      // Another `evidex index` building in its own process (or a daemon still starting) holds the lock:
+      // wait for it, then build here (finding its work unchanged) or ask the daemon that now serves.
+      while (summary === undefined) {
+        try {
+          summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p) }), via: 'in-process' };
+        } catch (e) {
+          if (!(e instanceof DaemonBusy)) throw e;
+          const tell = () => {
+            if (!told) stderr().line(human`evidex: another process (pid ${e.pid}) is building this index; waiting for it to finish`);
+            told = true;
+          };
+          if (await whileHeld(e, tell) === 'daemon') break;
+        }
+      }
+      if (summary === undefined) {
         // A daemon owns this root's index: ask it to refresh and show its progress.
         const { connect } = await import('../connection.js');
         const client = await connect(root, { autoStart: false, clientName: CLIENT_NAME });

@@ -76,7 +76,8 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
       const scoped = scopeOf(flags, p, place);
       if (scoped !== undefined) args.path_prefix = scoped;
       await withDaemon(place.root, p, async (client) => {
-        const r = await (s.call ? s.call(client, args, p) : callTool(client, s.tool, args)).catch((e: unknown) => {
+        const { whileBuilding } = await import('../build-wait.js');
+        const r = await whileBuilding(client, s.call ? s.call(client, args, p) : callTool(client, s.tool, args)).catch((e: unknown) => {
           throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
         });
         printResult(r, p, { ...s.format?.(p), shown: (f) => place.shown(f) });
@@ -251,9 +252,11 @@ export function headLine(lines: readonly string[]): string {
   return lines[0].trim();
 }
 
-/** The one-line footer: how many shown of how many, and which index generation answered. */
+/** The one-line footer: how many shown of how many, which index generation answered, and whether it was still catching up with the files. */
 export function formatFooter(r: ToolResult): Shown {
   const shown = r.evidence.length;
   const more = r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
-  return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}`;
+  const c = r.catching_up;
+  const behind = c ? human` · catching up: ${c.changes === 1 ? '1 change' : `${c.changes} changes`}${c.rewalk ? ' and a re-walk' : ''} since ${c.since} not indexed yet, this answer may be out of date` : '';
+  return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
 }

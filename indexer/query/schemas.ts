@@ -171,12 +171,25 @@ export const SuggestionSchema = z.looseObject({
   count: z.number().int().min(2).optional().describe('find_symbol: how many definitions the name finds, when more than one.'),
 });
 export type Suggestion = z.infer<typeof SuggestionSchema>;
+/**
+ * Said with an answer given while the daemon's watcher held changes not yet in
+ * the index (a checkout, a re-walk): the answer may not match the files on
+ * disk yet. The same record is index/status's `daemon.catchingUp`.
+ */
+export const CatchingUpSchema = z.object({
+  changes: z.number().int().min(0).describe('Changes seen on disk and not yet in the index (a re-walk counts as one).'),
+  since: z.string().describe('ISO time since when the index has been behind the files.'),
+  rewalk: z.string().optional().describe('Why a re-walk of the tree is queued or running, when one is.'),
+});
+export type CatchingUp = z.infer<typeof CatchingUpSchema>;
 export const ToolResultSchema = z.looseObject({
   evidence: z.array(EvidenceSchema).describe('The items of this page of the answer, in answer order.'),
   total: z.number().int().min(0).describe('How many matches exist in all; more than the items returned when limit or offset cut the answer.'),
   generation: z.number().int().min(0).describe('The index generation that answered (it rises with every index update).'),
   suggestions: z.array(SuggestionSchema).optional()
     .describe('Only when find_symbol or find_importers found nothing: the nearest names the index does hold, best first.'),
+  catching_up: CatchingUpSchema.optional()
+    .describe('Only when files changed on disk were not all indexed yet: the answer is provisional; ask again shortly.'),
 });
 
 /**
@@ -191,6 +204,8 @@ export interface ToolResult {
   generation: number;
   /** Near misses, when find_symbol or find_importers found nothing (see SuggestionSchema). */
   suggestions?: Suggestion[];
+  /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
+  catching_up?: CatchingUp;
 }
 
 export interface ToolDescriptor {
