@@ -1,7 +1,8 @@
 // `evidex symbol NAME`: find_symbol from the command line.
 import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
 import { flag, needPositionals } from '../command.js';
-import { PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
+import { readOn } from './read-span.js';
+import { callTool, PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
   tool: 'find_symbol',
@@ -23,4 +24,12 @@ export const command = toolCommand({
     return { name: p.positionals[0], kind: p.flags.kind, ...pageArgs(p), path_prefix: p.flags['path-prefix'] };
   },
   format: (p) => ({ body: Boolean(p.flags.body) }),
+  // --body prints each definition whole: a body past the snippet cut is read on (read-span.ts); --json is the tool's answer.
+  async call(client, args, p) {
+    const r = await callTool(client, 'find_symbol', args);
+    if (!p.flags.body || p.flags.json) return r;
+    const evidence = [];
+    for (const e of r.evidence) evidence.push(await readOn(client, e));
+    return { ...r, evidence };
+  },
 });

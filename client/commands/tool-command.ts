@@ -12,7 +12,8 @@ import { Methods, type Evidence, type ToolResult } from '../../protocol/messages
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
-import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
+import { READ_MAX_LINES, SNIPPET_MAX_CHARS, SYMBOL_KINDS } from '../../indexer/query/limits.js';
+import type { TextItem } from './read-span.js';
 import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
 import { formatSuggestions } from '../suggestions.js';
@@ -197,7 +198,7 @@ class Painter {
 }
 
 /** The lines of `items`; see the file comment for the shapes. Every text of an item is shown by the rule of local/human.ts. */
-export function formatEvidence(items: readonly Evidence[], opts: FormatOptions = {}): Shown {
+export function formatEvidence(items: readonly TextItem[], opts: FormatOptions = {}): Shown {
   const p = new Painter(opts);
   const out: Shown[] = [];
   for (const e of items) {
@@ -221,14 +222,47 @@ export function formatEvidence(items: readonly Evidence[], opts: FormatOptions =
     // A multi-line item (a definition with --body, an import spanning lines) gets a header saying what it is.
     // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
     if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${e.name} at ${path(p.file(e.path))}:${span}`));
-    lines.forEach((t, i) => out.push(human`${p.where(e.path, String(e.start_line + i))} ${p.marked(t)}`));
-    if (e.truncated) {
-      const shownTo = e.start_line + lines.length - 1;
-      out.push(human`${path(p.file(e.path))}: … (snippet cut at ${e.snippet.length.toLocaleString('en')} characters; read on with \`evidex read ${path(p.file(e.path))}:${shownTo}-${e.end_line}\`)`);
+    // A search hit on a line cut before the match: the part of the line around it, marked as such.
+    if (e.excerpt) {
+      out.push(human`${p.where(e.path, String(e.start_line))} ${p.paint('dim', '…')}${p.marked(e.excerpt.text)}`);
+      out.push(human`${path(p.file(e.path))}: … (line ${e.start_line} is longer than the ${SNIPPET_CHARS} characters a tool returns: shown from character ${e.excerpt.column.toLocaleString('en')}, around the match)`);
+      continue;
     }
+    const cut = new Set(e.cut_lines);
+    lines.forEach((t, i) => {
+      const n = e.start_line + i;
+      out.push(human`${p.where(e.path, String(n))} ${p.marked(t)}`);
+      if (cut.has(n)) out.push(lineCutNote(p.file(e.path), n));
+    });
+    if (e.truncated) out.push(readOnHint(p.file(e.path), e, lines.length));
   }
   return join(out);
 }
+
+/** Says a line is shown cut: no tool returns more of one line than a snippet holds. */
+function lineCutNote(file: string, n: number): Shown {
+  return human`${path(file)}: … (line ${n} cut at ${SNIPPET_CHARS} characters, the most a tool returns of one line)`;
+}
+
+/**
+ * Where a tool's cut snippet of `e` (its first `shownLines` lines, the last
+ * one cut) goes on: a working `evidex read` of at most READ_MAX_LINES lines
+ * that starts past what was shown whole — at the cut line when the snippet
+ * holds more than it, past it when the cut line is all it holds (read would
+ * cut it again) — and never the same lines again.
+ */
+function readOnHint(file: string, e: Evidence, shownLines: number): Shown {
+  const cutAt = e.start_line + shownLines - 1;
+  const from = shownLines > 1 ? cutAt : cutAt + 1;
+  const cutLine = shownLines > 1 ? '' : human`line ${cutAt} cut at ${SNIPPET_CHARS} characters, the most a tool returns of one line`;
+  if (from > e.end_line) return human`${path(file)}: … (${cutLine})`;
+  const command = human`evidex read ${path(file)}:${from}-${Math.min(e.end_line, from + READ_MAX_LINES - 1)}`;
+  const what = shownLines > 1 ? human`snippet cut at ${e.snippet.length.toLocaleString('en')} characters` : cutLine;
+  return human`${path(file)}: … (${what}; read on with \`${command}\`)`;
+}
+
+/** The tools' snippet cut, as the notes say it. */
+const SNIPPET_CHARS = SNIPPET_MAX_CHARS.toLocaleString('en');
 
 /**
  * The line a definition is known by: its first line past the decorators

@@ -154,6 +154,10 @@ export const EvidenceSchema = z.looseObject({
   name: z.string().describe('What was found: the query, the qualified symbol, the module, the path.'),
   snippet: z.string().describe('Exactly lines start_line..end_line of the file, joined by "\\n" (a diff item: the hunk text).'),
   truncated: z.literal(true).optional().describe('The snippet was cut to its first 4,000 characters.'),
+  excerpt: z.object({
+    column: z.number().int().min(1).describe('Where the text starts in the line, 1-based (UTF-16 code units).'),
+    text: z.string().describe('The part of the line around the match.'),
+  }).optional().describe('search_code, on a line cut before its first match: the part of the line around that match.'),
 });
 /**
  * Why a name is suggested (docs/tools.md, Suggestions), in the order
