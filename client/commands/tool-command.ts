@@ -101,7 +101,8 @@ function refusalHere(e: unknown, place: Place, paths: string[]): unknown {
 /** The root-relative paths among a call's arguments (a module name with a "/" is a file's path; a dotted one is no path). */
 function pathArgs(args: Record<string, unknown>): string[] {
   const paths = [args.path, args.path_prefix, typeof args.module_name === 'string' && args.module_name.includes('/') ? args.module_name : undefined];
-  return paths.filter((v): v is string => typeof v === 'string');
+  // A folder is sent with its "/" ("src/pkg/"); a refusal names it without.
+  return paths.filter((v): v is string => typeof v === 'string').flatMap((v) => (v.endsWith('/') ? [v, v.slice(0, -1)] : [v]));
 }
 
 /**
