@@ -3,7 +3,7 @@
 // folder, a name typed as evidex shows it), the path as it was typed, exit 2,
 // and a diff of a path that is not there said to be so.
 import { spawnSync } from 'node:child_process';
-import { realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,6 +16,10 @@ const repo = fixtureCopy({ git: false });
 // A file whose name holds ESC: evidex shows it as \x1b[31mred.py, and that form typed back names it.
 const RED = '\x1b[31mred.py';
 writeFileSync(join(repo, 'src', RED), 'RED = 1\n');
+// A stylesheet a bundler imports: real, but no import Python or the TypeScript compiler resolves.
+mkdirSync(join(repo, 'src', 'styles'));
+writeFileSync(join(repo, 'src', 'styles', 'global.css'), 'body { margin: 0; }\n');
+writeFileSync(join(repo, 'src', 'app.tsx'), "import './styles/global.css';\nexport const App = () => null;\n");
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -69,6 +73,15 @@ test('diff of a path that is not there says so; of one with no change, only the 
   assert.match(r.stderr, /^0 of 0 shown · index generation \d+\nnosuch\.ts: no such file or folder in the working tree, and no change to one\n$/);
   const clean = evidex(['diff', 'rag_common.py']);
   assert.match(clean.stderr, /^0 of 0 shown · index generation \d+\n$/);
+});
+
+test('importers of a stylesheet says what find_importers answers for and how to find its imports, which works', () => {
+  const r = evidex(['importers', 'styles/global.css']);
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'evidex: not_indexed: "styles/global.css" is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, '
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: search_code "global.css"\n');
+  const search = evidex(['search', 'global.css']);
+  assert.match(search.stdout, /^app\.tsx:1: import '\.\/styles\/global\.css';$/m);
 });
 
 test('stop the daemon', () => {

@@ -42,7 +42,7 @@ function targetsOf(store: Store, rules: RepoRules, m: string): Set<string> {
     const f = store.fileByPath(rel);
     if (f?.py) return new Set([m, ...f.mods]);
     if (f && importable(f.path)) return new Set([fileTarget(f.path)]);
-    if (f) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python, TypeScript, JavaScript or JSON file of the index: nothing imports it`);
+    if (f) throw new ToolError('not_indexed', notResolvedHere(f.path));
     // `./x/y` or a Python file names a file that is not indexed; anything else is a package subpath, as a specifier names it.
     if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m)) indexedFile(store, rules, m); // refuses it: not_indexed
     return new Set([specTarget(m)]);
@@ -50,6 +50,18 @@ function targetsOf(store: Store, rules: RepoRules, m: string): Set<string> {
   const names = new Set<string>([m, specTarget(m)]);
   for (const fid of store.moduleFiles(m)) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   return names;
+}
+
+/**
+ * Why an indexed file of another kind (a stylesheet, an image, Markdown) gets
+ * no answer, which is not "nothing imports it": a bundler may well import
+ * `./global.css`, but find_importers answers only what Python and the
+ * TypeScript compiler resolve. Searching for the file's name finds such imports.
+ */
+function notResolvedHere(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return `${JSON.stringify(path)} is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, `
+    + `as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler's import of a stylesheet, say), search for its name: search_code ${JSON.stringify(name)}`;
 }
 
 /** Every statement with a target in `names` (in answer order). */
