@@ -74,10 +74,19 @@ export function nearestCommand(name: string): string | null {
   return prefixed.length === 1 ? prefixed[0] : null;
 }
 
+/** `unknown command "serch"; did you mean \`evidex search\`? (run \`evidex --help\`)`, for a command or a help topic. */
+function unknownCommand(name: string, what: string, before: string): string {
+  const near = nearestCommand(name);
+  return `unknown ${what} ${JSON.stringify(name)}${near ? `; did you mean \`${before}${near}\`?` : ''} (run \`evidex --help\`)`;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const topic = name === 'help' && rest[0] !== undefined ? commandNamed(rest[0]) : undefined;
+    const asked = name === 'help' ? rest[0] : undefined;
+    const topic = asked !== undefined ? commandNamed(asked) : undefined;
+    // A topic that is no command is mistyped, as `evidex serch` is: said so, with the nearest command.
+    if (asked !== undefined && !topic) return report(new UsageError(unknownCommand(asked, 'help topic', 'evidex help ')), 'help');
     stdout().line(text(topic ? await commandHelp(await topic()) : await mainHelp()));
     // `evidex` alone is a usage error (exit 2) that shows the help.
     return name ? 0 : 2;
@@ -89,8 +98,7 @@ export async function main(argv: string[]): Promise<number> {
   const load = commandNamed(name);
   try {
     if (!load) {
-      const near = nearestCommand(name);
-      throw new UsageError(`unknown command ${JSON.stringify(name)}${near ? `; did you mean \`evidex ${near}\`?` : ''} (run \`evidex --help\`)`);
+      throw new UsageError(unknownCommand(name, 'command', 'evidex '));
     }
     const cmd = await load();
     const parsed = parseArgs(rest, cmd.flags);
