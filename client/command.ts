@@ -101,8 +101,10 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
 export interface Command<F extends FlagSpecs = FlagSpecs> {
   usage: string;
   summary: string;
-  /** More of what --help shows: what the command does in detail, and examples. */
+  /** More of what --help shows: what the command does in detail (client/help.ts lays it out). */
   details?: string;
+  /** Command lines that work as written (in a repository with such files), shown under "examples:". */
+  examples: readonly string[];
   flags: F;
   run(p: Parsed<F>): Promise<number>;
 }

@@ -1,6 +1,8 @@
 // What `evidex help` and `--help` print, through the real CLI: a mistyped
 // topic is said to be one (with the nearest command, exit 2), as a mistyped
-// command is.
+// command is; every command's help has examples whose options the command
+// takes, and its prose is laid out once (no line broken where the next word
+// would have fit: texts written with their own line breaks were broken twice).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -28,6 +30,45 @@ test('help with a mistyped topic says so, with the nearest command, and exits 2;
   const all = evidex(['help']);
   assert.is(all.code, 0);
   assert.match(all.stdout, /^usage:$/m);
+});
+
+const COMMANDS = ['index', 'daemon', 'call', 'search', 'symbol', 'read', 'importers', 'diff', 'ask', 'chat', 'eval', 'mcp', 'tools'];
+
+/** A command line split as a POSIX shell splits it (single and double quotes; no expansion), less a trailing "(comment)". */
+function words(line: string): string[] {
+  const out: string[] = [];
+  for (const m of line.replace(/\s{2,}\(.*\)$/, '').matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+test('every command\'s help has examples, each a command line the command parses', () => {
+  for (const cmd of COMMANDS) {
+    const h = evidex([cmd, '--help']);
+    const block = /^examples:\n((?:  .*\n)+)/m.exec(h.stdout);
+    assert.ok(block, `${cmd} --help has examples:\n${h.stdout}`);
+    for (const example of block![1].trimEnd().split('\n').map((l) => l.trim())) {
+      assert.ok(example.startsWith('evidex '), `an example on one line: ${example}`);
+      const [evidexWord, name, ...rest] = words(example);
+      assert.equal([evidexWord, name], ['evidex', cmd], example);
+      // --help right after the command: every option of the example is parsed (an unknown one or a bad value is a usage error), nothing runs.
+      const parsed = evidex([name, '--help', ...rest]);
+      assert.equal({ code: parsed.code, stderr: parsed.stderr }, { code: 0, stderr: '' }, example);
+      assert.is(parsed.stdout, h.stdout, example);
+    }
+  }
+});
+
+test('help prose is broken only where the next word does not fit', () => {
+  for (const cmd of COMMANDS) {
+    const lines = evidex([cmd, '--help']).stdout.split('\n');
+    for (let i = 1; i < lines.length; i++) {
+      const [a, b] = [lines[i - 1], lines[i]];
+      // Two lines of prose (at the margin; a usage line is its own).
+      if (a === '' || b === '' || /^\s/.test(a) || /^\s/.test(b) || a.startsWith('usage:') || a.endsWith(':')) continue;
+      const next = b.split(' ')[0];
+      assert.ok([...a].length + 1 + [...next].length > 80, `${cmd} --help breaks early:\n${a}\n${b}`);
+    }
+  }
 });
 
 test('clean up', () => {

@@ -12,6 +12,7 @@ export const command = toolCommand({
   details: 'Hunks of the working tree (or the index, --staged) against HEAD (or --base REF); line numbers are the new file\'s.\n'
     + 'Untracked files that are not ignored show as new files (not with --staged; --tracked-only leaves them out).\n'
     + 'PATH is relative to the current folder.',
+  examples: ['evidex diff', 'evidex diff src/app.py --staged', 'evidex diff --base main --tracked-only'],
   flags: {
     staged: flag.boolean('staged changes instead of the working tree'),
     base: flag.string('REF', 'diff against REF instead of HEAD'),

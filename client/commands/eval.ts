@@ -6,6 +6,7 @@ import { modelCommand } from './model-command.js';
 export const command = modelCommand({
   usage: 'evidex eval FILE [--model M] [--api ollama|openai] [--repeat N] [--json]',
   summary: 'run an evaluation set (JSONL cases) against a model and print pass/fail per case',
+  examples: ['evidex eval cases.jsonl', 'evidex eval cases.jsonl --model qwen3:14b --repeat 3 --json'],
   clientName: 'eval',
   positionals: 1,
   flags: { repeat: flag.int('run every case N times and report its pass rate (default 1)', 'N'), ...JSON_FLAG },

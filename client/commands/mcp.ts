@@ -30,6 +30,7 @@ export const command = defineCommand({
     + 'connect by URL (Open WebUI, LM Studio, Jan): it prints the URL and the bearer\n'
     + 'token to configure them with, keeps both across restarts, and stops on Ctrl-C.\n'
     + 'The options after --http go with --http only. See docs/mcp.md.',
+  examples: ['evidex mcp --repo ~/src/flask', 'evidex mcp --http --port 8765 --allow-origin http://localhost:3000'],
   flags: { ...REPO, ...HTTP_FLAGS, ...HELP },
   async run(p) {
     needPositionals(p, 0, USAGE);

@@ -33,6 +33,7 @@ interface ModelCommandSpec<E extends FlagSpecs> {
   summary: string;
   /** What --help says before the model server's settings (SERVERS), shared by every model command. */
   details?: string;
+  examples: readonly string[];
   /** The X-Evidex-Client name the daemon's log and audit show. */
   clientName: string;
   positionals: number;
@@ -47,6 +48,7 @@ export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Comma
     usage: s.usage,
     summary: s.summary,
     details: s.details ? `${s.details}\n\n${SERVERS}` : SERVERS,
+    examples: s.examples,
     flags: { ...MODEL, ...s.flags, ...REPO, ...HELP },
     async run(p) {
       needPositionals(p, s.positionals, s.usage);

@@ -11,8 +11,8 @@ export const command = toolCommand({
   details: 'NAME is a simple name (run), a qualified one (Server.run, A.B.f) or, for Python, a module-qualified one (pkg.mod.Server.run).\n'
     + 'Kinds: class, function, method, variable; interface, type, enum and namespace come from TypeScript.\n'
     + 'One line per definition: path:start-end: kind name  signature; --body prints each definition whole.\n'
-    + 'In a subfolder it looks there only, and says how many more the whole repository has.\n\n'
-    + 'examples:\n  evidex symbol Settings\n  evidex symbol Settings.load --body\n  evidex symbol createServer --kind function',
+    + 'In a subfolder it looks there only, and says how many more the whole repository has.',
+  examples: ['evidex symbol Settings', 'evidex symbol Settings.load --body', 'evidex symbol createServer --kind function'],
   flags: {
     kind: flag.choice('KIND', SYMBOL_KINDS, `only definitions of this kind: ${SYMBOL_KINDS.join(', ')}`),
     body: flag.boolean('print every definition whole instead of one line each'),

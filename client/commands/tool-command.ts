@@ -41,6 +41,7 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   usage: string;
   summary: string;
   details?: string;
+  examples: readonly string[];
   flags: F;
   /** The tool's arguments from the command line; `place.toRoot` turns a path argument root-relative. */
   build(p: Parsed<F & CommonFlags>, place: Place): Record<string, unknown>;
@@ -63,7 +64,7 @@ function defined(o: Record<string, unknown>): Record<string, unknown> {
 export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command<F & CommonFlags> {
   const flags = { ...s.flags, ...REPO, ...JSON_FLAG, ...COLOR, ...HELP };
   return defineCommand({
-    usage: s.usage, summary: s.summary, details: s.details, flags,
+    usage: s.usage, summary: s.summary, details: s.details, examples: s.examples, flags,
     async run(p) {
       const place = await placeOf(p);
       const args = s.build(p, place);
