@@ -101,6 +101,17 @@ export function path(s: string): Shown {
 }
 
 /**
+ * A name the index gives already in shown form — one that is not UTF-8, each
+ * bad byte as `\xHH` and a backslash as `\\` (indexer/discover/names.ts) —
+ * as `path` shows a name: every unsafe character escaped, but its backslashes
+ * kept, since they are already the escapes (doubled, `\xff` would read as the
+ * four characters, not the byte).
+ */
+export function escapedPath(s: string): Shown {
+  return render(s, () => false, false);
+}
+
+/**
  * The name `path` showed as `s`, read back: `\\` is one backslash, `\xHH`
  * and `\uHHHH` the character escaped; null when `s` holds none of these (it
  * reads back as itself).
