@@ -74,6 +74,19 @@ export function nearestCommand(name: string): string | null {
   return prefixed.length === 1 ? prefixed[0] : null;
 }
 
+/**
+ * `argv` with options given before the command moved after it (`evidex --repo
+ * ../x search foo` is `evidex search --repo ../x foo`): the command is the
+ * first word that names one. --help, -h and --version stay where they are.
+ */
+function optionsAfterCommand(argv: readonly string[]): string[] {
+  const first = argv[0];
+  if (first === undefined || !first.startsWith('-') || ['--help', '-h', '--version', '--'].includes(first)) return [...argv];
+  const at = argv.findIndex((a) => commandNamed(a) !== undefined);
+  if (at === -1) return [...argv];
+  return [argv[at], ...argv.slice(0, at), ...argv.slice(at + 1)];
+}
+
 /** `unknown command "serch"; did you mean \`evidex search\`? (run \`evidex --help\`)`, for a command or a help topic. */
 function unknownCommand(name: string, what: string, before: string): string {
   const near = nearestCommand(name);
@@ -81,7 +94,7 @@ function unknownCommand(name: string, what: string, before: string): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [name, ...rest] = optionsAfterCommand(argv);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     const asked = name === 'help' ? rest[0] : undefined;
     const topic = asked !== undefined ? commandNamed(asked) : undefined;
@@ -98,6 +111,8 @@ export async function main(argv: string[]): Promise<number> {
   const load = commandNamed(name);
   try {
     if (!load) {
+      // Options came first and no word names a command (optionsAfterCommand found none).
+      if (name.startsWith('-')) throw new UsageError(`no command given (${JSON.stringify(name)} is an option): evidex COMMAND [ARGS] [OPTIONS]; run \`evidex --help\` for the commands`);
       throw new UsageError(unknownCommand(name, 'command', 'evidex '));
     }
     const cmd = await load();

@@ -7,7 +7,7 @@ const USAGE = 'evidex mcp [--repo DIR] [--http] [--port N] [--host ADDR] [--allo
 
 const HTTP_FLAGS = {
   http: flag.boolean('serve MCP over Streamable HTTP (http://127.0.0.1:PORT/mcp, behind a bearer token) instead of stdio'),
-  port: flag.int('with --http: the port (default: the one used last time for this repository, else a free one; 0 = a free one)'),
+  port: flag.int('with --http: the port (default: the one used last time for this repository, else a free one; 0 = a free one)', { range: [0, 65535] }),
   host: flag.string('ADDR', 'with --http: the IP address to listen on (default 127.0.0.1; another one lets other machines reach the server)'),
   'allow-origin': flag.string('ORIGINS', 'with --http: browser origins allowed to call the server, comma-separated (default none)'),
   'rotate-token': flag.boolean('with --http: make a new bearer token (the old one stops working)'),
@@ -42,7 +42,6 @@ export const command = defineCommand({
       const { runMcpServer } = await import('../mcp/server.js');
       return runMcpServer({ root: await repoOf(p), version: version(), unnamedRoot: unnamedRoot(p) });
     }
-    if (f.port !== undefined && f.port > 65535) throw new UsageError(`--port takes 0 to 65535, got ${f.port}`);
     const allowedOrigins = origins(f['allow-origin']);
     const { runMcpHttpServer } = await import('../mcp/http-main.js');
     return runMcpHttpServer({

@@ -1,7 +1,7 @@
 // `evidex read PATH[:START[-END]]`: read_evidence from the command line. The
 // text form prints every line asked for, reading on where a snippet's
 // character cap cut it, and says how to go on past the line cap.
-import { READ_MAX_LINES, SNIPPET_MAX_CHARS } from '../../indexer/query/limits.js';
+import { MAX_CONTEXT, READ_MAX_LINES, SNIPPET_MAX_CHARS } from '../../indexer/query/limits.js';
 import { human, path } from '../../local/human.js';
 import { Methods, type ToolResult } from '../../protocol/messages.js';
 import { flag, needPositionals, UsageError } from '../command.js';
@@ -66,7 +66,7 @@ export const command = toolCommand({
     + `Every line is printed whole, read on past the tools' ${SNIPPET_MAX_CHARS.toLocaleString('en')}-character snippet cut, but for a single line longer than that. `
     + 'PATH is relative to the current folder.',
   examples: ['evidex read src/app.py', 'evidex read src/app.py:120-160', 'evidex read app.py:42 --context 5'],
-  flags: { context: flag.int('extra lines on each side (0-50)') },
+  flags: { context: flag.int(`extra lines on each side (0-${MAX_CONTEXT})`, { range: [0, MAX_CONTEXT] }) },
   build: (p, place) => {
     needPositionals(p, 1, 'evidex read PATH[:START[-END]]');
     const t = parseReadTarget(p.positionals[0], (f) => place.namesFile(f));

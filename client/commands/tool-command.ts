@@ -12,7 +12,7 @@ import { Methods, type Evidence, type ToolResult } from '../../protocol/messages
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
-import { READ_MAX_LINES, SNIPPET_MAX_CHARS, SYMBOL_KINDS } from '../../indexer/query/limits.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SNIPPET_MAX_CHARS, SYMBOL_KINDS } from '../../indexer/query/limits.js';
 import type { TextItem } from './read-span.js';
 import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
@@ -24,8 +24,8 @@ import {
 export const COLOR = { color: flag.choice('WHEN', ['auto', 'always', 'never'], 'colour paths, line numbers and matches: auto (a terminal without NO_COLOR), always, never') };
 /** The paging arguments of every list tool. */
 export const PAGE = {
-  limit: flag.int('items to show (1-200, default 20)'),
-  offset: flag.int('skip this many items first (default 0): --offset 20 is the second page'),
+  limit: flag.int(`items to show (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`, { range: [1, MAX_LIMIT] }),
+  offset: flag.int('skip this many items first (default 0): --offset 20 is the second page', { range: [0, MAX_OFFSET] }),
 };
 export const PATH_PREFIX = { 'path-prefix': flag.string('P', 'only paths starting with P (relative to the current folder; / is the whole repository)', { path: true }) };
 /** The flags of a command that looks in the current folder first (docs/cli.md, Scope). */
@@ -290,6 +290,8 @@ export function headLine(lines: readonly string[]): string {
 /** The one-line footer: how many shown of how many, and which index generation answered. */
 export function formatFooter(r: ToolResult): Shown {
   const shown = r.evidence.length;
-  const more = r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
+  // Nothing on a page of a non-empty answer: the offset went past its end.
+  const more = shown === 0 && r.total > 0 ? human` (the offset is past the last of them: --offset takes 0 to ${r.total - 1} here)`
+    : r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
   return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}`;
 }

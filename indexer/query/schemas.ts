@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { EVIDENCE_KINDS, type Evidence } from '../evidence.js';
 
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS } from './limits.js';
+import { DEFAULT_LIMIT, MAX_CONTEXT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS } from './limits.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS };
 
@@ -45,8 +45,8 @@ export const ReadEvidenceArgs = z.strictObject({
   path: z.string().min(1).max(1000).describe('Repository-relative POSIX path of an indexed file.'),
   start_line: lineNo.describe('First line to read, 1-based.'),
   end_line: lineNo.optional().describe('Last line to read, inclusive (default start_line).'),
-  context: z.number().int().min(0).max(50).optional()
-    .describe(`Extra lines on each side (0-50, default 0). Clamped to the file; at most ${READ_MAX_LINES} lines in all.`),
+  context: z.number().int().min(0).max(MAX_CONTEXT).optional()
+    .describe(`Extra lines on each side (0-${MAX_CONTEXT}, default 0). Clamped to the file; at most ${READ_MAX_LINES} lines in all.`),
 });
 
 export const FindImportersArgs = z.strictObject({
