@@ -74,10 +74,32 @@ export function nearestCommand(name: string): string | null {
   return prefixed.length === 1 ? prefixed[0] : null;
 }
 
+/**
+ * `argv` with options given before the command moved after it (`evidex --repo
+ * ../x search foo` is `evidex search --repo ../x foo`): the command is the
+ * first word that names one. --help, -h and --version stay where they are.
+ */
+function optionsAfterCommand(argv: readonly string[]): string[] {
+  const first = argv[0];
+  if (first === undefined || !first.startsWith('-') || ['--help', '-h', '--version', '--'].includes(first)) return [...argv];
+  const at = argv.findIndex((a) => commandNamed(a) !== undefined);
+  if (at === -1) return [...argv];
+  return [argv[at], ...argv.slice(0, at), ...argv.slice(at + 1)];
+}
+
+/** `unknown command "serch"; did you mean \`evidex search\`? (run \`evidex --help\`)`, for a command or a help topic. */
+function unknownCommand(name: string, what: string, before: string): string {
+  const near = nearestCommand(name);
+  return `unknown ${what} ${JSON.stringify(name)}${near ? `; did you mean \`${before}${near}\`?` : ''} (run \`evidex --help\`)`;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [name, ...rest] = optionsAfterCommand(argv);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const topic = name === 'help' && rest[0] !== undefined ? commandNamed(rest[0]) : undefined;
+    const asked = name === 'help' ? rest[0] : undefined;
+    const topic = asked !== undefined ? commandNamed(asked) : undefined;
+    // A topic that is no command is mistyped, as `evidex serch` is: said so, with the nearest command.
+    if (asked !== undefined && !topic) return report(new UsageError(unknownCommand(asked, 'help topic', 'evidex help ')), 'help');
     stdout().line(text(topic ? await commandHelp(await topic()) : await mainHelp()));
     // `evidex` alone is a usage error (exit 2) that shows the help.
     return name ? 0 : 2;
@@ -89,8 +111,9 @@ export async function main(argv: string[]): Promise<number> {
   const load = commandNamed(name);
   try {
     if (!load) {
-      const near = nearestCommand(name);
-      throw new UsageError(`unknown command ${JSON.stringify(name)}${near ? `; did you mean \`evidex ${near}\`?` : ''} (run \`evidex --help\`)`);
+      // Options came first and no word names a command (optionsAfterCommand found none).
+      if (name.startsWith('-')) throw new UsageError(`no command given (${JSON.stringify(name)} is an option): evidex COMMAND [ARGS] [OPTIONS]; run \`evidex --help\` for the commands`);
+      throw new UsageError(unknownCommand(name, 'command', 'evidex '));
     }
     const cmd = await load();
     const parsed = parseArgs(rest, cmd.flags);

@@ -19,6 +19,8 @@ export interface FlagSpec<V = unknown> {
   readonly help: string;
   /** The value's placeholder in --help (default N or VALUE). */
   readonly value?: string;
+  /** The whole numbers an int flag takes, both ends included: checked here, and said when a value is not one of them. */
+  readonly range?: readonly [number, number];
   /** The only values a string flag takes. */
   readonly choices?: readonly string[];
   /** A path as the user typed it: relative to the current folder, turned root-relative by the command. */
@@ -31,8 +33,8 @@ export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 /** Flag specs, each typed with the value the parser gives it. */
 export const flag = {
   boolean: (help: string): FlagSpec<true> => ({ kind: 'boolean', help }),
-  /** A whole number; `value` is its placeholder in --help (default N). */
-  int: (help: string, value?: string): FlagSpec<number> => ({ kind: 'int', help, ...(value === undefined ? {} : { value }) }),
+  /** A whole number, within `range` when given; `value` is its placeholder in --help (default N). */
+  int: (help: string, opts: { value?: string; range?: readonly [number, number] } = {}): FlagSpec<number> => ({ kind: 'int', help, ...opts }),
   string: (value: string, help: string, opts: { path?: boolean } = {}): FlagSpec<string> => ({ kind: 'string', value, help, ...opts }),
   /** A string that must be one of `choices`. */
   choice: <const C extends readonly string[]>(value: string, choices: C, help: string): FlagSpec<C[number]> => ({ kind: 'string', value, choices, help }),
@@ -83,8 +85,12 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
     const value = eq !== -1 ? a.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new UsageError(`--${name} needs a value`);
     if (spec.kind === 'int') {
-      if (!/^\d+$/.test(value)) throw new UsageError(`--${name} takes a whole number, got ${JSON.stringify(value)}`);
-      flags[name] = Number(value);
+      const n = /^\d+$/.test(value) ? Number(value) : NaN;
+      const r = spec.range;
+      if (Number.isNaN(n) || (r && (n < r[0] || n > r[1]))) {
+        throw new UsageError(`--${name} takes a whole number${r ? ` from ${r[0]} to ${r[1].toLocaleString('en')}` : ''}, got ${JSON.stringify(value)}`);
+      }
+      flags[name] = n;
     } else {
       if (spec.choices && !spec.choices.includes(value)) {
         throw new UsageError(`--${name} takes ${spec.choices.join(', ')}; got ${JSON.stringify(value)}`);
@@ -101,8 +107,10 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
 export interface Command<F extends FlagSpecs = FlagSpecs> {
   usage: string;
   summary: string;
-  /** More of what --help shows: what the command does in detail, and examples. */
+  /** More of what --help shows: what the command does in detail (client/help.ts lays it out). */
   details?: string;
+  /** Command lines that work as written (in a repository with such files), shown under "examples:". */
+  examples: readonly string[];
   flags: F;
   run(p: Parsed<F>): Promise<number>;
 }
@@ -120,7 +128,11 @@ export const HELP = { help: flag.boolean('show this help') };
 export const CLIENT_NAME = 'cli';
 
 export function needPositionals(p: { positionals: readonly string[] }, n: number, usage: string): void {
-  if (p.positionals.length !== n) throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}; usage: ${usage}`);
+  const got = p.positionals.length;
+  if (got === n) return;
+  // `evidex search def main`: words meant as one argument, which the shell split.
+  const quote = n === 1 && got > 1 ? ` (got ${got}: quote text with spaces, as in "${p.positionals.join(' ')}")` : '';
+  throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}${quote}; usage: ${usage}`);
 }
 
 /** The root a command works on: --repo, else the work tree of the current folder, else the folder (local/root.ts), by its real path. */

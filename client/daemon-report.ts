@@ -74,7 +74,7 @@ export function formatLeftOut(counts: LeftOutCounts | undefined): string {
 
 /** The human form of `evidex daemon status`. */
 export function formatStatus(r: StatusReport): Shown {
-  if (!r.running) return human`${r.message}\n`;
+  if (!r.running) return human`${r.message}`;
   const d = r.status.daemon;
   const ts = formatTsImports(r.status.index.tsImports);
   const lines = [

@@ -30,15 +30,23 @@ function fill(words: readonly string[], first: string, rest: string, width = HEL
 }
 
 /**
- * Prose after `indent`, each line of `text` on its own: a line that fits is
- * kept as written (an example's alignment too), a longer one is broken
- * between words, its continued lines under its start.
+ * Prose after `indent`: consecutive lines that start at the margin are one
+ * paragraph, laid out anew (so a text written with its own line breaks is not
+ * broken twice); an indented line (a list, an example) is its own, kept as
+ * written when it fits (its alignment too), else broken between words under
+ * its start. An empty line stays.
  */
 export function wrap(text: string, indent = ''): string {
-  return text.split('\n').map((line) => {
-    if (indent.length + line.length <= HELP_WIDTH) return line === '' ? '' : indent + line;
-    const lead = indent + /^ */.exec(line)![0];
-    return fill(line.trim().split(/\s+/), lead, lead).join('\n');
+  const blocks: string[] = [];
+  for (const line of text.split('\n')) {
+    const last = blocks.length - 1;
+    if (line !== '' && !line.startsWith(' ') && last >= 0 && blocks[last] !== '' && !blocks[last].startsWith(' ')) blocks[last] += ` ${line}`;
+    else blocks.push(line);
+  }
+  return blocks.map((block) => {
+    if (indent.length + block.length <= HELP_WIDTH) return block === '' ? '' : indent + block;
+    const lead = indent + /^ */.exec(block)![0];
+    return fill(block.trim().split(/\s+/), lead, lead).join('\n');
   }).join('\n');
 }
 
@@ -61,6 +69,9 @@ export function commandHelp(cmd: Command): string {
     wrapUsage(cmd.usage, 'usage: ', '         '),
     wrap(cmd.summary),
     ...(cmd.details ? ['', wrap(cmd.details)] : []),
+    '',
+    'examples:',
+    ...cmd.examples.map((e) => wrap(e, '  ')),
     '',
     'options:',
     describeFlags(cmd.flags),

@@ -6,7 +6,7 @@
 // only: the daemon never sends a left-out file's content, and none is shown.
 // The CLI loads nothing of the indexer at run time (test/cli-shell): its types alone.
 import type { LeftOut, LeftOutReason } from '../indexer/api.js';
-import { human, join, path, type Shown } from '../local/human.js';
+import { escapedPath, human, join, path, type Shown } from '../local/human.js';
 import { Methods } from '../protocol/messages.js';
 import type { Client } from './connection.js';
 
@@ -26,7 +26,8 @@ const SHOWN = 3;
 /** The line for these left-out files (`total` of them in all), or null when there are none. */
 export function formatNotSearched(items: readonly LeftOut[], total: number): Shown | null {
   if (items.length === 0) return null;
-  const named = items.slice(0, SHOWN).map((e) => human`${path(e.path)} (${LEFT_OUT_WORDS[e.reason]})`);
+  // A name that is not UTF-8 comes already escaped (`bad\xffname.py`): shown so, not escaped twice.
+  const named = items.slice(0, SHOWN).map((e) => human`${e.reason === 'nameNotUtf8' ? escapedPath(e.path) : path(e.path)} (${LEFT_OUT_WORDS[e.reason]})`);
   const more = total > named.length ? human` and ${total - named.length} more` : '';
   return human`not searched: ${join(named, ', ')}${more}`;
 }

@@ -10,6 +10,7 @@
 // paths, resolved once where the command starts (local/root.ts).
 import { statSync } from 'node:fs';
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
+import { readBackName } from '../local/human.js';
 import type { RealRoot } from '../local/root.js';
 
 /** What `--path-prefix` takes to mean the whole repository from anywhere (`--path-prefix /`). */
@@ -33,17 +34,38 @@ export class Place {
    * root. Taken relative to the current folder when that lies inside the root
    * (as every shell tool does), else relative to the root; an absolute path
    * inside the root is made relative to it. What escapes the root is passed
-   * on as such, so the daemon refuses it with its own code (path_denied).
+   * A path outside the root is refused here (OutsideRoot): the tools take
+   * root-relative paths only, so their own words ("it is absolute") would
+   * not be the reason. A name typed as evidex shows it (its `\xHH` escapes,
+   * local/human.ts) is read back when only that form names something on disk.
    * A folder (`.` in src/, or `src/`) comes back with a trailing "/": as a
    * prefix it means what is inside it, not every path starting with "src".
    */
-  toRoot(arg: string): string {
+  toRoot(typed: string): string {
+    const arg = this.readBack(typed);
     if (!isAbsolute(arg) && this.here === null) return arg;
     const abs = resolve(this.cwd, arg);
     const rel = relative(this.root.path, abs);
-    if (rel.startsWith('..') || isAbsolute(rel)) return isAbsolute(arg) ? arg : rel.split(sep).join('/');
+    if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new OutsideRoot(typed, this.root.path);
     const posixRel = rel.split(sep).join('/');
     return posixRel !== '' && (/[/\\]$/.test(arg) || isFolder(abs)) ? `${posixRel}/` : posixRel;
+  }
+
+  /** Whether `arg` is a path that leaves the root (absolute, or climbing out with ".."), so no module name. */
+  leavesRoot(arg: string): boolean {
+    if (!isAbsolute(arg) && !arg.startsWith('..')) return false;
+    try { this.toRoot(arg); return false; } catch (e) { if (e instanceof OutsideRoot) return true; throw e; }
+  }
+
+  /** `typed`, or the name it shows (readBackName) when that one is on disk and `typed` is not. */
+  private readBack(typed: string): string {
+    const name = readBackName(typed);
+    if (name === null || exists(this.onDisk(typed)) || !exists(this.onDisk(name))) return typed;
+    return name;
+  }
+
+  private onDisk(arg: string): string {
+    return this.here === null && !isAbsolute(arg) ? resolve(this.root.path, arg) : resolve(this.cwd, arg);
   }
 
   /** A `--path-prefix` as the tools take it: `/` is the whole repository (no prefix), else toRoot; undefined for no filter. */
@@ -53,9 +75,9 @@ export class Place {
 
   /** Whether `arg`, taken as toRoot takes it, names a file on disk inside the root (`importers app.py` is a path, `importers pkg.mod` a name). */
   namesFile(arg: string): boolean {
-    const abs = this.here === null && !isAbsolute(arg) ? resolve(this.root.path, arg) : resolve(this.cwd, arg);
+    const abs = this.onDisk(this.readBack(arg));
     const rel = relative(this.root.path, abs);
-    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+    if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
     try { return statSync(abs).isFile(); } catch { return false; }
   }
 
@@ -91,6 +113,18 @@ export async function placeOf(p: { flags: { repo?: string } }): Promise<Place> {
   const { whereabouts } = await import('../local/root.js');
   const w = await whereabouts(p.flags.repo);
   return new Place(w.root, w.cwd);
+}
+
+/** A path typed on the command line that lies outside the repository: refused before anything is sent (errors.ts: path_denied). */
+export class OutsideRoot extends Error {
+  constructor(readonly typed: string, readonly root: string) {
+    super(`path ${JSON.stringify(typed)} refused: it is outside the repository (${root}); evidex reads only the repository's files`);
+    this.name = 'OutsideRoot';
+  }
+}
+
+function exists(path: string): boolean {
+  try { statSync(path); return true; } catch { return false; }
 }
 
 function isFolder(path: string): boolean {

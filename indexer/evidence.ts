@@ -1,6 +1,9 @@
 // The one output shape of every tool (docs/tools.md, Evidence). Build items only through
 // makeEvidence so the snippet invariant — snippet equals lines start..end of the
 // file as indexed — holds by construction.
+import { SNIPPET_MAX_CHARS } from './query/limits.js';
+
+export { SNIPPET_MAX_CHARS };
 
 export const EVIDENCE_KINDS = [
   'path_match', 'content_match', 'class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace',
@@ -16,12 +19,16 @@ export interface Evidence {
   name: string;
   snippet: string;
   truncated?: true;
+  /**
+   * search_code, on a line cut before its first match ends: the part of the
+   * line around that match, from character `column` (1-based, in UTF-16 code
+   * units as the cut counts), so the match can be seen.
+   */
+  excerpt?: { column: number; text: string };
   /** find_importers with via_reexports: the re-exporting files between the statement and the module, nearest first. */
   via?: string[];
 }
 
-/** Snippets longer than this are cut to a prefix and flagged `truncated`. */
-export const SNIPPET_MAX_CHARS = 4000;
 
 /** Cuts text to SNIPPET_MAX_CHARS without splitting a UTF-16 surrogate pair. */
 export function capSnippet(text: string): { snippet: string; truncated?: true } {
@@ -67,3 +74,22 @@ function itemOver(path: string, start: number, end: number, kind: EvidenceKind, 
   if (truncated) item.truncated = true;
   return item;
 }
+
+/** Characters of an excerpt on each side of the match it shows. */
+export const EXCERPT_SIDE_CHARS = 120;
+
+/**
+ * `item` (one line of a file, its `snippet` cut) with the excerpt that shows
+ * the match at `at` (length `len`) of that whole `line`; unchanged when the
+ * snippet holds the match. The excerpt's ends never split a surrogate pair.
+ */
+export function withExcerpt(item: Evidence, line: string, at: number, len: number): Evidence {
+  if (!item.truncated || at < 0 || at + len <= item.snippet.length) return item;
+  let from = Math.max(0, at - EXCERPT_SIDE_CHARS);
+  let to = Math.min(line.length, at + len + EXCERPT_SIDE_CHARS);
+  if (isLowSurrogate(line.charCodeAt(from))) from--;
+  if (isLowSurrogate(line.charCodeAt(to))) to++;
+  return { ...item, excerpt: { column: from + 1, text: line.slice(from, to) } };
+}
+
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;

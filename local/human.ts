@@ -100,6 +100,32 @@ export function path(s: string): Shown {
   return render(s, () => false, true);
 }
 
+/**
+ * A name the index gives already in shown form — one that is not UTF-8, each
+ * bad byte as `\xHH` and a backslash as `\\` (indexer/discover/names.ts) —
+ * as `path` shows a name: every unsafe character escaped, but its backslashes
+ * kept, since they are already the escapes (doubled, `\xff` would read as the
+ * four characters, not the byte).
+ */
+export function escapedPath(s: string): Shown {
+  return render(s, () => false, false);
+}
+
+/**
+ * The name `path` showed as `s`, read back: `\\` is one backslash, `\xHH`
+ * and `\uHHHH` the character escaped; null when `s` holds none of these (it
+ * reads back as itself).
+ */
+export function readBackName(s: string): string | null {
+  if (!s.includes('\\')) return null;
+  let changed = false;
+  const out = s.replace(/\\(?:\\|x([0-9a-f]{2})|u([0-9a-f]{4}))/g, (_m, x?: string, u?: string) => {
+    changed = true;
+    return x !== undefined || u !== undefined ? String.fromCodePoint(parseInt(x ?? u!, 16)) : '\\';
+  });
+  return changed ? out : null;
+}
+
 /** What may go into a `human` template: shown text, a number, or outside text (shown as `line`). */
 export type Part = Shown | string | number | bigint | boolean | null | undefined;
 

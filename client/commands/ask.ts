@@ -15,6 +15,7 @@ export const command = modelCommand({
     + 'screen; --evidence lists them.\n\n'
     + 'exit status: 0 answered, every citation backed; 4 a citation not backed; 5 cites no\n'
     + 'evidence; 3 stopped without a whole answer; 1 error; 130 cancelled.',
+  examples: ['evidex ask "where is the collection name defined?"', 'evidex ask "what calls rerank?" --evidence', 'evidex ask "how is the index built?" --api openai --model qwen3-8b'],
   clientName: 'cli',
   positionals: 1,
   flags: { evidence: flag.boolean('list every citation and evidence item after the answer, however many'), ...JSON_FLAG },

@@ -12,8 +12,8 @@ export const command = defineCommand({
   usage: USAGE,
   summary: 'run one tool; JSON result on stdout; exit 0 ok, 2 refused or tool error, 1 anything else',
   details: 'The arguments go to the tool as given: paths in them are relative to the repository root.\n'
-    + 'A refusal prints {"error": {"code": "...", "message": "..."}}.\n\n'
-    + "example:\n  evidex call find_symbol '{\"name\": \"Settings\", \"kind\": \"class\"}'",
+    + 'A refusal prints {"error": {"code": "...", "message": "..."}}.',
+  examples: ["evidex call find_symbol '{\"name\": \"Settings\", \"kind\": \"class\"}'", "evidex call read_evidence '{\"path\": \"src/app.py\", \"start_line\": 120}'"],
   flags: { ...REPO, ...HELP },
   async run(p) {
     needPositionals(p, 2, USAGE);

@@ -5,6 +5,7 @@ import { modelCommand } from './model-command.js';
 export const command = modelCommand({
   usage: 'evidex chat [--model M] [--api ollama|openai]',
   summary: 'a conversation with a local model: follow-up questions share the evidence (/evidence, /model M, /clear, /quit)',
+  examples: ['evidex chat', 'evidex chat --model qwen3:14b', 'evidex chat --api openai --model qwen3-8b'],
   clientName: 'chat',
   positionals: 0,
   flags: {},

@@ -9,6 +9,7 @@ const USAGE = 'evidex daemon start|stop|status|run|list|prune [--repo DIR] [--al
 export const command = defineCommand({
   usage: USAGE,
   summary: 'start, stop or inspect the daemon for a repository (run = in the foreground); list, stop --all or prune all of them',
+  examples: ['evidex daemon status', 'evidex daemon start --repo ~/src/flask', 'evidex daemon list', 'evidex daemon stop --all'],
   flags: { ...REPO, all: flag.boolean('with stop: every daemon under $EVIDEX_HOME'), ...JSON_FLAG, ...HELP },
   async run(p) {
     needPositionals(p, 1, USAGE);

@@ -1,4 +1,7 @@
 // `evidex diff [PATH]`: read_git_diff from the command line.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { human, path } from '../../local/human.js';
 import { flag, UsageError } from '../command.js';
 import { PAGE, pageArgs, toolCommand } from './tool-command.js';
 
@@ -9,6 +12,7 @@ export const command = toolCommand({
   details: 'Hunks of the working tree (or the index, --staged) against HEAD (or --base REF); line numbers are the new file\'s.\n'
     + 'Untracked files that are not ignored show as new files (not with --staged; --tracked-only leaves them out).\n'
     + 'PATH is relative to the current folder.',
+  examples: ['evidex diff', 'evidex diff src/app.py --staged', 'evidex diff --base main --tracked-only'],
   flags: {
     staged: flag.boolean('staged changes instead of the working tree'),
     base: flag.string('REF', 'diff against REF instead of HEAD'),
@@ -19,5 +23,11 @@ export const command = toolCommand({
     if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF] [--tracked-only] [--limit N] [--offset N]');
     const file = p.positionals[0];
     return { path: file === undefined ? undefined : place.toRoot(file), staged: p.flags.staged, base: p.flags.base, untracked: p.flags['tracked-only'] ? false : undefined, ...pageArgs(p) };
+  },
+  // No change under a PATH that is not there is most likely a typo: said, so "0 of 0 shown" is not taken for "unchanged".
+  async after(r, args, _client, place) {
+    const asked = args.path;
+    if (r.total > 0 || typeof asked !== 'string' || existsSync(join(place.root.path, asked))) return null;
+    return human`${path(place.shown(asked))}: no such file or folder in the working tree, and no change to one`;
   },
 });

@@ -10,15 +10,15 @@ export const command = toolCommand({
     + 'or the path of a Python, TypeScript or JavaScript file (mod.py, lib/log.ts), relative to the current folder.\n'
     + 'TS/JS imports count as the TypeScript compiler resolves them (tsconfig paths, workspace packages, index files).\n'
     + 'With --via-reexports, statements importing a file that re-exports MODULE (a barrel) count too; such a line says via which files.\n'
-    + 'In a subfolder it shows the importers there only, and says how many more the whole repository has.\n\n'
-    + 'examples:\n  evidex importers rag_common\n  evidex importers src/rag_common.py\n  evidex importers src/lib/log.ts --via-reexports\n  evidex importers @org/ui',
+    + 'In a subfolder it shows the importers there only, and says how many more the whole repository has.',
+  examples: ['evidex importers rag_common', 'evidex importers src/rag_common.py', 'evidex importers src/lib/log.ts --via-reexports', 'evidex importers @org/ui'],
   flags: { 'via-reexports': flag.boolean('also statements importing a file that re-exports MODULE (export ... from chains)'), ...PAGE, ...SCOPE },
   build: (p, place) => {
     needPositionals(p, 1, 'evidex importers MODULE');
     const m = p.positionals[0];
-    // A file on disk is a path, taken from the current folder like every path; anything else is a module or package name.
+    // A file on disk is a path, taken from the current folder like every path (one outside the repository is refused as such); anything else is a module or package name.
     return {
-      module_name: place.namesFile(m) ? place.toRoot(m) : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
+      module_name: place.namesFile(m) || place.leavesRoot(m) ? place.toRoot(m) : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
     };
   },
 });

@@ -13,6 +13,7 @@ export const command = defineCommand({
   summary: 'build or refresh the index, with progress',
   details: 'Without a daemon the index is built in this process; with one running, the daemon refreshes it.\n'
     + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it safely.',
+  examples: ['evidex index', 'evidex index --repo ~/src/flask --json'],
   flags: { ...REPO, ...JSON_FLAG, ...HELP },
   async run(p) {
     const root = await repoOf(p);

@@ -7,7 +7,7 @@ const USAGE = 'evidex mcp [--repo DIR] [--http] [--port N] [--host ADDR] [--allo
 
 const HTTP_FLAGS = {
   http: flag.boolean('serve MCP over Streamable HTTP (http://127.0.0.1:PORT/mcp, behind a bearer token) instead of stdio'),
-  port: flag.int('with --http: the port (default: the one used last time for this repository, else a free one; 0 = a free one)'),
+  port: flag.int('with --http: the port (default: the one used last time for this repository, else a free one; 0 = a free one)', { range: [0, 65535] }),
   host: flag.string('ADDR', 'with --http: the IP address to listen on (default 127.0.0.1; another one lets other machines reach the server)'),
   'allow-origin': flag.string('ORIGINS', 'with --http: browser origins allowed to call the server, comma-separated (default none)'),
   'rotate-token': flag.boolean('with --http: make a new bearer token (the old one stops working)'),
@@ -30,6 +30,7 @@ export const command = defineCommand({
     + 'connect by URL (Open WebUI, LM Studio, Jan): it prints the URL and the bearer\n'
     + 'token to configure them with, keeps both across restarts, and stops on Ctrl-C.\n'
     + 'The options after --http go with --http only. See docs/mcp.md.',
+  examples: ['evidex mcp --repo ~/src/flask', 'evidex mcp --http --port 8765 --allow-origin http://localhost:3000'],
   flags: { ...REPO, ...HTTP_FLAGS, ...HELP },
   async run(p) {
     needPositionals(p, 0, USAGE);
@@ -41,7 +42,6 @@ export const command = defineCommand({
       const { runMcpServer } = await import('../mcp/server.js');
       return runMcpServer({ root: await repoOf(p), version: version(), unnamedRoot: unnamedRoot(p) });
     }
-    if (f.port !== undefined && f.port > 65535) throw new UsageError(`--port takes 0 to 65535, got ${f.port}`);
     const allowedOrigins = origins(f['allow-origin']);
     const { runMcpHttpServer } = await import('../mcp/http-main.js');
     return runMcpHttpServer({

@@ -2,7 +2,7 @@
 // run over a daemon connection that names itself after the command, with the
 // command's code (client/ask.ts, chat.ts, eval.ts) loaded before connecting.
 import {
-  defineCommand, flag, HELP, needPositionals, REPO, withDaemon, type Command, type FlagSpecs, type Parsed,
+  defineCommand, flag, HELP, needPositionals, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import { placeOf, type Place } from '../paths.js';
 import type { Client } from '../connection.js';
@@ -33,6 +33,7 @@ interface ModelCommandSpec<E extends FlagSpecs> {
   summary: string;
   /** What --help says before the model server's settings (SERVERS), shared by every model command. */
   details?: string;
+  examples: readonly string[];
   /** The X-Evidex-Client name the daemon's log and audit show. */
   clientName: string;
   positionals: number;
@@ -47,9 +48,12 @@ export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Comma
     usage: s.usage,
     summary: s.summary,
     details: s.details ? `${s.details}\n\n${SERVERS}` : SERVERS,
+    examples: s.examples,
     flags: { ...MODEL, ...s.flags, ...REPO, ...HELP },
     async run(p) {
       needPositionals(p, s.positionals, s.usage);
+      // An empty question (or file name) is the caller's slip, refused here as search '' is: exit 2, not a failed question.
+      if (p.positionals.some((a) => a.trim() === '')) throw new UsageError(`an empty argument; usage: ${s.usage}`);
       const run = await s.load();
       const place = await placeOf(p);
       return withDaemon(place.root, p, (client) => run(client, p, place), s.clientName);

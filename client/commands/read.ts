@@ -1,11 +1,12 @@
 // `evidex read PATH[:START[-END]]`: read_evidence from the command line. The
 // text form prints every line asked for, reading on where a snippet's
 // character cap cut it, and says how to go on past the line cap.
-import { READ_MAX_LINES } from '../../indexer/query/limits.js';
+import { MAX_CONTEXT, READ_MAX_LINES, SNIPPET_MAX_CHARS } from '../../indexer/query/limits.js';
 import { human, path } from '../../local/human.js';
 import { Methods, type ToolResult } from '../../protocol/messages.js';
 import { flag, needPositionals, UsageError } from '../command.js';
 import type { Client } from '../connection.js';
+import { readOn } from './read-span.js';
 import { callTool, toolCommand } from './tool-command.js';
 
 /**
@@ -26,29 +27,24 @@ export function parseReadTarget(target: string, isFile: (path: string) => boolea
 }
 
 /**
- * read_evidence, with the lines a snippet's character cap cut off read on in
- * further calls, so the text output holds every line asked for. The result
- * is one `source` item over the whole span; a single line longer than the cap
- * stays cut (and flagged).
+ * The text form's read: the lines asked for (widened by `context`), at most
+ * READ_MAX_LINES of them (`after` says how to read on), each read whole where
+ * a snippet's character cut fell (read-span.ts). The first call is the one
+ * typed, shortened to READ_MAX_LINES lines, so a refusal is the tool's own.
  */
-async function readWhole(client: Client, args: Record<string, unknown>): Promise<ToolResult> {
-  const first = await callTool(client, 'read_evidence', args);
+async function readText(client: Client, args: Record<string, unknown>): Promise<ToolResult> {
+  const { start, end, context } = spanOf(args);
+  // The last line the first call may ask for, so that with its context it spans at most READ_MAX_LINES lines.
+  const lastAsked = Math.min(end, Math.max(1, start - context) + READ_MAX_LINES - 1 - context);
+  const first = await callTool(client, 'read_evidence', { ...args, end_line: lastAsked });
   const e = first.evidence[0];
-  if (!e?.truncated) return first;
-  const lines: string[] = [];
-  let cut = false;
-  for (let item = e; ;) {
-    const got = item.snippet.split('\n');
-    // A cut snippet ends inside its last line: that line is read again from its start.
-    if (item.truncated && got.length > 1) got.pop();
-    else if (item.truncated) cut = true;
-    lines.push(...got);
-    const next = e.start_line + lines.length;
-    if (next > e.end_line) break;
-    item = (await callTool(client, 'read_evidence', { path: e.path, start_line: next, end_line: e.end_line })).evidence[0];
-  }
-  const { truncated: _, ...whole } = e;
-  return { ...first, evidence: [{ ...whole, snippet: lines.join('\n'), ...(cut ? { truncated: true as const } : {}) }] };
+  return e ? { ...first, evidence: [await readOn(client, e)] } : first;
+}
+
+/** The lines a read asks for: START, END and the context on each side. */
+function spanOf(args: Record<string, unknown>): { start: number; end: number; context: number } {
+  const start = args.start_line as number;
+  return { start, end: (args.end_line as number | undefined) ?? start, context: (args.context as number | undefined) ?? 0 };
 }
 
 /** Whether line `line` of `path` exists: the way to know a read stopped at the cap, not at the end of the file. */
@@ -66,21 +62,28 @@ export const command = toolCommand({
   usage: 'evidex read PATH[:START[-END]] [--context N]',
   summary: `print lines of an indexed file (at most ${READ_MAX_LINES} at a time)`,
   details: `PATH alone prints the file from line 1, up to ${READ_MAX_LINES} lines, and says how to read on; `
-    + 'PATH:START prints that line, PATH:START-END those lines. PATH is relative to the current folder.\n\n'
-    + 'examples:\n  evidex read src/app.py\n  evidex read src/app.py:120-160\n  evidex read app.py:42 --context 5',
-  flags: { context: flag.int('extra lines on each side (0-50)') },
+    + `PATH:START prints that line, PATH:START-END those lines (past ${READ_MAX_LINES}, the first ${READ_MAX_LINES} and how to read on). `
+    + `Every line is printed whole, read on past the tools' ${SNIPPET_MAX_CHARS.toLocaleString('en')}-character snippet cut, but for a single line longer than that. `
+    + 'PATH is relative to the current folder.',
+  examples: ['evidex read src/app.py', 'evidex read src/app.py:120-160', 'evidex read app.py:42 --context 5'],
+  flags: { context: flag.int(`extra lines on each side (0-${MAX_CONTEXT})`, { range: [0, MAX_CONTEXT] }) },
   build: (p, place) => {
     needPositionals(p, 1, 'evidex read PATH[:START[-END]]');
     const t = parseReadTarget(p.positionals[0], (f) => place.namesFile(f));
     return { ...t, path: place.toRoot(t.path), context: p.flags.context };
   },
   // --json prints the tool's own answer; the text output every line asked for.
-  call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args) : readWhole(client, args)),
+  call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args) : readText(client, args)),
   async after(r, args, client, place) {
     const e = r.evidence[0];
-    const fromTheTop = args.start_line === 1 && args.end_line === READ_MAX_LINES;
-    if (!e || !fromTheTop || e.end_line < READ_MAX_LINES || !(await hasLine(client, e.path, e.end_line + 1))) return null;
+    if (!e) return null;
+    const { start, end, context } = spanOf(args);
+    // PATH alone (lines 1-400 asked) reads on to the next page; a range asked for past the cap, to its end.
+    const fromTheTop = start === 1 && end === READ_MAX_LINES && context === 0;
+    const wanted = fromTheTop ? e.end_line + READ_MAX_LINES : end + context;
+    if (e.end_line >= wanted || (fromTheTop && e.end_line < READ_MAX_LINES) || !(await hasLine(client, e.path, e.end_line + 1))) return null;
     const shown = place.shown(e.path);
-    return human`${path(shown)}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`evidex read ${path(shown)}:${e.end_line + 1}-${e.end_line + READ_MAX_LINES}\``;
+    const to = Math.min(wanted, e.end_line + READ_MAX_LINES);
+    return human`${path(shown)}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`evidex read ${path(shown)}:${e.end_line + 1}-${to}\``;
   },
 });

@@ -9,8 +9,8 @@ export const command = toolCommand({
   summary: 'literal text search over paths and lines',
   details: 'QUERY is literal text, not a regex, matched case-insensitively unless --case-sensitive.\n'
     + 'Files whose path contains it come first (as path:1:), then one line per matching line.\n'
-    + 'In a subfolder it looks there only, as git grep does, and says how many more matches the whole repository has.\n\n'
-    + 'examples:\n  evidex search COLLECTION_NAME\n  evidex search "def main" --path-prefix src/\n  evidex search -- --no-deps        (-- ends the options)',
+    + 'In a subfolder it looks there only, as git grep does, and says how many more matches the whole repository has.',
+  examples: ['evidex search COLLECTION_NAME', 'evidex search "def main" --path-prefix src/', 'evidex search -- --no-deps        (-- ends the options)'],
   flags: {
     ...PAGE,
     'case-sensitive': flag.boolean('match case exactly'),

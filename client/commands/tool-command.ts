@@ -12,7 +12,8 @@ import { Methods, type Evidence, type ToolResult } from '../../protocol/messages
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
-import { SYMBOL_KINDS } from '../../indexer/query/limits.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SNIPPET_MAX_CHARS, SYMBOL_KINDS } from '../../indexer/query/limits.js';
+import type { TextItem } from './read-span.js';
 import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
 import { formatSuggestions } from '../suggestions.js';
@@ -23,8 +24,8 @@ import {
 export const COLOR = { color: flag.choice('WHEN', ['auto', 'always', 'never'], 'colour paths, line numbers and matches: auto (a terminal without NO_COLOR), always, never') };
 /** The paging arguments of every list tool. */
 export const PAGE = {
-  limit: flag.int('items to show (1-200, default 20)'),
-  offset: flag.int('skip this many items first (default 0): --offset 20 is the second page'),
+  limit: flag.int(`items to show (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`, { range: [1, MAX_LIMIT] }),
+  offset: flag.int('skip this many items first (default 0): --offset 20 is the second page', { range: [0, MAX_OFFSET] }),
 };
 export const PATH_PREFIX = { 'path-prefix': flag.string('P', 'only paths starting with P (relative to the current folder; / is the whole repository)', { path: true }) };
 /** The flags of a command that looks in the current folder first (docs/cli.md, Scope). */
@@ -40,6 +41,7 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   usage: string;
   summary: string;
   details?: string;
+  examples: readonly string[];
   flags: F;
   /** The tool's arguments from the command line; `place.toRoot` turns a path argument root-relative. */
   build(p: Parsed<F & CommonFlags>, place: Place): Record<string, unknown>;
@@ -62,7 +64,7 @@ function defined(o: Record<string, unknown>): Record<string, unknown> {
 export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command<F & CommonFlags> {
   const flags = { ...s.flags, ...REPO, ...JSON_FLAG, ...COLOR, ...HELP };
   return defineCommand({
-    usage: s.usage, summary: s.summary, details: s.details, flags,
+    usage: s.usage, summary: s.summary, details: s.details, examples: s.examples, flags,
     async run(p) {
       const place = await placeOf(p);
       const args = s.build(p, place);
@@ -101,7 +103,8 @@ function refusalHere(e: unknown, place: Place, paths: string[]): unknown {
 /** The root-relative paths among a call's arguments (a module name with a "/" is a file's path; a dotted one is no path). */
 function pathArgs(args: Record<string, unknown>): string[] {
   const paths = [args.path, args.path_prefix, typeof args.module_name === 'string' && args.module_name.includes('/') ? args.module_name : undefined];
-  return paths.filter((v): v is string => typeof v === 'string');
+  // A folder is sent with its "/" ("src/pkg/"); a refusal names it without.
+  return paths.filter((v): v is string => typeof v === 'string').flatMap((v) => (v.endsWith('/') ? [v, v.slice(0, -1)] : [v]));
 }
 
 /**
@@ -198,7 +201,7 @@ class Painter {
 }
 
 /** The lines of `items`; see the file comment for the shapes. Every text of an item is shown by the rule of local/human.ts. */
-export function formatEvidence(items: readonly Evidence[], opts: FormatOptions = {}): Shown {
+export function formatEvidence(items: readonly TextItem[], opts: FormatOptions = {}): Shown {
   const p = new Painter(opts);
   const out: Shown[] = [];
   for (const e of items) {
@@ -222,14 +225,47 @@ export function formatEvidence(items: readonly Evidence[], opts: FormatOptions =
     // A multi-line item (a definition with --body, an import spanning lines) gets a header saying what it is.
     // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
     if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${e.name} at ${path(p.file(e.path))}:${span}`));
-    lines.forEach((t, i) => out.push(human`${p.where(e.path, String(e.start_line + i))} ${p.marked(t)}`));
-    if (e.truncated) {
-      const shownTo = e.start_line + lines.length - 1;
-      out.push(human`${path(p.file(e.path))}: … (snippet cut at ${e.snippet.length.toLocaleString('en')} characters; read on with \`evidex read ${path(p.file(e.path))}:${shownTo}-${e.end_line}\`)`);
+    // A search hit on a line cut before the match: the part of the line around it, marked as such.
+    if (e.excerpt) {
+      out.push(human`${p.where(e.path, String(e.start_line))} ${p.paint('dim', '…')}${p.marked(e.excerpt.text)}`);
+      out.push(human`${path(p.file(e.path))}: … (line ${e.start_line} is longer than the ${SNIPPET_CHARS} characters a tool returns: shown from character ${e.excerpt.column.toLocaleString('en')}, around the match)`);
+      continue;
     }
+    const cut = new Set(e.cut_lines);
+    lines.forEach((t, i) => {
+      const n = e.start_line + i;
+      out.push(human`${p.where(e.path, String(n))} ${p.marked(t)}`);
+      if (cut.has(n)) out.push(lineCutNote(p.file(e.path), n));
+    });
+    if (e.truncated) out.push(readOnHint(p.file(e.path), e, lines.length));
   }
   return join(out);
 }
+
+/** Says a line is shown cut: no tool returns more of one line than a snippet holds. */
+function lineCutNote(file: string, n: number): Shown {
+  return human`${path(file)}: … (line ${n} cut at ${SNIPPET_CHARS} characters, the most a tool returns of one line)`;
+}
+
+/**
+ * Where a tool's cut snippet of `e` (its first `shownLines` lines, the last
+ * one cut) goes on: a working `evidex read` of at most READ_MAX_LINES lines
+ * that starts past what was shown whole — at the cut line when the snippet
+ * holds more than it, past it when the cut line is all it holds (read would
+ * cut it again) — and never the same lines again.
+ */
+function readOnHint(file: string, e: Evidence, shownLines: number): Shown {
+  const cutAt = e.start_line + shownLines - 1;
+  const from = shownLines > 1 ? cutAt : cutAt + 1;
+  const cutLine = shownLines > 1 ? '' : human`line ${cutAt} cut at ${SNIPPET_CHARS} characters, the most a tool returns of one line`;
+  if (from > e.end_line) return human`${path(file)}: … (${cutLine})`;
+  const command = human`evidex read ${path(file)}:${from}-${Math.min(e.end_line, from + READ_MAX_LINES - 1)}`;
+  const what = shownLines > 1 ? human`snippet cut at ${e.snippet.length.toLocaleString('en')} characters` : cutLine;
+  return human`${path(file)}: … (${what}; read on with \`${command}\`)`;
+}
+
+/** The tools' snippet cut, as the notes say it. */
+const SNIPPET_CHARS = SNIPPET_MAX_CHARS.toLocaleString('en');
 
 /**
  * The line a definition is known by: its first line past the decorators
@@ -255,7 +291,9 @@ export function headLine(lines: readonly string[]): string {
 /** The one-line footer: how many shown of how many, which index generation answered, and whether it was still catching up with the files. */
 export function formatFooter(r: ToolResult): Shown {
   const shown = r.evidence.length;
-  const more = r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
+  // Nothing on a page of a non-empty answer: the offset went past its end.
+  const more = shown === 0 && r.total > 0 ? human` (the offset is past the last of them: --offset takes 0 to ${r.total - 1} here)`
+    : r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
   const c = r.catching_up;
   const behind = c ? human` · catching up: ${c.changes === 1 ? '1 change' : `${c.changes} changes`}${c.rewalk ? ' and a re-walk' : ''} since ${c.since} not indexed yet, this answer may be out of date` : '';
   return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;

@@ -5,6 +5,7 @@ import { defineCommand, HELP, JSON_FLAG, REPO } from '../command.js';
 export const command = defineCommand({
   usage: 'evidex tools [--json]',
   summary: 'the allowlist: the five read-only tools and their argument schemas',
+  examples: ['evidex tools', 'evidex tools --json'],
   // --repo is accepted (and unused) so every command takes the same common flags.
   flags: { ...REPO, ...JSON_FLAG, ...HELP },
   async run(p) {

@@ -1,6 +1,7 @@
 // What every tool makes of its common arguments: the page of the answer order
 // (`limit`, `offset`), `path_prefix`, and a caller's path naming an indexed
 // file (docs/tools.md, Paging and What is indexed).
+import { statSync } from 'node:fs';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import type { FileMeta, Store } from '../store/store.js';
@@ -37,6 +38,13 @@ export function pathPrefixOf(raw: string | undefined): string | undefined {
 export function indexedFile(store: Store, rules: RepoRules, input: string): FileMeta {
   const rel = normalizeCallerPath(rules, input);
   const f = store.fileByPath(rel);
-  if (!f) throw new ToolError('not_indexed', `${JSON.stringify(rel)} is not in the index (missing, ignored, binary or too large)`);
+  if (!f) throw new ToolError('not_indexed', isFolder(`${rules.realRoot}/${rel}`)
+    ? `${JSON.stringify(rel)} is a folder, not a file; path_prefix ${JSON.stringify(`${rel}/`)} looks inside it`
+    : `${JSON.stringify(rel)} is not in the index (missing, ignored, binary or too large)`);
   return f;
+}
+
+/** Whether a caller's path (checked: inside the root) is a folder: said so rather than "not in the index". */
+function isFolder(abs: string): boolean {
+  try { return statSync(abs).isDirectory(); } catch { return false; }
 }

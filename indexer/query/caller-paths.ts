@@ -78,9 +78,14 @@ export function normalizeLexically(input: unknown, opts: { allowRoot?: boolean }
   const overlong = OVERLONG_ESCAPE.exec(s);
   if (overlong) throw denied(s, `it contains the overlong UTF-8 escape ${overlong[0]}; give the path literally`);
   const decoded = percentDecoded(s);
-  for (const form of [decoded, s.replace(/\\/g, '/'), decoded.replace(/\\/g, '/')]) {
+  // Each form named by how it was read, so the refusal says why a path with no "/" or ".." in sight is refused.
+  const forms: Array<[string, string]> = [
+    [decoded, 'percent-decoded'], [s.replace(/\\/g, '/'), 'read with "\\" as "/" (as Windows reads it)'], [decoded.replace(/\\/g, '/'), 'percent-decoded and read with "\\" as "/"'],
+  ];
+  for (const [form, how] of forms) {
     if (form.includes('\0')) throw denied(s, 'it encodes a NUL byte');
-    if (form !== s && escapeReason(form)) throw denied(s, `in an encoded form (${JSON.stringify(form.length > 60 ? `${form.slice(0, 57)}...` : form)}) ${escapeReason(form)}`);
+    const reason = form !== s ? escapeReason(form) : null;
+    if (reason) throw denied(s, `${how} it is ${JSON.stringify(form.length > 60 ? `${form.slice(0, 57)}...` : form)}, which ${reason.replace(/;.*$/, '').replace(/^it /, '')}`);
   }
   const out: string[] = [];
   for (const seg of s.split('/')) {

@@ -46,7 +46,7 @@ function targetsOf(store: Store, rules: RepoRules, m: string): { names: Set<stri
     const f = store.fileByPath(path) ?? (real === null ? undefined : store.fileByPath(real));
     if (f?.py) return { names: new Set([m, ...f.mods]), indexed: true };
     if (f && importable(f.path)) return { names: new Set([fileTarget(f.path)]), indexed: true };
-    if (f) throw new ToolError('not_indexed', `${JSON.stringify(f.path)} is not a Python, TypeScript, JavaScript or JSON file of the index: nothing imports it`);
+    if (f) throw new ToolError('not_indexed', notResolvedHere(f.path));
     // `./x/y` or a Python file names a file that is not indexed; anything else is a package subpath, as a specifier names it.
     if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m)) indexedFile(store, rules, m); // refuses it: not_indexed
     return { names: new Set([specTarget(m)]), indexed: false };
@@ -55,6 +55,18 @@ function targetsOf(store: Store, rules: RepoRules, m: string): { names: Set<stri
   const files = store.moduleFiles(m);
   for (const fid of files) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   return { names, indexed: files.length > 0 };
+}
+
+/**
+ * Why an indexed file of another kind (a stylesheet, an image, Markdown) gets
+ * no answer, which is not "nothing imports it": a bundler may well import
+ * `./global.css`, but find_importers answers only what Python and the
+ * TypeScript compiler resolve. Searching for the file's name finds such imports.
+ */
+function notResolvedHere(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return `${JSON.stringify(path)} is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, `
+    + `as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler's import of a stylesheet, say), search for its name: search_code ${JSON.stringify(name)}`;
 }
 
 /** Every statement with a target in `names` (in answer order). */

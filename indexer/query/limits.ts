@@ -8,8 +8,13 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 200;
 /** The furthest a list tool pages (`offset`). */
 export const MAX_OFFSET = 100_000;
+/** A snippet longer than this is cut to a prefix and flagged `truncated` (indexer/evidence.ts); the CLI says so in these words. */
+export const SNIPPET_MAX_CHARS = 4000;
 /** read_evidence returns at most this many lines (the CLI's `read FILE` pages by it). */
 export const READ_MAX_LINES = 400;
+
+/** read_evidence widens a read by at most this many lines on each side (`context`). */
+export const MAX_CONTEXT = 50;
 
 /** Every kind a definition can have (find_symbol's `kind`); the last four come from TypeScript only. */
 export const SYMBOL_KINDS = ['class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace'] as const;

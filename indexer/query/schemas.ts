@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { EVIDENCE_KINDS, type Evidence } from '../evidence.js';
 
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS } from './limits.js';
+import { DEFAULT_LIMIT, MAX_CONTEXT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS } from './limits.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS };
 
@@ -45,8 +45,8 @@ export const ReadEvidenceArgs = z.strictObject({
   path: z.string().min(1).max(1000).describe('Repository-relative POSIX path of an indexed file.'),
   start_line: lineNo.describe('First line to read, 1-based.'),
   end_line: lineNo.optional().describe('Last line to read, inclusive (default start_line).'),
-  context: z.number().int().min(0).max(50).optional()
-    .describe(`Extra lines on each side (0-50, default 0). Clamped to the file; at most ${READ_MAX_LINES} lines in all.`),
+  context: z.number().int().min(0).max(MAX_CONTEXT).optional()
+    .describe(`Extra lines on each side (0-${MAX_CONTEXT}, default 0). Clamped to the file; at most ${READ_MAX_LINES} lines in all.`),
 });
 
 export const FindImportersArgs = z.strictObject({
@@ -154,6 +154,10 @@ export const EvidenceSchema = z.looseObject({
   name: z.string().describe('What was found: the query, the qualified symbol, the module, the path.'),
   snippet: z.string().describe('Exactly lines start_line..end_line of the file, joined by "\\n" (a diff item: the hunk text).'),
   truncated: z.literal(true).optional().describe('The snippet was cut to its first 4,000 characters.'),
+  excerpt: z.object({
+    column: z.number().int().min(1).describe('Where the text starts in the line, 1-based (UTF-16 code units).'),
+    text: z.string().describe('The part of the line around the match.'),
+  }).optional().describe('search_code, on a line cut before its first match: the part of the line around that match.'),
 });
 /**
  * Why a name is suggested (docs/tools.md, Suggestions), in the order

@@ -9,7 +9,7 @@
 // so it too sees one state.
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
-import { makeEvidenceLazy, type Evidence } from '../evidence.js';
+import { makeEvidenceLazy, withExcerpt, type Evidence } from '../evidence.js';
 import { indexedFile, pageOf, pathPrefixOf, type Page } from './args.js';
 import { findImporters } from './importers.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
@@ -95,6 +95,16 @@ function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind:
   return makeEvidenceLazy(f.path, start, end, kind, name, (from, to, max) => st.textRange(from, to, max));
 }
 
+/** The content_match item of line `n`: on a line cut before its first match ends, with the excerpt that shows it. */
+function matchAt(store: Store, f: FileMeta, n: number, query: string, cs: boolean): Evidence {
+  const item = evidenceAt(store, f, n, n, 'content_match', query);
+  if (!item.truncated) return item;
+  const line = store.searchText(f.fid).textRange(n, n);
+  // Lower-casing keeps the length in all but rare letters; then the excerpt is only near the match.
+  const at = cs ? line.indexOf(query) : line.toLowerCase().indexOf(query.toLowerCase());
+  return withExcerpt(item, line, at, query.length);
+}
+
 /**
  * Literal substring search. Case-insensitive means exactly
  * `line.toLowerCase().includes(query.toLowerCase())` (and the same for paths).
@@ -144,7 +154,7 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
         }
         const b = blocks ? blocks[i] : i;
         const hay = exact ? exact.at(st, b) : st.block(b);
-        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLineOf(b), q, query, page);
+        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLineOf(b), q, query, cs, page);
         if (!counted) total += found;
         else if (page.full) break;
       }
@@ -175,7 +185,7 @@ function anchoredFind(q: string, at: number): ((hay: string, from: number) => nu
 }
 
 /** Counts the lines of one block holding q (found by `find`, else by indexOf in `hay`; `hay` gives the line ends); those on the page become items. */
-function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, from: number) => number) | null, line0: number, q: string, query: string, page: PageItems): number {
+function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, from: number) => number) | null, line0: number, q: string, query: string, cs: boolean, page: PageItems): number {
   // find is null for the plain case: indexOf itself, no closure.
   let pos = find ? find(hay, 0) : hay.indexOf(q);
   if (pos < 0) return 0;
@@ -186,7 +196,7 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
     n++;
     if (page.wantsNext) {
       for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { line++; at = nl + 1; }
-      page.add(evidenceAt(store, f, line + 1, line + 1, 'content_match', query));
+      page.add(matchAt(store, f, line + 1, query, cs));
     } else {
       page.pass();
     }

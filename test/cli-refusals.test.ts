@@ -1,0 +1,92 @@
+// What the CLI says when it refuses a path, through real `evidex` processes
+// on a git copy of the fixture: the real reason (outside the repository, a
+// folder, a name typed as evidex shows it), the path as it was typed, exit 2,
+// and a diff of a path that is not there said to be so.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fixtureCopy } from './helpers/daemon.js';
+import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
+
+const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
+const home = tempDir('refusals-home');
+const repo = fixtureCopy({ git: false });
+// A file whose name holds ESC: evidex shows it as \x1b[31mred.py, and that form typed back names it.
+const RED = '\x1b[31mred.py';
+writeFileSync(join(repo, 'src', RED), 'RED = 1\n');
+// A stylesheet a bundler imports: real, but no import Python or the TypeScript compiler resolves.
+mkdirSync(join(repo, 'src', 'styles'));
+writeFileSync(join(repo, 'src', 'styles', 'global.css'), 'body { margin: 0; }\n');
+writeFileSync(join(repo, 'src', 'app.tsx'), "import './styles/global.css';\nexport const App = () => null;\n");
+git(repo, ['init', '-q']);
+git(repo, ['add', '-A']);
+git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
+const root = realpathSync(repo);
+const env = { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9', NO_COLOR: '1' };
+
+function evidex(args: string[], cwd = 'src'): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: join(repo, cwd), encoding: 'utf8', timeout: 60_000, env });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('a path outside the repository is refused as outside it, named as typed, whatever the command', () => {
+  for (const [args, typed] of [
+    [['read', '/etc/passwd:1'], '/etc/passwd'], [['diff', '/etc'], '/etc'], [['importers', '/etc/passwd'], '/etc/passwd'],
+    [['read', '../../outside.py:1'], '../../outside.py'], [['search', 'x', '--path-prefix', '/tmp'], '/tmp'],
+  ] as const) {
+    const r = evidex([...args]);
+    assert.equal({ code: r.code, stdout: r.stdout }, { code: 2, stdout: '' }, args.join(' '));
+    assert.is(r.stderr, `evidex: path_denied: path ${JSON.stringify(typed)} refused: it is outside the repository (${root}); evidex reads only the repository's files\n`, args.join(' '));
+  }
+  // An absolute path inside the repository is taken, as before.
+  const inside = evidex(['read', `${join(root, 'src', 'rag_common.py')}:12`]);
+  assert.is(inside.code, 0, inside.stderr);
+  assert.match(inside.stdout, /^rag_common\.py:12: COLLECTION_NAME/);
+});
+
+test('a name typed back as evidex printed it names the file; one that names nothing is refused for the backslash, in those words', () => {
+  const found = evidex(['search', 'RED = 1']);
+  assert.match(found.stdout, /^\\x1b\[31mred\.py:1: RED = 1$/m);
+  const r = evidex(['read', '\\x1b[31mred.py:1']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, '\\x1b[31mred.py:1: RED = 1\n');
+  // At the root, where "\\" read as "/" would make the path absolute.
+  const none = evidex(['read', '\\x1b[31mnone.py:1'], '.');
+  assert.is(none.code, 2);
+  assert.is(none.stderr, 'evidex: path_denied: path "\\\\x1b[31mnone.py" refused: read with "\\" as "/" (as Windows reads it) it is "/x1b[31mnone.py", which is absolute\n');
+  assert.not.match(none.stderr, /encoded form|give a path relative/);
+});
+
+test('a folder is said to be a folder', () => {
+  const r = evidex(['read', 'mobileai_rag']);
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'evidex: not_indexed: "mobileai_rag" is a folder, not a file; path_prefix "mobileai_rag/" looks inside it\n');
+  const call = evidex(['call', 'read_evidence', '{"path": "src", "start_line": 1}']);
+  assert.match(JSON.parse(call.stdout).error.message, /^"src" is a folder, not a file/);
+});
+
+test('diff of a path that is not there says so; of one with no change, only the count', () => {
+  const r = evidex(['diff', 'nosuch.ts']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stderr, /^0 of 0 shown · index generation \d+\nnosuch\.ts: no such file or folder in the working tree, and no change to one\n$/);
+  const clean = evidex(['diff', 'rag_common.py']);
+  assert.match(clean.stderr, /^0 of 0 shown · index generation \d+\n$/);
+});
+
+test('importers of a stylesheet says what find_importers answers for and how to find its imports, which works', () => {
+  const r = evidex(['importers', 'styles/global.css']);
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'evidex: not_indexed: "styles/global.css" is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, '
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: search_code "global.css"\n');
+  const search = evidex(['search', 'global.css']);
+  assert.match(search.stdout, /^app\.tsx:1: import '\.\/styles\/global\.css';$/m);
+});
+
+test('stop the daemon', () => {
+  evidex(['daemon', 'stop']);
+  cleanupTemp();
+});
+
+test.run();
