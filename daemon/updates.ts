@@ -186,8 +186,13 @@ export class IndexUpdates {
   get catchingUp(): CatchingUp | null { return this.watcher?.catchingUp ?? null; }
   /** What an answer says: catchingUp, only when changes were seen and not written (not for a precautionary re-walk). */
   get answerNote(): CatchingUp | null { return this.watcher?.sawUnwritten ? this.watcher.catchingUp : null; }
-  /** Null when every change seen so far is written; else settles once it is (true) or after `ms` (false). */
-  settled(ms: number): Promise<boolean> | null { return this.watcher?.settled(ms) ?? null; }
+  /**
+   * Null when every change seen so far is written, or when a write failed and
+   * waits for its retry (a full disk: waiting would only slow every answer by
+   * `ms`, each still marked catching up); else settles once it is (true) or
+   * after `ms` (false).
+   */
+  settled(ms: number): Promise<boolean> | null { return this.waiting ? null : this.watcher?.settled(ms) ?? null; }
   /** Updates queued behind the one running (watcher batches, refreshes). */
   get pendingUpdates(): number { return (this.watcher?.queued ?? 0) + Math.max(0, this.queue.waiting - 1); }
 
