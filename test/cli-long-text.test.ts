@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatEvidence } from '../client/commands/tool-command.js';
 import { stdlibRoot } from './helpers/corpus.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
@@ -132,6 +133,7 @@ test('a search hit on a line longer than the cut shows the match, in the text an
   // A hit within the cut needs no excerpt.
   const early = JSON.parse(evidex(['search', 'ddd', '--path-prefix', 'l10k.txt', '--json']).stdout);
   assert.is(early.evidence[0].excerpt, undefined);
+  assertEvidenceChecks(repo, [...j.evidence, ...early.evidence]);
 });
 
 test('stop the daemon', () => {

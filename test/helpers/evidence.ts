@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 
 interface EvidenceLike {
   path: string; start_line: number; end_line: number; kind: string; name: string; snippet: string; truncated?: boolean;
+  excerpt?: { column: number; text: string };
 }
 
 const KINDS = new Set(['path_match', 'content_match', 'class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace', 'import', 'source', 'diff']);
@@ -19,7 +20,11 @@ function documentedLines(bytes: Buffer): string[] {
   return parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 }
 
-/** Asserts the six required fields and, except for `diff`, that the snippet is exactly the file's lines. */
+/**
+ * Asserts the six required fields and, except for `diff`, that the snippet is
+ * exactly the file's lines; an excerpt (a search hit past a cut snippet) is
+ * exactly its line's text from its column on, and only where the snippet was cut.
+ */
 export function assertEvidenceChecks(root: string, items: readonly EvidenceLike[]): void {
   for (const e of items) {
     const where = `${e.path}:${e.start_line}-${e.end_line} (${e.kind})`;
@@ -39,6 +44,12 @@ export function assertEvidenceChecks(root: string, items: readonly EvidenceLike[
       assert.ok(expected.startsWith(e.snippet), `truncated snippet is not a prefix of the lines: ${where}`);
     } else {
       assert.is(e.snippet, expected, `snippet differs from the file's lines: ${where}`);
+    }
+    if (e.excerpt !== undefined) {
+      assert.ok(e.truncated && e.start_line === e.end_line, `excerpt on an item that is not one cut line: ${where}`);
+      const line = lines[e.start_line - 1];
+      assert.ok(Number.isInteger(e.excerpt.column) && e.excerpt.column >= 1, `excerpt column: ${where}`);
+      assert.is(line.slice(e.excerpt.column - 1, e.excerpt.column - 1 + e.excerpt.text.length), e.excerpt.text, `excerpt differs from its line: ${where}`);
     }
   }
 }
