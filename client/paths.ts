@@ -33,11 +33,11 @@ export class Place {
    * A path typed on the command line, as the tools take it: relative to the
    * root. Taken relative to the current folder when that lies inside the root
    * (as every shell tool does), else relative to the root; an absolute path
-   * inside the root is made relative to it. What escapes the root is passed
-   * A path outside the root is refused here (OutsideRoot): the tools take
-   * root-relative paths only, so their own words ("it is absolute") would
-   * not be the reason. A name typed as evidex shows it (its `\xHH` escapes,
-   * local/human.ts) is read back when only that form names something on disk.
+   * inside the root is made relative to it. A path outside the root is
+   * refused here (OutsideRoot): the tools take root-relative paths only, so
+   * their own words ("it is absolute") would not be the reason. A name typed
+   * as evidex shows it (its `\xHH` escapes, local/human.ts) is read back when
+   * only that form names something on disk.
    * A folder (`.` in src/, or `src/`) comes back with a trailing "/": as a
    * prefix it means what is inside it, not every path starting with "src".
    */
