@@ -3,7 +3,7 @@
 // rather than fail. Roots, folders and what a daemon reports are outside text:
 // shown by local/human.ts's rule (a root's name may hold any byte).
 import type { LeftOutCounts, LeftOutReason } from '../indexer/api.js';
-import { human, join, padEnd, path, type Part, type Shown } from '../local/human.js';
+import { human, join, padEnd, path, plural, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
 import type { DaemonInfoStatus, LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
@@ -53,7 +53,6 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): Shown
   })];
 }
 
-const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** The root line of `evidex daemon status`: the path, and what became of the folder when it is not the indexed one. */
 function formatRoot(root: string, d: DaemonInfoStatus): Shown {

@@ -157,6 +157,9 @@ export function join(parts: readonly Part[], sep = '\n'): Shown {
   return shown(all.map((p) => p.plain).join(sep), all.map((p) => p.rich).join(sep));
 }
 
+/** `3 changes`, `1 change`: a count and its noun, plural by English's regular -s. */
+export const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 /** `s` padded with spaces to `width` visible characters (as `plain` counts them). */
 export function padEnd(s: Part, width: number): Shown {
   const p = part(s);

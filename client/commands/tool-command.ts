@@ -18,7 +18,7 @@ import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
 import { formatSuggestions } from '../suggestions.js';
 import {
-  human, join, line, paint, path, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
+  human, join, line, paint, path, plural, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
 
 export const COLOR = { color: flag.choice('WHEN', ['auto', 'always', 'never'], 'colour paths, line numbers and matches: auto (a terminal without NO_COLOR), always, never') };
@@ -242,9 +242,12 @@ export function formatEvidence(items: readonly TextItem[], opts: FormatOptions =
   return join(out);
 }
 
-/** Says a line is shown cut: no tool returns more of one line than a snippet holds. */
+/** Why line `n` is shown cut: no tool returns more of one line than a snippet holds. */
+const lineCut = (n: number): Shown => human`line ${n} cut at ${SNIPPET_CHARS} characters, the most a tool returns of one line`;
+
+/** Says a line is shown cut (lineCut). */
 function lineCutNote(file: string, n: number): Shown {
-  return human`${path(file)}: … (line ${n} cut at ${SNIPPET_CHARS} characters, the most a tool returns of one line)`;
+  return human`${path(file)}: … (${lineCut(n)})`;
 }
 
 /**
@@ -257,10 +260,9 @@ function lineCutNote(file: string, n: number): Shown {
 function readOnHint(file: string, e: Evidence, shownLines: number): Shown {
   const cutAt = e.start_line + shownLines - 1;
   const from = shownLines > 1 ? cutAt : cutAt + 1;
-  const cutLine = shownLines > 1 ? '' : human`line ${cutAt} cut at ${SNIPPET_CHARS} characters, the most a tool returns of one line`;
-  if (from > e.end_line) return human`${path(file)}: … (${cutLine})`;
+  if (from > e.end_line) return lineCutNote(file, cutAt);
   const command = human`evidex read ${path(file)}:${from}-${Math.min(e.end_line, from + READ_MAX_LINES - 1)}`;
-  const what = shownLines > 1 ? human`snippet cut at ${e.snippet.length.toLocaleString('en')} characters` : cutLine;
+  const what = shownLines > 1 ? human`snippet cut at ${e.snippet.length.toLocaleString('en')} characters` : lineCut(cutAt);
   return human`${path(file)}: … (${what}; read on with \`${command}\`)`;
 }
 
@@ -295,6 +297,6 @@ export function formatFooter(r: ToolResult): Shown {
   const more = shown === 0 && r.total > 0 ? human` (the offset is past the last of them: --offset takes 0 to ${r.total - 1} here)`
     : r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
   const c = r.catching_up;
-  const behind = c ? human` · catching up: ${c.changes === 1 ? '1 change' : `${c.changes} changes`}${c.rewalk ? ' and a re-walk' : ''} since ${c.since} not indexed yet, this answer may be out of date` : '';
+  const behind = c ? human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${c.since} not indexed yet, this answer may be out of date` : '';
   return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
 }
