@@ -46,7 +46,7 @@ export class Place {
     if (!isAbsolute(arg) && this.here === null) return arg;
     const abs = resolve(this.cwd, arg);
     const rel = relative(this.root.path, abs);
-    if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new OutsideRoot(typed, this.root.path);
+    if (outside(rel)) throw new OutsideRoot(typed, this.root.path);
     const posixRel = rel.split(sep).join('/');
     return posixRel !== '' && (/[/\\]$/.test(arg) || isFolder(abs)) ? `${posixRel}/` : posixRel;
   }
@@ -77,7 +77,7 @@ export class Place {
   namesFile(arg: string): boolean {
     const abs = this.onDisk(this.readBack(arg));
     const rel = relative(this.root.path, abs);
-    if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
+    if (rel === '' || outside(rel)) return false;
     try { return statSync(abs).isFile(); } catch { return false; }
   }
 
@@ -121,6 +121,11 @@ export class OutsideRoot extends Error {
     super(`path ${JSON.stringify(typed)} refused: it is outside the repository (${root}); evidex reads only the repository's files`);
     this.name = 'OutsideRoot';
   }
+}
+
+/** Whether `rel` (a path relative to the root, as path.relative gives it) lies outside the root. */
+function outside(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
 }
 
 function exists(path: string): boolean {
