@@ -31,7 +31,7 @@ const wireResult = (r: ToolResult, catchingUp: CatchingUp | null): ToolResult =>
  * burst in a second or two; a re-walk of a large tree may take longer). Past
  * it the call is answered from the index as it is, marked `catching_up`.
  */
-export const SETTLE_WAIT_MS = 1000;
+const SETTLE_WAIT_MS = 1000;
 
 /** What a tool call asks of the index's writer: whether it is behind the tree, and a wait for what it has seen. */
 export interface Freshness {

@@ -107,14 +107,14 @@ export class IndexUpdates {
     return this.queue.run(() => this.handle.refresh((p) => {
       if (epoch === this.epoch) this.startupProgress = p;
       if (p.phase !== lastPhase) { lastPhase = p.phase; this.opts.log(`index: ${p.phase} (${p.done}/${p.total})`); }
-    }, signal)).then((s) => {
+    }, signal)).finally(() => {
       if (epoch === this.epoch) this.startupProgress = undefined;
+    }).then((s) => {
       if (epoch !== this.epoch) return false;
       this.startupState = 'done';
       this.opts.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
       return true;
     }, (e: unknown) => {
-      if (epoch === this.epoch) this.startupProgress = undefined;
       const message = e instanceof Error ? e.message : String(e);
       if (signal.aborted) {
         this.opts.log(`index build stopped after ${((performance.now() - t0) / 1000).toFixed(2)} s (${message}); what it wrote stays, and the next build carries on from it`);
