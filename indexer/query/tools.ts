@@ -95,14 +95,16 @@ function evidenceAt(store: Store, f: FileMeta, start: number, end: number, kind:
   return makeEvidenceLazy(f.path, start, end, kind, name, (from, to, max) => st.textRange(from, to, max));
 }
 
-/** The content_match item of line `n`: on a line cut before its first match ends, with the excerpt that shows it. */
-function matchAt(store: Store, f: FileMeta, n: number, query: string, cs: boolean): Evidence {
+/**
+ * The content_match item of line `n`, whose first match starts at `column`
+ * (0-based, as the scan found it): on a line cut before that match ends, with
+ * the excerpt that shows it. (A lowercased line keeps its length in all but
+ * rare letters; then the excerpt is only near the match.)
+ */
+function matchAt(store: Store, f: FileMeta, n: number, query: string, column: number): Evidence {
   const item = evidenceAt(store, f, n, n, 'content_match', query);
   if (!item.truncated) return item;
-  const line = store.searchText(f.fid).textRange(n, n);
-  // Lower-casing keeps the length in all but rare letters; then the excerpt is only near the match.
-  const at = cs ? line.indexOf(query) : line.toLowerCase().indexOf(query.toLowerCase());
-  return withExcerpt(item, line, at, query.length);
+  return withExcerpt(item, store.searchText(f.fid).textRange(n, n), column, query.length);
 }
 
 /**
@@ -154,7 +156,7 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
         }
         const b = blocks ? blocks[i] : i;
         const hay = exact ? exact.at(st, b) : st.block(b);
-        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLineOf(b), q, query, cs, page);
+        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLineOf(b), q, query, page);
         if (!counted) total += found;
         else if (page.full) break;
       }
@@ -185,7 +187,7 @@ function anchoredFind(q: string, at: number): ((hay: string, from: number) => nu
 }
 
 /** Counts the lines of one block holding q (found by `find`, else by indexOf in `hay`; `hay` gives the line ends); those on the page become items. */
-function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, from: number) => number) | null, line0: number, q: string, query: string, cs: boolean, page: PageItems): number {
+function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, from: number) => number) | null, line0: number, q: string, query: string, page: PageItems): number {
   // find is null for the plain case: indexOf itself, no closure.
   let pos = find ? find(hay, 0) : hay.indexOf(q);
   if (pos < 0) return 0;
@@ -196,7 +198,7 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
     n++;
     if (page.wantsNext) {
       for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { line++; at = nl + 1; }
-      page.add(matchAt(store, f, line + 1, query, cs));
+      page.add(matchAt(store, f, line + 1, query, pos - at));
     } else {
       page.pass();
     }
