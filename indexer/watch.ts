@@ -31,7 +31,6 @@ export type { CatchingUp, HeldReport, WatchApplied, WatchMode, WatchOptions, Wat
 
 /** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
 const REPLACED_FOLDER_CHECK_MS = 100;
-
 type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
 
 const isWatchLimitError = (e: unknown): boolean => {
@@ -135,10 +134,11 @@ export class RepoWatcher {
 
   /** Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step. */
   get catchingUp(): CatchingUp | null {
-    const { since } = this.marks, rewalk = this.rewalking ?? (this.needRefresh ? [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', ') : null);
+    const { since } = this.marks, rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
     return since === null && rewalk === null ? null : { changes: this.queued + this.inFlight, since: since ?? new Date().toISOString(), ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}) };
   }
 
+  private get pendingWhy(): string { return [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', '); } // the queued re-walk's reasons
   /** Changes were seen that are not in the index yet (a re-walk alone, asked for by no change, is not one). */
   get sawUnwritten(): boolean { return this.marks.since !== null; }
   /** Null when every change seen so far is in the index; else settles once it is (true) or after `ms` (false). */
@@ -357,7 +357,7 @@ export class RepoWatcher {
     // Restarts wait for start() (a restart would close the watcher it waits on); start() asks again.
     const restart = refresh && replaced && this.started;
     if (restart) this.restartWanted = false;
-    let why = [...ignoreFiles.map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
+    let why = this.pendingWhy;
     // Ignore files below the root alone: their folders are walked again, not the tree.
     const scoped = refresh && !replaced && this.refreshWhy.length === 0 && ignoreFiles.length > 0 && !ignoreFiles.some((f) => parentOf(f) === '')
       ? [...new Set(ignoreFiles.map(parentOf))] : null;
