@@ -3,8 +3,6 @@
 // file as indexed — holds by construction.
 import { SNIPPET_MAX_CHARS } from './query/limits.js';
 
-export { SNIPPET_MAX_CHARS };
-
 export const EVIDENCE_KINDS = [
   'path_match', 'content_match', 'class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace',
   'import', 'source', 'diff',
@@ -76,7 +74,7 @@ function itemOver(path: string, start: number, end: number, kind: EvidenceKind, 
 }
 
 /** Characters of an excerpt on each side of the match it shows. */
-export const EXCERPT_SIDE_CHARS = 120;
+const EXCERPT_SIDE_CHARS = 120;
 
 /**
  * `item` (one line of a file, its `snippet` cut) with the excerpt that shows

@@ -11,7 +11,7 @@ import { BINARY_SNIFF_BYTES, isBinary } from '../discover/content.js';
 import { extractPython } from '../python/extract.js';
 import { isPythonPath } from '../python/modules.js';
 import { extractTs } from '../typescript/extract.js';
-import { compileCacheWanted, saveCompileCache, useCompileCache } from '../typescript/load.js';
+import { saveCompileCache, useCompileCache } from '../typescript/load.js';
 import { isTsJsPath } from '../typescript/paths.js';
 import { decodeText, splitLines } from '../text.js';
 import { BucketCollector, encodeBuckets } from '../store/trigrams.js';
@@ -177,7 +177,7 @@ function parseChunk(req: ParseRequest): { results: ParseResult[]; transfer: Arra
     }
     results.push(res);
   }
-  if (tsParsed >= CACHE_AFTER_TS_FILES && compileCacheWanted()) saveCompileCache();
+  if (tsParsed >= CACHE_AFTER_TS_FILES) saveCompileCache(); // writes once: nothing after the first
   return { results, transfer, pyBytes };
 }
 

@@ -67,8 +67,7 @@ export class CompileCache {
    * missing); null when the folder is not ours alone.
    */
   static open(dir: string, file: string, wrap: { before: string; after: string }): CompileCache | null {
-    const bytes = readFileSync(file);
-    const key = `${basename(file)}-${createHash('sha256').update(wrap.before).update(bytes).update(wrap.after).digest('hex').slice(0, 32)}`;
+    // The folder first: when it is refused, the caller loads the script from source and the hash would be wasted.
     try {
       mkdirSync(dir, { mode: 0o700 });
     } catch (e) {
@@ -80,6 +79,8 @@ export class CompileCache {
     } catch {
       return null;
     }
+    const bytes = readFileSync(file);
+    const key = `${basename(file)}-${createHash('sha256').update(wrap.before).update(bytes).update(wrap.after).digest('hex').slice(0, 32)}`;
     return new CompileCache(`${wrap.before}${bytes.toString('utf8')}${wrap.after}`, readOwn(CompileCache.pathOf(dir, key)), dir, key);
   }
 
