@@ -110,6 +110,8 @@ const TREE: Record<string, string> = {
     'import { client } from "@x/client";',    // 5: an outDir outside the package is none of its layout
     'import { q } from "@x/tq";',             // 6: build/modern/index.js: a variant folder the source tree has not → src/index.ts
     'import { u } from "@x/tq/utils";',       // 7: build/modern/utils/index.js → src/utils/index.ts
+    'import { xl } from "@x/xl";',            // 8: dist/types/xl/index.d.ts from rootDir ../ → packages/xl/index.tsx
+    'import { thing } from "@x/xl/other/thing";', // 9: dist/types/other/src/thing.d.ts → packages/other/src/thing.ts
   ].join('\n') + '\n',
   // TanStack's layout: the tsconfig type-checks into dist-ts (rootDir '.'), tsdown ships build/modern and build/legacy from src/.
   'packages/tq/package.json': json({ name: '@x/tq', main: 'build/legacy/index.cjs', types: 'build/legacy/index.d.ts', exports: {
@@ -118,6 +120,13 @@ const TREE: Record<string, string> = {
   'packages/tq/tsconfig.json': json({ compilerOptions: { outDir: './dist-ts', rootDir: '.' }, include: ['src'] }),
   'packages/tq/src/index.ts': 'export const q = 1;\n',
   'packages/tq/src/utils/index.ts': 'export const u = 1;\n',
+  // excalidraw's layout: each package type-checks from `rootDir: "../"` (the packages folder) into its dist/types, so the
+  // declarations of its own files sit under dist/types/<its folder>/ and those of a sibling package it imports from beside them.
+  'packages/xl/package.json': json({ name: '@x/xl', exports: {
+    '.': { types: './dist/types/xl/index.d.ts', default: './dist/prod/index.js' }, './other/*': { types: './dist/types/other/src/*.d.ts' } } }),
+  'packages/xl/tsconfig.json': json({ compilerOptions: { outDir: './dist/types', rootDir: '../' }, include: ['**/*'] }),
+  'packages/xl/index.tsx': 'export const xl = 1;\n',
+  'packages/other/src/thing.ts': 'export const thing = 1;\n',
   'packages/node-esm/src/g.cts': 'import lib = require("@x/lib");\nimport { untyped } from "@x/untyped";\n',
   'packages/node-esm/src/h.ts': 'import { libFn } from "@x/lib";\nimport { babel } from "@x/babel";\n',
 };
@@ -141,7 +150,7 @@ const EXPECTED: Record<string, string[]> = {
   // Through the link, the file it leads to.
   'legacy/app.js': ['packages/legacy/index.js', 'legacy/lib/greet.js'],
   'packages/app/src/bundled.ts': ['packages/tsup/src/index.ts', 'packages/tsup/src/index.ts', 'packages/tsup-untyped/src/index.ts', 'packages/babel/src/index.js',
-    'packages/client/src/index.ts', 'packages/tq/src/index.ts', 'packages/tq/src/utils/index.ts'],
+    'packages/client/src/index.ts', 'packages/tq/src/index.ts', 'packages/tq/src/utils/index.ts', 'packages/xl/index.tsx', 'packages/other/src/thing.ts'],
   'packages/node10/src/main.ts': ['packages/client/src/index.ts'],
   // NodeNext without allowJs: require mode to .d.cts, import mode to .d.mts, and the compiler's .d.ts for lib/index.js.
   'packages/node-esm/src/g.cts': ['packages/tsup/src/index.ts', 'packages/tsup-untyped/src/index.ts'],
@@ -159,7 +168,7 @@ const GOVERNING: Record<string, string> = {
 };
 
 /** Answers that go through build output a package names but the tree lacks (the compiler alone finds nothing there). */
-const MAPPED = new Set(['packages/app/src/main.ts:1', ...[1, 2, 3, 4, 5, 6, 7].map((l) => `packages/app/src/bundled.ts:${l}`),
+const MAPPED = new Set(['packages/app/src/main.ts:1', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((l) => `packages/app/src/bundled.ts:${l}`),
   'packages/node10/src/main.ts:1',
   'packages/node-esm/src/g.cts:1', 'packages/node-esm/src/g.cts:2', 'packages/node-esm/src/h.ts:1', 'packages/node-esm/src/h.ts:2']);
 
@@ -212,7 +221,7 @@ test('each statement resolves as the compiler resolves it, under the config that
   const copy = join(tmp, 'copy');
   cpSync(root, copy, { recursive: true, verbatimSymlinks: true });
   for (const [name, dir] of [['@org/ui', 'packages/ui'], ['@org/cond', 'packages/cond'], ['@org/dual', 'packages/dual'], ['@org/legacy', 'packages/legacy'],
-    ['@x/lib', 'packages/tsup'], ['@x/untyped', 'packages/tsup-untyped'], ['@x/babel', 'packages/babel'], ['@x/client', 'packages/client'], ['@x/tq', 'packages/tq'], ['app', 'packages/app'], ['node-esm', 'packages/node-esm']]) {
+    ['@x/lib', 'packages/tsup'], ['@x/untyped', 'packages/tsup-untyped'], ['@x/babel', 'packages/babel'], ['@x/client', 'packages/client'], ['@x/tq', 'packages/tq'], ['@x/xl', 'packages/xl'], ['app', 'packages/app'], ['node-esm', 'packages/node-esm']]) {
     mkdirSync(dirname(join(copy, 'node_modules', name)), { recursive: true });
     symlinkSync(join(copy, dir), join(copy, 'node_modules', name));
   }

@@ -64,6 +64,17 @@ export function fieldPaths(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
+/**
+ * `sub` under a package's source folder as a repository path: a `rootDir`
+ * above the package (excalidraw's packages emit from `rootDir: "../"` into
+ * `dist/types/<package>/…`) leads out of the package folder, so `..` is
+ * resolved; null when that climbs above the repository's root.
+ */
+function underSource(pkgDir: string, rootDir: string, sub: string): string | null {
+  const p = posix.normalize(joinRel(pkgDir, posix.join(rootDir, sub)));
+  return p === '..' || p.startsWith('../') ? null : p.replace(/\/$/, '').replace(/^\.$/, '');
+}
+
 export class BuildOutputs {
   constructor(private readonly view: RepoView, private readonly layoutOf: (pkgDir: string) => BuildLayout) {}
 
@@ -85,7 +96,10 @@ export class BuildOutputs {
       for (const [re, exts] of SOURCE_EXTENSIONS) {
         if (!re.test(sub)) continue;
         const stem = sub.replace(re, '');
-        for (const ext of exts) found.push(joinRel(pkgDir, posix.join(out.rootDir, `${stem}${ext}`)));
+        for (const ext of exts) {
+          const c = underSource(pkgDir, out.rootDir, `${stem}${ext}`);
+          if (c !== null) found.push(c);
+        }
       }
     }
     return found;
@@ -102,8 +116,8 @@ export class BuildOutputs {
     const out = this.missingOutDir(pkgDir, rest);
     if (out === null) return null;
     for (const sub of rest === out.dir ? [''] : variantPlaces(rest.slice(out.dir.length + 1), true)) {
-      const src = joinRel(pkgDir, posix.join(out.rootDir, sub));
-      if (this.view.isDir(src)) return src;
+      const src = underSource(pkgDir, out.rootDir, sub);
+      if (src !== null && this.view.isDir(src)) return src;
     }
     return null;
   }

@@ -10,7 +10,7 @@
 // files (the ones copied) are targets.
 import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, posix, relative } from 'node:path';
 import ts from 'typescript';
 import type { Governing } from './ts-configs.js';
 import { buildLayout, sourceDirForOutput, sourceForOutput, type BuildLayout, type WorkspacePackage } from './ts-workspaces.js';
@@ -156,7 +156,8 @@ export class OracleTree {
     const pkgAbs = join(this.copy, hit.pkg.dir);
     const src = sourceForOutput(pkgAbs, hit.rel, this.layoutOf(hit.pkg), isFile, isDir);
     if (src === null) return null;
-    const target = `${hit.pkg.dir}/${src}`;
+    // A rootDir above the package (`"rootDir": "../"`) gives a source outside it: the path is the repository's, `..` resolved.
+    const target = posix.join(hit.pkg.dir, src);
     this.virtual.set(p, target);
     return target;
   }
