@@ -100,6 +100,21 @@ test('variables at module and namespace scope: kinds through wrappers, destructu
   ]);
 });
 
+test('`using` binds no variable; names the parser invents in a syntax error are no definitions (what they hold is the enclosing scope\'s)', () => {
+  const src = [
+    'using a = res(), b = res();',              // 1: not const, let or var
+    'await using c = res();',                   // 2
+    'export class { m() {} }',                  // 3: no name, not the default export: the compiler binds a missing name
+    'export function () { function inner() {} }', // 4: the parser's empty identifier
+    'function 1() {}',                          // 5
+    'enum { A }',                               // 6
+    'namespace "n" { export const y = 1; }',    // 7: a namespace's name must be an identifier (the rest parses as a block)
+    'export default class { m() {} }',          // 8: the default export is `default`
+  ].join('\n');
+  assert.equal(defs(src), ['function inner 4-4', 'class default 8-8', 'method default.m 8-8']);
+  assert.equal(defs(src), extractTsJs('a.ts', src).defs.map((d) => `${d.kind} ${d.qualname} ${d.start}-${d.end}`), 'the oracle agrees');
+});
+
 test('interfaces, type aliases, enums, namespaces, ambient modules and declare global', () => {
   const src = [
     'interface I { a: string }',                                  // 1

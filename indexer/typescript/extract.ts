@@ -100,7 +100,14 @@ class Extractor {
   private first(node: TS.Node): number { return this.lines.lineOf(node.getStart(this.sf)); }
   private last(node: TS.Node): number { return this.lines.lineOf(Math.max(node.end - 1, node.getStart(this.sf))); }
 
+  /**
+   * Records a definition and returns its qualified name, the scope of what it
+   * holds. An empty name is one the parser invented in recovering from a
+   * syntax error (`function 1() {}`, `enum {}`): it names nothing and no one
+   * could ask for it, so nothing is recorded and the scope stays the enclosing one.
+   */
   private define(name: string, qual: string, kind: SymbolKind, from: TS.Node, to: TS.Node = from): string {
+    if (name === '') return qual;
     const qualname = qual === '' ? name : `${qual}.${name}`;
     this.defs.push({ name, qualname, kind, start: this.first(from), end: this.last(to) });
     return qualname;
@@ -183,7 +190,7 @@ class Extractor {
       }
       case SK.ClassDeclaration: {
         const c = node as TS.ClassDeclaration;
-        const name = c.name ? c.name.text : this.hasDefault(c) ? 'default' : null;
+        const name = c.name?.text || (this.hasDefault(c) ? 'default' : null);
         this.classLike(c, qual, name === null ? null : this.define(name, qual, 'class', c));
         return;
       }
@@ -216,7 +223,7 @@ class Extractor {
   }
 
   private functionName(f: TS.FunctionDeclaration): string | null {
-    return f.name ? f.name.text : this.hasDefault(f) ? 'default' : null;
+    return f.name?.text || (this.hasDefault(f) ? 'default' : null);
   }
 
   private functionGroup(group: Group<TS.FunctionDeclaration>, qual: string): void {

@@ -96,6 +96,7 @@ function boundNames(name: ts.BindingName): ts.Identifier[] {
 
 type Overloadable = ts.FunctionDeclaration | ts.MethodDeclaration | ts.ConstructorDeclaration;
 const hasBody = (n: Overloadable): boolean => n.body !== undefined;
+const hasDefaultModifier = (n: ts.Node): boolean => ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword);
 const isStatic = (n: ts.Node): boolean => ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.StaticKeyword);
 
 /**
@@ -138,6 +139,9 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
     return { start: lines.lineOf(s), end: lines.lineOf(Math.max(s, last.end - 1)) };
   };
   const define = (scope: string[], name: string, kind: DefKind, first: ts.Node, last?: ts.Node): string[] => {
+    // A name the parser had to invent (`function 1() {}`, `enum {}`: an empty identifier) names nothing, as the compiler's
+    // navigation tree shows `<function>`: no definition, and what it holds is named in the enclosing scope.
+    if (name === '') return scope;
     defs.push({ name, qualname: [...scope, name].join('.'), kind, ...span(first, last) });
     return [...scope, name];
   };
@@ -183,15 +187,18 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
     visitStatementForms(node);
     if (ts.isSourceFile(node) || ts.isModuleBlock(node) || ts.isBlock(node)) addGroups(node.statements, functionKey(sf));
 
-    if (ts.isClassDeclaration(node) || (ts.isClassExpression(node) && classExpressionScope.has(node))) {
-      const inner = ts.isClassDeclaration(node) ? define(scope, node.name?.text ?? 'default', 'class', node) : classExpressionScope.get(node)!;
+    // A class declaration without a name is `default` only when it is the default export (`export default class {}`); the
+    // compiler names no other (`export class {}` is a syntax error it binds as a missing name), and it is no definition.
+    const className = ts.isClassDeclaration(node) ? node.name?.text || (hasDefaultModifier(node) ? 'default' : '') : '';
+    if ((ts.isClassDeclaration(node) && className !== '') || (ts.isClassExpression(node) && classExpressionScope.has(node))) {
+      const inner = ts.isClassDeclaration(node) ? define(scope, className, 'class', node) : classExpressionScope.get(node)!;
       addGroups(node.members, memberKey(sf));
       for (const m of node.members) member(m, inner);
       ts.forEachChild(node, (c) => { if (!node.members.includes(c as ts.ClassElement)) visit(c, scope, false); });
       return;
     }
     if (ts.isFunctionDeclaration(node)) {
-      const inner = defineGrouped(scope, node, node.name?.text ?? 'default', 'function');
+      const inner = defineGrouped(scope, node, node.name?.text || (hasDefaultModifier(node) ? 'default' : ''), 'function');
       ts.forEachChild(node, (c) => visit(c, inner, false));
       return;
     }
@@ -204,7 +211,8 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
       ts.forEachChild(node, (c) => visit(c, inner, true));
       return;
     }
-    if (ts.isVariableStatement(node) && moduleScope) {
+    // `using` and `await using` bind no variable in the rules' sense (const, let and var do): their statements are only walked.
+    if (ts.isVariableStatement(node) && moduleScope && (node.declarationList.flags & ts.NodeFlags.Using) === 0) {
       for (const decl of node.declarationList.declarations) {
         const simple = ts.isIdentifier(decl.name);
         for (const id of boundNames(decl.name)) {
