@@ -187,6 +187,28 @@ test('resolution: workspace packages through a linked node_modules; missing buil
   ]);
 });
 
+test('resolution: a rootDir above the package maps output to sources outside its folder; a node_modules folder the tree holds is never a target', () => {
+  const o = oracleOn({
+    'package.json': JSON.stringify({ name: 'mono', private: true, workspaces: ['packages/*'] }),
+    // excalidraw's layout: outDir dist/types from rootDir ../, so dist/types/<folder>/… is packages/<folder>/….
+    'packages/xl/package.json': JSON.stringify({ name: '@x/xl', exports: { '.': { types: './dist/types/xl/index.d.ts' }, './other/*': { types: './dist/types/other/src/*.d.ts' } } }),
+    'packages/xl/tsconfig.json': JSON.stringify({ compilerOptions: { outDir: './dist/types', rootDir: '../' } }),
+    'packages/xl/index.tsx': 'export const xl = 1;\n',
+    'packages/other/src/thing.ts': 'export const thing = 1;\n',
+    // npm's bundled dependencies: a node_modules folder committed to the tree.
+    'node_modules/dep/package.json': JSON.stringify({ name: 'dep', main: 'index.js' }),
+    'node_modules/dep/index.js': "module.exports = require('./lib');\n",
+    'node_modules/dep/lib.js': 'module.exports = 1;\n',
+    'app/main.js': lines("import '@x/xl';", "import '@x/xl/other/thing';", "const dep = require('dep');", "const lib = require('../node_modules/dep/lib');"),
+  });
+  assert.equal(targets(o.get('app/main.js')), [
+    '1 @x/xl [import] -> packages/xl/index.tsx', '2 @x/xl/other/thing [import] -> packages/other/src/thing.ts',
+    '3 dep [require] -> (package)', '4 ../node_modules/dep/lib [require] -> (missing)',
+  ]);
+  assert.equal(o.get('app/main.js')?.statements.map((s) => s.inNodeModules ?? null), [null, null, 'node_modules/dep/index.js', 'node_modules/dep/lib.js']);
+  assert.equal(targets(o.get('node_modules/dep/index.js')), ['1 ./lib [require] -> (missing)']);
+});
+
 test('resolution: referenced projects (of a solution-style config or any other), jsconfig defaults, the next config further up', () => {
   const o = oracleOn({
     'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@root/*': ['lib/*'] } }, include: ['lib', 'app'] }),

@@ -18,7 +18,19 @@ import { buildLayout, sourceDirForOutput, sourceForOutput, type BuildLayout, typ
 /** Why a specifier has no target in the repository. */
 export type Unresolved = 'package' | 'missing';
 
-export interface Resolution { target: string | null; unresolved: Unresolved | null; mode: 'import' | 'require' | 'none' }
+export interface Resolution {
+  target: string | null; unresolved: Unresolved | null; mode: 'import' | 'require' | 'none';
+  /**
+   * Where the compiler found the module in a `node_modules` folder the tree
+   * itself holds (npm's bundled dependencies, a test fixture's installed
+   * packages), which the rules never read: such a statement has no target and
+   * keeps its reason, as evidex keeps it; this says the compiler's answer.
+   */
+  inNodeModules?: string;
+}
+
+/** Whether a repository path lies in a node_modules folder. */
+const inNodeModules = (rel: string): boolean => rel.startsWith('node_modules/') || rel.includes('/node_modules/');
 
 /** A specifier naming a package (not a path, not `#imports`). */
 export function isBareSpecifier(spec: string): boolean {
@@ -190,8 +202,10 @@ export class OracleTree {
       this.resolvingBare = false;
     }
     const target = this.toRepoPath(r.resolvedModule?.resolvedFileName);
+    const unresolved = isBareSpecifier(spec) ? 'package' : 'missing';
+    if (target !== null && inNodeModules(target)) return { target: null, unresolved, mode, inNodeModules: target };
     if (target !== null) return { target, unresolved: null, mode };
-    return { target: null, unresolved: isBareSpecifier(spec) ? 'package' : 'missing', mode };
+    return { target: null, unresolved, mode };
   }
 
   /** A resolved file as a path of the repository, or null when it is not an indexed file. */
