@@ -14,6 +14,7 @@
 // block), so it is skipped without being scanned; for a query made of common
 // trigrams, few blocks hold every one of them even when most files do.
 import { ownString } from '../text.js';
+import { Capitals, encodeCase } from './case-data.js';
 
 /**
  * Target size of a block (UTF-16 units); a block ends at the first line end past it.
@@ -83,12 +84,7 @@ export class SearchText {
       // eslint-disable-next-line no-control-regex
       else if (!/[^\x00-\x7f]/.test(c)) {
         cases.push(caseWords.length);
-        const off = caseWords.length;
-        for (let w = 0; w < (c.length + 31) >>> 5; w++) caseWords.push(0);
-        for (let k = 0; k < c.length; k++) {
-          const u = c.charCodeAt(k);
-          if (u >= 65 && u <= 90) caseWords[off + (k >>> 5)] |= 1 << (k & 31);
-        }
+        for (const w of encodeCase(c)) caseWords.push(w);
       } else {
         cases.push(OWN_CASE);
         (originals ??= new Map()).set(b, c);
@@ -123,11 +119,14 @@ export class SearchText {
   /** 0-based index of block b's first line. */
   firstLineOf(b: number): number { return this.layout[b]; }
 
-  /** SAME_CASE, OWN_CASE, or the word of layout where block b's case bits begin. */
+  /** SAME_CASE, OWN_CASE, or the word of layout where block b's case data begins (case-data.ts). */
   caseOf(b: number): number { return this.layout[2 * this.blockCount + 1 + b]; }
 
   /** Original-case text of a block whose caseOf is OWN_CASE. */
   original(b: number): string { return this.originals!.get(b)!; }
+
+  /** Length of block b's lowercased text (UTF-16 units). */
+  blockLength(b: number): number { const n = this.blockCount; return this.layout[n + b + 1] - 1 - this.layout[n + b]; }
 
   /** Block b's lowercased lines joined by "\n": a slice of its piece (a view, not a copy, past 12 characters). */
   block(b: number): string {
@@ -147,20 +146,16 @@ export class SearchText {
   private canonSlice(b: number, text: string, a: number, e: number): string {
     const off = this.caseOf(b);
     if (off < 0) return text.slice(a, e);
-    const bits = this.layout;
+    capitals.load(this.layout, off, text.length);
+    const { positions, count } = capitals;
     let out = '';
     let run = a;
-    // Only the set bits (uppercase letters, a few in a hundred characters of code) are visited, word by word.
-    for (let w = a >>> 5; a < e && w <= (e - 1) >>> 5; w++) {
-      for (let word = bits[off + w]; word !== 0;) {
-        const bit = word & -word; // the lowest set bit
-        word ^= bit;
-        const i = (w << 5) + 31 - Math.clz32(bit);
-        if (i < a) continue;
-        if (i >= e) break;
-        out += text.slice(run, i) + String.fromCharCode(text.charCodeAt(i) - 32);
-        run = i + 1;
-      }
+    for (let c = 0; c < count; c++) {
+      const i = positions[c];
+      if (i < a) continue;
+      if (i >= e) break;
+      out += text.slice(run, i) + String.fromCharCode(text.charCodeAt(i) - 32);
+      run = i + 1;
     }
     return out + text.slice(run, e);
   }
@@ -205,6 +200,9 @@ export class SearchText {
   }
 }
 
+/** textRange's decoding buffer (one at a time: textRange does not yield). */
+const capitals = new Capitals();
+
 /**
  * lines[a..b) lowercased one by one and joined by "\n". For pure-ASCII text
  * lowercasing the joined string is the same thing (ASCII maps unit by unit)
@@ -238,8 +236,13 @@ export class ExactFinder {
    * way: lowercasing never adds or drops a "\n".
    */
   private readonly caseless: boolean;
-  private bits: Int32Array = new Int32Array(0);
-  private off = -1;
+  private st: SearchText | null = null;
+  private block = -1;
+  /** The pointed block's capitals, decoded at its first candidate (most blocks have none). */
+  private readonly capitals = new Capitals();
+  private loaded = false;
+  /** The first of the capitals at or after the last candidate checked (candidates come in ascending order within a block). */
+  private cursor = 0;
   private mode: 'indexOf' | 'bits' | 'none' = 'indexOf';
   private hayQuery = '';
 
@@ -261,8 +264,10 @@ export class ExactFinder {
     if (!this.ascii) { this.mode = 'none'; return ''; } // holds no non-ASCII query
     this.mode = 'bits';
     this.hayQuery = this.lower;
-    this.bits = st.layout;
-    this.off = off;
+    this.st = st;
+    this.block = b;
+    this.loaded = false;
+    this.cursor = 0;
     return st.block(b);
   }
 
@@ -271,12 +276,23 @@ export class ExactFinder {
     if (this.mode === 'none') return -1;
     const ql = this.hayQuery;
     if (this.mode === 'indexOf') return hay.indexOf(ql, from);
-    const { bits, off, upper } = this;
+    const { upper, capitals } = this;
     for (let pos = hay.indexOf(ql, from); pos >= 0; pos = hay.indexOf(ql, pos + 1)) {
+      if (!this.loaded) {
+        const st = this.st!;
+        capitals.load(st.layout, st.caseOf(this.block), st.blockLength(this.block));
+        this.loaded = true;
+      }
+      const { positions, count } = capitals;
+      let c = this.cursor;
+      while (c < count && positions[c] < pos) c++;
+      this.cursor = c;
+      // Unit pos + k is a capital exactly when it is the next one in the list.
       let ok = true;
       for (let k = 0; k < upper.length && ok; k++) {
-        const i = pos + k;
-        ok = ((bits[off + (i >>> 5)] >>> (i & 31)) & 1) === upper[k];
+        const isUpper = c < count && positions[c] === pos + k;
+        if (isUpper) c++;
+        ok = (isUpper ? 1 : 0) === upper[k];
       }
       if (ok) return pos;
     }
