@@ -227,6 +227,15 @@ test('SearchText blocks are the lowercased lines in order, whole lines each, acr
       line += blocks[b].split('\n').length;
     }
     assert.is(line, lines.length);
+    // Runs of blocks within a piece: one slice equal to the blocks joined, ending where a piece does.
+    for (let b = 0; b < st.blockCount;) {
+      const max = Math.min(st.blockCount, b + 1 + Math.floor(rnd() * 8));
+      const e = st.runEnd(b, max);
+      assert.ok(e > b && e <= max, `file ${f}: run from ${b} ends at ${e} (max ${max})`);
+      assert.is(st.blockRange(b, e), blocks.slice(b, e).join('\n'), `file ${f}: blocks ${b}-${e - 1} as one slice`);
+      if (e < max) assert.is(/[^\0-\xff]/.test(blocks[e - 1]) === /[^\0-\xff]/.test(blocks[e]), false, `file ${f}: a run cut short ends at a piece's end`);
+      b = e;
+    }
     if (blocks.some((t) => /[^\0-\xff]/.test(t)) && blocks.some((t) => !/[^\0-\xff]/.test(t))) pieced++;
     for (const q of queries) {
       // Which lines hold q exactly, by a plain scan against the finder pointed at every block in turn.

@@ -130,17 +130,33 @@ export class SearchText {
   blockLength(b: number): number { const n = this.blockCount; return this.layout[n + b + 1] - 1 - this.layout[n + b]; }
 
   /** Block b's lowercased lines joined by "\n": a slice of its piece (a view, not a copy, past 12 characters). */
-  block(b: number): string {
-    const { layout, pieces } = this;
+  block(b: number): string { return this.blockRange(b, b + 1); }
+
+  /** Blocks b..e-1, which must be of one piece (runEnd), joined by "\n" as they are in it: one slice. */
+  blockRange(b: number, e: number): string {
+    const { layout } = this;
     const n = this.blockCount;
+    const p = this.pieceOf(b);
+    const base = layout[n + layout[3 * n + 1 + p]];
+    return this.pieces[p].slice(layout[n + b] - base, layout[n + e] - 1 - base);
+  }
+
+  /** The end of the run of blocks from b that lie in b's piece, at most `max` (> b). */
+  runEnd(b: number, max: number): number {
+    const p = this.pieceOf(b);
+    return p + 1 < this.pieces.length ? Math.min(max, this.layout[3 * this.blockCount + 2 + p]) : max;
+  }
+
+  /** The piece holding block b: the last whose first block is <= b. */
+  private pieceOf(b: number): number {
+    const { layout, pieces } = this;
+    const at = 3 * this.blockCount + 1;
     let p = 0;
     if (pieces.length > 1) {
-      // The last piece whose first block is <= b.
       let hi = pieces.length - 1;
-      while (p < hi) { const mid = (p + hi + 1) >> 1; if (layout[3 * n + 1 + mid] <= b) p = mid; else hi = mid - 1; }
+      while (p < hi) { const mid = (p + hi + 1) >> 1; if (layout[at + mid] <= b) p = mid; else hi = mid - 1; }
     }
-    const base = layout[n + layout[3 * n + 1 + p]];
-    return pieces[p].slice(layout[n + b] - base, layout[n + b + 1] - 1 - base);
+    return p;
   }
 
   /** Original-case text of block b between offsets a and e (of its lowercased text, which has the same length unless caseOf(b) is OWN_CASE). */
