@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { BlockSignatures, rowOf } from '../indexer/store/block-signatures.js';
 import { TrigramLineCounts } from '../indexer/store/line-counts.js';
 import { makeEvidence, makeEvidenceLazy } from '../indexer/evidence.js';
-import { Capitals, encodeCase } from '../indexer/store/case-data.js';
+import { CapitalReader, encodeCase } from '../indexer/store/case-data.js';
 import { ExactFinder, SearchText } from '../indexer/store/search-text.js';
 import { bucketOf, queryBuckets } from '../indexer/store/trigrams.js';
 import { mulberry32 } from './helpers/random.js';
@@ -260,7 +260,8 @@ test('case data: the capitals of code-like and dense text, in either form, at an
     () => 'MAX_VALUE = TYPE_CHECKING or DEFAULT',
     () => 'lowercase only, no capital',
   ];
-  const capitals = new Capitals();
+  const capitals = new CapitalReader();
+  const ahead = new CapitalReader();
   let gapForm = 0, bitForm = 0;
   for (let t = 0; t < 300; t++) {
     const text = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => kinds[Math.floor(rnd() * kinds.length)]()).join('\n');
@@ -270,8 +271,18 @@ test('case data: the capitals of code-like and dense text, in either form, at an
     if ((words[1] & 255) === 0) bitForm++;
     else gapForm++;
     assert.ok(words.length - 1 <= 1 + ((text.length + 31) >>> 5), 'never longer than the bit set');
-    capitals.load(words, 1, text.length);
-    assert.equal(Array.from(capitals.positions.subarray(0, capitals.count)), want, `capitals of ${JSON.stringify(text.slice(0, 60))}`);
+    const got: number[] = [];
+    for (capitals.start(words, 1, text.length); capitals.at !== Infinity; capitals.advance()) got.push(capitals.at);
+    assert.equal(got, want, `capitals of ${JSON.stringify(text.slice(0, 60))}`);
+    // seek() from anywhere lands on the first capital at or after it; a copy walks on alone.
+    const from = Math.floor(rnd() * text.length);
+    capitals.start(words, 1, text.length);
+    capitals.seek(from);
+    ahead.copyFrom(capitals);
+    const rest: number[] = [];
+    for (; ahead.at !== Infinity; ahead.advance()) rest.push(ahead.at);
+    assert.equal(rest, want.filter((i) => i >= from), `capitals from ${from}`);
+    assert.is(capitals.at, want.find((i) => i >= from) ?? Infinity, 'the copied reader stayed');
   }
   assert.ok(gapForm > 50 && bitForm > 20, `both forms seen: ${gapForm} gap lists, ${bitForm} bit sets`);
   const queries = ['A', 'BC', 'xA', 'xB', 'Cx', 'Value', 'getValue(', 'End', 'MAX_', 'TYPE_CHECKING', 'Z_', 'Qx', 'x', 'zQ', 'Z', 'lower'];

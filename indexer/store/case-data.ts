@@ -45,43 +45,68 @@ function packBytes(bytes: readonly number[]): number[] {
 }
 
 /**
- * The positions of a block's capitals, ascending, decoded into a buffer that
- * is reused (one per reader: a case-sensitive search, or textRange).
+ * Walks a block's capitals in ascending order, from the case data at word
+ * `off` of `words` (either form), one at a time: a reader that stops at the
+ * last capital it needs does not decode the rest of the block.
  */
-export class Capitals {
-  positions = new Int32Array(64);
-  count = 0;
+export class CapitalReader {
+  /** Position of the current capital; Infinity past the last. */
+  at = Infinity;
+  private words: Int32Array = EMPTY;
+  private off = 0;
+  /** The bit-set form, of this many words; 0: the gap form. */
+  private bitWords = 0;
+  /** Gap form: the next byte to read, and the unit after the current capital. */
+  private j = 0;
+  private next = 0;
 
-  /** Decodes the case data at word `off` of `words`, of a block `length` units long. */
-  load(words: Int32Array, off: number, length: number): void {
-    this.count = 0;
-    if ((words[off] & 255) === 0) {
-      for (let w = 0; w < (length + 31) >>> 5; w++) {
-        for (let word = words[off + 1 + w]; word !== 0;) {
-          const bit = word & -word; // the lowest set bit
-          word ^= bit;
-          this.push((w << 5) + 31 - Math.clz32(bit));
-        }
+  /** Points at the first capital of the case data at word `off` of `words`, for a block `length` units long. */
+  start(words: Int32Array, off: number, length: number): void {
+    this.words = words;
+    this.off = off;
+    this.bitWords = (words[off] & 255) === 0 ? (length + 31) >>> 5 : 0;
+    this.j = 0;
+    this.next = 0;
+    this.at = -1;
+    this.advance();
+  }
+
+  /** Moves to the next capital. */
+  advance(): void {
+    const { words, off } = this;
+    if (this.bitWords > 0) {
+      const i = this.at + 1;
+      let w = i >>> 5;
+      if (w >= this.bitWords) { this.at = Infinity; return; }
+      let word = words[off + 1 + w] & (-1 << (i & 31)); // the bits from unit i on
+      while (word === 0) {
+        if (++w >= this.bitWords) { this.at = Infinity; return; }
+        word = words[off + 1 + w];
       }
+      this.at = (w << 5) + 31 - Math.clz32(word & -word); // the lowest set bit
       return;
     }
-    let next = 0;
-    for (let j = 0; ; j++) {
-      const v = (words[off + (j >>> 2)] >>> ((j & 3) << 3)) & 255;
-      if (v === 0) return;
-      if (v === SKIP) { next += SKIP - 1; continue; }
-      next += v - 1;
-      this.push(next);
-      next++;
+    for (;;) {
+      const v = (words[off + (this.j >>> 2)] >>> ((this.j & 3) << 3)) & 255;
+      this.j++;
+      if (v === 0) { this.at = Infinity; return; }
+      if (v === SKIP) { this.next += SKIP - 1; continue; }
+      this.at = this.next + v - 1;
+      this.next = this.at + 1;
+      return;
     }
   }
 
-  private push(i: number): void {
-    if (this.count === this.positions.length) {
-      const grown = new Int32Array(this.positions.length * 2);
-      grown.set(this.positions);
-      this.positions = grown;
-    }
-    this.positions[this.count++] = i;
+  /** Moves to the first capital at or after unit i (never back). */
+  seek(i: number): void {
+    while (this.at < i) this.advance();
+  }
+
+  /** Takes another reader's place (to look ahead without moving it). */
+  copyFrom(r: CapitalReader): void {
+    this.words = r.words; this.off = r.off; this.bitWords = r.bitWords;
+    this.j = r.j; this.next = r.next; this.at = r.at;
   }
 }
+
+const EMPTY = new Int32Array(1);

@@ -14,7 +14,7 @@
 // block), so it is skipped without being scanned; for a query made of common
 // trigrams, few blocks hold every one of them even when most files do.
 import { ownString } from '../text.js';
-import { Capitals, encodeCase } from './case-data.js';
+import { CapitalReader, encodeCase } from './case-data.js';
 
 /**
  * Target size of a block (UTF-16 units); a block ends at the first line end past it.
@@ -126,9 +126,6 @@ export class SearchText {
   /** Original-case text of a block whose caseOf is OWN_CASE. */
   original(b: number): string { return this.originals!.get(b)!; }
 
-  /** Length of block b's lowercased text (UTF-16 units). */
-  blockLength(b: number): number { const n = this.blockCount; return this.layout[n + b + 1] - 1 - this.layout[n + b]; }
-
   /** Block b's lowercased lines joined by "\n": a slice of its piece (a view, not a copy, past 12 characters). */
   block(b: number): string { return this.blockRange(b, b + 1); }
 
@@ -163,14 +160,11 @@ export class SearchText {
   private canonSlice(b: number, text: string, a: number, e: number): string {
     const off = this.caseOf(b);
     if (off < 0) return text.slice(a, e);
-    capitals.load(this.layout, off, text.length);
-    const { positions, count } = capitals;
+    capitals.start(this.layout, off, text.length);
     let out = '';
     let run = a;
-    for (let c = 0; c < count; c++) {
-      const i = positions[c];
-      if (i < a) continue;
-      if (i >= e) break;
+    for (capitals.seek(a); capitals.at < e; capitals.advance()) {
+      const i = capitals.at;
       out += text.slice(run, i) + String.fromCharCode(text.charCodeAt(i) - 32);
       run = i + 1;
     }
@@ -217,8 +211,8 @@ export class SearchText {
   }
 }
 
-/** textRange's decoding buffer (one at a time: textRange does not yield). */
-const capitals = new Capitals();
+/** textRange's reader of case data (one at a time: textRange does not yield). */
+const capitals = new CapitalReader();
 
 /**
  * lines[a..b) lowercased one by one and joined by "\n". For pure-ASCII text
@@ -253,13 +247,10 @@ export class ExactFinder {
    * way: lowercasing never adds or drops a "\n".
    */
   private readonly caseless: boolean;
-  private st: SearchText | null = null;
-  private block = -1;
-  /** The pointed block's capitals, decoded at its first candidate (most blocks have none). */
-  private readonly capitals = new Capitals();
-  private loaded = false;
-  /** The first of the capitals at or after the last candidate checked (candidates come in ascending order within a block). */
-  private cursor = 0;
+  /** The pointed block's capitals, at the first at or after the last candidate checked (candidates come in ascending order within a block). */
+  private readonly capitals = new CapitalReader();
+  /** A look ahead from `capitals` over one candidate. */
+  private readonly ahead = new CapitalReader();
   private mode: 'indexOf' | 'bits' | 'none' = 'indexOf';
   private hayQuery = '';
 
@@ -281,11 +272,9 @@ export class ExactFinder {
     if (!this.ascii) { this.mode = 'none'; return ''; } // holds no non-ASCII query
     this.mode = 'bits';
     this.hayQuery = this.lower;
-    this.st = st;
-    this.block = b;
-    this.loaded = false;
-    this.cursor = 0;
-    return st.block(b);
+    const hay = st.block(b);
+    this.capitals.start(st.layout, off, hay.length);
+    return hay;
   }
 
   /** Next position at or after `from` where the query occurs in original case, or -1. */
@@ -293,22 +282,15 @@ export class ExactFinder {
     if (this.mode === 'none') return -1;
     const ql = this.hayQuery;
     if (this.mode === 'indexOf') return hay.indexOf(ql, from);
-    const { upper, capitals } = this;
+    const { upper, capitals, ahead } = this;
     for (let pos = hay.indexOf(ql, from); pos >= 0; pos = hay.indexOf(ql, pos + 1)) {
-      if (!this.loaded) {
-        const st = this.st!;
-        capitals.load(st.layout, st.caseOf(this.block), st.blockLength(this.block));
-        this.loaded = true;
-      }
-      const { positions, count } = capitals;
-      let c = this.cursor;
-      while (c < count && positions[c] < pos) c++;
-      this.cursor = c;
-      // Unit pos + k is a capital exactly when it is the next one in the list.
+      capitals.seek(pos);
+      ahead.copyFrom(capitals);
+      // Unit pos + k is a capital exactly when it is the next one the reader gives.
       let ok = true;
       for (let k = 0; k < upper.length && ok; k++) {
-        const isUpper = c < count && positions[c] === pos + k;
-        if (isUpper) c++;
+        const isUpper = ahead.at === pos + k;
+        if (isUpper) ahead.advance();
         ok = (isUpper ? 1 : 0) === upper[k];
       }
       if (ok) return pos;
