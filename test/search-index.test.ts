@@ -272,7 +272,9 @@ test('case data: the capitals of code-like and dense text, in either form, at an
     else gapForm++;
     assert.ok(words.length - 1 <= 1 + ((text.length + 31) >>> 5), 'never longer than the bit set');
     const got: number[] = [];
-    for (capitals.start(words, 1, text.length); capitals.at !== Infinity; capitals.advance()) got.push(capitals.at);
+    capitals.start(words, 1, text.length);
+    assert.is(capitals.at, -1, 'before the first capital');
+    for (capitals.advance(); capitals.at !== Infinity; capitals.advance()) got.push(capitals.at);
     assert.equal(got, want, `capitals of ${JSON.stringify(text.slice(0, 60))}`);
     // seek() from anywhere lands on the first capital at or after it; a copy walks on alone.
     const from = Math.floor(rnd() * text.length);

@@ -50,7 +50,7 @@ function packBytes(bytes: readonly number[]): number[] {
  * last capital it needs does not decode the rest of the block.
  */
 export class CapitalReader {
-  /** Position of the current capital; Infinity past the last. */
+  /** Position of the current capital: -1 before the first (start), Infinity past the last. */
   at = Infinity;
   private words: Int32Array = EMPTY;
   private off = 0;
@@ -60,7 +60,11 @@ export class CapitalReader {
   private j = 0;
   private next = 0;
 
-  /** Points at the first capital of the case data at word `off` of `words`, for a block `length` units long. */
+  /**
+   * Points before the first capital of the case data at word `off` of
+   * `words`, for a block `length` units long. Reads nothing yet: a search
+   * points a reader at every candidate block, and most hold no match.
+   */
   start(words: Int32Array, off: number, length: number): void {
     this.words = words;
     this.off = off;
@@ -68,7 +72,6 @@ export class CapitalReader {
     this.j = 0;
     this.next = 0;
     this.at = -1;
-    this.advance();
   }
 
   /** Moves to the next capital. */
