@@ -105,10 +105,31 @@ export class CapitalReader {
     while (this.at < i) this.advance();
   }
 
-  /** Takes another reader's place (to look ahead without moving it). */
-  copyFrom(r: CapitalReader): void {
-    this.words = r.words; this.off = r.off; this.bitWords = r.bitWords;
-    this.j = r.j; this.next = r.next; this.at = r.at;
+  /**
+   * Whether units pos .. pos + upper.length - 1 are capitals exactly where
+   * upper[k] is 1. Candidates must come in ascending order: the reader moves
+   * on to pos, and only looks ahead past it.
+   */
+  capitalsAre(pos: number, upper: Uint8Array, anyUpper: boolean): boolean {
+    if (this.bitWords > 0) {
+      const { words, off } = this;
+      for (let k = 0; k < upper.length; k++) {
+        const i = pos + k;
+        if (((words[off + 1 + (i >>> 5)] >>> (i & 31)) & 1) !== upper[k]) return false;
+      }
+      return true;
+    }
+    this.seek(pos);
+    if (this.at >= pos + upper.length) return !anyUpper; // no capital in the window
+    const { at, j, next } = this;
+    let ok = true;
+    for (let k = 0; k < upper.length && ok; k++) {
+      const isUpper = this.at === pos + k;
+      if (isUpper) this.advance();
+      ok = (isUpper ? 1 : 0) === upper[k];
+    }
+    this.at = at; this.j = j; this.next = next;
+    return ok;
   }
 }
 

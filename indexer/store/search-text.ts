@@ -247,10 +247,10 @@ export class ExactFinder {
    * way: lowercasing never adds or drops a "\n".
    */
   private readonly caseless: boolean;
-  /** The pointed block's capitals, at the first at or after the last candidate checked (candidates come in ascending order within a block). */
+  /** The pointed block's capitals (candidates come in ascending order within a block). */
   private readonly capitals = new CapitalReader();
-  /** A look ahead from `capitals` over one candidate. */
-  private readonly ahead = new CapitalReader();
+  /** Whether the query holds a capital. */
+  private readonly anyUpper: boolean;
   private mode: 'indexOf' | 'bits' | 'none' = 'indexOf';
   private hayQuery = '';
 
@@ -260,6 +260,7 @@ export class ExactFinder {
     this.ascii = !/[^\x00-\x7f]/.test(q);
     this.caseless = this.ascii && !/[A-Za-z]/.test(q);
     this.upper = Uint8Array.from(q, (ch) => (ch >= 'A' && ch <= 'Z' ? 1 : 0));
+    this.anyUpper = this.upper.includes(1);
   }
 
   /** Points the finder at block b of st; returns the string to scan. */
@@ -282,18 +283,8 @@ export class ExactFinder {
     if (this.mode === 'none') return -1;
     const ql = this.hayQuery;
     if (this.mode === 'indexOf') return hay.indexOf(ql, from);
-    const { upper, capitals, ahead } = this;
     for (let pos = hay.indexOf(ql, from); pos >= 0; pos = hay.indexOf(ql, pos + 1)) {
-      capitals.seek(pos);
-      ahead.copyFrom(capitals);
-      // Unit pos + k is a capital exactly when it is the next one the reader gives.
-      let ok = true;
-      for (let k = 0; k < upper.length && ok; k++) {
-        const isUpper = ahead.at === pos + k;
-        if (isUpper) ahead.advance();
-        ok = (isUpper ? 1 : 0) === upper[k];
-      }
-      if (ok) return pos;
+      if (this.capitals.capitalsAre(pos, this.upper, this.anyUpper)) return pos;
     }
     return -1;
   };
