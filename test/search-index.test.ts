@@ -140,7 +140,7 @@ test('block signatures and line counts equal brute force through add, rewrite, d
 });
 
 test('SearchText.textRange is the lines joined by "\\n", cut only past maxChars, for any span and any mix of text', () => {
-  // ASCII blocks with capitals keep case bits instead of a second string; "İ" lowercases
+  // ASCII blocks with capitals keep case data instead of a second string; "İ" lowercases
   // to two units, so its block keeps an original-case string of another length.
   const kinds = [
     () => randomLines(1)[0],
@@ -180,7 +180,7 @@ test('evidence read through textRange equals makeEvidence at the edges: one-line
     ['x'.repeat(3999) + '😀' + 'tail'], // the pair straddles units 3999-4000: the cut drops its first half
     ['x'.repeat(3998) + '😀', 'next'], // the pair ends exactly at the cut
     ['İ'.repeat(10), 'y'.repeat(3989)], // 10 + 1 + 3989 = 4,000 exactly: not truncated
-    ['İ'.repeat(10), 'Y'.repeat(3990)], // 4,001: truncated, and an ASCII block with case bits
+    ['İ'.repeat(10), 'Y'.repeat(3990)], // 4,001: truncated, and an ASCII block with case data (the bit-set form)
     [...Array.from({ length: 40 }, (_, i) => `Line ${i}`), ''], // a last line that is empty
   ];
   for (const lines of files) {

@@ -46,9 +46,10 @@ export class SearchText {
      *   joined by "\n" all through);
      * [2n+1, 3n+1) its case (caseOf);
      * [3n+1, 3n+1+P) the first block of each of the P pieces;
-     * then the case bits of the all-ASCII blocks whose lowercasing changes
-     *   something: bit i of block b, at word caseOf(b) + (i >>> 5), is set when
-     *   unit i was an uppercase ASCII letter (ASCII lowercases unit by unit, in place).
+     * then the case data of the all-ASCII blocks whose lowercasing changes
+     *   something, from word caseOf(b): where their uppercase letters are
+     *   (ASCII lowercases unit by unit, in place), as a byte per capital or a
+     *   bit per unit, whichever is shorter (case-data.ts).
      */
     readonly layout: Int32Array,
     /** Original-case text of the blocks with caseOf(b) === OWN_CASE: they hold non-ASCII text that lowercasing changes (rare in code). */
@@ -190,7 +191,7 @@ export class SearchText {
     for (let b = lo; ; b++) {
       // Line ends are found in the text that is sliced: an original-case string
       // of its own can differ in length from the lowercased one ("İ" lowercases
-      // to two units); a block with case bits cannot.
+      // to two units); a block with case data cannot.
       const text = this.caseOf(b) === OWN_CASE ? this.original(b) : this.block(b);
       const next = b + 1 < n ? first[b + 1] : this.lineCount; // first line of the next block
       let a = 0;
@@ -269,7 +270,7 @@ export class ExactFinder {
     const off = st.caseOf(b);
     if (off === SAME_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.block(b); }
     if (off === OWN_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.original(b); }
-    // An all-ASCII block: search its lowercased text, then check the case bits.
+    // An all-ASCII block: search its lowercased text, then check its capitals.
     if (!this.ascii) { this.mode = 'none'; return ''; } // holds no non-ASCII query
     this.mode = 'bits';
     this.hayQuery = this.lower;
