@@ -1,7 +1,7 @@
 // Where the uppercase letters of an all-ASCII block are, kept small. Code has
 // a few capitals in a hundred characters (site-packages: 4.24M in 112M
-// characters of such blocks), so a bit per character (14 MB there) is mostly
-// zeros; a byte per capital, the gap since the one before, is ~4 MB. A block
+// characters of such blocks), so a bit per character (14.8 MB there) is mostly
+// zeros; a byte per capital, the gap since the one before, is 4.9 MB. A block
 // dense in capitals (a table of constants) keeps the bit set, which is then
 // the shorter of the two. Either form is bytes packed four to an Int32 word
 // (little end first), so it sits in the file's one layout array (search-text.ts).
