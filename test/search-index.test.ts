@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { BlockSignatures, rowOf } from '../indexer/store/block-signatures.js';
 import { TrigramLineCounts } from '../indexer/store/line-counts.js';
 import { makeEvidence, makeEvidenceLazy } from '../indexer/evidence.js';
+import { CapitalReader, encodeCase } from '../indexer/store/case-data.js';
 import { ExactFinder, SearchText } from '../indexer/store/search-text.js';
 import { bucketOf, queryBuckets } from '../indexer/store/trigrams.js';
 import { mulberry32 } from './helpers/random.js';
@@ -31,6 +32,24 @@ function randomLines(n: number): string[] {
     // Some lines repeat a trigram ("abcabc"): a line must still count once.
     return rnd() < 0.2 ? `${s}abc h iσσςabc${s}h i` : s;
   });
+}
+
+/** The 0-based lines of st holding q in original case, by an ExactFinder pointed at every block in turn. */
+function linesFoundExactly(st: SearchText, q: string): number[] {
+  const got: number[] = [];
+  const finder = new ExactFinder(q);
+  for (let b = 0; b < st.blockCount; b++) {
+    const hay = finder.at(st, b);
+    let lineNo = st.firstLineOf(b), at = 0;
+    for (let pos = finder.find(hay, 0); pos >= 0;) {
+      for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { lineNo++; at = nl + 1; }
+      got.push(lineNo);
+      const nl = hay.indexOf('\n', pos + q.length);
+      if (nl < 0) break;
+      pos = finder.find(hay, nl + 1);
+    }
+  }
+  return got;
 }
 
 /** The rows a block's own trigrams set (what its signature must hold). */
@@ -121,7 +140,7 @@ test('block signatures and line counts equal brute force through add, rewrite, d
 });
 
 test('SearchText.textRange is the lines joined by "\\n", cut only past maxChars, for any span and any mix of text', () => {
-  // ASCII blocks with capitals keep case bits instead of a second string; "İ" lowercases
+  // ASCII blocks with capitals keep case data instead of a second string; "İ" lowercases
   // to two units, so its block keeps an original-case string of another length.
   const kinds = [
     () => randomLines(1)[0],
@@ -161,7 +180,7 @@ test('evidence read through textRange equals makeEvidence at the edges: one-line
     ['x'.repeat(3999) + '😀' + 'tail'], // the pair straddles units 3999-4000: the cut drops its first half
     ['x'.repeat(3998) + '😀', 'next'], // the pair ends exactly at the cut
     ['İ'.repeat(10), 'y'.repeat(3989)], // 10 + 1 + 3989 = 4,000 exactly: not truncated
-    ['İ'.repeat(10), 'Y'.repeat(3990)], // 4,001: truncated, and an ASCII block with case bits
+    ['İ'.repeat(10), 'Y'.repeat(3990)], // 4,001: truncated, and an ASCII block with case data (the bit-set form)
     [...Array.from({ length: 40 }, (_, i) => `Line ${i}`), ''], // a last line that is empty
   ];
   for (const lines of files) {
@@ -208,27 +227,85 @@ test('SearchText blocks are the lowercased lines in order, whole lines each, acr
       line += blocks[b].split('\n').length;
     }
     assert.is(line, lines.length);
+    // Runs of blocks within a piece: one slice equal to the blocks joined, ending where a piece does.
+    for (let b = 0; b < st.blockCount;) {
+      const max = Math.min(st.blockCount, b + 1 + Math.floor(rnd() * 8));
+      const e = st.runEnd(b, max);
+      assert.ok(e > b && e <= max, `file ${f}: run from ${b} ends at ${e} (max ${max})`);
+      assert.is(st.blockRange(b, e), blocks.slice(b, e).join('\n'), `file ${f}: blocks ${b}-${e - 1} as one slice`);
+      if (e < max) assert.is(/[^\0-\xff]/.test(blocks[e - 1]) === /[^\0-\xff]/.test(blocks[e]), false, `file ${f}: a run cut short ends at a piece's end`);
+      b = e;
+    }
     if (blocks.some((t) => /[^\0-\xff]/.test(t)) && blocks.some((t) => !/[^\0-\xff]/.test(t))) pieced++;
     for (const q of queries) {
       // Which lines hold q exactly, by a plain scan against the finder pointed at every block in turn.
       const want = lines.flatMap((l, i) => (l.includes(q) ? [i] : []));
-      const got: number[] = [];
-      const finder = new ExactFinder(q);
-      for (let b = 0; b < st.blockCount; b++) {
-        const hay = finder.at(st, b);
-        let lineNo = st.firstLineOf(b), at = 0;
-        for (let pos = finder.find(hay, 0); pos >= 0;) {
-          for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { lineNo++; at = nl + 1; }
-          got.push(lineNo);
-          const nl = hay.indexOf('\n', pos + q.length);
-          if (nl < 0) break;
-          pos = finder.find(hay, nl + 1);
-        }
-      }
+      const got = linesFoundExactly(st, q);
       assert.equal(got, want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive`);
     }
   }
   assert.ok(pieced > 10, `files mixing one- and two-byte blocks: ${pieced}`);
+});
+
+test('case data: the capitals of code-like and dense text, in either form, at any gap; textRange and ExactFinder through it equal a plain scan', () => {
+  // Capitals a few in a hundred (the gap form), long runs of lowercase (gaps at and past one
+  // byte's reach, 253/254/255 and multiples), runs of capitals, a capital first or last, and
+  // blocks dense enough that the bit set is the shorter form.
+  const lowerRun = () => 'x'.repeat([0, 1, 252, 253, 254, 255, 507, 508, 509, 1000][Math.floor(rnd() * 10)]);
+  const kinds = [
+    () => `    def get${'Value'.repeat(Math.floor(rnd() * 3))}(self, key=None):  # ${'lower '.repeat(Math.floor(rnd() * 30))}End`,
+    () => `${lowerRun()}A${lowerRun()}BC${lowerRun()}`,
+    () => 'Z' + lowerRun() + 'Q',
+    () => Array.from({ length: Math.floor(rnd() * 120) }, () => 'aZ_( ).Qx'[Math.floor(rnd() * 9)]).join(''),
+    () => 'MAX_VALUE = TYPE_CHECKING or DEFAULT',
+    () => 'lowercase only, no capital',
+  ];
+  const capitals = new CapitalReader();
+  let gapForm = 0, bitForm = 0;
+  for (let t = 0; t < 300; t++) {
+    const text = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => kinds[Math.floor(rnd() * kinds.length)]()).join('\n');
+    const want = [...text].flatMap((ch, i) => (ch >= 'A' && ch <= 'Z' ? [i] : []));
+    if (want.length === 0) continue;
+    const words = Int32Array.from([7, ...encodeCase(text)]); // at an offset, as in a layout
+    if ((words[1] & 255) === 0) bitForm++;
+    else gapForm++;
+    assert.ok(words.length - 1 <= 1 + ((text.length + 31) >>> 5), 'never longer than the bit set');
+    const got: number[] = [];
+    capitals.start(words, 1, text.length);
+    assert.is(capitals.at, -1, 'before the first capital');
+    for (capitals.advance(); capitals.at !== Infinity; capitals.advance()) got.push(capitals.at);
+    assert.equal(got, want, `capitals of ${JSON.stringify(text.slice(0, 60))}`);
+    // seek() lands on the first capital at or after a unit; capitalsAre, at ascending windows, answers as
+    // the text does, for the window's own pattern and for that pattern with one unit flipped.
+    const from = Math.floor(rnd() * text.length);
+    capitals.start(words, 1, text.length);
+    capitals.seek(from);
+    assert.is(capitals.at, want.find((i) => i >= from) ?? Infinity, `seek(${from})`);
+    capitals.start(words, 1, text.length);
+    for (let pos = 0; pos < text.length; pos += 1 + Math.floor(rnd() * 40)) {
+      const len = Math.min(text.length - pos, 1 + Math.floor(rnd() * 12));
+      const pattern = Uint8Array.from(text.slice(pos, pos + len), (ch) => (ch >= 'A' && ch <= 'Z' ? 1 : 0));
+      const flipped = Uint8Array.from(pattern);
+      flipped[Math.floor(rnd() * len)] ^= 1;
+      assert.ok(capitals.capitalsAre(pos, pattern, pattern.includes(1)), `units ${pos}-${pos + len - 1} as they are`);
+      assert.not.ok(capitals.capitalsAre(pos, flipped, flipped.includes(1)), `units ${pos}-${pos + len - 1} with one flipped`);
+    }
+  }
+  assert.ok(gapForm > 50 && bitForm > 20, `both forms seen: ${gapForm} gap lists, ${bitForm} bit sets`);
+  const queries = ['A', 'BC', 'xA', 'xB', 'Cx', 'Value', 'getValue(', 'End', 'MAX_', 'TYPE_CHECKING', 'Z_', 'Qx', 'x', 'zQ', 'Z', 'lower'];
+  for (let f = 0; f < 40; f++) {
+    const lines = Array.from({ length: 1 + Math.floor(rnd() * 60) }, () => kinds[Math.floor(rnd() * kinds.length)]());
+    const st = SearchText.fromLines(lines);
+    for (let start = 1; start <= lines.length; start += 1 + Math.floor(rnd() * 5)) {
+      const end = Math.min(lines.length, start + Math.floor(rnd() * 8));
+      assert.is(st.textRange(start, end), lines.slice(start - 1, end).join('\n'), `file ${f}, lines ${start}-${end}`);
+    }
+    for (const q of queries) {
+      const want = lines.flatMap((l, i) => (l.includes(q) ? [i] : []));
+      const got = linesFoundExactly(st, q);
+      assert.equal(got, want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive`);
+    }
+  }
 });
 
 test('compaction terminates even when spare room alone exceeds the threshold', () => {

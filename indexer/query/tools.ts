@@ -149,14 +149,18 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
     let sinceDue = 0;
     for (const { f, st, from, to } of files) {
       if (counted && page.full) break;
-      for (let i = from; i < to; i++) {
-        if (++sinceDue >= DUE_EVERY) {
+      for (let i = from; i < to;) {
+        // Every block a candidate (no trigram in the query), case-insensitive: a run of blocks of one
+        // piece is scanned through one slice, not a slice (an object) per block.
+        const e = blocks || exact ? i + 1 : st.runEnd(i, Math.min(to, i + DUE_EVERY));
+        if ((sinceDue += e - i) >= DUE_EVERY) {
           sinceDue = 0;
           if (due()) yield;
         }
         const b = blocks ? blocks[i] : i;
-        const hay = exact ? exact.at(st, b) : st.block(b);
+        const hay = exact ? exact.at(st, b) : st.blockRange(b, b + e - i);
         const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLineOf(b), q, query, page);
+        i = e;
         if (!counted) total += found;
         else if (page.full) break;
       }
@@ -186,7 +190,7 @@ function anchoredFind(q: string, at: number): ((hay: string, from: number) => nu
   };
 }
 
-/** Counts the lines of one block holding q (found by `find`, else by indexOf in `hay`; `hay` gives the line ends); those on the page become items. */
+/** Counts the lines of one block (or a run of blocks) holding q (found by `find`, else by indexOf in `hay`; `hay` gives the line ends); those on the page become items. */
 function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, from: number) => number) | null, line0: number, q: string, query: string, page: PageItems): number {
   // find is null for the plain case: indexOf itself, no closure.
   let pos = find ? find(hay, 0) : hay.indexOf(q);

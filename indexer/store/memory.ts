@@ -251,6 +251,7 @@ export class MemoryIndex {
     }
     this.symbolsReady = true;
     this.sigs.fit();
+    this.symbols.fit();
     // Every file is signed now: the postings are not needed until something makes the cache incomplete again.
     if (this.textComplete) this.dropPostings();
   }

@@ -14,6 +14,7 @@
 // block), so it is skipped without being scanned; for a query made of common
 // trigrams, few blocks hold every one of them even when most files do.
 import { ownString } from '../text.js';
+import { CapitalReader, encodeCase } from './case-data.js';
 
 /**
  * Target size of a block (UTF-16 units); a block ends at the first line end past it.
@@ -45,9 +46,10 @@ export class SearchText {
      *   joined by "\n" all through);
      * [2n+1, 3n+1) its case (caseOf);
      * [3n+1, 3n+1+P) the first block of each of the P pieces;
-     * then the case bits of the all-ASCII blocks whose lowercasing changes
-     *   something: bit i of block b, at word caseOf(b) + (i >>> 5), is set when
-     *   unit i was an uppercase ASCII letter (ASCII lowercases unit by unit, in place).
+     * then the case data of the all-ASCII blocks whose lowercasing changes
+     *   something, from word caseOf(b): where their uppercase letters are
+     *   (ASCII lowercases unit by unit, in place), as a byte per capital or a
+     *   bit per unit, whichever is shorter (case-data.ts).
      */
     readonly layout: Int32Array,
     /** Original-case text of the blocks with caseOf(b) === OWN_CASE: they hold non-ASCII text that lowercasing changes (rare in code). */
@@ -83,12 +85,7 @@ export class SearchText {
       // eslint-disable-next-line no-control-regex
       else if (!/[^\x00-\x7f]/.test(c)) {
         cases.push(caseWords.length);
-        const off = caseWords.length;
-        for (let w = 0; w < (c.length + 31) >>> 5; w++) caseWords.push(0);
-        for (let k = 0; k < c.length; k++) {
-          const u = c.charCodeAt(k);
-          if (u >= 65 && u <= 90) caseWords[off + (k >>> 5)] |= 1 << (k & 31);
-        }
+        for (const w of encodeCase(c)) caseWords.push(w);
       } else {
         cases.push(OWN_CASE);
         (originals ??= new Map()).set(b, c);
@@ -117,50 +114,60 @@ export class SearchText {
     layout[2 * n] = at;
     layout.set(pieceFirst, 3 * n + 1);
     layout.set(caseWords, bitsAt);
-    return new SearchText(pieces, layout, originals, lines.length, n);
+    // slice(): an array grown by push keeps room for 17; most files have one piece (1.5 MB on site-packages).
+    return new SearchText(pieces.slice(), layout, originals, lines.length, n);
   }
 
   /** 0-based index of block b's first line. */
   firstLineOf(b: number): number { return this.layout[b]; }
 
-  /** SAME_CASE, OWN_CASE, or the word of layout where block b's case bits begin. */
+  /** SAME_CASE, OWN_CASE, or the word of layout where block b's case data begins (case-data.ts). */
   caseOf(b: number): number { return this.layout[2 * this.blockCount + 1 + b]; }
 
   /** Original-case text of a block whose caseOf is OWN_CASE. */
   original(b: number): string { return this.originals!.get(b)!; }
 
   /** Block b's lowercased lines joined by "\n": a slice of its piece (a view, not a copy, past 12 characters). */
-  block(b: number): string {
-    const { layout, pieces } = this;
+  block(b: number): string { return this.blockRange(b, b + 1); }
+
+  /** Blocks b..e-1, which must be of one piece (runEnd), joined by "\n" as they are in it: one slice. */
+  blockRange(b: number, e: number): string {
+    const { layout } = this;
     const n = this.blockCount;
+    const p = this.pieceOf(b);
+    const base = layout[n + layout[3 * n + 1 + p]];
+    return this.pieces[p].slice(layout[n + b] - base, layout[n + e] - 1 - base);
+  }
+
+  /** The end of the run of blocks from b that lie in b's piece, at most `max` (> b). */
+  runEnd(b: number, max: number): number {
+    const p = this.pieceOf(b);
+    return p + 1 < this.pieces.length ? Math.min(max, this.layout[3 * this.blockCount + 2 + p]) : max;
+  }
+
+  /** The piece holding block b: the last whose first block is <= b. */
+  private pieceOf(b: number): number {
+    const { layout, pieces } = this;
+    const at = 3 * this.blockCount + 1;
     let p = 0;
     if (pieces.length > 1) {
-      // The last piece whose first block is <= b.
       let hi = pieces.length - 1;
-      while (p < hi) { const mid = (p + hi + 1) >> 1; if (layout[3 * n + 1 + mid] <= b) p = mid; else hi = mid - 1; }
+      while (p < hi) { const mid = (p + hi + 1) >> 1; if (layout[at + mid] <= b) p = mid; else hi = mid - 1; }
     }
-    const base = layout[n + layout[3 * n + 1 + p]];
-    return pieces[p].slice(layout[n + b] - base, layout[n + b + 1] - 1 - base);
+    return p;
   }
 
   /** Original-case text of block b between offsets a and e (of its lowercased text, which has the same length unless caseOf(b) is OWN_CASE). */
   private canonSlice(b: number, text: string, a: number, e: number): string {
     const off = this.caseOf(b);
     if (off < 0) return text.slice(a, e);
-    const bits = this.layout;
+    capitals.start(this.layout, off, text.length);
     let out = '';
     let run = a;
-    // Only the set bits (uppercase letters, a few in a hundred characters of code) are visited, word by word.
-    for (let w = a >>> 5; a < e && w <= (e - 1) >>> 5; w++) {
-      for (let word = bits[off + w]; word !== 0;) {
-        const bit = word & -word; // the lowest set bit
-        word ^= bit;
-        const i = (w << 5) + 31 - Math.clz32(bit);
-        if (i < a) continue;
-        if (i >= e) break;
-        out += text.slice(run, i) + String.fromCharCode(text.charCodeAt(i) - 32);
-        run = i + 1;
-      }
+    for (capitals.seek(a); capitals.at < e; capitals.advance()) {
+      const i = capitals.at;
+      out += text.slice(run, i) + String.fromCharCode(text.charCodeAt(i) - 32);
+      run = i + 1;
     }
     return out + text.slice(run, e);
   }
@@ -184,7 +191,7 @@ export class SearchText {
     for (let b = lo; ; b++) {
       // Line ends are found in the text that is sliced: an original-case string
       // of its own can differ in length from the lowercased one ("İ" lowercases
-      // to two units); a block with case bits cannot.
+      // to two units); a block with case data cannot.
       const text = this.caseOf(b) === OWN_CASE ? this.original(b) : this.block(b);
       const next = b + 1 < n ? first[b + 1] : this.lineCount; // first line of the next block
       let a = 0;
@@ -204,6 +211,9 @@ export class SearchText {
     }
   }
 }
+
+/** textRange's reader of case data (one at a time: textRange does not yield). */
+const capitals = new CapitalReader();
 
 /**
  * lines[a..b) lowercased one by one and joined by "\n". For pure-ASCII text
@@ -238,8 +248,10 @@ export class ExactFinder {
    * way: lowercasing never adds or drops a "\n".
    */
   private readonly caseless: boolean;
-  private bits: Int32Array = new Int32Array(0);
-  private off = -1;
+  /** The pointed block's capitals (candidates come in ascending order within a block). */
+  private readonly capitals = new CapitalReader();
+  /** Whether the query holds a capital. */
+  private readonly anyUpper: boolean;
   private mode: 'indexOf' | 'bits' | 'none' = 'indexOf';
   private hayQuery = '';
 
@@ -249,6 +261,7 @@ export class ExactFinder {
     this.ascii = !/[^\x00-\x7f]/.test(q);
     this.caseless = this.ascii && !/[A-Za-z]/.test(q);
     this.upper = Uint8Array.from(q, (ch) => (ch >= 'A' && ch <= 'Z' ? 1 : 0));
+    this.anyUpper = this.upper.includes(1);
   }
 
   /** Points the finder at block b of st; returns the string to scan. */
@@ -257,13 +270,13 @@ export class ExactFinder {
     const off = st.caseOf(b);
     if (off === SAME_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.block(b); }
     if (off === OWN_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.original(b); }
-    // An all-ASCII block: search its lowercased text, then check the case bits.
+    // An all-ASCII block: search its lowercased text, then check its capitals.
     if (!this.ascii) { this.mode = 'none'; return ''; } // holds no non-ASCII query
     this.mode = 'bits';
     this.hayQuery = this.lower;
-    this.bits = st.layout;
-    this.off = off;
-    return st.block(b);
+    const hay = st.block(b);
+    this.capitals.start(st.layout, off, hay.length);
+    return hay;
   }
 
   /** Next position at or after `from` where the query occurs in original case, or -1. */
@@ -271,14 +284,8 @@ export class ExactFinder {
     if (this.mode === 'none') return -1;
     const ql = this.hayQuery;
     if (this.mode === 'indexOf') return hay.indexOf(ql, from);
-    const { bits, off, upper } = this;
     for (let pos = hay.indexOf(ql, from); pos >= 0; pos = hay.indexOf(ql, pos + 1)) {
-      let ok = true;
-      for (let k = 0; k < upper.length && ok; k++) {
-        const i = pos + k;
-        ok = ((bits[off + (i >>> 5)] >>> (i & 31)) & 1) === upper[k];
-      }
-      if (ok) return pos;
+      if (this.capitals.capitalsAre(pos, this.upper, this.anyUpper)) return pos;
     }
     return -1;
   };
