@@ -7,8 +7,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Definition, Lang, RawImport, Unresolved } from '../model.js';
 
-/** Bump whenever a table's key or value layout changes: an index of another version is rebuilt from scratch. */
-export const FORMAT_VERSION = 4;
+/**
+ * Bump whenever a table's key or value layout changes, or what rows hold under
+ * the rules (FORMAT.md says what each version changed): an index of another
+ * version is rebuilt from scratch.
+ */
+export const FORMAT_VERSION = 5;
 
 /** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
 const MAX_KEY_BYTES = 400;
