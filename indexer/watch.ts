@@ -8,15 +8,17 @@
 // ignore sources), pruned.ts (excluded folders let in again), held.ts (a batch
 // that could not be written, kept and retried: a full disk holds new events
 // too, any other failure is narrowed to the paths that fail), catch-up.ts
-// (since when the index is behind what was seen, for status and answers).
+// (since when the index is behind what was seen, for status and answers),
+// chokidar.ts (its options, and the scan's symlink adds that are no change).
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
-import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { isPathTooLong } from './discover/path-limits.js';
 import { inGitDir, parentOf } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
+import { isScanLinkAdd, openChokidar } from './watch/chokidar.js';
 import { WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
 import { GitSourceWatch } from './watch/git-sources.js';
@@ -211,22 +213,11 @@ export class RepoWatcher {
     this.target = target;
     this.pruned.clear();
     const polling = this.watchFiles;
-    const fsw = chokidarWatch(this.opts.root, {
-      ignoreInitial: true,
-      ignored: this.ignored,
-      // No awaitWriteFinish (it adds >= 200 ms) and no atomic (it holds unlinks back 100 ms):
-      // update() re-checks each path on disk, which already makes write+rename end right.
-      awaitWriteFinish: false,
-      atomic: false,
-      followSymlinks: false,
-      alwaysStat: true,
-      usePolling: polling,
-      interval: this.opts.pollMs ?? 500,
-      binaryInterval: this.opts.pollMs ?? 500,
-      persistent: true,
-    });
+    const fsw = openChokidar(this.opts.root, this.ignored, polling, this.opts.pollMs);
     this.fsw = fsw;
+    let scanned = false;
     fsw.on('all', (event, path, stats) => {
+      if (isScanLinkAdd(scanned, event, stats)) return;
       if (event === 'addDir' && stats) this.folders.added(path, stats);
       else if (event === 'unlinkDir') this.folders.removed(path);
       this.onEvent(event, path);
@@ -240,7 +231,7 @@ export class RepoWatcher {
     const ready = await new Promise<boolean>((resolve) => {
       abort = () => resolve(false);
       this.abortOpen = abort;
-      fsw.once('ready', () => resolve(true));
+      fsw.once('ready', () => { scanned = true; resolve(true); });
     });
     if (this.abortOpen === abort) this.abortOpen = null;
     if (!ready || this.fsw !== fsw) return; // closed (or replaced) while it scanned
