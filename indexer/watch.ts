@@ -356,11 +356,14 @@ export class RepoWatcher {
     this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
+    let turn = t0; // when the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart
+    const applied = (a: Omit<WatchApplied, 'ms' | 'waitedMs'>) => this.opts.onApplied?.({ ...a, ms: performance.now() - turn, waitedMs: turn - t0 });
     this.inFlight = paths.length + (refresh ? 1 : 0);
     this.marks.take();
     this.rewalking = refresh ? why || 'requested' : null;
     try {
       await this.opts.exclusive(async () => {
+        turn = performance.now();
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
         if (this.closed) return;
         if (gitSources && !refresh) {
@@ -379,7 +382,7 @@ export class RepoWatcher {
           const batch = await this.aliases.expand([...scoped, ...paths]);
           const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
-          this.opts.onApplied?.({ paths: batch, refreshed: false, why, summary, ms: performance.now() - t0 });
+          applied({ paths: batch, refreshed: false, why, summary });
         } else if (refresh) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A replaced folder's watch died with it, and its ignore files raised no event: all are
@@ -396,12 +399,12 @@ export class RepoWatcher {
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();
-          this.opts.onApplied?.({ paths: [], refreshed: true, why, ms: performance.now() - t0 });
+          applied({ paths: [], refreshed: true, why });
         } else if (paths.length) {
           const batch = await this.aliases.expand(paths);
           const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
-          this.opts.onApplied?.({ paths: batch, refreshed: false, summary, ms: performance.now() - t0 });
+          applied({ paths: batch, refreshed: false, summary });
         }
       });
       this.landed();
