@@ -17,6 +17,7 @@ import { Methods } from '../protocol/messages.js';
 import { evidex } from './helpers/cli.js';
 import { daemonEnv, waitFor, waitWatcherReady } from './helpers/daemon.js';
 import { cleanupTemp, git, tempDir } from './helpers/fs.js';
+import { gatedQueue } from './helpers/gated-queue.js';
 
 test.after(() => cleanupTemp());
 
@@ -41,10 +42,7 @@ test('the watcher\'s start-up scan over symlinks sees no change; a link made aft
   const handle: IndexHandle = await openEvidexIndex(root, { stateDir: tempDir('state') });
   await handle.refresh();
   // The daemon's write queue, held shut by the test: whatever the watcher saw stays unwritten until it opens.
-  let open!: () => void;
-  const gate = new Promise<void>((r) => { open = r; });
-  let tail: Promise<unknown> = gate;
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => { const p = tail.then(fn); tail = p.catch(() => undefined); return p; };
+  const { exclusive, open } = gatedQueue();
   const batches: string[][] = [];
   const watcher = await RepoWatcher.start({ root, rules: await handle.rules(), index: handle, exclusive, onApplied: (a) => { if (!a.refreshed) batches.push(a.paths); } });
   try {
