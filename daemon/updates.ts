@@ -149,11 +149,13 @@ export class IndexUpdates {
           this.startupState = 'done';
           this.startupError = undefined;
         }
-        if (a.refreshed) log(`watch: re-walked (${a.why}) in ${a.ms.toFixed(1)} ms`);
+        // The wait for the write queue is told apart: a batch queued behind the start-up build is not a slow batch.
+        const took = `${a.ms.toFixed(1)} ms${(a.waitedMs ?? 0) >= 1 ? `, after ${a.waitedMs!.toFixed(0)} ms waiting for its turn` : ''}`;
+        if (a.refreshed) log(`watch: re-walked (${a.why}) in ${took}`);
         else if (a.summary) {
           const s = a.summary;
           const shown = a.paths.length <= 3 ? a.paths.join(' ') : `${a.paths.slice(0, 3).join(' ')} +${a.paths.length - 3}`;
-          log(`watch: ${shown}: ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged.length} unchanged → generation ${s.generation} (${a.ms.toFixed(1)} ms)`);
+          log(`watch: ${shown}: ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged.length} unchanged → generation ${s.generation} (${took})`);
         }
       },
     }).then((w) => {

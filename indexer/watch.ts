@@ -8,15 +8,17 @@
 // ignore sources), pruned.ts (excluded folders let in again), held.ts (a batch
 // that could not be written, kept and retried: a full disk holds new events
 // too, any other failure is narrowed to the paths that fail), catch-up.ts
-// (since when the index is behind what was seen, for status and answers).
+// (since when the index is behind what was seen, for status and answers),
+// chokidar.ts (its options, and the scan's symlink adds that are no change).
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
-import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { isPathTooLong } from './discover/path-limits.js';
 import { inGitDir, parentOf } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
+import { isScanLinkAdd, openChokidar } from './watch/chokidar.js';
 import { WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
 import { GitSourceWatch } from './watch/git-sources.js';
@@ -211,22 +213,11 @@ export class RepoWatcher {
     this.target = target;
     this.pruned.clear();
     const polling = this.watchFiles;
-    const fsw = chokidarWatch(this.opts.root, {
-      ignoreInitial: true,
-      ignored: this.ignored,
-      // No awaitWriteFinish (it adds >= 200 ms) and no atomic (it holds unlinks back 100 ms):
-      // update() re-checks each path on disk, which already makes write+rename end right.
-      awaitWriteFinish: false,
-      atomic: false,
-      followSymlinks: false,
-      alwaysStat: true,
-      usePolling: polling,
-      interval: this.opts.pollMs ?? 500,
-      binaryInterval: this.opts.pollMs ?? 500,
-      persistent: true,
-    });
+    const fsw = openChokidar(this.opts.root, this.ignored, polling, this.opts.pollMs);
     this.fsw = fsw;
+    let scanned = false;
     fsw.on('all', (event, path, stats) => {
+      if (isScanLinkAdd(scanned, event, stats)) return;
       if (event === 'addDir' && stats) this.folders.added(path, stats);
       else if (event === 'unlinkDir') this.folders.removed(path);
       this.onEvent(event, path);
@@ -240,7 +231,7 @@ export class RepoWatcher {
     const ready = await new Promise<boolean>((resolve) => {
       abort = () => resolve(false);
       this.abortOpen = abort;
-      fsw.once('ready', () => resolve(true));
+      fsw.once('ready', () => { scanned = true; resolve(true); });
     });
     if (this.abortOpen === abort) this.abortOpen = null;
     if (!ready || this.fsw !== fsw) return; // closed (or replaced) while it scanned
@@ -365,11 +356,14 @@ export class RepoWatcher {
     this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
+    let turn = t0; // when the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart
+    const applied = (a: Omit<WatchApplied, 'ms' | 'waitedMs'>) => this.opts.onApplied?.({ ...a, ms: performance.now() - turn, waitedMs: turn - t0 });
     this.inFlight = paths.length + (refresh ? 1 : 0);
     this.marks.take();
     this.rewalking = refresh ? why || 'requested' : null;
     try {
       await this.opts.exclusive(async () => {
+        turn = performance.now();
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
         if (this.closed) return;
         if (gitSources && !refresh) {
@@ -388,7 +382,7 @@ export class RepoWatcher {
           const batch = await this.aliases.expand([...scoped, ...paths]);
           const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
-          this.opts.onApplied?.({ paths: batch, refreshed: false, why, summary, ms: performance.now() - t0 });
+          applied({ paths: batch, refreshed: false, why, summary });
         } else if (refresh) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A replaced folder's watch died with it, and its ignore files raised no event: all are
@@ -405,12 +399,12 @@ export class RepoWatcher {
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();
-          this.opts.onApplied?.({ paths: [], refreshed: true, why, ms: performance.now() - t0 });
+          applied({ paths: [], refreshed: true, why });
         } else if (paths.length) {
           const batch = await this.aliases.expand(paths);
           const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
-          this.opts.onApplied?.({ paths: batch, refreshed: false, summary, ms: performance.now() - t0 });
+          applied({ paths: batch, refreshed: false, summary });
         }
       });
       this.landed();

@@ -20,6 +20,7 @@ import { evidex } from './helpers/cli.js';
 import { daemonEnv, waitFor, waitWatcherReady } from './helpers/daemon.js';
 import { mountReason, SmallDisk } from './helpers/full-disk.js';
 import { cleanupTemp, git, tempDir } from './helpers/fs.js';
+import { gatedQueue } from './helpers/gated-queue.js';
 
 const disks: SmallDisk[] = [];
 test.after(() => {
@@ -72,10 +73,7 @@ test('a checkout seen by the watcher: catching up (changes, since, the re-walk) 
   const handle: IndexHandle = await openEvidexIndex(root, { stateDir: tempDir('state') });
   await handle.refresh();
   // The daemon's write queue, with a gate the test opens: the checkout's batches wait behind it.
-  let open!: () => void;
-  const gate = new Promise<void>((r) => { open = r; });
-  let tail: Promise<unknown> = gate;
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => { const p = tail.then(fn); tail = p.catch(() => undefined); return p; };
+  const { exclusive, open } = gatedQueue();
   const watcher = await RepoWatcher.start({ root, rules: await handle.rules(), index: handle, exclusive });
   try {
     assert.is(watcher.catchingUp, null, 'nothing seen yet');

@@ -11,7 +11,8 @@ export interface WatchApplied {
   refreshed: boolean;         // the whole tree was re-walked (see `why`)
   why?: string;               // for a re-walk: which ignore files changed, or who asked
   summary?: UpdateSummary;
-  ms: number;
+  ms: number;                 // the batch's own work, from its turn in the write queue
+  waitedMs?: number;          // how long it waited for that turn (behind the start-up build, say)
 }
 
 export interface WatchOptions {
