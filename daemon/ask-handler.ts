@@ -17,6 +17,8 @@ export interface AskHandlerDeps {
   /** The index's runTool (IndexHandle.runTool: checks the call, then answers it); the loop audits its calls itself. */
   runTool: (name: unknown, args: unknown) => ToolResult | Promise<ToolResult>;
   stateDir: string;
+  /** The repository's absolute root (an answer's absolute paths under it cite repository paths). */
+  root: string;
 }
 
 export async function handleAsk(req: AskParams, client: Caller, ctx: RequestContext, deps: AskHandlerDeps): Promise<AskResult> {
@@ -33,6 +35,7 @@ export async function handleAsk(req: AskParams, client: Caller, ctx: RequestCont
       notify: (event) => client.notify(Notifications.askEvent, { ...event, requestId: ctx.id }),
       signal: ctx.signal, // aborted when this client disconnects or sends $/cancelRequest
       stateDir: deps.stateDir,
+      root: deps.root,
     });
   } catch (e) {
     if (e instanceof RpcError || e instanceof ToolError) throw e;

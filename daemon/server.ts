@@ -266,6 +266,7 @@ export class Daemon {
     ask: (p, client, ctx) => handleAsk(p, client, ctx, {
       runTool: (name, args) => this.tools.runTool(name, args, client, cancelledBy(ctx)),
       stateDir: this.opts.stateDir,
+      root: this.handle.root,
     }),
     indexStatus: () => this.status(),
     // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.
