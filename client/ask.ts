@@ -17,7 +17,7 @@
 // escape sequences into its answer reaches the terminal as text, even when a
 // sequence is split across streamed pieces (each character is judged alone).
 import type { Evidence } from '../indexer/evidence.js';
-import { CLEAR_LINE, human, join, paint, path, screenOf, stderr, text, type Colour, type Part, type Screen, type Shown } from '../local/human.js';
+import { CLEAR_LINE, fitLine, human, join, line, paint, path, screenOf, stderr, text, type Colour, type Part, type Screen, type Shown } from '../local/human.js';
 import { apiNotice, askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { Methods, Notifications, type AskEventParams, type ModelApi } from '../protocol/messages.js';
@@ -161,7 +161,10 @@ export class AskView {
   }
   private drawSpinner(): void {
     if (!this.spinning || !this.spinnerText || !this.atLineStart) return;
-    this.err.write(human`${CLEAR_LINE}${paint('36', SPIN[this.frame++ % SPIN.length])} ${paint('2', this.spinnerText)}`);
+    // Narrower than the terminal (its last column left free): a line that wraps cannot be cleared in place, and each redraw would add one.
+    const columns = this.err.columns;
+    const label = columns === undefined ? line(this.spinnerText) : fitLine(this.spinnerText, columns - 3);
+    this.err.write(human`${CLEAR_LINE}${paint('36', SPIN[this.frame++ % SPIN.length])} ${paint('2', label)}`);
     this.spinnerDrawn = true;
   }
   private spin(text: string): void {
