@@ -220,7 +220,8 @@ export class AskView {
         break;
       }
       case 'tool_result': {
-        const fit = e.shown < e.items || e.refs > 0 || e.items < e.total
+        // Only what the window cut: items past `limit` are counted by "total" already.
+        const fit = e.shown < e.items || e.refs > 0
           ? human`; ${e.shown} sent to the model${e.refs ? human` (+${e.refs} as path:line)` : ''} to fit the context window` : '';
         this.line(p('2', human`  ← ${e.items} item${e.items === 1 ? '' : 's'} (total ${e.total}) in ${e.ms} ms${fit}`));
         break;

@@ -1,6 +1,7 @@
 // Before the first turn: does the chosen model exist, and can it call tools?
 // Ollama reports that in /api/show `capabilities`; when the answer is no, the
 // user needs to know which installed models would do, so we ask each one.
+import { CHOOSE_MODEL } from '../../../protocol/ask-settings.js';
 import type { Ollama } from 'ollama';
 import { isAbortError, ModelError, shortQuote, type ModelDescription, type ModelFacts } from '../model.js';
 import { classifyOllamaError, notOllamaAdvice } from './client.js';
@@ -90,5 +91,5 @@ export async function checkToolCapability(ollama: Ollama, host: string, model: s
   const what = Array.isArray(capabilities)
     ? `has no "tools" capability (it lists: ${capabilities.join(', ') || 'none'})`
     : 'reports no capabilities (Ollama too old? evidex needs one that lists them in /api/show)';
-  throw new ModelError('model_no_tools', `model "${model}" in Ollama at ${host} ${what}; ${suggestion(others)}; choose one with --model or EVIDEX_MODEL`);
+  throw new ModelError('model_no_tools', `model "${model}" in Ollama at ${host} ${what}; ${suggestion(others)}; choose one with ${CHOOSE_MODEL}`);
 }

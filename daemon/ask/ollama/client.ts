@@ -1,5 +1,6 @@
 // The one place evidex builds an `ollama` client, and turns what the package
 // throws into ModelErrors with distinct, actionable one-line messages.
+import { CHOOSE_MODEL } from '../../../protocol/ask-settings.js';
 import { Ollama } from 'ollama';
 import { boundedFetch, causeCode, UNREACHABLE } from '../http.js';
 import { ModelError, shortQuote } from '../model.js';
@@ -49,14 +50,14 @@ export function classifyOllamaError(err: unknown, host: string, model: string, p
   if (e?.name === 'ResponseError' && typeof e.status_code === 'number') {
     const text = shortQuote(serverSaid(e.error, msg));
     if (/does not support tools/i.test(text)) {
-      return new ModelError('model_no_tools', `model "${model}" does not support tool calling in Ollama at ${host} (Ollama said: ${text}); choose a model with the "tools" capability (--model or EVIDEX_MODEL)`);
+      return new ModelError('model_no_tools', `model "${model}" does not support tool calling in Ollama at ${host} (Ollama said: ${text}); choose a model with the "tools" capability (${CHOOSE_MODEL})`);
     }
     if (e.status_code === 404 && !/model\b.*\bnot found|not found.*\bmodel|try pulling/i.test(text)) {
       // Not Ollama's "model not found": the URL does not lead to Ollama's API at all.
       return new ModelError('ollama_http_error', `${host} answered HTTP 404 (${text}) where Ollama's API should be; ${notOllamaAdvice(host)}`);
     }
     if (e.status_code === 404) {
-      return new ModelError('model_not_found', `model "${model}" is not installed in Ollama at ${host} (Ollama said: ${text}); install it with \`ollama pull ${model}\` or choose another with --model / EVIDEX_MODEL`);
+      return new ModelError('model_not_found', `model "${model}" is not installed in Ollama at ${host} (Ollama said: ${text}); install it with \`ollama pull ${model}\` or choose another with ${CHOOSE_MODEL}`);
     }
     return new ModelError('ollama_http_error', `Ollama at ${host} answered HTTP ${e.status_code}: ${text}`);
   }
