@@ -98,7 +98,12 @@ export async function askViaClient(
     return await client.request(Methods.ask, { question, ...settings, ...extra }, signal);
   } catch (err) {
     const data = (err as { data?: { code?: string; message?: string } }).data;
-    throw new Error(data?.message ?? (err as Error).message);
+    const message = data?.message ?? (err as Error).message;
+    // The connection ends under a question only when the daemon went away (stopped, or killed).
+    if (data === undefined && /^connection (closed|error)\b/.test(message) && !signal?.aborted) {
+      throw new Error(`the daemon stopped before the question was answered (${message}); ask again (the next command starts a daemon)`);
+    }
+    throw new Error(message);
   } finally {
     off();
   }
