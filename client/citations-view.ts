@@ -52,7 +52,7 @@ function unbackedWhy(c: CitationCheck): string {
   switch (c.reason) {
     case 'no_such_file':
       if (c.path.startsWith('/')) return 'a path outside the repository';
-      return c.path.includes('/') ? 'no such file in the repository (or not indexed)' : 'no such file in the repository (or not indexed): name the path from the repository\'s root';
+      return c.path.includes('/') ? 'no such file in the repository, or one evidex does not index' : 'no such file in the repository, or one evidex does not index: name the path from the repository\'s root';
     default: return c.start_line === undefined ? 'named, but not in the evidence gathered for this question' : 'not in the evidence gathered for this question';
   }
 }

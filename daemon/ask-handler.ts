@@ -19,6 +19,8 @@ export interface AskHandlerDeps {
   stateDir: string;
   /** The repository's absolute root (an answer's absolute paths under it cite repository paths). */
   root: string;
+  /** Whether a repository path is an indexed file (an answer's citation of a file that does not exist is told apart). */
+  indexed: (path: string) => Promise<boolean>;
 }
 
 export async function handleAsk(req: AskParams, client: Caller, ctx: RequestContext, deps: AskHandlerDeps): Promise<AskResult> {
@@ -36,6 +38,7 @@ export async function handleAsk(req: AskParams, client: Caller, ctx: RequestCont
       signal: ctx.signal, // aborted when this client disconnects or sends $/cancelRequest
       stateDir: deps.stateDir,
       root: deps.root,
+      indexed: deps.indexed,
     });
   } catch (e) {
     if (e instanceof RpcError || e instanceof ToolError) throw e;

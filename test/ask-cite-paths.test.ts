@@ -10,6 +10,7 @@ import { FakeOllama, call } from './fake-ollama/server.js';
 import { askFake, openFixtureIndex, type FixtureIndex } from './fake-ollama/harness.js';
 import { FIXTURE } from './helpers/fs.js';
 import { citationLines } from '../client/citations-view.js';
+import { indexedVia } from '../daemon/ask/citations.js';
 
 let ix: FixtureIndex;
 test.before(async () => { ix = await openFixtureIndex(); });
@@ -22,7 +23,7 @@ async function answerAfterRead(answer: string) {
       { chunks: [{ tool_calls: [call('read_evidence', { path: 'src/rag_common.py', start_line: 10, end_line: 14 })] }] },
       { chunks: [{ content: answer }] },
     );
-    return (await askFake(f, 'where is COLLECTION_NAME set?', { runTool: ix.runTool, stateDir: ix.stateDir, root: FIXTURE })).result;
+    return (await askFake(f, 'where is COLLECTION_NAME set?', { runTool: ix.runTool, stateDir: ix.stateDir, root: FIXTURE, indexed: indexedVia(ix.runTool) })).result;
   } finally { await f.stop(); }
 }
 

@@ -5,6 +5,7 @@
 // means the text the model actually received: a truncated item spans its whole
 // definition in start_line..end_line, but its snippet holds only a prefix, and
 // lines past that prefix were never seen.
+import { ToolError } from '../../indexer/errors.js';
 import type { Evidence } from '../../indexer/evidence.js';
 import type { CitationCheck } from '../../protocol/ask-events.js';
 import { findPathRefs, onlyPathEnding, type CiteRef, type PathContext } from './cite-forms.js';
@@ -77,15 +78,18 @@ const MISSING_LOOKUPS = 100;
 
 /**
  * The answer's citations checked as the daemon does, where the index can say
- * which files exist (`exists`: the daemon asks read_evidence for a first
- * line). A path the model never saw that is no file of the repository is
+ * which files exist (`exists`, indexedVia: not a tool call of the question's,
+ * neither audited nor counted). A path the model never saw that is no file of the repository is
  * taken to mean the one evidence path it ends (`utils.py:252` for
  * `src/click/utils.py`), when exactly one does; failing that it is
  * `no_such_file`.
  */
-export async function settleCitations(answer: string, evidence: readonly Evidence[], root: string | undefined, exists: (path: string) => Promise<boolean>): Promise<CitationCheck[]> {
+export async function settleCitations(
+  answer: string, evidence: readonly Evidence[], root: string | undefined, exists: ((path: string) => Promise<boolean>) | undefined,
+): Promise<CitationCheck[]> {
   const where = root ? { root } : {};
   const first = checkCitations(answer, evidence, where);
+  if (!exists) return first;
   const missing = new Set<string>();
   const asked = new Set<string>();
   for (const c of first) {
@@ -122,4 +126,20 @@ export function citesNoEvidence(answer: string, citations: readonly CitationChec
   if (!toolsRan || citations.length > 0) return false;
   const text = answer.trim();
   return text !== '' && CODE_TOKEN.test(text) && !NOTHING_FOUND.test(text);
+}
+
+/**
+ * Whether a repository path is a file of the index, asked of `runTool` (the
+ * index's own, not the question's): what read_evidence refuses as not there,
+ * or never to be read, is not.
+ */
+export function indexedVia(runTool: (name: unknown, args: unknown) => unknown): (path: string) => Promise<boolean> {
+  return async (path) => {
+    try {
+      await runTool('read_evidence', { path, start_line: 1, end_line: 1 });
+      return true;
+    } catch (err) {
+      return !(err instanceof ToolError && (err.code === 'not_indexed' || err.code === 'path_denied' || err.code === 'secret_denied'));
+    }
+  };
 }

@@ -16,7 +16,6 @@ import { argumentsForLog, nameForLog } from '../../indexer/query/arg-bounds.js';
 import type { AskResult } from '../../protocol/ask-events.js';
 import { ContextBudget, chooseNumCtx } from './budget.js';
 import { answerCalls, refuse, type RunTool } from './calls.js';
-import { ToolError } from '../../indexer/errors.js';
 import { citesNoEvidence, settleCitations } from './citations.js';
 import { type AskConfig, type AskSettings, resolveAskConfig } from './config.js';
 import {
@@ -47,6 +46,8 @@ export interface AskContext extends QuestionIO {
   conversation?: Conversation;
   /** The repository's absolute root: an answer's absolute path under it cites the repository path. */
   root?: string;
+  /** Whether a repository path is an indexed file (citations.ts indexedVia); without it, no citation is told apart as no_such_file. */
+  indexed?: (path: string) => Promise<boolean>;
   /** The model the question is put to (default: the API models.ts chooses for the settings). */
   openModel?: (cfg: AskConfig) => ChatModel;
 }
@@ -84,15 +85,6 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   return finish(q, outcome, checked, ctx);
 }
 
-/** Whether `path` is a file of the index: what read_evidence refuses as not there (or never to be read) is not. */
-async function indexed(runTool: RunTool, path: string): Promise<boolean> {
-  try {
-    await runTool('read_evidence', { path, start_line: 1, end_line: 1 });
-    return true;
-  } catch (err) {
-    return !(err instanceof ToolError && (err.code === 'not_indexed' || err.code === 'path_denied' || err.code === 'secret_denied'));
-  }
-}
 
 /** The model exists and can call tools; the window every request asks for: its context length, capped by EVIDEX_NUM_CTX. */
 async function checkModel(q: Question, model: ChatModel, describe: boolean): Promise<CheckedModel> {
@@ -255,7 +247,7 @@ function outcomeOf(err: unknown, q: Question): Outcome {
 async function finish(q: Question, outcome: Outcome, checked: CheckedModel | undefined, ctx: AskContext): Promise<AskResult> {
   const conversation = ctx.conversation;
   const answer = 'answer' in outcome ? outcome.answer : '';
-  const citations = 'answer' in outcome ? await settleCitations(answer, q.evidence, ctx.root, (path) => indexed(ctx.runTool, path)) : [];
+  const citations = 'answer' in outcome ? await settleCitations(answer, q.evidence, ctx.root, ctx.indexed) : [];
   const uncited = outcome.why === 'answered' && citesNoEvidence(answer, citations, q.attempts.length > 0);
   if ('answer' in outcome) q.notify({ type: 'citations', citations, ...(uncited ? { uncited: true as const } : {}) });
   const message = 'message' in outcome ? outcome.message : undefined;
