@@ -17,7 +17,7 @@
 // escape sequences into its answer reaches the terminal as text, even when a
 // sequence is split across streamed pieces (each character is judged alone).
 import type { Evidence } from '../indexer/evidence.js';
-import { CLEAR_LINE, human, join, paint, path, screenOf, stderr, text, type Colour, type Part, type Screen, type Shown } from '../local/human.js';
+import { CLEAR_LINE, fitLine, human, join, line, paint, path, screenOf, stderr, text, type Colour, type Part, type Screen, type Shown } from '../local/human.js';
 import { apiNotice, askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { Methods, Notifications, type AskEventParams, type ModelApi } from '../protocol/messages.js';
@@ -98,7 +98,12 @@ export async function askViaClient(
     return await client.request(Methods.ask, { question, ...settings, ...extra }, signal);
   } catch (err) {
     const data = (err as { data?: { code?: string; message?: string } }).data;
-    throw new Error(data?.message ?? (err as Error).message);
+    const message = data?.message ?? (err as Error).message;
+    // The connection ends under a question only when the daemon went away (stopped, or killed).
+    if (data === undefined && /^connection (closed|error)\b/.test(message) && !signal?.aborted) {
+      throw new Error(`the daemon stopped before the question was answered (${message}); ask again (the next command starts a daemon)`);
+    }
+    throw new Error(message);
   } finally {
     off();
   }
@@ -161,7 +166,10 @@ export class AskView {
   }
   private drawSpinner(): void {
     if (!this.spinning || !this.spinnerText || !this.atLineStart) return;
-    this.err.write(human`${CLEAR_LINE}${paint('36', SPIN[this.frame++ % SPIN.length])} ${paint('2', this.spinnerText)}`);
+    // Narrower than the terminal (its last column left free): a line that wraps cannot be cleared in place, and each redraw would add one.
+    const columns = this.err.columns;
+    const label = columns === undefined ? line(this.spinnerText) : fitLine(this.spinnerText, columns - 3);
+    this.err.write(human`${CLEAR_LINE}${paint('36', SPIN[this.frame++ % SPIN.length])} ${paint('2', label)}`);
     this.spinnerDrawn = true;
   }
   private spin(text: string): void {
@@ -217,7 +225,8 @@ export class AskView {
         break;
       }
       case 'tool_result': {
-        const fit = e.shown < e.items || e.refs > 0 || e.items < e.total
+        // Only what the window cut: items past `limit` are counted by "total" already.
+        const fit = e.shown < e.items || e.refs > 0
           ? human`; ${e.shown} sent to the model${e.refs ? human` (+${e.refs} as path:line)` : ''} to fit the context window` : '';
         this.line(p('2', human`  ← ${e.items} item${e.items === 1 ? '' : 's'} (total ${e.total}) in ${e.ms} ms${fit}`));
         break;

@@ -11,6 +11,7 @@ import type { Evidence } from '../indexer/evidence.js';
 import { human, screenOf, type Screen } from '../local/human.js';
 import type { AskResult } from '../protocol/ask-events.js';
 import type { ModelApi } from '../protocol/messages.js';
+import { CHOOSE_MODEL } from '../protocol/ask-settings.js';
 import { AskView, askViaClient, clientAskSettings, evidenceList, type AskClient } from './ask.js';
 
 export interface ChatOptions {
@@ -78,7 +79,8 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
       if (line === '/model' || line.startsWith('/model ')) {
         const m = line.slice('/model'.length).trim();
         if (m) settings = { ...settings, model: m };
-        err.line(human`model: ${settings.model ?? 'the daemon\'s default (EVIDEX_MODEL, else qwen3:8b)'}`);
+        // The daemon checks a model before its first turn: a name it cannot use is said at the next question.
+        err.line(human`model: ${settings.model ?? 'the daemon\'s default (EVIDEX_MODEL, else qwen3:8b)'}${m ? ' (checked when the next question is asked)' : ''}`);
         rl.prompt();
         continue;
       }
@@ -88,11 +90,11 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
       current = new AbortController();
       let result: AskResult | null = null;
       try {
-        result = await askViaClient(client, line, settings, (e) => view.event(e), current.signal, { conversation });
+        result = inChatWords(await askViaClient(client, line, settings, (e) => view.event(e), current.signal, { conversation }));
         view.finish(result);
       } catch (e) {
         view.stop();
-        err.line(current.signal.aborted ? human`cancelled` : human`evidex chat: ${(e as Error).message}`);
+        err.line(current.signal.aborted ? human`cancelled` : human`evidex chat: ${chatWords((e as Error).message)}`);
       } finally {
         current = null;
       }
@@ -108,4 +110,17 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
   }
   if (terminal) err.write(human`\n`); // Ctrl-D leaves the cursor after the prompt
   return 0;
+}
+
+/** A daemon message as said in chat, where another model is chosen with /model. */
+function chatWords(message: string): string {
+  return message.split(CHOOSE_MODEL).join('/model');
+}
+
+function inChatWords(r: AskResult): AskResult {
+  return {
+    ...r,
+    ...(r.message !== undefined ? { message: chatWords(r.message) } : {}),
+    ...(r.error ? { error: { ...r.error, message: chatWords(r.error.message) } } : {}),
+  };
 }

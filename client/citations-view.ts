@@ -47,12 +47,19 @@ export function evidenceLine(evidence: readonly Evidence[], file: string, line: 
   return null;
 }
 
+/** Why a citation is not backed, in words (a daemon too old to say is taken as the file not shown). */
+function unbackedWhy(c: CitationCheck): string {
+  switch (c.reason) {
+    case 'no_such_file':
+      if (c.path.startsWith('/')) return 'a path outside the repository';
+      return c.path.includes('/') ? 'no such file in the repository, or one evidex does not index' : 'no such file in the repository, or one evidex does not index: name the path from the repository\'s root';
+    default: return c.start_line === undefined ? 'named, but not in the evidence gathered for this question' : 'not in the evidence gathered for this question';
+  }
+}
+
 function citationLine(c: CitationCheck, evidence: readonly Evidence[], shown: (rootPath: string) => string): Shown {
   const where = human`${path(shown(c.path))}${spanOf(c)}`;
-  if (!c.backed) {
-    const why = c.start_line === undefined ? 'named, but not in the evidence gathered for this question' : 'not in the evidence gathered for this question';
-    return human`  ${paint('31', '✘')} ${where}  (${why})`;
-  }
+  if (!c.backed) return human`  ${paint('31', '✘')} ${where}  (${unbackedWhy(c)})`;
   if (c.start_line === undefined) return human`  ${paint('32', '✔')} ${where}  (named without a line)`;
   const t = evidenceLine(evidence, c.path, c.start_line);
   return t === null ? human`  ${paint('32', '✔')} ${where}` : human`  ${paint('32', '✔')} ${where}  ${paint('2', oneLine(t, LINE_MAX))}`;

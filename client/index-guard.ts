@@ -42,10 +42,16 @@ function realHome(): string | null {
  * with --repo) must not be indexed unasked; returns quietly otherwise.
  */
 export async function checkUnnamedRoot(root: string): Promise<void> {
-  const how = `name it with --repo ${root} to index it anyway, or run evidex inside a repository`;
-  if (root === realHome()) throw new UsageError(`not indexing ${root} unasked: it is your home folder; ${how}`);
+  if (root === realHome()) throw new UnnamedRootError(root, 'it is your home folder');
   if (await workTreeOf(root) !== null) return;
   if (await countFilesUpTo(root, MAX_UNNAMED_FILES) > MAX_UNNAMED_FILES) {
-    throw new UsageError(`not indexing ${root} unasked: it is not a git work tree and holds more than ${MAX_UNNAMED_FILES.toLocaleString('en-US')} files; ${how}`);
+    throw new UnnamedRootError(root, `it is not a git work tree and holds more than ${MAX_UNNAMED_FILES.toLocaleString('en-US')} files`);
+  }
+}
+
+/** The refusal of checkUnnamedRoot: its message gives the command line's advice; `why` is there for another (evidex mcp's). */
+export class UnnamedRootError extends UsageError {
+  constructor(readonly root: string, readonly why: string) {
+    super(`not indexing ${root} unasked: ${why}; name it with --repo ${root} to index it anyway, or run evidex inside a repository`);
   }
 }

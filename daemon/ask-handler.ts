@@ -17,6 +17,10 @@ export interface AskHandlerDeps {
   /** The index's runTool (IndexHandle.runTool: checks the call, then answers it); the loop audits its calls itself. */
   runTool: (name: unknown, args: unknown) => ToolResult | Promise<ToolResult>;
   stateDir: string;
+  /** The repository's absolute root (an answer's absolute paths under it cite repository paths). */
+  root: string;
+  /** Whether a repository path is an indexed file (an answer's citation of a file that does not exist is told apart). */
+  indexed: (path: string) => Promise<boolean>;
 }
 
 export async function handleAsk(req: AskParams, client: Caller, ctx: RequestContext, deps: AskHandlerDeps): Promise<AskResult> {
@@ -33,6 +37,8 @@ export async function handleAsk(req: AskParams, client: Caller, ctx: RequestCont
       notify: (event) => client.notify(Notifications.askEvent, { ...event, requestId: ctx.id }),
       signal: ctx.signal, // aborted when this client disconnects or sends $/cancelRequest
       stateDir: deps.stateDir,
+      root: deps.root,
+      indexed: deps.indexed,
     });
   } catch (e) {
     if (e instanceof RpcError || e instanceof ToolError) throw e;

@@ -31,6 +31,7 @@ import {
   type DaemonInfoStatus, type StatusResult,
 } from '../protocol/messages.js';
 import { handleAsk } from './ask-handler.js';
+import { indexedVia } from './ask/citations.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import type { Caller } from './caller.js';
 import { Dispatcher, latencyName, type Handlers } from './dispatch.js';
@@ -266,6 +267,9 @@ export class Daemon {
     ask: (p, client, ctx) => handleAsk(p, client, ctx, {
       runTool: (name, args) => this.tools.runTool(name, args, client, cancelledBy(ctx)),
       stateDir: this.opts.stateDir,
+      root: this.handle.root,
+      // The index itself, not the client's turn: a citation's file looked up is no tool call of the question.
+      indexed: indexedVia((name, args) => this.handle.runTool(name, args)),
     }),
     indexStatus: () => this.status(),
     // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.

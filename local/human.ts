@@ -24,6 +24,8 @@
 // checks that nothing else writes to a stream). `--json` keeps the exact text:
 // `Screen.json` writes JSON, with the characters above as `\u` escapes.
 
+import { graphemes, graphemeWidth } from './width.js';
+
 /** The characters shown escaped (docs/cli.md): Cc, Bidi_Control, Zl, Zp. */
 const UNSAFE = /[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
 /** One run of them (or of backslashes, which `path` doubles). */
@@ -167,6 +169,34 @@ export function padEnd(s: Part, width: number): Shown {
   return shown(p.plain + pad, p.rich + pad);
 }
 
+/** The columns `s` takes once shown as `line` (an escape counts its characters). */
+export function lineWidth(s: string): number {
+  return graphemes(s).reduce((n, g) => n + shownWidth(g), 0);
+}
+
+function shownWidth(g: string): number {
+  return UNSAFE.test(g) ? line(g).plain.length : graphemeWidth(g);
+}
+
+/**
+ * Outside text on one line (as `line`), cut to at most `columns` terminal
+ * columns, ending in `…` where it was cut; cut between graphemes, so an escape
+ * or a wide character is never split.
+ */
+export function fitLine(s: string, columns: number): Shown {
+  if (lineWidth(s) <= columns) return line(s);
+  if (columns < 1) return shown('');
+  let used = 0;
+  let kept = '';
+  for (const g of graphemes(s)) {
+    const w = shownWidth(g);
+    if (used + w > columns - 1) break;
+    used += w;
+    kept += g;
+  }
+  return human`${line(kept)}…`;
+}
+
 /** The SGR colours evidex uses (a closed set: nothing else is painted). */
 export type Colour = '1' | '2' | '1;31' | '31' | '32' | '33' | '35' | '36';
 
@@ -200,6 +230,12 @@ export class Screen {
   readonly isTTY: boolean;
   /** Colours and highlighted escapes: `rich` text. */
   readonly colour: boolean;
+
+  /** The terminal's width in columns, when the stream is a terminal that says. */
+  get columns(): number | undefined {
+    const c = (this.stream as { columns?: unknown }).columns;
+    return this.isTTY && typeof c === 'number' && c > 0 ? c : undefined;
+  }
 
   constructor(private readonly stream: Sink, opts: { colour?: boolean; env?: NodeJS.ProcessEnv } = {}) {
     this.isTTY = Boolean(stream.isTTY);

@@ -54,7 +54,15 @@ export interface CitationCheck {
   start_line?: number;              // absent for a path named without a line
   end_line?: number;
   backed: boolean;                  // every cited line (a path alone: some line) lies inside evidence gathered for this question
+  reason?: UnbackedReason;          // set when not backed: why
 }
+
+/**
+ * Why a citation is not backed: the file was shown but not those lines; an
+ * indexed file the model never saw; no file of the index at all (missing,
+ * ignored, secret, or outside the repository).
+ */
+export type UnbackedReason = 'lines_not_shown' | 'file_not_shown' | 'no_such_file';
 
 export type AskEvent =
   | { type: 'started'; questionId: string; model: string; host: string; maxSteps: number; timeoutMs: number; api?: ModelApi } // api: set for an OpenAI-compatible server

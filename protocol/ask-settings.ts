@@ -11,6 +11,13 @@ import {
 } from './messages.js';
 
 /** The settings part of the `ask` params (wire names). Each one set overrides the daemon's own environment. */
+/**
+ * How the daemon's messages say to choose another model. One phrase, so a
+ * client where the model is chosen otherwise (chat's `/model`) can say that
+ * instead.
+ */
+export const CHOOSE_MODEL = '--model or EVIDEX_MODEL';
+
 export type AskSettings = Pick<AskParams,
   'model' | 'ollama_host' | 'api' | 'api_base' | 'api_key' | 'max_steps' | 'calls_per_turn' | 'timeout_s' | 'think' | 'num_ctx'>;
 

@@ -9,7 +9,7 @@ import { runAskCommand } from '../client/ask.js';
 import type { ModelApi } from '../protocol/messages.js';
 import { call } from './fake-ollama/server.js';
 import { askThrough, auditLines, jsonLines, startAskDaemon, type AskDaemon, type AskOutput } from './helpers/ask-daemon.js';
-import { waitFor, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
+import { stopDaemon, waitFor, type TestDaemon, captureStream as capture } from './helpers/daemon.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { evidex } from './helpers/cli.js';
 import { join } from 'node:path';
@@ -178,6 +178,23 @@ test('an OLLAMA_HOST ending in /v1 is taken as an OpenAI-compatible server, said
       assert.is(named.err, '', 'no notice when the API is named');
       assert.is(o.fake.requests.length, before);
     } finally { await client.close(); }
+  } finally { await o.stop(); }
+});
+
+test('the daemon stopped in the middle of a question: said as such, with what to do, not as a closed connection', async () => {
+  const o = await startAskDaemon({ git: true, env: daemonEnv });
+  try {
+    o.fake.script({ chunks: [{ content: 'Let me think' }], hang: true });
+    const client = await connect(o.root, { env: o.daemon.env });
+    const out = capture();
+    const err = capture();
+    const run = runAskCommand(client, 'q', { json: false, out: out.out, err: err.out, env: {} });
+    await waitFor('the model is streaming', () => o.fake.requests.some((r) => r.path === '/api/chat'));
+    await stopDaemon(o.daemon);
+    const code = await run;
+    await client.close();
+    assert.is(code, 1);
+    assert.match(err.text(), /evidex ask: the daemon stopped before the question was answered \(connection closed \(1001 daemon shutting down\)\); ask again \(the next command starts a daemon\)\n$/);
   } finally { await o.stop(); }
 });
 

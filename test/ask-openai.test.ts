@@ -133,6 +133,25 @@ test('LM Studio returning a malformed call as plain content: refused "call tools
   } finally { await f.stop(); }
 });
 
+test('arguments that are not valid JSON: refused as such, with where the parse failed, so the model can fix its call', async () => {
+  const f = await fake();
+  try {
+    f.script(
+      { chunks: [{ tool_calls: [call('search_code', '{"query": "COLLECTION_NAME", "limit": 3' as any)] }] },
+      { chunks: [{ tool_calls: [call('search_code', '{"query": "COLLECTION_NAME", "limit": 3}' as any)] }] },
+      { chunks: [{ content: 'src/rag_common.py:12 sets it.' }] },
+    );
+    const { result } = await askFake(f, 'where is COLLECTION_NAME?', { runTool: ix.runTool, stateDir: tempStateDir() });
+    assert.is(result.stopped, 'answered', result.message);
+    assert.equal(result.attempts.map((a) => [a.tool, a.decision, a.code ?? null]), [['search_code', 'refused', 'invalid_arguments'], ['search_code', 'allowed', null]]);
+    const reason = result.attempts[0].reason!;
+    assert.match(reason, /arguments are not valid JSON \(.*position \d+.*\)/);
+    assert.not.match(reason, 'expected object, received string');
+    const told = view(f.chats[1]).at(-1)!;
+    assert.equal([told.role, told.content], ['tool', reason]);
+  } finally { await f.stop(); }
+});
+
 test('the probe is cached per server and model once it worked; a failed probe is not (a server restarted with --jinja is asked again)', async () => {
   const f = await fake();
   try {

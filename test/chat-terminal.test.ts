@@ -67,6 +67,12 @@ function scenarios(test: Test, api: ModelApi): void {
     keys('C-c');
     await f.waitForAbort(5000);
     await until('the cancel', /cancel/);
+    // A model that is not there: said at the next question, in chat's words (/model, not --model).
+    keys('/model nosuch:1b', 'Enter');
+    await until('the unchecked switch', 'model: nosuch:1b (checked when the next question is asked)');
+    keys('anyone?', 'Enter');
+    const missing = await until('the missing model', /nosuch:1b.*(not installed|not served)[^\n]*\n?[^\n]*\/model/);
+    assert.not.match(missing, '--model');
     f.script({ chunks: [{ content: 'Still here.' }] });
     keys('/model llama3.1:8b', 'Enter');
     await until('the model switch', 'model: llama3.1:8b');

@@ -53,6 +53,12 @@ test('an empty question or case file is a usage error (exit 2), as an empty quer
     assert.match(r.stderr, /^evidex: an empty argument; usage: evidex (ask|eval) /);
   }
   assert.is(evidex(['search', '']).code, 2);
+  // An empty model name is the same slip: refused, not taken as "the default".
+  for (const args of [['ask', 'q', '--model', ''], ['chat', '--model', ' '], ['eval', 'cases.jsonl', '--model=']]) {
+    const r = evidex(args);
+    assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^evidex: --model is empty; name a model, or leave --model out for the default \(EVIDEX_MODEL, else qwen3:8b\)\n$/);
+  }
 });
 
 test('a number out of range says the range', () => {

@@ -63,11 +63,27 @@ async function stillServing(): Promise<void> {
   assert.is(r.result.structuredContent.evidence[0].kind, 'content_match');
 }
 
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-host', version: '0' } } };
+
 test.before(async () => {
   host = new RawHost();
-  const init = await host.ask({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-host', version: '0' } } });
+  // Before initialize (MCP's lifecycle): ping is answered, the tools are refused.
+  assert.equal((await host.ask({ jsonrpc: '2.0', id: 'p', method: 'ping' })).result, {});
+  for (const early of [() => callTool({ query: 'COLLECTION_NAME', limit: 1 }), () => ({ jsonrpc: '2.0', id: ++id, method: 'tools/list' })]) {
+    const r = await host.ask(early());
+    assert.equal([r.id, r.error?.code], [id, -32600], JSON.stringify(r));
+    assert.match(r.error.message, /^not initialized: send initialize before tools\/(call|list)$/);
+  }
+  const init = await host.ask(INIT);
   assert.is(init.result.serverInfo.name, 'evidex');
   await host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await stillServing();
+});
+
+test('a second initialize is refused (-32600); the session goes on as it was', async () => {
+  const again = await host.ask({ ...INIT, id: 2, params: { ...INIT.params, clientInfo: { name: 'another-host', version: '1' } } });
+  assert.equal([again.id, again.error?.code], [2, -32600], JSON.stringify(again));
+  assert.match(again.error.message, /^already initialized/);
   await stillServing();
 });
 

@@ -54,6 +54,7 @@ export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Comma
       needPositionals(p, s.positionals, s.usage);
       // An empty question (or file name) is the caller's slip, refused here as search '' is: exit 2, not a failed question.
       if (p.positionals.some((a) => a.trim() === '')) throw new UsageError(`an empty argument; usage: ${s.usage}`);
+      if (p.flags.model?.trim() === '') throw new UsageError('--model is empty; name a model, or leave --model out for the default (EVIDEX_MODEL, else qwen3:8b)');
       const run = await s.load();
       const place = await placeOf(p);
       return withDaemon(place.root, p, (client) => run(client, p, place), s.clientName);

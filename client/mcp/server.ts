@@ -6,7 +6,9 @@ import type { Readable, Writable } from 'node:stream';
 import { human, stderr } from '../../local/human.js';
 import { canonicalRoot, type RealRoot } from '../../local/root.js';
 import { MAX_MESSAGE_BYTES } from '../../protocol/messages.js';
+import { ToolError } from '../../indexer/errors.js';
 import { connect } from '../connection.js';
+import { UnnamedRootError } from '../index-guard.js';
 import { McpSession } from './session.js';
 import { StdioTransport } from './stdio.js';
 
@@ -43,6 +45,16 @@ export function ownProcessOutput(log: (line: string) => void): void {
 }
 
 /**
+ * A root not named with --repo that evidex will not index unasked, refused as
+ * a tool refusal (`code: reason`, docs/mcp.md) with advice for the host's
+ * configuration rather than for a command line.
+ */
+function unnamedRootRefusal(e: UnnamedRootError): ToolError {
+  return new ToolError('index_unavailable', `not indexing ${e.root} unasked (evidex mcp was started there without --repo): ${e.why}; `
+    + 'name the repository in the host\'s configuration of this server: "args": ["mcp", "--repo", "/absolute/path/to/your/repo"]');
+}
+
+/**
  * Serves until stdin closes (the host went away), then closes the daemon
  * connection and resolves with the exit status. A daemon started here was
  * started detached: it stays for the next client until its idle timeout.
@@ -56,7 +68,8 @@ export async function runMcpServer(opts: McpServerOptions): Promise<number> {
     log,
     // The process is the session: a daemon that went away (stopped, restarted) is reached again by the next request.
     reconnect: true,
-    open: (clientName) => connect(opts.root, { autoStart: true, env: opts.env, clientName, unnamedRoot: opts.unnamedRoot, announce: (l) => log(l.plain) }),
+    open: (clientName) => connect(opts.root, { autoStart: true, env: opts.env, clientName, unnamedRoot: opts.unnamedRoot, announce: (l) => log(l.plain) })
+      .catch((e: unknown) => { throw e instanceof UnnamedRootError ? unnamedRootRefusal(e) : e; }),
   });
   const transport = new StdioTransport(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout, session, { maxLineBytes: MAX_MESSAGE_BYTES, log });
   await transport.run();

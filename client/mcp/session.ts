@@ -6,7 +6,9 @@
 //
 // The session answers initialize, ping, tools/list and tools/call, and takes
 // notifications/initialized and notifications/cancelled; any other request is
-// -32601, any other notification is ignored. Nothing here decides what a call
+// -32601, any other notification is ignored. As MCP's lifecycle has it,
+// initialize comes first and once: before it only ping is answered (the
+// tools get -32600), and a second initialize is refused. Nothing here decides what a call
 // may do: the daemon validates, applies the path rules and audits every call.
 // Answers are JSON text written once: the tool list is made once per daemon
 // connection and served as it is; a call's answer is written once and spliced
@@ -35,6 +37,8 @@ export interface SessionOptions {
 export class McpSession {
   /** The host's name from initialize (clientInfo.name), as the daemon is told it. */
   private hostName: string | undefined;
+  /** initialize was answered: the session takes other requests, and no second initialize. */
+  private initialized = false;
   private readonly link: DaemonLink;
   /** The tool list as JSON, made once per daemon connection (a new daemon may be a new evidex). */
   private tools: { client: Client; json: Promise<string> } | null = null;
@@ -97,6 +101,13 @@ export class McpSession {
   }
 
   private async request(id: RequestId, method: string, params: Record<string, unknown> | undefined): Promise<string | null> {
+    // The lifecycle (MCP): initialize first and once; before it, only ping.
+    if (method === 'initialize' && this.initialized) {
+      return errorText({ id, code: ErrorCode.InvalidRequest, message: 'already initialized: initialize comes once, at the start of a session' });
+    }
+    if ((method === 'tools/list' || method === 'tools/call') && !this.initialized) {
+      return errorText({ id, code: ErrorCode.InvalidRequest, message: `not initialized: send initialize before ${oneLineMethod(method)}` });
+    }
     switch (method) {
       case 'initialize': return resultText(id, this.initialize(params));
       case 'ping': return resultText(id, '{}');
@@ -114,6 +125,7 @@ export class McpSession {
 
   /** The initialize result: the version the host asked for when this server speaks it, else the latest. */
   private initialize(params: Record<string, unknown> | undefined): string {
+    this.initialized = true;
     const info = params?.clientInfo as { name?: unknown } | undefined;
     this.hostName = typeof info?.name === 'string' ? info.name : undefined;
     const asked = params?.protocolVersion;
@@ -161,4 +173,10 @@ export class McpSession {
       if (this.calls.get(id) === call) this.calls.delete(id);
     }
   }
+}
+
+/** A method name as a message quotes it: short, on one line. */
+function oneLineMethod(method: string): string {
+  const m = method.replace(/[^\x20-\x7e]/g, '?');
+  return m.length > 60 ? `${m.slice(0, 59)}…` : m;
 }

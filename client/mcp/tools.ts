@@ -5,7 +5,7 @@
 // applies the path rules and audits every call.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../indexer/api.js';
-import type { ToolDescriptor, ToolName } from '../../indexer/query/schemas.js';
+import { SYMBOL_LANGUAGES, type ToolDescriptor, type ToolName } from '../../indexer/query/schemas.js';
 import { ToolError } from '../../indexer/errors.js';
 import { RpcError } from '../../protocol/jsonrpc.js';
 
@@ -18,11 +18,11 @@ const GUIDE: Record<ToolName, { title: string; when: string }> = {
   search_code: {
     title: 'Search code',
     when: 'Use it first for anything you can name literally: an identifier in any language, a string, a config key, an error message, part of a file name. '
-      + 'It finds uses as well as definitions; for the definition of a Python name use find_symbol.',
+      + `It finds uses as well as definitions; for the definition of a name in ${SYMBOL_LANGUAGES} use find_symbol.`,
   },
   find_symbol: {
-    title: 'Find a Python definition',
-    when: 'Use it when you know the name of a Python class, function, method or variable and want where it is defined, with its whole body. '
+    title: `Find a definition (${SYMBOL_LANGUAGES})`,
+    when: 'Use it when you know the name of a class, function, method, variable, interface, type, enum or namespace and want where it is defined, with its whole body. '
       + 'For where a name is used, use search_code.',
   },
   read_evidence: {
@@ -31,7 +31,7 @@ const GUIDE: Record<ToolName, { title: string; when: string }> = {
       + 'read a longer span in several calls of up to 400 lines.',
   },
   find_importers: {
-    title: 'Find importers of a Python module',
+    title: `Find importers of a module (${SYMBOL_LANGUAGES})`,
     when: 'Use it to see which files depend on a module (who is affected by a change to it); more exact than searching for "import".',
   },
   read_git_diff: {

@@ -10,7 +10,8 @@
 import type { ToolResult } from '../../indexer/api.js';
 import { asToolError } from '../../indexer/errors.js';
 import { argumentsForLog, checkToolCall, nameForLog } from '../../indexer/query/arg-bounds.js';
-import type { AssistantMessage, ModelToolCall, ToolMessage } from './model.js';
+import { TOOL_NAMES } from '../../indexer/query/schemas.js';
+import { shortQuote, type AssistantMessage, type ModelToolCall, type ToolMessage } from './model.js';
 import { callsCapNote, evidenceEnvelope, LOOP_REFUSALS, refusalText } from './prompt.js';
 import type { Outcome, Question } from './question.js';
 import { callKey } from './reply.js';
@@ -80,6 +81,11 @@ export async function refuse(
 type Decision = { result: ToolResult } | { refusal: { code: string; message: string } };
 
 async function decideAndRun(runTool: RunTool, call: ModelToolCall): Promise<Decision> {
+  if (call.argumentsError !== undefined && (TOOL_NAMES as readonly unknown[]).includes(call.name)) {
+    // Said as what it is, not as the schema's "expected object, received string": the model can fix its JSON.
+    const why = shortQuote(call.argumentsError);
+    return { refusal: { code: 'invalid_arguments', message: `arguments are not valid JSON (${why}); send them as one JSON object` } };
+  }
   try {
     checkToolCall(call.name, call.arguments); // decide before running, so the decision itself is what gets logged
   } catch (err) {

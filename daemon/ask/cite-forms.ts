@@ -12,7 +12,24 @@
 // folder (`a/b.py`) or a file name with an alphabetic extension (`setup.py`).
 // A path without a line counts only when it is an evidence path or ends in an
 // extension of source or text files, so `and/or`, `e.g.`, `v1.2` and
-// `127.0.0.1` are not paths; URLs are left out whole.
+// `127.0.0.1` are not paths; URLs are left out whole. A Markdown link
+// `[utils.py](src/utils.py#L3)` is one reference: its target when that names
+// lines, else its text.
+//
+// A path as written is then taken to the repository path it means: an
+// absolute path under the root is made relative to it, and a written path
+// the caller has an alias for (citations.ts: a file name such as `utils.py`
+// that is no file of the repository but ends one evidence path) is that path.
+
+/** How a path as written is taken to a repository path. */
+export interface PathContext {
+  /** Paths of the evidence the model was shown. */
+  knownPaths?: readonly string[];
+  /** The repository's root, absolute: an absolute path under it is made relative. */
+  root?: string;
+  /** Written paths taken to mean another: `utils.py` → `src/click/utils.py`. */
+  aliases?: ReadonlyMap<string, string>;
+}
 
 /** One reference to a path in the answer: lines when it names some. */
 export interface CiteRef { cite: string; path: string; start_line?: number; end_line?: number }
@@ -20,8 +37,12 @@ export interface CiteRef { cite: string; path: string; start_line?: number; end_
 /** What may not be inside a path written in prose (it ends the path): space, quotes, brackets, separators. */
 const NOT_PATH = String.raw`\s\x60'"()\[\]{}<>,;:|*?!#`;
 /** A path as written: with a folder, or a file name with an alphabetic extension. */
-const PATH_SHAPE = new RegExp(String.raw`(?<![^${NOT_PATH}])(?:\.\/)?(?:[^${NOT_PATH}\/]+\/)+[^${NOT_PATH}\/]+|(?<![^${NOT_PATH}])[^${NOT_PATH}\/.][^${NOT_PATH}\/]*\.[A-Za-z]\w*`, 'gu');
+const PATH_SHAPE = new RegExp(String.raw`(?<![^${NOT_PATH}])(?:\.\/|\/)?(?:[^${NOT_PATH}\/]+\/)+[^${NOT_PATH}\/]+|(?<![^${NOT_PATH}])[^${NOT_PATH}\/.][^${NOT_PATH}\/]*\.[A-Za-z]\w*`, 'gu');
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)>\]`'"]*/gi;
+/** A Markdown link whose target is not a URL (those are blanked first): `[text](target)`. */
+const LINK = /\[([^\]\n]+)\]\(\s*([^)\s]+)\s*\)/g;
+/** A link target that names lines: `src/a.py#L3`, `src/a.py:3`. */
+const TARGET_LINES = /(?:#L?|:)\d+/;
 
 /** Extensions a path mentioned without a line must end in (besides the evidence's own paths). */
 const FILE_EXTENSIONS = new Set([
@@ -63,10 +84,18 @@ function trimEnd(path: string): string {
  * path with lines once per distinct span; a path without a line once, and
  * only when the answer names no lines of it anywhere.
  */
-export function findPathRefs(answer: string, knownPaths: readonly string[] = []): CiteRef[] {
+export function findPathRefs(answer: string, where: PathContext = {}): CiteRef[] {
+  const knownPaths = where.knownPaths ?? [];
+  const meant = pathResolver(where);
   let text = answer;
   for (const m of answer.matchAll(URL)) text = blank(text, m.index!, m.index! + m[0].length);
-  const found: Array<{ at: number; end: number; path: string; known: boolean }> = [];
+  for (const m of text.matchAll(LINK)) {
+    // One reference per link: the target when it names lines, else the text.
+    const textAt = m.index! + 1;
+    const targetAt = m.index! + m[0].indexOf('](') + 2;
+    text = TARGET_LINES.test(m[2]) ? blank(text, textAt, textAt + m[1].length) : blank(text, targetAt, m.index! + m[0].length - 1);
+  }
+  const found: Array<{ at: number; end: number; path: string; written: string; known: boolean }> = [];
   // Evidence paths first, longest first, so `src/a.py` is not found again inside `lib/src/a.py`.
   let rest = text;
   for (const p of [...new Set(knownPaths)].sort((a, b) => b.length - a.length)) {
@@ -74,13 +103,14 @@ export function findPathRefs(answer: string, knownPaths: readonly string[] = [])
       const before = rest[i - 1], after = rest[i + p.length];
       const glued = (c: string | undefined, extra: string): boolean => c !== undefined && (/[\w/-]/u.test(c) || extra.includes(c));
       if (glued(before, '.') || glued(after, '')) continue;
-      found.push({ at: i, end: i + p.length, path: p, known: true });
+      found.push({ at: i, end: i + p.length, path: p, written: p, known: true });
       rest = blank(rest, i, i + p.length);
     }
   }
   for (const m of rest.matchAll(PATH_SHAPE)) {
-    const path = trimEnd(m[0].replace(/^\.\//, ''));
-    found.push({ at: m.index!, end: m.index! + m[0].replace(/[.]+$/, '').length, path, known: false });
+    const written = trimEnd(m[0].replace(/^\.\//, ''));
+    const path = meant(written);
+    found.push({ at: m.index!, end: m.index! + m[0].replace(/[.]+$/, '').length, path, written, known: path !== written && !path.startsWith('/') });
   }
   found.sort((a, b) => a.at - b.at);
 
@@ -103,7 +133,7 @@ export function findPathRefs(answer: string, knownPaths: readonly string[] = [])
       const key = `${f.path}:${span.start_line}-${span.end_line}`;
       if (!seen.has(key)) { seen.add(key); out.push({ at: from, ref: { cite: answer.slice(from, to).replace(/\x60/g, ''), path: f.path, ...span } }); }
     } else if (f.known || hasFileExtension(f.path)) {
-      bare.push({ at: f.at, ref: { cite: f.path, path: f.path } });
+      bare.push({ at: f.at, ref: { cite: f.written, path: f.path } });
     }
   }
   const withLines = new Set(out.map((r) => r.ref.path));
@@ -114,6 +144,30 @@ export function findPathRefs(answer: string, knownPaths: readonly string[] = [])
     out.push(b);
   }
   return out.sort((a, b) => a.at - b.at).map((r) => r.ref);
+}
+
+/**
+ * The repository path a written path means: an absolute path under the root,
+ * relative to it (and `/src/app.py` for an evidence path `src/app.py`); an
+ * alias's path; else the path as written.
+ */
+function pathResolver(where: PathContext): (written: string) => string {
+  const known = new Set(where.knownPaths ?? []);
+  const root = where.root?.replace(/\/+$/, '');
+  return (written) => {
+    if (known.has(written)) return written;
+    if (written.startsWith('/')) {
+      if (root && written.startsWith(`${root}/`)) return written.slice(root.length + 1);
+      return known.has(written.slice(1)) ? written.slice(1) : written;
+    }
+    return where.aliases?.get(written) ?? written;
+  };
+}
+
+/** The one path of `paths` that `written` (a file name, or a path's tail) ends, or undefined when none or several do. */
+export function onlyPathEnding(written: string, paths: readonly string[]): string | undefined {
+  const ends = paths.filter((p) => p.endsWith(`/${written}`));
+  return ends.length === 1 ? ends[0] : undefined;
 }
 
 /** Ends in an extension of FILE_EXTENSIONS (and is not a framework's name such as `Node.js`). */

@@ -16,7 +16,7 @@ import { argumentsForLog, nameForLog } from '../../indexer/query/arg-bounds.js';
 import type { AskResult } from '../../protocol/ask-events.js';
 import { ContextBudget, chooseNumCtx } from './budget.js';
 import { answerCalls, refuse, type RunTool } from './calls.js';
-import { checkCitations, citesNoEvidence } from './citations.js';
+import { citesNoEvidence, settleCitations } from './citations.js';
 import { type AskConfig, type AskSettings, resolveAskConfig } from './config.js';
 import {
   isAbortError, ModelError, type AssistantMessage, type ChatMessage, type ChatModel, type ModelDescription, type ModelReply, type ToolSpec,
@@ -44,6 +44,10 @@ export interface AskContext extends QuestionIO {
   runTool: RunTool;
   config?: Partial<AskConfig>;
   conversation?: Conversation;
+  /** The repository's absolute root: an answer's absolute path under it cites the repository path. */
+  root?: string;
+  /** Whether a repository path is an indexed file (citations.ts indexedVia); without it, no citation is told apart as no_such_file. */
+  indexed?: (path: string) => Promise<boolean>;
   /** The model the question is put to (default: the API models.ts chooses for the settings). */
   openModel?: (cfg: AskConfig) => ChatModel;
 }
@@ -78,8 +82,9 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   } finally {
     q.close();
   }
-  return finish(q, outcome, checked, ctx.conversation);
+  return finish(q, outcome, checked, ctx);
 }
+
 
 /** The model exists and can call tools; the window every request asks for: its context length, capped by EVIDEX_NUM_CTX. */
 async function checkModel(q: Question, model: ChatModel, describe: boolean): Promise<CheckedModel> {
@@ -239,9 +244,10 @@ function outcomeOf(err: unknown, q: Question): Outcome {
 }
 
 /** The end of every question: an answer's citations checked against the evidence shown, the last events, the result. */
-function finish(q: Question, outcome: Outcome, checked: CheckedModel | undefined, conversation: Conversation | undefined): AskResult {
+async function finish(q: Question, outcome: Outcome, checked: CheckedModel | undefined, ctx: AskContext): Promise<AskResult> {
+  const conversation = ctx.conversation;
   const answer = 'answer' in outcome ? outcome.answer : '';
-  const citations = 'answer' in outcome ? checkCitations(answer, q.evidence) : [];
+  const citations = 'answer' in outcome ? await settleCitations(answer, q.evidence, ctx.root, ctx.indexed) : [];
   const uncited = outcome.why === 'answered' && citesNoEvidence(answer, citations, q.attempts.length > 0);
   if ('answer' in outcome) q.notify({ type: 'citations', citations, ...(uncited ? { uncited: true as const } : {}) });
   const message = 'message' in outcome ? outcome.message : undefined;

@@ -23,6 +23,8 @@ export interface ModelToolCall {
   arguments: unknown;
   /** The API's id for the call, when it gives one; the `tool` message answering it carries it back. */
   id?: string;
+  /** Why the arguments, sent as JSON text, did not parse (the parser's words, with the position): the call is refused with it. */
+  argumentsError?: string;
 }
 
 /** A message of the conversation in evidex's own shape; each implementation writes it in its API's. */

@@ -68,6 +68,9 @@ export const ReadGitDiffArgs = z.strictObject({
   ...paging,
 });
 
+/** The languages whose definitions and imports are indexed (every text file gets path and line search). */
+export const SYMBOL_LANGUAGES = 'Python, TypeScript and JavaScript';
+
 export const TOOLS = {
   search_code: {
     schema: SearchCodeArgs,
@@ -78,7 +81,7 @@ export const TOOLS = {
   find_symbol: {
     schema: FindSymbolArgs,
     description:
-      'Find definitions in Python, TypeScript and JavaScript by simple, qualified or module-qualified name. ' +
+      `Find definitions in ${SYMBOL_LANGUAGES} by simple, qualified or module-qualified name. ` +
       'Each item spans the whole definition, decorators included.',
   },
   read_evidence: {
@@ -88,7 +91,7 @@ export const TOOLS = {
   find_importers: {
     schema: FindImportersArgs,
     description:
-      'Find the import statements (Python, TypeScript, JavaScript) that import a module, package or file, one item per statement.',
+      `Find the import statements (${SYMBOL_LANGUAGES}) that import a module, package or file, one item per statement.`,
   },
   read_git_diff: {
     schema: ReadGitDiffArgs,

@@ -61,6 +61,10 @@ export async function askFake(fake: FakeServer, question: string, opts: {
   signal?: AbortSignal;
   onEvent?: (e: AskEvent) => void;
   clientId?: string;
+  /** The repository's absolute root, as the daemon passes it. */
+  root?: string;
+  /** Whether a path is an indexed file, as the daemon passes it. */
+  indexed?: (path: string) => Promise<boolean>;
 }): Promise<AskRun> {
   const events: AskEvent[] = [];
   const t0 = Date.now();
@@ -70,6 +74,8 @@ export async function askFake(fake: FakeServer, question: string, opts: {
     notify: (e) => { events.push(e); opts.onEvent?.(e); },
     signal: opts.signal ?? new AbortController().signal,
     stateDir: opts.stateDir,
+    ...(opts.root ? { root: opts.root } : {}),
+    ...(opts.indexed ? { indexed: opts.indexed } : {}),
     config: { ...serverConfig(fake), model: 'qwen3:8b', maxSteps: 8, timeoutMs: 20_000, ...opts.config },
   });
   return { result, events, ms: Date.now() - t0 };

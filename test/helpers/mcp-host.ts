@@ -41,7 +41,15 @@ export async function checkToolList(mcp: McpClient): Promise<void> {
     if ((d.inputSchema.properties as Record<string, unknown>).limit) assert.match(t.description!, /`total` counts every match/);
     assert.is(t.annotations?.readOnlyHint, true);
     assert.is(t.annotations?.destructiveHint, false);
+    // Symbols and imports come from Python, TypeScript and JavaScript: no text may say Python alone.
+    for (const text of [t.title ?? '', t.description!]) {
+      for (const m of text.matchAll(/Python/g)) {
+        assert.ok(/^Python,? TypeScript,? (and )?JavaScript/.test(text.slice(m.index)), `${t.name} says Python alone: ${text}`);
+      }
+    }
   }
+  assert.match(tools.find((t) => t.name === 'find_symbol')!.title!, 'Python, TypeScript and JavaScript');
+  assert.match(tools.find((t) => t.name === 'find_importers')!.title!, 'Python, TypeScript and JavaScript');
   assert.equal((tools[0].outputSchema as { required?: string[] }).required?.sort(), ['evidence', 'generation', 'total']);
 }
 

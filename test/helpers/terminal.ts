@@ -36,15 +36,15 @@ export class TmuxSession {
   }
 
   /**
-   * Starts `evidex ARGS` with `env` in a fresh session; the command line ends
+   * Starts `evidex ARGS` with `env` in a fresh session (160×50 unless `size`); the command line ends
    * with `[exit N]` on screen and the window stays open for reading.
    */
-  start(args: string[], env: Record<string, string>): void {
+  start(args: string[], env: Record<string, string>, size: { columns: number; rows: number } = { columns: 160, rows: 50 }): void {
     this.kill();
     this.socket = `${this.name}-${process.pid}-${++this.starts}`;
     const vars = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
     const cmd = `env ${vars} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}; echo "[exit $?]"; sleep 60`;
-    const r = this.tmux(['new-session', '-d', '-s', this.name, '-x', '160', '-y', '50', cmd]);
+    const r = this.tmux(['new-session', '-d', '-s', this.name, '-x', String(size.columns), '-y', String(size.rows), cmd]);
     if (r.status !== 0) throw new Error(`tmux new-session: ${String(r.stderr)}`);
   }
 

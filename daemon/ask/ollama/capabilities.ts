@@ -1,9 +1,10 @@
 // Before the first turn: does the chosen model exist, and can it call tools?
 // Ollama reports that in /api/show `capabilities`; when the answer is no, the
 // user needs to know which installed models would do, so we ask each one.
+import { CHOOSE_MODEL } from '../../../protocol/ask-settings.js';
 import type { Ollama } from 'ollama';
-import { isAbortError, ModelError, type ModelDescription, type ModelFacts } from '../model.js';
-import { classifyOllamaError } from './client.js';
+import { isAbortError, ModelError, shortQuote, type ModelDescription, type ModelFacts } from '../model.js';
+import { classifyOllamaError, notOllamaAdvice } from './client.js';
 
 /**
  * The Ollama version and the model's digest, for reports that compare runs
@@ -52,12 +53,24 @@ export function contextLengthOf(modelInfo: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * Throws when /api/show answered 200 with an error and no model at all: not
+ * Ollama (LM Studio answers every endpoint it lacks that way).
+ */
+function notOllamaAnswer(info: unknown, host: string): void {
+  const said = (info as { error?: unknown } | null)?.error;
+  if (said === undefined || (info as { capabilities?: unknown }).capabilities !== undefined) return;
+  const text = shortQuote(typeof said === 'string' ? said : JSON.stringify(said));
+  throw new ModelError('ollama_http_error', `${host} does not look like Ollama: /api/show answered ${text}; ${notOllamaAdvice(host)}`);
+}
+
 /** Throws ModelError unless `model` is installed and lists the `tools` capability; returns what /api/show said about its window. */
 export async function checkToolCapability(ollama: Ollama, host: string, model: string): Promise<ModelFacts> {
   let capabilities: unknown;
   let facts: ModelFacts;
   try {
     const info = await ollama.show({ model });
+    notOllamaAnswer(info, host);
     capabilities = info.capabilities;
     facts = { contextLength: contextLengthOf(info.model_info) };
   } catch (err) {
@@ -78,5 +91,5 @@ export async function checkToolCapability(ollama: Ollama, host: string, model: s
   const what = Array.isArray(capabilities)
     ? `has no "tools" capability (it lists: ${capabilities.join(', ') || 'none'})`
     : 'reports no capabilities (Ollama too old? evidex needs one that lists them in /api/show)';
-  throw new ModelError('model_no_tools', `model "${model}" in Ollama at ${host} ${what}; ${suggestion(others)}; choose one with --model or EVIDEX_MODEL`);
+  throw new ModelError('model_no_tools', `model "${model}" in Ollama at ${host} ${what}; ${suggestion(others)}; choose one with ${CHOOSE_MODEL}`);
 }

@@ -1,6 +1,7 @@
 // What the `openai` package throws, talking to an OpenAI-compatible server,
 // turned into ModelErrors with one line the user can act on — and the
 // servers' known refusals of tools, each with the flag that switches tools on.
+import { CHOOSE_MODEL } from '../../../protocol/ask-settings.js';
 import { APIConnectionError, APIError } from 'openai';
 import { causeCode, UNREACHABLE } from '../http.js';
 import { ModelError, shortQuote } from '../model.js';
@@ -54,7 +55,7 @@ export function toolsRefusal(said: string, c: ErrorContext): ModelError | null {
     return new ModelError('model_no_tools', `vLLM at ${c.base} refused the tools (HTTP 400: ${shortQuote(said)}); ${VLLM_NEEDS_AUTO_TOOLS}`);
   }
   if (/does not support tools|tool(s| use| calling)? (is |are )?not supported|no endpoints found that support tool/i.test(said)) {
-    return new ModelError('model_no_tools', `model "${c.model}" at ${c.base} cannot call tools (the server said: ${shortQuote(said)}); choose a model that can, with --model or EVIDEX_MODEL`);
+    return new ModelError('model_no_tools', `model "${c.model}" at ${c.base} cannot call tools (the server said: ${shortQuote(said)}); choose a model that can, with ${CHOOSE_MODEL}`);
   }
   return null;
 }
@@ -84,7 +85,7 @@ export function classifyOpenAIError(err: unknown, c: ErrorContext, phase: 'reque
       return new ModelError('api_http_error', `${where} refused the request (HTTP ${err.status}: ${shortQuote(said)}); ${fix}`);
     }
     if (err.status === 404 && /model/i.test(said)) {
-      return new ModelError('model_not_found', `model "${c.model}" is not served by ${where} (it said: ${shortQuote(said)}); choose a model it serves with --model or EVIDEX_MODEL`);
+      return new ModelError('model_not_found', `model "${c.model}" is not served by ${where} (it said: ${shortQuote(said)}); choose a model it serves with ${CHOOSE_MODEL}`);
     }
     if (err.status === 404) {
       return new ModelError('api_http_error', `${c.base} answered HTTP 404 (${shortQuote(said)}) where an OpenAI-compatible API should be; is EVIDEX_API_BASE the server's base URL, ending in /v1?`);

@@ -132,14 +132,19 @@ class PieceIndex {
   }
 }
 
-/** A call whose arguments came as JSON text: parsed when they parse (none at all is `{}`), else left as text (and refused by the schema); an id when the server gave none. */
+/**
+ * A call whose arguments came as JSON text: parsed when they parse (none at
+ * all is `{}`), else left as text with the parser's reason (the call is
+ * refused with it); an id when the server gave none.
+ */
 function parsedCall(c: ModelToolCall): ModelToolCall {
   let args: unknown = c.arguments;
+  let argumentsError: string | undefined;
   if (typeof args === 'string') {
     if (args.trim() === '') args = {};
-    else { try { args = JSON.parse(args); } catch { /* text that is not JSON stays text */ } }
+    else { try { args = JSON.parse(args); } catch (err) { argumentsError = (err as Error).message; } }
   }
-  return { name: c.name, arguments: args, id: c.id ?? `call_${randomUUID().replace(/-/g, '').slice(0, 24)}` };
+  return { name: c.name, arguments: args, id: c.id ?? `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, ...(argumentsError !== undefined ? { argumentsError } : {}) };
 }
 
 /** A message in the OpenAI shape: calls with their id and arguments as JSON text, a tool's answer tied to its call by `tool_call_id`. */

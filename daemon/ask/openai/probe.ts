@@ -18,6 +18,7 @@
 //
 // Only a working result is cached, for the daemon's life: a server restarted
 // with the right flag is probed again, not held to its old answer.
+import { CHOOSE_MODEL } from '../../../protocol/ask-settings.js';
 import type OpenAI from 'openai';
 import { isAbortError, ModelError, shortQuote } from '../model.js';
 import { textToolCall } from '../reply.js';
@@ -77,5 +78,5 @@ export async function probeTools(client: OpenAI, c: ErrorContext, signal: AbortS
     throw new ModelError('model_no_tools', `llama-server at ${c.base} ignored the tools: asked to call one, the model answered in text (${said}); ${LLAMA_NEEDS_JINJA}`);
   }
   throw new ModelError('model_no_tools', `the ${c.kind === 'server' ? 'OpenAI-compatible server' : c.kind} at ${c.base} ignored the tools: asked to call one, model "${c.model}" answered in text (${said}); `
-    + 'the server drops tools for this model, or the model cannot call them: enable tool calling in the server, or choose another model with --model or EVIDEX_MODEL');
+    + `the server drops tools for this model, or the model cannot call them: enable tool calling in the server, or choose another model with ${CHOOSE_MODEL}`);
 }

@@ -8,6 +8,7 @@
 // those endpoints answers also tells which server it is, for messages that
 // name its flags. Whether the model calls tools is learned by behaviour
 // (probe.ts).
+import { CHOOSE_MODEL } from '../../../protocol/ask-settings.js';
 import type OpenAI from 'openai';
 import { isAbortError, ModelError, shortQuote, type ModelDescription } from '../model.js';
 import { getServerJson, type ServerAddress } from './client.js';
@@ -61,7 +62,7 @@ export async function checkServedModel(client: OpenAI, address: ServerAddress, c
   if (!entry) {
     const ids = models.map((m) => String(m.id));
     throw new ModelError('model_not_found', `model "${c.model}" is not served by the OpenAI-compatible server at ${c.base}; `
-      + (ids.length ? `it serves: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}; choose one with --model or EVIDEX_MODEL` : 'it serves no model: load one in the server first'));
+      + (ids.length ? `it serves: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}; choose one with ${CHOOSE_MODEL}` : 'it serves no model: load one in the server first'));
   }
   const vllm = positiveInt(entry.max_model_len);
   if (vllm !== undefined) return { kind: 'vLLM', contextLength: vllm };
