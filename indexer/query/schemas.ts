@@ -83,7 +83,9 @@ export const TOOLS = {
   },
   read_evidence: {
     schema: ReadEvidenceArgs,
-    description: 'Read lines of an indexed file, optionally widened by context lines. At most 400 lines.',
+    description:
+      'Read lines of an indexed file, optionally widened by context lines. At most 400 lines. ' +
+      'A snippet over 4,000 characters is cut ("truncated": true): go on with start_line = its next_start_line, not end_line + 1.',
   },
   find_importers: {
     schema: FindImportersArgs,
@@ -158,6 +160,8 @@ export const EvidenceSchema = z.looseObject({
     column: z.number().int().min(1).describe('Where the text starts in the line, 1-based (UTF-16 code units).'),
     text: z.string().describe('The part of the line around the match.'),
   }).optional().describe('search_code, on a line cut before its first match: the part of the line around that match.'),
+  next_start_line: z.number().int().min(1).optional()
+    .describe('read_evidence, on a cut snippet: the first line it does not hold whole; read on from there.'),
 });
 /**
  * Why a name is suggested (docs/tools.md, Suggestions), in the order

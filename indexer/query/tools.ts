@@ -9,7 +9,7 @@
 // so it too sees one state.
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
-import { makeEvidenceLazy, withExcerpt, type Evidence } from '../evidence.js';
+import { makeEvidenceLazy, withExcerpt, withNextStart, type Evidence } from '../evidence.js';
 import { indexedFile, pageOf, pathPrefixOf, type Page } from './args.js';
 import { findImporters } from './importers.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
@@ -243,5 +243,5 @@ export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['rea
   if (e - s + 1 > READ_MAX_LINES) {
     throw new ToolError('invalid_arguments', `read_evidence returns at most ${READ_MAX_LINES} lines; lines ${s}-${e} are ${e - s + 1}`);
   }
-  return { evidence: [evidenceAt(store, f, s, e, 'source', f.path)], total: 1, generation: store.generation };
+  return { evidence: [withNextStart(evidenceAt(store, f, s, e, 'source', f.path))], total: 1, generation: store.generation };
 }
