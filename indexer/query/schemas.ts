@@ -196,6 +196,8 @@ export const ToolResultSchema = z.looseObject({
   generation: z.number().int().min(0).describe('The index generation that answered (it rises with every index update).'),
   suggestions: z.array(SuggestionSchema).optional()
     .describe('Only when find_symbol or find_importers found nothing: the nearest names the index does hold, best first.'),
+  notes: z.array(z.string()).optional()
+    .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under.'),
   catching_up: CatchingUpSchema.optional()
     .describe('Only when files changed on disk were not all indexed yet: the answer is provisional; ask again shortly.'),
 });
@@ -212,6 +214,8 @@ export interface ToolResult {
   generation: number;
   /** Near misses, when find_symbol or find_importers found nothing (see SuggestionSchema). */
   suggestions?: Suggestion[];
+  /** One-line remarks on the answer (see ToolResultSchema): what a name resolves to, a path_prefix nothing is under. */
+  notes?: string[];
   /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
   catching_up?: CatchingUp;
 }
