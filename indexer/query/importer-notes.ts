@@ -15,22 +15,26 @@ const STATEMENTS_LOOKED_AT = 2000;
 /** Files named in one note. */
 const FILES_NAMED = 3;
 
-/** Every indexed package.json's package name and folder ('' for the root), in path order. */
-function packageFolders(store: Store): Array<{ name: string; folder: string }> {
-  const out: Array<{ name: string; folder: string }> = [];
+/** A package of the repository: its name, folder ('' for the root) and `main`, as its package.json says. */
+interface Package { name: string; folder: string; main?: string }
+
+/** Every indexed package.json's package, in path order. */
+function packageFolders(store: Store): Package[] {
+  const out: Package[] = [];
   for (const f of store.filesWithPathContaining('package.json', true)) {
     if (f.path !== 'package.json' && !f.path.endsWith('/package.json')) continue;
-    const name = packageName(store.text(f.fid));
-    if (name !== null) out.push({ name, folder: f.path.slice(0, -'package.json'.length).replace(/\/$/, '') });
+    const pkg = packageFields(store.text(f.fid));
+    if (pkg !== null) out.push({ ...pkg, folder: f.path.slice(0, -'package.json'.length).replace(/\/$/, '') });
   }
   return out;
 }
 
-function packageName(text: string | undefined): string | null {
+function packageFields(text: string | undefined): { name: string; main?: string } | null {
   if (text === undefined) return null;
   try {
-    const name = (JSON.parse(text) as { name?: unknown }).name;
-    return typeof name === 'string' && name !== '' ? name : null;
+    const { name, main } = JSON.parse(text) as { name?: unknown; main?: unknown };
+    if (typeof name !== 'string' || name === '') return null;
+    return typeof main === 'string' && main !== '' ? { name, main } : { name };
   } catch { return null; }
 }
 
@@ -48,15 +52,20 @@ function resolvedFiles(store: Store, spec: string): string[] {
 
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs'];
 
-/** Indexed files a package folder's entry or subpath can be, when no statement shows it: the subpath (or index) as is and under src/. */
-function likelyFiles(store: Store, folder: string, sub: string): string[] {
+/**
+ * Indexed files a package's entry or subpath can be, when no statement shows
+ * it: its `main` (for the entry), then the subpath (or index) as is and under src/.
+ */
+function likelyFiles(store: Store, pkg: Package, sub: string): string[] {
+  const folder = pkg.folder;
   const at = (p: string): string => [folder, p].filter((x) => x !== '').join('/');
-  const stems = sub === '' ? ['src/index', 'index'] : [sub, `src/${sub}`, `${sub}/index`, `src/${sub}/index`];
+  const main = pkg.main?.replace(/^\.\//, '').replace(/\/$/, '');
+  const stems = sub === '' ? [...(main ? [main, `${main}/index`] : []), 'src/index', 'index'] : [sub, `src/${sub}`, `${sub}/index`, `src/${sub}/index`];
   const out: string[] = [];
   for (const stem of stems) {
     for (const ext of ['', ...EXTENSIONS]) {
       const p = at(stem + ext);
-      if (store.fileByPath(p) && /\.[cm]?[jt]sx?$/.test(p)) { out.push(p); break; }
+      if (store.fileByPath(p) && /\.[cm]?[jt]sx?$/.test(p) && !out.includes(p)) { out.push(p); break; }
     }
   }
   return out;
@@ -78,8 +87,8 @@ function filesWithCounts(store: Store, files: readonly string[], skip = -1): str
 }
 
 /** The workspace package (or the repository's own) that `name` is, or that `name` is a subpath of. */
-function packageOf(store: Store, name: string): { name: string; folder: string; sub: string } | null {
-  let best: { name: string; folder: string; sub: string } | null = null;
+function packageOf(store: Store, name: string): (Package & { sub: string }) | null {
+  let best: (Package & { sub: string }) | null = null;
   for (const p of packageFolders(store)) {
     if (name === p.name) return { ...p, sub: '' };
     if (name.startsWith(`${p.name}/`) && (!best || p.name.length > best.name.length)) best = { ...p, sub: name.slice(p.name.length + 1) };
@@ -103,7 +112,7 @@ export function resolvesNote(store: Store, m: string, total: number): string | n
   }
   const pkg = packageOf(store, m);
   if (!pkg) return null;
-  const files = likelyFiles(store, pkg.folder, pkg.sub);
+  const files = likelyFiles(store, pkg, pkg.sub);
   if (!files.length) return null;
   const whose = pkg.folder === '' ? `this repository's own package ${JSON.stringify(pkg.name)}` : `workspace package ${JSON.stringify(pkg.name)} (${pkg.folder})`;
   return `no statement imports ${JSON.stringify(m)} by that name; it is ${pkg.sub === '' ? whose : `in ${whose}`}: ${filesWithCounts(store, files)}`;
@@ -118,14 +127,14 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
   let dir: string;
   try { dir = normalizeLexically(m, { allowRoot: false }).replace(/\/$/, ''); } catch { return null; }
   if (dir === '' || store.fileByPath(dir) || store.filesUnder(dir).length === 0) return null;
-  let pkg: { name: string; folder: string } | null = null;
+  let pkg: Package | null = null;
   for (const p of packageFolders(store)) {
     if (p.folder !== '' && (dir === p.folder || dir.startsWith(`${p.folder}/`)) && (!pkg || p.folder.length > pkg.folder.length)) pkg = p;
   }
   let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
   if (pkg) {
     const entries = resolvedFiles(store, pkg.name);
-    const entry = entries.length ? entries : likelyFiles(store, pkg.folder, '');
+    const entry = entries.length ? entries : likelyFiles(store, pkg, '');
     why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} workspace package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
     if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
   }
