@@ -145,7 +145,8 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
   for (const note of r.notes ?? []) stderr().line(human`note: ${line(asCommands(note, true))}`);
-  const suggestions = formatSuggestions(r, fmt.shown);
+  const { kind, 'path-prefix': prefix } = p.flags as { kind?: string; 'path-prefix'?: string };
+  const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder' });
   if (suggestions) stderr().line(suggestions);
 }
 
