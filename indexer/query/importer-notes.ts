@@ -11,7 +11,7 @@ import { fileTarget, specTarget } from '../typescript/targets.js';
 import { normalizeLexically } from './caller-paths.js';
 
 /** Statements looked at to learn what a specifier resolves to: enough to see its file, bounded for a name imported everywhere. */
-const STATEMENTS_LOOKED_AT = 2000;
+const STATEMENTS_LOOKED_AT = 500;
 /** Files named in one note. */
 const FILES_NAMED = 3;
 
