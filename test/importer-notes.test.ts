@@ -1,7 +1,8 @@
 // find_importers' notes through openIndex on a real tree (docs/tools.md,
 // find_importers): the repository's own package name, which its own files
 // never import by that name, names its `main` file and how many statements
-// import that file, the count being what find_importers of that file answers.
+// import that file, the count being what find_importers of that file answers;
+// mistyped, that name and the package names statements write are suggested.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
@@ -33,6 +34,9 @@ test("the repository's own package name names its main file and that file's impo
     `no statement imports "tinyexp" by that name; it is this repository's own package "tinyexp": lib/entry.js, which 2 statements import: find_importers lib/entry.js`,
   ]);
   assert.is(byName.suggestions, undefined, 'the note says what the name is; no near misses');
+  // Mistyped, the repository's own package name is suggested, with its package.json; so is a package a statement writes.
+  assert.equal((await call({ module_name: 'tinyexpp' })).suggestions, [{ name: 'tinyexp', why: 'edit', path: 'package.json' }]);
+  assert.equal((await call({ module_name: 'left-pd' })).suggestions, [{ name: 'left-pad', why: 'edit' }]);
   // An external package has no note; a folder is refused as one.
   assert.is((await call({ module_name: 'left-pad' })).notes, undefined);
   try {

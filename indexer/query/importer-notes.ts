@@ -19,7 +19,7 @@ const FILES_NAMED = 3;
 interface Package { name: string; folder: string; main?: string }
 
 /** Every indexed package.json's package, in path order. */
-function packageFolders(store: Store): Package[] {
+export function packageFolders(store: Store): Package[] {
   const out: Package[] = [];
   for (const f of store.filesWithPathContaining('package.json', true)) {
     if (f.path !== 'package.json' && !f.path.endsWith('/package.json')) continue;

@@ -9,7 +9,7 @@ import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from './distance.js';
-import { folderRefusal, resolvesNote } from './importer-notes.js';
+import { folderRefusal, packageFolders, resolvesNote } from './importer-notes.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './suggest.js';
 
@@ -82,10 +82,19 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
   for (const f of store.ordered()) if (SOURCE.test(f.path)) consider(f.path, f.path);
   // Package names and subpaths as statements write them (`:react`): an external package has no file of the repository.
   for (const t of store.importTargets()) if (t.startsWith(':')) consider(t.slice(1));
+  // The repository's own packages, which its files may never import by name (express's own "express").
+  for (const p of packageFolders(store)) consider(p.name, p.folder === '' ? 'package.json' : `${p.folder}/package.json`);
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   found.sort((a, b) => a.rank - b.rank || a.d - b.d || a.s.name.length - b.s.name.length || cmp(a.s.name, b.s.name));
-  // One suggestion per file: its best name (a file has a module name per package root, and its path); a package name is its own.
+  // One suggestion per file: its best name (a file has a module name per package root, and its path); a package name is its own; each name once.
   const seen = new Set<string>();
+  const names = new Set<string>();
   const key = (x: Suggestion): string => (x.path === undefined ? `:${x.name}` : x.path);
-  return found.filter((x) => !seen.has(key(x.s)) && seen.add(key(x.s))).slice(0, SUGGESTIONS_MAX).map((x) => x.s);
+  const fresh = (x: Suggestion): boolean => {
+    if (seen.has(key(x)) || names.has(x.name)) return false;
+    seen.add(key(x));
+    names.add(x.name);
+    return true;
+  };
+  return found.filter((x) => fresh(x.s)).slice(0, SUGGESTIONS_MAX).map((x) => x.s);
 }
