@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
 import type { RealRoot } from '../local/root.js';
+import { distanceWithin } from '../indexer/query/distance.js';
 
 export type FlagKind = 'boolean' | 'string' | 'int';
 export interface FlagSpec<V = unknown> {
@@ -74,7 +75,7 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
     const eq = a.indexOf('=');
     const name = a.slice(2, eq === -1 ? undefined : eq);
     const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
-    if (!spec) throw new UsageError(`unknown option --${name}`);
+    if (!spec) throw new UsageError(unknownOption(name, Object.keys(specs)));
     // `--repo a --repo b` would silently take one of them: say so instead.
     if (flags[name] !== undefined) throw new UsageError(`--${name} given more than once`);
     if (spec.kind === 'boolean') {
@@ -127,8 +128,21 @@ export const HELP = { help: flag.boolean('show this help') };
 /** The name the CLI gives itself to the daemon (its log and audit). */
 export const CLIENT_NAME = 'cli';
 
+/** `unknown option --via-reexport; did you mean --via-reexports?`: the nearest of the command's options within 2 edits (1 for short names). */
+function unknownOption(name: string, options: readonly string[]): string {
+  const max = name.length <= 4 ? 1 : 2;
+  let best: string | null = null, bestD = max + 1;
+  for (const o of options) {
+    const d = distanceWithin(name.toLowerCase(), o, max);
+    if (d < bestD) { best = o; bestD = d; }
+  }
+  return `unknown option --${name}${best !== null ? `; did you mean --${best}?` : ''}`;
+}
+
 export function needPositionals(p: { positionals: readonly string[] }, n: number, usage: string): void {
   const got = p.positionals.length;
+  // `evidex search ''`: an empty argument is no query, name or path; said as a usage error, not as the tool's schema words.
+  if (got === n && p.positionals.includes('')) throw new UsageError(`an empty argument; usage: ${usage}`);
   if (got === n) return;
   // `evidex search def main`: words meant as one argument, which the shell split.
   const quote = n === 1 && got > 1 ? ` (got ${got}: quote text with spaces, as in "${p.positionals.join(' ')}")` : '';

@@ -71,5 +71,14 @@ export function userError(e: unknown): UserError {
       default: return { code: 'protocol_error', message, exit: EXIT_FAILED, plain: false };
     }
   }
+  if (isCwdGone(e)) return { code: 'cwd_gone', message: CWD_GONE, exit: EXIT_FAILED, plain: true };
   return { code: 'internal_error', message: oneLine(e instanceof Error ? e.message : String(e)), exit: EXIT_FAILED, plain: true };
 }
+
+/** The current folder was deleted under the shell (a `git checkout` that removed it): Node cannot even name it (uv_cwd). */
+function isCwdGone(e: unknown): boolean {
+  const err = e as NodeJS.ErrnoException | null;
+  return err instanceof Error && err.code === 'ENOENT' && err.syscall === 'uv_cwd';
+}
+
+const CWD_GONE = 'the current folder no longer exists (deleted or moved, as a git checkout can do): cd to a folder that exists and run the command again';

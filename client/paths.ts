@@ -81,6 +81,13 @@ export class Place {
     try { return statSync(abs).isFile(); } catch { return false; }
   }
 
+  /** Whether `arg`, taken as toRoot takes it, names a folder on disk inside the root (the root itself too). */
+  namesFolder(arg: string): boolean {
+    const abs = this.onDisk(this.readBack(arg));
+    if (outside(relative(this.root.path, abs))) return false;
+    try { return statSync(abs).isDirectory(); } catch { return false; }
+  }
+
   /** A root-relative path as a person reads it here: relative to the current folder inside the root ("../docs/a.md"), else as is. */
   shown(rootPath: string): string {
     if (this.here === null || this.here === '') return rootPath;

@@ -7,14 +7,31 @@ import { human, join, line, path, type Shown } from '../local/human.js';
 
 type Suggestion = NonNullable<ToolResult['suggestions']>[number];
 
-/** "did you mean: …", or null when there are no suggestions; `shownPath` prints a root-relative path as the output does. */
-export function formatSuggestions(r: ToolResult, shownPath: (rootPath: string) => string = (p) => p): Shown | null {
+/** What the command filtered by, to say why a `filtered_out` suggestion was left out: the --kind asked for, and how the paths were limited. */
+export interface Filters {
+  kind?: string;
+  /** `outside --path-prefix`, `outside this folder`. */
+  outside: string;
+}
+
+/**
+ * "did you mean: …", or null when there are no suggestions; `shownPath` prints
+ * a root-relative path as the output does. A definition the filters left out
+ * is said to be so in words (`a variable, not a method`), not by the rule's name.
+ */
+export function formatSuggestions(r: ToolResult, shownPath: (rootPath: string) => string = (p) => p, filters: Filters = { outside: 'outside --path-prefix' }): Shown | null {
   const list = r.suggestions ?? [];
   if (list.length === 0) return null;
+  const why = (s: Suggestion): string => {
+    if (s.why !== 'filtered_out') return s.why;
+    return filters.kind !== undefined && s.kind !== undefined && s.kind !== filters.kind ? `${article(s.kind)} ${s.kind}, not ${article(filters.kind)} ${filters.kind}` : filters.outside;
+  };
   const one = (s: Suggestion): Shown => {
     const where = s.path === undefined ? null : s.line === undefined ? path(shownPath(s.path)) : human`${path(shownPath(s.path))}:${String(s.line)}`;
     const more = s.count !== undefined ? human`, +${String(s.count - 1)} more` : '';
-    return where ? human`${line(s.name)} (${s.why}, ${where}${more})` : human`${line(s.name)} (${s.why})`;
+    return where ? human`${line(s.name)} (${why(s)}, ${where}${more})` : human`${line(s.name)} (${why(s)})`;
   };
   return human`did you mean: ${join(list.map(one), ', ')}`;
 }
+
+const article = (kind: string): string => (/^[aeiou]/.test(kind) ? 'an' : 'a');

@@ -19,9 +19,10 @@ import { WARMUP_CALLER, type Caller } from './caller.js';
 import type { FairTurns } from './fair-turns.js';
 import type { RootGate } from './root-gate.js';
 
-/** What tools/call answers: the result's three fields, its near misses when it has some, and whether the index was catching up, whatever else the handle's result carries. */
+/** What tools/call answers: the result's three fields, its near misses and notes when it has some, and whether the index was catching up, whatever else the handle's result carries. */
 const wireResult = (r: ToolResult, catchingUp: CatchingUp | null): ToolResult => ({
   evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
+  ...(r.notes?.length ? { notes: r.notes } : {}),
   ...(catchingUp ? { catching_up: catchingUp } : {}),
 });
 

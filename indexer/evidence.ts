@@ -25,6 +25,11 @@ export interface Evidence {
   excerpt?: { column: number; text: string };
   /** find_importers with via_reexports: the re-exporting files between the statement and the module, nearest first. */
   via?: string[];
+  /**
+   * read_evidence, on a snippet cut at 4,000 characters: the first line the
+   * snippet does not hold whole, where the next read_evidence call goes on.
+   */
+  next_start_line?: number;
 }
 
 
@@ -88,6 +93,18 @@ export function withExcerpt(item: Evidence, line: string, at: number, len: numbe
   if (isLowSurrogate(line.charCodeAt(from))) from--;
   if (isLowSurrogate(line.charCodeAt(to))) to++;
   return { ...item, excerpt: { column: from + 1, text: line.slice(from, to) } };
+}
+
+/**
+ * `item` (read_evidence's answer) with `next_start_line` when its snippet was
+ * cut after at least its first whole line: the line the cut fell in (or the
+ * one after, when the cut fell at its end), so a reader goes on there instead
+ * of past end_line. A cut inside the first line has nowhere to go on.
+ */
+export function withNextStart(item: Evidence): Evidence {
+  if (!item.truncated) return item;
+  const whole = item.snippet.split('\n').length - 1;
+  return whole > 0 ? { ...item, next_start_line: item.start_line + whole } : item;
 }
 
 const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;

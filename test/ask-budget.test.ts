@@ -98,6 +98,8 @@ function scenarios(test: Test, api: ModelApi): void {
     const read = JSON.parse(view(f.chats[2]).at(-1)!.content).untrusted_data;
     assert.is(read.evidence.length, 1);
     assert.is(read.evidence[0].full_end_line, 200);
+    // The tool's own cut (200 long lines are over 4,000 characters) said to read on further down; the window cut shows less, so only its hint counts.
+    assert.is(read.evidence[0].next_start_line, undefined);
     assert.match(read.hint, `read_evidence start_line=${read.evidence[0].end_line + 1}`);
     // Room ran out: older results were reduced to their path:line lists, and the user was told.
     const later = view(f.chats[4]).filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content).untrusted_data);

@@ -78,8 +78,8 @@ test('diff of a path that is not there says so; of one with no change, only the 
 test('importers of a stylesheet says what find_importers answers for and how to find its imports, which works', () => {
   const r = evidex(['importers', 'styles/global.css']);
   assert.is(r.code, 2);
-  assert.is(r.stderr, 'evidex: not_indexed: "styles/global.css" is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, '
-    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: search_code "global.css"\n');
+  assert.is(r.stderr, 'evidex: not_indexed: "styles/global.css" is not a Python, TypeScript, JavaScript or JSON file: evidex importers answers only for those, '
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search "global.css"\n');
   const search = evidex(['search', 'global.css']);
   assert.match(search.stdout, /^app\.tsx:1: import '\.\/styles\/global\.css';$/m);
 });

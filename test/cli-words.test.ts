@@ -3,7 +3,7 @@
 // empty question, a number out of range, a page past the end, a query the
 // shell split, and `daemon status` with no daemon.
 import { spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -59,6 +59,54 @@ test('an empty question or case file is a usage error (exit 2), as an empty quer
     assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, /^evidex: --model is empty; name a model, or leave --model out for the default \(EVIDEX_MODEL, else qwen3:8b\)\n$/);
   }
+});
+
+test("an empty query, name or module is the same usage error, not the tool schema's words", () => {
+  for (const [cmd, what] of [['search', 'QUERY'], ['symbol', 'NAME'], ['importers', 'MODULE']]) {
+    const r = evidex([cmd, '']);
+    assert.equal(r, { code: 2, stdout: '', stderr: `evidex: an empty argument; usage: evidex ${cmd} ${what}\n` }, cmd);
+  }
+});
+
+test('line 0 is said to be no line: lines are numbered from 1', () => {
+  for (const target of ['src/rag_common.py:0', 'src/rag_common.py:0-3']) {
+    const r = evidex(['read', target]);
+    assert.equal(r, { code: 2, stdout: '', stderr: `evidex: line 0 in "${target}": lines are numbered from 1 (PATH:1 is the first line)\n` }, target);
+  }
+});
+
+test('a mistyped option gets the nearest option of its command', () => {
+  const cases: Array<[string[], string]> = [
+    [['importers', 'x', '--via-reexport'], 'unknown option --via-reexport; did you mean --via-reexports?'],
+    [['search', 'x', '--limt', '3'], 'unknown option --limt; did you mean --limit?'],
+    [['symbol', 'x', '--knd', 'class'], 'unknown option --knd; did you mean --kind?'],
+    [['search', 'x', '--nothing-like-it'], 'unknown option --nothing-like-it'],
+  ];
+  for (const [args, said] of cases) {
+    const r = evidex(args);
+    assert.equal(r, { code: 2, stdout: '', stderr: `evidex: ${said}\n` }, args.join(' '));
+  }
+});
+
+test('a definition left out by --kind or --path-prefix is said why in words', () => {
+  const byKind = evidex(['symbol', 'COLLECTION_NAME', '--kind', 'function']);
+  assert.is(byKind.code, 0, byKind.stderr);
+  assert.match(byKind.stderr, /\ndid you mean: COLLECTION_NAME \(a variable, not a function, src\/rag_common\.py:12\)/);
+  const byPrefix = evidex(['symbol', 'COLLECTION_NAME', '--path-prefix', 'tests']);
+  assert.match(byPrefix.stderr, /\ndid you mean: COLLECTION_NAME \(outside --path-prefix, src\/rag_common\.py:12\)/);
+  assert.not.match(byKind.stderr + byPrefix.stderr, /filtered_out/);
+  // --json keeps the tool's own record.
+  assert.is(JSON.parse(evidex(['symbol', 'COLLECTION_NAME', '--kind', 'function', '--json']).stdout).suggestions[0].why, 'filtered_out');
+});
+
+test('a current folder deleted under the command is said to be gone, in one line', () => {
+  const gone = join(tempDir('words-gone'), 'gone');
+  mkdirSync(gone);
+  // A shell whose folder a checkout removed: the child starts there, then the folder goes.
+  const r = spawnSync('/bin/sh', ['-c', `cd "${gone}" && rmdir "${gone}" && exec "${process.execPath}" "${BIN}" search x`], { encoding: 'utf8', timeout: 60_000, env });
+  assert.equal({ code: r.status, stdout: r.stdout, stderr: r.stderr }, {
+    code: 1, stdout: '', stderr: 'evidex: the current folder no longer exists (deleted or moved, as a git checkout can do): cd to a folder that exists and run the command again\n',
+  });
 });
 
 test('a number out of range says the range', () => {

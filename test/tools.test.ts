@@ -207,6 +207,38 @@ test('read_evidence caps a widened span at 400 lines', async () => {
   await idx.close();
 });
 
+test('read_evidence cut at 4,000 characters says where to read on, and reading on from there skips no line', async () => {
+  const root = tempDir('tools-cut');
+  // 400 lines of 30 characters: the snippet of 1-400 holds ~133 of them.
+  writeFileSync(join(root, 'wide.txt'), Array.from({ length: 400 }, (_, i) => `line ${String(i + 1).padStart(4, '0')} ${'x'.repeat(20)}`).join('\n') + '\n');
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'cut-state') });
+  await idx.refresh();
+  const first = (await call(idx, 'read_evidence', { path: 'wide.txt', start_line: 1, end_line: 400 })).evidence[0];
+  assert.is(first.truncated, true);
+  assert.is(first.end_line, 400, 'the item still claims the lines asked for');
+  const whole = first.snippet.split('\n').length - 1;
+  assert.is(first.next_start_line, 1 + whole, 'goes on at the line the cut fell in');
+  // Follow next_start_line to the end: every line is seen, in order, once.
+  const seen: string[] = [];
+  let item = first;
+  for (;;) {
+    const got = item.snippet.split('\n');
+    if (item.next_start_line !== undefined) got.length = item.next_start_line - item.start_line;
+    seen.push(...got);
+    if (item.next_start_line === undefined) break;
+    item = (await call(idx, 'read_evidence', { path: 'wide.txt', start_line: item.next_start_line, end_line: 400 })).evidence[0];
+  }
+  assert.equal(seen, readFileSync(join(root, 'wide.txt'), 'utf8').split('\n').slice(0, 400));
+  // A snippet under the cut, and one cut inside its only line, say nothing more.
+  writeFileSync(join(root, 'one.txt'), 'y'.repeat(5000) + '\nshort\n');
+  await idx.refresh();
+  assert.is((await call(idx, 'read_evidence', { path: 'wide.txt', start_line: 1, end_line: 10 })).evidence[0].next_start_line, undefined);
+  const oneLine = (await call(idx, 'read_evidence', { path: 'one.txt', start_line: 1, end_line: 2 })).evidence[0];
+  assert.is(oneLine.truncated, true);
+  assert.is(oneLine.next_start_line, undefined, 'a cut inside the first line has nowhere to go on');
+  await idx.close();
+});
+
 type Args = Record<string, unknown>;
 
 /** The whole answer, read page after page of `size` items: every page has the same total and is full but the last. */

@@ -16,9 +16,11 @@ export const command = toolCommand({
   build: (p, place) => {
     needPositionals(p, 1, 'evidex importers MODULE');
     const m = p.positionals[0];
-    // A file on disk is a path, taken from the current folder like every path (one outside the repository is refused as such); anything else is a module or package name.
+    // A file on disk is a path, taken from the current folder like every path (one outside the repository is refused as such),
+    // and so is a folder written as a path (`src/`, `./lib`: answered "a folder, not a file"); anything else is a module or package name.
+    const asPath = place.namesFile(m) || place.leavesRoot(m) || (/^\.|\//.test(m) && place.namesFolder(m));
     return {
-      module_name: place.namesFile(m) || place.leavesRoot(m) ? place.toRoot(m) : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
+      module_name: asPath ? place.toRoot(m).replace(/(.)\/$/, '$1') : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
     };
   },
 });

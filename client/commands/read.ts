@@ -17,7 +17,11 @@ import { callTool, toolCommand } from './tool-command.js';
  */
 export function parseReadTarget(target: string, isFile: (path: string) => boolean = () => false): { path: string; start_line: number; end_line?: number } {
   const m = /^(.*?):(\d+)(?:-(\d+))?$/.exec(target);
-  if (m) return { path: m[1], start_line: Number(m[2]), end_line: m[3] === undefined ? undefined : Number(m[3]) };
+  if (m) {
+    const start = Number(m[2]), end = m[3] === undefined ? undefined : Number(m[3]);
+    if (start === 0 || end === 0) throw new UsageError(`line 0 in ${JSON.stringify(target)}: lines are numbered from 1 (PATH:1 is the first line)`);
+    return { path: m[1], start_line: start, end_line: end };
+  }
   const colon = target.lastIndexOf(':');
   const range = target.slice(colon + 1);
   if (colon > 0 && !range.includes('/') && !isFile(target)) {

@@ -96,8 +96,8 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
 function refusalHere(e: unknown, place: Place, paths: string[]): unknown {
   if (!(e instanceof RpcError)) return e;
   const d = e.data as { message?: unknown } | undefined;
-  const data = d !== null && typeof d === 'object' && typeof d.message === 'string' ? { ...d, message: messageHere(place, d.message, paths) } : d;
-  return new RpcError(e.code, messageHere(place, e.message, paths), data);
+  const data = d !== null && typeof d === 'object' && typeof d.message === 'string' ? { ...d, message: messageHere(place, asCommands(d.message), paths) } : d;
+  return new RpcError(e.code, messageHere(place, asCommands(e.message), paths), data);
 }
 
 /** The root-relative paths among a call's arguments (a module name with a "/" is a file's path; a dotted one is no path). */
@@ -144,8 +144,19 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
-  const suggestions = formatSuggestions(r, fmt.shown);
+  for (const note of r.notes ?? []) stderr().line(human`note: ${line(asCommands(note, true))}`);
+  const { kind, 'path-prefix': prefix } = p.flags as { kind?: string; 'path-prefix'?: string };
+  const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder' });
   if (suggestions) stderr().line(suggestions);
+}
+
+/**
+ * A tool's note or refusal as the command line says it: `find_importers X` is
+ * `evidex importers X`; in a note (`flags`), the `path_prefix "P"` it was given is `--path-prefix "P"`.
+ */
+export function asCommands(text: string, flags = false): string {
+  const out = text.replace(/\bfind_importers /g, 'evidex importers ').replace(/\bsearch_code /g, 'evidex search ');
+  return flags ? out.replace(/\bpath_prefix /g, '--path-prefix ') : out;
 }
 
 // ---- the text form ---------------------------------------------------------

@@ -78,7 +78,8 @@ function firstLines(e: Evidence, k: number): Evidence | null {
   if (e.truncated) lines.pop(); // the cut line is not whole
   const n = Math.min(k, lines.length, e.end_line - e.start_line + 1);
   if (n < 1) return null;
-  const { truncated: _t, ...rest } = e;
+  // Its own hint says where to read on (end_line + 1): read_evidence's next_start_line, further on, would skip lines.
+  const { truncated: _t, next_start_line: _n, ...rest } = e;
   return { ...rest, end_line: e.start_line + n - 1, snippet: lines.slice(0, n).join('\n'), full_end_line: e.end_line } as Evidence;
 }
 

@@ -86,7 +86,9 @@ export const TOOLS = {
   },
   read_evidence: {
     schema: ReadEvidenceArgs,
-    description: 'Read lines of an indexed file, optionally widened by context lines. At most 400 lines.',
+    description:
+      'Read lines of an indexed file, optionally widened by context lines. At most 400 lines. ' +
+      'A snippet over 4,000 characters is cut ("truncated": true): go on with start_line = its next_start_line, not end_line + 1.',
   },
   find_importers: {
     schema: FindImportersArgs,
@@ -161,6 +163,8 @@ export const EvidenceSchema = z.looseObject({
     column: z.number().int().min(1).describe('Where the text starts in the line, 1-based (UTF-16 code units).'),
     text: z.string().describe('The part of the line around the match.'),
   }).optional().describe('search_code, on a line cut before its first match: the part of the line around that match.'),
+  next_start_line: z.number().int().min(1).optional()
+    .describe('read_evidence, on a cut snippet: the first line it does not hold whole; read on from there.'),
 });
 /**
  * Why a name is suggested (docs/tools.md, Suggestions), in the order
@@ -195,6 +199,8 @@ export const ToolResultSchema = z.looseObject({
   generation: z.number().int().min(0).describe('The index generation that answered (it rises with every index update).'),
   suggestions: z.array(SuggestionSchema).optional()
     .describe('Only when find_symbol or find_importers found nothing: the nearest names the index does hold, best first.'),
+  notes: z.array(z.string()).optional()
+    .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under.'),
   catching_up: CatchingUpSchema.optional()
     .describe('Only when files changed on disk were not all indexed yet: the answer is provisional; ask again shortly.'),
 });
@@ -211,6 +217,8 @@ export interface ToolResult {
   generation: number;
   /** Near misses, when find_symbol or find_importers found nothing (see SuggestionSchema). */
   suggestions?: Suggestion[];
+  /** One-line remarks on the answer (see ToolResultSchema): what a name resolves to, a path_prefix nothing is under. */
+  notes?: string[];
   /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
   catching_up?: CatchingUp;
 }

@@ -2,12 +2,14 @@
 // no file is known by, or a path the index does not hold, answered with the
 // nearest module names and paths it does hold (`checker.py` asked at the root
 // of mypy: `mypy/checker.py`; `flask.ap`: `flask.app`). Chosen only from the
-// index — module names of Python files and paths of source files — so a
-// suggestion never names an ignored or secret file.
+// index — module names of Python files, paths of source files and package
+// names that import statements write — so a suggestion never names an
+// ignored or secret file.
 import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from './distance.js';
+import { folderRefusal, packageFolders, resolvesNote } from './importer-notes.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './suggest.js';
 
@@ -30,8 +32,16 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     if (names.length === 0) throw err;
     throw new ToolError('not_indexed', `${err.message}; did you mean: ${names.join(', ')}`);
   }
+  if (indexed) return result;
+  if (result.total === 0) {
+    const folder = folderRefusal(store, args.module_name);
+    if (folder) throw folder;
+  }
+  // A package name or subpath: what it resolves to, when that is a file of the repository.
+  const note = resolvesNote(store, args.module_name, result.total);
+  if (note) result = { ...result, notes: [...(result.notes ?? []), note] };
   // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss.
-  if (result.total > 0 || indexed) return result;
+  if (result.total > 0 || note) return result;
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
 }
@@ -49,7 +59,7 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
   const max = allowedDistance(want.length);
   const found: Array<{ s: Suggestion; rank: number; d: number }> = [];
   const dotWant = `.${want}`, slashWant = `/${want}`;
-  const consider = (name: string, path: string): void => {
+  const consider = (name: string, path?: string): void => {
     const low = name.toLowerCase();
     let rank = -1, d = 0;
     if (low === want) rank = 0;
@@ -57,7 +67,8 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
     else if ((d = distanceWithin(want, low, max)) <= max) rank = 2;
     else if (want.length >= 3 && low.startsWith(want)) { rank = 3; d = 0; }
     if (rank < 0) return;
-    found.push({ s: { name, why: (['case', 'tail', 'edit', 'prefix'] as const)[rank], path }, rank, d });
+    const why = (['case', 'tail', 'edit', 'prefix'] as const)[rank];
+    found.push({ s: path === undefined ? { name, why } : { name, why, path }, rank, d });
   };
   for (const m of store.moduleNames()) {
     // The first of its files' paths in (code unit) order.
@@ -69,9 +80,21 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
     if (first !== null) consider(m, first);
   }
   for (const f of store.ordered()) if (SOURCE.test(f.path)) consider(f.path, f.path);
+  // Package names and subpaths as statements write them (`:react`): an external package has no file of the repository.
+  for (const t of store.importTargets()) if (t.startsWith(':')) consider(t.slice(1));
+  // The repository's own packages, which its files may never import by name (express's own "express").
+  for (const p of packageFolders(store)) consider(p.name, p.folder === '' ? 'package.json' : `${p.folder}/package.json`);
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   found.sort((a, b) => a.rank - b.rank || a.d - b.d || a.s.name.length - b.s.name.length || cmp(a.s.name, b.s.name));
-  // One suggestion per file: its best name (a file has a module name per package root, and its path).
-  const files = new Set<string>();
-  return found.filter((x) => !files.has(x.s.path!) && files.add(x.s.path!)).slice(0, SUGGESTIONS_MAX).map((x) => x.s);
+  // One suggestion per file: its best name (a file has a module name per package root, and its path); a package name is its own; each name once.
+  const seen = new Set<string>();
+  const names = new Set<string>();
+  const key = (x: Suggestion): string => (x.path === undefined ? `:${x.name}` : x.path);
+  const fresh = (x: Suggestion): boolean => {
+    if (seen.has(key(x)) || names.has(x.name)) return false;
+    seen.add(key(x));
+    names.add(x.name);
+    return true;
+  };
+  return found.filter((x) => fresh(x.s)).slice(0, SUGGESTIONS_MAX).map((x) => x.s);
 }

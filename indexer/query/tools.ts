@@ -9,7 +9,7 @@
 // so it too sees one state.
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
-import { makeEvidenceLazy, withExcerpt, type Evidence } from '../evidence.js';
+import { makeEvidenceLazy, withExcerpt, withNextStart, type Evidence } from '../evidence.js';
 import { indexedFile, pageOf, pathPrefixOf, type Page } from './args.js';
 import { findImporters } from './importers.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
@@ -17,6 +17,7 @@ import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
 import { withImporterSuggestions } from './suggest-modules.js';
+import { withPrefixNote } from './prefix-note.js';
 import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
@@ -40,12 +41,17 @@ export interface ToolContext {
  */
 export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResult | Promise<ToolResult> {
   switch (call.name) {
-    case 'search_code': return answerPaced((due) => searchCode(ctx.store, call.args, due), pace, () => ctx.store.generation);
+    case 'search_code': {
+      const { store } = ctx;
+      return answerPaced(function* (due) { return withPrefixNote(store, call.args.path_prefix, yield* searchCode(store, call.args, due)); }, pace, () => store.generation);
+    }
     case 'find_symbol': return answerPaced((due) => symbolAnswer(ctx.store, call.args, due), pace, () => ctx.store.generation);
     case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);
     case 'find_importers': {
       const { store, rules } = ctx;
-      return answerPaced((due) => withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due)), pace, () => store.generation);
+      return answerPaced(function* (due) {
+        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due)));
+      }, pace, () => store.generation);
     }
     case 'read_git_diff': return gitDiff(ctx, call.args);
   }
@@ -247,5 +253,5 @@ export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['rea
   if (e - s + 1 > READ_MAX_LINES) {
     throw new ToolError('invalid_arguments', `read_evidence returns at most ${READ_MAX_LINES} lines; lines ${s}-${e} are ${e - s + 1}`);
   }
-  return { evidence: [evidenceAt(store, f, s, e, 'source', f.path)], total: 1, generation: store.generation };
+  return { evidence: [withNextStart(evidenceAt(store, f, s, e, 'source', f.path))], total: 1, generation: store.generation };
 }

@@ -166,6 +166,9 @@ export class Store {
   /** Ids of the files that have `module` among their module names. */
   moduleFiles(module: string): number[] { return this.files.moduleFiles(module); }
 
+  /** Every target some import statement is looked up by (any order): Python module names, `./path` and `:specifier` (typescript/targets.ts). */
+  importTargets(): IterableIterator<string> { return this.memory.symbols.targets(); }
+
   /** Every module name some file is known by (any order). */
   *moduleNames(): Generator<string> { for (const [m] of this.files.modules()) yield m; }
 

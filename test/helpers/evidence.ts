@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 interface EvidenceLike {
   path: string; start_line: number; end_line: number; kind: string; name: string; snippet: string; truncated?: boolean;
   excerpt?: { column: number; text: string };
+  next_start_line?: number;
 }
 
 const KINDS = new Set(['path_match', 'content_match', 'class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace', 'import', 'source', 'diff']);
@@ -50,6 +51,13 @@ export function assertEvidenceChecks(root: string, items: readonly EvidenceLike[
       const line = lines[e.start_line - 1];
       assert.ok(Number.isInteger(e.excerpt.column) && e.excerpt.column >= 1, `excerpt column: ${where}`);
       assert.is(line.slice(e.excerpt.column - 1, e.excerpt.column - 1 + e.excerpt.text.length), e.excerpt.text, `excerpt differs from its line: ${where}`);
+    }
+    if (e.next_start_line !== undefined) {
+      // Where to read on: every line before it is whole in the snippet, and the snippet ends within it (or just before it).
+      const n = e.next_start_line;
+      assert.ok(e.truncated && Number.isInteger(n) && n > e.start_line && n <= e.end_line, `next_start_line ${n} on ${where}`);
+      const before = lines.slice(e.start_line - 1, n - 1).join('\n');
+      assert.ok(e.snippet.startsWith(before) && e.snippet.length <= before.length + 1 + lines[n - 1].length, `next_start_line ${n} skips or repeats lines: ${where}`);
     }
   }
 }

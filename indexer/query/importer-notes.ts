@@ -1,0 +1,142 @@
+// What find_importers adds to an answer that its matching alone leaves
+// unsaid (docs/tools.md, find_importers, Notes): a folder asked for is said to
+// be one (with the workspace package it is and that package's entry), and a
+// package name or subpath that the index resolved to a file of the
+// repository names that file and how many statements import it, since
+// matching by specifier finds only statements written with that exact text.
+import { ToolError } from '../errors.js';
+import { isTsImport } from '../model.js';
+import type { Store } from '../store/store.js';
+import { fileTarget, specTarget } from '../typescript/targets.js';
+import { normalizeLexically } from './caller-paths.js';
+
+/** Statements looked at to learn what a specifier resolves to: enough to see its file, bounded for a name imported everywhere. */
+const STATEMENTS_LOOKED_AT = 500;
+/** Files named in one note. */
+const FILES_NAMED = 3;
+
+/** A package of the repository: its name, folder ('' for the root) and `main`, as its package.json says. */
+interface Package { name: string; folder: string; main?: string }
+
+/** Every indexed package.json's package, in path order. */
+export function packageFolders(store: Store): Package[] {
+  const out: Package[] = [];
+  for (const f of store.filesWithPathContaining('package.json', true)) {
+    if (f.path !== 'package.json' && !f.path.endsWith('/package.json')) continue;
+    const pkg = packageFields(store.text(f.fid));
+    if (pkg !== null) out.push({ ...pkg, folder: f.path.slice(0, -'package.json'.length).replace(/\/$/, '') });
+  }
+  return out;
+}
+
+function packageFields(text: string | undefined): { name: string; main?: string } | null {
+  if (text === undefined) return null;
+  try {
+    const { name, main } = JSON.parse(text) as { name?: unknown; main?: unknown };
+    if (typeof name !== 'string' || name === '') return null;
+    return typeof main === 'string' && main !== '' ? { name, main } : { name };
+  } catch { return null; }
+}
+
+/** The files of the repository that statements written with exactly `spec` resolve to (as the index resolved them). */
+function resolvedFiles(store: Store, spec: string): string[] {
+  const { hits } = store.plan.importStatements(new Set([specTarget(spec)]), undefined, { offset: 0, end: STATEMENTS_LOOKED_AT });
+  const files = new Set<string>();
+  for (const h of hits) {
+    const rec = store.imports(h.fid)[h.seq];
+    if (!rec?.raw || !isTsImport(rec.raw) || rec.raw.spec !== spec) continue;
+    for (const t of rec.targets) if (t.startsWith('./')) files.add(t.slice(2));
+  }
+  return [...files].sort();
+}
+
+const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs'];
+
+/**
+ * Indexed files a package's entry or subpath can be, when no statement shows
+ * it: its `main` (for the entry), then the subpath (or index) as is and under src/.
+ */
+function likelyFiles(store: Store, pkg: Package, sub: string): string[] {
+  const folder = pkg.folder;
+  const at = (p: string): string => [folder, p].filter((x) => x !== '').join('/');
+  const main = pkg.main?.replace(/^\.\//, '').replace(/\/$/, '');
+  const stems = sub === '' ? [...(main ? [main, `${main}/index`] : []), 'src/index', 'index'] : [sub, `src/${sub}`, `${sub}/index`, `src/${sub}/index`];
+  const out: string[] = [];
+  for (const stem of stems) {
+    for (const ext of ['', ...EXTENSIONS]) {
+      const p = at(stem + ext);
+      if (store.fileByPath(p) && /\.[cm]?[jt]sx?$/.test(p) && !out.includes(p)) { out.push(p); break; }
+    }
+  }
+  return out;
+}
+
+/** How many statements import the file at `path` (its resolved imports). */
+function importerCount(store: Store, path: string): number {
+  return store.plan.importStatements(new Set([fileTarget(path)]), undefined, { offset: 0, end: 0 }).total;
+}
+
+/** `p, which N statements import: find_importers p` for each file (but one that `skip` statements import: the answer itself), joined; '' for none. */
+function filesWithCounts(store: Store, files: readonly string[], skip = -1): string {
+  const said: string[] = [];
+  for (const p of files.slice(0, FILES_NAMED)) {
+    const n = importerCount(store, p);
+    if (n !== skip || files.length > 1) said.push(`${p}, which ${n} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}: find_importers ${p}`);
+  }
+  return said.join('; ');
+}
+
+/** The workspace package (or the repository's own) that `name` is, or that `name` is a subpath of. */
+function packageOf(store: Store, name: string): (Package & { sub: string }) | null {
+  let best: (Package & { sub: string }) | null = null;
+  for (const p of packageFolders(store)) {
+    if (name === p.name) return { ...p, sub: '' };
+    if (name.startsWith(`${p.name}/`) && (!best || p.name.length > best.name.length)) best = { ...p, sub: name.slice(p.name.length + 1) };
+  }
+  return best;
+}
+
+/**
+ * A note on a package name or subpath the repository itself provides: the
+ * file(s) statements written with it resolve to, or, when no statement is,
+ * the file of the package's folder it names, each with its importer count.
+ * Null for a name no package of the repository has, and when the one file it
+ * resolves to is imported by exactly the answer's `total` statements.
+ */
+export function resolvesNote(store: Store, m: string, total: number): string | null {
+  const resolved = resolvedFiles(store, m);
+  if (resolved.length) {
+    // One file that exactly the answer's statements import: nothing to add.
+    const said = filesWithCounts(store, resolved, total);
+    return said === '' ? null : `${JSON.stringify(m)} resolves to ${said}`;
+  }
+  const pkg = packageOf(store, m);
+  if (!pkg) return null;
+  const files = likelyFiles(store, pkg, pkg.sub);
+  if (!files.length) return null;
+  const whose = pkg.folder === '' ? `this repository's own package ${JSON.stringify(pkg.name)}` : `workspace package ${JSON.stringify(pkg.name)} (${pkg.folder})`;
+  return `no statement imports ${JSON.stringify(m)} by that name; it is ${pkg.sub === '' ? whose : `in ${whose}`}: ${filesWithCounts(store, files)}`;
+}
+
+/**
+ * The refusal for a folder of indexed files asked for as a module: it is a
+ * folder, not a file, and, when it is (or lies in) a workspace package's
+ * folder, which package and its entry file(s). Null when `m` is no such folder.
+ */
+export function folderRefusal(store: Store, m: string): ToolError | null {
+  let dir: string;
+  try { dir = normalizeLexically(m, { allowRoot: false }).replace(/\/$/, ''); } catch { return null; }
+  if (dir === '' || store.fileByPath(dir) || store.filesUnder(dir).length === 0) return null;
+  let pkg: Package | null = null;
+  for (const p of packageFolders(store)) {
+    if (p.folder !== '' && (dir === p.folder || dir.startsWith(`${p.folder}/`)) && (!pkg || p.folder.length > pkg.folder.length)) pkg = p;
+  }
+  let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
+  if (pkg) {
+    const entries = resolvedFiles(store, pkg.name);
+    const entry = entries.length ? entries : likelyFiles(store, pkg, '');
+    why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} workspace package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
+    if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
+  }
+  return new ToolError('not_indexed', why);
+}

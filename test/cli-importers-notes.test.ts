@@ -1,0 +1,89 @@
+// What `evidex importers` says beyond its matching, through real `evidex`
+// processes on a git copy of fixtures/ts-monorepo: a folder is said to be one,
+// with the workspace package it is and its entry; a package subpath names the
+// file the compiler resolves it to and that file's own importer count, which
+// the command it gives confirms; a mistyped package name gets the package
+// names statements write; a --path-prefix that nothing is under says so.
+import { spawnSync } from 'node:child_process';
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
+
+const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
+const home = tempDir('importers-notes-home');
+const repo = join(tempDir('importers-notes'), 'ts-monorepo');
+cpSync(join(PROJECT_ROOT, 'fixtures', 'ts-monorepo'), repo, { recursive: true });
+git(repo, ['init', '-q']);
+git(repo, ['add', '-A']);
+git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
+const env = { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9', NO_COLOR: '1' };
+
+function evidex(args: string[], cwd = '.'): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: join(repo, cwd), encoding: 'utf8', timeout: 60_000, env });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr.replace(/^started evidex daemon .*\n/, '') };
+}
+
+/** How many statements `evidex importers ARG` finds in the whole repository. */
+function importerTotal(arg: string): number {
+  const r = evidex(['importers', arg, '--json', '--limit', '200']);
+  assert.is(r.code, 0, r.stderr);
+  return (JSON.parse(r.stdout) as { total: number }).total;
+}
+
+test('importers of a workspace package folder says it is a folder, which package, and its entry file', () => {
+  const r = evidex(['importers', 'packages/shared']);
+  assert.is(r.code, 2);
+  assert.is(r.stderr, 'evidex: not_indexed: "packages/shared" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
+    + 'it is the folder of workspace package "@acme/shared" (packages/shared): evidex importers @acme/shared, or its entry file packages/shared/src/index.ts\n');
+  const inside = evidex(['importers', 'packages/shared/src/']);
+  assert.is(inside.code, 2);
+  assert.match(inside.stderr, /^evidex: not_indexed: "packages\/shared\/src" is a folder, not a file; .* it is inside workspace package "@acme\/shared" \(packages\/shared\): evidex importers @acme\/shared, or its entry file packages\/shared\/src\/index\.ts\n$/);
+  // A folder that is no package's: only that it is a folder.
+  assert.is(evidex(['importers', 'scripts/']).stderr, 'evidex: not_indexed: "scripts" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name\n');
+  // The entry it names is the file `@acme/shared` resolves to: what imports one imports the other.
+  assert.ok(importerTotal('packages/shared/src/index.ts') >= importerTotal('@acme/shared'));
+});
+
+test('a package subpath names the file it resolves to and how many statements import that file; the count is what that command finds', () => {
+  const r = evidex(['importers', '@acme/sdk/links']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, "apps/web/src/api.ts:2: import { httpBatchLink } from '@acme/sdk/links';\n");
+  const n = importerTotal('packages/sdk/src/links.ts');
+  assert.ok(n > 1, `links.ts has ${n} importers`);
+  assert.match(r.stderr, `\nnote: "@acme/sdk/links" resolves to packages/sdk/src/links.ts, which ${n} statements import: evidex importers packages/sdk/src/links.ts\n`);
+  // A subpath no statement writes: the file of the package's folder it names, said as that.
+  const math = evidex(['importers', '@acme/shared/math']);
+  assert.is(math.stdout, '');
+  assert.match(math.stderr, /^0 of 0 shown/);
+  assert.match(math.stderr, `\nnote: no statement imports "@acme/shared/math" by that name; it is in workspace package "@acme/shared" (packages/shared): `
+    + `packages/shared/src/math.ts, which ${importerTotal('packages/shared/src/math.ts')} statements import: evidex importers packages/shared/src/math.ts\n`);
+  // A name whose one file is imported by exactly its own statements adds nothing.
+  assert.not.match(evidex(['importers', '@acme/shared']).stderr, /note:/);
+});
+
+test('a mistyped package name gets the package names statements write', () => {
+  for (const [typed, meant] of [['reactt', 'react'], ['@acme/sharedd', '@acme/shared'], ['@acme/cor/env', '@acme/core/env']]) {
+    const r = evidex(['importers', typed]);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`\\ndid you mean: ${meant.replace(/[/.]/g, '\\$&')} \\(`), typed);
+  }
+});
+
+test('a --path-prefix nothing is under says so, and the nearest folder', () => {
+  const s = evidex(['search', 'center', '--path-prefix', 'packges/shared']);
+  assert.is(s.code, 0, s.stderr);
+  assert.match(s.stderr, /\nnote: nothing in the index is under --path-prefix "packges\/shared"; did you mean "packages\/shared\/"\?\n/);
+  const i = evidex(['importers', 'react', '--path-prefix', 'nosuch']);
+  assert.match(i.stderr, /\nnote: nothing in the index is under --path-prefix "nosuch"\n/);
+  // A prefix with files under it but no match says nothing of the kind.
+  assert.not.match(evidex(['search', 'no such text anywhere', '--path-prefix', 'packages']).stderr, /note:/);
+});
+
+test('stop the daemon', () => {
+  evidex(['daemon', 'stop']);
+  cleanupTemp();
+});
+
+test.run();

@@ -1,0 +1,52 @@
+// find_importers' notes through openIndex on a real tree (docs/tools.md,
+// find_importers): the repository's own package name, which its own files
+// never import by that name, names its `main` file and how many statements
+// import that file, the count being what find_importers of that file answers;
+// mistyped, that name and the package names statements write are suggested.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { openEvidexIndex } from '../indexer/index.js';
+import type { ToolResult } from '../indexer/query/schemas.js';
+import { assertEvidenceChecks } from './helpers/evidence.js';
+import { cleanupTemp, tempDir, write } from './helpers/fs.js';
+
+test("the repository's own package name names its main file and that file's importers", async () => {
+  const root = tempDir('notes-repo');
+  write(root, {
+    'package.json': JSON.stringify({ name: 'tinyexp', main: 'lib/entry.js' }),
+    'lib/entry.js': 'module.exports = function tiny() {};\n',
+    'test/a.js': "const tiny = require('../lib/entry');\n",
+    'test/b.js': "const tiny = require('../lib/entry.js');\nconst other = require('left-pad');\n",
+  });
+  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
+  await idx.refresh();
+  const call = async (args: Record<string, unknown>): Promise<ToolResult> => {
+    const r = await idx.runTool('find_importers', args) as ToolResult;
+    assertEvidenceChecks(root, r.evidence);
+    return r;
+  };
+  const byFile = await call({ module_name: 'lib/entry.js' });
+  assert.is(byFile.total, 2);
+  const byName = await call({ module_name: 'tinyexp' });
+  assert.is(byName.total, 0, 'matching stays by the specifier as written');
+  assert.equal(byName.notes, [
+    `no statement imports "tinyexp" by that name; it is this repository's own package "tinyexp": lib/entry.js, which 2 statements import: find_importers lib/entry.js`,
+  ]);
+  assert.is(byName.suggestions, undefined, 'the note says what the name is; no near misses');
+  // Mistyped, the repository's own package name is suggested, with its package.json; so is a package a statement writes.
+  assert.equal((await call({ module_name: 'tinyexpp' })).suggestions, [{ name: 'tinyexp', why: 'edit', path: 'package.json' }]);
+  assert.equal((await call({ module_name: 'left-pd' })).suggestions, [{ name: 'left-pad', why: 'edit' }]);
+  // An external package has no note; a folder is refused as one.
+  assert.is((await call({ module_name: 'left-pad' })).notes, undefined);
+  try {
+    await idx.runTool('find_importers', { module_name: 'test' });
+    assert.unreachable('a folder is refused');
+  } catch (e) {
+    assert.is((e as Error).message, '"test" is a folder, not a file; find_importers takes a file\'s path, a module or a package name');
+  }
+  await idx.close();
+});
+
+test.after(() => cleanupTemp());
+test.run();
