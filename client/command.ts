@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
 import type { RealRoot } from '../local/root.js';
-import { distanceWithin } from '../indexer/query/distance.js';
+import { distanceWithin } from '../local/distance.js';
 
 export type FlagKind = 'boolean' | 'string' | 'int';
 export interface FlagSpec<V = unknown> {

@@ -5,7 +5,7 @@
 // a few random edits, as names a model misspells do.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { distanceWithin } from '../indexer/query/distance.js';
+import { distanceWithin } from '../local/distance.js';
 import { mulberry32 } from './helpers/random.js';
 
 /** The optimal string alignment distance, every cell of the table computed. */

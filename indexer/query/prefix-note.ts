@@ -3,7 +3,7 @@
 // match", when the filter left nothing to match in. Names the nearest folder
 // the index does hold, when one is spelled alike.
 import type { Store } from '../store/store.js';
-import { allowedDistance, distanceWithin } from './distance.js';
+import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { pathPrefixOf } from './args.js';
 import type { ToolResult } from './schemas.js';
 

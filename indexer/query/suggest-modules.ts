@@ -8,7 +8,7 @@
 import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { ImportersAnswer } from './importers.js';
-import { allowedDistance, distanceWithin } from './distance.js';
+import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { folderRefusal, packageFolders, resolvesNote } from './importer-notes.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './suggest.js';

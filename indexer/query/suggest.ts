@@ -14,7 +14,7 @@
 import { isPythonPath } from '../python/modules.js';
 import type { DefinitionHit, Store } from '../store/store.js';
 import { baseNames } from './bases.js';
-import { allowedDistance, distanceWithin } from './distance.js';
+import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { moduleQualified } from './qualified.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 

@@ -1,10 +1,12 @@
-// How far apart two spellings are, for near-miss suggestions (suggest.ts,
-// suggest-modules.ts): the optimal string alignment distance (insertions,
-// deletions, substitutions and swaps of two neighbours each cost 1), cut off
-// at a bound. A name that finds nothing is compared with every name and path
-// of the index, so each comparison must cost little: the common prefix and
-// suffix are cut first (they never change the distance), and only the cells
-// within `max` of the diagonal are computed (any other is already over it).
+// How far apart two spellings are, for near-miss suggestions (the index's
+// suggest.ts and suggest-modules.ts, the CLI's nearest option): the optimal
+// string alignment distance (insertions, deletions, substitutions and swaps of
+// two neighbours each cost 1), cut off at a bound. A name that finds nothing
+// is compared with every name and path of the index, so each comparison must
+// cost little: the common prefix and suffix are cut first (they never change
+// the distance), and only the cells within `max` of the diagonal are computed
+// (any other is already over it). In local/ because the CLI uses it too, and
+// a tool call's process loads nothing of the indexer.
 
 /** Rows of the table, reused by every call (the lookups are synchronous, one at a time). */
 let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
