@@ -13,7 +13,7 @@ import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, REPO, unnamedRoot, U
 import { COLOR, outScreen, PAGE } from './tool-command.js';
 
 export const command = defineCommand({
-  usage: 'evidex index [--repo DIR] [--json] [--unresolved [--reason missing|config|external|all] [--limit N] [--offset N]]',
+  usage: 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--color WHEN]',
   summary: 'build or refresh the index, with progress',
   details: 'Without a daemon the index is built in this process; with one running, the daemon refreshes it.\n'
     + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it safely.\n'
