@@ -7,7 +7,7 @@
 // a daemon, from the root and from a subfolder, with hostile text in a line.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, RpcError, type Client } from '../client/connection.js';
 import { Methods, type UnresolvedImports } from '../protocol/messages.js';
@@ -38,7 +38,7 @@ test.after.each(async () => {
 });
 test.after(cleanupTemp);
 
-test('index/unresolved over ws: the statements the compiler resolves to no file, then the packages; counts as index/status; paged; refused bad params; current after edits', async () => {
+test('index/unresolved over ws: the statements the compiler resolves to no file, then the packages; counts as index/status; paged; refused bad params; current after edits, an unreadable config', async () => {
   const root = fixtureRepo();
   d = await startDaemon(root);
   c = await connect(root, { env: d.env });
@@ -98,6 +98,20 @@ test('index/unresolved over ws: the statements the compiler resolves to no file,
   await waitFor('the statement resolved', async () => (await client.request(Methods.indexUnresolved, {})).total === 5);
   unlinkSync(join(root, 'apps/web/src/later-file.ts'));
   await waitFor('the statement missing again', async () => (await client.request(Methods.indexUnresolved, {})).total === 6);
+
+  // Under a config that extends one the index lacks, a statement that reaches nothing is listed as config, after the missing ones.
+  mkdirSync(join(root, 'apps/cfg'));
+  writeFileSync(join(root, 'apps/cfg/tsconfig.json'), '{ "extends": "./base-not-here.json" }\n');
+  writeFileSync(join(root, 'apps/cfg/a.ts'), "import './theme.scss';\n");
+  const withConfig = await waitFor('the statement under the unreadable config', async () => {
+    const now = await client.request(Methods.indexUnresolved, { limit: 200 });
+    return now.counts.config === 1 ? now : null;
+  });
+  assert.equal(withConfig.counts, (await client.request(Methods.indexStatus)).index.tsImports.unresolved);
+  assert.is(withConfig.total, 7);
+  assert.equal(asLines(withConfig).at(-1), "apps/cfg/a.ts:1: import './theme.scss';");
+  assert.is(withConfig.items.at(-1)!.reason, 'config');
+  assert.equal(asLines(await client.request(Methods.indexUnresolved, { reasons: ['config'] })), ["apps/cfg/a.ts:1: import './theme.scss';"]);
 });
 
 test('evidex index --unresolved: in-process and through a daemon, from the root and a subfolder, paged, --json, hostile text escaped, usage errors', async () => {
