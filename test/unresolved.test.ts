@@ -11,6 +11,7 @@ import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, RpcError, type Client } from '../client/connection.js';
 import { Methods, type UnresolvedImports } from '../protocol/messages.js';
+import { specExtension } from '../indexer/query/unresolved.js';
 import { runTsOracle } from './oracle/ts-oracle.js';
 import { evidex } from './helpers/cli.js';
 import { startDaemon, stopDaemon, waitFor, waitWatcherReady, type TestDaemon } from './helpers/daemon.js';
@@ -55,6 +56,7 @@ test('index/unresolved over ws: the statements the compiler resolves to no file,
   assert.equal(r.counts, status.index.tsImports.unresolved);
   assert.equal(r.counts, { missing: 5, config: 0, external: 22 });
   assert.is(r.total, 5);
+  assert.equal(r.extensions, { missing: [['.js', 2], ['', 1], ['.css', 1], ['.json', 1]] });
   assert.is(r.generation, status.index.generation);
 
   // Against the compiler, as the oracle runs it: its unresolved paths are the missing ones, its packages the external ones.
@@ -63,6 +65,7 @@ test('index/unresolved over ws: the statements the compiler resolves to no file,
   assert.equal(keys(r.items).sort(), oracleKeys('missing'));
   const external = await client.request(Methods.indexUnresolved, { reasons: ['external'], limit: 200 });
   assert.is(external.total, 22);
+  assert.equal(external.extensions, {}, 'packages are not counted by extension');
   assert.equal(keys(external.items).sort(), oracleKeys('package'));
   assertEvidenceChecks(root, external.items);
 
@@ -111,7 +114,16 @@ test('index/unresolved over ws: the statements the compiler resolves to no file,
   assert.is(withConfig.total, 7);
   assert.equal(asLines(withConfig).at(-1), "apps/cfg/a.ts:1: import './theme.scss';");
   assert.is(withConfig.items.at(-1)!.reason, 'config');
+  assert.equal(withConfig.extensions.config, [['.scss', 1]]);
   assert.equal(asLines(await client.request(Methods.indexUnresolved, { reasons: ['config'] })), ["apps/cfg/a.ts:1: import './theme.scss';"]);
+});
+
+test('a specifier\'s extension: of its last name, past a bundler\'s ?query or #hash; none for a dotfile or a bare name', () => {
+  const cases: Array<[string, string]> = [
+    ['./logo.svg?react', '.svg'], ['./a.css#x', '.css'], ['../package.json', '.json'], ['./dist/utils.cjs.js', '.js'],
+    ['./does-not-exist', ''], ['./.env', ''], ['..', ''], ['.', ''], ['@scope/pkg.name/sub', ''], ['#internal/x.woff2', '.woff2'], ['./v1.2/x', ''],
+  ];
+  assert.equal(cases.map(([spec]) => [spec, specExtension(spec)]), cases);
 });
 
 test('evidex index --unresolved: in-process and through a daemon, from the root and a subfolder, paged, --json, hostile text escaped, usage errors', async () => {
@@ -129,6 +141,7 @@ test('evidex index --unresolved: in-process and through a daemon, from the root 
   const listed = first.stdout.slice(first.stdout.indexOf('# missing'));
   assert.is(listed, [
     "# missing (6): a relative path, a paths alias, a # import or a repository package's subpath that reaches no file of the repository",
+    '#   by extension: 2 .css · 2 .js · 1 none · 1 .json',
     ...FIVE_MISSING.slice(0, 3),
     "evil.ts:1: import './\\x1b]0;pwned\\x07.css';",
     ...FIVE_MISSING.slice(3),

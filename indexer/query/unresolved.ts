@@ -30,7 +30,37 @@ export interface UnresolvedImports {
   total: number;
   /** Statements of every reason, asked or not: the same figures as index/status's `tsImports.unresolved`. */
   counts: Record<Unresolved, number>;
+  /**
+   * For each asked reason but `external` that has statements: every one of
+   * them counted by its specifier's extension (`.css`; `''` for none), most
+   * first — hundreds of missing statements are often stylesheets and fonts a
+   * bundler resolves, and this says so without paging through them.
+   */
+  extensions: Partial<Record<Unresolved, Array<[ext: string, n: number]>>>;
   generation: number;
+}
+
+/** A specifier's extension: of its last segment's name, past any `?query` or `#hash` a bundler reads (`./logo.svg?react` is `.svg`); '' for none. */
+export function specExtension(spec: string): string {
+  const bare = spec.replace(/(.)[?#].*$/s, '$1'); // not the `#` a subpath import starts with
+  // A dot that starts the name (`./.env`) makes no extension.
+  const m = /.\.([^./\\]+)$/.exec(bare.slice(bare.lastIndexOf('/') + 1));
+  return m ? `.${m[1]}` : '';
+}
+
+/** The reason's statements counted by specifier extension, most first (ties by extension). */
+function extensionsOf(store: Store, reason: Unresolved): Array<[string, number]> {
+  const at = UNRESOLVED_AT[reason];
+  const by = new Map<string, number>();
+  for (const f of store.ordered()) {
+    if (!f.tr?.[at]) continue;
+    for (const rec of store.imports(f.fid)) {
+      if (rec.why !== reason || !isTsImport(rec.raw)) continue;
+      const ext = specExtension(rec.raw.spec);
+      by.set(ext, (by.get(ext) ?? 0) + 1);
+    }
+  }
+  return [...by].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
 export function unresolvedImports(store: Store, q: UnresolvedQuery): UnresolvedImports {
@@ -59,5 +89,7 @@ export function unresolvedImports(store: Store, q: UnresolvedQuery): UnresolvedI
       if (items.length === q.limit) break;
     }
   }
-  return { items, total, counts, generation: store.generation };
+  const extensions: UnresolvedImports['extensions'] = {};
+  for (const r of reasons) if (r !== 'external' && counts[r] > 0) extensions[r] = extensionsOf(store, r);
+  return { items, total, counts, extensions, generation: store.generation };
 }
