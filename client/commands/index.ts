@@ -14,7 +14,7 @@ import { COLOR, outScreen, PAGE } from './tool-command.js';
 
 export const command = defineCommand({
   usage: 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--color WHEN]',
-  summary: 'build or refresh the index, with progress',
+  summary: 'build or refresh the index, with progress; --unresolved lists the TS/JS imports that resolved nowhere',
   details: 'Without a daemon the index is built in this process; with one running, the daemon refreshes it.\n'
     + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it safely.\n'
     + 'With --unresolved, the TS/JS import statements that resolved nowhere follow the summary, by reason, as `path:line: text`: '
