@@ -5,17 +5,21 @@
 import type { LeftOutCounts, LeftOutReason } from '../indexer/api.js';
 import { human, join, padEnd, path, plural, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
-import type { DaemonInfoStatus, LatencySnapshot, WarmupStatus } from '../protocol/messages.js';
+import type { DaemonInfoStatus, LatencySnapshot, Unresolved, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
 import { LEFT_OUT_WORDS } from './left-out-note.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
+/** A TS/JS statement's reason for resolving nowhere, after its count (`5 missing`), in the summary and in `evidex index --unresolved`. */
+export const UNRESOLVED_WORDS: Record<Unresolved, string> = { external: 'external packages', missing: 'missing', config: 'under an unreadable config' };
+
 /** TypeScript/JavaScript import statements by outcome, as `evidex index` and `evidex daemon status` print them (null: none indexed, or an older daemon). */
-export function formatTsImports(c: { files: number; resolved: number; unresolved: { external: number; missing: number; config: number } } | undefined): Shown | null {
+export function formatTsImports(c: { files: number; resolved: number; unresolved: Record<Unresolved, number> } | undefined): Shown | null {
   if (!c || c.files === 0) return null;
   const u = c.unresolved;
   const all = c.resolved + u.external + u.missing + u.config;
-  return human`${all} imports in ${c.files} TS/JS files: ${c.resolved} in the repository, ${u.external} external packages, ${u.missing} missing, ${u.config} under an unreadable config`;
+  const w = UNRESOLVED_WORDS;
+  return human`${all} imports in ${c.files} TS/JS files: ${c.resolved} in the repository, ${u.external} ${w.external}, ${u.missing} ${w.missing}, ${u.config} ${w.config}`;
 }
 
 /** The request-path warm-up, for `evidex daemon status` (absent from an older daemon's answer). */

@@ -2,7 +2,7 @@
 // daemon takes, so the two never write one index at once), open the index
 // in-process, refresh it with progress, report its size and what it left out.
 import { join } from 'node:path';
-import type { BuildProgress, BuildSummary } from '../indexer/api.js';
+import type { BuildProgress, BuildSummary, UnresolvedImports, UnresolvedQuery } from '../indexer/api.js';
 import type { LeftOutCounts } from '../indexer/discover/left-out.js';
 import { openIndex } from '../indexer/index.js';
 import { asWriteFailure } from '../indexer/write-failure.js';
@@ -37,9 +37,12 @@ export async function whileHeld(busy: DaemonBusy, onWait: () => void): Promise<'
   }
 }
 
-/** `unnamedRoot`: the root was not named with --repo (index-guard.ts may refuse it). */
-export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean } = {}):
-Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOutCounts }> {
+/**
+ * `unnamedRoot`: the root was not named with --repo (index-guard.ts may refuse it);
+ * `unresolved`: list these TS/JS statements that resolved nowhere, from the index just refreshed.
+ */
+export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean; unresolved?: UnresolvedQuery } = {}):
+Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOutCounts; unresolved?: UnresolvedImports }> {
   const root = canonicalRoot(given);
   const stateDir = stateDirFor(RealRoot.trusted(root));
   // Checked before the state folder is made, so a refusal leaves nothing behind; a root whose
@@ -59,7 +62,8 @@ Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOu
     try {
       const summary = await index.refresh(onProgress);
       const { generation, leftOut } = index.status();
-      return { ...summary, generation, leftOut, indexBytes: folderBytes(join(stateDir, 'index')) };
+      const unresolved = opts.unresolved ? { unresolved: await index.unresolvedImports(opts.unresolved) } : {};
+      return { ...summary, generation, leftOut, indexBytes: folderBytes(join(stateDir, 'index')), ...unresolved };
     } finally {
       await index.close();
     }

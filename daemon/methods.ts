@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, MODEL_APIS, type MethodKey, type ParamsOf,
 } from '../protocol/messages.js';
+import { MAX_LIMIT, MAX_OFFSET, UNRESOLVED_REASONS } from '../indexer/query/limits.js';
 
 const Empty = z.strictObject({}).optional();
 /** Text that says something: blanks alone are as empty as nothing. */
@@ -42,6 +43,11 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
     case_sensitive: z.boolean().optional(),
     path_prefix: z.string().max(4096).optional(),
     limit: z.number().int().min(1).max(100).optional(),
+  }),
+  indexUnresolved: z.strictObject({
+    reasons: z.array(z.enum(UNRESOLVED_REASONS)).min(1).max(UNRESOLVED_REASONS.length).optional(),
+    limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
+    offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
   }),
   daemonShutdown: Empty,
 };

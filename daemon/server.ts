@@ -21,6 +21,7 @@
 import type { IndexHandle } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
+import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS } from '../indexer/query/limits.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
 import type { WatchMode } from '../indexer/watch.js';
 import { acquireLock, ensureStateDir, removeDaemonInfo, writeDaemonInfo, type DaemonInfo, type Lock } from '../local/state.js';
@@ -275,6 +276,9 @@ export class Daemon {
     // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.
     indexRefresh: (_p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx)),
     indexLeftOut: (p) => this.handle.leftOutByName(p.query, { caseSensitive: p.case_sensitive, pathPrefix: p.path_prefix, limit: p.limit ?? 5 }),
+    indexUnresolved: (p) => this.handle.unresolvedImports({
+      reasons: p.reasons ?? DEFAULT_UNRESOLVED_REASONS, limit: p.limit ?? DEFAULT_LIMIT, offset: p.offset ?? 0,
+    }),
     daemonShutdown: (_p, client) => {
       // Answer first; the shutdown starts once this response is on its way.
       setImmediate(() => { void this.shutdown(`daemon/shutdown from ${client.id}`); });

@@ -6,10 +6,14 @@ import type { LeftOut, LeftOutCounts, LeftOutQuery, LeftOutReason } from './disc
 import type { RepoRules } from './discover/rules.js';
 import type { Pace } from './query/pace.js';
 import type { ToolResult } from './query/schemas.js';
+import type { UnresolvedImports, UnresolvedQuery, UnresolvedStatement } from './query/unresolved.js';
 import type { IndexSample } from './store/store.js';
 
 // Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
-export type { BuildProgress, BuildSummary, IndexSample, LeftOut, LeftOutCounts, LeftOutReason, Pace, ToolResult, TsImportCounts, UpdateSummary };
+export type {
+  BuildProgress, BuildSummary, IndexSample, LeftOut, LeftOutCounts, LeftOutReason, Pace, ToolResult, TsImportCounts,
+  UnresolvedImports, UnresolvedQuery, UnresolvedStatement, UpdateSummary,
+};
 
 export interface IndexStatus {
   root: string;
@@ -82,6 +86,13 @@ export interface IndexHandle {
    * for the first walk of the tree (made here when no refresh has made one).
    */
   leftOutByName(query: string, opts: LeftOutQuery): Promise<{ items: LeftOut[]; total: number }>;
+  /**
+   * The TypeScript/JavaScript import statements that resolved nowhere, of the
+   * asked reasons, a page of them (query/unresolved.ts). Waits for a first
+   * build as runTool does, and is refused as it is (index_unavailable) when
+   * there is no index to answer from.
+   */
+  unresolvedImports(q: UnresolvedQuery): Promise<UnresolvedImports>;
   /**
    * The paths a change of ignore patterns can flip: every indexed file, and
    * every entry the walks left out as ignored (a folder once). The watcher

@@ -4,7 +4,9 @@
 // refresh() and update() never run at the same time, while queries run
 // whenever they are called and see whole updates only.
 import { join, resolve } from 'node:path';
-import type { BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, Pace, ToolResult, UpdateSummary } from './api.js';
+import type {
+  BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, Pace, ToolResult, UnresolvedImports, UnresolvedQuery, UpdateSummary,
+} from './api.js';
 import { compileCacheDirFor } from '../local/state.js';
 import { Builder, tsImportCounts } from './build/builder.js';
 import { leftOutByName, noLeftOut, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
@@ -13,6 +15,7 @@ import { asToolError, ToolError } from './errors.js';
 import { checkToolCall } from './query/arg-bounds.js';
 import type { ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
+import { unresolvedImports } from './query/unresolved.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
 import { asWriteFailure, isNoSpace } from './write-failure.js';
 
@@ -98,9 +101,15 @@ export class EvidexIndex implements IndexHandle {
     return build ? build.then(() => this.answer(call, pace)) : this.answer(call, pace);
   }
 
+  async unresolvedImports(q: UnresolvedQuery): Promise<UnresolvedImports> {
+    if (this.firstBuild) await this.firstBuild;
+    this.checkServing(true);
+    return unresolvedImports(this.store, q);
+  }
+
   private answer(call: ToolCall, pace: Pace | undefined): ToolResult | Promise<ToolResult> {
     try {
-      this.checkServing(call);
+      this.checkServing(call.name !== 'read_git_diff');
       const rules = this.builder.loadedRules;
       const r = rules ? runTool({ root: this.root, store: this.store, rules }, call, pace)
         : this.rules().then((loaded) => runTool({ root: this.root, store: this.store, rules: loaded }, call, pace));
@@ -110,10 +119,11 @@ export class EvidexIndex implements IndexHandle {
     }
   }
 
-  private checkServing(call: ToolCall): void {
+  /** Refuses a call the index cannot answer now; `needsIndex`: it reads the index (read_git_diff alone does not). */
+  private checkServing(needsIndex: boolean): void {
     if (this.buildFailure !== undefined) throw new ToolError('index_unavailable', `the index could not be built: ${this.buildFailure}`);
     if (this.closed) throw new ToolError('index_unavailable', 'the index is closed');
-    if (call.name !== 'read_git_diff' && this.store.state === 'empty') {
+    if (needsIndex && this.store.state === 'empty') {
       throw new ToolError('index_unavailable', 'no index yet for this repository: it has not been built');
     }
   }

@@ -2,12 +2,12 @@
 // (indexer/python, indexer/typescript), storage (indexer/store) and querying
 // (indexer/query) agree on these shapes and on nothing else.
 
-import { SYMBOL_KINDS } from './query/limits.js';
+import { SYMBOL_KINDS, UNRESOLVED_REASONS } from './query/limits.js';
 
 /** The languages whose files get definitions and imports (null: every other text file). */
 export type Lang = 'py' | 'ts' | null;
 
-export { SYMBOL_KINDS };
+export { SYMBOL_KINDS, UNRESOLVED_REASONS };
 export type SymbolKind = (typeof SYMBOL_KINDS)[number];
 
 /**
@@ -90,4 +90,4 @@ export function isTsImport(raw: RawImport): raw is TsImport {
  * alias, a `#` import or a repository package's subpath that reaches
  * nothing), or a governing config that could not be read.
  */
-export type Unresolved = 'external' | 'missing' | 'config';
+export type Unresolved = (typeof UNRESOLVED_REASONS)[number];

@@ -21,14 +21,15 @@
 //                             An answer over MAX_ANSWER_BYTES is refused with it too, data = {code: 'answer_too_large', message, limit, size}
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
 //   -32800 REQUEST_CANCELLED  the client cancelled the request ($/cancelRequest) before it was answered
-import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, ToolResult } from '../indexer/api.js';
+import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, ToolResult, UnresolvedImports } from '../indexer/api.js';
+import type { Unresolved } from '../indexer/model.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
 import type { CatchingUp, HeldReport, WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
-export type { Evidence, AskEvent, AskResult, ToolResult, ToolDescriptor, BuildProgress, BuildSummary };
+export type { Evidence, AskEvent, AskResult, ToolResult, ToolDescriptor, BuildProgress, BuildSummary, Unresolved, UnresolvedImports };
 
 export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;
@@ -202,6 +203,15 @@ export interface LeftOutParams {
   limit?: number;
 }
 
+export interface UnresolvedParams {
+  /** The reasons to list (default: missing and config, the statements that reach nothing and are no package). */
+  reasons?: Unresolved[];
+  /** At most this many statements (default 20, at most 200: the tools' page bounds). */
+  limit?: number;
+  /** Skip this many first (default 0). */
+  offset?: number;
+}
+
 export interface AskParams {
   question: string;
   model?: string;
@@ -249,6 +259,8 @@ export const Methods = {
   indexRefresh: request<NoParams, BuildSummary & { generation: number }>('index/refresh'),
   /** Left-out files whose path holds the query (`evidex search` says so): names and reasons, never content. */
   indexLeftOut: request<LeftOutParams, { items: LeftOut[]; total: number }>('index/leftOut'),
+  /** TypeScript/JavaScript import statements that resolved nowhere, with why (`evidex index --unresolved`): not a tool, the five are fixed. */
+  indexUnresolved: request<UnresolvedParams, UnresolvedImports>('index/unresolved'),
   daemonShutdown: request<NoParams, { stopping: true; pid: number }>('daemon/shutdown'),
 } as const;
 

@@ -2,22 +2,39 @@
 // daemon the index is built in this process (client/index-command.ts, under
 // the root's lock); when a daemon holds the root, it is asked to refresh and
 // its progress is shown. Ctrl-C leaves a clean line and exits 130.
+// With --unresolved, the TS/JS import statements that resolved nowhere are
+// listed below the summary, from the index just refreshed (unresolved-report.ts).
 import { human, path, stderr, stdout } from '../../local/human.js';
-import { Methods, Notifications, type BuildSummary } from '../../protocol/messages.js';
+import { Methods, Notifications, type BuildSummary, type UnresolvedImports } from '../../protocol/messages.js';
 import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
+import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '../../indexer/query/limits.js';
 import { formatLeftOut, formatTsImports } from '../daemon-report.js';
-import { CLIENT_NAME, defineCommand, HELP, JSON_FLAG, REPO, repoOf, unnamedRoot } from '../command.js';
+import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, REPO, unnamedRoot, UsageError } from '../command.js';
+import { COLOR, outScreen, PAGE } from './tool-command.js';
 
 export const command = defineCommand({
-  usage: 'evidex index [--repo DIR] [--json]',
-  summary: 'build or refresh the index, with progress',
+  usage: 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--color WHEN]',
+  summary: 'build or refresh the index, with progress; --unresolved lists the TS/JS imports that resolved nowhere',
   details: 'Without a daemon the index is built in this process; with one running, the daemon refreshes it.\n'
-    + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it safely.',
-  examples: ['evidex index', 'evidex index --repo ~/src/flask --json'],
-  flags: { ...REPO, ...JSON_FLAG, ...HELP },
+    + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it safely.\n'
+    + 'With --unresolved, the TS/JS import statements that resolved nowhere follow the summary, by reason, as `path:line: text`: '
+    + 'missing (the path reaches no file) and under an unreadable config unless --reason says otherwise.',
+  examples: ['evidex index', 'evidex index --repo ~/src/flask --json', 'evidex index --unresolved', 'evidex index --unresolved --reason external --limit 50'],
+  flags: {
+    ...REPO, ...JSON_FLAG,
+    unresolved: flag.boolean('then list the TS/JS import statements that resolved nowhere, by reason'),
+    reason: flag.choice('R', [...UNRESOLVED_REASONS, 'all'], 'with --unresolved: only missing, config or external statements, or all (default: missing and config)'),
+    ...PAGE, ...COLOR, ...HELP,
+  },
   async run(p) {
-    const root = await repoOf(p);
+    const { placeOf } = await import('../paths.js');
+    const place = await placeOf(p);
+    const root = place.root;
     const json = Boolean(p.flags.json);
+    const listing = ['reason', 'limit', 'offset', 'color'].filter((f) => p.flags[f as keyof typeof p.flags] !== undefined);
+    if (!p.flags.unresolved && listing.length) throw new UsageError(`--${listing[0]} goes with --unresolved`);
+    const reasons = p.flags.reason === 'all' ? [...UNRESOLVED_REASONS] : p.flags.reason ? [p.flags.reason] : [...DEFAULT_UNRESOLVED_REASONS];
+    const query = p.flags.unresolved ? { reasons, limit: p.flags.limit ?? DEFAULT_LIMIT, offset: p.flags.offset ?? 0 } : undefined;
     const [{ ProgressLine }, { buildInProcess, DaemonBusy, whileHeld }] = await Promise.all([import('../progress.js'), import('../index-command.js')]);
     const bar = new ProgressLine(stderr(), json);
     // The default SIGINT exit would leave the progress line half drawn under the prompt.
@@ -31,7 +48,7 @@ export const command = defineCommand({
     };
     process.once('SIGINT', onInterrupt);
     const t0 = Date.now();
-    type Summary = BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; via: 'daemon' | 'in-process' };
+    type Summary = BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; unresolved?: UnresolvedImports; via: 'daemon' | 'in-process' };
     let summary: Summary | undefined;
     let told = false;
     try {
@@ -39,7 +56,7 @@ export const command = defineCommand({
       // wait for it, then build here (finding its work unchanged) or ask the daemon that now serves.
       while (summary === undefined) {
         try {
-          summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p) }), via: 'in-process' };
+          summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p), unresolved: query }), via: 'in-process' };
         } catch (e) {
           if (!(e instanceof DaemonBusy)) throw e;
           const tell = () => {
@@ -58,6 +75,7 @@ export const command = defineCommand({
           const refreshed = await client.request(Methods.indexRefresh);
           // What the walk left out, counted as `evidex daemon status` counts it.
           summary = { ...refreshed, leftOut: (await client.request(Methods.indexStatus)).index.leftOut, via: 'daemon' };
+          if (query) summary.unresolved = await client.request(Methods.indexUnresolved, query);
         } finally {
           await client.close();
         }
@@ -81,6 +99,12 @@ export const command = defineCommand({
 ${ts}  lines   ${s.lines}
 ${size}  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFixed(2)})
 `);
+      if (s.unresolved) {
+        const { formatUnresolved, formatUnresolvedFooter } = await import('../unresolved-report.js');
+        const listed = formatUnresolved(s.unresolved, { shown: (f) => place.shown(f) });
+        if (listed) outScreen(p).line(listed);
+        stderr().line(formatUnresolvedFooter(s.unresolved, reasons));
+      }
     }
     return 0;
   },

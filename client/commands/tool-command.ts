@@ -132,7 +132,7 @@ async function wholeRepositoryNote(client: Client, tool: string, args: Record<st
 }
 
 /** stdout as the text form is written to it: coloured as --color says (auto: a terminal without NO_COLOR). */
-function outScreen(p: { flags: { color?: 'auto' | 'always' | 'never' } }): Screen {
+export function outScreen(p: { flags: { color?: 'auto' | 'always' | 'never' } }): Screen {
   const when = p.flags.color ?? 'auto';
   return when === 'auto' ? stdout() : stdout().withColour(when === 'always');
 }

@@ -18,3 +18,13 @@ export const MAX_CONTEXT = 50;
 
 /** Every kind a definition can have (find_symbol's `kind`); the last four come from TypeScript only. */
 export const SYMBOL_KINDS = ['class', 'function', 'method', 'variable', 'interface', 'type', 'enum', 'namespace'] as const;
+
+/**
+ * Why a TypeScript or JavaScript statement resolved nowhere in the repository
+ * (model.ts, Unresolved), in the order `evidex index --unresolved` lists them:
+ * what needs a look first (a path that reaches nothing, an unreadable config),
+ * the expected last (an external package).
+ */
+export const UNRESOLVED_REASONS = ['missing', 'config', 'external'] as const;
+/** The reasons listed when none is named: the statements that reach nothing and are no package. */
+export const DEFAULT_UNRESOLVED_REASONS: readonly (typeof UNRESOLVED_REASONS)[number][] = ['missing', 'config'];

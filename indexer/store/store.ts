@@ -14,7 +14,7 @@ import { decodeText } from '../text.js';
 import { targetName } from '../typescript/targets.js';
 import { Tables, type FileWrite, type ImportRec, type IndexState, type ResolutionCounts, type TsResolution } from './tables.js';
 
-export { FORMAT_VERSION } from './tables.js';
+export { FORMAT_VERSION, UNRESOLVED_AT } from './tables.js';
 export type { CandidateFile, DefinitionHit, DefinitionQuery, FileMeta, FileWrite, Hits, ImportRec, ImportSpan, IndexState, ResolutionCounts, TsResolution, Window };
 
 export type StoreOp =

@@ -94,15 +94,13 @@ function decodeDefs(rows: readonly DefRow[]): Definition[] {
   return rows.map(([name, qualname, kind, start, end]) => ({ name, qualname, kind, start, end }));
 }
 
+/** Where ResolutionCounts counts the statements of each reason (index 0: those resolved in the repository). */
+export const UNRESOLVED_AT = { external: 1, missing: 2, config: 3 } as const satisfies Record<Unresolved, 1 | 2 | 3>;
+
 /** A TypeScript/JavaScript file's statements by outcome (a statement resolved in the repository has a `./` target). */
 export function resolutionCounts(imports: readonly ImportRec[]): ResolutionCounts {
   const c: ResolutionCounts = [0, 0, 0, 0];
-  for (const i of imports) {
-    if (i.why === 'external') c[1]++;
-    else if (i.why === 'missing') c[2]++;
-    else if (i.why === 'config') c[3]++;
-    else c[0]++;
-  }
+  for (const i of imports) c[i.why ? UNRESOLVED_AT[i.why] : 0]++;
   return c;
 }
 

@@ -1,0 +1,53 @@
+// What `evidex index --unresolved` prints below the summary: the TS/JS import
+// statements that resolved nowhere (the daemon's `index/unresolved`, or the
+// index itself when built in-process), grouped by reason, each as the tool
+// commands print an import — `path:line: text`, the file's own line, shown
+// by local/human.ts's rule — with the footer they print ("N of M shown").
+import { human, join, line, paint, type Shown } from '../local/human.js';
+import type { Unresolved, UnresolvedImports } from '../protocol/messages.js';
+import { UNRESOLVED_WORDS } from './daemon-report.js';
+import { formatEvidence, formatFooter, type FormatOptions } from './commands/tool-command.js';
+
+/** Why each reason's statements reach nothing, as the group's header says it (docs/tools.md, "A statement that resolves nowhere"). */
+const WHY: Record<Unresolved, string> = {
+  missing: 'a relative path, a paths alias, a # import or a repository package\'s subpath that reaches no file of the repository',
+  config: 'the governing tsconfig or jsconfig could not be read (its JSON does not parse, or a config it extends is not indexed)',
+  external: 'a bare specifier of no package of the repository',
+};
+
+/** The listed statements (stdout): a `# reason` header before each reason's statements on this page, then their lines. */
+export function formatUnresolved(r: UnresolvedImports, opts: FormatOptions): Shown | null {
+  const groups: Shown[] = [];
+  for (const reason of Object.keys(WHY) as Unresolved[]) {
+    const items = r.items.filter((e) => e.reason === reason);
+    if (items.length === 0) continue;
+    // Marked with '#', dim, as the tool commands mark their own headers: no `path:line: text` line of a file.
+    groups.push(paint('2', human`# ${UNRESOLVED_WORDS[reason]} (${r.counts[reason]}): ${WHY[reason]}`));
+    const ext = r.extensions?.[reason];
+    if (ext?.length) groups.push(paint('2', human`#   by extension: ${formatExtensions(ext)}`));
+    groups.push(formatEvidence(items, opts));
+  }
+  return groups.length ? join(groups) : null;
+}
+
+/** At most this many extensions are named; the rest are counted together. */
+const EXTENSIONS_NAMED = 8;
+
+/** `200 .css · 80 .scss · 12 none · 3 other`: a specifier's extension is repository text, shown by the rule. */
+function formatExtensions(ext: ReadonlyArray<[string, number]>): Shown {
+  const named = ext.slice(0, EXTENSIONS_NAMED).map(([e, n]) => human`${n} ${e || 'none'}`);
+  const rest = ext.slice(EXTENSIONS_NAMED).reduce((sum, [, n]) => sum + n, 0);
+  return join(rest ? [...named, human`${rest} other`] : named, ' · ');
+}
+
+/**
+ * The footer (stderr): how many of the asked reasons' statements are shown, and
+ * the reasons not asked for that have statements, with the flag that lists them.
+ */
+export function formatUnresolvedFooter(r: UnresolvedImports, asked: readonly Unresolved[]): Shown {
+  const footer = formatFooter({ evidence: r.items, total: r.total, generation: r.generation });
+  const others = (Object.keys(WHY) as Unresolved[]).filter((x) => !asked.includes(x) && r.counts[x] > 0);
+  if (others.length === 0) return footer;
+  const notListed = others.map((x) => line(`${r.counts[x]} ${UNRESOLVED_WORDS[x]} (--reason ${x})`));
+  return human`${footer}\nnot listed: ${join(notListed, ', ')}`;
+}
