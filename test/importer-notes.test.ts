@@ -37,7 +37,35 @@ test("the repository's own package name names its main file and that file's impo
   // Mistyped, the repository's own package name is suggested, with its package.json; so is a package a statement writes.
   assert.equal((await call({ module_name: 'tinyexpp' })).suggestions, [{ name: 'tinyexp', why: 'edit', path: 'package.json' }]);
   assert.equal((await call({ module_name: 'left-pd' })).suggestions, [{ name: 'left-pad', why: 'edit' }]);
-  // An external package has no note; a folder is refused as one.
+  await idx.close();
+});
+
+test('a package name statements write but that resolves nowhere is not said to be imported by no statement', async () => {
+  const root = tempDir('notes-repo');
+  // A package nested below the root, which declares no workspaces: `require('nested-pkg')` reaches no file.
+  write(root, {
+    'package.json': JSON.stringify({ name: 'outer' }),
+    'sub/pkg/package.json': JSON.stringify({ name: 'nested-pkg', main: 'main.js' }),
+    'sub/pkg/main.js': 'module.exports = 1;\n',
+    'app.js': "const n = require('nested-pkg');\n",
+  });
+  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
+  await idx.refresh();
+  const r = await idx.runTool('find_importers', { module_name: 'nested-pkg' }) as ToolResult;
+  assertEvidenceChecks(root, r.evidence);
+  assert.is(r.total, 1, 'matched by the specifier as written');
+  assert.equal(r.notes, [
+    `the statements importing "nested-pkg" resolve to no file of the repository; it is workspace package "nested-pkg" (sub/pkg): sub/pkg/main.js, which 0 statements import: find_importers sub/pkg/main.js`,
+  ]);
+  await idx.close();
+});
+
+test('an external package has no note; a folder is refused as one', async () => {
+  const root = tempDir('notes-repo');
+  write(root, { 'package.json': JSON.stringify({ name: 'tinyexp' }), 'test/b.js': "const other = require('left-pad');\n" });
+  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
+  await idx.refresh();
+  const call = async (args: Record<string, unknown>): Promise<ToolResult> => idx.runTool('find_importers', args) as Promise<ToolResult>;
   assert.is((await call({ module_name: 'left-pad' })).notes, undefined);
   try {
     await idx.runTool('find_importers', { module_name: 'test' });

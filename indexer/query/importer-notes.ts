@@ -99,7 +99,8 @@ function packageOf(store: Store, name: string): (Package & { sub: string }) | nu
 /**
  * A note on a package name or subpath the repository itself provides: the
  * file(s) statements written with it resolve to, or, when no statement is,
- * the file of the package's folder it names, each with its importer count.
+ * the file of the package's folder it names, each with its importer count
+ * (saying whether statements write the name at all: `total`).
  * Null for a name no package of the repository has, and when the one file it
  * resolves to is imported by exactly the answer's `total` statements.
  */
@@ -115,7 +116,9 @@ export function resolvesNote(store: Store, m: string, total: number): string | n
   const files = likelyFiles(store, pkg, pkg.sub);
   if (!files.length) return null;
   const whose = pkg.folder === '' ? `this repository's own package ${JSON.stringify(pkg.name)}` : `workspace package ${JSON.stringify(pkg.name)} (${pkg.folder})`;
-  return `no statement imports ${JSON.stringify(m)} by that name; it is ${pkg.sub === '' ? whose : `in ${whose}`}: ${filesWithCounts(store, files)}`;
+  // Statements may write the name and still resolve nowhere (a package outside any workspace the root declares).
+  const lead = total > 0 ? `the statements importing ${JSON.stringify(m)} resolve to no file of the repository` : `no statement imports ${JSON.stringify(m)} by that name`;
+  return `${lead}; it is ${pkg.sub === '' ? whose : `in ${whose}`}: ${filesWithCounts(store, files)}`;
 }
 
 /**
