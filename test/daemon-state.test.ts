@@ -181,6 +181,8 @@ test('connect({autoStart}) starts a detached daemon that logs to daemon.log; dae
     const log = readFileSync(files(a.stateDir).log, 'utf8');
     assert.match(log, /listening on ws:\/\/127\.0\.0\.1:\d+\//);
     assert.is(statSync(files(a.stateDir).daemonJson).mode & 0o777, 0o600);
+    // glibc's mmap threshold is fixed for the daemon (connection.ts, DAEMON_MALLOC_ENV).
+    if (process.platform === 'linux') assert.ok(environOf(a.info.pid).includes('MALLOC_MMAP_THRESHOLD_=131072'));
   } finally {
     await a.close(); await b.close();
   }
@@ -192,10 +194,21 @@ test('connect({autoStart}) starts a detached daemon that logs to daemon.log; dae
   assert.not.ok(isPidAlive(stop.pid!));
   assert.not.ok(existsSync(files(stateDirFor(root, env)).daemonJson));
   assert.equal(await daemonStop(root, { env }), { stopped: false, message: `no evidex daemon running for ${root}` });
-  const st = await daemonStart(root, { env });
+  // A threshold the caller's environment sets is kept.
+  const own = { ...env, MALLOC_MMAP_THRESHOLD_: '65536' };
+  const st = await daemonStart(root, { env: own });
   assert.ok(st.started);
+  if (process.platform === 'linux') {
+    const environ = environOf((await readDaemonInfo(stateDirFor(root, own)))!.pid);
+    assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=65536') && !environ.includes('MALLOC_MMAP_THRESHOLD_=131072'));
+  }
   assert.is((await daemonStop(root, { env })).how, 'shutdown');
 });
+
+/** A process's environment, one `NAME=value` a line. */
+function environOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+}
 
 test('daemon/shutdown answers, then the process exits 0 and removes daemon.json', async () => {
   const root = realpathSync(fixtureCopy());

@@ -9,7 +9,9 @@
 // buffers, everything not backed by a file; the index's memory map is not in
 // it) against the source's size, beside the same figure before the queries.
 // `-- --snapshot FILE` also writes a heap snapshot of the daemon after the
-// query pass (heap-snapshot.ts; heap-retained.ts reads it).
+// query pass (heap-snapshot.ts; heap-retained.ts reads it). `-- --smaps` also
+// prints the daemon's anonymous memory by kind of mapping after the query pass
+// (smaps.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -21,11 +23,13 @@ import { files, stateDirFor } from '../../local/state.js';
 import { makeCorpus } from './corpus.js';
 import { INSPECTED, writeDaemonSnapshot } from './heap-snapshot.js';
 import { drawQueries } from './queries.js';
+import { smapsByKind, type SmapsKind } from './smaps.js';
 
 const args = process.argv.slice(2);
 const kind = args.includes('--corpus') && args[args.indexOf('--corpus') + 1] === 'stdlib' ? 'stdlib' : 'large';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const snapshotTo = args.includes('--snapshot') ? args[args.indexOf('--snapshot') + 1] : undefined;
+const showSmaps = args.includes('--smaps');
 
 function rss(pid: number): { anon: number; file: number; hwm: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -42,6 +46,7 @@ async function waitSteady(client: Client): Promise<void> {
 }
 
 const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
+let smaps: SmapsKind[] = [];
 const rows: string[][] = [['figure', 'evidex', 'reference', 'ratio', 'target', 'met']];
 const c = makeCorpus(kind);
 const home = mkdtempSync(join(tmpdir(), 'evidex-bench-memory-home-'));
@@ -53,9 +58,11 @@ console.error(`[${c.name}] ${c.files.length} files, ${c.lines} lines, ${mb(c.byt
 try {
   const built = spawnSync(process.execPath, [join(here, 'index-child.js'), c.root], { env, encoding: 'utf8', maxBuffer: 16 << 20 });
   if (built.status !== 0) throw new Error(`index failed: ${built.stderr}`);
+  const startedAt = performance.now();
   const client = await connect(c.root, { autoStart: true, env: snapshotTo ? { ...env, ...INSPECTED } : env, startTimeoutMs: 300_000 });
   try {
     await waitSteady(client);
+    const steadyAfter = performance.now() - startedAt;
     const pid = client.info.pid;
     const steady = rss(pid);
     const q = JSON.parse(JSON.stringify(drawQueries(c, 300))) as ReturnType<typeof drawQueries>;
@@ -65,6 +72,7 @@ try {
     for (const n of q.modules) await call('find_importers', { module_name: n });
     for (const n of q.modules) await call('find_importers', { module_name: n, limit: 200 });
     const after = rss(pid);
+    if (showSmaps) smaps = smapsByKind(pid);
     if (snapshotTo) await writeDaemonSnapshot(files(stateDirFor(c.root)).log, snapshotTo);
     const src = `source ${mb(c.bytes)}`;
     const row = (figure: string, v: number, target = '', met: boolean | null = null) =>
@@ -73,6 +81,7 @@ try {
     row(`[${c.name}] daemon anonymous RSS after the query pass (${c.files.length} files)`, after.anon, '≤ 2× source', after.anon <= 2 * c.bytes);
     row(`[${c.name}] daemon file-backed RSS (the index's memory map)`, after.file);
     row(`[${c.name}] daemon peak RSS (VmHWM)`, after.hwm);
+    rows.push([`[${c.name}] daemon start to steady state (warm-up done)`, `${(steadyAfter / 1000).toFixed(1)} s`, '', '', '', '']);
   } finally {
     await client.close();
     await daemonStop(c.root, { env });
@@ -86,3 +95,7 @@ const line = (r: string[]) => `| ${r.map((x, k) => x.padEnd(w[k])).join(' | ')} 
 console.log(line(rows[0]));
 console.log(`|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`);
 for (const r of rows.slice(1)) console.log(line(r));
+if (smaps.length) {
+  console.log('\n| daemon anonymous memory after the query pass, by mapping | mappings | MB |\n|---|---|---|');
+  for (const k of smaps) console.log(`| ${k.kind} | ${k.mappings} | ${(k.anonymous / 1e6).toFixed(1)} |`);
+}
