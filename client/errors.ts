@@ -13,7 +13,7 @@ import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
 import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../protocol/messages.js';
 import { UsageError } from './command.js';
 import { ConnectionError } from './connection.js';
-import { OutsideRoot } from './paths.js';
+import { OutsideRoot, RootNotFile } from './paths.js';
 
 export const EXIT_REFUSED = 2;
 export const EXIT_FAILED = 1;
@@ -50,6 +50,7 @@ function dataOf(e: RpcError): { code?: string; message?: string } {
 export function userError(e: unknown): UserError {
   if (e instanceof UsageError) return { code: 'invalid_arguments', message: oneLine(e.message), exit: EXIT_REFUSED, plain: true };
   if (e instanceof OutsideRoot) return { code: 'path_denied', message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
+  if (e instanceof RootNotFile) return { code: 'not_indexed', message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof Refusal) return { code: e.code, message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof ConnectionError) return { code: 'daemon_unavailable', message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
   // State another user could have planted: refused before anything was read or sent (local/state-trust.ts).

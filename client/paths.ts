@@ -51,6 +51,13 @@ export class Place {
     return posixRel !== '' && (/[/\\]$/.test(arg) || isFolder(abs)) ? `${posixRel}/` : posixRel;
   }
 
+  /** toRoot for an argument that must name a file: the root itself (`.` at the root, its absolute path) is refused as the folder it is. */
+  fileToRoot(typed: string): string {
+    const rel = this.toRoot(typed);
+    if (rel === '') throw new RootNotFile(typed, this.root.path);
+    return rel;
+  }
+
   /** Whether `arg` is a path that leaves the root (absolute, or climbing out with ".."), so no module name. */
   leavesRoot(arg: string): boolean {
     if (!isAbsolute(arg) && !arg.startsWith('..')) return false;
@@ -127,6 +134,14 @@ export class OutsideRoot extends Error {
   constructor(readonly typed: string, readonly root: string) {
     super(`path ${JSON.stringify(typed)} refused: it is outside the repository (${root}); evidex reads only the repository's files`);
     this.name = 'OutsideRoot';
+  }
+}
+
+/** The repository's root typed where a file's path goes (`evidex read .`): the tools would take it as "", an empty name. */
+export class RootNotFile extends Error {
+  constructor(readonly typed: string, readonly root: string) {
+    super(`${JSON.stringify(typed)} is the repository's root folder (${root}), not a file`);
+    this.name = 'RootNotFile';
   }
 }
 

@@ -10,7 +10,7 @@ import { formatEvidence, formatFooter, type FormatOptions } from './commands/too
 
 /** Why each reason's statements reach nothing, as the group's header says it (docs/tools.md, "A statement that resolves nowhere"). */
 const WHY: Record<Unresolved, string> = {
-  missing: 'a relative path, a paths alias, a # import or a repository package\'s subpath that reaches no file of the repository',
+  missing: 'a relative path, a paths alias, a # import or a repository package\'s subpath that reaches no file of the repository the compiler would load (an asset such as .css, or JSON without resolveJsonModule, is none)',
   config: 'the governing tsconfig or jsconfig could not be read (its JSON does not parse, or a config it extends is not indexed)',
   external: 'a bare specifier of no package of the repository',
 };
@@ -47,6 +47,9 @@ function formatExtensions(ext: ReadonlyArray<[string, number]>): Shown {
 export function formatUnresolvedFooter(r: UnresolvedImports, asked: readonly Unresolved[]): Shown {
   const footer = formatFooter({ evidence: r.items, total: r.total, generation: r.generation });
   const others = (Object.keys(WHY) as Unresolved[]).filter((x) => !asked.includes(x) && r.counts[x] > 0);
+  // Nothing of any reason: said in words, so a Python repository's bare "0 of 0" is not taken for a failure to look.
+  if (others.length === 0 && r.total === 0) return human`${footer}
+no TypeScript or JavaScript import statement resolves nowhere (--unresolved lists those only)`;
   if (others.length === 0) return footer;
   const notListed = others.map((x) => line(`${r.counts[x]} ${UNRESOLVED_WORDS[x]} (--reason ${x})`));
   return human`${footer}\nnot listed: ${join(notListed, ', ')}`;

@@ -75,6 +75,35 @@ test('line 0 is said to be no line: lines are numbered from 1', () => {
   }
 });
 
+test('a range that ends before it starts says which range reads those lines', () => {
+  const r = evidex(['read', 'src/rag_common.py:5-2']);
+  assert.equal(r, { code: 2, stdout: '', stderr: 'evidex: lines 5-2 in "src/rag_common.py:5-2" end before they start: PATH:2-5 reads them\n' });
+});
+
+test('the root typed where a file goes is refused as the root folder; diff of the root is the whole repository', () => {
+  const root = realpathSync(repo);
+  for (const [args, cwd] of [[['read', '.'], repo], [['importers', '.'], repo], [['read', root, '--repo', repo], elsewhere], [['importers', '..'], join(repo, 'src')]] as Array<[string[], string]>) {
+    const r = evidex(args, cwd);
+    assert.equal(r, { code: 2, stdout: '', stderr: `evidex: not_indexed: ${JSON.stringify(args[1])} is the repository's root folder (${root}), not a file\n` }, args.join(' '));
+  }
+  const whole = evidex(['diff']), dot = evidex(['diff', '.']);
+  assert.is(dot.code, 0, dot.stderr);
+  assert.equal(dot, whole);
+});
+
+test('a command that takes no arguments refuses one instead of ignoring it', () => {
+  const index = evidex(['index', elsewhere]);
+  assert.equal({ code: index.code, stdout: index.stdout }, { code: 2, stdout: '' });
+  assert.match(index.stderr, `evidex: takes no arguments (a repository elsewhere is --repo ${elsewhere}); usage: evidex index [--repo DIR]`);
+  assert.equal(evidex(['tools', 'x']), { code: 2, stdout: '', stderr: 'evidex: takes no arguments; usage: evidex tools [--json]\n' });
+});
+
+test('index --unresolved on a repository with no TS/JS statement resolving nowhere says so in words', () => {
+  const r = evidex(['index', '--unresolved']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stderr, /\n0 of 0 shown · index generation \d+\nno TypeScript or JavaScript import statement resolves nowhere \(--unresolved lists those only\)\n$/);
+});
+
 test('a mistyped option gets the nearest option of its command', () => {
   const cases: Array<[string[], string]> = [
     [['importers', 'x', '--via-reexport'], 'unknown option --via-reexport; did you mean --via-reexports?'],

@@ -140,7 +140,7 @@ test('evidex index --unresolved: in-process and through a daemon, from the root 
   assert.match(first.stdout, '  ts/js   95 imports in 49 TS/JS files: 67 in the repository, 22 external packages, 6 missing, 0 under an unreadable config\n');
   const listed = first.stdout.slice(first.stdout.indexOf('# missing'));
   assert.is(listed, [
-    "# missing (6): a relative path, a paths alias, a # import or a repository package's subpath that reaches no file of the repository",
+    "# missing (6): a relative path, a paths alias, a # import or a repository package's subpath that reaches no file of the repository the compiler would load (an asset such as .css, or JSON without resolveJsonModule, is none)",
     '#   by extension: 2 .css · 2 .js · 1 none · 1 .json',
     ...FIVE_MISSING.slice(0, 3),
     "evil.ts:1: import './\\x1b]0;pwned\\x07.css';",

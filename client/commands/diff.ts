@@ -22,7 +22,8 @@ export const command = toolCommand({
   build: (p, place) => {
     if (p.positionals.length > 1) throw new UsageError('usage: evidex diff [PATH] [--staged] [--base REF] [--tracked-only] [--limit N] [--offset N]');
     const file = p.positionals[0];
-    return { path: file === undefined ? undefined : place.toRoot(file), staged: p.flags.staged, base: p.flags.base, untracked: p.flags['tracked-only'] ? false : undefined, ...pageArgs(p) };
+    // The root itself (`diff .` there) is the whole repository, as no PATH is.
+    return { path: file === undefined ? undefined : place.toRoot(file) || undefined, staged: p.flags.staged, base: p.flags.base, untracked: p.flags['tracked-only'] ? false : undefined, ...pageArgs(p) };
   },
   // No change under a PATH that is not there is most likely a typo: said, so "0 of 0 shown" is not taken for "unchanged".
   async after(r, args, _client, place) {

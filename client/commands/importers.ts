@@ -20,7 +20,7 @@ export const command = toolCommand({
     // and so is a folder written as a path (`src/`, `./lib`: answered "a folder, not a file"); anything else is a module or package name.
     const asPath = place.namesFile(m) || place.leavesRoot(m) || (/^\.|\//.test(m) && place.namesFolder(m));
     return {
-      module_name: asPath ? place.toRoot(m).replace(/(.)\/$/, '$1') : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
+      module_name: asPath ? place.fileToRoot(m).replace(/(.)\/$/, '$1') : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
     };
   },
 });

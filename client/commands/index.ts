@@ -12,8 +12,10 @@ import { formatLeftOut, formatTsImports } from '../daemon-report.js';
 import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, REPO, unnamedRoot, UsageError } from '../command.js';
 import { COLOR, outScreen, PAGE } from './tool-command.js';
 
+const USAGE = 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--color WHEN]';
+
 export const command = defineCommand({
-  usage: 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--color WHEN]',
+  usage: USAGE,
   summary: 'build or refresh the index, with progress; --unresolved lists the TS/JS imports that resolved nowhere',
   details: 'Without a daemon the index is built in this process; with one running, the daemon refreshes it.\n'
     + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it safely.\n'
@@ -27,6 +29,8 @@ export const command = defineCommand({
     ...PAGE, ...COLOR, ...HELP,
   },
   async run(p) {
+    // `evidex index ~/src/other` would otherwise index the current repository without a word: the folder goes in --repo.
+    if (p.positionals.length) throw new UsageError(`takes no arguments (a repository elsewhere is --repo ${p.positionals[0]}); usage: ${USAGE}`);
     const { placeOf } = await import('../paths.js');
     const place = await placeOf(p);
     const root = place.root;

@@ -20,6 +20,7 @@ export function parseReadTarget(target: string, isFile: (path: string) => boolea
   if (m) {
     const start = Number(m[2]), end = m[3] === undefined ? undefined : Number(m[3]);
     if (start === 0 || end === 0) throw new UsageError(`line 0 in ${JSON.stringify(target)}: lines are numbered from 1 (PATH:1 is the first line)`);
+    if (end !== undefined && end < start) throw new UsageError(`lines ${start}-${end} in ${JSON.stringify(target)} end before they start: PATH:${end}-${start} reads them`);
     return { path: m[1], start_line: start, end_line: end };
   }
   const colon = target.lastIndexOf(':');
@@ -74,7 +75,7 @@ export const command = toolCommand({
   build: (p, place) => {
     needPositionals(p, 1, 'evidex read PATH[:START[-END]]');
     const t = parseReadTarget(p.positionals[0], (f) => place.namesFile(f));
-    return { ...t, path: place.toRoot(t.path), context: p.flags.context };
+    return { ...t, path: place.fileToRoot(t.path), context: p.flags.context };
   },
   // --json prints the tool's own answer; the text output every line asked for.
   call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args) : readText(client, args)),

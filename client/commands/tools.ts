@@ -1,6 +1,6 @@
 // `evidex tools`: the allowlist and its argument schemas, from the schemas themselves.
 import { human, stdout } from '../../local/human.js';
-import { defineCommand, HELP, JSON_FLAG, REPO } from '../command.js';
+import { defineCommand, HELP, JSON_FLAG, needPositionals, REPO } from '../command.js';
 
 export const command = defineCommand({
   usage: 'evidex tools [--json]',
@@ -9,6 +9,7 @@ export const command = defineCommand({
   // --repo is accepted (and unused) so every command takes the same common flags.
   flags: { ...REPO, ...JSON_FLAG, ...HELP },
   async run(p) {
+    needPositionals(p, 0, 'evidex tools [--json]');
     const { toolDescriptors } = await import('../../indexer/query/schemas.js');
     const tools = toolDescriptors();
     const out = stdout();
