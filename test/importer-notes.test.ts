@@ -60,6 +60,27 @@ test('a package name statements write but that resolves nowhere is not said to b
   await idx.close();
 });
 
+test('a name some of whose statements resolve to a file and some nowhere says both', async () => {
+  const root = tempDir('notes-repo');
+  // a/ maps "@x/y" to lib/y.ts through paths; b/'s config does not, so there it is a package not in the tree.
+  write(root, {
+    'a/tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@x/y': ['../lib/y.ts'] } } }),
+    'a/main.ts': "import { y } from '@x/y';\n",
+    'b/tsconfig.json': JSON.stringify({ compilerOptions: {} }),
+    'b/main.ts': "import { y } from '@x/y';\nimport { z } from '@x/y';\n",
+    'lib/y.ts': 'export const y = 1;\n',
+  });
+  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
+  await idx.refresh();
+  const r = await idx.runTool('find_importers', { module_name: '@x/y' }) as ToolResult;
+  assertEvidenceChecks(root, r.evidence);
+  assert.is(r.total, 3);
+  assert.equal(r.notes, [
+    '"@x/y" resolves to lib/y.ts, which 1 statement imports: find_importers lib/y.ts; 2 statements written "@x/y" resolve to no file of the repository',
+  ]);
+  await idx.close();
+});
+
 test('an external package has no note; a folder is refused as one', async () => {
   const root = tempDir('notes-repo');
   write(root, { 'package.json': JSON.stringify({ name: 'tinyexp' }), 'test/b.js': "const other = require('left-pad');\n" });

@@ -40,14 +40,23 @@ function packageFields(text: string | undefined): { name: string; main?: string 
 
 /** The files of the repository that statements written with exactly `spec` resolve to (as the index resolved them). */
 function resolvedFiles(store: Store, spec: string): string[] {
-  const { hits } = store.plan.importStatements(new Set([specTarget(spec)]), undefined, { offset: 0, end: STATEMENTS_LOOKED_AT });
+  return resolutionsOf(store, spec).files;
+}
+
+/** resolvedFiles, and how many of the statements looked at resolve to no file (`atLeast`: more were not looked at). */
+function resolutionsOf(store: Store, spec: string): { files: string[]; nowhere: number; atLeast: boolean } {
+  const { hits, total } = store.plan.importStatements(new Set([specTarget(spec)]), undefined, { offset: 0, end: STATEMENTS_LOOKED_AT });
   const files = new Set<string>();
+  let nowhere = 0;
   for (const h of hits) {
     const rec = store.imports(h.fid)[h.seq];
     if (!rec?.raw || !isTsImport(rec.raw) || rec.raw.spec !== spec) continue;
-    for (const t of rec.targets) if (t.startsWith('./')) files.add(t.slice(2));
+    const before = files.size;
+    let found = false;
+    for (const t of rec.targets) if (t.startsWith('./')) { files.add(t.slice(2)); found = true; }
+    if (!found && files.size === before) nowhere++;
   }
-  return [...files].sort();
+  return { files: [...files].sort(), nowhere, atLeast: total > hits.length };
 }
 
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs'];
@@ -105,11 +114,13 @@ function packageOf(store: Store, name: string): (Package & { sub: string }) | nu
  * resolves to is imported by exactly the answer's `total` statements.
  */
 export function resolvesNote(store: Store, m: string, total: number): string | null {
-  const resolved = resolvedFiles(store, m);
+  const { files: resolved, nowhere, atLeast } = resolutionsOf(store, m);
   if (resolved.length) {
+    // Some statements written the same way may resolve nowhere (another config's moduleResolution): said, or the count reads as theirs too.
+    const rest = nowhere > 0 ? `; ${atLeast ? 'at least ' : ''}${nowhere} statement${nowhere === 1 ? '' : 's'} written ${JSON.stringify(m)} resolve${nowhere === 1 ? 's' : ''} to no file of the repository` : '';
     // One file that exactly the answer's statements import: nothing to add.
-    const said = filesWithCounts(store, resolved, total);
-    return said === '' ? null : `${JSON.stringify(m)} resolves to ${said}`;
+    const said = filesWithCounts(store, resolved, rest ? -1 : total);
+    return said === '' ? null : `${JSON.stringify(m)} resolves to ${said}${rest}`;
   }
   const pkg = packageOf(store, m);
   if (!pkg) return null;
