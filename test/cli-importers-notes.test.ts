@@ -36,10 +36,10 @@ test('importers of a workspace package folder says it is a folder, which package
   const r = evidex(['importers', 'packages/shared']);
   assert.is(r.code, 2);
   assert.is(r.stderr, 'evidex: not_indexed: "packages/shared" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
-    + 'it is the folder of workspace package "@acme/shared" (packages/shared): evidex importers @acme/shared, or its entry file packages/shared/src/index.ts\n');
+    + 'it is the folder of package "@acme/shared" (packages/shared): evidex importers @acme/shared, or its entry file packages/shared/src/index.ts\n');
   const inside = evidex(['importers', 'packages/shared/src/']);
   assert.is(inside.code, 2);
-  assert.match(inside.stderr, /^evidex: not_indexed: "packages\/shared\/src" is a folder, not a file; .* it is inside workspace package "@acme\/shared" \(packages\/shared\): evidex importers @acme\/shared, or its entry file packages\/shared\/src\/index\.ts\n$/);
+  assert.match(inside.stderr, /^evidex: not_indexed: "packages\/shared\/src" is a folder, not a file; .* it is inside package "@acme\/shared" \(packages\/shared\): evidex importers @acme\/shared, or its entry file packages\/shared\/src\/index\.ts\n$/);
   // A folder that is no package's: only that it is a folder.
   assert.is(evidex(['importers', 'scripts/']).stderr, 'evidex: not_indexed: "scripts" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name\n');
   // The entry it names is the file `@acme/shared` resolves to: what imports one imports the other.
@@ -57,7 +57,7 @@ test('a package subpath names the file it resolves to and how many statements im
   const math = evidex(['importers', '@acme/shared/math']);
   assert.is(math.stdout, '');
   assert.match(math.stderr, /^0 of 0 shown/);
-  assert.match(math.stderr, `\nnote: no statement imports "@acme/shared/math" by that name; it is in workspace package "@acme/shared" (packages/shared): `
+  assert.match(math.stderr, `\nnote: no statement imports "@acme/shared/math" by that name; it is in package "@acme/shared" (packages/shared): `
     + `packages/shared/src/math.ts, which ${importerTotal('packages/shared/src/math.ts')} statements import: evidex importers packages/shared/src/math.ts\n`);
   // A name whose one file is imported by exactly its own statements adds nothing.
   assert.not.match(evidex(['importers', '@acme/shared']).stderr, /note:/);

@@ -55,7 +55,7 @@ test('a package name statements write but that resolves nowhere is not said to b
   assertEvidenceChecks(root, r.evidence);
   assert.is(r.total, 1, 'matched by the specifier as written');
   assert.equal(r.notes, [
-    `the statements importing "nested-pkg" resolve to no file of the repository; it is workspace package "nested-pkg" (sub/pkg): sub/pkg/main.js, which 0 statements import: find_importers sub/pkg/main.js`,
+    `the statements importing "nested-pkg" resolve to no file of the repository; it is package "nested-pkg" (sub/pkg): sub/pkg/main.js, which 0 statements import: find_importers sub/pkg/main.js`,
   ]);
   await idx.close();
 });

@@ -95,7 +95,7 @@ function filesWithCounts(store: Store, files: readonly string[], skip = -1): str
   return said.join('; ');
 }
 
-/** The workspace package (or the repository's own) that `name` is, or that `name` is a subpath of. */
+/** The package of a package.json below the root (a workspace or not), or the repository's own, that `name` is, or that `name` is a subpath of. */
 function packageOf(store: Store, name: string): (Package & { sub: string }) | null {
   let best: (Package & { sub: string }) | null = null;
   for (const p of packageFolders(store)) {
@@ -126,7 +126,7 @@ export function resolvesNote(store: Store, m: string, total: number): string | n
   if (!pkg) return null;
   const files = likelyFiles(store, pkg, pkg.sub);
   if (!files.length) return null;
-  const whose = pkg.folder === '' ? `this repository's own package ${JSON.stringify(pkg.name)}` : `workspace package ${JSON.stringify(pkg.name)} (${pkg.folder})`;
+  const whose = pkg.folder === '' ? `this repository's own package ${JSON.stringify(pkg.name)}` : `package ${JSON.stringify(pkg.name)} (${pkg.folder})`;
   // Statements may write the name and still resolve nowhere (a package outside any workspace the root declares).
   const lead = total > 0 ? `the statements importing ${JSON.stringify(m)} resolve to no file of the repository` : `no statement imports ${JSON.stringify(m)} by that name`;
   return `${lead}; it is ${pkg.sub === '' ? whose : `in ${whose}`}: ${filesWithCounts(store, files)}`;
@@ -149,7 +149,7 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
   if (pkg) {
     const entries = resolvedFiles(store, pkg.name);
     const entry = entries.length ? entries : likelyFiles(store, pkg, '');
-    why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} workspace package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
+    why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
     if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
   }
   return new ToolError('not_indexed', why);
