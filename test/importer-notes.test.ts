@@ -34,6 +34,12 @@ test("the repository's own package name names its main file and that file's impo
     `no statement imports "tinyexp" by that name; it is this repository's own package "tinyexp": lib/entry.js, which 2 statements import: find_importers lib/entry.js`,
   ]);
   assert.is(byName.suggestions, undefined, 'the note says what the name is; no near misses');
+  // A subpath of the package that names no file of it is said to be none; a near miss is still suggested beside it.
+  const near = await call({ module_name: 'tinyexp/entyr' });
+  assert.ok((near.notes ?? [])[0]?.startsWith('no statement imports "tinyexp/entyr", and no file of'), JSON.stringify(near.notes));
+  assert.equal((await call({ module_name: 'tinyexp/nope' })).notes, [
+    'no statement imports "tinyexp/nope", and no file of this repository\'s own package "tinyexp" is "nope" (as is or under src/, with a TypeScript or JavaScript extension or as a folder\'s index)',
+  ]);
   // Mistyped, the repository's own package name is suggested, with its package.json; so is a package a statement writes.
   assert.equal((await call({ module_name: 'tinyexpp' })).suggestions, [{ name: 'tinyexp', why: 'edit', path: 'package.json' }]);
   assert.equal((await call({ module_name: 'left-pd' })).suggestions, [{ name: 'left-pad', why: 'edit' }]);

@@ -95,6 +95,11 @@ function filesWithCounts(store: Store, files: readonly string[], skip = -1): str
   return said.join('; ');
 }
 
+/** `package "@org/ui" (packages/ui)`, or `this repository's own package "x"` for the root's. */
+function packageWords(pkg: Package): string {
+  return pkg.folder === '' ? `this repository's own package ${JSON.stringify(pkg.name)}` : `package ${JSON.stringify(pkg.name)} (${pkg.folder})`;
+}
+
 /** The package of a package.json below the root (a workspace or not), or the repository's own, that `name` is, or that `name` is a subpath of. */
 function packageOf(store: Store, name: string): (Package & { sub: string }) | null {
   let best: (Package & { sub: string }) | null = null;
@@ -103,6 +108,17 @@ function packageOf(store: Store, name: string): (Package & { sub: string }) | nu
     if (name.startsWith(`${p.name}/`) && (!best || p.name.length > best.name.length)) best = { ...p, sub: name.slice(p.name.length + 1) };
   }
   return best;
+}
+
+/**
+ * A subpath of one of the repository's packages that no statement writes and
+ * that names no file of it (`@org/ui/nope`): said, not left as a bare 0
+ * (near misses still come as suggestions). Null for anything else.
+ */
+export function noSuchSubpathNote(store: Store, m: string): string | null {
+  const pkg = packageOf(store, m);
+  if (!pkg || pkg.sub === '' || likelyFiles(store, pkg, pkg.sub).length) return null;
+  return `no statement imports ${JSON.stringify(m)}, and no file of ${packageWords(pkg)} is "${pkg.sub}" (as is or under src/, with a TypeScript or JavaScript extension or as a folder's index)`;
 }
 
 /**
@@ -126,7 +142,7 @@ export function resolvesNote(store: Store, m: string, total: number): string | n
   if (!pkg) return null;
   const files = likelyFiles(store, pkg, pkg.sub);
   if (!files.length) return null;
-  const whose = pkg.folder === '' ? `this repository's own package ${JSON.stringify(pkg.name)}` : `package ${JSON.stringify(pkg.name)} (${pkg.folder})`;
+  const whose = packageWords(pkg);
   // Statements may write the name and still resolve nowhere (a package outside any workspace the root declares).
   const lead = total > 0 ? `the statements importing ${JSON.stringify(m)} resolve to no file of the repository` : `no statement imports ${JSON.stringify(m)} by that name`;
   return `${lead}; it is ${pkg.sub === '' ? whose : `in ${whose}`}: ${filesWithCounts(store, files)}`;

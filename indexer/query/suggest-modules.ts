@@ -9,7 +9,7 @@ import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
-import { folderRefusal, packageFolders, resolvesNote } from './importer-notes.js';
+import { folderRefusal, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './suggest.js';
 
@@ -42,6 +42,8 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
   if (note) result = { ...result, notes: [...(result.notes ?? []), note] };
   // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss.
   if (result.total > 0 || note) return result;
+  const none = noSuchSubpathNote(store, args.module_name);
+  if (none) result = { ...result, notes: [...(result.notes ?? []), none] };
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
 }
