@@ -10,6 +10,7 @@
 //   root-watch.ts  the root as an identity: notices it deleted, moved or replaced (root-gate.ts: what calls meet then)
 //   state-claim.ts the daemon's claim on its state folder (folder, lock, daemon.json): lost, the daemon exits
 //   warmup.ts      the request-path warm-up, once the index's caches are loaded
+//   collect-after-writes.ts  a full collection once the daemon is quiet after a large batch of writes (a branch jump)
 //   idle.ts        the idle timeout of an auto-started daemon
 //   token.ts       the token every connection presents (the state folder itself is local/state.ts)
 //   foreground.ts  the process around a daemon: signals, stdout log, exit
@@ -34,6 +35,7 @@ import {
 import { handleAsk } from './ask-handler.js';
 import { indexedVia } from './ask/citations.js';
 import { auditLogFor, type AuditLog } from './audit.js';
+import { CollectAfterWrites, type CollectAfterWritesOptions } from './collect-after-writes.js';
 import type { Caller } from './caller.js';
 import { Dispatcher, latencyName, type Handlers } from './dispatch.js';
 import { FairTurns, type FairTurnsOptions } from './fair-turns.js';
@@ -71,6 +73,8 @@ export interface DaemonOptions {
   idleTimeoutMs?: number;
   /** The slice of a turn and its clock (fair-turns.ts); a test gives its own clock. */
   turns?: FairTurnsOptions;
+  /** When a collection follows a large batch of writes (collect-after-writes.ts); a test gives its own clock and collection. */
+  collectAfterWrites?: CollectAfterWritesOptions;
   log?: (line: string) => void;
 }
 
@@ -91,6 +95,8 @@ export class Daemon {
   private readonly turns: FairTurns;
   private readonly dispatcher: Dispatcher<Caller>;
   private readonly warmup: RequestPathWarmup;
+  /** A full collection once the daemon is quiet after a large batch of writes (a branch jump). */
+  private readonly collector: CollectAfterWrites;
   /** Whether the root is still the indexed tree: tool calls pass, wait, or are refused (root-gate.ts). */
   private readonly rootGate = new RootGate();
   private claim: StateClaim | null = null;
@@ -114,8 +120,19 @@ export class Daemon {
   ) {
     const log = (line: string) => this.log(line);
     this.audit = auditLogFor(opts.stateDir);
-    this.updates = new IndexUpdates(handle, { root: opts.root, rules, watch: opts.watch ?? 'auto', log, onRootTouched: () => rootWatch.touched() });
     this.turns = new FairTurns(opts.turns);
+    this.collector = new CollectAfterWrites({
+      ...opts.collectAfterWrites,
+      indexedFiles: () => handle.status().files,
+      writesDone: () => this.updates.idle(),
+      requestsDone: () => this.turns.whenIdle(),
+      log,
+    });
+    this.updates = new IndexUpdates(handle, {
+      root: opts.root, rules, watch: opts.watch ?? 'auto', log,
+      onRootTouched: () => rootWatch.touched(),
+      onWritten: (files) => this.collector.written(files),
+    });
     this.tools = new ToolCalls(handle, this.audit, this.rootGate, this.turns, this.updates);
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
@@ -343,6 +360,7 @@ export class Daemon {
       this.rootWatch.close();
       this.listener.stopHeartbeat();
       this.idleTimer?.stop();
+      this.collector.stop();
       for (const c of this.clients.values()) c.conn.close(1001, 'daemon shutting down');
       await this.updates.stop('the daemon is stopping');
       await this.audit.flush().catch(() => undefined);

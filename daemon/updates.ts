@@ -24,6 +24,8 @@ export interface IndexUpdatesOptions {
   log: (line: string) => void;
   /** The watcher's own watch on the root reported it deleted or moved (root-watch.ts judges). */
   onRootTouched?: () => void;
+  /** A write landed that changed or removed `files` files (not the start-up catch-up: warm-up's collection follows that one). */
+  onWritten?: (files: number) => void;
 }
 
 export class IndexUpdates {
@@ -99,8 +101,12 @@ export class IndexUpdates {
     await w?.close().catch((e: Error) => this.opts.log(`closing the watcher: ${e.message}`));
   }
 
+  /** The start-up catch-up (the first), or a re-index of a replaced root (every later one). */
+  private catchUps = 0;
+
   private catchUp(): Promise<boolean> {
     const t0 = performance.now();
+    const first = this.catchUps++ === 0;
     const { epoch } = this;
     const { signal } = this.abort;
     let lastPhase = '';
@@ -110,6 +116,7 @@ export class IndexUpdates {
     }, signal)).finally(() => {
       if (epoch === this.epoch) this.startupProgress = undefined;
     }).then((s) => {
+      if (!first) this.wrote(s);
       if (epoch !== this.epoch) return false;
       this.startupState = 'done';
       this.opts.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
@@ -138,7 +145,11 @@ export class IndexUpdates {
       root: this.opts.root,
       rules: this.opts.rules,
       // The watcher's re-walks run under this epoch's signal too.
-      index: { update: (paths) => this.handle.update(paths), refresh: () => this.handle.refresh(undefined, signal), ignoreCandidates: () => this.handle.ignoreCandidates() },
+      index: {
+        update: (paths) => this.handle.update(paths).then((s) => { this.opts.onWritten?.(s.changed.length + s.removed.length); return s; }),
+        refresh: () => this.handle.refresh(undefined, signal).then((s) => this.wrote(s)),
+        ignoreCandidates: () => this.handle.ignoreCandidates(),
+      },
       exclusive: (fn) => this.queue.run(fn),
       mode: this.opts.watch,
       log,
@@ -173,7 +184,13 @@ export class IndexUpdates {
   /** A client's index/refresh, queued behind whatever write is running. */
   refresh(onProgress: (p: BuildProgress) => void): Promise<BuildSummary> {
     const { signal } = this.abort;
-    return this.queue.run(() => this.handle.refresh(onProgress, signal));
+    return this.queue.run(() => this.handle.refresh(onProgress, signal)).then((s) => this.wrote(s));
+  }
+
+  /** A refresh's files parsed and removed, told to onWritten. */
+  private wrote(s: BuildSummary): BuildSummary {
+    this.opts.onWritten?.(s.parsed + s.removed);
+    return s;
   }
 
   get watcherState(): WatcherState {
