@@ -1,10 +1,11 @@
 // A full collection after a large batch of index writes, once the daemon is
 // quiet. A branch jump re-indexes hundreds of files: their parses, rows and
-// replaced structures are garbage once written, and V8 keeps it until its
-// memory reducer happens to run (measured on excalidraw, docs/performance.md
-// "After branch jumps": RssAnon 156 MB steady, 207-224 MB after a jump, back
-// only a minute or more later, and not at all in a reviewer's run). The
-// collection is the one of collect-garbage.ts; this module says when.
+// replaced structures are garbage once written, and V8 keeps it, and the
+// pages it sat in, until its memory reducer happens to run (measured on
+// excalidraw, docs/performance.md "After branch jumps": RssAnon 151 MB
+// steady, 178-300 MB after each of four jumps, back only after a minute
+// idle; with this, 140-168 MB). The collection is the one of
+// collect-garbage.ts; this module says when.
 //
 // When: once writes of at least MIN_FILES files, and at least 1/INDEX_SHARE of
 // the index, have landed since the last collection (the garbage grows with the
