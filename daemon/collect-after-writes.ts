@@ -2,10 +2,10 @@
 // quiet. A branch jump re-indexes hundreds of files: their parses, rows and
 // replaced structures are garbage once written, and V8 keeps it, and the
 // pages it sat in, until its memory reducer happens to run (measured on
-// excalidraw, docs/performance.md "After branch jumps": RssAnon 151 MB
-// steady, 178-300 MB after each of four jumps, back only after a minute
-// idle; with this, 140-168 MB). The collection is the one of
-// collect-garbage.ts; this module says when.
+// excalidraw, docs/performance.md "After branch jumps": RssAnon 101-104 MB
+// steady, up to 150-235 MB after a jump, back only after a minute idle; with
+// this, at most 114 MB). The collection is the one of collect-garbage.ts;
+// this module says when.
 //
 // When: once writes of at least MIN_FILES files, and at least 1/INDEX_SHARE of
 // the index, have landed since the last collection (the garbage grows with the
