@@ -106,6 +106,13 @@ tsTest('find_symbol: a TypeScript class inherits through `extends`', async () =>
 test('find_importers: a module no file is known by gets the nearest module names and paths; a path not indexed says them in its refusal', async () => {
   assert.equal(await suggested('find_importers', { module_name: 'flask.ap' }), ['flask.app edit src/flask/app.py']);
   assert.equal(await suggested('find_importers', { module_name: 'scaffold' }), ['flask.sansio.scaffold tail src/flask/sansio/scaffold.py']);
+  // A path whose folders are wrong: the file of that name elsewhere (the edit distance, 6, is past the bound).
+  try {
+    await (await index()).runTool('find_importers', { module_name: 'src/sansio/scaffold.py' });
+    assert.unreachable('refused');
+  } catch (e) {
+    assert.match((e as ToolError).message, /is not in the index .*; did you mean: src\/flask\/sansio\/scaffold\.py$/);
+  }
   assert.equal(await suggested('find_importers', { module_name: 'HTTPX' }), [
     'httpx case httpx/__init__.py', 'httpx._client prefix httpx/_client.py', 'httpx._models prefix httpx/_models.py',
   ]);

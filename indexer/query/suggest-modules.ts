@@ -51,7 +51,8 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
 /**
  * Module names and source paths spelled like `asked`, ignoring case: equal
  * (`case`); ending with it after a `.` or `/` (`tail`: `checker` is
- * `mypy.checker`); within allowedDistance (`edit`); beginning with it
+ * `mypy.checker`); within allowedDistance (`edit`); for a path, ending with
+ * its file name (`tail` too, after the edits); beginning with it
  * (`prefix`, three characters or more). By reason, distance, length, then
  * name; one per file.
  */
@@ -61,15 +62,19 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
   const max = allowedDistance(want.length);
   const found: Array<{ s: Suggestion; rank: number; d: number }> = [];
   const dotWant = `.${want}`, slashWant = `/${want}`;
+  // A path asked for (`packages/ui/src/Button.tsx`): a file of the same name in another folder (`…/src/button/Button.tsx`) is a tail too.
+  const slash = want.lastIndexOf('/');
+  const fileName = slash > 0 && want.length - slash > 3 ? want.slice(slash) : null;
   const consider = (name: string, path?: string): void => {
     const low = name.toLowerCase();
     let rank = -1, d = 0;
     if (low === want) rank = 0;
     else if (low.endsWith(dotWant) || low.endsWith(slashWant)) rank = 1;
     else if ((d = distanceWithin(want, low, max)) <= max) rank = 2;
-    else if (want.length >= 3 && low.startsWith(want)) { rank = 3; d = 0; }
+    else if (fileName !== null && low.endsWith(fileName)) { rank = 3; d = 0; }
+    else if (want.length >= 3 && low.startsWith(want)) { rank = 4; d = 0; }
     if (rank < 0) return;
-    const why = (['case', 'tail', 'edit', 'prefix'] as const)[rank];
+    const why = (['case', 'tail', 'edit', 'tail', 'prefix'] as const)[rank];
     found.push({ s: path === undefined ? { name, why } : { name, why, path }, rank, d });
   };
   for (const m of store.moduleNames()) {
