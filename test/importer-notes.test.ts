@@ -43,6 +43,11 @@ test("the repository's own package name names its main file and that file's impo
   // Mistyped, the repository's own package name is suggested, with its package.json; so is a package a statement writes.
   assert.equal((await call({ module_name: 'tinyexpp' })).suggestions, [{ name: 'tinyexp', why: 'edit', path: 'package.json' }]);
   assert.equal((await call({ module_name: 'left-pd' })).suggestions, [{ name: 'left-pad', why: 'edit' }]);
+  // The package renamed on disk: the next answer knows it by its new name only (the packages are read again at a new generation).
+  write(root, { 'package.json': JSON.stringify({ name: 'tinyexp-two', main: 'lib/entry.js' }) });
+  await idx.refresh();
+  assert.match((await call({ module_name: 'tinyexp-two' })).notes?.[0] ?? '', /^no statement imports "tinyexp-two" by that name; it is this repository's own package "tinyexp-two": lib\/entry\.js/);
+  assert.is((await call({ module_name: 'tinyexp' })).notes, undefined);
   await idx.close();
 });
 

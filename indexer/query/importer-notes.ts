@@ -18,14 +18,24 @@ const FILES_NAMED = 3;
 /** A package of the repository: its name, folder ('' for the root) and `main`, as its package.json says. */
 interface Package { name: string; folder: string; main?: string }
 
+/**
+ * The packages of each store as of its generation: every find_importers answer
+ * by name asks for them (notes, suggestions), and finding and parsing every
+ * package.json per call made the call 2-4x slower (ts-inproc.js).
+ */
+const packagesSeen = new WeakMap<Store, { generation: number; packages: Package[] }>();
+
 /** Every indexed package.json's package, in path order. */
 export function packageFolders(store: Store): Package[] {
+  const seen = packagesSeen.get(store);
+  if (seen && seen.generation === store.generation) return seen.packages;
   const out: Package[] = [];
   for (const f of store.filesWithPathContaining('package.json', true)) {
     if (f.path !== 'package.json' && !f.path.endsWith('/package.json')) continue;
     const pkg = packageFields(store.text(f.fid));
     if (pkg !== null) out.push({ ...pkg, folder: f.path.slice(0, -'package.json'.length).replace(/\/$/, '') });
   }
+  packagesSeen.set(store, { generation: store.generation, packages: out });
   return out;
 }
 
