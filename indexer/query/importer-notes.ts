@@ -48,12 +48,11 @@ function packageFields(text: string | undefined): { name: string; main?: string 
   } catch { return null; }
 }
 
-/** The files of the repository that statements written with exactly `spec` resolve to (as the index resolved them). */
-function resolvedFiles(store: Store, spec: string): string[] {
-  return resolutionsOf(store, spec).files;
-}
-
-/** resolvedFiles, and how many of the statements looked at resolve to no file (`atLeast`: more were not looked at). */
+/**
+ * The files of the repository that statements written with exactly `spec`
+ * resolve to (as the index resolved them), and how many of the statements
+ * looked at resolve to no file (`atLeast`: more were not looked at).
+ */
 function resolutionsOf(store: Store, spec: string): { files: string[]; nowhere: number; atLeast: boolean } {
   const { hits, total } = store.plan.importStatements(new Set([specTarget(spec)]), undefined, { offset: 0, end: STATEMENTS_LOOKED_AT });
   const files = new Set<string>();
@@ -61,10 +60,9 @@ function resolutionsOf(store: Store, spec: string): { files: string[]; nowhere: 
   for (const h of hits) {
     const rec = store.imports(h.fid)[h.seq];
     if (!rec?.raw || !isTsImport(rec.raw) || rec.raw.spec !== spec) continue;
-    const before = files.size;
     let found = false;
     for (const t of rec.targets) if (t.startsWith('./')) { files.add(t.slice(2)); found = true; }
-    if (!found && files.size === before) nowhere++;
+    if (!found) nowhere++;
   }
   return { files: [...files].sort(), nowhere, atLeast: total > hits.length };
 }
@@ -173,7 +171,7 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
   }
   let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
   if (pkg) {
-    const entries = resolvedFiles(store, pkg.name);
+    const entries = resolutionsOf(store, pkg.name).files;
     const entry = entries.length ? entries : likelyFiles(store, pkg, '');
     why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
     if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
