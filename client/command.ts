@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
 import type { RealRoot } from '../local/root.js';
-import { distanceWithin } from '../local/distance.js';
+import { allowedDistance, distanceWithin } from '../local/distance.js';
 
 export type FlagKind = 'boolean' | 'string' | 'int';
 export interface FlagSpec<V = unknown> {
@@ -128,9 +128,9 @@ export const HELP = { help: flag.boolean('show this help') };
 /** The name the CLI gives itself to the daemon (its log and audit). */
 export const CLIENT_NAME = 'cli';
 
-/** `unknown option --via-reexport; did you mean --via-reexports?`: the nearest of the command's options within 2 edits (1 for short names). */
+/** `unknown option --via-reexport; did you mean --via-reexports?`: the nearest of the command's options, within the edits a suggested name may be (allowedDistance). */
 function unknownOption(name: string, options: readonly string[]): string {
-  const max = name.length <= 4 ? 1 : 2;
+  const max = allowedDistance(name.length);
   let best: string | null = null, bestD = max + 1;
   for (const o of options) {
     const d = distanceWithin(name.toLowerCase(), o, max);
