@@ -5,10 +5,11 @@
 // by local/human.ts's rule — with the footer they print ("N of M shown").
 import { human, join, line, paint, type Shown } from '../local/human.js';
 import type { Unresolved, UnresolvedImports } from '../protocol/messages.js';
+import { UNRESOLVED_REASONS } from '../indexer/query/limits.js';
 import { UNRESOLVED_WORDS } from './daemon-report.js';
 import { formatEvidence, formatFooter, type FormatOptions } from './commands/tool-command.js';
 
-/** Why each reason's statements reach nothing, as the group's header says it (docs/tools.md, "A statement that resolves nowhere"). */
+/** Why each reason's statements reach nothing, as the group's header says it (docs/tools.md, "A statement that resolves nowhere"); groups come in UNRESOLVED_REASONS' order, the answer's. */
 const WHY: Record<Unresolved, string> = {
   missing: 'a relative path, a paths alias, a # import or a repository package\'s subpath that reaches no file of the repository the compiler would load (an asset such as .css, or JSON without resolveJsonModule, is none)',
   config: 'the governing tsconfig or jsconfig could not be read (its JSON does not parse, or a config it extends is not indexed)',
@@ -18,7 +19,7 @@ const WHY: Record<Unresolved, string> = {
 /** The listed statements (stdout): a `# reason` header before each reason's statements on this page, then their lines. */
 export function formatUnresolved(r: UnresolvedImports, opts: FormatOptions): Shown | null {
   const groups: Shown[] = [];
-  for (const reason of Object.keys(WHY) as Unresolved[]) {
+  for (const reason of UNRESOLVED_REASONS) {
     const items = r.items.filter((e) => e.reason === reason);
     if (items.length === 0) continue;
     // Marked with '#', dim, as the tool commands mark their own headers: no `path:line: text` line of a file.
@@ -46,7 +47,7 @@ function formatExtensions(ext: ReadonlyArray<[string, number]>): Shown {
  */
 export function formatUnresolvedFooter(r: UnresolvedImports, asked: readonly Unresolved[]): Shown {
   const footer = formatFooter({ evidence: r.items, total: r.total, generation: r.generation });
-  const others = (Object.keys(WHY) as Unresolved[]).filter((x) => !asked.includes(x) && r.counts[x] > 0);
+  const others = UNRESOLVED_REASONS.filter((x) => !asked.includes(x) && r.counts[x] > 0);
   // Nothing of any reason: said in words, so a Python repository's bare "0 of 0" is not taken for a failure to look.
   if (others.length === 0 && r.total === 0) return human`${footer}
 no TypeScript or JavaScript import statement resolves nowhere (--unresolved lists those only)`;
