@@ -11,14 +11,10 @@ import type { ToolResult } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 
-test("the repository's own package name names its main file and that file's importers", async () => {
+/** An index of a tree written from `files`, and find_importers on it, each answer's evidence checked against the files. */
+async function indexOf(files: Record<string, string>) {
   const root = tempDir('notes-repo');
-  write(root, {
-    'package.json': JSON.stringify({ name: 'tinyexp', main: 'lib/entry.js' }),
-    'lib/entry.js': 'module.exports = function tiny() {};\n',
-    'test/a.js': "const tiny = require('../lib/entry');\n",
-    'test/b.js': "const tiny = require('../lib/entry.js');\nconst other = require('left-pad');\n",
-  });
+  write(root, files);
   const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
   await idx.refresh();
   const call = async (args: Record<string, unknown>): Promise<ToolResult> => {
@@ -26,6 +22,16 @@ test("the repository's own package name names its main file and that file's impo
     assertEvidenceChecks(root, r.evidence);
     return r;
   };
+  return { root, idx, call };
+}
+
+test("the repository's own package name names its main file and that file's importers", async () => {
+  const { root, idx, call } = await indexOf({
+    'package.json': JSON.stringify({ name: 'tinyexp', main: 'lib/entry.js' }),
+    'lib/entry.js': 'module.exports = function tiny() {};\n',
+    'test/a.js': "const tiny = require('../lib/entry');\n",
+    'test/b.js': "const tiny = require('../lib/entry.js');\nconst other = require('left-pad');\n",
+  });
   const byFile = await call({ module_name: 'lib/entry.js' });
   assert.is(byFile.total, 2);
   const byName = await call({ module_name: 'tinyexp' });
@@ -52,18 +58,14 @@ test("the repository's own package name names its main file and that file's impo
 });
 
 test('a package name statements write but that resolves nowhere is not said to be imported by no statement', async () => {
-  const root = tempDir('notes-repo');
   // A package nested below the root, which declares no workspaces: `require('nested-pkg')` reaches no file.
-  write(root, {
+  const { idx, call } = await indexOf({
     'package.json': JSON.stringify({ name: 'outer' }),
     'sub/pkg/package.json': JSON.stringify({ name: 'nested-pkg', main: 'main.js' }),
     'sub/pkg/main.js': 'module.exports = 1;\n',
     'app.js': "const n = require('nested-pkg');\n",
   });
-  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
-  await idx.refresh();
-  const r = await idx.runTool('find_importers', { module_name: 'nested-pkg' }) as ToolResult;
-  assertEvidenceChecks(root, r.evidence);
+  const r = await call({ module_name: 'nested-pkg' });
   assert.is(r.total, 1, 'matched by the specifier as written');
   assert.equal(r.notes, [
     `the statements importing "nested-pkg" resolve to no file of the repository; it is package "nested-pkg" (sub/pkg): sub/pkg/main.js, which 0 statements import: find_importers sub/pkg/main.js`,
@@ -72,19 +74,15 @@ test('a package name statements write but that resolves nowhere is not said to b
 });
 
 test('a name some of whose statements resolve to a file and some nowhere says both', async () => {
-  const root = tempDir('notes-repo');
   // a/ maps "@x/y" to lib/y.ts through paths; b/'s config does not, so there it is a package not in the tree.
-  write(root, {
+  const { idx, call } = await indexOf({
     'a/tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@x/y': ['../lib/y.ts'] } } }),
     'a/main.ts': "import { y } from '@x/y';\n",
     'b/tsconfig.json': JSON.stringify({ compilerOptions: {} }),
     'b/main.ts': "import { y } from '@x/y';\nimport { z } from '@x/y';\n",
     'lib/y.ts': 'export const y = 1;\n',
   });
-  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
-  await idx.refresh();
-  const r = await idx.runTool('find_importers', { module_name: '@x/y' }) as ToolResult;
-  assertEvidenceChecks(root, r.evidence);
+  const r = await call({ module_name: '@x/y' });
   assert.is(r.total, 3);
   assert.equal(r.notes, [
     '"@x/y" resolves to lib/y.ts, which 1 statement imports: find_importers lib/y.ts; 2 statements written "@x/y" resolve to no file of the repository',
@@ -93,11 +91,7 @@ test('a name some of whose statements resolve to a file and some nowhere says bo
 });
 
 test('an external package has no note; a folder is refused as one', async () => {
-  const root = tempDir('notes-repo');
-  write(root, { 'package.json': JSON.stringify({ name: 'tinyexp' }), 'test/b.js': "const other = require('left-pad');\n" });
-  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
-  await idx.refresh();
-  const call = async (args: Record<string, unknown>): Promise<ToolResult> => idx.runTool('find_importers', args) as Promise<ToolResult>;
+  const { idx, call } = await indexOf({ 'package.json': JSON.stringify({ name: 'tinyexp' }), 'test/b.js': "const other = require('left-pad');\n" });
   assert.is((await call({ module_name: 'left-pad' })).notes, undefined);
   try {
     await idx.runTool('find_importers', { module_name: 'test' });
