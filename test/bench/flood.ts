@@ -17,6 +17,7 @@ import type WebSocket from 'ws';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { Methods, warmupSettled } from '../../protocol/messages.js';
 import { CROWDED_NAME, CROWDED_PACKAGE, FLOOD_QUERY, Flood, LONE_SYMBOL, openConnection, writeCrowdedTree, writeFloodTree, type FloodCall } from '../helpers/flood.js';
+import { printGrid } from './table.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, dflt: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : dflt);
@@ -128,8 +129,4 @@ try {
   rmSync(root, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 }
-const w = rows[0].map((_, k) => Math.max(...rows.map((r) => r[k].length)));
-const line = (r: string[]) => `| ${r.map((c, k) => c.padEnd(w[k])).join(' | ')} |`;
-console.log(line(rows[0]));
-console.log(`|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`);
-for (const r of rows.slice(1)) console.log(line(r));
+printGrid(rows);

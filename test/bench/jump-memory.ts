@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect, daemonStop, type Client } from '../../client/connection.js';
 import { Methods, warmupSettled } from '../../protocol/messages.js';
+import { printGrid } from './table.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -78,8 +79,4 @@ try {
   git('checkout', '-q', first);
   rmSync(home, { recursive: true, force: true });
 }
-const w = rows[0].map((_, k) => Math.max(...rows.map((r) => r[k].length)));
-const line = (r: string[]) => `| ${r.map((x, k) => x.padEnd(w[k])).join(' | ')} |`;
-console.log(line(rows[0]));
-console.log(`|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`);
-for (const r of rows.slice(1)) console.log(line(r));
+printGrid(rows);

@@ -24,6 +24,7 @@ import { makeCorpus } from './corpus.js';
 import { INSPECTED, writeDaemonSnapshot } from './heap-snapshot.js';
 import { drawQueries } from './queries.js';
 import { smapsByKind, type SmapsKind } from './smaps.js';
+import { printGrid } from './table.js';
 
 const args = process.argv.slice(2);
 const kind = args.includes('--corpus') && args[args.indexOf('--corpus') + 1] === 'stdlib' ? 'stdlib' : 'large';
@@ -90,11 +91,7 @@ try {
   rmSync(home, { recursive: true, force: true });
   rmSync(c.root, { recursive: true, force: true });
 }
-const w = rows[0].map((_, k) => Math.max(...rows.map((r) => r[k].length)));
-const line = (r: string[]) => `| ${r.map((x, k) => x.padEnd(w[k])).join(' | ')} |`;
-console.log(line(rows[0]));
-console.log(`|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`);
-for (const r of rows.slice(1)) console.log(line(r));
+printGrid(rows);
 if (smaps.length) {
   console.log('\n| daemon anonymous memory after the query pass, by mapping | mappings | MB |\n|---|---|---|');
   for (const k of smaps) console.log(`| ${k.kind} | ${k.mappings} | ${(k.anonymous / 1e6).toFixed(1)} |`);

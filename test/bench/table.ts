@@ -33,11 +33,15 @@ export function row(...a: Parameters<typeof rowOf>): void {
 }
 
 export function printTable(): void {
-  const head: Row = { figure: 'figure', evidex: 'evidex', reference: 'reference', ratio: 'ratio', target: 'target', met: 'met' };
-  const cols = Object.keys(head) as (keyof Row)[];
-  const w = Object.fromEntries(cols.map((k) => [k, Math.max(...[head, ...rows].map((r) => r[k].length))])) as Record<keyof Row, number>;
-  const line = (r: Row) => `| ${cols.map((k) => r[k].padEnd(w[k])).join(' | ')} |`;
-  console.log(line(head));
-  console.log(`|${cols.map((k) => '-'.repeat(w[k] + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
+  const cols: (keyof Row)[] = ['figure', 'evidex', 'reference', 'ratio', 'target', 'met'];
+  printGrid([cols, ...rows.map((r) => cols.map((k) => r[k]))]);
+}
+
+/** Rows of cells, the first the header, as a Markdown table with each column padded to its widest cell. */
+export function printGrid(grid: readonly (readonly string[])[]): void {
+  const w = grid[0].map((_, k) => Math.max(...grid.map((r) => r[k].length)));
+  const line = (r: readonly string[]) => `| ${r.map((c, k) => c.padEnd(w[k])).join(' | ')} |`;
+  console.log(line(grid[0]));
+  console.log(`|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`);
+  for (const r of grid.slice(1)) console.log(line(r));
 }
