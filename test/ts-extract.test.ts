@@ -58,6 +58,19 @@ test('classes, members, constructors and parameter properties', () => {
   ]);
 });
 
+test('a computed member name is its expression\'s text in brackets: a comment or spaces just inside the brackets are no part of it, against the oracle', () => {
+  const src = [
+    'export class Bar extends /*#__PURE__*/ mixin(A) {', // 1
+    '  [/*#__PURE__*/ getField()] = 12;',                // 2: webpack's inner-graph test case
+    '  [ Symbol.iterator ]() {}',                        // 3
+    '  [a /* kept */ .b]() {}',                          // 4: a comment inside the expression is its text
+    '}',
+  ].join('\n');
+  const want = ['class Bar 1-5', 'variable Bar.[getField()] 2-2', 'method Bar.[Symbol.iterator] 3-3', 'method Bar.[a /* kept */ .b] 4-4'];
+  assert.equal(defs(src), want);
+  assert.equal(extractTsJs('a.ts', src).defs.map((d) => `${d.kind} ${d.qualname} ${d.start}-${d.end}`), want, 'the oracle agrees');
+});
+
 test('functions: overloads are one item, unnamed defaults are `default`, nesting qualifies', () => {
   const src = [
     'function over(a: string): void;',      // 1

@@ -73,7 +73,7 @@ function variableKind(init: ts.Expression | undefined): DefKind {
   return 'variable';
 }
 
-/** A member or declaration's name: identifiers and `#private` names as is, string and numeric literals (also in brackets) by value, other computed names by their source text. */
+/** A member or declaration's name: identifiers and `#private` names as is, string and numeric literals (also in brackets) by value, other computed names by the expression's source text in brackets (comments and spaces just inside the brackets are not part of it). */
 function nameText(name: ts.PropertyName | ts.BindingName | ts.ModuleName | undefined, sf: ts.SourceFile): string | null {
   if (!name) return null;
   if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name)) return name.text;
@@ -81,7 +81,7 @@ function nameText(name: ts.PropertyName | ts.BindingName | ts.ModuleName | undef
   if (ts.isComputedPropertyName(name)) {
     // A literal inside the brackets names the member by its value, as the compiler names the property (`["x"]` is `x`).
     const e = name.expression;
-    return ts.isStringLiteralLike(e) || ts.isNumericLiteral(e) ? e.text : name.getText(sf);
+    return ts.isStringLiteralLike(e) || ts.isNumericLiteral(e) ? e.text : `[${e.getText(sf)}]`;
   }
   return null;
 }
