@@ -165,7 +165,7 @@ export async function compareIndex(label: string, idx: EvidexIndex, opts: Compar
     if (typeof items === 'string') { diffs.push({ category: 'refused calls', file: '(query)', what: `find_importers ${JSON.stringify(q.module)} via_reexports refused: ${items}` }); continue; }
     check(items);
     const g = items.map((e) => stmtKey(e.path, e.start_line, e.end_line));
-    const w = [...q.items.keys()];
+    const w = q.statements;
     res.viaItems += w.length;
     for (const k of missing(w, g)) diffs.push({ category: 'statements missing from find_importers via_reexports', file: fileOf(k), what: `statement ${describe(k)}: imports ${q.module}${viaText(q.items.get(k)!)}, not in find_importers ${JSON.stringify(q.module)} via_reexports` });
     for (const k of missing(g, w)) diffs.push({ category: 'statements find_importers via_reexports gives wrongly', file: fileOf(k), what: `statement ${describe(k)}: in find_importers ${JSON.stringify(q.module)} via_reexports, but reaches it through no re-export chain` });

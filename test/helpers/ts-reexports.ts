@@ -13,6 +13,8 @@ export interface ViaQuery {
   module: string;
   /** Every statement that imports it, by "path:start-end", with the shortest chain of re-exporting files from its own target (empty: a direct import). */
   items: Map<string, string[]>;
+  /** The same statements' keys, one per statement: two on the same lines (`f(require("fs"), require("fs"))`) are the key twice, as find_importers lists them twice. */
+  statements: string[];
   /** What each file re-exports directly (file paths and package names). */
   reexports: Map<string, Set<string>>;
 }
@@ -53,14 +55,17 @@ export function reexportChains(all: readonly Statement[]): ViaQuery[] {
       frontier = next;
     }
     const items = new Map<string, string[]>();
+    const statements: string[] = [];
     for (const s of all) {
       const key = `${s.path}:${s.start}-${s.end}`;
       // A package is imported directly by name, whether or not the specifier also resolves to a file of the repository.
       const direct = isFile ? s.target === module : isBareSpecifier(s.spec) && matchesPackage(s.spec, module);
-      if (direct) items.set(key, []);
-      else if (s.target !== null && chain.has(s.target)) items.set(key, chain.get(s.target)!);
+      const via = direct ? [] : s.target !== null ? chain.get(s.target) : undefined;
+      if (via === undefined) continue;
+      items.set(key, via);
+      statements.push(key);
     }
-    out.push({ module, items, reexports });
+    out.push({ module, items, statements, reexports });
   }
   return out;
 }
