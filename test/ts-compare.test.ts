@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { reexportChains } from './helpers/ts-reexports.js';
+import { packageNamesOf } from './oracle/ts-resolve.js';
 import type { OracleStatementAnswer } from './oracle/ts-oracle.js';
 
 type Statement = OracleStatementAnswer & { path: string };
@@ -22,6 +23,11 @@ test('two statements on the same line are two items (webpack: `expect(require("f
   assert.ok(fs, 'a re-export reaches fs');
   assert.equal(fs.statements, ['lib/fs.js:1-1', 'a.js:20-20', 'a.js:20-20', 'b.js:3-3', 'b.js:3-3']);
   assert.equal([...fs.items], [['lib/fs.js:1-1', []], ['a.js:20-20', []], ['b.js:3-3', ['lib/fs.js']]]);
+});
+
+test('a specifier is asked by its package name and each longer subpath, up to a part holding a NUL byte (a name every tool refuses)', () => {
+  assert.equal(packageNamesOf('@org/ui/button/x'), ['@org/ui', '@org/ui/button', '@org/ui/button/x']);
+  assert.equal(packageNamesOf('es5-ext/array/\0#/e-index-of#fragment'), ['es5-ext', 'es5-ext/array']);
 });
 
 test.run();

@@ -37,12 +37,20 @@ export function isBareSpecifier(spec: string): boolean {
   return !(spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('#') || spec === '');
 }
 
-/** Names a bare specifier answers to as a package query: the package (`@org/ui`, `lodash`) and each longer subpath (`lodash/fp`, `lodash/fp/map`). */
+/**
+ * Names a bare specifier answers to as a package query: the package (`@org/ui`,
+ * `lodash`) and each longer subpath (`lodash/fp`, `lodash/fp/map`), up to the
+ * first part holding a NUL byte: no caller can give such a name (it is refused
+ * as a path is, docs/tools.md), so webpack's `"es5-ext/array/\0#/x"` answers to
+ * `es5-ext` and `es5-ext/array` only.
+ */
 export function packageNamesOf(spec: string): string[] {
   const parts = spec.split('/');
   const first = spec.startsWith('@') && parts.length > 1 ? 2 : 1;
+  const firstNul = parts.findIndex((p) => p.includes('\0'));
+  const last = firstNul === -1 ? parts.length : firstNul;
   const out: string[] = [];
-  for (let n = first; n <= parts.length; n++) out.push(parts.slice(0, n).join('/'));
+  for (let n = first; n <= last; n++) out.push(parts.slice(0, n).join('/'));
   return out;
 }
 
