@@ -71,7 +71,7 @@ test('definitions: kinds, qualified names and spans by the rules', () => {
   ]);
 });
 
-test('definitions: computed member names — a literal in brackets by its value, anything else by its source text', () => {
+test('definitions: computed member names — a literal in brackets by its value, anything else by the expression\'s source text in brackets', () => {
   assert.equal(defs('c.ts', "class C { ['lit']() {} [0x10]: number; [`tpl`] = 1; [Symbol.iterator]() {} [key]: string; }\n"),
     ['class C 1-1', 'method C.lit 1-1', 'variable C.16 1-1', 'variable C.tpl 1-1', 'method C.[Symbol.iterator] 1-1', 'variable C.[key] 1-1']);
 });
