@@ -11,7 +11,7 @@ type Statement = OracleStatementAnswer & { path: string };
 const stmt = (path: string, line: number, spec: string, target: string | null, reexport = false): Statement => ({
   path, start: line, end: line, spec, target, reexport, form: reexport ? 'export-from' : 'require', mode: 'require',
   unresolved: target === null ? 'package' : null,
-} as unknown as Statement);
+});
 
 test('two statements on the same line are two items (webpack: `expect(require("fs")).toBe(require("fs"))`), each with its chain', () => {
   const all = [
