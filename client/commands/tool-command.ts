@@ -45,8 +45,8 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   flags: F;
   /** The tool's arguments from the command line; `place.toRoot` turns a path argument root-relative. */
   build(p: Parsed<F & CommonFlags>, place: Place): Record<string, unknown>;
-  /** How the text output looks (highlight, bodies). */
-  format?(p: Parsed<F & CommonFlags>): FormatOptions;
+  /** How the text output looks (highlight, bodies, a module asked for by its path); `args` as `build` made them. */
+  format?(p: Parsed<F & CommonFlags>, args: Record<string, unknown>, place: Place): FormatOptions;
   /** Makes the call (default: one tools/call); `read` makes several to print a file whole. */
   call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>): Promise<ToolResult>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
@@ -82,7 +82,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
         const r = await whileBuilding(client, s.call ? s.call(client, args, p) : callTool(client, s.tool, args)).catch((e: unknown) => {
           throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
         });
-        printResult(r, p, { ...s.format?.(p), shown: (f) => place.shown(f) });
+        printResult(r, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) });
         if (p.flags.json) return;
         const note = scoped !== undefined ? await wholeRepositoryNote(client, s.tool, args, r) : await s.after?.(r, args, client, place);
         if (note) stderr().line(note);
@@ -171,6 +171,8 @@ export interface FormatOptions {
   body?: boolean;
   /** A root-relative path as printed (Place.shown: relative to the current folder); default as is. */
   shown?: (rootPath: string) => string;
+  /** The items' `name` is a root-relative path (`importers lib/log.ts`): printed as paths are. */
+  nameIsPath?: boolean;
 }
 
 const DEFINITION_KINDS: ReadonlySet<string> = new Set(SYMBOL_KINDS);
@@ -204,6 +206,16 @@ class Painter {
     parts.push(plain(text.slice(from)));
     return join(parts, '');
   }
+  /**
+   * What an item's header says it is: its name, or, for an importer found
+   * through re-exporting files, what the statement itself imports — the first
+   * file of its `via` chain (the `# via` line names the chain), not the module
+   * asked for, which the statement does not name.
+   */
+  target(e: Evidence): Shown {
+    if (e.via?.length) return path(this.file(e.via[0]));
+    return this.opts.nameIsPath ? path(this.file(e.name)) : line(e.name);
+  }
   /** `path:line:` (or `path:start-end:`) as the prefix of an output line. */
   where(rootPath: string, lineNo: string, markPath = false): Shown {
     const file = this.file(rootPath);
@@ -235,7 +247,7 @@ export function formatEvidence(items: readonly TextItem[], opts: FormatOptions =
     }
     // A multi-line item (a definition with --body, an import spanning lines) gets a header saying what it is.
     // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
-    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${e.name} at ${path(p.file(e.path))}:${span}`));
+    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${p.target(e)} at ${path(p.file(e.path))}:${span}`));
     // A search hit on a line cut before the match: the part of the line around it, marked as such.
     if (e.excerpt) {
       out.push(human`${p.where(e.path, String(e.start_line))} ${p.paint('dim', '…')}${p.marked(e.excerpt.text)}`);
