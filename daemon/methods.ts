@@ -9,6 +9,8 @@ import {
 import { MAX_LIMIT, MAX_OFFSET, UNRESOLVED_REASONS } from '../indexer/query/limits.js';
 
 const Empty = z.strictObject({}).optional();
+/** A folder of the repository from its root, with its "/" ("apps/web/"): named segments only, no "." or "..". */
+const Folder = z.string().max(4096).regex(/^(?:(?!\.\.?\/)[^/]+\/)+$/, 'must be a folder of the repository from its root, ending in "/", without "." or ".."');
 /** Text that says something: blanks alone are as empty as nothing. */
 const Filled = z.string().min(1).regex(/\S/, 'must not be blank');
 
@@ -18,6 +20,7 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
     name: z.string().min(1).max(200),
     // The tool's own arguments are checked by validateToolCall (strict schema), so the refusal says `invalid_arguments`.
     arguments: z.unknown().optional(),
+    shown_from: Folder.optional(),
   }),
   ask: z.strictObject({
     question: Filled.max(20_000),

@@ -83,6 +83,34 @@ test('a --path-prefix nothing is under says so, and the nearest folder', () => {
   assert.not.match(evidex(['search', 'no such text anywhere', '--path-prefix', 'packages']).stderr, /note:/);
 });
 
+test('from a subfolder, the paths notes, near misses and a folder refusal name are from there, and the commands they give work as typed there; --json keeps the tools\' own', () => {
+  const web = 'apps/web';
+  const links = evidex(['importers', '@acme/sdk/links'], web);
+  assert.is(links.code, 0, links.stderr);
+  const n = importerTotal('packages/sdk/src/links.ts');
+  assert.match(links.stderr, `\nnote: "@acme/sdk/links" resolves to ../../packages/sdk/src/links.ts, which ${n} statements import: evidex importers ../../packages/sdk/src/links.ts\n`);
+  // The command as printed, run where it was printed (--all: the whole repository, as the note counts), finds those n.
+  const command = /evidex importers (\S+)\n/.exec(links.stderr)![1];
+  assert.is((JSON.parse(evidex(['importers', command, '--all', '--json', '--limit', '200'], web).stdout) as { total: number }).total, n);
+  const json = evidex(['importers', '@acme/sdk/links', '--json'], web);
+  assert.equal((JSON.parse(json.stdout) as { notes: string[] }).notes, [`"@acme/sdk/links" resolves to packages/sdk/src/links.ts, which ${n} statements import: find_importers packages/sdk/src/links.ts`]);
+
+  const math = evidex(['importers', '@acme/shared/math'], web);
+  assert.match(math.stderr, `\nnote: no statement imports "@acme/shared/math" by that name; it is in package "@acme/shared" (../../packages/shared): `
+    + `../../packages/shared/src/math.ts, which ${importerTotal('packages/shared/src/math.ts')} statements import: evidex importers ../../packages/shared/src/math.ts\n`);
+  assert.match(evidex(['importers', '@acme/ui/nope'], web).stderr, '\nnote: no statement imports "@acme/ui/nope", and no file of package "@acme/ui" (../../packages/ui) is "nope" ');
+  assert.match(evidex(['importers', 'react', '--path-prefix', '../../packges/shared'], web).stderr,
+    '\nnote: nothing in the index is under --path-prefix "../../packges/shared"; did you mean "../../packages/shared/"?\n');
+  // A path typed from here with a typo: looked up as that path from the root, its near miss a path from here.
+  const typo = evidex(['importers', '../../packages/ui/src/button/Buton.tsx'], web);
+  assert.is(typo.code, 0, typo.stderr);
+  assert.match(typo.stderr, '\ndid you mean: ../../packages/ui/src/button/Button.tsx (edit)\n');
+  const folder = evidex(['importers', '../../packages/shared'], web);
+  assert.is(folder.code, 2);
+  assert.is(folder.stderr, 'evidex: not_indexed: "../../packages/shared" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
+    + 'it is the folder of package "@acme/shared" (../../packages/shared): evidex importers @acme/shared, or its entry file ../../packages/shared/src/index.ts\n');
+});
+
 test('a statement over several lines found through barrels is headed by what it imports itself, from where the command runs; --json keeps the module asked for and the chain', () => {
   const button = '../../packages/ui/src/button/Button.tsx';
   const r = evidex(['importers', button, '--via-reexports', '--all'], 'apps/web');

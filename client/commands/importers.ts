@@ -27,9 +27,10 @@ export const command = toolCommand({
 
 /**
  * Whether MODULE as typed is a path: a file on disk, taken from the current folder like every path (one outside
- * the repository is refused as such), or a folder written as a path (`src/`, `./lib`: answered "a folder, not a
- * file"); anything else is a module or package name.
+ * the repository is refused as such), a path relative to it (`./x.ts`, `../lib/log.ts`, there or not: a mistyped
+ * one is looked up, and near misses offered, as the same path typed from the root), or a folder written as a path
+ * (`src/`, `./lib`: answered "a folder, not a file"); anything else is a module or package name.
  */
 function typedAsPath(place: Place, m: string): boolean {
-  return place.namesFile(m) || place.leavesRoot(m) || (/^\.|\//.test(m) && place.namesFolder(m));
+  return place.namesFile(m) || place.leavesRoot(m) || /^\.\.?(?:\/|$)/.test(m) || (/^\.|\//.test(m) && place.namesFolder(m));
 }

@@ -53,8 +53,9 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   after?(r: ToolResult, args: Record<string, unknown>, client: Client, place: Place): Promise<Shown | null>;
 }
 
-export const callTool = (client: Client, tool: string, args: Record<string, unknown>): Promise<ToolResult> =>
-  client.request(Methods.toolsCall, { name: tool, arguments: defined(args) });
+/** One tools/call; `shownFrom`: the folder a person reads its notes and refusal from (ToolsCallParams.shown_from). */
+export const callTool = (client: Client, tool: string, args: Record<string, unknown>, shownFrom?: string): Promise<ToolResult> =>
+  client.request(Methods.toolsCall, { name: tool, arguments: defined(args), ...(shownFrom ? { shown_from: shownFrom } : {}) });
 
 function defined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -79,7 +80,9 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
       if (scoped !== undefined) args.path_prefix = scoped;
       await withDaemon(place.root, p, async (client) => {
         const { whileBuilding } = await import('../build-wait.js');
-        const r = await whileBuilding(client, s.call ? s.call(client, args, p) : callTool(client, s.tool, args)).catch((e: unknown) => {
+        // The text form names every path from here, the paths the daemon's notes and refusals name too; --json keeps the tools' own.
+        const from = p.flags.json ? undefined : place.here ?? undefined;
+        const r = await whileBuilding(client, s.call ? s.call(client, args, p) : callTool(client, s.tool, args, from)).catch((e: unknown) => {
           throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
         });
         printResult(r, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) });

@@ -219,6 +219,8 @@ export interface ToolResult {
   suggestions?: Suggestion[];
   /** One-line remarks on the answer (see ToolResultSchema): what a name resolves to, a path_prefix nothing is under. */
   notes?: string[];
+  /** The repository paths `notes` name (notes.ts), for a reader elsewhere in the tree; never on the wire. */
+  notePaths?: string[];
   /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
   catching_up?: CatchingUp;
 }
