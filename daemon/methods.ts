@@ -7,6 +7,7 @@ import {
   MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, MODEL_APIS, type MethodKey, type ParamsOf,
 } from '../protocol/messages.js';
 import { MAX_LIMIT, MAX_OFFSET, UNRESOLVED_REASONS } from '../indexer/query/limits.js';
+import { pathPrefix } from '../indexer/query/schemas.js';
 
 const Empty = z.strictObject({}).optional();
 /** A folder of the repository from its root, with its "/" ("apps/web/"): named segments only, no "." or "..". */
@@ -51,6 +52,9 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
     reasons: z.array(z.enum(UNRESOLVED_REASONS)).min(1).max(UNRESOLVED_REASONS.length).optional(),
     limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
     offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
+    // The tools' own path_prefix, checked and normalised as theirs is (a refusal says path_denied).
+    path_prefix: pathPrefix,
+    shown_from: Folder.optional(),
   }),
   daemonShutdown: Empty,
 };

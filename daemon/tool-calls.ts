@@ -12,6 +12,7 @@
 import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { CatchingUp } from '../indexer/query/schemas.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
+import { notesShownFrom } from '../indexer/query/notes.js';
 import { shownFrom, withPathsShown } from '../local/shown-from.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
@@ -28,7 +29,7 @@ import type { RootGate } from './root-gate.js';
  */
 const wireResult = (r: ToolResult, catchingUp: CatchingUp | null, from: string | undefined): ToolResult => ({
   evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
-  ...(r.notes?.length ? { notes: from === undefined ? r.notes : r.notes.map((n) => withPathsShown(n, r.notePaths ?? [], (p) => shownFrom(from, p))) } : {}),
+  ...(r.notes?.length ? { notes: notesShownFrom(r.notes, r.notePaths ?? [], from) } : {}),
   ...(catchingUp ? { catching_up: catchingUp } : {}),
 });
 

@@ -218,6 +218,10 @@ export interface UnresolvedParams {
   limit?: number;
   /** Skip this many first (default 0). */
   offset?: number;
+  /** Only statements in files whose path starts with this (root-relative, checked and normalised as the tools' path_prefix). */
+  path_prefix?: string;
+  /** As tools/call's: the folder a person reads the answer's notes from. */
+  shown_from?: string;
 }
 
 export interface AskParams {

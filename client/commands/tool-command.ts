@@ -7,7 +7,7 @@
 // (`path:start-end: kind name  first line`) unless its body is asked for. On
 // a terminal, paths, line numbers and the matched text are coloured as rg
 // colours them.
-import { RpcError } from '../../protocol/jsonrpc.js';
+import { RpcCode, RpcError } from '../../protocol/jsonrpc.js';
 import { Methods, type Evidence, type ToolResult } from '../../protocol/messages.js';
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
@@ -55,7 +55,23 @@ interface ToolCommandSpec<F extends FlagSpecs> {
 
 /** One tools/call; `shownFrom`: the folder a person reads its notes and refusal from (ToolsCallParams.shown_from). */
 export const callTool = (client: Client, tool: string, args: Record<string, unknown>, shownFrom?: string): Promise<ToolResult> =>
-  client.request(Methods.toolsCall, { name: tool, arguments: defined(args), ...(shownFrom ? { shown_from: shownFrom } : {}) });
+  withShownFrom(shownFrom, (from) => client.request(Methods.toolsCall, { name: tool, arguments: defined(args), ...(from ? { shown_from: from } : {}) }));
+
+/**
+ * `send(shownFrom)`, and, when the daemon is older than `shown_from` (it
+ * refuses a param it does not know), `send(undefined)`: its notes then name
+ * paths from the root, as they did, rather than the command failing until the
+ * daemon is restarted.
+ */
+export async function withShownFrom<R>(shownFrom: string | undefined, send: (shownFrom: string | undefined) => Promise<R>): Promise<R> {
+  if (shownFrom === undefined) return send(undefined);
+  try {
+    return await send(shownFrom);
+  } catch (e) {
+    if (!(e instanceof RpcError) || e.code !== RpcCode.INVALID_PARAMS || !e.message.includes('"shown_from"')) throw e;
+    return send(undefined);
+  }
+}
 
 function defined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -147,10 +163,15 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
-  for (const note of r.notes ?? []) stderr().line(human`note: ${line(asCommands(note, true))}`);
+  for (const note of r.notes ?? []) stderr().line(formatNote(note));
   const { kind, 'path-prefix': prefix } = p.flags as { kind?: string; 'path-prefix'?: string };
   const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder' });
   if (suggestions) stderr().line(suggestions);
+}
+
+/** A note of the daemon's answer, as a `note:` line in the command line's words. */
+export function formatNote(note: string): Shown {
+  return human`note: ${line(asCommands(note, true))}`;
 }
 
 /**

@@ -21,7 +21,8 @@ const paging = {
     .describe(`Items to skip first, for the next page (0-${MAX_OFFSET}, default 0).`),
 };
 
-const pathPrefix = z.string().min(1).max(1000).optional()
+/** The tools' path_prefix, which index/unresolved takes too (daemon/methods.ts). */
+export const pathPrefix = z.string().min(1).max(1000).optional()
   .describe('Only paths starting with this, e.g. "src/".');
 
 export const SearchCodeArgs = z.strictObject({
