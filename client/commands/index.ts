@@ -10,7 +10,8 @@ import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
 import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '../../indexer/query/limits.js';
 import { formatLeftOut, formatTsImports } from '../daemon-report.js';
 import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, REPO, unnamedRoot, UsageError } from '../command.js';
-import { COLOR, formatNote, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
+import { Refusal } from '../errors.js';
+import { COLOR, formatNote, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
 
 const USAGE = 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--path-prefix P] [--color WHEN]';
 
@@ -82,7 +83,9 @@ export const command = defineCommand({
           const refreshed = await client.request(Methods.indexRefresh);
           // What the walk left out, counted as `evidex daemon status` counts it.
           summary = { ...refreshed, leftOut: (await client.request(Methods.indexStatus)).index.leftOut, via: 'daemon' };
-          if (query) summary.unresolved = await withShownFrom(query.shown_from, (from) => client.request(Methods.indexUnresolved, { ...query, shown_from: from }));
+          if (query) summary.unresolved = await withShownFrom(query.shown_from, (from) => client.request(Methods.indexUnresolved, { ...query, shown_from: from })).catch((e: unknown) => {
+            throw olderDaemon(e, 'path_prefix') ? new Refusal('invalid_arguments', 'the daemon serving this repository is older than --path-prefix here: stop it (evidex daemon stop) and run this again') : e;
+          });
         } finally {
           await client.close();
         }

@@ -68,9 +68,14 @@ export async function withShownFrom<R>(shownFrom: string | undefined, send: (sho
   try {
     return await send(shownFrom);
   } catch (e) {
-    if (!(e instanceof RpcError) || e.code !== RpcCode.INVALID_PARAMS || !e.message.includes('"shown_from"')) throw e;
+    if (!olderDaemon(e, 'shown_from')) throw e;
     return send(undefined);
   }
+}
+
+/** Whether `e` is a daemon's refusal of `param` as a param it does not know: a daemon older than the client. */
+export function olderDaemon(e: unknown, param: string): boolean {
+  return e instanceof RpcError && e.code === RpcCode.INVALID_PARAMS && e.message.includes(`Unrecognized key`) && e.message.includes(JSON.stringify(param));
 }
 
 function defined(o: Record<string, unknown>): Record<string, unknown> {
