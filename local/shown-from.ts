@@ -21,12 +21,14 @@ export function shownFrom(here: string, rootPath: string): string {
  * exact paths are touched: the rest of the text is as it was.
  */
 export function withPathsShown(text: string, paths: Iterable<string>, show: (rootPath: string) => string): string {
-  let out = text;
-  for (const rootPath of new Set(paths)) {
+  const shown = new Map<string, string>();
+  for (const rootPath of paths) {
     const here = show(rootPath);
-    if (rootPath === '' || here === rootPath) continue;
-    const escaped = rootPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(new RegExp(`(^|[\\s"'(])${escaped}(?=$|[\\s"'):,;])`, 'g'), (_m, before: string) => `${before}${here}`);
+    if (rootPath !== '' && here !== rootPath) shown.set(rootPath, here);
   }
-  return out;
+  if (shown.size === 0) return text;
+  // One pass over the text, so a path already shown from here is never taken for another root path ("x/y.ts" from "apps/").
+  const alternatives = [...shown.keys()].sort((a, b) => b.length - a.length).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const named = new RegExp(`(^|[\\s"'(])(${alternatives.join('|')})(?=$|[\\s"'):,;])`, 'g');
+  return text.replace(named, (_m, before: string, rootPath: string) => `${before}${shown.get(rootPath)!}`);
 }
