@@ -9,9 +9,10 @@
 // One Place per command: the root and the current folder, by their real
 // paths, resolved once where the command starts (local/root.ts).
 import { statSync } from 'node:fs';
-import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { readBackName } from '../local/human.js';
 import type { RealRoot } from '../local/root.js';
+import { shownFrom, withPathsShown } from '../local/shown-from.js';
 
 /** What `--path-prefix` takes to mean the whole repository from anywhere (`--path-prefix /`). */
 export const WHOLE_REPOSITORY = '/';
@@ -97,10 +98,7 @@ export class Place {
 
   /** A root-relative path as a person reads it here: relative to the current folder inside the root ("../docs/a.md"), else as is. */
   shown(rootPath: string): string {
-    if (this.here === null || this.here === '') return rootPath;
-    const out = posix.relative(this.here, rootPath);
-    // A path that ends with "/" (a folder) keeps it.
-    return rootPath.endsWith('/') && out !== '' ? `${out}/` : out || '.';
+    return this.here === null ? rootPath : shownFrom(this.here, rootPath);
   }
 }
 
@@ -112,14 +110,7 @@ export class Place {
  * is the daemon's.
  */
 export function messageHere(place: Place, message: string, paths: readonly string[]): string {
-  let out = message;
-  for (const rootPath of new Set(paths)) {
-    const here = place.shown(rootPath);
-    if (rootPath === '' || here === rootPath) continue;
-    const escaped = rootPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(new RegExp(`(^|[\\s"'(])${escaped}(?=$|[\\s"'):,;])`, 'g'), (_m, before: string) => `${before}${here}`);
-  }
-  return out;
+  return withPathsShown(message, paths, (p) => place.shown(p));
 }
 
 /** Where a command runs: its root (--repo, else the work tree of the current folder, else the folder) and the current folder, each resolved once. */

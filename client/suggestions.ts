@@ -27,6 +27,8 @@ export function formatSuggestions(r: ToolResult, shownPath: (rootPath: string) =
     return filters.kind !== undefined && s.kind !== undefined && s.kind !== filters.kind ? `${article(s.kind)} ${s.kind}, not ${article(filters.kind)} ${filters.kind}` : filters.outside;
   };
   const one = (s: Suggestion): Shown => {
+    // A name that is its file's path (find_importers suggests paths) is shown as paths are, so it works as typed, and says where it is itself.
+    if (s.path !== undefined && s.name === s.path && s.line === undefined) return human`${path(shownPath(s.name))} (${why(s)})`;
     const where = s.path === undefined ? null : s.line === undefined ? path(shownPath(s.path)) : human`${path(shownPath(s.path))}:${String(s.line)}`;
     const more = s.count !== undefined ? human`, +${String(s.count - 1)} more` : '';
     return where ? human`${line(s.name)} (${why(s)}, ${where}${more})` : human`${line(s.name)} (${why(s)})`;

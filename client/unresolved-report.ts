@@ -3,7 +3,7 @@
 // index itself when built in-process), grouped by reason, each as the tool
 // commands print an import — `path:line: text`, the file's own line, shown
 // by local/human.ts's rule — with the footer they print ("N of M shown").
-import { human, join, line, paint, type Shown } from '../local/human.js';
+import { human, join, line, paint, path, type Shown } from '../local/human.js';
 import type { Unresolved, UnresolvedImports } from '../protocol/messages.js';
 import { UNRESOLVED_REASONS } from '../indexer/query/limits.js';
 import { UNRESOLVED_WORDS } from './daemon-report.js';
@@ -16,14 +16,20 @@ const WHY: Record<Unresolved, string> = {
   external: 'a bare specifier of no package of the repository',
 };
 
-/** The listed statements (stdout): a `# reason` header before each reason's statements on this page, then their lines. */
-export function formatUnresolved(r: UnresolvedImports, opts: FormatOptions): Shown | null {
+/**
+ * The listed statements (stdout): a `# reason` header before each reason's
+ * statements on this page, then their lines. Under a `prefix` (root-relative),
+ * the header counts the reason's statements under it and in the whole repository.
+ */
+export function formatUnresolved(r: UnresolvedImports, opts: FormatOptions, prefix?: string): Shown | null {
   const groups: Shown[] = [];
+  const count = (reason: Unresolved): Shown => (prefix === undefined || !r.repository_counts ? human`${r.counts[reason]}`
+    : human`${r.counts[reason]} under ${path(opts.shown ? opts.shown(prefix) : prefix)}, ${r.repository_counts[reason]} in the repository`);
   for (const reason of UNRESOLVED_REASONS) {
     const items = r.items.filter((e) => e.reason === reason);
     if (items.length === 0) continue;
     // Marked with '#', dim, as the tool commands mark their own headers: no `path:line: text` line of a file.
-    groups.push(paint('2', human`# ${UNRESOLVED_WORDS[reason]} (${r.counts[reason]}): ${WHY[reason]}`));
+    groups.push(paint('2', human`# ${UNRESOLVED_WORDS[reason]} (${count(reason)}): ${WHY[reason]}`));
     const ext = r.extensions?.[reason];
     if (ext?.length) groups.push(paint('2', human`#   by extension: ${formatExtensions(ext)}`));
     groups.push(formatEvidence(items, opts));
@@ -43,14 +49,17 @@ function formatExtensions(ext: ReadonlyArray<[string, number]>): Shown {
 
 /**
  * The footer (stderr): how many of the asked reasons' statements are shown, and
- * the reasons not asked for that have statements, with the flag that lists them.
+ * the reasons not asked for that have statements, with the flag that lists them;
+ * `under`: the --path-prefix they were looked for under, as shown.
  */
-export function formatUnresolvedFooter(r: UnresolvedImports, asked: readonly Unresolved[]): Shown {
+export function formatUnresolvedFooter(r: UnresolvedImports, asked: readonly Unresolved[], under?: string): Shown {
   const footer = formatFooter({ evidence: r.items, total: r.total, generation: r.generation });
   const others = UNRESOLVED_REASONS.filter((x) => !asked.includes(x) && r.counts[x] > 0);
   // Nothing of any reason: said in words, so a Python repository's bare "0 of 0" is not taken for a failure to look.
-  if (others.length === 0 && r.total === 0) return human`${footer}
-no TypeScript or JavaScript import statement resolves nowhere (--unresolved lists those only)`;
+  const where = under === undefined ? '' : human` under ${path(under)}`;
+  // (A note saying nothing is under the prefix at all says more.)
+  if (others.length === 0 && r.total === 0 && !r.notes?.length) return human`${footer}
+no TypeScript or JavaScript import statement${where} resolves nowhere (--unresolved lists those only)`;
   if (others.length === 0) return footer;
   const notListed = others.map((x) => line(`${r.counts[x]} ${UNRESOLVED_WORDS[x]} (--reason ${x})`));
   return human`${footer}\nnot listed: ${join(notListed, ', ')}`;

@@ -7,8 +7,11 @@ import {
   MAX_CALLS_PER_TURN_LIMIT, MAX_NUM_CTX, MAX_STEPS_LIMIT, MAX_TIMEOUT_S, MIN_NUM_CTX, MODEL_APIS, type MethodKey, type ParamsOf,
 } from '../protocol/messages.js';
 import { MAX_LIMIT, MAX_OFFSET, UNRESOLVED_REASONS } from '../indexer/query/limits.js';
+import { pathPrefix } from '../indexer/query/schemas.js';
 
 const Empty = z.strictObject({}).optional();
+/** A folder of the repository from its root, with its "/" ("apps/web/"): named segments only, no "." or "..". */
+const Folder = z.string().max(4096).regex(/^(?:(?!\.\.?\/)[^/]+\/)+$/, 'must be a folder of the repository from its root, ending in "/", without "." or ".."');
 /** Text that says something: blanks alone are as empty as nothing. */
 const Filled = z.string().min(1).regex(/\S/, 'must not be blank');
 
@@ -18,6 +21,7 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
     name: z.string().min(1).max(200),
     // The tool's own arguments are checked by validateToolCall (strict schema), so the refusal says `invalid_arguments`.
     arguments: z.unknown().optional(),
+    shown_from: Folder.optional(),
   }),
   ask: z.strictObject({
     question: Filled.max(20_000),
@@ -48,6 +52,9 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
     reasons: z.array(z.enum(UNRESOLVED_REASONS)).min(1).max(UNRESOLVED_REASONS.length).optional(),
     limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
     offset: z.number().int().min(0).max(MAX_OFFSET).optional(),
+    // The tools' own path_prefix, checked and normalised as theirs is (a refusal says path_denied).
+    path_prefix: pathPrefix,
+    shown_from: Folder.optional(),
   }),
   daemonShutdown: Empty,
 };

@@ -294,7 +294,7 @@ export class Daemon {
     indexRefresh: (_p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx)),
     indexLeftOut: (p) => this.handle.leftOutByName(p.query, { caseSensitive: p.case_sensitive, pathPrefix: p.path_prefix, limit: p.limit ?? 5 }),
     indexUnresolved: (p) => this.handle.unresolvedImports({
-      reasons: p.reasons ?? DEFAULT_UNRESOLVED_REASONS, limit: p.limit ?? DEFAULT_LIMIT, offset: p.offset ?? 0,
+      reasons: p.reasons ?? DEFAULT_UNRESOLVED_REASONS, limit: p.limit ?? DEFAULT_LIMIT, offset: p.offset ?? 0, path_prefix: p.path_prefix, shown_from: p.shown_from,
     }),
     daemonShutdown: (_p, client) => {
       // Answer first; the shutdown starts once this response is on its way.

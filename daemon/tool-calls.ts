@@ -11,7 +11,9 @@
 // request arrived (see RequestHandler in protocol/jsonrpc.ts).
 import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { CatchingUp } from '../indexer/query/schemas.js';
-import { asToolError } from '../indexer/errors.js';
+import { asToolError, ToolError } from '../indexer/errors.js';
+import { notesShownFrom } from '../indexer/query/notes.js';
+import { shownFrom, withPathsShown } from '../local/shown-from.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
 import type { AuditLog } from './audit.js';
@@ -19,12 +21,23 @@ import { WARMUP_CALLER, type Caller } from './caller.js';
 import type { FairTurns } from './fair-turns.js';
 import type { RootGate } from './root-gate.js';
 
-/** What tools/call answers: the result's three fields, its near misses and notes when it has some, and whether the index was catching up, whatever else the handle's result carries. */
-const wireResult = (r: ToolResult, catchingUp: CatchingUp | null): ToolResult => ({
+/**
+ * What tools/call answers: the result's three fields, its near misses and
+ * notes when it has some (the paths notes name shown from `from`, when the
+ * client reads from there), and whether the index was catching up, whatever
+ * else the handle's result carries.
+ */
+const wireResult = (r: ToolResult, catchingUp: CatchingUp | null, from: string | undefined): ToolResult => ({
   evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
-  ...(r.notes?.length ? { notes: r.notes } : {}),
+  ...(r.notes?.length ? { notes: notesShownFrom(r.notes, r.notePaths ?? [], from) } : {}),
   ...(catchingUp ? { catching_up: catchingUp } : {}),
 });
+
+/** A refusal whose reason names repository paths, with them shown from `from` (as is without one, or when it names none). */
+function refusalFrom(e: unknown, from: string | undefined): unknown {
+  if (from === undefined || !(e instanceof ToolError) || e.paths.length === 0) return e;
+  return new ToolError(e.code, withPathsShown(e.message, e.paths, (p) => shownFrom(from, p)));
+}
 
 /**
  * How long a tool call waits for the watcher to write the changes it had seen
@@ -101,15 +114,16 @@ export class ToolCalls {
   toolsCall(client: Caller, p: ToolsCallParams, ctx: RequestContext): ToolResult | Promise<ToolResult> {
     const t0 = performance.now();
     let r: ToolResult | Promise<ToolResult>;
+    const from = p.shown_from;
     try {
       r = this.runTool(p.name, p.arguments, client, cancelledBy(ctx));
     } catch (e) {
       this.auditLine(client, p, t0, null, e);
-      throw e;
+      throw refusalFrom(e, from);
     }
-    if (!(r instanceof Promise)) { this.auditLine(client, p, t0, r, null); return wireResult(r, this.freshness.answerNote); }
+    if (!(r instanceof Promise)) { this.auditLine(client, p, t0, r, null); return wireResult(r, this.freshness.answerNote, from); }
     return untilCancelled(
-      r.then((v) => { this.auditLine(client, p, t0, v, null); return wireResult(v, this.freshness.answerNote); }, (e: unknown) => { this.auditLine(client, p, t0, null, e); throw e; }),
+      r.then((v) => { this.auditLine(client, p, t0, v, null); return wireResult(v, this.freshness.answerNote, from); }, (e: unknown) => { this.auditLine(client, p, t0, null, e); throw refusalFrom(e, from); }),
       ctx.signal,
     );
   }

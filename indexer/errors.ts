@@ -20,7 +20,12 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class ToolError extends Error {
-  constructor(readonly code: ErrorCode, message: string) {
+  /**
+   * `paths`: the repository paths (root-relative) the message names, each
+   * written whole in it, so a reader elsewhere in the tree can be shown them
+   * from there (tools/call's `shown_from`); never on the wire.
+   */
+  constructor(readonly code: ErrorCode, message: string, readonly paths: readonly string[] = []) {
     // One line, always: a model gets this text back verbatim.
     super(message.replace(/\s*\n\s*/g, ' '));
     this.name = 'ToolError';

@@ -188,6 +188,14 @@ export interface ToolsCallParams {
   name: string;
   /** The tool's own arguments, checked by the tool's strict schema (a refusal says `invalid_arguments`). */
   arguments?: unknown;
+  /**
+   * The folder of the repository a person reads the answer from (root-relative,
+   * with its "/": "apps/web/"): the repository paths the answer's notes and a
+   * refusal's reason name are written relative to it, so they work as typed
+   * there. The CLI's text form sends it from a subfolder; every other field of
+   * the answer (items, suggestions) keeps the tools' root-relative paths.
+   */
+  shown_from?: string;
 }
 
 /** The APIs the ask loop speaks. */
@@ -210,6 +218,10 @@ export interface UnresolvedParams {
   limit?: number;
   /** Skip this many first (default 0). */
   offset?: number;
+  /** Only statements in files whose path starts with this (root-relative, checked and normalised as the tools' path_prefix). */
+  path_prefix?: string;
+  /** As tools/call's: the folder a person reads the answer's notes from. */
+  shown_from?: string;
 }
 
 export interface AskParams {

@@ -5,7 +5,7 @@
 // the command it gives confirms; a mistyped package name gets the package
 // names statements write; a --path-prefix that nothing is under says so.
 import { spawnSync } from 'node:child_process';
-import { cpSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,6 +15,8 @@ const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
 const home = tempDir('importers-notes-home');
 const repo = join(tempDir('importers-notes'), 'ts-monorepo');
 cpSync(join(PROJECT_ROOT, 'fixtures', 'ts-monorepo'), repo, { recursive: true });
+// A statement over several lines that imports Button.tsx only through two barrels (@acme/ui's index, then button/index).
+writeFileSync(join(repo, 'apps/web/src/panel.tsx'), "import {\n  Button,\n  Card,\n} from '@acme/ui';\n\nexport const panel = [Button, Card];\n");
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -79,6 +81,56 @@ test('a --path-prefix nothing is under says so, and the nearest folder', () => {
   assert.match(i.stderr, /\nnote: nothing in the index is under --path-prefix "nosuch"\n/);
   // A prefix with files under it but no match says nothing of the kind.
   assert.not.match(evidex(['search', 'no such text anywhere', '--path-prefix', 'packages']).stderr, /note:/);
+});
+
+test('from a subfolder, the paths notes, near misses and a folder refusal name are from there, and the commands they give work as typed there; --json keeps the tools\' own', () => {
+  const web = 'apps/web';
+  const links = evidex(['importers', '@acme/sdk/links'], web);
+  assert.is(links.code, 0, links.stderr);
+  const n = importerTotal('packages/sdk/src/links.ts');
+  assert.match(links.stderr, `\nnote: "@acme/sdk/links" resolves to ../../packages/sdk/src/links.ts, which ${n} statements import: evidex importers ../../packages/sdk/src/links.ts\n`);
+  // The command as printed, run where it was printed (--all: the whole repository, as the note counts), finds those n.
+  const command = /evidex importers (\S+)\n/.exec(links.stderr)![1];
+  assert.is((JSON.parse(evidex(['importers', command, '--all', '--json', '--limit', '200'], web).stdout) as { total: number }).total, n);
+  const json = evidex(['importers', '@acme/sdk/links', '--json'], web);
+  assert.equal((JSON.parse(json.stdout) as { notes: string[] }).notes, [`"@acme/sdk/links" resolves to packages/sdk/src/links.ts, which ${n} statements import: find_importers packages/sdk/src/links.ts`]);
+
+  const math = evidex(['importers', '@acme/shared/math'], web);
+  assert.match(math.stderr, `\nnote: no statement imports "@acme/shared/math" by that name; it is in package "@acme/shared" (../../packages/shared): `
+    + `../../packages/shared/src/math.ts, which ${importerTotal('packages/shared/src/math.ts')} statements import: evidex importers ../../packages/shared/src/math.ts\n`);
+  assert.match(evidex(['importers', '@acme/ui/nope'], web).stderr, '\nnote: no statement imports "@acme/ui/nope", and no file of package "@acme/ui" (../../packages/ui) is "nope" ');
+  assert.match(evidex(['importers', 'react', '--path-prefix', '../../packges/shared'], web).stderr,
+    '\nnote: nothing in the index is under --path-prefix "../../packges/shared"; did you mean "../../packages/shared/"?\n');
+  // A path typed from here with a typo: looked up as that path from the root, its near miss a path from here.
+  const typo = evidex(['importers', '../../packages/ui/src/button/Buton.tsx'], web);
+  assert.is(typo.code, 0, typo.stderr);
+  assert.match(typo.stderr, '\ndid you mean: ../../packages/ui/src/button/Button.tsx (edit)\n');
+  const folder = evidex(['importers', '../../packages/shared'], web);
+  assert.is(folder.code, 2);
+  assert.is(folder.stderr, 'evidex: not_indexed: "../../packages/shared" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
+    + 'it is the folder of package "@acme/shared" (../../packages/shared): evidex importers @acme/shared, or its entry file ../../packages/shared/src/index.ts\n');
+});
+
+test('a statement over several lines found through barrels is headed by what it imports itself, from where the command runs; --json keeps the module asked for and the chain', () => {
+  const button = '../../packages/ui/src/button/Button.tsx';
+  const r = evidex(['importers', button, '--via-reexports', '--all'], 'apps/web');
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, [
+    '# via ../../packages/ui/src/index.ts → ../../packages/ui/src/button/index.ts',
+    '# import ../../packages/ui/src/index.ts at src/panel.tsx:1-4',
+    'src/panel.tsx:1: import {',
+    'src/panel.tsx:2:   Button,',
+    'src/panel.tsx:3:   Card,',
+    "src/panel.tsx:4: } from '@acme/ui';",
+    '',
+  ].join('\n'));
+  const json = evidex(['importers', button, '--via-reexports', '--all', '--json', '--limit', '200'], 'apps/web');
+  const items = (JSON.parse(json.stdout) as { evidence: Array<{ path: string; name: string; via?: string[] }> }).evidence;
+  const panel = items.find((e) => e.path === 'apps/web/src/panel.tsx');
+  assert.equal(panel, { ...panel, name: 'packages/ui/src/button/Button.tsx', via: ['packages/ui/src/index.ts', 'packages/ui/src/button/index.ts'] });
+  // Asked for directly by its path, the file the statement imports heads it, as a path from here too.
+  assert.match(evidex(['importers', '../../packages/ui/src/index.ts', '--all'], 'apps/web').stdout, '\n# import ../../packages/ui/src/index.ts at src/panel.tsx:1-4\nsrc/panel.tsx:1: import {\n');
+  assert.match(evidex(['importers', '@acme/ui']).stdout, '\n# import @acme/ui at apps/web/src/panel.tsx:1-4\n');
 });
 
 test('stop the daemon', () => {

@@ -189,4 +189,64 @@ test('evidex index --unresolved: in-process and through a daemon, from the root 
   }
 });
 
+test('--path-prefix: only the statements under it, typed from here as the tool commands take it (/ the whole repository); the headers count under it and in the repository; a prefix nothing is under gets the nearest folder; index/unresolved\'s path_prefix and shown_from', async () => {
+  const root = fixtureRepo();
+  const web = join(root, 'apps/web');
+  const run = (args: string[], home: string) => evidex(['index', '--unresolved', ...args], { cwd: web, home, env: { NO_COLOR: '1' } });
+  const missingWhy = "a relative path, a paths alias, a # import or a repository package's subpath that reaches no file of the repository the compiler would load (an asset such as .css, or JSON without resolveJsonModule, is none)";
+
+  // In-process, from apps/web: `src` is apps/web/src/.
+  const inProcessHome = tempDir('unresolved-prefix-home');
+  const here = await run(['--path-prefix', 'src'], inProcessHome);
+  assert.is(here.code, 0, here.stderr);
+  assert.match(here.stdout, ' (in-process)\n');
+  assert.ok(here.stdout.endsWith([
+    `# missing (2 under src/, 5 in the repository): ${missingWhy}`,
+    '#   by extension: 1 none · 1 .css',
+    "src/main.tsx:10: import './styles.css';",
+    "src/main.tsx:11: import { nothing } from './does-not-exist';",
+    '',
+  ].join('\n')), here.stdout);
+  assert.match(here.stderr, /\n2 of 2 shown · index generation \d+\nnot listed: 6 external packages \(--reason external\)\n$/);
+  assert.match((await run(['--path-prefix', '/'], inProcessHome)).stdout, `\n# missing (5): ${missingWhy}\n`);
+  const typo = await run(['--path-prefix', '../../packges/core'], inProcessHome);
+  assert.is(typo.code, 0, typo.stderr);
+  assert.match(typo.stderr, /\n0 of 0 shown · index generation \d+\nnote: nothing in the index is under --path-prefix "\.\.\/\.\.\/packges\/core"; did you mean "\.\.\/\.\.\/packages\/core\/"\?\n$/);
+  assert.is((await evidex(['index', '--path-prefix', 'src'], { cwd: web, home: inProcessHome })).stderr, 'evidex: --path-prefix goes with --unresolved\n');
+
+  // Through a daemon: the same from the command line, and index/unresolved itself.
+  d = await startDaemon(root);
+  c = await connect(root, { env: d.env });
+  await waitWatcherReady(c);
+  const core = await run(['--path-prefix', '../../packages/core', '--reason', 'all'], d.home);
+  assert.is(core.code, 0, core.stderr);
+  assert.match(core.stdout, ' (daemon)\n');
+  assert.match(core.stdout, `\n# missing (1 under ../../packages/core/, 5 in the repository): ${missingWhy}\n#   by extension: 1 .js\n`
+    + "../../packages/core/src/plugins/loader.ts:9:   await import('./missing-plugin.js').catch(() => undefined);\n"
+    + '# external packages (3 under ../../packages/core/, 22 in the repository): ');
+  const asked = await c.request(Methods.indexUnresolved, { reasons: ['missing', 'external'], path_prefix: 'packages/core', limit: 200 });
+  assert.ok(asked.items.length === 4 && asked.items.every((e) => e.path.startsWith('packages/core/')), JSON.stringify(keys(asked.items)));
+  assert.equal(asked.counts, { missing: 1, config: 0, external: 3 });
+  assert.equal(asked.repository_counts, { missing: 5, config: 0, external: 22 });
+  assert.is(asked.total, 4);
+  assert.equal(asked.extensions, { missing: [['.js', 1]] });
+  assert.is(asked.notes, undefined);
+  assertEvidenceChecks(root, asked.items);
+  // Paged under the prefix: the pages make up the whole list.
+  const pages = [0, 1, 2, 3].map((offset) => c!.request(Methods.indexUnresolved, { reasons: ['missing', 'external'], path_prefix: 'packages/core', limit: 1, offset }));
+  assert.equal((await Promise.all(pages)).flatMap(asLines), asLines(asked));
+  assert.equal((await c.request(Methods.indexUnresolved, { path_prefix: 'packges/core', shown_from: 'apps/web/' })).notes,
+    ['nothing in the index is under path_prefix "../../packges/core"; did you mean "../../packages/core/"?']);
+  assert.equal((await c.request(Methods.indexUnresolved, { path_prefix: 'packges/core' })).notes,
+    ['nothing in the index is under path_prefix "packges/core"; did you mean "packages/core/"?']);
+  // A prefix out of the root is refused as the tools refuse it; a shown_from that is no folder of the root, as bad params.
+  const escaped = await c.request(Methods.indexUnresolved, { path_prefix: '../x' }).then(() => null, (x: unknown) => x);
+  assert.instance(escaped, RpcError);
+  assert.is(((escaped as RpcError).data as { code: string }).code, 'path_denied');
+  for (const from of ['../', '/abs/', 'apps/web', './', 'apps//']) {
+    const bad = await c.requestRaw('index/unresolved', { shown_from: from }).then(() => null, (x: unknown) => x);
+    assert.is((bad as RpcError).code, -32602, from);
+  }
+});
+
 test.run();

@@ -1,5 +1,6 @@
 // `evidex importers MODULE`: find_importers from the command line.
 import { flag, needPositionals } from '../command.js';
+import type { Place } from '../paths.js';
 import { PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
@@ -16,11 +17,20 @@ export const command = toolCommand({
   build: (p, place) => {
     needPositionals(p, 1, 'evidex importers MODULE');
     const m = p.positionals[0];
-    // A file on disk is a path, taken from the current folder like every path (one outside the repository is refused as such),
-    // and so is a folder written as a path (`src/`, `./lib`: answered "a folder, not a file"); anything else is a module or package name.
-    const asPath = place.namesFile(m) || place.leavesRoot(m) || (/^\.|\//.test(m) && place.namesFolder(m));
     return {
-      module_name: asPath ? place.fileToRoot(m).replace(/(.)\/$/, '$1') : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
+      module_name: typedAsPath(place, m) ? place.fileToRoot(m).replace(/(.)\/$/, '$1') : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
     };
   },
+  // A module asked for by its path is named in items' headers by that path, from here.
+  format: (p, _args, place) => ({ nameIsPath: typedAsPath(place, p.positionals[0]) }),
 });
+
+/**
+ * Whether MODULE as typed is a path: a file on disk, taken from the current folder like every path (one outside
+ * the repository is refused as such), a path relative to it (`./x.ts`, `../lib/log.ts`, there or not: a mistyped
+ * one is looked up, and near misses offered, as the same path typed from the root), or a folder written as a path
+ * (`src/`, `./lib`: answered "a folder, not a file"); anything else is a module or package name.
+ */
+function typedAsPath(place: Place, m: string): boolean {
+  return place.namesFile(m) || place.leavesRoot(m) || /^\.\.?(?:\/|$)/.test(m) || (/^\.|\//.test(m) && place.namesFolder(m));
+}

@@ -10,9 +10,10 @@ import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
 import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '../../indexer/query/limits.js';
 import { formatLeftOut, formatTsImports } from '../daemon-report.js';
 import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, REPO, unnamedRoot, UsageError } from '../command.js';
-import { COLOR, outScreen, PAGE } from './tool-command.js';
+import { Refusal } from '../errors.js';
+import { COLOR, formatNote, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
 
-const USAGE = 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--color WHEN]';
+const USAGE = 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--path-prefix P] [--color WHEN]';
 
 export const command = defineCommand({
   usage: USAGE,
@@ -21,12 +22,12 @@ export const command = defineCommand({
     + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it safely.\n'
     + 'With --unresolved, the TS/JS import statements that resolved nowhere follow the summary, by reason, as `path:line: text`: '
     + 'missing (the path reaches no file) and under an unreadable config unless --reason says otherwise.',
-  examples: ['evidex index', 'evidex index --repo ~/src/flask --json', 'evidex index --unresolved', 'evidex index --unresolved --reason external --limit 50'],
+  examples: ['evidex index', 'evidex index --repo ~/src/flask --json', 'evidex index --unresolved', 'evidex index --unresolved --reason external --limit 50', 'evidex index --unresolved --path-prefix packages/core'],
   flags: {
     ...REPO, ...JSON_FLAG,
     unresolved: flag.boolean('then list the TS/JS import statements that resolved nowhere, by reason'),
     reason: flag.choice('R', [...UNRESOLVED_REASONS, 'all'], 'with --unresolved: only missing, config or external statements, or all (default: missing and config)'),
-    ...PAGE, ...COLOR, ...HELP,
+    ...PAGE, ...PATH_PREFIX, ...COLOR, ...HELP,
   },
   async run(p) {
     // `evidex index ~/src/other` would otherwise index the current repository without a word: the folder goes in --repo.
@@ -35,10 +36,13 @@ export const command = defineCommand({
     const place = await placeOf(p);
     const root = place.root;
     const json = Boolean(p.flags.json);
-    const listing = ['reason', 'limit', 'offset', 'color'].filter((f) => p.flags[f as keyof typeof p.flags] !== undefined);
+    const listing = ['reason', 'limit', 'offset', 'path-prefix', 'color'].filter((f) => p.flags[f as keyof typeof p.flags] !== undefined);
     if (!p.flags.unresolved && listing.length) throw new UsageError(`--${listing[0]} goes with --unresolved`);
     const reasons = p.flags.reason === 'all' ? [...UNRESOLVED_REASONS] : p.flags.reason ? [p.flags.reason] : [...DEFAULT_UNRESOLVED_REASONS];
-    const query = p.flags.unresolved ? { reasons, limit: p.flags.limit ?? DEFAULT_LIMIT, offset: p.flags.offset ?? 0 } : undefined;
+    // The prefix is typed from here, as the tool commands take theirs (`/`: the whole repository); the text form's notes name paths from here.
+    const prefix = p.flags['path-prefix'] === undefined ? undefined : place.prefixToRoot(p.flags['path-prefix']);
+    const shownFrom = json ? undefined : place.here || undefined;
+    const query = p.flags.unresolved ? { reasons, limit: p.flags.limit ?? DEFAULT_LIMIT, offset: p.flags.offset ?? 0, path_prefix: prefix, shown_from: shownFrom } : undefined;
     const [{ ProgressLine }, { buildInProcess, DaemonBusy, whileHeld }] = await Promise.all([import('../progress.js'), import('../index-command.js')]);
     const bar = new ProgressLine(stderr(), json);
     // The default SIGINT exit would leave the progress line half drawn under the prompt.
@@ -79,7 +83,9 @@ export const command = defineCommand({
           const refreshed = await client.request(Methods.indexRefresh);
           // What the walk left out, counted as `evidex daemon status` counts it.
           summary = { ...refreshed, leftOut: (await client.request(Methods.indexStatus)).index.leftOut, via: 'daemon' };
-          if (query) summary.unresolved = await client.request(Methods.indexUnresolved, query);
+          if (query) summary.unresolved = await withShownFrom(query.shown_from, (from) => client.request(Methods.indexUnresolved, { ...query, shown_from: from })).catch((e: unknown) => {
+            throw olderDaemon(e, 'path_prefix') ? new Refusal('invalid_arguments', 'the daemon serving this repository is older than --path-prefix here: stop it (evidex daemon stop) and run this again') : e;
+          });
         } finally {
           await client.close();
         }
@@ -105,9 +111,11 @@ ${size}  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFi
 `);
       if (s.unresolved) {
         const { formatUnresolved, formatUnresolvedFooter } = await import('../unresolved-report.js');
-        const listed = formatUnresolved(s.unresolved, { shown: (f) => place.shown(f) });
+        const shown = (f: string) => place.shown(f);
+        const listed = formatUnresolved(s.unresolved, { shown }, prefix);
         if (listed) outScreen(p).line(listed);
-        stderr().line(formatUnresolvedFooter(s.unresolved, reasons));
+        stderr().line(formatUnresolvedFooter(s.unresolved, reasons, prefix === undefined ? undefined : shown(prefix)));
+        for (const note of s.unresolved.notes ?? []) stderr().line(formatNote(note));
       }
     }
     return 0;

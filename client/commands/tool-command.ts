@@ -7,7 +7,7 @@
 // (`path:start-end: kind name  first line`) unless its body is asked for. On
 // a terminal, paths, line numbers and the matched text are coloured as rg
 // colours them.
-import { RpcError } from '../../protocol/jsonrpc.js';
+import { RpcCode, RpcError } from '../../protocol/jsonrpc.js';
 import { Methods, type Evidence, type ToolResult } from '../../protocol/messages.js';
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
@@ -45,16 +45,38 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   flags: F;
   /** The tool's arguments from the command line; `place.toRoot` turns a path argument root-relative. */
   build(p: Parsed<F & CommonFlags>, place: Place): Record<string, unknown>;
-  /** How the text output looks (highlight, bodies). */
-  format?(p: Parsed<F & CommonFlags>): FormatOptions;
+  /** How the text output looks (highlight, bodies, a module asked for by its path); `args` as `build` made them. */
+  format?(p: Parsed<F & CommonFlags>, args: Record<string, unknown>, place: Place): FormatOptions;
   /** Makes the call (default: one tools/call); `read` makes several to print a file whole. */
   call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>): Promise<ToolResult>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
   after?(r: ToolResult, args: Record<string, unknown>, client: Client, place: Place): Promise<Shown | null>;
 }
 
-export const callTool = (client: Client, tool: string, args: Record<string, unknown>): Promise<ToolResult> =>
-  client.request(Methods.toolsCall, { name: tool, arguments: defined(args) });
+/** One tools/call; `shownFrom`: the folder a person reads its notes and refusal from (ToolsCallParams.shown_from). */
+export const callTool = (client: Client, tool: string, args: Record<string, unknown>, shownFrom?: string): Promise<ToolResult> =>
+  withShownFrom(shownFrom, (from) => client.request(Methods.toolsCall, { name: tool, arguments: defined(args), ...(from ? { shown_from: from } : {}) }));
+
+/**
+ * `send(shownFrom)`, and, when the daemon is older than `shown_from` (it
+ * refuses a param it does not know), `send(undefined)`: its notes then name
+ * paths from the root, as they did, rather than the command failing until the
+ * daemon is restarted.
+ */
+export async function withShownFrom<R>(shownFrom: string | undefined, send: (shownFrom: string | undefined) => Promise<R>): Promise<R> {
+  if (shownFrom === undefined) return send(undefined);
+  try {
+    return await send(shownFrom);
+  } catch (e) {
+    if (!olderDaemon(e, 'shown_from')) throw e;
+    return send(undefined);
+  }
+}
+
+/** Whether `e` is a daemon's refusal of `param` as a param it does not know: a daemon older than the client. */
+export function olderDaemon(e: unknown, param: string): boolean {
+  return e instanceof RpcError && e.code === RpcCode.INVALID_PARAMS && e.message.includes(`Unrecognized key`) && e.message.includes(JSON.stringify(param));
+}
 
 function defined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -79,10 +101,12 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
       if (scoped !== undefined) args.path_prefix = scoped;
       await withDaemon(place.root, p, async (client) => {
         const { whileBuilding } = await import('../build-wait.js');
-        const r = await whileBuilding(client, s.call ? s.call(client, args, p) : callTool(client, s.tool, args)).catch((e: unknown) => {
+        // The text form names every path from here, the paths the daemon's notes and refusals name too; --json keeps the tools' own.
+        const from = p.flags.json ? undefined : place.here ?? undefined;
+        const r = await whileBuilding(client, s.call ? s.call(client, args, p) : callTool(client, s.tool, args, from)).catch((e: unknown) => {
           throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
         });
-        printResult(r, p, { ...s.format?.(p), shown: (f) => place.shown(f) });
+        printResult(r, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) });
         if (p.flags.json) return;
         const note = scoped !== undefined ? await wholeRepositoryNote(client, s.tool, args, r) : await s.after?.(r, args, client, place);
         if (note) stderr().line(note);
@@ -144,10 +168,15 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
-  for (const note of r.notes ?? []) stderr().line(human`note: ${line(asCommands(note, true))}`);
+  for (const note of r.notes ?? []) stderr().line(formatNote(note));
   const { kind, 'path-prefix': prefix } = p.flags as { kind?: string; 'path-prefix'?: string };
   const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder' });
   if (suggestions) stderr().line(suggestions);
+}
+
+/** A note of the daemon's answer, as a `note:` line in the command line's words. */
+export function formatNote(note: string): Shown {
+  return human`note: ${line(asCommands(note, true))}`;
 }
 
 /**
@@ -171,6 +200,8 @@ export interface FormatOptions {
   body?: boolean;
   /** A root-relative path as printed (Place.shown: relative to the current folder); default as is. */
   shown?: (rootPath: string) => string;
+  /** The items' `name` is a root-relative path (`importers lib/log.ts`): printed as paths are. */
+  nameIsPath?: boolean;
 }
 
 const DEFINITION_KINDS: ReadonlySet<string> = new Set(SYMBOL_KINDS);
@@ -204,6 +235,16 @@ class Painter {
     parts.push(plain(text.slice(from)));
     return join(parts, '');
   }
+  /**
+   * What an item's header says it is: its name, or, for an importer found
+   * through re-exporting files, what the statement itself imports — the first
+   * file of its `via` chain (the `# via` line names the chain), not the module
+   * asked for, which the statement does not name.
+   */
+  target(e: Evidence): Shown {
+    if (e.via?.length) return path(this.file(e.via[0]));
+    return this.opts.nameIsPath ? path(this.file(e.name)) : line(e.name);
+  }
   /** `path:line:` (or `path:start-end:`) as the prefix of an output line. */
   where(rootPath: string, lineNo: string, markPath = false): Shown {
     const file = this.file(rootPath);
@@ -235,7 +276,7 @@ export function formatEvidence(items: readonly TextItem[], opts: FormatOptions =
     }
     // A multi-line item (a definition with --body, an import spanning lines) gets a header saying what it is.
     // Marked with '#' so it cannot be mistaken for a `path:line: text` line of the file.
-    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${e.name} at ${path(p.file(e.path))}:${span}`));
+    if (e.start_line !== e.end_line && e.kind !== 'source') out.push(p.paint('dim', human`# ${e.kind} ${p.target(e)} at ${path(p.file(e.path))}:${span}`));
     // A search hit on a line cut before the match: the part of the line around it, marked as such.
     if (e.excerpt) {
       out.push(human`${p.where(e.path, String(e.start_line))} ${p.paint('dim', '…')}${p.marked(e.excerpt.text)}`);

@@ -9,6 +9,7 @@ import { isTsImport } from '../model.js';
 import type { Store } from '../store/store.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
 import { normalizeLexically } from './caller-paths.js';
+import type { Note } from './notes.js';
 
 /** Statements looked at to learn what a specifier resolves to: enough to see its file, bounded for a name imported everywhere. */
 const STATEMENTS_LOOKED_AT = 500;
@@ -94,18 +95,23 @@ function importerCount(store: Store, path: string): number {
 }
 
 /** `p, which N statements import: find_importers p` for each file (but one that `skip` statements import: the answer itself), joined; '' for none. */
-function filesWithCounts(store: Store, files: readonly string[], skip = -1): string {
+function filesWithCounts(store: Store, files: readonly string[], skip = -1): Note {
   const said: string[] = [];
+  const paths: string[] = [];
   for (const p of files.slice(0, FILES_NAMED)) {
     const n = importerCount(store, p);
-    if (n !== skip || files.length > 1) said.push(`${p}, which ${n} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}: find_importers ${p}`);
+    if (n !== skip || files.length > 1) {
+      said.push(`${p}, which ${n} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}: find_importers ${p}`);
+      paths.push(p);
+    }
   }
-  return said.join('; ');
+  return { text: said.join('; '), paths };
 }
 
-/** `package "@org/ui" (packages/ui)`, or `this repository's own package "x"` for the root's. */
-function packageWords(pkg: Package): string {
-  return pkg.folder === '' ? `this repository's own package ${JSON.stringify(pkg.name)}` : `package ${JSON.stringify(pkg.name)} (${pkg.folder})`;
+/** `package "@org/ui" (packages/ui)`, or `this repository's own package "x"` for the root's; with the folder it names. */
+function packageWords(pkg: Package): Note {
+  return pkg.folder === '' ? { text: `this repository's own package ${JSON.stringify(pkg.name)}`, paths: [] }
+    : { text: `package ${JSON.stringify(pkg.name)} (${pkg.folder})`, paths: [pkg.folder] };
 }
 
 /** The package of a package.json below the root (a workspace or not), or the repository's own, that `name` is, or that `name` is a subpath of. */
@@ -123,10 +129,14 @@ function packageOf(store: Store, name: string): (Package & { sub: string }) | nu
  * that names no file of it (`@org/ui/nope`): said, not left as a bare 0
  * (near misses still come as suggestions). Null for anything else.
  */
-export function noSuchSubpathNote(store: Store, m: string): string | null {
+export function noSuchSubpathNote(store: Store, m: string): Note | null {
   const pkg = packageOf(store, m);
   if (!pkg || pkg.sub === '' || likelyFiles(store, pkg, pkg.sub).length) return null;
-  return `no statement imports ${JSON.stringify(m)}, and no file of ${packageWords(pkg)} is "${pkg.sub}" (as is or under src/, with a TypeScript or JavaScript extension or as a folder's index)`;
+  const whose = packageWords(pkg);
+  return {
+    text: `no statement imports ${JSON.stringify(m)}, and no file of ${whose.text} is "${pkg.sub}" (as is or under src/, with a TypeScript or JavaScript extension or as a folder's index)`,
+    paths: whose.paths,
+  };
 }
 
 /**
@@ -137,23 +147,24 @@ export function noSuchSubpathNote(store: Store, m: string): string | null {
  * Null for a name no package of the repository has, and when the one file it
  * resolves to is imported by exactly the answer's `total` statements.
  */
-export function resolvesNote(store: Store, m: string, total: number): string | null {
+export function resolvesNote(store: Store, m: string, total: number): Note | null {
   const { files: resolved, nowhere, atLeast } = resolutionsOf(store, m);
   if (resolved.length) {
     // Some statements written the same way may resolve nowhere (another config's moduleResolution): said, or the count reads as theirs too.
     const rest = nowhere > 0 ? `; ${atLeast ? 'at least ' : ''}${nowhere} statement${nowhere === 1 ? '' : 's'} written ${JSON.stringify(m)} resolve${nowhere === 1 ? 's' : ''} to no file of the repository` : '';
     // One file that exactly the answer's statements import: nothing to add.
     const said = filesWithCounts(store, resolved, rest ? -1 : total);
-    return said === '' ? null : `${JSON.stringify(m)} resolves to ${said}${rest}`;
+    return said.text === '' ? null : { text: `${JSON.stringify(m)} resolves to ${said.text}${rest}`, paths: said.paths };
   }
   const pkg = packageOf(store, m);
   if (!pkg) return null;
   const files = likelyFiles(store, pkg, pkg.sub);
   if (!files.length) return null;
   const whose = packageWords(pkg);
+  const said = filesWithCounts(store, files);
   // Statements may write the name and still resolve nowhere (a package outside any workspace the root declares).
   const lead = total > 0 ? `the statements importing ${JSON.stringify(m)} resolve to no file of the repository` : `no statement imports ${JSON.stringify(m)} by that name`;
-  return `${lead}; it is ${pkg.sub === '' ? whose : `in ${whose}`}: ${filesWithCounts(store, files)}`;
+  return { text: `${lead}; it is ${pkg.sub === '' ? whose.text : `in ${whose.text}`}: ${said.text}`, paths: [...whose.paths, ...said.paths] };
 }
 
 /**
@@ -170,11 +181,13 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
     if (p.folder !== '' && (dir === p.folder || dir.startsWith(`${p.folder}/`)) && (!pkg || p.folder.length > pkg.folder.length)) pkg = p;
   }
   let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
+  const paths = [dir];
   if (pkg) {
     const entries = resolutionsOf(store, pkg.name).files;
     const entry = entries.length ? entries : likelyFiles(store, pkg, '');
     why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
     if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
+    paths.push(pkg.folder, ...entry.slice(0, FILES_NAMED));
   }
-  return new ToolError('not_indexed', why);
+  return new ToolError('not_indexed', why, paths);
 }

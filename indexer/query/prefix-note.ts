@@ -5,16 +5,22 @@
 import type { Store } from '../store/store.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { pathPrefixOf } from './args.js';
+import { withNote, type Note } from './notes.js';
 import type { ToolResult } from './schemas.js';
 
 /** `result` with the note when it is empty and no indexed file's path starts with `rawPrefix`. */
 export function withPrefixNote(store: Store, rawPrefix: string | undefined, result: ToolResult): ToolResult {
+  return withNote(result, prefixNote(store, rawPrefix, result.total));
+}
+
+/** The note on an answer of `total` items when that is none and no indexed file's path starts with `rawPrefix`; else null. */
+export function prefixNote(store: Store, rawPrefix: string | undefined, total: number): Note | null {
   const prefix = pathPrefixOf(rawPrefix);
-  if (result.total > 0 || prefix === undefined) return result;
-  if (store.ordered().some((f) => f.path.startsWith(prefix))) return result;
+  if (total > 0 || prefix === undefined) return null;
+  if (store.ordered().some((f) => f.path.startsWith(prefix))) return null;
   const near = nearestFolder(store, prefix.replace(/\/$/, ''));
-  const note = `nothing in the index is under path_prefix ${JSON.stringify(prefix)}${near === null ? '' : `; did you mean ${JSON.stringify(`${near}/`)}?`}`;
-  return { ...result, notes: [...(result.notes ?? []), note] };
+  const text = `nothing in the index is under path_prefix ${JSON.stringify(prefix)}${near === null ? '' : `; did you mean ${JSON.stringify(`${near}/`)}?`}`;
+  return { text, paths: near === null ? [prefix] : [prefix, `${near}/`] };
 }
 
 /** The indexed folder spelled most like `asked` (by edit distance, then a folder ending in its last part), or null. */

@@ -21,7 +21,8 @@ const paging = {
     .describe(`Items to skip first, for the next page (0-${MAX_OFFSET}, default 0).`),
 };
 
-const pathPrefix = z.string().min(1).max(1000).optional()
+/** The tools' path_prefix, which index/unresolved takes too (daemon/methods.ts). */
+export const pathPrefix = z.string().min(1).max(1000).optional()
   .describe('Only paths starting with this, e.g. "src/".');
 
 export const SearchCodeArgs = z.strictObject({
@@ -219,6 +220,8 @@ export interface ToolResult {
   suggestions?: Suggestion[];
   /** One-line remarks on the answer (see ToolResultSchema): what a name resolves to, a path_prefix nothing is under. */
   notes?: string[];
+  /** The repository paths `notes` name (notes.ts), for a reader elsewhere in the tree; never on the wire. */
+  notePaths?: string[];
   /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
   catching_up?: CatchingUp;
 }

@@ -10,6 +10,7 @@ import type { Store } from '../store/store.js';
 import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { folderRefusal, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
+import { withNote } from './notes.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './suggest.js';
 
@@ -28,9 +29,10 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     ({ result, indexed } = yield* answer);
   } catch (err) {
     if (!(err instanceof ToolError) || err.code !== 'not_indexed') throw err;
-    const names = moduleSuggestions(store, args.module_name).map((s) => s.name);
-    if (names.length === 0) throw err;
-    throw new ToolError('not_indexed', `${err.message}; did you mean: ${names.join(', ')}`);
+    const near = moduleSuggestions(store, args.module_name);
+    if (near.length === 0) throw err;
+    // A suggestion that is a file's path (its name is its path) is a path the reason names.
+    throw new ToolError('not_indexed', `${err.message}; did you mean: ${near.map((s) => s.name).join(', ')}`, [...err.paths, ...near.filter((s) => s.name === s.path).map((s) => s.name)]);
   }
   if (indexed) return result;
   if (result.total === 0) {
@@ -39,11 +41,10 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
   }
   // A package name or subpath: what it resolves to, when that is a file of the repository.
   const note = resolvesNote(store, args.module_name, result.total);
-  if (note) result = { ...result, notes: [...(result.notes ?? []), note] };
+  result = withNote(result, note);
   // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss.
   if (result.total > 0 || note) return result;
-  const none = noSuchSubpathNote(store, args.module_name);
-  if (none) result = { ...result, notes: [...(result.notes ?? []), none] };
+  result = withNote(result, noSuchSubpathNote(store, args.module_name));
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
 }

@@ -11,13 +11,21 @@
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import { isTsImport, type Unresolved } from '../model.js';
 import { UNRESOLVED_AT, type Store } from '../store/store.js';
+import type { FileMeta } from '../store/store.js';
+import { pathPrefixOf } from './args.js';
 import { UNRESOLVED_REASONS } from './limits.js';
+import { notesShownFrom } from './notes.js';
+import { prefixNote } from './prefix-note.js';
 
 export interface UnresolvedQuery {
   /** The reasons to list (any order, in UNRESOLVED_REASONS' order in the answer). */
   reasons: readonly Unresolved[];
   limit: number;
   offset: number;
+  /** Only statements in files whose path starts with this, as the tools' path_prefix (checked and normalised as theirs are). */
+  path_prefix?: string;
+  /** The folder a person reads the notes from (tools/call's shown_from): the paths they name are written from there. */
+  shown_from?: string;
 }
 
 /** A statement that resolved nowhere: its lines (kind `import`, name its specifier) and why. */
@@ -28,8 +36,16 @@ export interface UnresolvedImports {
   items: UnresolvedStatement[];
   /** Statements of the asked reasons, whatever the page cut. */
   total: number;
-  /** Statements of every reason, asked or not: the same figures as index/status's `tsImports.unresolved`. */
+  /**
+   * Statements of every reason, asked or not: the same figures as
+   * index/status's `tsImports.unresolved`; under `path_prefix` only, when one
+   * is given (`repository_counts` then has the whole repository's).
+   */
   counts: Record<Unresolved, number>;
+  /** With a `path_prefix`: `counts` of the whole repository, so a reader sees what the prefix left out. */
+  repository_counts?: Record<Unresolved, number>;
+  /** As a tool answer's: a `path_prefix` nothing in the index is under, with the folder nearest it (prefix-note.ts). */
+  notes?: string[];
   /**
    * For each asked reason but `external` that has statements: every one of
    * them counted by its specifier's extension (`.css`; `''` for none), most
@@ -48,11 +64,11 @@ export function specExtension(spec: string): string {
   return m ? `.${m[1]}` : '';
 }
 
-/** The reason's statements counted by specifier extension, most first (ties by extension). */
-function extensionsOf(store: Store, reason: Unresolved): Array<[string, number]> {
+/** The reason's statements in `files` counted by specifier extension, most first (ties by extension). */
+function extensionsOf(store: Store, files: readonly FileMeta[], reason: Unresolved): Array<[string, number]> {
   const at = UNRESOLVED_AT[reason];
   const by = new Map<string, number>();
-  for (const f of store.ordered()) {
+  for (const f of files) {
     if (!f.tr?.[at]) continue;
     for (const rec of store.imports(f.fid)) {
       if (rec.why !== reason || !isTsImport(rec.raw)) continue;
@@ -65,7 +81,13 @@ function extensionsOf(store: Store, reason: Unresolved): Array<[string, number]>
 
 export function unresolvedImports(store: Store, q: UnresolvedQuery): UnresolvedImports {
   const all = store.counts.tsImports;
-  const counts = Object.fromEntries(UNRESOLVED_REASONS.map((r) => [r, all[UNRESOLVED_AT[r]]])) as Record<Unresolved, number>;
+  const everywhere = Object.fromEntries(UNRESOLVED_REASONS.map((r) => [r, all[UNRESOLVED_AT[r]]])) as Record<Unresolved, number>;
+  const prefix = pathPrefixOf(q.path_prefix);
+  const ordered = store.ordered();
+  const files = prefix === undefined ? ordered : ordered.filter((f) => f.path.startsWith(prefix));
+  // Under a prefix, each reason counted over its files (each file's statements by outcome, as the whole repository's are kept).
+  const counts = prefix === undefined ? everywhere
+    : Object.fromEntries(UNRESOLVED_REASONS.map((r) => [r, files.reduce((n, f) => n + (f.tr?.[UNRESOLVED_AT[r]] ?? 0), 0)])) as Record<Unresolved, number>;
   const reasons = UNRESOLVED_REASONS.filter((r) => q.reasons.includes(r));
   const total = reasons.reduce((n, r) => n + counts[r], 0);
   const items: UnresolvedStatement[] = [];
@@ -74,7 +96,7 @@ export function unresolvedImports(store: Store, q: UnresolvedQuery): UnresolvedI
     if (items.length === q.limit) break;
     if (skip >= counts[reason]) { skip -= counts[reason]; continue; }
     const at = UNRESOLVED_AT[reason];
-    for (const f of store.ordered()) {
+    for (const f of files) {
       const n = f.tr?.[at] ?? 0;
       if (n === 0) continue;
       if (skip >= n) { skip -= n; continue; }
@@ -90,6 +112,8 @@ export function unresolvedImports(store: Store, q: UnresolvedQuery): UnresolvedI
     }
   }
   const extensions: UnresolvedImports['extensions'] = {};
-  for (const r of reasons) if (r !== 'external' && counts[r] > 0) extensions[r] = extensionsOf(store, r);
-  return { items, total, counts, extensions, generation: store.generation };
+  for (const r of reasons) if (r !== 'external' && counts[r] > 0) extensions[r] = extensionsOf(store, files, r);
+  const answer: UnresolvedImports = { items, total, counts, ...(prefix === undefined ? {} : { repository_counts: everywhere }), extensions, generation: store.generation };
+  const note = prefixNote(store, q.path_prefix, total);
+  return note ? { ...answer, notes: notesShownFrom([note.text], note.paths, q.shown_from) } : answer;
 }
