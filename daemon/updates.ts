@@ -181,10 +181,18 @@ export class IndexUpdates {
     });
   }
 
-  /** A client's index/refresh, queued behind whatever write is running. */
+  /**
+   * A client's index/refresh, queued behind whatever write is running. One the
+   * disk had no room for may have marked the index building before its writes
+   * failed, and only a refresh that ends marks it ready again: the watcher's
+   * re-walk, held and retried like any batch until it lands, finishes it.
+   */
   refresh(onProgress: (p: BuildProgress) => void): Promise<BuildSummary> {
     const { signal } = this.abort;
-    return this.queue.run(() => this.handle.refresh(onProgress, signal)).then((s) => this.wrote(s));
+    return this.queue.run(() => this.handle.refresh(onProgress, signal)).then((s) => this.wrote(s), (e: unknown) => {
+      if (isNoSpace(e) && !signal.aborted) this.watcher?.requestRefresh('index/refresh cut short by a full disk');
+      throw e;
+    });
   }
 
   /** A refresh's files parsed and removed, told to onWritten. */
