@@ -27,7 +27,12 @@
 //
 // When nothing is queued and no turn runs, a request runs at once, in the
 // same turn of the event loop as it arrived: an idle daemon answers as fast
-// as without any of this.
+// as without any of this. Only one does per pass of the event loop: the
+// requests read in the same pass (a client's pipelined backlog arrives as one
+// read) queue behind it and take turns, or a flood of short answers, each
+// free to run at once after the one before, would be answered whole before a
+// request read in the next pass (8 connections pipelining 400 find_importers
+// of 2 ms each kept another client waiting 0.63 s).
 import type { Pace } from '../indexer/api.js';
 
 /** The slice a turn gets by default: long enough that the pauses cost little, short next to a person's patience. */
@@ -60,6 +65,8 @@ export class FairTurns {
   /** Owners with work left after a turn: served round-robin after `fresh`. */
   private readonly ring: object[] = [];
   private scheduled = false;
+  /** A request ran at once in this pass of the event loop (cleared at its check phase): the next ones read in it queue. */
+  private ranAtOnce = false;
   /** Who waits for the daemon to have nothing to do (whenIdle). */
   private idleWaiters: Array<() => void> = [];
 
@@ -91,7 +98,11 @@ export class FairTurns {
    * or left) stops it there, and `run` rejects with that error.
    */
   run<T>(owner: object, work: (pace: Pace) => T | Promise<T>, cancelled: () => Error | null = () => null): T | Promise<T> {
-    if (!this.busy && this.queues.size === 0) return this.turn(owner, work, cancelled, this.sliceMs);
+    if (!this.busy && this.queues.size === 0 && !this.ranAtOnce) {
+      this.ranAtOnce = true;
+      setImmediate(() => { this.ranAtOnce = false; });
+      return this.turn(owner, work, cancelled, this.sliceMs);
+    }
     return this.wait(owner, false).then((sliceMs) => {
       const gaveUp = cancelled();
       if (gaveUp) { this.end(); throw gaveUp; }

@@ -3,8 +3,9 @@
 // clocks are counters, so a slice is the same amount of work on any machine.
 //  - FairTurns alone: a quiet owner's request runs before the backlog of the
 //    owners already queued, and many owners whose first requests came at once
-//    ahead of it cost it a short turn each, not a slice each; flooding owners
-//    take turns round-robin; a request
+//    ahead of it cost it a short turn each, not a slice each; a backlog of
+//    short answers read at once takes turns too, rather than running whole;
+//    flooding owners take turns round-robin; a request
 //    whose client gave up is not run; background work waits for an idle daemon.
 //  - A real daemon (in this process, real ws, real index on disk): while 8
 //    connections pipeline 200 searches that each match every line of the
@@ -99,6 +100,27 @@ test('FairTurns: many connections whose first requests arrive at once cost a qui
   assert.ok(before <= SLICE + GREEDY * FRESH, `the quiet request waited for ${before} units of work (at most ${SLICE + GREEDY * FRESH}; ${GREEDY} full slices would be ${GREEDY * SLICE})`);
   assert.ok(new Set(log.slice(0, before).filter((x) => x.startsWith('g'))).size === GREEDY, 'every greedy connection had its first turn before the quiet one, which came last');
   assert.is(log.length, WORK * (GREEDY + 1) + 1, 'every greedy request ran to its end, its later turns in the rotation');
+  assert.is(turns.waiting, 0);
+});
+
+test('FairTurns: a backlog of short answers read in one pass of the event loop takes turns; a request read in the next pass does not wait for all of it', async () => {
+  const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
+  const log: string[] = [];
+  const GREEDY = 16, EACH = 20;
+  // One read of pipelined requests: every message of every greedy connection, each answered in one short turn.
+  const work: Array<Promise<string> | string> = [];
+  for (let g = 0; g < GREEDY; g++) {
+    const owner = {};
+    for (let i = 0; i < EACH; i++) work.push(turns.run(owner, () => { log.push(`g${g}`); return 'g'; }));
+  }
+  assert.equal(log, ['g0'], 'the first request runs at once; the rest of the read queues behind it');
+  // The next pass of the event loop reads the quiet client's request.
+  await new Promise((r) => setImmediate(r));
+  work.push(turns.run({}, () => { log.push('q'); return 'q'; }));
+  await Promise.all(work);
+  const q = log.indexOf('q');
+  assert.ok(q <= GREEDY + 2, `the quiet request waited for ${q} short answers (at most one per greedy connection and the one running; the backlog was ${GREEDY * EACH})`);
+  assert.is(log.length, GREEDY * EACH + 1);
   assert.is(turns.waiting, 0);
 });
 
