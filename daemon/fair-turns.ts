@@ -31,8 +31,8 @@
 // requests read in the same pass (a client's pipelined backlog arrives as one
 // read) queue behind it and take turns, or a flood of short answers, each
 // free to run at once after the one before, would be answered whole before a
-// request read in the next pass (8 connections pipelining 400 find_importers
-// of 2 ms each kept another client waiting 0.63 s).
+// request read in the next pass (8 connections pipelining 3,200 short
+// find_importers, answered in 0.72 s, kept another client waiting 0.63 s).
 import type { Pace } from '../indexer/api.js';
 
 /** The slice a turn gets by default: long enough that the pauses cost little, short next to a person's patience. */
