@@ -84,9 +84,11 @@ export function formatStatus(r: StatusReport): Shown {
     human`running      yes (pid ${r.pid}, up ${d.uptimeSeconds} s)`,
     human`url          ${r.url}`,
     human`root         ${formatRoot(r.root, d)}`,
-    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : d.catchingUp ? human`, catching up: ${plural(d.catchingUp.changes, 'change')} waiting` : ''}`,
+    human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : d.catchingUp ? human`, catching up: ${d.catchingUp.changes ? human`${plural(d.catchingUp.changes, 'change')} waiting` : 're-walking'}` : ''}`,
     ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${d.waiting.since} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
-    ...(d.catchingUp && !d.waiting ? [human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${d.catchingUp.since} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`] : []),
+    ...(d.catchingUp && !d.waiting ? [d.catchingUp.changes
+      ? human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${d.catchingUp.since} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`
+      : human`catching up  no change seen; re-walk: ${d.catchingUp.rewalk ?? ''}`] : []),
     human`files        ${r.files}`,
     human`left out     ${formatLeftOut(r.status.index.leftOut)}`,
     human`symbols      ${r.symbols}`,

@@ -13,6 +13,7 @@ import type { BuildProgress, BuildSummary, IndexHandle } from '../indexer/api.js
 import type { RepoRules } from '../indexer/discover/rules.js';
 import { RepoWatcher, type CatchingUp, type HeldReport, type WatchMode } from '../indexer/watch.js';
 import { isNoSpace } from '../indexer/write-failure.js';
+import type { SettleWalks } from '../indexer/build/settled-walk.js';
 import type { WatcherState } from '../protocol/messages.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -27,6 +28,17 @@ export interface IndexUpdatesOptions {
   /** A write landed that changed or removed `files` files (not the start-up catch-up: warm-up's collection follows that one). */
   onWritten?: (files: number) => void;
 }
+
+/**
+ * A re-index walks the new tree again every REINDEX_WALK_GAP_MS until two walks
+ * agree (a clone is still checking files out), at most REINDEX_MAX_WALKS times.
+ */
+const REINDEX_WALK_GAP_MS = 250;
+const REINDEX_MAX_WALKS = 40;
+const untilFilled: SettleWalks = {
+  between: () => new Promise((r) => setTimeout(r, REINDEX_WALK_GAP_MS).unref()),
+  maxWalks: REINDEX_MAX_WALKS,
+};
 
 export class IndexUpdates {
   private readonly queue = new WriteQueue();
@@ -71,7 +83,7 @@ export class IndexUpdates {
       if (this.stopped || epoch !== this.epoch) return null;
       this.startupState = 'running';
       this.startupError = undefined;
-      this.startup = this.catchUp();
+      this.startup = this.catchUp(untilFilled);
       this.startWatcher();
       return { done: this.startup };
     });
@@ -104,7 +116,7 @@ export class IndexUpdates {
   /** The start-up catch-up (the first), or a re-index of a replaced root (every later one). */
   private catchUps = 0;
 
-  private catchUp(): Promise<boolean> {
+  private catchUp(settle?: SettleWalks): Promise<boolean> {
     const t0 = performance.now();
     const first = this.catchUps++ === 0;
     const { epoch } = this;
@@ -113,7 +125,7 @@ export class IndexUpdates {
     return this.queue.run(() => this.handle.refresh((p) => {
       if (epoch === this.epoch) this.startupProgress = p;
       if (p.phase !== lastPhase) { lastPhase = p.phase; this.opts.log(`index: ${p.phase} (${p.done}/${p.total})`); }
-    }, signal)).finally(() => {
+    }, signal, settle)).finally(() => {
       if (epoch === this.epoch) this.startupProgress = undefined;
     }).then((s) => {
       if (!first) this.wrote(s);
@@ -181,10 +193,18 @@ export class IndexUpdates {
     });
   }
 
-  /** A client's index/refresh, queued behind whatever write is running. */
+  /**
+   * A client's index/refresh, queued behind whatever write is running. One the
+   * disk had no room for may have marked the index building before its writes
+   * failed, and only a refresh that ends marks it ready again: the watcher's
+   * re-walk, held and retried like any batch until it lands, finishes it.
+   */
   refresh(onProgress: (p: BuildProgress) => void): Promise<BuildSummary> {
     const { signal } = this.abort;
-    return this.queue.run(() => this.handle.refresh(onProgress, signal)).then((s) => this.wrote(s));
+    return this.queue.run(() => this.handle.refresh(onProgress, signal)).then((s) => this.wrote(s), (e: unknown) => {
+      if (isNoSpace(e) && !signal.aborted) this.watcher?.requestRefresh('index/refresh cut short by a full disk');
+      throw e;
+    });
   }
 
   /** A refresh's files parsed and removed, told to onWritten. */

@@ -2,6 +2,7 @@
 // index for a root, keep it fresh, answer validated tool calls. The daemon holds
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
 import type { BuildProgress, BuildSummary, TsImportCounts, UpdateSummary } from './build/builder.js';
+import type { SettleWalks } from './build/settled-walk.js';
 import type { LeftOut, LeftOutCounts, LeftOutQuery, LeftOutReason } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
 import type { Pace } from './query/pace.js';
@@ -72,8 +73,9 @@ export interface IndexHandle {
   /**
    * Walks the tree and brings the index up to date: a first full build, or a catch-up that re-parses only files whose content changed.
    * `signal` cancels it between commits (it rejects with the signal's reason; what was committed stays, and the next refresh carries on).
+   * `settle`: walk until two walks agree first (a folder just put at the root's path may still be filling; build/settled-walk.ts).
    */
-  refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary>;
+  refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal, settle?: SettleWalks): Promise<BuildSummary>;
   /**
    * Up to `n` each of the index's definition names, imported module names and
    * file paths, spread evenly over each list: tool arguments that are

@@ -9,6 +9,7 @@ import type {
 } from './api.js';
 import { compileCacheDirFor } from '../local/state.js';
 import { Builder, tsImportCounts } from './build/builder.js';
+import type { SettleWalks } from './build/settled-walk.js';
 import { leftOutByName, noLeftOut, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
 import { asToolError, ToolError } from './errors.js';
@@ -142,9 +143,9 @@ export class EvidexIndex implements IndexHandle {
     return run;
   }
 
-  refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary> {
+  refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal, settle?: SettleWalks): Promise<BuildSummary> {
     const run = this.serial(async () => {
-      const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress, signal);
+      const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress, signal, settle);
       this.warm();
       return summary;
     });

@@ -134,10 +134,14 @@ export class RepoWatcher {
     return r && { ...r, changes: this.queued + this.inFlight };
   }
 
-  /** Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step. */
+  /**
+   * Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step.
+   * A re-walk no change asked for (the one after every scan) is no change seen: `changes` is 0 then.
+   */
   get catchingUp(): CatchingUp | null {
     const { since } = this.marks, rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
-    return since === null && rewalk === null ? null : { changes: this.queued + this.inFlight, since: since ?? new Date().toISOString(), ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}) };
+    if (since === null && rewalk === null) return null;
+    return { changes: since === null ? 0 : this.queued + this.inFlight, since: since ?? new Date().toISOString(), ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}) };
   }
 
   private get pendingWhy(): string { return [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', '); } // the queued re-walk's reasons

@@ -5,10 +5,11 @@
 // own clock); meanwhile index/status and `evidex daemon status` say how many
 // changes wait and why; once space returns every file written during the
 // outage is in the index, with no user action. `evidex index` on a full disk
-// fails with its own code and one line. The daemon's log keeps whole lines
-// although lmdb writes its own unterminated text into it. And a write that
-// fails for one path (a folder chain past the system's path limit) holds
-// back nothing else, and is retried until it lands.
+// fails with its own code and one line, and what it could not finish is left
+// to the watcher's re-walk, so the index is not left marked building. The
+// daemon's log keeps whole lines although lmdb writes its own unterminated
+// text into it. And a write that fails for one path (a folder chain past the
+// system's path limit) holds back nothing else, and is retried until it lands.
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -204,6 +205,47 @@ test('through a daemon: status says how many changes wait and why, `evidex index
   const glued = log.split('\n').filter((l) => /.\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /.test(l));
   assert.equal(glued, [], 'no record glued onto other text');
   assert.match(log, /^\S+ watcher: the kept changes landed \(\d+ failed attempt\(s\) since /m);
+});
+
+test('`evidex index` through a daemon, cut short by a full disk after it marked the index building: once space returns the index is ready again, with no user action', async () => {
+  const { disk, root, env, cli } = daemonRepoOnSmallDisk(32 << 20);
+  assert.is((await cli(['daemon', 'start'])).code, 0);
+  let c: Client | undefined;
+  try {
+    c = await connect(root, { env });
+    const client = c;
+    await waitWatcherReady(client);
+    const run = async (name: string, args: unknown) => client.request(Methods.toolsCall, { name, arguments: args });
+    // A daemon that has run a while has free pages inside its index: files written and removed leave them.
+    // They hold the refresh's first, small commit (`building`) on a full disk, not the outage's files.
+    mkdirSync(join(root, 'churn'));
+    for (let i = 0; i < 20; i++) writeFileSync(join(root, 'churn', `c${i}.py`), `CHURN_${i} = 1\n`.repeat(200));
+    await waitFor('the churn indexed', async () => (await run('search_code', { query: 'CHURN_', limit: 1 })).total === 20 * 200, 30_000, 50);
+    spawnSync('rm', ['-rf', join(root, 'churn')]);
+    await waitFor('the churn removed', async () => (await run('search_code', { query: 'CHURN_', limit: 1 })).total === 0, 30_000, 50);
+
+    disk.fill();
+    const lines = (i: number) => Array.from({ length: 300 }, (_, j) => `${MARK}${i}_${j} = ${j}`).join('\n') + '\n';
+    written().forEach((p, i) => writeFileSync(join(root, p), lines(i)));
+    await waitFor('changes waiting for room', async () => (await client.request(Methods.indexStatus)).daemon.waiting, 60_000, 50);
+    const index = await cli(['index']);
+    assert.is(index.code, 1, `${index.stdout}${index.stderr}`);
+    assert.match(index.stderr, /^evidex: no_space: /m);
+    assert.is((await client.request(Methods.indexStatus)).index.state, 'building', 'the refresh marked the index building before the disk refused its files');
+
+    disk.release();
+    const settled = await waitFor('every kept change and re-walk landed', async () => {
+      const s = await client.request(Methods.indexStatus);
+      return !s.daemon.waiting && !s.daemon.catchingUp && s.daemon.pendingUpdates === 0 ? s : null;
+    }, 120_000, 50);
+    assert.is(settled.index.state, 'ready', 'the index is not left marked building once everything landed');
+    assert.is((await run('search_code', { query: `${MARK}199_299 `, limit: 1 })).total, 1);
+    const status = await cli(['daemon', 'status']);
+    assert.match(status.stdout, /^index {8}ready$/m);
+  } finally {
+    await c?.close();
+    assert.is((await cli(['daemon', 'stop'])).code, 0);
+  }
 });
 
 test('`evidex index` on a full disk, no daemon: exit 1, one line with its code, nothing left behind; it builds once space returns', async () => {

@@ -2,7 +2,10 @@
 // a slice. What is asserted is the ORDER of service, never a time: slice
 // clocks are counters, so a slice is the same amount of work on any machine.
 //  - FairTurns alone: a quiet owner's request runs before the backlog of the
-//    owners already queued; flooding owners take turns round-robin; a request
+//    owners already queued, and many owners whose first requests came at once
+//    ahead of it cost it a short turn each, not a slice each; a backlog of
+//    short answers read at once takes turns too, rather than running whole;
+//    flooding owners take turns round-robin; a request
 //    whose client gave up is not run; background work waits for an idle daemon.
 //  - A real daemon (in this process, real ws, real index on disk): while 8
 //    connections pipeline 200 searches that each match every line of the
@@ -69,6 +72,55 @@ test('FairTurns: a quiet owner goes ahead of the backlog; flooding owners altern
   // Round-robin: a's and b's slices interleave; no owner runs twice while the other waits.
   const ab = log.filter((x) => x !== 'q').map((x) => x[0]).join('');
   assert.not.match(ab.slice(0, ab.lastIndexOf('b')), /bb/, `b ran twice in a row while a waited: ${log.join(' ')} (before q: ${before.join(' ')})`);
+  assert.is(turns.waiting, 0);
+});
+
+/** Work of `units` units that logs `name` at each, looking at the slice clock after each and pausing when its slice is due. */
+function inUnits(log: string[], name: string, units: number): (pace: Pace) => Promise<string> {
+  return async (pace) => {
+    for (let i = 0; i < units; i++) {
+      log.push(name);
+      if (i < units - 1 && pace.due()) await pace.pause();
+    }
+    return name;
+  };
+}
+
+test('FairTurns: many connections whose first requests arrive at once cost a quiet owner a short turn each, not a full slice each', async () => {
+  const SLICE = 20, FRESH = 2, GREEDY = 64, WORK = 100;
+  const turns = new FairTurns({ sliceMs: SLICE, freshSliceMs: FRESH, now: countingClock() });
+  const log: string[] = [];
+  // Something runs (the daemon is busy), then a greedy client's 64 connections each send their first long request, then a quiet one asks.
+  const work = [turns.run({}, inUnits(log, 'busy', WORK))];
+  for (let g = 0; g < GREEDY; g++) work.push(turns.run({}, inUnits(log, `g${g}`, WORK)));
+  work.push(turns.run({}, inUnits(log, 'q', 1)));
+  await Promise.all(work);
+  const before = log.indexOf('q');
+  // Each greedy connection's first turn is short (about FRESH units of work, the clock read at the turn's start counted), the running slice is whole.
+  assert.ok(before <= SLICE + GREEDY * FRESH, `the quiet request waited for ${before} units of work (at most ${SLICE + GREEDY * FRESH}; ${GREEDY} full slices would be ${GREEDY * SLICE})`);
+  assert.ok(new Set(log.slice(0, before).filter((x) => x.startsWith('g'))).size === GREEDY, 'every greedy connection had its first turn before the quiet one, which came last');
+  assert.is(log.length, WORK * (GREEDY + 1) + 1, 'every greedy request ran to its end, its later turns in the rotation');
+  assert.is(turns.waiting, 0);
+});
+
+test('FairTurns: a backlog of short answers read in one pass of the event loop takes turns; a request read in the next pass does not wait for all of it', async () => {
+  const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
+  const log: string[] = [];
+  const GREEDY = 16, EACH = 20;
+  // One read of pipelined requests: every message of every greedy connection, each answered in one short turn.
+  const work: Array<Promise<string> | string> = [];
+  for (let g = 0; g < GREEDY; g++) {
+    const owner = {};
+    for (let i = 0; i < EACH; i++) work.push(turns.run(owner, () => { log.push(`g${g}`); return 'g'; }));
+  }
+  assert.equal(log, ['g0'], 'the first request runs at once; the rest of the read queues behind it');
+  // The next pass of the event loop reads the quiet client's request.
+  await new Promise((r) => setImmediate(r));
+  work.push(turns.run({}, () => { log.push('q'); return 'q'; }));
+  await Promise.all(work);
+  const q = log.indexOf('q');
+  assert.ok(q <= GREEDY + 2, `the quiet request waited for ${q} short answers (at most one per greedy connection and the one running; the backlog was ${GREEDY * EACH})`);
+  assert.is(log.length, GREEDY * EACH + 1);
   assert.is(turns.waiting, 0);
 });
 

@@ -22,6 +22,7 @@ import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne, readVettedText } from './parse-worker.js';
 import { defaultWorkers, EarlyWorkers, parseAll } from './pool.js';
 import { lookAndRead } from './settled-read.js';
+import { walkUntilSettled, type SettleWalks } from './settled-walk.js';
 import { isPackageInit } from '../python/modules.js';
 import type { PyImport, TsImport } from '../model.js';
 import type { ImportRec, ResolutionCounts, TsResolution } from '../store/store.js';
@@ -172,9 +173,10 @@ export class Builder {
 
   /**
    * Full walk: first build or catch-up. Re-parses only files whose size/mtime and then content hash differ.
-   * `signal` cancels it between commits (it rejects with the signal's reason).
+   * `signal` cancels it between commits (it rejects with the signal's reason). With `settle`, the tree is walked
+   * until two walks agree (settled-walk.ts: a folder just put at the root's path may still be filling).
    */
-  async refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
+  async refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal, settle?: SettleWalks): Promise<BuildSummary & { changedPaths: string[]; removedPaths: string[]; unchangedPaths: string[] }> {
     signal?.throwIfAborted();
     const t0 = performance.now();
     // A build from nothing will parse: its workers start now and as the walk finds work, and start up while the rules load and the tree is walked.
@@ -189,7 +191,10 @@ export class Builder {
       this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
       let walked: WalkEntry[];
       try {
-        const walk = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, onFile: early ? (e) => early.found(e.size) : undefined });
+        const walk = await walkUntilSettled(async (again) => {
+          if (again && this.rules) await this.rules.reloadAll(); // an ignore file may have come with the rest
+          return walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, onFile: early && !again ? (e) => early.found(e.size) : undefined });
+        }, settle, signal);
         walked = walk.files;
         this.walkLeftOut.replace(walk.leftOut);
         this.walksRecorded++;
