@@ -349,6 +349,8 @@ export function formatFooter(r: ToolResult): Shown {
   const more = shown === 0 && r.total > 0 ? human` (the offset is past the last of them: --offset takes 0 to ${r.total - 1} here)`
     : r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
   const c = r.catching_up;
-  const behind = c ? human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${c.since} not indexed yet, this answer may be out of date` : '';
+  const behind = !c ? '' : c.changes === 0 && c.rewalk
+    ? human` · ${c.rewalk}, since ${c.since}: this answer may be out of date`
+    : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${c.since} not indexed yet, this answer may be out of date`;
   return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
 }

@@ -1,0 +1,88 @@
+// A daemon started on an index that was complete when it closed answers at
+// once, while its start-up catch-up looks for what changed while no daemon
+// ran. A file added meanwhile is missing from those answers until the
+// catch-up ends, so they say so (catching_up with the start-up check), after
+// a short wait for it; a first build marks nothing (calls wait for it in the
+// index itself). The catch-up is held shut here, so nothing depends on speed.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IndexHandle } from '../indexer/api.js';
+import { openEvidexIndex } from '../indexer/index.js';
+import { IndexUpdates, START_CHECK } from '../daemon/updates.js';
+import { formatFooter } from '../client/commands/tool-command.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
+
+test.after(() => cleanupTemp());
+
+/** The handle with its refresh held until open() (the start-up catch-up is a refresh). */
+function heldRefresh(handle: IndexHandle): { handle: IndexHandle; open: () => void } {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => { open = r; });
+  const held = Object.create(handle) as IndexHandle;
+  held.refresh = (...args) => gate.then(() => handle.refresh(...args));
+  return { handle: held, open };
+}
+
+function repo(): string {
+  const root = tempDir('repo');
+  mkdirSync(join(root, 'pkg'));
+  writeFileSync(join(root, 'pkg/a.py'), 'def before_stop():\n    return 1\n');
+  return root;
+}
+
+test('answers during the start-up check of a complete index are marked, after a bounded wait; the file added offline is found once it ends', async () => {
+  const root = repo();
+  const state = tempDir('state');
+  const first = await openEvidexIndex(root, { stateDir: state, workers: 1 });
+  await first.refresh();
+  await first.close();
+  writeFileSync(join(root, 'pkg/offline.py'), 'def added_while_no_daemon_ran():\n    return 2\n');
+
+  const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
+  const { handle, open } = heldRefresh(opened);
+  const updates = new IndexUpdates(handle, { root, rules: await opened.rules(), watch: 'off', log: () => {} });
+  try {
+    updates.begin();
+    const note = updates.answerNote;
+    assert.equal(note && { changes: note.changes, rewalk: note.rewalk }, { changes: 0, rewalk: START_CHECK });
+    const r = await opened.runTool('find_symbol', { name: 'added_while_no_daemon_ran' });
+    assert.is(r.total, 0, 'the offline file is not in the index yet: why the answer is marked');
+    assert.match(formatFooter({ ...r, catching_up: note! }).plain, /· start-up check for changes made while no daemon ran, since .*: this answer may be out of date$/);
+    const wait = updates.settled(60_000);
+    assert.ok(wait, 'a call waits for the check');
+    assert.is(await wait, false, 'and is answered marked when the check is still running after the short wait');
+
+    open();
+    assert.is(await updates.startup, true);
+    assert.is(updates.answerNote, null, 'unmarked once the check is over');
+    assert.is(updates.settled(60_000), null, 'nothing to wait for');
+    assert.is((await opened.runTool('find_symbol', { name: 'added_while_no_daemon_ran' })).total, 1);
+  } finally {
+    open();
+    await updates.stop('test over');
+    await opened.close();
+  }
+});
+
+test('a first build marks no answer (calls wait for it in the index)', async () => {
+  const root = repo();
+  const opened = await openEvidexIndex(root, { stateDir: tempDir('state'), workers: 1 });
+  const { handle, open } = heldRefresh(opened);
+  const updates = new IndexUpdates(handle, { root, rules: await opened.rules(), watch: 'off', log: () => {} });
+  try {
+    updates.begin();
+    assert.is(updates.answerNote, null);
+    assert.is(updates.settled(60_000), null);
+    open();
+    assert.is(await updates.startup, true);
+    assert.is(updates.answerNote, null);
+  } finally {
+    open();
+    await updates.stop('test over');
+    await opened.close();
+  }
+});
+
+test.run();
