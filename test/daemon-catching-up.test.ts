@@ -9,7 +9,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, type Client } from '../client/connection.js';
 import type { IndexHandle } from '../indexer/api.js';
 import { openEvidexIndex } from '../indexer/index.js';
 import { RepoWatcher } from '../indexer/watch.js';
@@ -17,7 +16,7 @@ import { CatchUpMarks } from '../indexer/watch/catch-up.js';
 import { stateDirFor } from '../local/state.js';
 import { Methods } from '../protocol/messages.js';
 import { evidex } from './helpers/cli.js';
-import { daemonEnv, waitFor, waitWatcherReady } from './helpers/daemon.js';
+import { daemonEnv, readyClient, waitFor } from './helpers/daemon.js';
 import { mountReason, SmallDisk } from './helpers/full-disk.js';
 import { cleanupTemp, git, tempDir } from './helpers/fs.js';
 import { gatedQueue } from './helpers/gated-queue.js';
@@ -111,14 +110,11 @@ const held = mountReason();
   const env = daemonEnv(home);
   const cli = (args: string[]) => evidex(args, { cwd: root, home });
   assert.is((await cli(['daemon', 'start'])).code, 0);
-  let c: Client | undefined;
+  const ready = readyClient(root, env);
   try {
-    c = await connect(root, { env });
-    const client = c;
-    await waitWatcherReady(client);
+    const { client, run: call } = await ready.open();
     // The start-up's own catch-up re-walk shows in status (it is a re-walk), but no change was seen: answers are not marked.
     await waitFor('the start-up catch-up done', async () => (await client.request(Methods.indexStatus)).daemon.catchingUp === undefined, 30_000, 50);
-    const call = (name: string, args: unknown) => client.request(Methods.toolsCall, { name, arguments: args });
     const inStep = await call('find_symbol', { name: 'create_old_client' });
     assert.is(inStep.total, 1);
     assert.is(inStep.catching_up, undefined, 'in step: nothing said');
@@ -146,7 +142,7 @@ const held = mountReason();
     const footer = await cli(['symbol', 'create_new_client']);
     assert.match(footer.stderr, /^1 of 1 shown · index generation \d+$/m);
   } finally {
-    await c?.close();
+    await ready.close();
     await cli(['daemon', 'stop']);
   }
 });

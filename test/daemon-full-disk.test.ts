@@ -23,7 +23,7 @@ import { files, stateDirFor } from '../local/state.js';
 import { Methods } from '../protocol/messages.js';
 import { evidex } from './helpers/cli.js';
 import { ManualClock } from './helpers/clock.js';
-import { daemonEnv, waitFor, waitWatcherReady } from './helpers/daemon.js';
+import { daemonEnv, readyClient, waitFor } from './helpers/daemon.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { mountReason, SmallDisk } from './helpers/full-disk.js';
 import { cleanupTemp, git, tempDir } from './helpers/fs.js';
@@ -148,12 +148,9 @@ test('through a daemon: status says how many changes wait and why, `evidex index
   const { disk, root, env, stateDir, cli } = daemonRepoOnSmallDisk(32 << 20);
   const started = await cli(['daemon', 'start']);
   assert.is(started.code, 0, started.stderr);
-  let c: Client | undefined;
+  const ready = readyClient(root, env);
   try {
-    c = await connect(root, { env });
-    const client = c;
-    await waitWatcherReady(client);
-    const run = async (name: string, args: unknown) => client.request(Methods.toolsCall, { name, arguments: args });
+    const { client, run } = await ready.open();
 
     disk.fill();
     writeDuringOutage(root);
@@ -196,7 +193,7 @@ test('through a daemon: status says how many changes wait and why, `evidex index
     // A line of its own: lmdb printed its unterminated "Write error: …" to this process's stderr in the first test.
     console.log(`\n    200 changes kept through a full disk; all in the index ${(ms / 1000).toFixed(2)} s after space returned (${after.daemon.pendingUpdates} pending)`);
   } finally {
-    await c?.close();
+    await ready.close();
     const stopped = await cli(['daemon', 'stop']);
     assert.is(stopped.code, 0, stopped.stderr);
   }
@@ -210,12 +207,9 @@ test('through a daemon: status says how many changes wait and why, `evidex index
 test('`evidex index` through a daemon, cut short by a full disk after it marked the index building: once space returns the index is ready again, with no user action', async () => {
   const { disk, root, env, cli } = daemonRepoOnSmallDisk(32 << 20);
   assert.is((await cli(['daemon', 'start'])).code, 0);
-  let c: Client | undefined;
+  const ready = readyClient(root, env);
   try {
-    c = await connect(root, { env });
-    const client = c;
-    await waitWatcherReady(client);
-    const run = async (name: string, args: unknown) => client.request(Methods.toolsCall, { name, arguments: args });
+    const { client, run } = await ready.open();
     // A daemon that has run a while has free pages inside its index: files written and removed leave them.
     // They hold the refresh's first, small commit (`building`) on a full disk, not the outage's files.
     mkdirSync(join(root, 'churn'));
@@ -243,7 +237,7 @@ test('`evidex index` through a daemon, cut short by a full disk after it marked 
     const status = await cli(['daemon', 'status']);
     assert.match(status.stdout, /^index {8}ready$/m);
   } finally {
-    await c?.close();
+    await ready.close();
     assert.is((await cli(['daemon', 'stop'])).code, 0);
   }
 });

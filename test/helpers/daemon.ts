@@ -165,3 +165,22 @@ export async function stopWatched(d: TestDaemon | undefined, c: Client | undefin
   }
   cleanupTemp();
 }
+
+/**
+ * A client on the daemon already running for `root`, opened once its watcher is
+ * ready, with `run` for tools/call; close() is safe whether open() got that far or not.
+ */
+export function readyClient(root: string, env: NodeJS.ProcessEnv): {
+  open(): Promise<{ client: Client; run: (name: string, args: unknown) => Promise<ToolResult> }>;
+  close(): Promise<void>;
+} {
+  let c: Client | undefined;
+  return {
+    async open() {
+      const client = c = await connect(root, { env });
+      await waitWatcherReady(client);
+      return { client, run: (name, args) => client.request(Methods.toolsCall, { name, arguments: args }) };
+    },
+    async close() { await c?.close(); },
+  };
+}
