@@ -181,11 +181,11 @@ export function formatNote(note: string): Shown {
 
 /**
  * A tool's note or refusal as the command line says it: `find_importers X` is
- * `evidex importers X`; in a note (`flags`), the `path_prefix "P"` it was given is `--path-prefix "P"`.
+ * `evidex importers X`; in a note (`flags`), the `path_prefix "P"` it was given is `--path-prefix "P"`, `case_sensitive` is `--case-sensitive`.
  */
 export function asCommands(text: string, flags = false): string {
   const out = text.replace(/\bfind_importers /g, 'evidex importers ').replace(/\bsearch_code /g, 'evidex search ');
-  return flags ? out.replace(/\bpath_prefix /g, '--path-prefix ') : out;
+  return flags ? out.replace(/\bpath_prefix /g, '--path-prefix ').replace(/\bcase_sensitive\b/g, '--case-sensitive') : out;
 }
 
 // ---- the text form ---------------------------------------------------------
