@@ -189,7 +189,7 @@ export type Suggestion = z.infer<typeof SuggestionSchema>;
  * disk yet. The same record is index/status's `daemon.catchingUp`.
  */
 export const CatchingUpSchema = z.object({
-  changes: z.number().int().min(0).describe('Changes seen on disk and not yet in the index (a re-walk counts as one); 0 while only a re-walk no change asked for runs.'),
+  changes: z.number().int().min(0).describe('Changes seen on disk and not yet in the index (a re-walk counts as one; while it runs, so does each file it has still to read); 0 while only a re-walk no change asked for runs.'),
   since: z.string().describe('ISO time since when the index has been behind the files.'),
   rewalk: z.string().optional().describe('Why a re-walk of the tree is queued or running, when one is.'),
 });
