@@ -7,7 +7,8 @@ export class ProgressLine {
   private lastPlain = 0;
   private drawn = false;
 
-  constructor(private readonly out: Screen, private readonly quiet: boolean) {}
+  /** `now`: the clock the plain lines are spaced by (a test's own). */
+  constructor(private readonly out: Screen, private readonly quiet: boolean, private readonly now: () => number = Date.now) {}
 
   update(p: BuildProgress): void {
     if (this.quiet) return;
@@ -18,8 +19,9 @@ export class ProgressLine {
       const filled = Math.round(frac * width);
       this.out.write(human`${RETURN}[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${label}${ERASE_RIGHT}`);
       this.drawn = true;
-    } else if (Date.now() - this.lastPlain > 2000 || p.phase === 'done') {
-      this.lastPlain = Date.now();
+    } else if (p.phase === 'done' || (p.done > 0 && this.now() - this.lastPlain > 2000)) {
+      // A line for nothing done yet (`walk 0 files`, as every build starts) says nothing a file or pipe keeps.
+      this.lastPlain = this.now();
       this.out.line(label);
     }
   }

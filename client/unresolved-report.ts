@@ -5,7 +5,7 @@
 // by local/human.ts's rule — with the footer they print ("N of M shown").
 import { human, join, line, paint, path, type Shown } from '../local/human.js';
 import type { Unresolved, UnresolvedImports } from '../protocol/messages.js';
-import { UNRESOLVED_REASONS } from '../indexer/query/limits.js';
+import { OTHER_EXTENSION, UNRESOLVED_REASONS } from '../indexer/query/limits.js';
 import { UNRESOLVED_WORDS } from './daemon-report.js';
 import { formatEvidence, formatFooter, type FormatOptions } from './commands/tool-command.js';
 
@@ -40,10 +40,14 @@ export function formatUnresolved(r: UnresolvedImports, opts: FormatOptions, pref
 /** At most this many extensions are named; the rest are counted together. */
 const EXTENSIONS_NAMED = 8;
 
-/** `200 .css · 80 .scss · 12 none · 3 other`: a specifier's extension is repository text, shown by the rule. */
+/**
+ * `200 .css · 80 .scss · 12 none · 3 other`: a specifier's extension is repository text, shown by the rule;
+ * `other` counts those of no known file type (OTHER_EXTENSION) with the ones past the named few.
+ */
 function formatExtensions(ext: ReadonlyArray<[string, number]>): Shown {
-  const named = ext.slice(0, EXTENSIONS_NAMED).map(([e, n]) => human`${n} ${e || 'none'}`);
-  const rest = ext.slice(EXTENSIONS_NAMED).reduce((sum, [, n]) => sum + n, 0);
+  const known = ext.filter(([e]) => e !== OTHER_EXTENSION);
+  const named = known.slice(0, EXTENSIONS_NAMED).map(([e, n]) => human`${n} ${e || 'none'}`);
+  const rest = [...known.slice(EXTENSIONS_NAMED), ...ext.filter(([e]) => e === OTHER_EXTENSION)].reduce((sum, [, n]) => sum + n, 0);
   return join(rest ? [...named, human`${rest} other`] : named, ' · ');
 }
 

@@ -179,7 +179,7 @@ export class IndexUpdates {
       // The watcher's re-walks run under this epoch's signal too.
       index: {
         update: (paths) => this.handle.update(paths).then((s) => { this.opts.onWritten?.(s.changed.length + s.removed.length); return s; }),
-        refresh: () => this.handle.refresh(undefined, signal).then((s) => this.wrote(s)),
+        refresh: (onProgress) => this.handle.refresh(onProgress, signal).then((s) => this.wrote(s)),
         ignoreCandidates: () => this.handle.ignoreCandidates(),
       },
       exclusive: (fn) => this.queue.run(fn),

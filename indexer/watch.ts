@@ -396,7 +396,8 @@ export class RepoWatcher {
             await this.opts.rules.reloadAll();
             await this.restart();
           }
-          await this.opts.index.refresh();
+          // Not in the index yet, as the re-walk reads: the files it has still to read and itself (not the batch's count as it began).
+          await this.opts.index.refresh((p) => { if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
           // The re-walk read every ignore source anew: folders chokidar skipped may be in view.
           this.watchNewlyVisible();

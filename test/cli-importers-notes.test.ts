@@ -83,7 +83,7 @@ test('a --path-prefix nothing is under says so, and the nearest folder', () => {
   assert.not.match(evidex(['search', 'no such text anywhere', '--path-prefix', 'packages']).stderr, /note:/);
 });
 
-test('from a subfolder, the paths notes, near misses and a folder refusal name are from there, and the commands they give work as typed there; --json keeps the tools\' own', () => {
+test('from a subfolder, the paths notes, near misses (of a bare file name too) and a folder refusal name are from there, and the commands they give work as typed there; --json keeps the tools\' own', () => {
   const web = 'apps/web';
   const links = evidex(['importers', '@acme/sdk/links'], web);
   assert.is(links.code, 0, links.stderr);
@@ -105,6 +105,12 @@ test('from a subfolder, the paths notes, near misses and a folder refusal name a
   const typo = evidex(['importers', '../../packages/ui/src/button/Buton.tsx'], web);
   assert.is(typo.code, 0, typo.stderr);
   assert.match(typo.stderr, '\ndid you mean: ../../packages/ui/src/button/Button.tsx (edit)\n');
+  // A bare file name mistyped where the file is (Button.ts for Button.tsx): the near miss as a path from here, as ./Button.ts gets it.
+  for (const typed of ['Button.ts', './Button.ts']) {
+    const bare = evidex(['importers', typed], 'packages/ui/src/button');
+    assert.is(bare.code, 0, bare.stderr);
+    assert.match(bare.stderr, /^0 of 0 shown · index generation \d+\ndid you mean: Button\.tsx \(edit\)\n$/, typed);
+  }
   const folder = evidex(['importers', '../../packages/shared'], web);
   assert.is(folder.code, 2);
   assert.is(folder.stderr, 'evidex: not_indexed: "../../packages/shared" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '

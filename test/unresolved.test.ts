@@ -118,10 +118,12 @@ test('index/unresolved over ws: the statements the compiler resolves to no file,
   assert.equal(asLines(await client.request(Methods.indexUnresolved, { reasons: ['config'] })), ["apps/cfg/a.ts:1: import './theme.scss';"]);
 });
 
-test('a specifier\'s extension: of its last name, past a bundler\'s ?query or #hash; none for a dotfile or a bare name', () => {
+test('a specifier\'s extension: of its last name, past a bundler\'s ?query or #hash; none for a dotfile or a bare name; other for no known file type\'s', () => {
   const cases: Array<[string, string]> = [
     ['./logo.svg?react', '.svg'], ['./a.css#x', '.css'], ['../package.json', '.json'], ['./dist/utils.cjs.js', '.js'],
     ['./does-not-exist', ''], ['./.env', ''], ['..', ''], ['.', ''], ['@scope/pkg.name/sub', ''], ['#internal/x.woff2', '.woff2'], ['./v1.2/x', ''],
+    // A last dot-part that no file type has is part of a name (react-router's route type modules): `other`, not `.b`.
+    ['./+types/client.a.b', 'other'], ['./+types/root', ''], ['./Logo.SVG', '.SVG'], ['./styles.module.css', '.css'],
   ];
   assert.equal(cases.map(([spec]) => [spec, specExtension(spec)]), cases);
 });

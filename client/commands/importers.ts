@@ -1,7 +1,11 @@
 // `evidex importers MODULE`: find_importers from the command line.
+import { isPythonPath } from '../../indexer/python/modules.js';
+import { isTsJsPath } from '../../indexer/typescript/paths.js';
+import type { ToolResult } from '../../protocol/messages.js';
 import { flag, needPositionals } from '../command.js';
+import type { Client } from '../connection.js';
 import type { Place } from '../paths.js';
-import { PAGE, SCOPE, pageArgs, toolCommand } from './tool-command.js';
+import { PAGE, SCOPE, callTool, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
   tool: 'find_importers',
@@ -23,7 +27,24 @@ export const command = toolCommand({
   },
   // A module asked for by its path is named in items' headers by that path, from here.
   format: (p, _args, place) => ({ nameIsPath: typedAsPath(place, p.positionals[0]) }),
+  call: (client, args, p, place, shownFrom) => withNearFilesHere(client, args, p.positionals[0], place, shownFrom),
 });
+
+/**
+ * find_importers, and, when a bare file name typed in a subfolder
+ * (`hooks.ts` in lib/, where the file is hooks.tsx) finds nothing and nothing
+ * near it as a module or package name, its near misses as a path from here
+ * (`did you mean: hooks.tsx`), as `./hooks.ts` gets them. It is asked as typed
+ * first: a package may be named like a file (`chart.js`, `bn.js`).
+ */
+async function withNearFilesHere(client: Client, args: Record<string, unknown>, typed: string, place: Place, shownFrom: string | undefined): Promise<ToolResult> {
+  const r = await callTool(client, 'find_importers', args, shownFrom);
+  const asPath = place.fileToRoot(typed);
+  if (r.total > 0 || r.suggestions?.length || !place.here || asPath === args.module_name || !(isTsJsPath(typed) || isPythonPath(typed))) return r;
+  // A path refused (not indexed, a folder) says nothing more than the answer as typed: that answer stands.
+  const near = await callTool(client, 'find_importers', { ...args, module_name: asPath }, shownFrom).catch(() => null);
+  return near?.suggestions?.length ? { ...r, suggestions: near.suggestions } : r;
+}
 
 /**
  * Whether MODULE as typed is a path: a file on disk, taken from the current folder like every path (one outside

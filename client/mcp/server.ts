@@ -10,7 +10,7 @@ import { ToolError } from '../../indexer/errors.js';
 import { connect } from '../connection.js';
 import { UnnamedRootError } from '../index-guard.js';
 import { McpSession } from './session.js';
-import { StdioTransport } from './stdio.js';
+import { STDIN_END_DRAIN_MS, StdioTransport } from './stdio.js';
 
 export interface McpServerOptions {
   root: string | RealRoot;
@@ -20,6 +20,8 @@ export interface McpServerOptions {
   stdout?: Writable;
   /** Diagnostics; stdout is the protocol's alone. */
   log?: (line: string) => void;
+  /** After stdin closed, how long the requests already read may take (default STDIN_END_DRAIN_MS). */
+  drainMs?: number;
   /** No --repo: the daemon is not started unasked for the home folder or a huge non-git tree (a host's own folder may be either). */
   unnamedRoot?: boolean;
 }
@@ -55,8 +57,10 @@ function unnamedRootRefusal(e: UnnamedRootError): ToolError {
 }
 
 /**
- * Serves until stdin closes (the host went away), then closes the daemon
- * connection and resolves with the exit status. A daemon started here was
+ * Serves until stdin closes (the host went away) and the requests read by
+ * then are answered (calls still running after drainMs are answered with a
+ * refusal saying so), then closes the daemon connection and resolves with the
+ * exit status. A daemon started here was
  * started detached: it stays for the next client until its idle timeout.
  */
 export async function runMcpServer(opts: McpServerOptions): Promise<number> {
@@ -71,8 +75,10 @@ export async function runMcpServer(opts: McpServerOptions): Promise<number> {
     open: (clientName) => connect(opts.root, { autoStart: true, env: opts.env, clientName, unnamedRoot: opts.unnamedRoot, announce: (l) => log(l.plain) })
       .catch((e: unknown) => { throw e instanceof UnnamedRootError ? unnamedRootRefusal(e) : e; }),
   });
-  const transport = new StdioTransport(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout, session, { maxLineBytes: MAX_MESSAGE_BYTES, log });
-  await transport.run();
-  await session.close();
+  const drainMs = opts.drainMs ?? STDIN_END_DRAIN_MS;
+  const transport = new StdioTransport(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout, session, { maxLineBytes: MAX_MESSAGE_BYTES, log, drainMs });
+  const unanswered = await transport.run();
+  if (unanswered > 0) log(`stdin closed; ${unanswered} call(s) still running after ${drainMs / 1000} s are answered as cut short`);
+  await session.close(unanswered > 0 ? `the MCP session ended: stdin closed and the call was still running after ${drainMs / 1000} s` : undefined);
   return 0;
 }

@@ -6,6 +6,9 @@
 // session goes on; a line over the size limit is skipped as it arrives (never
 // held: memory stays bounded by the limit) and answered -32600, with the
 // request's id when the part read holds it at the top level, else `id: null`.
+// When stdin ends, the requests already read are still answered (a host may
+// write its requests and close stdin at once: `printf … | evidex mcp`), for
+// up to `drainMs`; a call still running then is answered by the session's end.
 import type { Readable, Writable } from 'node:stream';
 import { errorText, readMessage, tooLarge, topLevelId } from './messages.js';
 import type { McpSession } from './session.js';
@@ -15,25 +18,48 @@ export interface StdioOptions {
   maxLineBytes: number;
   /** One diagnostic line (stderr). */
   log: (line: string) => void;
+  /** After stdin ends, how long the requests already read may take to be answered before run() resolves. */
+  drainMs: number;
 }
+
+/** How long `evidex mcp` waits, after stdin closed, for the answers to the requests it read (docs/mcp.md). */
+export const STDIN_END_DRAIN_MS = 60_000;
 
 export class StdioTransport {
   /** The line being read: its pieces and byte count; past the limit, only its first bytes are kept (for its id). */
   private pieces: Buffer[] = [];
   private bytes = 0;
+  /** Requests read and not yet answered: stdin's end waits for them (bounded by drainMs). */
+  private readonly pending = new Set<Promise<void>>();
   private readonly onData = (chunk: Buffer | string): void => this.take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
 
   constructor(private readonly stdin: Readable, private readonly stdout: Writable, private readonly session: McpSession, private readonly opts: StdioOptions) {}
 
-  /** Reads stdin until it ends (the host went away). */
-  run(): Promise<void> {
-    return new Promise((resolve) => {
+  /**
+   * Reads stdin until it ends (the host went away), then waits up to drainMs
+   * for the answers to what it read; resolves with the number of requests
+   * still unanswered then (the caller's session.close() answers them).
+   */
+  async run(): Promise<number> {
+    await new Promise<void>((resolve) => {
       this.stdin.on('data', this.onData);
       this.stdin.on('error', (e) => this.opts.log(`stdin: ${e.message}`));
-      const done = () => { this.stdin.off('data', this.onData); this.pieces = []; resolve(); };
+      const done = () => {
+        this.stdin.off('data', this.onData);
+        // A last line without its newline is still a message.
+        if (this.bytes > 0) this.endLine();
+        this.pieces = [];
+        resolve();
+      };
       this.stdin.once('end', done);
       this.stdin.once('close', done);
     });
+    if (this.pending.size === 0) return 0;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => { timer = setTimeout(resolve, this.opts.drainMs); });
+    await Promise.race([Promise.all(this.pending), limit]);
+    clearTimeout(timer);
+    return this.pending.size;
   }
 
   /** Writes one message (JSON text) as one line. */
@@ -76,6 +102,9 @@ export class StdioTransport {
       this.write(errorText(read.refusal));
       return;
     }
-    void this.session.handle(read.message).then((reply) => { if (reply !== null) this.write(reply); });
+    const answered: Promise<void> = this.session.handle(read.message)
+      .then((reply) => { if (reply !== null) this.write(reply); })
+      .finally(() => this.pending.delete(answered));
+    this.pending.add(answered);
   }
 }

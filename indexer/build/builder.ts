@@ -42,8 +42,8 @@ const COMMIT_MS = 500;
 /** Reported while a refresh runs (the CLI's progress line, the daemon's index/progress notifications). */
 export interface BuildProgress {
   phase: 'walk' | 'parse' | 'write' | 'done';
-  done: number;                // files processed so far in this phase
-  total: number;               // files known in this phase (0 while unknown)
+  done: number;                // files processed so far in this phase (parse: not those left out as binary or too large)
+  total: number;               // files known in this phase (0 while unknown; parse: less those left out so far)
 }
 
 /** What a refresh did, once it is done. */
@@ -255,6 +255,8 @@ export class Builder {
     const changes: FileChange[] = [];
     const tsWritten = new Set<string>();
     let done = 0;
+    /** Files read and found binary or over the size cap: out of the progress's count, which so ends at what was indexed. */
+    let excluded = 0;
     let ops: StoreOp[] = [];
     let opBytes = 0;
     let lastFlush = performance.now();
@@ -275,10 +277,13 @@ export class Builder {
         else if (res.kind === 'same') unchangedPaths.push(res.path);
         else if ((res.kind === 'gone' || res.kind === 'excluded') && store.fileByPath(res.path)) removedPaths.push(res.path);
         if (op) { ops.push(op); if (op.op === 'put') opBytes += op.file.text.length; }
+        if (res.kind === 'excluded') excluded++;
       }
       done += results.length;
       if (ops.length >= COMMIT_FILES || opBytes >= COMMIT_BYTES || performance.now() - lastFlush >= COMMIT_MS) flush();
-      onProgress?.({ phase: 'parse', done, total: tasks.length });
+      // The total is what the walk found to read, less what reading left out so far (binary, too large): on a first
+      // build it ends at the files the summary counts (react-router: 1159, where 1184 were read and 25 were binary).
+      onProgress?.({ phase: 'parse', done: done - excluded, total: tasks.length - excluded });
     };
     await parseAll(tasks, this.maxBytes, this.workerCount, take, this.opts.compileCache ?? null, early?.take());
     signal?.throwIfAborted();

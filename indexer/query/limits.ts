@@ -28,3 +28,5 @@ export const SYMBOL_KINDS = ['class', 'function', 'method', 'variable', 'interfa
 export const UNRESOLVED_REASONS = ['missing', 'config', 'external'] as const;
 /** The reasons listed when none is named: the statements that reach nothing and are no package. */
 export const DEFAULT_UNRESOLVED_REASONS: readonly (typeof UNRESOLVED_REASONS)[number][] = ['missing', 'config'];
+/** index/unresolved's `extensions` key for a specifier's last dot-part that is no known file type's (`./+types/client.a.b`); a real extension starts with ".". */
+export const OTHER_EXTENSION = 'other';

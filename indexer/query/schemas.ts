@@ -189,7 +189,7 @@ export type Suggestion = z.infer<typeof SuggestionSchema>;
  * disk yet. The same record is index/status's `daemon.catchingUp`.
  */
 export const CatchingUpSchema = z.object({
-  changes: z.number().int().min(0).describe('Changes seen on disk and not yet in the index (a re-walk counts as one); 0 while only a re-walk no change asked for runs.'),
+  changes: z.number().int().min(0).describe('Changes seen on disk and not yet in the index (a re-walk counts as one; while it runs, so does each file it has still to read); 0 while only a re-walk no change asked for runs.'),
   since: z.string().describe('ISO time since when the index has been behind the files.'),
   rewalk: z.string().optional().describe('Why a re-walk of the tree is queued or running, when one is.'),
 });
@@ -201,7 +201,7 @@ export const ToolResultSchema = z.looseObject({
   suggestions: z.array(SuggestionSchema).optional()
     .describe('Only when find_symbol or find_importers found nothing: the nearest names the index does hold, best first.'),
   notes: z.array(z.string()).optional()
-    .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under.'),
+    .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under, a search query written as a regular expression.'),
   catching_up: CatchingUpSchema.optional()
     .describe('Only when files changed on disk were not all indexed yet: the answer is provisional; ask again shortly.'),
 });

@@ -18,6 +18,8 @@ import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
 import { withImporterSuggestions } from './suggest-modules.js';
 import { withPrefixNote } from './prefix-note.js';
+import { regexNote } from './regex-note.js';
+import { withNote } from './notes.js';
 import { ExactFinder } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
@@ -43,7 +45,10 @@ export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResu
   switch (call.name) {
     case 'search_code': {
       const { store } = ctx;
-      return answerPaced(function* (due) { return withPrefixNote(store, call.args.path_prefix, yield* searchCode(store, call.args, due)); }, pace, () => store.generation);
+      return answerPaced(function* (due) {
+        const r = withPrefixNote(store, call.args.path_prefix, yield* searchCode(store, call.args, due));
+        return withNote(r, regexNote(call.args.query, r.total, call.args.case_sensitive ?? false));
+      }, pace, () => store.generation);
     }
     case 'find_symbol': return answerPaced((due) => symbolAnswer(ctx.store, call.args, due), pace, () => ctx.store.generation);
     case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);

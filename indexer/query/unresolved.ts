@@ -13,7 +13,7 @@ import { isTsImport, type Unresolved } from '../model.js';
 import { UNRESOLVED_AT, type Store } from '../store/store.js';
 import type { FileMeta } from '../store/store.js';
 import { pathPrefixOf } from './args.js';
-import { UNRESOLVED_REASONS } from './limits.js';
+import { OTHER_EXTENSION, UNRESOLVED_REASONS } from './limits.js';
 import { notesShownFrom } from './notes.js';
 import { prefixNote } from './prefix-note.js';
 
@@ -56,12 +56,34 @@ export interface UnresolvedImports {
   generation: number;
 }
 
-/** A specifier's extension: of its last segment's name, past any `?query` or `#hash` a bundler reads (`./logo.svg?react` is `.svg`); '' for none. */
+/**
+ * The extensions a specifier's tally names: the compiler's own (TypeScript,
+ * JavaScript, JSON) and those of the files bundlers load through imports
+ * (styles, images, fonts, media, data, framework components). Anything else
+ * after a name's last dot is part of a name (`./+types/client.a.b`, a route
+ * module's, is no `.b` file), counted as OTHER_EXTENSION.
+ */
+const KNOWN_EXTENSIONS: ReadonlySet<string> = new Set([
+  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'json5', 'jsonc',
+  'css', 'scss', 'sass', 'less', 'styl', 'pcss', 'postcss',
+  'svg', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'ico', 'bmp',
+  'woff', 'woff2', 'ttf', 'otf', 'eot',
+  'mp3', 'mp4', 'webm', 'wav', 'ogg',
+  'txt', 'md', 'mdx', 'html', 'csv', 'xml', 'yaml', 'yml', 'toml', 'graphql', 'gql', 'wasm', 'node',
+  'vue', 'svelte', 'astro',
+]);
+
+/**
+ * A specifier's extension: of its last segment's name, past any `?query` or
+ * `#hash` a bundler reads (`./logo.svg?react` is `.svg`); '' for none;
+ * OTHER_EXTENSION for a last dot-part that is no known file type's (`.b`).
+ */
 export function specExtension(spec: string): string {
   const bare = spec.replace(/(.)[?#].*$/s, '$1'); // not the `#` a subpath import starts with
   // A dot that starts the name (`./.env`) makes no extension.
   const m = /.\.([^./\\]+)$/.exec(bare.slice(bare.lastIndexOf('/') + 1));
-  return m ? `.${m[1]}` : '';
+  if (!m) return '';
+  return KNOWN_EXTENSIONS.has(m[1].toLowerCase()) ? `.${m[1]}` : OTHER_EXTENSION;
 }
 
 /** The reason's statements in `files` counted by specifier extension, most first (ties by extension). */

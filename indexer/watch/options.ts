@@ -1,5 +1,5 @@
 // What a RepoWatcher is given and what it reports (watch.ts).
-import type { BuildSummary, UpdateSummary } from '../api.js';
+import type { BuildProgress, BuildSummary, UpdateSummary } from '../api.js';
 import type { RepoRules } from '../discover/rules.js';
 import type { Timers } from './rechecks.js';
 
@@ -20,7 +20,12 @@ export interface WatchOptions {
   root: string;
   /** The rules the index walks with (the links scan must decide exactly as the walk does). */
   rules: RepoRules;
-  index: { update(paths: string[]): Promise<UpdateSummary>; refresh(): Promise<BuildSummary>; ignoreCandidates?(): { indexed: string[]; ignored: string[] } };
+  index: {
+    update(paths: string[]): Promise<UpdateSummary>;
+    /** `onProgress`: how far the re-walk has come (its parse phase counts the files still to read, BuildProgress). */
+    refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary>;
+    ignoreCandidates?(): { indexed: string[]; ignored: string[] };
+  };
   /** Runs `fn` alone among all index writers (the daemon's write queue). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** How long to gather events before applying them (default 4 ms: a temp-write + rename lands in one batch). */
