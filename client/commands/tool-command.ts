@@ -47,8 +47,8 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   build(p: Parsed<F & CommonFlags>, place: Place): Record<string, unknown>;
   /** How the text output looks (highlight, bodies, a module asked for by its path); `args` as `build` made them. */
   format?(p: Parsed<F & CommonFlags>, args: Record<string, unknown>, place: Place): FormatOptions;
-  /** Makes the call (default: one tools/call); `read` makes several to print a file whole. */
-  call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>): Promise<ToolResult>;
+  /** Makes the call (default: one tools/call); `read` makes several to print a file whole. `shownFrom` as callTool's. */
+  call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>, shownFrom: string | undefined): Promise<ToolResult>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
   after?(r: ToolResult, args: Record<string, unknown>, client: Client, place: Place): Promise<Shown | null>;
 }
@@ -103,7 +103,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
         const { whileBuilding } = await import('../build-wait.js');
         // The text form names every path from here, the paths the daemon's notes and refusals name too; --json keeps the tools' own.
         const from = p.flags.json ? undefined : place.here ?? undefined;
-        const r = await whileBuilding(client, s.call ? s.call(client, args, p) : callTool(client, s.tool, args, from)).catch((e: unknown) => {
+        const r = await whileBuilding(client, s.call ? s.call(client, args, p, from) : callTool(client, s.tool, args, from)).catch((e: unknown) => {
           throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
         });
         printResult(r, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) });
