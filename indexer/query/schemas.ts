@@ -201,7 +201,7 @@ export const ToolResultSchema = z.looseObject({
   suggestions: z.array(SuggestionSchema).optional()
     .describe('Only when find_symbol or find_importers found nothing: the nearest names the index does hold, best first.'),
   notes: z.array(z.string()).optional()
-    .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under.'),
+    .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under, that an interface\'s members are no definitions.'),
   catching_up: CatchingUpSchema.optional()
     .describe('Only when files changed on disk were not all indexed yet: the answer is provisional; ask again shortly.'),
 });
