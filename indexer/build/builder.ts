@@ -467,10 +467,7 @@ export class Builder {
   private skippedFor(size: number): LeftOutReason { return size > this.maxBytes ? 'tooLarge' : 'binary'; }
 
   /** Why the file at `path` is left out, as the walks and the store last knew it; null when they know of no reason (indexed, missing, or not walked yet). */
-  leftOutReason(path: string): LeftOutReason | null {
-    const skipped = this.store.skipped.get(path);
-    return skipped ? this.skippedFor(skipped.size) : this.walkLeftOut.get(path) ?? null;
-  }
+  leftOutReason(path: string): LeftOutReason | null { const s = this.store.skipped.get(path); return s ? this.skippedFor(s.size) : this.walkLeftOut.get(path) ?? null; }
 
   /** Records what one re-checked path now is: indexed (or gone) forgets it, left out records why; a name shown with U+FFFD lists its folder by bytes. */
   private async noteLeftOut(rules: RepoRules, path: string, entry: WalkEntry | null | 'gone'): Promise<void> {
