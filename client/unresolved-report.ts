@@ -4,9 +4,11 @@
 // commands print an import — `path:line: text`, the file's own line, shown
 // by local/human.ts's rule — with the footer they print ("N of M shown").
 import { human, join, line, paint, path, type Shown } from '../local/human.js';
+import type { UnresolvedStatement } from '../indexer/api.js';
 import type { Unresolved, UnresolvedImports } from '../protocol/messages.js';
 import { OTHER_EXTENSION, UNRESOLVED_REASONS } from '../indexer/query/limits.js';
 import { UNRESOLVED_WORDS } from './daemon-report.js';
+import { LEFT_OUT_WORDS } from './left-out-note.js';
 import { formatEvidence, formatFooter, type FormatOptions } from './commands/tool-command.js';
 
 /** Why each reason's statements reach nothing, as the group's header says it (docs/tools.md, "A statement that resolves nowhere"); groups come in UNRESOLVED_REASONS' order, the answer's. */
@@ -32,9 +34,22 @@ export function formatUnresolved(r: UnresolvedImports, opts: FormatOptions, pref
     groups.push(paint('2', human`# ${UNRESOLVED_WORDS[reason]} (${count(reason)}): ${WHY[reason]}`));
     const ext = r.extensions?.[reason];
     if (ext?.length) groups.push(paint('2', human`#   by extension: ${formatExtensions(ext)}`));
-    groups.push(formatEvidence(items, opts));
+    groups.push(join(items.map((e) => formatStatement(e, opts))));
   }
   return groups.length ? join(groups) : null;
+}
+
+/**
+ * One statement's lines; one that reaches a file the index left out says so
+ * first, on a `#` line (not a line of the file), so nobody looks for a
+ * missing file: it is there, and too large or binary to be a target.
+ */
+function formatStatement(e: UnresolvedStatement, opts: FormatOptions): Shown {
+  const lines = formatEvidence([e], opts);
+  const to = e.reaches_left_out;
+  if (!to) return lines;
+  const where = path(opts.shown ? opts.shown(to.path) : to.path);
+  return join([paint('2', human`# reaches ${where}, a file left out of the index: ${LEFT_OUT_WORDS[to.reason]}`), lines]);
 }
 
 /** At most this many extensions are named; the rest are counted together. */

@@ -14,6 +14,7 @@ import { leftOutByName, noLeftOut, type LeftOut, type LeftOutCounts, type LeftOu
 import type { RepoRules } from './discover/rules.js';
 import { asToolError, ToolError } from './errors.js';
 import { checkToolCall } from './query/arg-bounds.js';
+import { NotIndexedError } from './query/args.js';
 import type { ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
 import { unresolvedImports } from './query/unresolved.js';
@@ -105,19 +106,35 @@ export class EvidexIndex implements IndexHandle {
   async unresolvedImports(q: UnresolvedQuery): Promise<UnresolvedImports> {
     if (this.firstBuild) await this.firstBuild;
     this.checkServing(true);
-    return unresolvedImports(this.store, q);
+    // Whether a listed statement reaches a file left out is known once a walk has said what is left out.
+    await this.builder.leftOutKnown();
+    return unresolvedImports(this.store, q, { leftOut: this.builder.leftOut(), wouldReach: (stmts, extra) => this.builder.ts.wouldReach(stmts, extra) });
   }
 
-  private answer(call: ToolCall, pace: Pace | undefined): ToolResult | Promise<ToolResult> {
+  /** `again`: the call is asked a second time, once the walk said what it leaves out (refusedBeforeWalk). */
+  private answer(call: ToolCall, pace: Pace | undefined, again = false): ToolResult | Promise<ToolResult> {
     try {
       this.checkServing(call.name !== 'read_git_diff');
       const rules = this.builder.loadedRules;
-      const r = rules ? runTool({ root: this.root, store: this.store, rules }, call, pace)
-        : this.rules().then((loaded) => runTool({ root: this.root, store: this.store, rules: loaded }, call, pace));
-      return r instanceof Promise ? r.catch((e: unknown) => { throw asToolError(e); }) : r;
+      const ctx = { root: this.root, store: this.store, leftOut: (path: string) => this.builder.leftOutReason(path) };
+      const r = rules ? runTool({ ...ctx, rules }, call, pace) : this.rules().then((loaded) => runTool({ ...ctx, rules: loaded }, call, pace));
+      return r instanceof Promise ? r.catch((e: unknown) => this.refusedBeforeWalk(e, call, pace, again) ?? Promise.reject(asToolError(e))) : r;
     } catch (e) {
+      const later = this.refusedBeforeWalk(e, call, pace, again);
+      if (later) return later;
       throw asToolError(e);
     }
+  }
+
+  /**
+   * A refusal of a file that is there, given before any walk recorded why
+   * files are left out (a daemon answering from a complete index before its
+   * start-up walk): the call asked again once one has, so the refusal says
+   * why (over the size cap, binary) as it will afterwards. Null otherwise.
+   */
+  private refusedBeforeWalk(e: unknown, call: ToolCall, pace: Pace | undefined, again: boolean): Promise<ToolResult> | null {
+    if (again || !(e instanceof NotIndexedError) || !e.fileThere || this.builder.leftOutRecorded) return null;
+    return this.builder.leftOutKnown().then(() => this.answer(call, pace, true));
   }
 
   /** Refuses a call the index cannot answer now; `needsIndex`: it reads the index (read_git_diff alone does not). */

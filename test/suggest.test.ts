@@ -38,6 +38,10 @@ write(repo, {
   'httpx/_models.py': 'class Request:\n    pass\n',
   'web/base.ts': 'export class Base<T> {\n  run(x: T): T {\n    return x;\n  }\n}\n',
   'web/server.ts': "import { Base } from './base';\n\nexport class Server extends Base<string> implements Runner {\n  stop(): void {}\n}\n",
+  'effect/src/Effect.ts': 'export interface Effect<A> {\n  readonly value: A;\n}\nexport const map = <A>(self: Effect<A>) => self;\nexport function flatMap() {}\n',
+  'effect/src/Chunk.ts': 'export const map = 1;\n',
+  'effect/src/Stream/index.ts': 'export const make = 1;\n',
+  'router/router.ts': 'export interface Router {\n  navigate(to: string): void;\n}\nexport type Navigator = { go(): void };\n',
   '.env': 'SECRET=1\n',
 });
 
@@ -101,6 +105,24 @@ const tsTest = testUnless(existsSync(join(PROJECT_ROOT, 'dist', 'indexer', 'type
 
 tsTest('find_symbol: a TypeScript class inherits through `extends`', async () => {
   assert.equal(await suggested('find_symbol', { name: 'Server.run' }), ['Base.run inherited web/base.ts:2']);
+});
+
+tsTest('find_symbol: a TypeScript module\'s export as a namespace import writes it (Effect.map: map of Effect.ts, or of Stream/index.ts), first; an interface\'s or type alias\'s member gets a note', async () => {
+  assert.equal(await suggested('find_symbol', { name: 'Effect.map' }), ['map module effect/src/Effect.ts:4'], 'not map of Chunk.ts');
+  assert.equal(await suggested('find_symbol', { name: 'Effect.flatMap' }), ['flatMap module effect/src/Effect.ts:5']);
+  assert.equal(await suggested('find_symbol', { name: 'Stream.make' }), ['make module effect/src/Stream/index.ts:1']);
+  // Ranked before names alike: `Effect.mapp` has no module export, and finds none by this rule.
+  assert.equal(await suggested('find_symbol', { name: 'Effect.nope' }), []);
+  // Effect is an interface too, but the module answered: no note.
+  const run = async (name: string) => (await index()).runTool('find_symbol', { name });
+  assert.is((await run('Effect.map')).notes, undefined);
+  assert.equal((await run('Router.navigate')).notes, [
+    'no definition is named "Router.navigate": Router is an interface (router/router.ts:1), and the members of an interface or a type alias are not definitions: read them among its lines',
+  ]);
+  assert.ok((await run('Navigator.go')).notes?.[0]?.startsWith('no definition is named "Navigator.go": Navigator is a type alias (router/router.ts:4), and'));
+  // A class's members are definitions: no note for a member it lacks; Python names never get one.
+  assert.is((await run('Server.nope')).notes, undefined);
+  assert.is((await run('Flask.nope')).notes, undefined);
 });
 
 test('find_importers: a module no file is known by gets the nearest module names and paths; a path not indexed says them in its refusal', async () => {
@@ -208,6 +230,12 @@ test('evidex symbol / importers print one "did you mean" line on stderr; --json 
     assert.match(imp.stderr, /did you mean: flask\.app \(edit, src\/flask\/app\.py\)\n/);
     const json = JSON.parse(run(['symbol', 'httpx.Client', '--json']).stdout);
     assert.equal(json.suggestions, [{ name: 'httpx._client.Client', why: 'reexported', kind: 'class', path: 'httpx/_client.py', line: 6 }]);
+    assert.match(run(['symbol', 'Effect.map']).stderr, /\ndid you mean: map \(module, effect\/src\/Effect\.ts:4\)\n$/);
+    // The note names the interface's place from where the command runs.
+    const sub = spawnSync(process.execPath, [BIN, 'symbol', 'Router.navigate', '--all', '--repo', repo], {
+      cwd: join(repo, 'router'), encoding: 'utf8', timeout: 60_000, env: { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9' },
+    });
+    assert.match(sub.stderr, /\nnote: no definition is named "Router\.navigate": Router is an interface \(router\.ts:1\), and /, sub.stderr);
   } finally {
     run(['daemon', 'stop']);
   }
@@ -228,6 +256,9 @@ test('through MCP: structuredContent carries the suggestions, checked by the SDK
     const want = [{ name: 'Scaffold.route', why: 'inherited', kind: 'method', path: 'src/flask/sansio/scaffold.py', line: 6 }];
     assert.equal((r.structuredContent as { suggestions: unknown }).suggestions, want);
     assert.equal(JSON.parse((r.content as Array<{ text: string }>)[0].text).suggestions, want);
+    // A reason the outputSchema must list, or the SDK client refuses the answer.
+    const mod = await client.callTool({ name: 'find_symbol', arguments: { name: 'Effect.map' } });
+    assert.equal((mod.structuredContent as { suggestions: unknown }).suggestions, [{ name: 'map', why: 'module', kind: 'function', path: 'effect/src/Effect.ts', line: 4 }]);
   } finally {
     await client.close();
     spawnSync(process.execPath, [BIN, 'daemon', 'stop', '--repo', repo], { env, encoding: 'utf8', timeout: 60_000 });

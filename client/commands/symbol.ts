@@ -25,8 +25,8 @@ export const command = toolCommand({
   },
   format: (p) => ({ body: Boolean(p.flags.body) }),
   // --body prints each definition whole: a body past the snippet cut is read on (read-span.ts); --json is the tool's answer.
-  async call(client, args, p) {
-    const r = await callTool(client, 'find_symbol', args);
+  async call(client, args, p, _place, shownFrom) {
+    const r = await callTool(client, 'find_symbol', args, shownFrom);
     if (!p.flags.body || p.flags.json) return r;
     const evidence = [];
     for (const e of r.evidence) evidence.push(await readOn(client, e));

@@ -13,7 +13,7 @@
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
 import { checkPath, walkRepo, whyLeftOut, type WalkEntry } from '../discover/walk.js';
-import { LeftOutSet, type LeftOut } from '../discover/left-out.js';
+import { LeftOutSet, type LeftOut, type LeftOutReason } from '../discover/left-out.js';
 import { listByBytes, mayBeNotUtf8 } from '../discover/names.js';
 import { isPathTooLong } from '../discover/path-limits.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
@@ -85,7 +85,7 @@ export interface BuilderOptions {
 export class Builder {
   private rules: RepoRules | null = null;
   /** TypeScript/JavaScript resolution: what to resolve after a build or an update, and against which tree. */
-  private readonly ts: TsImports;
+  readonly ts: TsImports;
   /** Files parsed (content read and extracted) since this builder was made — tests check that unchanged files are not re-parsed. */
   parsed = 0;
   /** What the walks left out (binary files aside: the store knows those), for status and the CLI's hint. */
@@ -455,16 +455,24 @@ export class Builder {
     return (this.firstWalk ??= (async () => {
       const rules = await this.currentRules();
       const { leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
-      if (this.walksRecorded === 0) this.walkLeftOut.replace(leftOut);
+      if (this.walksRecorded === 0) { this.walkLeftOut.replace(leftOut); this.walksRecorded++; }
     })().catch(() => undefined));
   }
+
+  /** Whether a whole-tree walk has recorded what is left out (leftOutKnown() has settled, or a refresh walked). */
+  get leftOutRecorded(): boolean { return this.walksRecorded > 0; }
 
   /** Every file left out, with its reason: the walks' and the binary files the store skips. */
   *leftOut(): Generator<LeftOut> {
     for (const [path, reason] of this.walkLeftOut.entries()) yield { path, reason };
-    // A skipped file is one whose content ruled it out: binary, or grown past the cap between the look and the read.
-    for (const [path, { size }] of this.store.skipped) yield { path, reason: size > this.maxBytes ? 'tooLarge' : 'binary' };
+    for (const [path, { size }] of this.store.skipped) yield { path, reason: this.skippedFor(size) };
   }
+
+  /** Why the store skips a file of this size: its content ruled it out, as binary, or grown past the cap between the look and the read. */
+  private skippedFor(size: number): LeftOutReason { return size > this.maxBytes ? 'tooLarge' : 'binary'; }
+
+  /** Why the file at `path` is left out, as the walks and the store last knew it; null when they know of no reason (indexed, missing, or not walked yet). */
+  leftOutReason(path: string): LeftOutReason | null { const s = this.store.skipped.get(path); return s ? this.skippedFor(s.size) : this.walkLeftOut.get(path) ?? null; }
 
   /** Records what one re-checked path now is: indexed (or gone) forgets it, left out records why; a name shown with U+FFFD lists its folder by bytes. */
   private async noteLeftOut(rules: RepoRules, path: string, entry: WalkEntry | null | 'gone'): Promise<void> {

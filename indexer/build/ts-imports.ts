@@ -12,11 +12,11 @@ import type { TsImport } from '../model.js';
 import type { ImportRec, Store, StoreOp, TsResolution } from '../store/store.js';
 import { extractTs } from '../typescript/extract.js';
 import { TsResolver } from '../typescript/resolve.js';
-import { specTarget, specTargets } from '../typescript/targets.js';
+import { specTarget, specTargets, targetName } from '../typescript/targets.js';
 import { isResolutionInput, isTsJsPath } from '../typescript/paths.js';
 import { dirOf, existenceKey, type RepoView } from '../typescript/view.js';
 import { changedPackages, declaresPackages, type WorkspacePackages } from '../typescript/workspaces.js';
-import { FolderTree, StoreView, WalkView } from './ts-view.js';
+import { FolderTree, StoreView, WalkView, WithFilesView } from './ts-view.js';
 
 /** A file that changed in a way resolution may care about. */
 export interface FileChange { path: string; how: 'appeared' | 'disappeared' | 'text' }
@@ -137,6 +137,22 @@ export class TsImports {
       }
       spent += performance.now() - t0;
     }
+  }
+
+  /**
+   * The file each statement (of `file`, as stored) would resolve to if the
+   * files `extra` were indexed too — the compiler asked again over the index
+   * with them laid over it — when it is one of them; else null. Asked only
+   * for statements that resolved nowhere (`evidex index --unresolved`), so
+   * only they pay; the builder's resolver and its caches are not touched.
+   */
+  wouldReach(stmts: ReadonlyArray<{ file: string; raw: TsImport }>, extra: ReadonlySet<string>): Array<string | null> {
+    if (extra.size === 0) return stmts.map(() => null);
+    const resolver = new TsResolver(this.root, new WithFilesView(new StoreView(this.store, this.tree(), this.roots), extra));
+    return stmts.map(({ file, raw }) => {
+      const target = resolveOrNot(resolver, file, [raw]).imports[0].targets[0];
+      return target !== undefined && target.startsWith('./') && extra.has(targetName(target)) ? targetName(target) : null;
+    });
   }
 
   /** After a failed commit: what was derived from the uncommitted view is thrown away and read afresh when next needed. */

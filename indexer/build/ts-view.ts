@@ -176,3 +176,29 @@ export class WalkView implements RepoView {
     for (const p of this.walked.keys()) if (p === name || p.endsWith(suffix)) yield p;
   }
 }
+
+/**
+ * A view with more files laid over it as files that exist, without text
+ * (resolution asks only whether a module file is there): files the index
+ * left out, to learn where a statement that resolved nowhere would resolve.
+ */
+export class WithFilesView implements RepoView {
+  private readonly folders: FolderTree;
+
+  constructor(private readonly base: RepoView, private readonly extra: ReadonlySet<string>) {
+    this.folders = new FolderTree(extra);
+  }
+
+  isFile(rel: string): boolean { return this.extra.has(rel) || this.base.isFile(rel); }
+  isDir(rel: string): boolean { return this.folders.has(rel) || this.base.isDir(rel); }
+  text(rel: string): string | undefined { return this.base.text(rel); }
+  filesNamed(name: string): Iterable<string> { return this.base.filesNamed(name); }
+  realPath(rel: string): string { return this.extra.has(rel) ? rel : this.base.realPath(rel); }
+
+  entries(rel: string): FolderEntries {
+    const mine = this.folders.entries(rel);
+    if (mine.files.length === 0 && mine.directories.length === 0) return this.base.entries(rel);
+    const theirs = this.base.entries(rel);
+    return { files: [...new Set([...theirs.files, ...mine.files])], directories: [...new Set([...theirs.directories, ...mine.directories])] };
+  }
+}

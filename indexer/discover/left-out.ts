@@ -66,6 +66,9 @@ export class LeftOutSet {
     }
   }
 
+  /** Why `path` itself is left out, as last recorded; undefined when it is not (indexed, gone, or below a folder left out as a whole). */
+  get(path: string): WalkLeftOutReason | undefined { return this.byPath.get(path); }
+
   get size(): number { return this.byPath.size; }
 
   entries(): IterableIterator<[string, WalkLeftOutReason]> { return this.byPath.entries(); }

@@ -1,7 +1,9 @@
 // What every tool makes of its common arguments: the page of the answer order
 // (`limit`, `offset`), `path_prefix`, and a caller's path naming an indexed
 // file (docs/tools.md, Paging and What is indexed).
-import { statSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
+import { BINARY_SNIFF_BYTES } from '../discover/content.js';
+import type { LeftOutReason } from '../discover/left-out.js';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import type { FileMeta, Store } from '../store/store.js';
@@ -34,17 +36,58 @@ export function pathPrefixOf(raw: string | undefined): string | undefined {
   return raw.endsWith('/') ? `${clean}/` : clean;
 }
 
-/** The indexed file a caller's path names, or a refusal (path_denied, secret_denied, not_indexed). */
-export function indexedFile(store: Store, rules: RepoRules, input: string): FileMeta {
+/** Why the index left a file out, as it knows it (left-out.ts); null when it knows no reason. */
+export type LeftOutLookup = (path: string) => LeftOutReason | null;
+
+/**
+ * A refusal of a path the index does not hold (`not_indexed`); `fileThere`:
+ * a file exists at that path, so it is no near miss of another name.
+ */
+export class NotIndexedError extends ToolError {
+  constructor(message: string, readonly fileThere: boolean) { super('not_indexed', message); }
+}
+
+/** The indexed file a caller's path names, or a refusal (path_denied, secret_denied, not_indexed: why, when the index knows). */
+export function indexedFile(store: Store, rules: RepoRules, input: string, leftOut?: LeftOutLookup): FileMeta {
   const rel = normalizeCallerPath(rules, input);
   const f = store.fileByPath(rel);
-  if (!f) throw new ToolError('not_indexed', isFolder(`${rules.realRoot}/${rel}`)
-    ? `${JSON.stringify(rel)} is a folder, not a file; path_prefix ${JSON.stringify(`${rel}/`)} looks inside it`
-    : `${JSON.stringify(rel)} is not in the index (missing, ignored, binary or too large)`);
+  if (!f) throw notIndexed(rules, rel, leftOut);
   return f;
 }
 
-/** Whether a caller's path (checked: inside the root) is a folder: said so rather than "not in the index". */
-function isFolder(abs: string): boolean {
-  try { return statSync(abs).isDirectory(); } catch { return false; }
+/**
+ * Why `rel` is not in the index, in words. A file over the size cap or
+ * binary says so; a secret or ignored one, or one the index knows nothing
+ * of, gets the one answer that lists every reason, so the refusal tells
+ * nothing of a secret (whose name alone is refused before this) that is not
+ * told of any file.
+ */
+function notIndexed(rules: RepoRules, rel: string, leftOut: LeftOutLookup | undefined): NotIndexedError {
+  const abs = `${rules.realRoot}/${rel}`;
+  const st = statOrNull(abs);
+  if (st?.isDirectory()) return new NotIndexedError(`${JSON.stringify(rel)} is a folder, not a file; path_prefix ${JSON.stringify(`${rel}/`)} looks inside it`, false);
+  const why = leftOut?.(rel) ?? null;
+  const cap = rules.maxFileBytes;
+  const words = why === 'tooLarge' ? `over the size cap (${st && st.size > cap ? `${overCap(st.size, cap)} > ` : ''}${sizeWords(cap)})`
+    : why === 'binary' ? `binary (a NUL byte in its first ${sizeWords(BINARY_SNIFF_BYTES)})` : null;
+  return new NotIndexedError(words ? `${JSON.stringify(rel)} is left out of the index: ${words}`
+    : `${JSON.stringify(rel)} is not in the index (missing, ignored, binary or too large)`, st !== null);
+}
+
+/** A size as the refusals say it: bytes, KiB or MiB, with one decimal where it is not whole (`3.1 MiB`, `2 MiB`). */
+function sizeWords(bytes: number): string {
+  const [n, unit] = bytes >= 1 << 20 ? [bytes / (1 << 20), 'MiB'] : bytes >= 1 << 10 ? [bytes / (1 << 10), 'KiB'] : [bytes, 'bytes'];
+  return `${Number.isInteger(n) ? n : n.toFixed(1)} ${unit}`;
+}
+
+/** A size over the cap as sizeWords says it, or in bytes where that rounds to the cap's own figure (`2.0 MiB > 2 MiB`). */
+function overCap(size: number, cap: number): string {
+  const [n, unit] = sizeWords(size).split(' ');
+  const [capN, capUnit] = sizeWords(cap).split(' ');
+  return unit === capUnit && Number(n) === Number(capN) ? `${size.toLocaleString('en')} bytes` : sizeWords(size);
+}
+
+/** What is at a caller's path (checked: inside the root), or null when nothing is. */
+function statOrNull(abs: string): Stats | null {
+  try { return statSync(abs); } catch { return null; }
 }

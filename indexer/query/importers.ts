@@ -6,6 +6,7 @@
 // it or starting with it and a `/`). With `via_reexports`, statements that
 // import a file re-exporting the module count too, through any chain of
 // re-exporting files, each carrying the chain.
+import { statSync } from 'node:fs';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
@@ -14,7 +15,7 @@ import type { ImportSpan, Store } from '../store/store.js';
 import { dueEvery, sortInSlices, type Due } from '../store/in-slices.js';
 import { isTsJsPath } from '../typescript/paths.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
-import { indexedFile, pageOf, pathPrefixOf } from './args.js';
+import { indexedFile, pageOf, pathPrefixOf, type LeftOutLookup } from './args.js';
 import { resolveCallerPath } from './caller-paths.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
@@ -34,27 +35,36 @@ function importable(path: string): boolean {
  * the compiler can resolve an import to); any other file is refused. A name
  * with a `/` that is no indexed file is a package subpath (`@org/ui`,
  * `lodash/fp`, `libs/enums` through a `paths` alias) unless it starts with
- * `.` or ends in `.py` or `.pyi`: then it is a file the index does not hold,
- * and refused. Anything else is a dotted module name or a package name:
+ * `.`, ends in `.py` or `.pyi`, or names a file there on disk (one the index
+ * left out, as too large, binary or ignored; also a name without `/` the
+ * index knows it left out): then it is a file the index does not hold, and
+ * refused as read_evidence refuses it. Anything else is a dotted module name or a package name:
  * itself, the module names of the Python files known by it, and its
  * specifier target.
  */
-function targetsOf(store: Store, rules: RepoRules, m: string): { names: Set<string>; indexed: boolean } {
-  const isRootFile = importable(m) && store.fileByPath(m) !== undefined;
+function targetsOf(store: Store, rules: RepoRules, m: string, leftOut: LeftOutLookup | undefined): { names: Set<string>; indexed: boolean } {
+  const isRootFile = importable(m) && (store.fileByPath(m) !== undefined || (leftOut?.(m) ?? null) !== null);
   if (m.includes('/') || isRootFile) {
     const { path, real } = resolveCallerPath(rules, m);
     const f = store.fileByPath(path) ?? (real === null ? undefined : store.fileByPath(real));
     if (f?.py) return { names: new Set([m, ...f.mods]), indexed: true };
     if (f && importable(f.path)) return { names: new Set([fileTarget(f.path)]), indexed: true };
     if (f) throw new ToolError('not_indexed', notResolvedHere(f.path));
-    // `./x/y` or a Python file names a file that is not indexed; anything else is a package subpath, as a specifier names it.
-    if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m)) indexedFile(store, rules, m); // refuses it: not_indexed
+    // `./x/y`, a Python file or a file the index left out names a file that is not indexed (refused, as read_evidence refuses it: not_indexed);
+    // anything else is a package subpath, as a specifier names it.
+    if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m) || isFileThere(rules, real)) indexedFile(store, rules, m, leftOut);
     return { names: new Set([specTarget(m)]), indexed: false };
   }
   const names = new Set<string>([m, specTarget(m)]);
   const files = store.moduleFiles(m);
   for (const fid of files) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   return { names, indexed: files.length > 0 };
+}
+
+/** Whether `real` (a caller's path resolved: root-relative, null for nothing there) is a file, not a folder. */
+function isFileThere(rules: RepoRules, real: string | null): boolean {
+  if (real === null || real === '') return false;
+  try { return statSync(`${rules.realRoot}/${real}`).isFile(); } catch { return false; }
 }
 
 /**
@@ -134,10 +144,10 @@ export interface ImportersAnswer { result: ToolResult; indexed: boolean }
  * (in-slices.ts): a merge of several names' lists, or the re-exports
  * followed through a large graph, yields when `due`.
  */
-export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers'], due: Due): Generator<void, ImportersAnswer, void> {
+export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers'], due: Due, leftOut?: LeftOutLookup): Generator<void, ImportersAnswer, void> {
   const m = args.module_name;
   const prefix = pathPrefixOf(args.path_prefix);
-  const { names, indexed } = targetsOf(store, rules, m);
+  const { names, indexed } = targetsOf(store, rules, m, leftOut);
   const page = pageOf(args);
   const item = (r: ImportSpan, via: Via | null = null): Evidence => {
     const text = store.importText(r); // read through textRange, which checks the span

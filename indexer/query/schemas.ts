@@ -172,11 +172,11 @@ export const EvidenceSchema = z.looseObject({
  * suggestions are listed: what the name means through the index's own
  * records first, then names spelled alike.
  */
-export const SUGGESTION_REASONS = ['filtered_out', 'reexported', 'inherited', 'case', 'tail', 'edit', 'prefix'] as const;
+export const SUGGESTION_REASONS = ['filtered_out', 'reexported', 'module', 'inherited', 'case', 'tail', 'edit', 'prefix'] as const;
 /** One near miss: a name to ask for instead, with the definition (find_symbol) or file (find_importers) it stands for. */
 export const SuggestionSchema = z.looseObject({
   name: z.string().describe('A name to call the tool with instead: a (module-)qualified name, a module name or a path.'),
-  why: z.enum(SUGGESTION_REASONS).describe('How it was found: filtered_out (matches without kind/path_prefix), reexported, inherited, case, tail, edit, prefix.'),
+  why: z.enum(SUGGESTION_REASONS).describe('How it was found: filtered_out (matches without kind/path_prefix), reexported, module (a TypeScript module\'s export: Effect.map is map of Effect.ts), inherited, case, tail, edit, prefix.'),
   kind: z.enum(SYMBOL_KINDS).optional().describe('find_symbol: the kind of the definition.'),
   path: z.string().optional().describe('The file the definition or module is in (not evidence: call the tool to see it).'),
   line: z.number().int().min(1).optional().describe('find_symbol: the first line of the definition (the first one, when the name finds several).'),
@@ -201,7 +201,7 @@ export const ToolResultSchema = z.looseObject({
   suggestions: z.array(SuggestionSchema).optional()
     .describe('Only when find_symbol or find_importers found nothing: the nearest names the index does hold, best first.'),
   notes: z.array(z.string()).optional()
-    .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under, a search query written as a regular expression.'),
+    .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under, a search query written as a regular expression, that an interface\'s members are no definitions.'),
   catching_up: CatchingUpSchema.optional()
     .describe('Only when files changed on disk were not all indexed yet: the answer is provisional; ask again shortly.'),
 });

@@ -7,6 +7,7 @@
 // ignored or secret file.
 import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import { NotIndexedError } from './args.js';
 import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { folderRefusal, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
@@ -20,7 +21,8 @@ const SOURCE = /\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 /**
  * find_importers' answer (in slices, query/pace.ts), with suggestions when `module_name` names nothing
  * the index knows; a path refused as not indexed gets them in its one-line
- * reason instead (a refusal has no result to carry them).
+ * reason instead (a refusal has no result to carry them), unless a file is
+ * there (left out of the index: the refusal says why).
  */
 export function* withImporterSuggestions(store: Store, args: ToolArgs['find_importers'], answer: Generator<void, ImportersAnswer, void>): Generator<void, ToolResult, void> {
   let result: ToolResult;
@@ -29,6 +31,8 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     ({ result, indexed } = yield* answer);
   } catch (err) {
     if (!(err instanceof ToolError) || err.code !== 'not_indexed') throw err;
+    // A file that is there and left out is the file asked for: no other name is nearer.
+    if (err instanceof NotIndexedError && err.fileThere) throw err;
     const near = moduleSuggestions(store, args.module_name);
     if (near.length === 0) throw err;
     // A suggestion that is a file's path (its name is its path) is a path the reason names.

@@ -8,15 +8,18 @@
 //
 // The order: definitions the name matches once kind and path_prefix are
 // dropped; definitions the name reaches through re-exports (`from P import *`,
-// `from P import N`); members a class inherits, base classes nearest first;
-// then names spelled alike — the same in another case, then within a small
+// `from P import N`); a TypeScript module's export as a namespace import
+// writes it (`Effect.map`: `map` of Effect.ts); members a class inherits,
+// base classes nearest first; then names spelled alike — the same in another case, then within a small
 // edit distance, then longer names it begins — nearest first.
 import { isPythonPath } from '../python/modules.js';
 import type { DefinitionHit, Store } from '../store/store.js';
 import { baseNames } from './bases.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { moduleQualified } from './qualified.js';
+import { withNote, type Note } from './notes.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
+import { isModuleFileOf } from '../typescript/paths.js';
 
 /** At most this many suggestions: enough for the usual few candidates, little enough to read in one line. */
 export const SUGGESTIONS_MAX = 8;
@@ -28,13 +31,18 @@ const MAX_ALIKE_NAMES = 64;
 /** A header is read this far to find a class's bases. */
 const HEADER_LINES = 40;
 
-/** find_symbol's answer, with suggestions when it found nothing. */
+/** find_symbol's answer, with suggestions when it found nothing, and a note when the name's owner is an interface or type alias. */
 export function withSymbolSuggestions(store: Store, args: ToolArgs['find_symbol'], result: ToolResult): ToolResult {
   if (result.total > 0) return result;
   const filtered = args.kind !== undefined || args.path_prefix !== undefined;
-  const suggestions = new SymbolSuggester(store).suggest(args.name, filtered);
-  return suggestions.length ? { ...result, suggestions } : result;
+  const suggester = new SymbolSuggester(store);
+  const suggestions = suggester.suggest(args.name, filtered);
+  const noted = suggestions.some((s) => s.why === 'module') ? result : withNote(result, suggester.typeOwnerNote(args.name));
+  return suggestions.length ? { ...noted, suggestions } : noted;
 }
+
+/** Places of an owner's interfaces and type aliases named in its note. */
+const OWNERS_NAMED = 3;
 
 /** A definition and the name that reaches it. */
 interface Reached { hit: DefinitionHit; name: string }
@@ -52,6 +60,7 @@ class SymbolSuggester {
   suggest(name: string, filtered: boolean): Suggestion[] {
     if (filtered) for (const hit of this.find(name)) this.found.push({ r: { hit, name: hit.qualname }, why: 'filtered_out' });
     for (const r of this.reexported(name)) this.found.push({ r, why: 'reexported' });
+    for (const r of this.moduleExports(name)) this.found.push({ r, why: 'module' });
     const dot = lastDot(name);
     if (dot > 0 && dot < name.length - 1) {
       for (const r of this.inherited(name.slice(0, dot), name.slice(dot + 1))) this.found.push({ r, why: 'inherited' });
@@ -149,6 +158,46 @@ class SymbolSuggester {
   private inPathOrder(fids: number[]): number[] {
     const path = (fid: number): string => this.store.file(fid)?.path ?? '';
     return [...fids].sort((a, b) => cmpStr(path(a), path(b)));
+  }
+
+  /**
+   * `A.R` read as TypeScript writes a module's export through a namespace
+   * import (`import * as Effect from "effect/Effect"`; `Effect.map`): the
+   * definitions with qualname R in the files whose module is A
+   * (isModuleFileOf: `A.ts`, `A/index.ts`), suggested by that qualname.
+   */
+  private moduleExports(name: string): Reached[] {
+    const dot = name.indexOf('.');
+    if (dot <= 0 || dot === name.length - 1) return [];
+    const module = name.slice(0, dot), rest = name.slice(dot + 1);
+    const files = new Set(this.store.filesWithPathContaining(module, true).filter((f) => isModuleFileOf(f.path, module)).map((f) => f.fid));
+    if (files.size === 0) return [];
+    return this.find(rest).filter((h) => files.has(h.fid) && h.qualname === rest).map((hit) => ({ hit, name: hit.qualname }));
+  }
+
+  /**
+   * `O.m` where O is an interface or a type alias (`Router.navigate`): their
+   * members are lines of them, not definitions, so no rule finds `m` and the
+   * note says why, naming where O is. Null when O is neither.
+   */
+  typeOwnerNote(name: string): Note | null {
+    const dot = lastDot(name);
+    if (dot <= 0 || dot === name.length - 1) return null;
+    const owner = name.slice(0, dot);
+    const types = this.find(owner).filter((h) => h.qualname === owner && (h.kind === 'interface' || h.kind === 'type'));
+    const paths: string[] = [];
+    const places = types.slice(0, OWNERS_NAMED).map((h) => {
+      const path = this.store.file(h.fid)!.path;
+      paths.push(path);
+      return `${h.kind === 'type' ? 'a type alias' : 'an interface'} (${path}:${h.start})`;
+    });
+    if (places.length === 0) return null;
+    if (types.length > places.length) places.push(`${types.length - places.length} more`);
+    const listed = places.length === 1 ? places[0] : `${places.slice(0, -1).join(', ')} and ${places[places.length - 1]}`;
+    return {
+      text: `no definition is named ${JSON.stringify(name)}: ${owner} is ${listed}, and the members of an interface or a type alias are not definitions: read them among its lines`,
+      paths,
+    };
   }
 
   /** Classes (or interfaces) `name` stands for: found by find_symbol, or through re-exports. */

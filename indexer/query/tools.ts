@@ -10,7 +10,7 @@
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, withExcerpt, withNextStart, type Evidence } from '../evidence.js';
-import { indexedFile, pageOf, pathPrefixOf, type Page } from './args.js';
+import { indexedFile, pageOf, pathPrefixOf, type LeftOutLookup, type Page } from './args.js';
 import { findImporters } from './importers.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
@@ -31,6 +31,8 @@ export interface ToolContext {
   store: Store;
   /** The repository's ignore and secret rules, loaded (callers' paths are checked against them). */
   rules: RepoRules;
+  /** Why the index left a file out, so a refusal of its path can say so. */
+  leftOut?: LeftOutLookup;
 }
 
 /**
@@ -51,11 +53,11 @@ export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResu
       }, pace, () => store.generation);
     }
     case 'find_symbol': return answerPaced((due) => symbolAnswer(ctx.store, call.args, due), pace, () => ctx.store.generation);
-    case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args);
+    case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args, ctx.leftOut);
     case 'find_importers': {
-      const { store, rules } = ctx;
+      const { store, rules, leftOut } = ctx;
       return answerPaced(function* (due) {
-        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due)));
+        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due, leftOut)));
       }, pace, () => store.generation);
     }
     case 'read_git_diff': return gitDiff(ctx, call.args);
@@ -242,8 +244,8 @@ function* findSymbol(store: Store, args: ToolArgs['find_symbol'], due: Due): Gen
   return { evidence, total, generation: store.generation };
 }
 
-export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['read_evidence']): ToolResult {
-  const f = indexedFile(store, rules, args.path);
+export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['read_evidence'], leftOut?: LeftOutLookup): ToolResult {
+  const f = indexedFile(store, rules, args.path, leftOut);
   const count = store.searchText(f.fid).lineCount;
   const end = args.end_line ?? args.start_line;
   if (args.start_line > count) {

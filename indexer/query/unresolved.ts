@@ -9,7 +9,9 @@
 // outcome, what index/status adds up), so only the files of the asked page
 // have their statement rows read.
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
-import { isTsImport, type Unresolved } from '../model.js';
+import type { LeftOut, LeftOutReason } from '../discover/left-out.js';
+import { isTsImport, type TsImport, type Unresolved } from '../model.js';
+import { isResolutionInput, isTsJsPath } from '../typescript/paths.js';
 import { UNRESOLVED_AT, type Store } from '../store/store.js';
 import type { FileMeta } from '../store/store.js';
 import { pathPrefixOf } from './args.js';
@@ -28,8 +30,23 @@ export interface UnresolvedQuery {
   shown_from?: string;
 }
 
-/** A statement that resolved nowhere: its lines (kind `import`, name its specifier) and why. */
-export type UnresolvedStatement = Evidence & { reason: Unresolved };
+/** A file the index left out (too large, binary) that a statement would resolve to were it indexed. */
+export interface LeftOutTarget { path: string; reason: LeftOutReason }
+
+/**
+ * A statement that resolved nowhere: its lines (kind `import`, name its
+ * specifier) and why; `reaches_left_out`: a `missing` one whose file is there
+ * but left out of the index.
+ */
+export type UnresolvedStatement = Evidence & { reason: Unresolved; reaches_left_out?: LeftOutTarget };
+
+/** What the index knows to tell whether a listed statement reaches a file it left out. */
+export interface LeftOutReach {
+  /** Every file left out, with why (left-out.ts). */
+  leftOut: Iterable<LeftOut>;
+  /** The file of `extra` each statement would resolve to were `extra` indexed too, else null (build/ts-imports.ts, wouldReach). */
+  wouldReach(stmts: ReadonlyArray<{ file: string; raw: TsImport }>, extra: ReadonlySet<string>): Array<string | null>;
+}
 
 export interface UnresolvedImports {
   /** The page: by reason (UNRESOLVED_REASONS' order), then by path and line. */
@@ -101,7 +118,28 @@ function extensionsOf(store: Store, files: readonly FileMeta[], reason: Unresolv
   return [...by].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
-export function unresolvedImports(store: Store, q: UnresolvedQuery): UnresolvedImports {
+/**
+ * The listed `missing` statements that would resolve to a file the index left
+ * out as too large or binary (never a secret or ignored one: those are no
+ * one's target), marked with it. Only these statements are resolved again,
+ * and only when such a file is one a statement can name (TypeScript,
+ * JavaScript, JSON; a package.json or tsconfig is read, not imported).
+ */
+function markLeftOutTargets(items: UnresolvedStatement[], raws: ReadonlyArray<TsImport>, reach: LeftOutReach): void {
+  const why = new Map<string, LeftOutReason>();
+  for (const e of reach.leftOut) {
+    if ((e.reason === 'tooLarge' || e.reason === 'binary') && (isTsJsPath(e.path) || e.path.endsWith('.json')) && !isResolutionInput(e.path)) why.set(e.path, e.reason);
+  }
+  const asked = items.flatMap((e, i) => (e.reason === 'missing' ? [i] : []));
+  if (why.size === 0 || asked.length === 0) return;
+  const reached = reach.wouldReach(asked.map((i) => ({ file: items[i].path, raw: raws[i] })), new Set(why.keys()));
+  asked.forEach((i, k) => {
+    const path = reached[k];
+    if (path !== null) items[i] = { ...items[i], reaches_left_out: { path, reason: why.get(path)! } };
+  });
+}
+
+export function unresolvedImports(store: Store, q: UnresolvedQuery, reach?: LeftOutReach): UnresolvedImports {
   const all = store.counts.tsImports;
   const everywhere = Object.fromEntries(UNRESOLVED_REASONS.map((r) => [r, all[UNRESOLVED_AT[r]]])) as Record<Unresolved, number>;
   const prefix = pathPrefixOf(q.path_prefix);
@@ -113,6 +151,7 @@ export function unresolvedImports(store: Store, q: UnresolvedQuery): UnresolvedI
   const reasons = UNRESOLVED_REASONS.filter((r) => q.reasons.includes(r));
   const total = reasons.reduce((n, r) => n + counts[r], 0);
   const items: UnresolvedStatement[] = [];
+  const raws: TsImport[] = [];
   let skip = q.offset;
   for (const reason of reasons) {
     if (items.length === q.limit) break;
@@ -128,11 +167,13 @@ export function unresolvedImports(store: Store, q: UnresolvedQuery): UnresolvedI
         const text = store.searchText(f.fid);
         const e = makeEvidenceLazy(f.path, rec.start, rec.end, 'import', rec.raw.spec, (s, end, max) => text.textRange(s, end, max));
         items.push({ ...e, reason });
+        raws.push(rec.raw);
         if (items.length === q.limit) break;
       }
       if (items.length === q.limit) break;
     }
   }
+  if (reach) markLeftOutTargets(items, raws, reach);
   const extensions: UnresolvedImports['extensions'] = {};
   for (const r of reasons) if (r !== 'external' && counts[r] > 0) extensions[r] = extensionsOf(store, files, r);
   const answer: UnresolvedImports = { items, total, counts, ...(prefix === undefined ? {} : { repository_counts: everywhere }), extensions, generation: store.generation };

@@ -13,6 +13,20 @@ export function isTsJsPath(relPath: string): boolean {
 }
 
 /**
+ * Whether a TypeScript or JavaScript file is the module `name` names as a
+ * namespace import usually does (`import * as Effect from "effect/Effect"`):
+ * its name is `name` with a TS/JS extension (`Effect.ts`, `Effect.d.ts`), or
+ * it is the index file of a folder `name/` (`Effect/index.ts`).
+ */
+export function isModuleFileOf(relPath: string, name: string): boolean {
+  if (!isTsJsPath(relPath)) return false;
+  const slash = relPath.lastIndexOf('/');
+  const base = relPath.slice(slash + 1).replace(/(?:\.d)?\.[^.]+$/, '');
+  if (base === name) return true;
+  return base === 'index' && relPath.slice(relPath.lastIndexOf('/', slash - 1) + 1, Math.max(slash, 0)) === name;
+}
+
+/**
  * How the compiler parses a file of this name (its ScriptKind): `.tsx` as
  * TSX, `.jsx` as JSX, `.js`/`.mjs`/`.cjs` as JS (which allows JSX, as in the
  * compiler), everything else (`.ts`, `.mts`, `.cts`, declaration files) as TS.
