@@ -100,6 +100,39 @@ test('find_symbol and find_importers on a crowded tree: paced, they pause and an
   }
 });
 
+test('search_code paused while other searches run between its slices answers what it answers in one go', async () => {
+  // A search holds its candidate blocks across its pauses; they were the signatures' scratch,
+  // which the next search's match wrote over: the paused one then scanned other blocks (a
+  // wrong line, a match on an empty line, or "evidence span outside FILE" under load).
+  const root = tempDir('slices-search');
+  writeCrowdedTree(root, FILES, DEFS, BARRELS);
+  const idx = await openEvidexIndex(root, { stateDir: tempDir('slices-search-state') });
+  try {
+    await idx.refresh();
+    await waitFor('every file\'s search text', () => idx.status().warm, 60_000);
+    const others = ['return', 'import', 'chain'];
+    let between = 0;
+    const busy: Pace = {
+      due: () => true,
+      pause: async () => {
+        await idx.runTool('search_code', { query: others[between++ % others.length], limit: 1 });
+        await new Promise((r) => setImmediate(r));
+      },
+    };
+    for (const args of [{ query: 'def ', limit: 200, offset: 300 }, { query: CROWDED_NAME, case_sensitive: true, limit: 50 }]) {
+      between = 0;
+      const paced = await idx.runTool('search_code', args, busy);
+      const whole = await idx.runTool('search_code', args);
+      assert.ok(between > 0, `${JSON.stringify(args)} ran in slices with searches between them (${between})`);
+      assert.ok(whole.evidence.length > 0);
+      assert.equal(paced, whole, JSON.stringify(args));
+      assertEvidenceChecks(root, paced.evidence);
+    }
+  } finally {
+    await idx.close();
+  }
+});
+
 test('under FairTurns, a one-definition find_symbol asked after a crowded call started is answered first', async () => {
   const root = tempDir('slices-turns');
   writeCrowdedTree(root, FILES, DEFS, BARRELS);

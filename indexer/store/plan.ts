@@ -85,7 +85,9 @@ export class QueryPlanner {
         if (under(f)) files.push({ f, st: memory.loadedText(f.fid)!, from: i, to: j });
         i = j;
       }
-      return { blocks: block, files: this.files.sortByPathOf(files) };
+      // A copy: match() hands out its scratch, which the next query's match() writes over, and a
+      // search in slices holds its blocks across its pauses, where other searches run.
+      return { blocks: block.slice(0, n), files: this.files.sortByPathOf(files) };
     }
     // Not all in memory yet: the file-level postings pick the files, which are loaded (and signed) as needed.
     const all: number[] = [];
