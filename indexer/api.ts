@@ -1,7 +1,7 @@
 // The face the indexer shows to the daemon and the in-process CLI: open an
 // index for a root, keep it fresh, answer validated tool calls. The daemon holds
 // one IndexHandle per root; nothing outside indexer/ touches LMDB directly.
-import type { BuildProgress, BuildSummary, TsImportCounts, UpdateSummary } from './build/builder.js';
+import type { BuildProgress, BuildSummary, TsImportCounts, UpdateSummary } from './build/summary.js';
 import type { SettleWalks } from './build/settled-walk.js';
 import type { LeftOut, LeftOutCounts, LeftOutQuery, LeftOutReason } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';

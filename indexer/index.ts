@@ -8,7 +8,8 @@ import type {
   BuildProgress, BuildSummary, IndexHandle, IndexSample, IndexStatus, OpenOptions, Pace, ToolResult, UnresolvedImports, UnresolvedQuery, UpdateSummary,
 } from './api.js';
 import { compileCacheDirFor } from '../local/state.js';
-import { Builder, tsImportCounts } from './build/builder.js';
+import { Builder } from './build/builder.js';
+import { tsImportCounts } from './build/summary.js';
 import type { SettleWalks } from './build/settled-walk.js';
 import { leftOutByName, noLeftOut, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
