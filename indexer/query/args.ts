@@ -88,6 +88,6 @@ function overCap(size: number, cap: number): string {
 }
 
 /** What is at a caller's path (checked: inside the root), or null when nothing is. */
-function statOrNull(abs: string): Stats | null {
+export function statOrNull(abs: string): Stats | null {
   try { return statSync(abs); } catch { return null; }
 }

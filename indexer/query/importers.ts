@@ -6,7 +6,6 @@
 // it or starting with it and a `/`). With `via_reexports`, statements that
 // import a file re-exporting the module count too, through any chain of
 // re-exporting files, each carrying the chain.
-import { statSync } from 'node:fs';
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
@@ -15,7 +14,7 @@ import type { ImportSpan, Store } from '../store/store.js';
 import { dueEvery, sortInSlices, type Due } from '../store/in-slices.js';
 import { isTsJsPath } from '../typescript/paths.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
-import { indexedFile, pageOf, pathPrefixOf, type LeftOutLookup } from './args.js';
+import { indexedFile, pageOf, pathPrefixOf, statOrNull, type LeftOutLookup } from './args.js';
 import { resolveCallerPath } from './caller-paths.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
@@ -64,7 +63,7 @@ function targetsOf(store: Store, rules: RepoRules, m: string, leftOut: LeftOutLo
 /** Whether `real` (a caller's path resolved: root-relative, null for nothing there) is a file, not a folder. */
 function isFileThere(rules: RepoRules, real: string | null): boolean {
   if (real === null || real === '') return false;
-  try { return statSync(`${rules.realRoot}/${real}`).isFile(); } catch { return false; }
+  return statOrNull(`${rules.realRoot}/${real}`)?.isFile() ?? false;
 }
 
 /**
