@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Daemon } from '../daemon/server.js';
 import { FairTurns } from '../daemon/fair-turns.js';
 import { openEvidexIndex } from '../indexer/index.js';
-import type { Pace } from '../indexer/api.js';
+import type { IndexHandle, Pace } from '../indexer/api.js';
 import { drain, sortInSlices } from '../indexer/store/in-slices.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { waitFor } from './helpers/daemon.js';
@@ -37,6 +37,22 @@ function countingClock(): () => number {
 }
 
 const FILES = 600, DEFS = 10, BARRELS = 40;
+
+/** A crowded tree (helpers/flood.ts) with `extra` files, indexed, its search text and symbol index in memory. */
+async function warmCrowdedIndex(name: string, files: number, defs: number, barrels: number, extra: Record<string, string> = {}): Promise<{ root: string; idx: IndexHandle }> {
+  const root = tempDir(name);
+  writeCrowdedTree(root, files, defs, barrels);
+  if (Object.keys(extra).length) write(root, extra);
+  const idx = await openEvidexIndex(root, { stateDir: tempDir(`${name}-state`) });
+  try {
+    await idx.refresh();
+    await waitFor('the search text and the symbol index in memory', () => idx.status().warm, 60_000);
+  } catch (e) {
+    await idx.close();
+    throw e;
+  }
+  return { root, idx };
+}
 
 test('sortInSlices: the order and stability of Array.prototype.sort, in slices', () => {
   const random = mulberry32(31);
@@ -65,12 +81,8 @@ function eagerPace(): Pace & { pauses: number } {
 }
 
 test('find_symbol and find_importers on a crowded tree: paced, they pause and answer what they answer in one go', async () => {
-  const root = tempDir('slices');
-  writeCrowdedTree(root, FILES, DEFS, BARRELS);
-  const idx = await openEvidexIndex(root, { stateDir: tempDir('slices-state') });
+  const { root, idx } = await warmCrowdedIndex('slices', FILES, DEFS, BARRELS);
   try {
-    await idx.refresh();
-    await waitFor('the symbol index', () => idx.status().warm, 60_000);
     const calls: Array<[string, Record<string, unknown>, number]> = [
       ['find_symbol', { name: CROWDED_NAME }, FILES * DEFS],
       ['find_symbol', { name: CROWDED_NAME, offset: FILES * DEFS - 5 }, FILES * DEFS],
@@ -104,12 +116,8 @@ test('search_code paused while other searches run between its slices answers wha
   // A search holds its candidate blocks across its pauses; they were the signatures' scratch,
   // which the next search's match wrote over: the paused one then scanned other blocks (a
   // wrong line, a match on an empty line, or "evidence span outside FILE" under load).
-  const root = tempDir('slices-search');
-  writeCrowdedTree(root, FILES, DEFS, BARRELS);
-  const idx = await openEvidexIndex(root, { stateDir: tempDir('slices-search-state') });
+  const { root, idx } = await warmCrowdedIndex('slices-search', FILES, DEFS, BARRELS);
   try {
-    await idx.refresh();
-    await waitFor('every file\'s search text', () => idx.status().warm, 60_000);
     const others = ['return', 'import', 'chain'];
     let between = 0;
     const busy: Pace = {
@@ -134,13 +142,8 @@ test('search_code paused while other searches run between its slices answers wha
 });
 
 test('under FairTurns, a one-definition find_symbol asked after a crowded call started is answered first', async () => {
-  const root = tempDir('slices-turns');
-  writeCrowdedTree(root, FILES, DEFS, BARRELS);
-  write(root, { 'zz_quiet.py': `def ${LONE_SYMBOL}():\n    return 1\n` });
-  const idx = await openEvidexIndex(root, { stateDir: tempDir('slices-turns-state') });
+  const { idx } = await warmCrowdedIndex('slices-turns', FILES, DEFS, BARRELS, { 'zz_quiet.py': `def ${LONE_SYMBOL}():\n    return 1\n` });
   try {
-    await idx.refresh();
-    await waitFor('the symbol index', () => idx.status().warm, 60_000);
     const heavy: Array<[string, Record<string, unknown>]> = [
       ['find_symbol', { name: CROWDED_NAME, offset: FILES * DEFS - 1 }],
       ['find_importers', { module_name: CROWDED_PACKAGE }],
@@ -162,12 +165,8 @@ test('under FairTurns, a one-definition find_symbol asked after a crowded call s
 });
 
 test('find_importers --via-reexports paused while a write lands starts again and answers from one generation', async () => {
-  const root = tempDir('slices-gen');
-  writeCrowdedTree(root, 4, 1, BARRELS);
-  const idx = await openEvidexIndex(root, { stateDir: tempDir('slices-gen-state') });
+  const { root, idx } = await warmCrowdedIndex('slices-gen', 4, 1, BARRELS);
   try {
-    await idx.refresh();
-    await waitFor('the symbol index', () => idx.status().warm, 60_000);
     // The last page: chain/zz_late.ts comes last in path order.
     const args = { module_name: 'chain/core.ts', via_reexports: true, offset: BARRELS * 11 - 10, limit: 200 };
     const before = await idx.runTool('find_importers', args);
