@@ -13,6 +13,9 @@ export const SNIPPET_MAX_CHARS = 4000;
 /** read_evidence returns at most this many lines (the CLI's `read FILE` pages by it). */
 export const READ_MAX_LINES = 400;
 
+/** At most this many suggestions: enough for the usual few candidates, little enough to read in one line (the CLI's merged near misses too). */
+export const SUGGESTIONS_MAX = 8;
+
 /** read_evidence widens a read by at most this many lines on each side (`context`). */
 export const MAX_CONTEXT = 50;
 

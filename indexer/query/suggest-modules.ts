@@ -13,7 +13,7 @@ import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { folderRefusal, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
 import { withNote } from './notes.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
-import { SUGGESTIONS_MAX } from './suggest.js';
+import { SUGGESTIONS_MAX } from './limits.js';
 
 /** Files an import statement can name: Python, TypeScript and JavaScript sources. */
 const SOURCE = /\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;

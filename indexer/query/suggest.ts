@@ -20,9 +20,8 @@ import { moduleQualified } from './qualified.js';
 import { withNote, type Note } from './notes.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { isModuleFileOf } from '../typescript/paths.js';
+import { SUGGESTIONS_MAX } from './limits.js';
 
-/** At most this many suggestions: enough for the usual few candidates, little enough to read in one line. */
-export const SUGGESTIONS_MAX = 8;
 /** How many re-export hops and base-class levels are followed. */
 const MAX_HOPS = 4;
 const MAX_BASE_DEPTH = 8;
