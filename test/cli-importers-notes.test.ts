@@ -17,6 +17,8 @@ const repo = join(tempDir('importers-notes'), 'ts-monorepo');
 cpSync(join(PROJECT_ROOT, 'fixtures', 'ts-monorepo'), repo, { recursive: true });
 // A statement over several lines that imports Button.tsx only through two barrels (@acme/ui's index, then button/index).
 writeFileSync(join(repo, 'apps/web/src/panel.tsx'), "import {\n  Button,\n  Card,\n} from '@acme/ui';\n\nexport const panel = [Button, Card];\n");
+// A package subpath ending in "/index": a name of the same file name as any `…/index` path asked for.
+writeFileSync(join(repo, 'apps/web/src/pad.ts'), "import pad from 'left-pad/index';\n\nexport const padded = pad('x', 3);\n");
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -137,6 +139,30 @@ test('a statement over several lines found through barrels is headed by what it 
   // Asked for directly by its path, the file the statement imports heads it, as a path from here too.
   assert.match(evidex(['importers', '../../packages/ui/src/index.ts', '--all'], 'apps/web').stdout, '\n# import ../../packages/ui/src/index.ts at src/panel.tsx:1-4\nsrc/panel.tsx:1: import {\n');
   assert.match(evidex(['importers', '@acme/ui']).stdout, '\n# import @acme/ui at apps/web/src/panel.tsx:1-4\n');
+});
+
+test('a folder with an index file, and a path written as an import statement writes it (no extension, or .js for .ts), lead to that file, from a subfolder too', () => {
+  const index = 'packages/ui/src/button/index.ts';
+  assert.is(evidex(['importers', 'packages/ui/src/button']).stderr, 'evidex: not_indexed: "packages/ui/src/button" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
+    + `an import of the folder reaches its index file: evidex importers ${index}; it is inside package "@acme/ui" (packages/ui): evidex importers @acme/ui, or its entry file packages/ui/src/index.ts\n`);
+  // A package's own folder is reached through its package.json, not an index file: no index file is named.
+  assert.not.match(evidex(['importers', 'packages/legacy-utils']).stderr, /index file/);
+  // Without its extension, the file comes before a name that only shares its file name (left-pad/index).
+  const bare = evidex(['importers', 'packages/ui/src/button/index']);
+  assert.is(bare.code, 0, bare.stderr);
+  assert.match(bare.stderr, `\ndid you mean: ${index} (prefix), left-pad/index (tail)\n`);
+  const src = 'packages/ui/src';
+  const here = evidex(['importers', './button'], src);
+  assert.is(here.code, 2);
+  assert.match(here.stderr, '; an import of the folder reaches its index file: evidex importers button/index.ts; it is inside package "@acme/ui" (..): evidex importers @acme/ui, or its entry file index.ts\n');
+  // Typed from here as a path that is no file here: the file here first, then the names elsewhere that share its file name.
+  for (const [typed, why] of [['button/index', 'prefix'], ['./button/index', 'prefix'], ['button/index.js', 'edit']]) {
+    const r = evidex(['importers', typed], src);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stderr, `\ndid you mean: button/index.ts (${why})`, typed);
+  }
+  // The files a command names from here are the ones it then finds.
+  assert.is(importerTotal(index), (JSON.parse(evidex(['importers', 'button/index.ts', '--all', '--json'], src).stdout) as { total: number }).total);
 });
 
 test('stop the daemon', () => {

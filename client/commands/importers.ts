@@ -1,6 +1,7 @@
 // `evidex importers MODULE`: find_importers from the command line.
 import { isPythonPath } from '../../indexer/python/modules.js';
 import { isTsJsPath } from '../../indexer/typescript/paths.js';
+import { SUGGESTIONS_MAX } from '../../indexer/query/limits.js';
 import type { ToolResult } from '../../protocol/messages.js';
 import { flag, needPositionals } from '../command.js';
 import type { Client } from '../connection.js';
@@ -31,19 +32,31 @@ export const command = toolCommand({
 });
 
 /**
- * find_importers, and, when a bare file name typed in a subfolder
- * (`hooks.ts` in lib/, where the file is hooks.tsx) finds nothing and nothing
- * near it as a module or package name, its near misses as a path from here
- * (`did you mean: hooks.tsx`), as `./hooks.ts` gets them. It is asked as typed
- * first: a package may be named like a file (`chart.js`, `bn.js`).
+ * find_importers, and, when a path-shaped name typed in a subfolder that is
+ * no file there (`hooks.ts` in lib/, where the file is hooks.tsx;
+ * `button/index.js` or `button/index` beside button/index.ts) finds nothing,
+ * its near misses as a path from here (`did you mean: hooks.tsx`), as
+ * `./hooks.ts` gets them, ahead of its near misses as a name: a path typed is
+ * taken from here, so the files here are what it was meant for, not a file
+ * of the same name across the repository. It is asked as typed first: a
+ * package may be named like a file (`chart.js`, `bn.js`) or a subpath
+ * (`lodash/fp`).
  */
 async function withNearFilesHere(client: Client, args: Record<string, unknown>, typed: string, place: Place, shownFrom: string | undefined): Promise<ToolResult> {
   const r = await callTool(client, 'find_importers', args, shownFrom);
   const asPath = place.fileToRoot(typed);
-  if (r.total > 0 || r.suggestions?.length || !place.here || asPath === args.module_name || !(isTsJsPath(typed) || isPythonPath(typed))) return r;
+  if (r.total > 0 || !place.here || asPath === args.module_name || !pathShaped(typed)) return r;
   // A path refused (not indexed, a folder) says nothing more than the answer as typed: that answer stands.
   const near = await callTool(client, 'find_importers', { ...args, module_name: asPath }, shownFrom).catch(() => null);
-  return near?.suggestions?.length ? { ...r, suggestions: near.suggestions } : r;
+  if (!near?.suggestions?.length) return r;
+  const nearNames = new Set(near.suggestions.map((s) => s.name));
+  const rest = (r.suggestions ?? []).filter((s) => !nearNames.has(s.name));
+  return { ...r, suggestions: [...near.suggestions, ...rest].slice(0, SUGGESTIONS_MAX) };
+}
+
+/** A name typed that reads as a path: a source file's name, or a name with a `/` that is no scoped package (`@org/ui`). */
+function pathShaped(typed: string): boolean {
+  return isTsJsPath(typed) || isPythonPath(typed) || (typed.includes('/') && !typed.startsWith('@'));
 }
 
 /**

@@ -16,6 +16,9 @@ const STATEMENTS_LOOKED_AT = 500;
 /** Files named in one note. */
 const FILES_NAMED = 3;
 
+/** A folder's index files in the order the compiler tries them for an import of the folder (`./button`): TypeScript's, then JavaScript's. */
+const FOLDER_INDEX = ['index.ts', 'index.tsx', 'index.d.ts', 'index.js', 'index.jsx'];
+
 /** A package of the repository: its name, folder ('' for the root) and `main`, as its package.json says. */
 interface Package { name: string; folder: string; main?: string }
 
@@ -169,8 +172,11 @@ export function resolvesNote(store: Store, m: string, total: number): Note | nul
 
 /**
  * The refusal for a folder of indexed files asked for as a module: it is a
- * folder, not a file, and, when it is (or lies in) a workspace package's
- * folder, which package and its entry file(s). Null when `m` is no such folder.
+ * folder, not a file; the index file an import of it reaches, when it has one
+ * and is no package's folder (whose package.json decides instead): what
+ * `./button` in an import statement means; and, when it is (or lies in) a
+ * workspace package's folder, which package and its entry file(s). Null when
+ * `m` is no such folder.
  */
 export function folderRefusal(store: Store, m: string): ToolError | null {
   let dir: string;
@@ -182,6 +188,11 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
   }
   let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
   const paths = [dir];
+  const index = pkg?.folder === dir ? undefined : FOLDER_INDEX.map((n) => `${dir}/${n}`).find((p) => store.fileByPath(p));
+  if (index !== undefined) {
+    why += `; an import of the folder reaches its index file: find_importers ${index}`;
+    paths.push(index);
+  }
   if (pkg) {
     const entries = resolutionsOf(store, pkg.name).files;
     const entry = entries.length ? entries : likelyFiles(store, pkg, '');

@@ -17,6 +17,8 @@ import { SUGGESTIONS_MAX } from './limits.js';
 
 /** Files an import statement can name: Python, TypeScript and JavaScript sources. */
 const SOURCE = /\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+/** What a path asked for as an import statement writes it (`src/log`, `src/button`) lacks of a source file's: its extension, or `/index` and one. */
+const WRITTEN_WITHOUT = /^(?:\/index)?\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
 /**
  * find_importers' answer (in slices, query/pace.ts), with suggestions when `module_name` names nothing
@@ -59,7 +61,10 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
  * `mypy.checker`); within allowedDistance (`edit`); for a path, ending with
  * its file name (`tail` too, after the edits); beginning with it
  * (`prefix`, three characters or more). By reason, distance, length, then
- * name; one per file.
+ * name; one per file. A prefix that only adds what an import statement
+ * leaves out (`src/log` → `src/log.ts`, `src/button` →
+ * `src/button/index.ts`) is the file the path was written for: it comes
+ * right after `case`, before a `tail` that merely shares the file name.
  */
 export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
   const want = asked.toLowerCase().replace(/^\.\//, '');
@@ -74,12 +79,13 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
     const low = name.toLowerCase();
     let rank = -1, d = 0;
     if (low === want) rank = 0;
-    else if (low.endsWith(dotWant) || low.endsWith(slashWant)) rank = 1;
-    else if ((d = distanceWithin(want, low, max)) <= max) rank = 2;
-    else if (fileName !== null && low.endsWith(fileName)) { rank = 3; d = 0; }
-    else if (want.length >= 3 && low.startsWith(want)) { rank = 4; d = 0; }
+    else if (path === name && low.startsWith(want) && WRITTEN_WITHOUT.test(low.slice(want.length))) rank = 1;
+    else if (low.endsWith(dotWant) || low.endsWith(slashWant)) rank = 2;
+    else if ((d = distanceWithin(want, low, max)) <= max) rank = 3;
+    else if (fileName !== null && low.endsWith(fileName)) { rank = 4; d = 0; }
+    else if (want.length >= 3 && low.startsWith(want)) { rank = 5; d = 0; }
     if (rank < 0) return;
-    const why = (['case', 'tail', 'edit', 'tail', 'prefix'] as const)[rank];
+    const why = (['case', 'prefix', 'tail', 'edit', 'tail', 'prefix'] as const)[rank];
     found.push({ s: path === undefined ? { name, why } : { name, why, path }, rank, d });
   };
   for (const m of store.moduleNames()) {
