@@ -62,7 +62,9 @@ test('a name typed back as evidex printed it names the file; one that names noth
 test('a folder is said to be a folder', () => {
   const r = evidex(['read', 'mobileai_rag']);
   assert.is(r.code, 2);
-  assert.is(r.stderr, 'evidex: not_indexed: "mobileai_rag" is a folder, not a file; path_prefix "mobileai_rag/" looks inside it\n');
+  assert.is(r.stderr, 'evidex: not_indexed: "mobileai_rag" is a folder, not a file; evidex search, evidex symbol and evidex importers look inside it with --path-prefix "mobileai_rag/"\n');
+  // The command it gives works as typed.
+  assert.match(evidex(['symbol', 'rerank', '--path-prefix', 'mobileai_rag/']).stdout, /\nmobileai_rag\/retrieval\/scoring\.py:26-31: function rerank /);
   const call = evidex(['call', 'read_evidence', '{"path": "src", "start_line": 1}']);
   assert.match(JSON.parse(call.stdout).error.message, /^"src" is a folder, not a file/);
 });

@@ -176,16 +176,22 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
 
 /** A note of the daemon's answer, as a `note:` line in the command line's words. */
 export function formatNote(note: string): Shown {
-  return human`note: ${line(asCommands(note, true))}`;
+  return human`note: ${line(asCommands(note))}`;
 }
 
+/** The command each tool is, as a note or refusal names it. */
+const COMMAND_OF_TOOL: Record<string, string> = { search_code: 'search', find_symbol: 'symbol', find_importers: 'importers', read_evidence: 'read', read_git_diff: 'diff' };
+
 /**
- * A tool's note or refusal as the command line says it: `find_importers X` is
- * `evidex importers X`; in a note (`flags`), the `path_prefix "P"` it was given is `--path-prefix "P"`, `case_sensitive` is `--case-sensitive`.
+ * A tool's note or refusal as the command line says it: every tool named is
+ * its command (`find_importers X` is `evidex importers X`; `search_code,
+ * find_symbol and find_importers look inside it` names three), the
+ * `path_prefix "P"` it was given is `--path-prefix "P"`, `case_sensitive` is
+ * `--case-sensitive`.
  */
-export function asCommands(text: string, flags = false): string {
-  const out = text.replace(/\bfind_importers /g, 'evidex importers ').replace(/\bsearch_code /g, 'evidex search ');
-  return flags ? out.replace(/\bpath_prefix /g, '--path-prefix ').replace(/\bcase_sensitive\b/g, '--case-sensitive') : out;
+export function asCommands(text: string): string {
+  return text.replace(/\b(search_code|find_symbol|find_importers|read_evidence|read_git_diff)\b/g, (tool) => `evidex ${COMMAND_OF_TOOL[tool]}`)
+    .replace(/\bpath_prefix /g, '--path-prefix ').replace(/\bcase_sensitive\b/g, '--case-sensitive');
 }
 
 // ---- the text form ---------------------------------------------------------

@@ -65,7 +65,8 @@ export function indexedFile(store: Store, rules: RepoRules, input: string, leftO
 function notIndexed(rules: RepoRules, rel: string, leftOut: LeftOutLookup | undefined): NotIndexedError {
   const abs = `${rules.realRoot}/${rel}`;
   const st = statOrNull(abs);
-  if (st?.isDirectory()) return new NotIndexedError(`${JSON.stringify(rel)} is a folder, not a file; path_prefix ${JSON.stringify(`${rel}/`)} looks inside it`, false);
+  // Which tools take path_prefix is said: read_evidence itself takes none, so "path_prefix looks inside it" alone sent a reader looking for it here.
+  if (st?.isDirectory()) return new NotIndexedError(`${JSON.stringify(rel)} is a folder, not a file; search_code, find_symbol and find_importers look inside it with path_prefix ${JSON.stringify(`${rel}/`)}`, false);
   const why = leftOut?.(rel) ?? null;
   const cap = rules.maxFileBytes;
   const words = why === 'tooLarge' ? `over the size cap (${st && st.size > cap ? `${overCap(st.size, cap)} > ` : ''}${sizeWords(cap)})`
