@@ -67,6 +67,9 @@ test('path arguments are relative to the current folder inside the root; call ke
   const call = evidex(['call', 'read_evidence', '{"path": "rag_common.py", "start_line": 1}'], { cwd: src });
   assert.is(call.code, 2);
   assert.is(JSON.parse(call.stdout).error.code, 'not_indexed');
+  // It says so, with the path the tool takes, when the file is there from here.
+  assert.match(JSON.parse(call.stdout).error.message, /; evidex call takes paths from the repository root: "rag_common\.py" from here is "src\/rag_common\.py"$/);
+  assert.not.match(JSON.parse(evidex(['call', 'read_evidence', '{"path": "nope.py", "start_line": 1}'], { cwd: src }).stdout).error.message, /from here/);
 });
 
 test('the repository root is found as git finds it, without starting git', () => {

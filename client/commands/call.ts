@@ -2,9 +2,11 @@
 // tool's JSON answer on stdout, or {"error": {code, message}} (cli.ts prints
 // errors of `call` that way).
 import { stdout } from '../../local/human.js';
-import { Methods } from '../../protocol/messages.js';
-import { defineCommand, HELP, needPositionals, REPO, repoOf, withDaemon } from '../command.js';
+import { RpcError } from '../../protocol/jsonrpc.js';
+import { Methods, TOOL_ERROR } from '../../protocol/messages.js';
+import { defineCommand, HELP, needPositionals, REPO, withDaemon } from '../command.js';
 import { Refusal } from '../errors.js';
+import { placeOf, type Place } from '../paths.js';
 
 const USAGE = "evidex call TOOL 'JSON_ARGS' [--repo DIR]";
 
@@ -25,8 +27,24 @@ export const command = defineCommand({
       throw new Refusal('invalid_arguments', `JSON_ARGS is not valid JSON: ${(e as Error).message}`);
     }
     const { whileBuilding } = await import('../build-wait.js');
-    const r = await withDaemon(await repoOf(p), p, (client) => whileBuilding(client, client.request(Methods.toolsCall, { name, arguments: args })));
+    const place = await placeOf(p);
+    const r = await withDaemon(place.root, p, (client) => whileBuilding(client, client.request(Methods.toolsCall, { name, arguments: args })))
+      .catch((e: unknown) => { throw pathFromHere(e, place, args); });
     stdout().json({ evidence: r.evidence, total: r.total });
     return 0;
   },
 });
+
+/**
+ * A `path` refused as not in the index that names a file from the current
+ * folder (`rag_common.py` typed in src/): every other command takes it so,
+ * `call` passes it as given, so the refusal says what the tool takes instead.
+ */
+function pathFromHere(e: unknown, place: Place, args: unknown): unknown {
+  const path = args !== null && typeof args === 'object' ? (args as { path?: unknown }).path : undefined;
+  if (!(e instanceof RpcError) || e.code !== TOOL_ERROR || typeof path !== 'string' || !place.here) return e;
+  const d = e.data as { code?: unknown; message?: unknown } | undefined;
+  if (d?.code !== 'not_indexed' || !place.namesFile(path)) return e;
+  const fromRoot = place.fileToRoot(path);
+  return new Refusal('not_indexed', `${typeof d.message === 'string' ? d.message : e.message}; evidex call takes paths from the repository root: ${JSON.stringify(path)} from here is ${JSON.stringify(fromRoot)}`);
+}
