@@ -116,7 +116,8 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError(unknownCommand(name, 'command', 'evidex '));
     }
     const cmd = await load();
-    const parsed = parseArgs(rest, cmd.flags);
+    // A command whose usage names an argument (`evidex search QUERY`, `evidex diff [PATH]`) may be given one that starts with "-".
+    const parsed = parseArgs(rest, cmd.flags, /^evidex \S+ \[?"?[A-Z]{2,}/.test(cmd.usage) ? `evidex ${name}` : undefined);
     if (parsed.flags.help) {
       stdout().line(text(await commandHelp(cmd)));
       return 0;

@@ -53,8 +53,13 @@ export class UsageError extends Error {
   constructor(message: string) { super(message); this.name = 'UsageError'; }
 }
 
-/** Parses `argv` against `specs` (`--flag`, `--flag value`, `--flag=value`; `--` ends flags). */
-export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F): Parsed<F> {
+/**
+ * Parses `argv` against `specs` (`--flag`, `--flag value`, `--flag=value`; `--` ends flags).
+ * `command` (`evidex search`), for a command that takes an argument: an
+ * unknown option near none of its own is said to go after `--` if it was
+ * meant as the argument (`evidex search -- --no-deps`).
+ */
+export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F, command?: string): Parsed<F> {
   const flags: Record<string, string | number | true> = {};
   const positionals: string[] = [];
   let flagsDone = false;
@@ -62,7 +67,7 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
     const a = argv[i];
     if (flagsDone || !a.startsWith('--') || a === '-') {
       // A lone "-x" looks like a flag to a user; refuse it rather than treat it as a query.
-      if (!flagsDone && /^-[A-Za-z]$/.test(a) && a !== '-h') throw new UsageError(`unknown option ${a}`);
+      if (!flagsDone && /^-[A-Za-z]$/.test(a) && a !== '-h') throw new UsageError(`unknown option ${a}${asArgument(a, command)}`);
       if (!flagsDone && a === '-h') {
         if (flags.help !== undefined) throw new UsageError('--help given more than once');
         flags.help = true;
@@ -75,7 +80,7 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
     const eq = a.indexOf('=');
     const name = a.slice(2, eq === -1 ? undefined : eq);
     const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
-    if (!spec) throw new UsageError(unknownOption(name, Object.keys(specs)));
+    if (!spec) throw new UsageError(unknownOption(name, Object.keys(specs), asArgument(a, command)));
     // `--repo a --repo b` would silently take one of them: say so instead.
     if (flags[name] !== undefined) throw new UsageError(`--${name} given more than once`);
     if (spec.kind === 'boolean') {
@@ -129,14 +134,21 @@ export const HELP = { help: flag.boolean('show this help') };
 export const CLIENT_NAME = 'cli';
 
 /** `unknown option --via-reexport; did you mean --via-reexports?`: the nearest of the command's options, within the edits a suggested name may be (allowedDistance). */
-function unknownOption(name: string, options: readonly string[]): string {
+function unknownOption(name: string, options: readonly string[], otherwise: string): string {
   const max = allowedDistance(name.length);
   let best: string | null = null, bestD = max + 1;
   for (const o of options) {
     const d = distanceWithin(name.toLowerCase(), o, max);
     if (d < bestD) { best = o; bestD = d; }
   }
-  return `unknown option --${name}${best !== null ? `; did you mean --${best}?` : ''}`;
+  return `unknown option --${name}${best !== null ? `; did you mean --${best}?` : otherwise}`;
+}
+
+/** `; an argument that starts with "-" goes after --: evidex search -- --no-deps`, for a command that takes one; else ''. */
+function asArgument(typed: string, command: string | undefined): string {
+  if (command === undefined) return '';
+  const quoted = /^[\w.,:/@=+-]+$/.test(typed) ? typed : `'${typed.replace(/'/g, "'\\''")}'`;
+  return `; an argument that starts with "-" goes after --: ${command} -- ${quoted}`;
 }
 
 export function needPositionals(p: { positionals: readonly string[] }, n: number, usage: string): void {

@@ -109,12 +109,20 @@ test('a mistyped option gets the nearest option of its command', () => {
     [['importers', 'x', '--via-reexport'], 'unknown option --via-reexport; did you mean --via-reexports?'],
     [['search', 'x', '--limt', '3'], 'unknown option --limt; did you mean --limit?'],
     [['symbol', 'x', '--knd', 'class'], 'unknown option --knd; did you mean --kind?'],
-    [['search', 'x', '--nothing-like-it'], 'unknown option --nothing-like-it'],
+    [['tools', '--nothing-like-it'], 'unknown option --nothing-like-it'],
+    // Near no option of a command that takes an argument: perhaps the argument, which goes after `--`.
+    [['search', '--rebuild'], 'unknown option --rebuild; an argument that starts with "-" goes after --: evidex search -- --rebuild'],
+    [['ask', '-v'], 'unknown option -v; an argument that starts with "-" goes after --: evidex ask -- -v'],
+    [['search', '--no deps'], 'unknown option --no deps; an argument that starts with "-" goes after --: evidex search -- \'--no deps\''],
   ];
   for (const [args, said] of cases) {
     const r = evidex(args);
     assert.equal(r, { code: 2, stdout: '', stderr: `evidex: ${said}\n` }, args.join(' '));
   }
+  // The command it gives searches for the text.
+  const given = evidex(['search', '--', '--rebuild']);
+  assert.is(given.code, 0, given.stderr);
+  assert.match(given.stdout, /^docs\/README\.md:6: - `python src\/build_index\.py --rebuild`\nsrc\/build_index\.py:21: /);
 });
 
 test('a definition left out by --kind or --path-prefix is said why in words', () => {
