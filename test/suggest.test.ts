@@ -41,7 +41,9 @@ write(repo, {
   'effect/src/Effect.ts': 'export interface Effect<A> {\n  readonly value: A;\n}\nexport const map = <A>(self: Effect<A>) => self;\nexport function flatMap() {}\n',
   'effect/src/Chunk.ts': 'export const map = 1;\n',
   'effect/src/Stream/index.ts': 'export const make = 1;\n',
-  'router/router.ts': 'export interface Router {\n  navigate(to: string): void;\n}\nexport type Navigator = { go(): void };\n',
+  'router/router.ts': 'export interface Router {\n  navigate(to: string): void;\n}\nexport type Navigator = { go(): void };\n'
+    // A member named in a nested type (meta.title) before the type's own: the type's own is the one declared.
+    + '/** A route: {@link Router} goes to it. */\nexport interface Route {\n  meta: {\n    title: string;\n  };\n  readonly title?: string;\n}\n',
   '.env': 'SECRET=1\n',
 });
 
@@ -117,8 +119,12 @@ tsTest('find_symbol: a TypeScript module\'s export as a namespace import writes 
   const run = async (name: string) => (await index()).runTool('find_symbol', { name });
   assert.is((await run('Effect.map')).notes, undefined);
   assert.equal((await run('Router.navigate')).notes, [
-    'no definition is named "Router.navigate": Router is an interface (router/router.ts:1), and the members of an interface or a type alias are not definitions: read them among its lines',
+    'no definition is named "Router.navigate": Router is an interface (router/router.ts:1), and the members of an interface or a type alias are not definitions: read them among its lines; "navigate" is declared at router/router.ts:2',
   ]);
+  assert.match((await run('Route.title')).notes?.[0] ?? '', /: read them among its lines; "title" is declared at router\/router\.ts:10$/);
+  // A member it does not have, or one written on the line that opens the type: where the type is, as before.
+  assert.match((await run('Router.nope')).notes?.[0] ?? '', /: read them among its lines$/);
+  assert.match((await run('Navigator.go')).notes?.[0] ?? '', /: read them among its lines$/);
   assert.ok((await run('Navigator.go')).notes?.[0]?.startsWith('no definition is named "Navigator.go": Navigator is a type alias (router/router.ts:4), and'));
   // A class's members are definitions: no note for a member it lacks; Python names never get one.
   assert.is((await run('Server.nope')).notes, undefined);

@@ -177,24 +177,29 @@ class SymbolSuggester {
   /**
    * `O.m` where O is an interface or a type alias (`Router.navigate`): their
    * members are lines of them, not definitions, so no rule finds `m` and the
-   * note says why, naming where O is. Null when O is neither.
+   * note says why, naming where O is, and the line that declares `m` in it
+   * when one does (memberLine). Null when O is neither.
    */
   typeOwnerNote(name: string): Note | null {
     const dot = lastDot(name);
     if (dot <= 0 || dot === name.length - 1) return null;
-    const owner = name.slice(0, dot);
+    const owner = name.slice(0, dot), member = name.slice(dot + 1);
     const types = this.find(owner).filter((h) => h.qualname === owner && (h.kind === 'interface' || h.kind === 'type'));
     const paths: string[] = [];
+    const declared: string[] = [];
     const places = types.slice(0, OWNERS_NAMED).map((h) => {
       const path = this.store.file(h.fid)!.path;
       paths.push(path);
+      const at = memberLine(this.store.text(h.fid) ?? '', h.start, h.end, member);
+      if (at !== null) declared.push(`${path}:${at}`);
       return `${h.kind === 'type' ? 'a type alias' : 'an interface'} (${path}:${h.start})`;
     });
     if (places.length === 0) return null;
     if (types.length > places.length) places.push(`${types.length - places.length} more`);
     const listed = places.length === 1 ? places[0] : `${places.slice(0, -1).join(', ')} and ${places[places.length - 1]}`;
+    const where = declared.length ? `; ${JSON.stringify(member)} is declared at ${declared.join(', ')}` : '';
     return {
-      text: `no definition is named ${JSON.stringify(name)}: ${owner} is ${listed}, and the members of an interface or a type alias are not definitions: read them among its lines`,
+      text: `no definition is named ${JSON.stringify(name)}: ${owner} is ${listed}, and the members of an interface or a type alias are not definitions: read them among its lines${where}`,
       paths,
     };
   }
@@ -346,4 +351,27 @@ class SymbolSuggester {
 
 function cmpStr(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The line (1-based) among lines start..end of `text` that declares `member`
+ * of the type written there: a line of the type's own body, its first brace
+ * level, that starts with the member's name (after `readonly`, `get`, `set`
+ * or a quote) followed by `?`, `:`, `(` or `<` — `navigate(to: string): void`,
+ * `readonly config?: Config`. Members of nested object types, and members
+ * written on the line that opens the type, are not looked at. Null when no line
+ * declares it. Braces are counted as written, strings and comments included:
+ * a type's members are rarely written with them.
+ */
+function memberLine(text: string, start: number, end: number, member: string): number | null {
+  const lines = text.split('\n');
+  const escaped = member.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const declares = new RegExp(`^\\s*(?:(?:readonly|get|set)\\s+)?(['"]?)${escaped}\\1\\s*[?:(<]`);
+  let depth = 0;
+  for (let n = start; n <= end && n <= lines.length; n++) {
+    const line = lines[n - 1];
+    if (depth === 1 && declares.test(line)) return n;
+    for (const c of line) depth += c === '{' ? 1 : c === '}' ? -1 : 0;
+  }
+  return null;
 }
