@@ -43,7 +43,9 @@ write(repo, {
   'effect/src/Stream/index.ts': 'export const make = 1;\n',
   'router/router.ts': 'export interface Router {\n  navigate(to: string): void;\n}\nexport type Navigator = { go(): void };\n'
     // A member named in a nested type (meta.title) before the type's own: the type's own is the one declared.
-    + '/** A route: {@link Router} goes to it. */\nexport interface Route {\n  meta: {\n    title: string;\n  };\n  readonly title?: string;\n}\n',
+    + '/** A route: {@link Router} goes to it. */\nexport interface Route {\n  meta: {\n    title: string;\n  };\n  readonly title?: string;\n}\n'
+    // Members of a base: what an interface extends declares them (title, two levels up).
+    + 'export interface FancyRoute extends Route {\n  fancy: true;\n}\nexport interface FanciestRoute extends FancyRoute {}\n',
   '.env': 'SECRET=1\n',
 });
 
@@ -122,6 +124,8 @@ tsTest('find_symbol: a TypeScript module\'s export as a namespace import writes 
     'no definition is named "Router.navigate": Router is an interface (router/router.ts:1), and the members of an interface or a type alias are not definitions: read them among its lines; "navigate" is declared at router/router.ts:2',
   ]);
   assert.match((await run('Route.title')).notes?.[0] ?? '', /: read them among its lines; "title" is declared at router\/router\.ts:10$/);
+  assert.match((await run('FancyRoute.fancy')).notes?.[0] ?? '', /; "fancy" is declared at router\/router\.ts:13$/);
+  assert.match((await run('FanciestRoute.title')).notes?.[0] ?? '', /; "title" is declared at router\/router\.ts:10 \(in Route, a base of FanciestRoute\)$/);
   // A member it does not have, or one written on the line that opens the type: where the type is, as before.
   assert.match((await run('Router.nope')).notes?.[0] ?? '', /: read them among its lines$/);
   assert.match((await run('Navigator.go')).notes?.[0] ?? '', /: read them among its lines$/);

@@ -178,7 +178,8 @@ class SymbolSuggester {
    * `O.m` where O is an interface or a type alias (`Router.navigate`): their
    * members are lines of them, not definitions, so no rule finds `m` and the
    * note says why, naming where O is, and the line that declares `m` in it
-   * when one does (memberLine). Null when O is neither.
+   * or, failing that, in the interfaces it extends (declaredMember). Null
+   * when O is neither.
    */
   typeOwnerNote(name: string): Note | null {
     const dot = lastDot(name);
@@ -190,8 +191,11 @@ class SymbolSuggester {
     const places = types.slice(0, OWNERS_NAMED).map((h) => {
       const path = this.store.file(h.fid)!.path;
       paths.push(path);
-      const at = memberLine(this.store.text(h.fid) ?? '', h.start, h.end, member);
-      if (at !== null) declared.push(`${path}:${at}`);
+      const at = this.declaredMember(h, member);
+      if (at !== null) {
+        declared.push(`${at.path}:${at.line}${at.base === undefined ? '' : ` (in ${at.base}, a base of ${owner})`}`);
+        paths.push(at.path);
+      }
       return `${h.kind === 'type' ? 'a type alias' : 'an interface'} (${path}:${h.start})`;
     });
     if (places.length === 0) return null;
@@ -202,6 +206,30 @@ class SymbolSuggester {
       text: `no definition is named ${JSON.stringify(name)}: ${owner} is ${listed}, and the members of an interface or a type alias are not definitions: read them among its lines${where}`,
       paths,
     };
+  }
+
+  /**
+   * The line that declares `member` in the body of type `t` (memberLine), or,
+   * when none does, in the interfaces it extends, breadth first as
+   * `inherited` walks classes (`InlineConfig.mode` is declared in
+   * UserConfig): where, and the base's name when it is one. Null when none is found.
+   */
+  private declaredMember(t: DefinitionHit, member: string): { path: string; line: number; base?: string } | null {
+    const visited = new Set<string>();
+    let level = [t];
+    for (let depth = 0; depth <= MAX_BASE_DEPTH && level.length; depth++) {
+      const next: DefinitionHit[] = [];
+      for (const c of level) {
+        const key = `${c.fid}:${c.qualname}`;
+        if (visited.has(key)) continue;
+        visited.add(key);
+        const line = memberLine(this.store.text(c.fid) ?? '', c.start, c.end, member);
+        if (line !== null) return { path: this.store.file(c.fid)!.path, line, ...(depth > 0 ? { base: c.qualname } : {}) };
+        for (const base of this.basesOf(c)) next.push(...base);
+      }
+      level = next;
+    }
+    return null;
   }
 
   /** Classes (or interfaces) `name` stands for: found by find_symbol, or through re-exports. */
