@@ -9,7 +9,7 @@ import { Methods, Notifications, type BuildSummary, type UnresolvedImports } fro
 import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
 import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '../../indexer/query/limits.js';
 import { formatLeftOut, formatTsImports } from '../daemon-report.js';
-import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, REPO, unnamedRoot, UsageError } from '../command.js';
+import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, unnamedRoot, UsageError } from '../command.js';
 import { Refusal } from '../errors.js';
 import { COLOR, formatNote, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
 
@@ -31,7 +31,7 @@ export const command = defineCommand({
   },
   async run(p) {
     // `evidex index ~/src/other` would otherwise index the current repository without a word: the folder goes in --repo.
-    if (p.positionals.length) throw new UsageError(`takes no arguments (a repository elsewhere is --repo ${p.positionals[0]}); usage: ${USAGE}`);
+    needPositionals(p, 0, USAGE, `a repository elsewhere is --repo ${p.positionals[0]}`);
     const { placeOf } = await import('../paths.js');
     const place = await placeOf(p);
     const root = place.root;
