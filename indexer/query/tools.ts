@@ -226,9 +226,9 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
   return n;
 }
 
-/** find_symbol's answer in slices, with suggestions when it finds nothing. */
+/** find_symbol's answer in slices, with suggestions when it finds nothing (and the note when path_prefix is why). */
 function* symbolAnswer(store: Store, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
-  return withSymbolSuggestions(store, args, yield* findSymbol(store, args, due));
+  return withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, yield* findSymbol(store, args, due)));
 }
 
 /**
