@@ -158,7 +158,7 @@ export class Builder {
       this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
       let walked: WalkEntry[];
       try {
-        const walk = await walkUntilSettled(async (again) => {
+        const walk = await walkUntilSettled(this.root, async (again) => {
           if (again && this.rules) await this.rules.reloadAll(); // an ignore file may have come with the rest
           return walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, onFile: early && !again ? (e) => early.found(e.size) : undefined });
         }, settle, signal);
