@@ -92,6 +92,10 @@ test('when nothing is under --path-prefix, that is the reason given, for every t
     assert.match(r.stderr, /^0 of 0 shown · index generation \d+\nnote: nothing in the index is under --path-prefix "nosuch"\n$/, name);
   }
   assert.match(evidex(['importers', 'reactt']).stderr, '\ndid you mean: react (');
+  // search_code: a query written as a regular expression gets its note only where files are to search.
+  const regex = evidex(['search', 'use[A-Z]\\w+', '--path-prefix', 'nosuch']);
+  assert.match(regex.stderr, /^0 of 0 shown · index generation \d+\nnote: nothing in the index is under --path-prefix "nosuch"\n$/);
+  assert.match(evidex(['search', 'use[A-Z]\\w+', '--path-prefix', 'packages']).stderr, '\nnote: evidex search matches literal text, not regular expressions');
   // find_symbol says so too; a name mistyped gets no edits, a name that is there is said to be outside the prefix, and where.
   const typo = evidex(['symbol', 'useThem', '--path-prefix', 'nosuch']);
   assert.is(typo.code, 0, typo.stderr);
