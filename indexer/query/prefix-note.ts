@@ -5,8 +5,9 @@
 //
 // The one rule for every tool taking path_prefix: when the prefix is why the
 // answer is empty (prefixIsWhy), the answer says so and says nothing that
-// reads the name as wrong (near-miss suggestions, a note that a name or
-// subpath is not there): under that prefix no name could match, and
+// reads the name as wrong (near-miss suggestions, a note that a subpath or
+// a member is not there, that a query is written as a regular expression):
+// under that prefix nothing could match, and
 // `importers react --path-prefix nope` suggesting `react-dom` sent a reader
 // to fix the one part that was right. What says the name is right stays
 // (find_symbol's `filtered_out`: where it is, outside the prefix; what a
