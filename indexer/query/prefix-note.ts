@@ -8,7 +8,7 @@
 // reads the name as wrong (near-miss suggestions, a note that a subpath or
 // a member is not there, that a query is written as a regular expression):
 // under that prefix nothing could match, and
-// `importers react --path-prefix nope` suggesting `react-dom` sent a reader
+// `importers react --path-prefix nope` also suggesting a name sent a reader
 // to fix the one part that was right. What says the name is right stays
 // (find_symbol's `filtered_out`: where it is, outside the prefix; what a
 // package name resolves to).
