@@ -151,14 +151,16 @@ function asArgument(typed: string, command: string | undefined): string {
   return `; an argument that starts with "-" goes after --: ${command} -- ${quoted}`;
 }
 
-export function needPositionals(p: { positionals: readonly string[] }, n: number, usage: string): void {
+/** Refuses a command given other than `n` arguments, with its usage and, when given, a `hint` of what the caller may have meant. */
+export function needPositionals(p: { positionals: readonly string[] }, n: number, usage: string, hint?: string): void {
   const got = p.positionals.length;
   // `evidex search ''`: an empty argument is no query, name or path; said as a usage error, not as the tool's schema words.
   if (got === n && p.positionals.includes('')) throw new UsageError(`an empty argument; usage: ${usage}`);
   if (got === n) return;
   // `evidex search def main`: words meant as one argument, which the shell split.
   const quote = n === 1 && got > 1 ? ` (got ${got}: quote text with spaces, as in "${p.positionals.join(' ')}")` : '';
-  throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}${quote}; usage: ${usage}`);
+  const meant = hint === undefined ? '' : ` (${hint})`;
+  throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}${quote}${meant}; usage: ${usage}`);
 }
 
 /** The root a command works on: --repo, else the work tree of the current folder, else the folder (local/root.ts), by its real path. */

@@ -67,12 +67,23 @@ function formatRoot(root: string, d: DaemonInfoStatus): Shown {
   }
 }
 
-/** Files left out, by reason: `3 secret · 1 over the size cap`, or `none` (absent from an older daemon's answer). */
-export function formatLeftOut(counts: LeftOutCounts | undefined): string {
-  if (!counts) return '-';
+/**
+ * Files left out, by reason: `3 secret (.env, certs/a.pem and 1 more) · 1 over the size cap`, or `none`
+ * (`-` when absent from an older daemon's answer). The secrets' paths (`secretPaths`, the first few; none
+ * from an older daemon) are named as a refusal to read one names it, as `shown` prints a root-relative path.
+ */
+export function formatLeftOut(counts: LeftOutCounts | undefined, secretPaths: readonly string[] = [], shown: (rootPath: string) => string = (p) => p): Shown {
+  if (!counts) return human`-`;
   const reasons = Object.keys(LEFT_OUT_WORDS) as LeftOutReason[];
-  const parts = reasons.filter((r) => counts[r] > 0).map((r) => `${counts[r]} ${LEFT_OUT_WORDS[r]}`);
-  return parts.length ? parts.join(' · ') : 'none';
+  const parts = reasons.filter((r) => counts[r] > 0).map((r) => {
+    const counted = human`${counts[r]} ${LEFT_OUT_WORDS[r]}`;
+    const named = r === 'secret' ? secretPaths.slice(0, counts[r]) : [];
+    if (named.length === 0) return counted;
+    const more = counts[r] - named.length;
+    const list = join(named.map((p) => path(shown(p))), ', ');
+    return more > 0 ? human`${counted} (${list} and ${more} more)` : human`${counted} (${list})`;
+  });
+  return parts.length ? join(parts, ' · ') : human`none`;
 }
 
 /** The human form of `evidex daemon status`. */
@@ -90,7 +101,7 @@ export function formatStatus(r: StatusReport): Shown {
       ? human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${d.catchingUp.since} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`
       : human`catching up  no change seen; re-walk: ${d.catchingUp.rewalk ?? ''}`] : []),
     human`files        ${r.files}`,
-    human`left out     ${formatLeftOut(r.status.index.leftOut)}`,
+    human`left out     ${formatLeftOut(r.status.index.leftOut, r.status.index.secretPaths)}`,
     human`symbols      ${r.symbols}`,
     ...(ts === null ? [] : [human`ts/js        ${ts}`]),
     human`generation   ${r.generation}`,

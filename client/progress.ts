@@ -12,7 +12,9 @@ export class ProgressLine {
 
   update(p: BuildProgress): void {
     if (this.quiet) return;
-    const label = p.total > 0 ? human`${p.phase} ${p.done}/${p.total} files` : human`${p.phase} ${p.done} files`;
+    const counted = p.total > 0 ? human`${p.phase} ${p.done}/${p.total} files` : human`${p.phase} ${p.done} files`;
+    // Files read and then left out (binary): in the count, so its total never shrinks, and said, so the summary's count adds up.
+    const label = p.leftOut ? human`${counted} · ${p.leftOut} left out` : counted;
     if (this.out.isTTY) {
       const width = 30;
       const frac = p.total > 0 ? Math.min(1, p.done / p.total) : 0;

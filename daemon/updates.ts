@@ -40,13 +40,17 @@ export interface IndexUpdatesOptions {
 
 /**
  * A re-index walks the new tree again every REINDEX_WALK_GAP_MS until two walks
- * agree (a clone is still checking files out), at most REINDEX_MAX_WALKS times.
+ * agree (a clone is still checking files out), at most REINDEX_MAX_WALKS times;
+ * while the root is a clone still fetching (only a `.git` without an index), for
+ * up to REINDEX_MAX_UNFINISHED_WALKS more: ten minutes of walks of one folder.
  */
 const REINDEX_WALK_GAP_MS = 250;
 const REINDEX_MAX_WALKS = 40;
+const REINDEX_MAX_UNFINISHED_WALKS = 2400;
 const untilFilled: SettleWalks = {
   between: () => new Promise((r) => setTimeout(r, REINDEX_WALK_GAP_MS).unref()),
   maxWalks: REINDEX_MAX_WALKS,
+  maxUnfinished: REINDEX_MAX_UNFINISHED_WALKS,
 };
 
 export class IndexUpdates {

@@ -34,6 +34,8 @@ export interface IndexStatus {
   warm: boolean;
   /** Files left out, by reason (docs/tools.md, What is indexed): an ignored folder counts once. */
   leftOut: LeftOutCounts;
+  /** The first few secret files' paths (left-out.ts, secretPaths), which `leftOut.secret` counts: named, never read. */
+  secretPaths: string[];
 }
 
 export interface OpenOptions {

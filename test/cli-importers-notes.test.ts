@@ -85,6 +85,30 @@ test('a --path-prefix nothing is under says so, and the nearest folder', () => {
   assert.not.match(evidex(['search', 'no such text anywhere', '--path-prefix', 'packages']).stderr, /note:/);
 });
 
+test('when nothing is under --path-prefix, that is the reason given, for every tool that takes it: no near miss reads the name as wrong', () => {
+  // A name statements write, one no statement writes, a subpath of a package that is not there, a path mistyped:
+  // each gets the prefix note alone (without the prefix, each of the last three gets a near miss or a note of its own).
+  for (const name of ['react', 'reactt', '@acme/ui/nope', 'packages/ui/src/button/Buton.tsx']) {
+    const r = evidex(['importers', name, '--path-prefix', 'nosuch']);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^0 of 0 shown · index generation \d+\nnote: nothing in the index is under --path-prefix "nosuch"\n$/, name);
+  }
+  assert.match(evidex(['importers', 'reactt']).stderr, '\ndid you mean: react (');
+  // search_code: a query written as a regular expression gets its note only where files are to search.
+  const regex = evidex(['search', 'use[A-Z]\\w+', '--path-prefix', 'nosuch']);
+  assert.match(regex.stderr, /^0 of 0 shown · index generation \d+\nnote: nothing in the index is under --path-prefix "nosuch"\n$/);
+  assert.match(evidex(['search', 'use[A-Z]\\w+', '--path-prefix', 'packages']).stderr, '\nnote: evidex search matches literal text, not regular expressions');
+  // find_symbol says so too; a name mistyped gets no edits, a name that is there is said to be outside the prefix, and where.
+  const typo = evidex(['symbol', 'useThem', '--path-prefix', 'nosuch']);
+  assert.is(typo.code, 0, typo.stderr);
+  assert.match(typo.stderr, /^0 of 0 shown · index generation \d+\nnote: nothing in the index is under --path-prefix "nosuch"\n$/);
+  assert.match(evidex(['symbol', 'useThem']).stderr, '\ndid you mean: useTheme (');
+  const there = evidex(['symbol', 'useTheme', '--path-prefix', 'packges/ui']);
+  assert.match(there.stderr, /\nnote: nothing in the index is under --path-prefix "packges\/ui"; did you mean "packages\/ui\/"\?\ndid you mean: useTheme \(outside --path-prefix, packages\/ui\/src\/theme\.tsx?:\d+\)\n$/);
+  // A prefix with files under it keeps the near misses: the name is then what is wrong.
+  assert.match(evidex(['symbol', 'useThem', '--path-prefix', 'packages']).stderr, '\ndid you mean: useTheme (');
+});
+
 test('from a subfolder, the paths notes, near misses (of a bare file name too) and a folder refusal name are from there, and the commands they give work as typed there; --json keeps the tools\' own', () => {
   const web = 'apps/web';
   const links = evidex(['importers', '@acme/sdk/links'], web);

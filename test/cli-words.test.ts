@@ -96,6 +96,10 @@ test('a command that takes no arguments refuses one instead of ignoring it', () 
   assert.equal({ code: index.code, stdout: index.stdout }, { code: 2, stdout: '' });
   assert.match(index.stderr, `evidex: takes no arguments (a repository elsewhere is --repo ${elsewhere}); usage: evidex index [--repo DIR]`);
   assert.equal(evidex(['tools', 'x']), { code: 2, stdout: '', stderr: 'evidex: takes no arguments; usage: evidex tools [--json]\n' });
+  // A question given to chat is what ask takes: said before any daemon or model is reached.
+  const chat = evidex(['chat', 'where is main?']);
+  assert.equal({ code: chat.code, stdout: chat.stdout }, { code: 2, stdout: '' });
+  assert.match(chat.stderr, 'evidex: takes no arguments (to ask one question from the command line: evidex ask "QUESTION"); usage: evidex chat');
 });
 
 test('index --unresolved on a repository with no TS/JS statement resolving nowhere says so in words', () => {

@@ -11,6 +11,7 @@ import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex } from '../indexer/index.js';
 import { noLeftOut } from '../indexer/discover/left-out.js';
+import { formatLeftOut } from '../client/daemon-report.js';
 import { Methods } from '../protocol/messages.js';
 import { connect } from '../client/connection.js';
 import { fixtureCopy, isNotIndexed, waitFor } from './helpers/daemon.js';
@@ -39,12 +40,18 @@ test('the index counts left-out files by reason; a name not UTF-8 is one, a name
     'run.log': 'log\n',
     'ok\uFFFDname.py': 'REPLACEMENT_CHAR_NAME = 1\n',
     'keep.py': 'KEEP = 1\n',
+    'keys/id_rsa': 'PRIVATE\n',
+    'tls/server.pem': 'PRIVATE\n',
   });
   writeFileSync(Buffer.from(join(root, BAD_NAME.toString('latin1')), 'latin1'), 'NOT_UTF8_NAME = 1\n');
   const index = await openEvidexIndex(root, { stateDir: tempDir('state'), maxFileBytes: 2000 });
   try {
     await index.refresh();
-    assert.equal(index.status().leftOut, { ...noLeftOut(), secret: 2, tooLarge: 1, binary: 1, ignored: 2, nameNotUtf8: 1 });
+    assert.equal(index.status().leftOut, { ...noLeftOut(), secret: 4, tooLarge: 1, binary: 1, ignored: 2, nameNotUtf8: 1 });
+    // The first three secrets by path are named beside the count (as a refusal to read one names it), the fourth counted.
+    assert.equal(index.status().secretPaths, ['.env.test', 'conf/.aws/credentials', 'keys/id_rsa']);
+    assert.is(formatLeftOut(index.status().leftOut, index.status().secretPaths).plain,
+      '4 secret (.env.test, conf/.aws/credentials, keys/id_rsa and 1 more) · 1 over the size cap · 1 binary · 2 ignored · 1 name not UTF-8');
     assert.equal((await index.leftOutByName('bad', { limit: 5 })).items, [{ path: 'bad\\xff.py', reason: 'nameNotUtf8' }]);
     assert.equal((await index.leftOutByName('CRED', { limit: 5 })).items, [{ path: 'conf/.aws/credentials', reason: 'secret' }]);
     assert.is((await index.leftOutByName('CRED', { limit: 5, caseSensitive: true })).total, 0);
@@ -71,10 +78,17 @@ test('through the CLI: search says which left-out files it could not search, dae
     assert.match(evidex(repo, ['search', '.env']).stderr, /^not searched: \.env \(secret\)$/m, 'said by a daemon in its catch-up');
 
     const status = evidex(repo, ['daemon', 'status']);
-    assert.match(status.stdout, /^left out {5}2 secret · 1 binary · 2 ignored$/m, status.stdout);
+    assert.match(status.stdout, /^left out {5}2 secret \(\.env, config\/server\.pem\) · 1 binary · 2 ignored$/m, status.stdout);
     // `evidex index` says the same, in the same words: through the daemon here, in its own process below.
     const viaDaemon = evidex(repo, ['index']);
-    assert.match(viaDaemon.stdout, /\(daemon\)\n[^]*^ {2}left out 2 secret · 1 binary · 2 ignored$/m, viaDaemon.stdout);
+    assert.match(viaDaemon.stdout, /\(daemon\)\n[^]*^ {2}left out 2 secret \(\.env, config\/server\.pem\) · 1 binary · 2 ignored$/m, viaDaemon.stdout);
+    // From a subfolder, named as paths from there (as `evidex read` there takes them); never a line of their content.
+    const fromSrc = evidex(join(repo, 'src'), ['index']);
+    assert.match(fromSrc.stdout, /^ {2}left out 2 secret \(\.\.\/\.env, \.\.\/config\/server\.pem\) · /m, fromSrc.stdout);
+    assert.match(evidex(join(repo, 'src'), ['read', '../config/server.pem']).stderr, /server\.pem/);
+    for (const file of ['.env', 'config/server.pem']) {
+      for (const line of readFileSync(join(repo, file), 'utf8').split('\n').filter((l) => l.length > 8)) assert.not.ok(fromSrc.stdout.includes(line), `no content of ${file}`);
+    }
 
     // Made and removed while the daemon runs: the watcher's updates keep the count.
     const c = await connect(repo, { env: { ...process.env, EVIDEX_HOME: home } });
@@ -103,8 +117,10 @@ test('through the CLI: search says which left-out files it could not search, dae
     } finally { await c.close(); }
     evidex(repo, ['daemon', 'stop']);
     const inProcess = evidex(repo, ['index']);
-    assert.match(inProcess.stdout, /\(in-process\)\n[^]*^ {2}left out 2 secret · 1 binary · 2 ignored$/m, inProcess.stdout);
-    assert.equal(JSON.parse(evidex(repo, ['index', '--json']).stdout).leftOut, { ...noLeftOut(), secret: 2, binary: 1, ignored: 2 });
+    assert.match(inProcess.stdout, /\(in-process\)\n[^]*^ {2}left out 2 secret \(\.env, config\/server\.pem\) · 1 binary · 2 ignored$/m, inProcess.stdout);
+    const json = JSON.parse(evidex(repo, ['index', '--json']).stdout);
+    assert.equal(json.leftOut, { ...noLeftOut(), secret: 2, binary: 1, ignored: 2 });
+    assert.equal(json.secretPaths, ['.env', 'config/server.pem']);
   } finally {
     evidex(repo, ['daemon', 'stop']);
   }

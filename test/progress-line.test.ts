@@ -1,8 +1,10 @@
 // The progress line of `evidex index` as a file or pipe keeps it: a line every
 // 2 seconds of the injected clock, and the last one, never a line for nothing
 // done yet (`walk 0 files`, which every build starts with). And the build's
-// own progress (a real Index on a temp folder): the parse total drops the files
-// reading found binary, so it ends at the summary's file count.
+// own progress (a real Index on a temp folder): the parse total is the files
+// the walk found to read from the first line to the last (a file's being binary
+// is learnt only by reading it, and a total that dropped it then shrank late),
+// and the files reading left out are said beside it.
 import { PassThrough } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,13 +28,15 @@ test('in a file or pipe: no `walk 0 files`; a line per 2 s of the clock; the las
   now += 500;
   bar.update({ phase: 'parse', done: 10, total: 100 });
   now += 2_000;
-  bar.update({ phase: 'parse', done: 60, total: 98 });
+  bar.update({ phase: 'parse', done: 60, total: 100 });
+  now += 2_001;
+  bar.update({ phase: 'parse', done: 100, total: 100, leftOut: 2 });
   now += 1;
   bar.update({ phase: 'done', done: 98, total: 98 });
-  assert.is(out, 'walk 100/100 files\nparse 60/98 files\ndone 98/98 files\n');
+  assert.is(out, 'walk 100/100 files\nparse 60/100 files\nparse 100/100 files · 2 left out\ndone 98/98 files\n');
 });
 
-test('a first build\'s parse total leaves out the files found binary: its last parse line is the summary\'s count', async () => {
+test('a first build\'s parse total is the files found to read, from start to end; those found binary are said beside it', async () => {
   const root = tempDir('progress-root');
   for (let i = 0; i < 5; i++) writeFileSync(join(root, `m${i}.py`), `X = ${i}\n`);
   writeFileSync(join(root, 'blob.txt'), Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00]));
@@ -43,7 +47,11 @@ test('a first build\'s parse total leaves out the files found binary: its last p
     const parse = seen.filter((p) => p.phase === 'parse');
     assert.is(summary.files, 5);
     assert.equal(seen.find((p) => p.phase === 'walk' && p.total > 0), { phase: 'walk', done: 6, total: 6 });
-    assert.equal(parse.at(-1), { phase: 'parse', done: 5, total: 5 });
+    assert.ok(parse.length > 0);
+    // Never less than the walk's 6: the binary file is one of them (read last or first, the total is the same).
+    for (const p of parse) assert.is(p.total, 6, JSON.stringify(p));
+    assert.equal(parse.at(-1), { phase: 'parse', done: 6, total: 6, leftOut: 1 });
+    assert.is(parse.at(-1)!.done - parse.at(-1)!.leftOut!, summary.files);
   } finally {
     await index.close();
   }

@@ -195,17 +195,28 @@ test('resolution: a rootDir above the package maps output to sources outside its
     'packages/xl/tsconfig.json': JSON.stringify({ compilerOptions: { outDir: './dist/types', rootDir: '../' } }),
     'packages/xl/index.tsx': 'export const xl = 1;\n',
     'packages/other/src/thing.ts': 'export const thing = 1;\n',
+    // Redux Toolkit's layout: the tsconfig type-checks the whole package (rootDir .) while a bundler builds dist/ from src/.
+    'packages/rtk/package.json': JSON.stringify({ name: '@x/rtk', exports: {
+      '.': { types: './dist/index.d.mts' }, './query': { types: './dist/query/index.d.mts' }, './extra': { types: './dist/extra.d.ts' } } }),
+    'packages/rtk/tsconfig.json': JSON.stringify({ compilerOptions: { outDir: './dist', rootDir: './' } }),
+    'packages/rtk/src/index.ts': 'export const rtk = 1;\n',
+    'packages/rtk/src/query/index.ts': 'export const query = 1;\n',
+    'packages/rtk/extra.ts': 'export const extra = 1;\n',
+    'packages/rtk/src/extra.ts': 'export const extra = 2;\n',
     // npm's bundled dependencies: a node_modules folder committed to the tree.
     'node_modules/dep/package.json': JSON.stringify({ name: 'dep', main: 'index.js' }),
     'node_modules/dep/index.js': "module.exports = require('./lib');\n",
     'node_modules/dep/lib.js': 'module.exports = 1;\n',
-    'app/main.js': lines("import '@x/xl';", "import '@x/xl/other/thing';", "const dep = require('dep');", "const lib = require('../node_modules/dep/lib');"),
+    'app/main.js': lines("import '@x/xl';", "import '@x/xl/other/thing';", "const dep = require('dep');", "const lib = require('../node_modules/dep/lib');",
+      "import '@x/rtk';", "import '@x/rtk/query';", "import '@x/rtk/extra';"),
   });
   assert.equal(targets(o.get('app/main.js')), [
     '1 @x/xl [import] -> packages/xl/index.tsx', '2 @x/xl/other/thing [import] -> packages/other/src/thing.ts',
     '3 dep [require] -> (package)', '4 ../node_modules/dep/lib [require] -> (missing)',
+    // The rootDir's places first (extra.ts), then src's.
+    '5 @x/rtk [import] -> packages/rtk/src/index.ts', '6 @x/rtk/query [import] -> packages/rtk/src/query/index.ts', '7 @x/rtk/extra [import] -> packages/rtk/extra.ts',
   ]);
-  assert.equal(o.get('app/main.js')?.statements.map((s) => s.inNodeModules ?? null), [null, null, 'node_modules/dep/index.js', 'node_modules/dep/lib.js']);
+  assert.equal(o.get('app/main.js')?.statements.map((s) => s.inNodeModules ?? null), [null, null, 'node_modules/dep/index.js', 'node_modules/dep/lib.js', null, null, null]);
   assert.equal(targets(o.get('node_modules/dep/index.js')), ['1 ./lib [require] -> (missing)']);
 });
 

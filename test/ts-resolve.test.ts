@@ -112,7 +112,18 @@ const TREE: Record<string, string> = {
     'import { u } from "@x/tq/utils";',       // 7: build/modern/utils/index.js → src/utils/index.ts
     'import { xl } from "@x/xl";',            // 8: dist/types/xl/index.d.ts from rootDir ../ → packages/xl/index.tsx
     'import { thing } from "@x/xl/other/thing";', // 9: dist/types/other/src/thing.d.ts → packages/other/src/thing.ts
+    'import { rtk } from "@x/rtk";',          // 10: dist/index.d.mts, rootDir . holds no index → src/index.ts
+    'import { query } from "@x/rtk/query";',  // 11: dist/query/index.d.mts → src/query/index.ts
+    'import { extra } from "@x/rtk/extra";',  // 12: dist/extra.d.ts → extra.ts under rootDir ., before src/extra.ts
   ].join('\n') + '\n',
+  // Redux Toolkit's layout: the tsconfig type-checks the whole package (rootDir .) into dist/, while a bundler builds dist/ from src/.
+  'packages/rtk/package.json': json({ name: '@x/rtk', exports: {
+    '.': { types: './dist/index.d.mts' }, './query': { types: './dist/query/index.d.mts' }, './extra': { types: './dist/extra.d.ts' } } }),
+  'packages/rtk/tsconfig.json': json({ compilerOptions: { outDir: './dist', rootDir: './' } }),
+  'packages/rtk/src/index.ts': 'export const rtk = 1;\n',
+  'packages/rtk/src/query/index.ts': 'export const query = 1;\n',
+  'packages/rtk/extra.ts': 'export const extra = 1;\n',
+  'packages/rtk/src/extra.ts': 'export const extra = 2;\n',
   // TanStack's layout: the tsconfig type-checks into dist-ts (rootDir '.'), tsdown ships build/modern and build/legacy from src/.
   'packages/tq/package.json': json({ name: '@x/tq', main: 'build/legacy/index.cjs', types: 'build/legacy/index.d.ts', exports: {
     '.': { import: { types: './build/modern/index.d.ts', default: './build/modern/index.js' }, require: './build/modern/index.cjs' },
@@ -150,7 +161,8 @@ const EXPECTED: Record<string, string[]> = {
   // Through the link, the file it leads to.
   'legacy/app.js': ['packages/legacy/index.js', 'legacy/lib/greet.js'],
   'packages/app/src/bundled.ts': ['packages/tsup/src/index.ts', 'packages/tsup/src/index.ts', 'packages/tsup-untyped/src/index.ts', 'packages/babel/src/index.js',
-    'packages/client/src/index.ts', 'packages/tq/src/index.ts', 'packages/tq/src/utils/index.ts', 'packages/xl/index.tsx', 'packages/other/src/thing.ts'],
+    'packages/client/src/index.ts', 'packages/tq/src/index.ts', 'packages/tq/src/utils/index.ts', 'packages/xl/index.tsx', 'packages/other/src/thing.ts',
+    'packages/rtk/src/index.ts', 'packages/rtk/src/query/index.ts', 'packages/rtk/extra.ts'],
   'packages/node10/src/main.ts': ['packages/client/src/index.ts'],
   // NodeNext without allowJs: require mode to .d.cts, import mode to .d.mts, and the compiler's .d.ts for lib/index.js.
   'packages/node-esm/src/g.cts': ['packages/tsup/src/index.ts', 'packages/tsup-untyped/src/index.ts'],
@@ -168,7 +180,7 @@ const GOVERNING: Record<string, string> = {
 };
 
 /** Answers that go through build output a package names but the tree lacks (the compiler alone finds nothing there). */
-const MAPPED = new Set(['packages/app/src/main.ts:1', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((l) => `packages/app/src/bundled.ts:${l}`),
+const MAPPED = new Set(['packages/app/src/main.ts:1', ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((l) => `packages/app/src/bundled.ts:${l}`),
   'packages/node10/src/main.ts:1',
   'packages/node-esm/src/g.cts:1', 'packages/node-esm/src/g.cts:2', 'packages/node-esm/src/h.ts:1', 'packages/node-esm/src/h.ts:2']);
 

@@ -8,6 +8,8 @@ export const command = modelCommand({
   examples: ['evidex chat', 'evidex chat --model qwen3:14b', 'evidex chat --api openai --model qwen3-8b'],
   clientName: 'chat',
   positionals: 0,
+  // `evidex chat "where is X?"`: a question on the command line is what ask is for.
+  wrongArguments: 'to ask one question from the command line: evidex ask "QUESTION"',
   flags: {},
   async load() {
     const { runChatCommand } = await import('../chat.js');

@@ -9,7 +9,7 @@ import { Methods, Notifications, type BuildSummary, type UnresolvedImports } fro
 import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
 import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '../../indexer/query/limits.js';
 import { formatLeftOut, formatTsImports } from '../daemon-report.js';
-import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, REPO, unnamedRoot, UsageError } from '../command.js';
+import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, unnamedRoot, UsageError } from '../command.js';
 import { Refusal } from '../errors.js';
 import { COLOR, formatNote, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
 
@@ -31,7 +31,7 @@ export const command = defineCommand({
   },
   async run(p) {
     // `evidex index ~/src/other` would otherwise index the current repository without a word: the folder goes in --repo.
-    if (p.positionals.length) throw new UsageError(`takes no arguments (a repository elsewhere is --repo ${p.positionals[0]}); usage: ${USAGE}`);
+    needPositionals(p, 0, USAGE, `a repository elsewhere is --repo ${p.positionals[0]}`);
     const { placeOf } = await import('../paths.js');
     const place = await placeOf(p);
     const root = place.root;
@@ -56,7 +56,7 @@ export const command = defineCommand({
     };
     process.once('SIGINT', onInterrupt);
     const t0 = Date.now();
-    type Summary = BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; unresolved?: UnresolvedImports; via: 'daemon' | 'in-process' };
+    type Summary = BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; secretPaths?: string[]; unresolved?: UnresolvedImports; via: 'daemon' | 'in-process' };
     let summary: Summary | undefined;
     let told = false;
     try {
@@ -81,8 +81,9 @@ export const command = defineCommand({
         try {
           client.onNotification(Notifications.indexProgress, (params) => bar.update(params.progress));
           const refreshed = await client.request(Methods.indexRefresh);
-          // What the walk left out, counted as `evidex daemon status` counts it.
-          summary = { ...refreshed, leftOut: (await client.request(Methods.indexStatus)).index.leftOut, via: 'daemon' };
+          // What the walk left out, counted (and its secrets named) as `evidex daemon status` does.
+          const { leftOut, secretPaths } = (await client.request(Methods.indexStatus)).index;
+          summary = { ...refreshed, leftOut, secretPaths, via: 'daemon' };
           if (query) summary.unresolved = await withShownFrom(query.shown_from, (from) => client.request(Methods.indexUnresolved, { ...query, shown_from: from })).catch((e: unknown) => {
             throw olderDaemon(e, 'path_prefix') ? new Refusal('invalid_arguments', 'the daemon serving this repository is older than --path-prefix here: stop it (evidex daemon stop) and run this again') : e;
           });
@@ -103,7 +104,7 @@ export const command = defineCommand({
       const size = s.indexBytes !== undefined ? human`  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '';
       stdout().write(human`indexed ${path(root.path)} (${s.via})
   files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)
-  left out ${formatLeftOut(s.leftOut)}
+  left out ${formatLeftOut(s.leftOut, s.secretPaths, (f) => place.shown(f))}
   symbols ${s.symbols}
   imports ${s.imports}
 ${ts}  lines   ${s.lines}

@@ -37,6 +37,8 @@ interface ModelCommandSpec<E extends FlagSpecs> {
   /** The X-Evidex-Client name the daemon's log and audit show. */
   clientName: string;
   positionals: number;
+  /** Said when the arguments are not `positionals` in number: what the caller may have meant instead. */
+  wrongArguments?: string;
   /** The command's flags besides --model, --repo and --help. */
   flags: E;
   /** Loads the command's code; the function it gives runs over the connection. */
@@ -51,7 +53,7 @@ export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Comma
     examples: s.examples,
     flags: { ...MODEL, ...s.flags, ...REPO, ...HELP },
     async run(p) {
-      needPositionals(p, s.positionals, s.usage);
+      needPositionals(p, s.positionals, s.usage, s.wrongArguments);
       // An empty question (or file name) is the caller's slip, refused here as search '' is: exit 2, not a failed question.
       if (p.positionals.some((a) => a.trim() === '')) throw new UsageError(`an empty argument; usage: ${s.usage}`);
       if (p.flags.model?.trim() === '') throw new UsageError('--model is empty; name a model, or leave --model out for the default (EVIDEX_MODEL, else qwen3:8b)');

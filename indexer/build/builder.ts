@@ -158,7 +158,7 @@ export class Builder {
       this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
       let walked: WalkEntry[];
       try {
-        const walk = await walkUntilSettled(async (again) => {
+        const walk = await walkUntilSettled(this.root, async (again) => {
           if (again && this.rules) await this.rules.reloadAll(); // an ignore file may have come with the rest
           return walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, onFile: early && !again ? (e) => early.found(e.size) : undefined });
         }, settle, signal);
@@ -222,7 +222,7 @@ export class Builder {
     const changes: FileChange[] = [];
     const tsWritten = new Set<string>();
     let done = 0;
-    /** Files read and found binary or over the size cap: out of the progress's count, which so ends at what was indexed. */
+    /** Files read and found binary or over the size cap: said beside the progress's count, which they stay in. */
     let excluded = 0;
     let ops: StoreOp[] = [];
     let opBytes = 0;
@@ -248,9 +248,10 @@ export class Builder {
       }
       done += results.length;
       if (ops.length >= COMMIT_FILES || opBytes >= COMMIT_BYTES || performance.now() - lastFlush >= COMMIT_MS) flush();
-      // The total is what the walk found to read, less what reading left out so far (binary, too large): on a first
-      // build it ends at the files the summary counts (react-router: 1159, where 1184 were read and 25 were binary).
-      onProgress?.({ phase: 'parse', done: done - excluded, total: tasks.length - excluded });
+      // The total is what the walk found to read, known at the start and never changed: binary-ness is known only once
+      // a file is read, and a total less the binary files found so far shrank late (Effect: …/3536 until one binary,
+      // read near the end, made it 3535). What reading left out is said beside it, so done - leftOut is what was indexed.
+      onProgress?.({ phase: 'parse', done, total: tasks.length, leftOut: excluded });
     };
     await parseAll(tasks, this.maxBytes, this.workerCount, take, this.opts.compileCache ?? null, early?.take());
     signal?.throwIfAborted();

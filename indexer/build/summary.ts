@@ -5,8 +5,10 @@ import type { ResolutionCounts } from '../store/store.js';
 /** Reported while a refresh runs (the CLI's progress line, the daemon's index/progress notifications). */
 export interface BuildProgress {
   phase: 'walk' | 'parse' | 'write' | 'done';
-  done: number;                // files processed so far in this phase (parse: not those left out as binary or too large)
-  total: number;               // files known in this phase (0 while unknown; parse: less those left out so far)
+  done: number;                // files processed so far in this phase (parse: read, those then left out included)
+  total: number;               // files known in this phase (0 while unknown; parse: the files the walk found to read, fixed)
+  /** parse: of the files read, those left out once their content was known (binary, grown over the size cap). */
+  leftOut?: number;
 }
 
 /** What a refresh did, once it is done. */

@@ -82,10 +82,28 @@ export class LeftOutSet {
 export function leftOutByName(all: Iterable<LeftOut>, query: string, opts: LeftOutQuery): { items: LeftOut[]; total: number } {
   const fold = (s: string): string => (opts.caseSensitive ? s : s.toLowerCase());
   const q = fold(query);
-  const hits: LeftOut[] = [];
   if (q === '') return { items: [], total: 0 };
   const prefix = opts.pathPrefix ?? '';
-  for (const e of all) if (e.path.startsWith(prefix) && fold(e.path).includes(q)) hits.push(e);
+  return firstInPathOrder(all, (e) => e.path.startsWith(prefix) && fold(e.path).includes(q), opts.limit);
+}
+
+/** Secret files named in index/status (`secretPaths`): enough to find the one or two a repository has, little enough for one line. */
+export const SECRETS_NAMED = 3;
+
+/**
+ * The first SECRETS_NAMED secret files' paths, in path order: `evidex index`
+ * and `evidex daemon status` name them beside their count, as read_evidence's
+ * refusal names one (a count alone leaves a person to hunt for the file).
+ * Paths only, never content.
+ */
+export function secretPaths(all: Iterable<LeftOut>): string[] {
+  return firstInPathOrder(all, (e) => e.reason === 'secret', SECRETS_NAMED).items.map((e) => e.path);
+}
+
+/** The entries `keep` takes, in path order, at most `limit`; `total` counts them all. */
+function firstInPathOrder(all: Iterable<LeftOut>, keep: (e: LeftOut) => boolean, limit: number): { items: LeftOut[]; total: number } {
+  const hits: LeftOut[] = [];
+  for (const e of all) if (keep(e)) hits.push(e);
   hits.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { items: hits.slice(0, opts.limit), total: hits.length };
+  return { items: hits.slice(0, limit), total: hits.length };
 }

@@ -2,6 +2,16 @@
 // under (docs/tools.md, Paging): an empty answer alone would read as "no
 // match", when the filter left nothing to match in. Names the nearest folder
 // the index does hold, when one is spelled alike.
+//
+// The one rule for every tool taking path_prefix: when the prefix is why the
+// answer is empty (prefixIsWhy), the answer says so and says nothing that
+// reads the name as wrong (near-miss suggestions, a note that a subpath or
+// a member is not there, that a query is written as a regular expression):
+// under that prefix nothing could match, and
+// `importers react --path-prefix nope` also suggesting a name sent a reader
+// to fix the one part that was right. What says the name is right stays
+// (find_symbol's `filtered_out`: where it is, outside the prefix; what a
+// package name resolves to).
 import type { Store } from '../store/store.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { pathPrefixOf } from './args.js';
@@ -13,11 +23,22 @@ export function withPrefixNote(store: Store, rawPrefix: string | undefined, resu
   return withNote(result, prefixNote(store, rawPrefix, result.total));
 }
 
+/** Whether an answer of `total` items is empty because no indexed file's path starts with `rawPrefix` (then nothing is to read its name as wrong). */
+export function prefixIsWhy(store: Store, rawPrefix: string | undefined, total: number): boolean {
+  return emptyPrefix(store, rawPrefix, total) !== undefined;
+}
+
+/** The prefix (normalised) when the answer of `total` items is empty and no indexed file's path starts with it; else undefined. */
+function emptyPrefix(store: Store, rawPrefix: string | undefined, total: number): string | undefined {
+  const prefix = pathPrefixOf(rawPrefix);
+  if (total > 0 || prefix === undefined) return undefined;
+  return store.ordered().some((f) => f.path.startsWith(prefix)) ? undefined : prefix;
+}
+
 /** The note on an answer of `total` items when that is none and no indexed file's path starts with `rawPrefix`; else null. */
 export function prefixNote(store: Store, rawPrefix: string | undefined, total: number): Note | null {
-  const prefix = pathPrefixOf(rawPrefix);
-  if (total > 0 || prefix === undefined) return null;
-  if (store.ordered().some((f) => f.path.startsWith(prefix))) return null;
+  const prefix = emptyPrefix(store, rawPrefix, total);
+  if (prefix === undefined) return null;
   const near = nearestFolder(store, prefix.replace(/\/$/, ''));
   const text = `nothing in the index is under path_prefix ${JSON.stringify(prefix)}${near === null ? '' : `; did you mean ${JSON.stringify(`${near}/`)}?`}`;
   return { text, paths: near === null ? [prefix] : [prefix, `${near}/`] };

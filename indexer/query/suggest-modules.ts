@@ -12,6 +12,7 @@ import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { folderRefusal, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
 import { withNote } from './notes.js';
+import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './limits.js';
 
@@ -48,8 +49,9 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
   // A package name or subpath: what it resolves to, when that is a file of the repository.
   const note = resolvesNote(store, args.module_name, result.total);
   result = withNote(result, note);
-  // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss.
-  if (result.total > 0 || note) return result;
+  // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss;
+  // and when nothing in the index is under path_prefix, that is why the answer is empty, not the name (prefix-note.ts).
+  if (result.total > 0 || note || prefixIsWhy(store, args.path_prefix, result.total)) return result;
   result = withNote(result, noSuchSubpathNote(store, args.module_name));
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;

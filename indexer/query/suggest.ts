@@ -18,6 +18,7 @@ import { baseNames } from './bases.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { moduleQualified } from './qualified.js';
 import { withNote, type Note } from './notes.js';
+import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { isModuleFileOf } from '../typescript/paths.js';
 import { SUGGESTIONS_MAX } from './limits.js';
@@ -34,9 +35,11 @@ const HEADER_LINES = 40;
 export function withSymbolSuggestions(store: Store, args: ToolArgs['find_symbol'], result: ToolResult): ToolResult {
   if (result.total > 0) return result;
   const filtered = args.kind !== undefined || args.path_prefix !== undefined;
+  // Nothing in the index is under path_prefix: where the name is outside it, and nothing that reads the name as wrong (prefix-note.ts).
+  const prefixWhy = prefixIsWhy(store, args.path_prefix, result.total);
   const suggester = new SymbolSuggester(store);
-  const suggestions = suggester.suggest(args.name, filtered);
-  const noted = suggestions.some((s) => s.why === 'module') ? result : withNote(result, suggester.typeOwnerNote(args.name));
+  const suggestions = suggester.suggest(args.name, filtered, prefixWhy);
+  const noted = prefixWhy || suggestions.some((s) => s.why === 'module') ? result : withNote(result, suggester.typeOwnerNote(args.name));
   return suggestions.length ? { ...noted, suggestions } : noted;
 }
 
@@ -56,8 +59,10 @@ class SymbolSuggester {
 
   constructor(private readonly store: Store) {}
 
-  suggest(name: string, filtered: boolean): Suggestion[] {
+  /** `onlyFilteredOut`: the filters are why the answer is empty, so only where the name is without them. */
+  suggest(name: string, filtered: boolean, onlyFilteredOut = false): Suggestion[] {
     if (filtered) for (const hit of this.find(name)) this.found.push({ r: { hit, name: hit.qualname }, why: 'filtered_out' });
+    if (onlyFilteredOut) return this.grouped();
     for (const r of this.reexported(name)) this.found.push({ r, why: 'reexported' });
     for (const r of this.moduleExports(name)) this.found.push({ r, why: 'module' });
     const dot = lastDot(name);

@@ -17,7 +17,7 @@ import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
 import { withImporterSuggestions } from './suggest-modules.js';
-import { withPrefixNote } from './prefix-note.js';
+import { prefixIsWhy, withPrefixNote } from './prefix-note.js';
 import { regexNote } from './regex-note.js';
 import { withNote } from './notes.js';
 import { ExactFinder } from '../store/search-text.js';
@@ -48,7 +48,9 @@ export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResu
     case 'search_code': {
       const { store } = ctx;
       return answerPaced(function* (due) {
-        const r = withPrefixNote(store, call.args.path_prefix, yield* searchCode(store, call.args, due));
+        const r = yield* searchCode(store, call.args, due);
+        // Nothing in the index under path_prefix is why it found nothing, not how the query is written (prefix-note.ts).
+        if (prefixIsWhy(store, call.args.path_prefix, r.total)) return withPrefixNote(store, call.args.path_prefix, r);
         return withNote(r, regexNote(call.args.query, r.total, call.args.case_sensitive ?? false));
       }, pace, () => store.generation);
     }
@@ -226,9 +228,9 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
   return n;
 }
 
-/** find_symbol's answer in slices, with suggestions when it finds nothing. */
+/** find_symbol's answer in slices, with suggestions when it finds nothing (and the note when path_prefix is why). */
 function* symbolAnswer(store: Store, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
-  return withSymbolSuggestions(store, args, yield* findSymbol(store, args, due));
+  return withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, yield* findSymbol(store, args, due)));
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Definition, Lang, RawImport, Unresolved } from '../model.js';
  * the rules (FORMAT.md says what each version changed): an index of another
  * version is rebuilt from scratch.
  */
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 6;
 
 /** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
 const MAX_KEY_BYTES = 400;

@@ -123,9 +123,10 @@ export class Configs {
 
   /**
    * The build layout of the package in `pkgDir` (outputs.ts): its
-   * tsconfig.json's `outDir`, when inside the package folder, and `rootDir`
-   * (else `src`); then the other top folders of the paths its package.json's
-   * `exports`, `types`, `typings`, `main` and `module` name, with `src`.
+   * tsconfig.json's `outDir`, when inside the package folder, with its
+   * `rootDir` and then `src`; then the other top folders of the paths its
+   * package.json's `exports`, `types`, `typings`, `main` and `module` name,
+   * with `src`.
    */
   buildLayout(pkgDir: string): BuildLayout {
     let layout = this.layouts.get(pkgDir);
@@ -141,7 +142,9 @@ export class Configs {
     const outDir = inPackage(cfg?.options.outDir);
     const ownOutDir = outDir !== null && outDir !== '..' && !outDir.startsWith('../') ? outDir : null;
     const reads = [...(cfg?.reads ?? [cfgPath]), pkgPath];
-    const outs: OutFolder[] = ownOutDir !== null ? [{ dir: ownOutDir, rootDir: inPackage(cfg?.options.rootDir) ?? 'src' }] : [];
+    const rootDir = inPackage(cfg?.options.rootDir) ?? 'src';
+    // Then `src`: a config type-checking the whole package (`rootDir: "."`, Redux Toolkit's) is not what a bundler builds `dist` from.
+    const outs: OutFolder[] = ownOutDir === null ? [] : rootDir === 'src' ? [{ dir: ownOutDir, rootDir }] : [{ dir: ownOutDir, rootDir }, { dir: ownOutDir, rootDir: 'src' }];
     let pkg: Record<string, unknown> | undefined;
     try { pkg = JSON.parse(this.view.text(pkgPath) ?? 'null') ?? undefined; } catch { pkg = undefined; }
     const named = ['exports', 'types', 'typings', 'main', 'module'].flatMap((k) => fieldPaths(pkg?.[k]));

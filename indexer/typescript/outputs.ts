@@ -2,7 +2,9 @@
 // `main`: `dist/index.d.ts`) but the tree does not hold, mapped to the source
 // a developer would open (docs/tools.md, TypeScript rules). A package's build
 // layout: its tsconfig.json's `outDir` (read as the compiler reads it,
-// `extends` included) with its `rootDir`, else `src/`; and the top folders of
+// `extends` included) with its `rootDir`, then `src/` (a config that
+// type-checks the whole package, `rootDir: "."`, is not what a bundler builds
+// `dist` from: Redux Toolkit's); and the top folders of
 // the paths its package.json names, with `src/` (a bundler's output folder
 // need not be the tsconfig's: TanStack's packages type-check into `dist-ts`
 // and ship `build/`). A path under one of those out folders, when that folder
@@ -78,27 +80,25 @@ function underSource(pkgDir: string, rootDir: string, sub: string): string | nul
 export class BuildOutputs {
   constructor(private readonly view: RepoView, private readonly layoutOf: (pkgDir: string) => BuildLayout) {}
 
-  /** The out folder of the package's layout that `rest` (a path inside the package) lies in, when that folder is not in the tree. */
-  private missingOutDir(pkgDir: string, rest: string): OutFolder | null {
-    for (const out of this.layoutOf(pkgDir).outs) {
-      if (out.dir === '' || out.dir === '.' || out.dir.startsWith('..')) continue;
-      if ((rest === out.dir || rest.startsWith(`${out.dir}/`)) && !this.view.isDir(joinRel(pkgDir, out.dir))) return out;
-    }
-    return null;
+  /** The out folders of the package's layout that `rest` (a path inside the package) lies in, when that folder is not in the tree; in layout order. */
+  private missingOutDirs(pkgDir: string, rest: string): OutFolder[] {
+    return this.layoutOf(pkgDir).outs.filter((out) => out.dir !== '' && out.dir !== '.' && !out.dir.startsWith('..')
+      && (rest === out.dir || rest.startsWith(`${out.dir}/`)) && !this.view.isDir(joinRel(pkgDir, out.dir)));
   }
 
   /** Every source path output `rest` of the package could stand for, in the order tried, existing or not (what a resolution through it rests on). */
   candidates(pkgDir: string, rest: string): string[] {
-    const out = this.missingOutDir(pkgDir, rest);
-    if (out === null || rest === out.dir) return [];
     const found: string[] = [];
-    for (const sub of variantPlaces(rest.slice(out.dir.length + 1), false)) {
-      for (const [re, exts] of SOURCE_EXTENSIONS) {
-        if (!re.test(sub)) continue;
-        const stem = sub.replace(re, '');
-        for (const ext of exts) {
-          const c = underSource(pkgDir, out.rootDir, `${stem}${ext}`);
-          if (c !== null) found.push(c);
+    for (const out of this.missingOutDirs(pkgDir, rest)) {
+      if (rest === out.dir) continue;
+      for (const sub of variantPlaces(rest.slice(out.dir.length + 1), false)) {
+        for (const [re, exts] of SOURCE_EXTENSIONS) {
+          if (!re.test(sub)) continue;
+          const stem = sub.replace(re, '');
+          for (const ext of exts) {
+            const c = underSource(pkgDir, out.rootDir, `${stem}${ext}`);
+            if (c !== null) found.push(c);
+          }
         }
       }
     }
@@ -113,11 +113,11 @@ export class BuildOutputs {
 
   /** The source folder for output folder `rest` (`dist` → `src`, `dist/esm` → `src/esm`, else `src`: variantPlaces); null when there is none. */
   sourceDirFor(pkgDir: string, rest: string): string | null {
-    const out = this.missingOutDir(pkgDir, rest);
-    if (out === null) return null;
-    for (const sub of rest === out.dir ? [''] : variantPlaces(rest.slice(out.dir.length + 1), true)) {
-      const src = underSource(pkgDir, out.rootDir, sub);
-      if (src !== null && this.view.isDir(src)) return src;
+    for (const out of this.missingOutDirs(pkgDir, rest)) {
+      for (const sub of rest === out.dir ? [''] : variantPlaces(rest.slice(out.dir.length + 1), true)) {
+        const src = underSource(pkgDir, out.rootDir, sub);
+        if (src !== null && this.view.isDir(src)) return src;
+      }
     }
     return null;
   }

@@ -93,8 +93,8 @@ function sourceForms(file: string): { stem: string; exts: string[] } | null {
 /**
  * A package's build-output layout: its out folders, each with the folder its
  * sources live in — the tsconfig's `outDir` (read by the compiler with
- * `extends`), when inside the package folder, with its `rootDir` (else
- * `src/`); and every other top folder of the paths its package.json
+ * `extends`), when inside the package folder, with its `rootDir` and then
+ * `src/`; and every other top folder of the paths its package.json
  * `exports`/`types`/`typings`/`main`/`module` name, with `src/`.
  */
 export interface BuildLayout { outs: Array<{ out: string; srcDir: string }> }
@@ -117,7 +117,9 @@ export function buildLayout(pkgAbs: string): BuildLayout {
     const outDir = rel(parsed.options.outDir);
     // package.json can name nothing outside the package: an outDir there (one a root config lends) is no layout of it.
     const outside = outDir !== null && (outDir === '..' || outDir.startsWith('../'));
-    if (outDir !== null && !outside) outs.push({ out: outDir, srcDir: rel(parsed.options.rootDir) ?? 'src' });
+    const rootDir = rel(parsed.options.rootDir) ?? 'src';
+    // Then src: a config type-checking the whole package (`rootDir: "."`) is not what a bundler builds dist from.
+    if (outDir !== null && !outside) outs.push({ out: outDir, srcDir: rootDir }, ...(rootDir === 'src' ? [] : [{ out: outDir, srcDir: 'src' }]));
   }
   const pkg = readJson(join(pkgAbs, 'package.json')) as Record<string, unknown> | undefined;
   const named = ['exports', 'types', 'typings', 'main', 'module'].flatMap((k) => fieldPaths(pkg?.[k]));
@@ -129,13 +131,10 @@ export function buildLayout(pkgAbs: string): BuildLayout {
   return { outs };
 }
 
-/** The out folder of the layout that `rel` (a path inside the package) lies in, when that folder is not in the tree. */
-function missingOutDir(pkgAbs: string, rel: string, layout: BuildLayout, isDir: (abs: string) => boolean): { out: string; srcDir: string } | null {
-  for (const o of layout.outs) {
-    if (o.out === '' || o.out === '.' || o.out.startsWith('..')) continue;
-    if ((rel === o.out || rel.startsWith(`${o.out}/`)) && !isDir(join(pkgAbs, o.out))) return o;
-  }
-  return null;
+/** The out folders of the layout that `rel` (a path inside the package) lies in, when that folder is not in the tree, in layout order. */
+function missingOutDirs(pkgAbs: string, rel: string, layout: BuildLayout, isDir: (abs: string) => boolean): BuildLayout['outs'] {
+  return layout.outs.filter((o) => o.out !== '' && o.out !== '.' && !o.out.startsWith('..')
+    && (rel === o.out || rel.startsWith(`${o.out}/`)) && !isDir(join(pkgAbs, o.out)));
 }
 
 /**
@@ -165,14 +164,15 @@ function placesFor(sub: string, folder: boolean): string[] {
  * order) under that out folder's source folder.
  */
 export function sourceForOutput(pkgAbs: string, rel: string, layout: BuildLayout, exists: (abs: string) => boolean, isDir: (abs: string) => boolean): string | null {
-  const o = missingOutDir(pkgAbs, rel, layout, isDir);
-  if (o === null || rel === o.out) return null;
-  for (const place of placesFor(rel.slice(o.out.length + 1), false)) {
-    const forms = sourceForms(place);
-    if (forms === null) return null;
-    for (const ext of forms.exts) {
-      const src = posix.join(o.srcDir, `${forms.stem}${ext}`);
-      if (exists(join(pkgAbs, src))) return src;
+  for (const o of missingOutDirs(pkgAbs, rel, layout, isDir)) {
+    if (rel === o.out) continue;
+    for (const place of placesFor(rel.slice(o.out.length + 1), false)) {
+      const forms = sourceForms(place);
+      if (forms === null) return null;
+      for (const ext of forms.exts) {
+        const src = posix.join(o.srcDir, `${forms.stem}${ext}`);
+        if (exists(join(pkgAbs, src))) return src;
+      }
     }
   }
   return null;
@@ -180,11 +180,11 @@ export function sourceForOutput(pkgAbs: string, rel: string, layout: BuildLayout
 
 /** A folder of build output that would exist: a folder under a missing out folder whose source folder (the same place, or a shorter one as placesFor drops variants, or the source folder itself) exists. */
 export function sourceDirForOutput(pkgAbs: string, rel: string, layout: BuildLayout, isDir: (abs: string) => boolean): string | null {
-  const o = missingOutDir(pkgAbs, rel, layout, isDir);
-  if (o === null) return null;
-  for (const place of rel === o.out ? [''] : placesFor(rel.slice(o.out.length + 1), true)) {
-    const src = posix.join(o.srcDir, place);
-    if (isDir(join(pkgAbs, src))) return src;
+  for (const o of missingOutDirs(pkgAbs, rel, layout, isDir)) {
+    for (const place of rel === o.out ? [''] : placesFor(rel.slice(o.out.length + 1), true)) {
+      const src = posix.join(o.srcDir, place);
+      if (isDir(join(pkgAbs, src))) return src;
+    }
   }
   return null;
 }
