@@ -47,6 +47,8 @@ export type Flags<F extends FlagSpecs> = { -readonly [K in keyof F]?: NonNullabl
 export interface Parsed<F extends FlagSpecs = FlagSpecs> {
   positionals: string[];
   flags: Flags<F>;
+  /** Where in `positionals` the arguments after `--` begin (absent: no `--`). */
+  afterDashes?: number;
 }
 
 export class UsageError extends Error {
@@ -63,6 +65,7 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
   const flags: Record<string, string | number | true> = {};
   const positionals: string[] = [];
   let flagsDone = false;
+  let afterDashes: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (flagsDone || !a.startsWith('--') || a === '-') {
@@ -76,7 +79,7 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
       positionals.push(a);
       continue;
     }
-    if (a === '--') { flagsDone = true; continue; }
+    if (a === '--') { flagsDone = true; afterDashes = positionals.length; continue; }
     const eq = a.indexOf('=');
     const name = a.slice(2, eq === -1 ? undefined : eq);
     const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
@@ -105,7 +108,7 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
     }
   }
   // Each value was checked against its spec above: this is where the spec's types are earned.
-  return { positionals, flags: flags as Flags<F> };
+  return afterDashes === undefined ? { positionals, flags: flags as Flags<F> } : { positionals, flags: flags as Flags<F>, afterDashes };
 }
 
 // ---- commands --------------------------------------------------------------
@@ -152,13 +155,16 @@ function asArgument(typed: string, command: string | undefined): string {
 }
 
 /** Refuses a command given other than `n` arguments, with its usage and, when given, a `hint` of what the caller may have meant. */
-export function needPositionals(p: { positionals: readonly string[] }, n: number, usage: string, hint?: string): void {
+export function needPositionals(p: { positionals: readonly string[]; afterDashes?: number }, n: number, usage: string, hint?: string): void {
   const got = p.positionals.length;
   // `evidex search ''`: an empty argument is no query, name or path; said as a usage error, not as the tool's schema words.
   if (got === n && p.positionals.includes('')) throw new UsageError(`an empty argument; usage: ${usage}`);
   if (got === n) return;
+  // `evidex search -- --no-deps --limit 1`: an option written after `--` is an argument like any other.
+  const late = got > n && p.afterDashes !== undefined ? p.positionals.slice(Math.max(n, p.afterDashes)).find((a) => a.startsWith('--') && a.length > 2) : undefined;
   // `evidex search def main`: words meant as one argument, which the shell split.
-  const quote = n === 1 && got > 1 ? ` (got ${got}: quote text with spaces, as in "${p.positionals.join(' ')}")` : '';
+  const quote = late !== undefined ? ` (got ${got}: what follows -- is read as arguments, options too; put ${late} before --)`
+    : n === 1 && got > 1 ? ` (got ${got}: quote text with spaces, as in "${p.positionals.join(' ')}")` : '';
   const meant = hint === undefined ? '' : ` (${hint})`;
   throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}${quote}${meant}; usage: ${usage}`);
 }

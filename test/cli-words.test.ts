@@ -123,6 +123,10 @@ test('a mistyped option gets the nearest option of its command', () => {
     const r = evidex(args);
     assert.equal(r, { code: 2, stdout: '', stderr: `evidex: ${said}\n` }, args.join(' '));
   }
+  // An option written after `--` is one more argument: said, not read as a second query word.
+  assert.equal(evidex(['search', '--', '--rebuild', '--limit', '1']), {
+    code: 2, stdout: '', stderr: 'evidex: expected one argument (got 3: what follows -- is read as arguments, options too; put --limit before --); usage: evidex search QUERY\n',
+  });
   // The command it gives searches for the text.
   const given = evidex(['search', '--', '--rebuild']);
   assert.is(given.code, 0, given.stderr);
