@@ -6,7 +6,8 @@
 //    ahead of it cost it a short turn each, not a slice each; a backlog of
 //    short answers read at once takes turns too, rather than running whole;
 //    flooding owners take turns round-robin; a request
-//    whose client gave up is not run; background work waits for an idle daemon.
+//    whose client gave up is not run; background work waits for an idle daemon
+//    (a lone answer's pauses between its slices are not idle).
 //  - A real daemon (in this process, real ws, real index on disk): while 8
 //    connections pipeline 200 searches that each match every line of the
 //    tree, a find_symbol on a ninth is answered after at most one answer per
@@ -148,6 +149,17 @@ test('FairTurns.whenIdle: background work waits until no request runs or waits',
   await Promise.all([...work, idle]);
   assert.is(log[log.length - 1], 'idle', log.join(' '));
   assert.is(log.filter((x) => x !== 'idle').length, 5);
+});
+
+test('FairTurns.whenIdle: a lone answer paused between its slices is not idle time', async () => {
+  const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
+  const log: string[] = [];
+  const lone = turns.run({}, sliced(log, 'lone', 4));
+  assert.instance(lone, Promise, 'the answer runs in slices');
+  const idle = turns.whenIdle().then(() => { log.push('idle'); });
+  await Promise.all([lone, idle]);
+  // With the answer's turn ended before it was queued again, each pause looked idle: 'lone idle lone lone lone'.
+  assert.equal(log, ['lone', 'lone', 'lone', 'lone', 'idle']);
 });
 
 test('a daemon under a flood of 200 pipelined searches over 8 connections answers another client\'s find_symbol before the backlog', async () => {
