@@ -104,6 +104,19 @@ test('FairTurns: many connections whose first requests arrive at once cost a qui
   assert.is(turns.waiting, 0);
 });
 
+test('FairTurns: a lone request runs at once with a full slice, never a short first turn, and pauses only when a full slice is used up', async () => {
+  const SLICE = 20, FRESH = 2, WORK = 100;
+  const turns = new FairTurns({ sliceMs: SLICE, freshSliceMs: FRESH, now: countingClock() });
+  let pauses = 0;
+  const log: string[] = [];
+  const lone = turns.run({}, (pace) => inUnits(log, 'lone', WORK)({ due: pace.due, pause: () => { pauses++; return pace.pause(); } }));
+  assert.is(log.length, SLICE, 'it ran at once, for a whole slice (a unit per look at the clock)');
+  await lone;
+  assert.is(log.length, WORK);
+  // The bench's lone client (docs/performance.md): its searches under a slice never pause; a 1-unit first turn would make this 50.
+  assert.ok(pauses <= Math.ceil(WORK / SLICE), `a lone request paused ${pauses} times in ${WORK} units of work (slices of ${SLICE})`);
+});
+
 test('FairTurns: a backlog of short answers read in one pass of the event loop takes turns; a request read in the next pass does not wait for all of it', async () => {
   const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
   const log: string[] = [];
