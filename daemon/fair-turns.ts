@@ -120,9 +120,12 @@ export class FairTurns {
     const pace: Pace = {
       due: () => this.now() - started >= slice,
       pause: () => {
-        release();
         // A paused answer goes on under the owner it was run for, first among that owner's requests.
-        return this.wait(owner, true).then((next) => {
+        // Queued before its turn ends: between the two the daemon would look idle, and whenIdle's
+        // waiters (the warm-up's next call, a full collection) would go ahead of an answer half done.
+        const resumed = this.wait(owner, true);
+        release();
+        return resumed.then((next) => {
           holding = true;
           slice = next;
           started = this.now();

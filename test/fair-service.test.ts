@@ -6,7 +6,8 @@
 //    ahead of it cost it a short turn each, not a slice each; a backlog of
 //    short answers read at once takes turns too, rather than running whole;
 //    flooding owners take turns round-robin; a request
-//    whose client gave up is not run; background work waits for an idle daemon.
+//    whose client gave up is not run; background work waits for an idle daemon
+//    (a lone answer's pauses between its slices are not idle).
 //  - A real daemon (in this process, real ws, real index on disk): while 8
 //    connections pipeline 200 searches that each match every line of the
 //    tree, a find_symbol on a ninth is answered after at most one answer per
@@ -103,6 +104,19 @@ test('FairTurns: many connections whose first requests arrive at once cost a qui
   assert.is(turns.waiting, 0);
 });
 
+test('FairTurns: a lone request runs at once with a full slice, never a short first turn, and pauses only when a full slice is used up', async () => {
+  const SLICE = 20, FRESH = 2, WORK = 100;
+  const turns = new FairTurns({ sliceMs: SLICE, freshSliceMs: FRESH, now: countingClock() });
+  let pauses = 0;
+  const log: string[] = [];
+  const lone = turns.run({}, (pace) => inUnits(log, 'lone', WORK)({ due: pace.due, pause: () => { pauses++; return pace.pause(); } }));
+  assert.is(log.length, SLICE, 'it ran at once, for a whole slice (a unit per look at the clock)');
+  await lone;
+  assert.is(log.length, WORK);
+  // The bench's lone client (docs/performance.md): its searches under a slice never pause; a 1-unit first turn would make this 50.
+  assert.ok(pauses <= Math.ceil(WORK / SLICE), `a lone request paused ${pauses} times in ${WORK} units of work (slices of ${SLICE})`);
+});
+
 test('FairTurns: a backlog of short answers read in one pass of the event loop takes turns; a request read in the next pass does not wait for all of it', async () => {
   const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
   const log: string[] = [];
@@ -148,6 +162,17 @@ test('FairTurns.whenIdle: background work waits until no request runs or waits',
   await Promise.all([...work, idle]);
   assert.is(log[log.length - 1], 'idle', log.join(' '));
   assert.is(log.filter((x) => x !== 'idle').length, 5);
+});
+
+test('FairTurns.whenIdle: a lone answer paused between its slices is not idle time', async () => {
+  const turns = new FairTurns({ sliceMs: 1, now: countingClock() });
+  const log: string[] = [];
+  const lone = turns.run({}, sliced(log, 'lone', 4));
+  assert.instance(lone, Promise, 'the answer runs in slices');
+  const idle = turns.whenIdle().then(() => { log.push('idle'); });
+  await Promise.all([lone, idle]);
+  // With the answer's turn ended before it was queued again, each pause looked idle: 'lone idle lone lone lone'.
+  assert.equal(log, ['lone', 'lone', 'lone', 'lone', 'idle']);
 });
 
 test('a daemon under a flood of 200 pipelined searches over 8 connections answers another client\'s find_symbol before the backlog', async () => {
