@@ -5,6 +5,7 @@
 import type { LeftOutCounts, LeftOutReason } from '../indexer/api.js';
 import { human, join, padEnd, path, plural, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
+import { when } from '../local/when.js';
 import type { DaemonInfoStatus, LatencySnapshot, Unresolved, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
 import { LEFT_OUT_WORDS } from './left-out-note.js';
@@ -96,16 +97,16 @@ export function formatStatus(r: StatusReport): Shown {
     human`url          ${r.url}`,
     human`root         ${formatRoot(r.root, d)}`,
     human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : d.catchingUp ? human`, catching up: ${d.catchingUp.changes ? human`${plural(d.catchingUp.changes, 'change')} waiting` : 're-walking'}` : ''}`,
-    ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${d.waiting.since} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
+    ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${when(d.waiting.since)} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
     ...(d.catchingUp && !d.waiting ? [d.catchingUp.changes
-      ? human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${d.catchingUp.since} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`
+      ? human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${when(d.catchingUp.since)} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`
       : human`catching up  no change seen; re-walk: ${d.catchingUp.rewalk ?? ''}`] : []),
     human`files        ${r.files}`,
     human`left out     ${formatLeftOut(r.status.index.leftOut, r.status.index.secretPaths)}`,
     human`symbols      ${r.symbols}`,
     ...(ts === null ? [] : [human`ts/js        ${ts}`]),
     human`generation   ${r.generation}`,
-    human`last update  ${r.lastUpdate ?? 'never'}`,
+    human`last update  ${r.lastUpdate === null ? 'never' : when(r.lastUpdate)}`,
     human`watcher      ${r.watcher}${d.watcherNote ? human` (${d.watcherNote})` : ''}`,
     human`warm-up      ${formatWarmup(d.warmup)}`,
     human`clients      ${d.clients}`,
