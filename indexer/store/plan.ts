@@ -28,6 +28,9 @@ export interface Window { offset: number; end: number }
 /** The hits in a window of the answer order, and how many there are in all. */
 export interface Hits<T> { total: number; hits: T[] }
 
+/** Statements under modules (QueryPlanner.importsUnder): how many, and how many under each target that got one. */
+export interface StatementsUnder { total: number; byTarget: Array<[string, number]> }
+
 /** One definition: its file, span (decorators included), kind and qualname. */
 export interface DefinitionHit { fid: number; start: number; end: number; kind: Definition['kind']; qualname: string }
 
@@ -251,6 +254,64 @@ export class QueryPlanner {
     return { total, hits };
   }
 
+  /**
+   * The statements under module `parents` that `answered` leaves out: those
+   * with a target starting with a parent and a `.` and none in `answered`,
+   * under `prefix` when given. Each is counted once, under the first such
+   * target in key order (`from P.m import n` under `P.m`, which sorts before
+   * `P.m.n`); `byTarget` holds the targets that got one, in key order. The
+   * targets are a range of the `target` table's sorted keys, so a call costs
+   * the statements under its parents, not a look at every target.
+   */
+  *importsUnder(parents: readonly string[], answered: ReadonlySet<string>, prefix: string | undefined, due: Due): Generator<void, StatementsUnder, void> {
+    const counted = this.memory.symbolsReady ? this.refsUnder(answered, prefix) : this.rowsUnder(answered, prefix);
+    const byTarget: Array<[string, number]> = [];
+    let total = 0;
+    for (const p of parents) {
+      for (const t of this.tables.targetsUnder(p)) {
+        if (due()) yield;
+        const n = counted(t);
+        if (n > 0) byTarget.push([t, n]);
+        total += n;
+      }
+    }
+    return { total, byTarget };
+  }
+
+  /** importsUnder's count of a target from the symbol index: a statement not seen before and in no list of `answered` (each sorted, so a binary search). */
+  private refsUnder(answered: ReadonlySet<string>, prefix: string | undefined): (target: string) => number {
+    const rank = this.files.pathRank();
+    const order = importOrder(rank);
+    const lists = [...answered].map((n) => this.memory.symbols.importersInOrder(n, rank)).filter((l) => l.length > 0);
+    const seen = new Set<ImportRef>();
+    return (target) => {
+      let n = 0;
+      for (const r of this.memory.symbols.importers(target)) {
+        if (seen.has(r) || (prefix !== undefined && !this.files.get(r.fid)!.path.startsWith(prefix))) continue;
+        seen.add(r);
+        if (!lists.some((l) => holds(l, r, order))) n++;
+      }
+      return n;
+    };
+  }
+
+  /** importsUnder's count of a target from the LMDB rows, while the symbol index is still being read. */
+  private rowsUnder(answered: ReadonlySet<string>, prefix: string | undefined): (target: string) => number {
+    const seen = new Set<string>();
+    return (target) => {
+      let n = 0;
+      for (const fid of this.tables.targetFiles(target) ?? []) {
+        if (!this.files.isLive(fid) || (prefix !== undefined && !this.files.get(fid)!.path.startsWith(prefix))) continue;
+        this.memory.imports(fid).forEach((imp, seq) => {
+          if (!imp.targets.includes(target) || seen.has(`${fid}:${seq}`)) return;
+          seen.add(`${fid}:${seq}`);
+          if (!imp.targets.some((t) => answered.has(t))) n++;
+        });
+      }
+      return n;
+    };
+  }
+
   /** From the LMDB rows, while the symbol index is still being read: the files the `target` table names, in path order. */
   private importsFromRows(names: ReadonlySet<string>, prefix: string | undefined, w: Window): Hits<ImportSpan> {
     const fids = new Set<number>();
@@ -272,6 +333,13 @@ export class QueryPlanner {
     }
     return { total, hits };
   }
+}
+
+/** Whether `list`, sorted by `order`, holds `x` (the very statement: equal in order means the same one). */
+function holds<T>(list: readonly T[], x: T, order: (a: T, b: T) => number): boolean {
+  let lo = 0, hi = list.length;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (order(list[mid], x) < 0) lo = mid + 1; else hi = mid; }
+  return lo < list.length && order(list[lo], x) === 0;
 }
 
 /**
