@@ -8,10 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openEvidexIndex } from '../indexer/index.js';
-import type { ToolResult } from '../indexer/query/schemas.js';
-import { assertEvidenceChecks } from './helpers/evidence.js';
-import { cleanupTemp, tempDir, write } from './helpers/fs.js';
+import { cleanupTemp, write } from './helpers/fs.js';
+import { importersIndexOf as indexOf } from './helpers/importers-index.js';
 
 const FILES = {
   'pkg/__init__.py': 'def run():\n    pass\n',
@@ -26,19 +24,6 @@ const FILES = {
   // A package not in the tree, imported only through its submodules.
   'lib/d.py': 'from werkzeug.exceptions import HTTPException\nfrom werkzeug.routing import Map\nimport werkzeug.utils\nfrom werkzeug.http import parse\nfrom werkzeug.http import dump\n',
 };
-
-async function indexOf(files: Record<string, string>) {
-  const root = tempDir('submodules-repo');
-  write(root, files);
-  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('submodules-state'), 's') });
-  await idx.refresh();
-  const call = async (args: Record<string, unknown>): Promise<ToolResult> => {
-    const r = await idx.runTool('find_importers', args) as ToolResult;
-    assertEvidenceChecks(root, r.evidence);
-    return r;
-  };
-  return { root, idx, call };
-}
 
 const PKG_NOTE = '5 more statements import modules under pkg (pkg.exceptions 4, pkg.routing 1); a statement imports pkg only when it names it: find_importers "pkg.exceptions" lists those';
 
