@@ -39,7 +39,7 @@ test("a package's answer says how many statements import its submodules, each on
   assert.is(app.total, 1);
   assert.equal(app.notes, ['4 more statements import modules under pkg (pkg.exceptions 3, pkg.routing 1); a statement imports pkg only when it names it: find_importers "pkg.exceptions" lists those']);
   assert.equal((await call({ module_name: 'pkg', path_prefix: 'lib/' })).notes,
-    ['1 more statement imports modules under pkg (pkg.exceptions 1); a statement imports pkg only when it names it: find_importers "pkg.exceptions" lists those']);
+    ['1 more statement imports modules under pkg (pkg.exceptions 1); a statement imports pkg only when it names it: find_importers "pkg.exceptions" lists it']);
   // Nothing under it left out: no note (pkg.exceptions' own statements all name it), nor for a module asked by its file's path.
   assert.is((await call({ module_name: 'pkg.exceptions' })).notes, undefined);
   assert.is((await call({ module_name: 'pkg/__init__.py' })).notes, undefined);

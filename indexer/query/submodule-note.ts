@@ -34,7 +34,7 @@ export function* submodulesNote(store: Store, m: string, names: ReadonlySet<stri
   const n = under.total;
   const statements = `${n}${total > 0 ? ' more' : ''} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}`;
   return {
-    text: `${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: find_importers ${JSON.stringify(top[0][0])} lists those`,
+    text: `${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: find_importers ${JSON.stringify(top[0][0])} lists ${top[0][1] === 1 ? 'it' : 'those'}`,
     paths: [],
   };
 }
