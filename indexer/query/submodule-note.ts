@@ -6,15 +6,11 @@
 // the note says how many, and which submodules most, with the call that lists them.
 import type { Due } from '../store/in-slices.js';
 import type { Store } from '../store/store.js';
+import { isPythonTarget } from '../store/target-order.js';
 import type { Note } from './notes.js';
 
 /** Submodules named in one note. */
 const SUBMODULES_NAMED = 3;
-
-/** Whether a target is a Python module name (TypeScript's start with `./` or `:`; a path has a `/`). */
-function isPythonTarget(t: string): boolean {
-  return !t.startsWith('./') && !t.startsWith(':') && !t.includes('/');
-}
 
 /**
  * The note on find_importers' answer for `m` (of `total` statements, matched

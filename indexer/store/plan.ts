@@ -260,43 +260,54 @@ export class QueryPlanner {
    * under `prefix` when given. Each is counted once, under the first such
    * target in key order (`from P.m import n` under `P.m`, which sorts before
    * `P.m.n`); `byTarget` holds the targets that got one, in key order. The
-   * targets are a range of the `target` table's sorted keys, so a call costs
-   * the statements under its parents, not a look at every target.
+   * targets are a range of the symbol index's sorted Python targets (of the
+   * `target` table's sorted keys while warm-up runs), so a call costs the
+   * statements under its parents, not a look at every target.
    */
   *importsUnder(parents: readonly string[], answered: ReadonlySet<string>, prefix: string | undefined, due: Due): Generator<void, StatementsUnder, void> {
-    const counted = this.memory.symbolsReady ? this.refsUnder(answered, prefix) : this.rowsUnder(answered, prefix);
-    const byTarget: Array<[string, number]> = [];
-    let total = 0;
+    const targets: string[] = [];
+    const children: boolean[] = [];
     for (const p of parents) {
-      for (const t of this.tables.targetsUnder(p)) {
-        if (due()) yield;
-        const n = counted(t);
-        if (n > 0) byTarget.push([t, n]);
-        total += n;
+      for (const t of this.memory.symbolsReady ? yield* this.memory.symbols.targetsUnder(p, due) : this.tables.targetsUnder(p)) {
+        targets.push(t);
+        // A statement in the answer (`from P import n`) has no target deeper than P.n.
+        children.push(t.indexOf('.', p.length + 1) < 0);
       }
     }
-    return { total, byTarget };
+    const under: StatementsUnder = { total: 0, byTarget: [] };
+    if (targets.length === 0) return under;
+    const counted = this.memory.symbolsReady ? this.refsUnder(answered, prefix) : this.rowsUnder(answered, prefix);
+    // In plain calls of DUE_EVERY targets (a loop inside a generator runs slower), the clock read between them.
+    for (let from = 0; from < targets.length; from += DUE_EVERY) {
+      if (from > 0 && due()) yield;
+      countUnder(targets, children, from, Math.min(from + DUE_EVERY, targets.length), counted, under);
+    }
+    return under;
   }
 
   /** importsUnder's count of a target from the symbol index: a statement not seen before and in no list of `answered` (each sorted, so a binary search). */
-  private refsUnder(answered: ReadonlySet<string>, prefix: string | undefined): (target: string) => number {
+  private refsUnder(answered: ReadonlySet<string>, prefix: string | undefined): (target: string, childOfParent: boolean) => number {
     const rank = this.files.pathRank();
     const order = importOrder(rank);
     const lists = [...answered].map((n) => this.memory.symbols.importersInOrder(n, rank)).filter((l) => l.length > 0);
     const seen = new Set<ImportRef>();
-    return (target) => {
+    const inAnswer = (r: ImportRef): boolean => {
+      for (const l of lists) if (holds(l, r, order)) return true;
+      return false;
+    };
+    return (target, childOfParent) => {
       let n = 0;
       for (const r of this.memory.symbols.importers(target)) {
         if (seen.has(r) || (prefix !== undefined && !this.files.get(r.fid)!.path.startsWith(prefix))) continue;
         seen.add(r);
-        if (!lists.some((l) => holds(l, r, order))) n++;
+        if (!childOfParent || !inAnswer(r)) n++;
       }
       return n;
     };
   }
 
   /** importsUnder's count of a target from the LMDB rows, while the symbol index is still being read. */
-  private rowsUnder(answered: ReadonlySet<string>, prefix: string | undefined): (target: string) => number {
+  private rowsUnder(answered: ReadonlySet<string>, prefix: string | undefined): (target: string, childOfParent: boolean) => number {
     const seen = new Set<string>();
     return (target) => {
       let n = 0;
@@ -332,6 +343,15 @@ export class QueryPlanner {
       }
     }
     return { total, hits };
+  }
+}
+
+/** Adds the statements `counted` finds under targets[from..to) to `under`. */
+function countUnder(targets: readonly string[], children: readonly boolean[], from: number, to: number, counted: (t: string, childOfParent: boolean) => number, under: StatementsUnder): void {
+  for (let i = from; i < to; i++) {
+    const n = counted(targets[i], children[i]);
+    if (n > 0) under.byTarget.push([targets[i], n]);
+    under.total += n;
   }
 }
 
