@@ -5,25 +5,8 @@
 // mistyped, that name and the package names statements write are suggested.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { join } from 'node:path';
-import { openEvidexIndex } from '../indexer/index.js';
-import type { ToolResult } from '../indexer/query/schemas.js';
-import { assertEvidenceChecks } from './helpers/evidence.js';
-import { cleanupTemp, tempDir, write } from './helpers/fs.js';
-
-/** An index of a tree written from `files`, and find_importers on it, each answer's evidence checked against the files. */
-async function indexOf(files: Record<string, string>) {
-  const root = tempDir('notes-repo');
-  write(root, files);
-  const idx = await openEvidexIndex(root, { stateDir: join(tempDir('notes-state'), 's') });
-  await idx.refresh();
-  const call = async (args: Record<string, unknown>): Promise<ToolResult> => {
-    const r = await idx.runTool('find_importers', args) as ToolResult;
-    assertEvidenceChecks(root, r.evidence);
-    return r;
-  };
-  return { root, idx, call };
-}
+import { cleanupTemp, write } from './helpers/fs.js';
+import { importersIndexOf as indexOf } from './helpers/importers-index.js';
 
 test("the repository's own package name names its main file and that file's importers", async () => {
   const { root, idx, call } = await indexOf({

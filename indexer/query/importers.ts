@@ -16,6 +16,8 @@ import { isTsJsPath } from '../typescript/paths.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
 import { indexedFile, pageOf, pathPrefixOf, statOrNull, type LeftOutLookup } from './args.js';
 import { resolveCallerPath } from './caller-paths.js';
+import { withNote } from './notes.js';
+import { submodulesNote } from './submodule-note.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
 /** Files an import can name: Python, TypeScript, JavaScript, and JSON (which the compiler resolves with resolveJsonModule). */
@@ -41,7 +43,7 @@ function importable(path: string): boolean {
  * itself, the module names of the Python files known by it, and its
  * specifier target.
  */
-function targetsOf(store: Store, rules: RepoRules, m: string, leftOut: LeftOutLookup | undefined): { names: Set<string>; indexed: boolean } {
+function targetsOf(store: Store, rules: RepoRules, m: string, leftOut: LeftOutLookup | undefined): { names: Set<string>; indexed: boolean; byName?: true } {
   const isRootFile = importable(m) && (store.fileByPath(m) !== undefined || (leftOut?.(m) ?? null) !== null);
   if (m.includes('/') || isRootFile) {
     const { path, real } = resolveCallerPath(rules, m);
@@ -57,7 +59,7 @@ function targetsOf(store: Store, rules: RepoRules, m: string, leftOut: LeftOutLo
   const names = new Set<string>([m, specTarget(m)]);
   const files = store.moduleFiles(m);
   for (const fid of files) for (const n of store.file(fid)?.mods ?? []) names.add(n);
-  return { names, indexed: files.length > 0 };
+  return { names, indexed: files.length > 0, byName: true };
 }
 
 /** Whether `real` (a caller's path resolved: root-relative, null for nothing there) is a file, not a folder. */
@@ -146,7 +148,7 @@ export interface ImportersAnswer { result: ToolResult; indexed: boolean }
 export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['find_importers'], due: Due, leftOut?: LeftOutLookup): Generator<void, ImportersAnswer, void> {
   const m = args.module_name;
   const prefix = pathPrefixOf(args.path_prefix);
-  const { names, indexed } = targetsOf(store, rules, m, leftOut);
+  const { names, indexed, byName } = targetsOf(store, rules, m, leftOut);
   const page = pageOf(args);
   const item = (r: ImportSpan, via: Via | null = null): Evidence => {
     const text = store.importText(r); // read through textRange, which checks the span
@@ -156,8 +158,13 @@ export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['f
   };
   if (!args.via_reexports) {
     const { total, hits } = yield* store.plan.importStatementsInSlices(names, prefix, page, due);
-    return { result: { evidence: hits.map((r) => item(r)), total, generation: store.generation }, indexed };
+    return { result: yield* withSubmodules({ evidence: hits.map((r) => item(r)), total, generation: store.generation }), indexed };
   }
   const all = (yield* throughReexports(store, names, due)).filter((r) => prefix === undefined || store.file(r.span.fid)!.path.startsWith(prefix));
-  return { result: { evidence: all.slice(page.offset, page.end).map((r) => item(r.span, r.via)), total: all.length, generation: store.generation }, indexed };
+  return { result: yield* withSubmodules({ evidence: all.slice(page.offset, page.end).map((r) => item(r.span, r.via)), total: all.length, generation: store.generation }), indexed };
+
+  /** A module asked by name: the answer with the note on the statements importing its submodules, which the rule leaves out (submodule-note.ts). */
+  function* withSubmodules(result: ToolResult): Generator<void, ToolResult, void> {
+    return byName ? withNote(result, yield* submodulesNote(store, m, names, prefix, result.total, due)) : result;
+  }
 }

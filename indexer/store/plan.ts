@@ -28,6 +28,9 @@ export interface Window { offset: number; end: number }
 /** The hits in a window of the answer order, and how many there are in all. */
 export interface Hits<T> { total: number; hits: T[] }
 
+/** Statements under modules (QueryPlanner.importsUnder): how many, and how many under each target that got one. */
+export interface StatementsUnder { total: number; byTarget: Array<[string, number]> }
+
 /** One definition: its file, span (decorators included), kind and qualname. */
 export interface DefinitionHit { fid: number; start: number; end: number; kind: Definition['kind']; qualname: string }
 
@@ -251,6 +254,75 @@ export class QueryPlanner {
     return { total, hits };
   }
 
+  /**
+   * The statements under module `parents` that `answered` leaves out: those
+   * with a target starting with a parent and a `.` and none in `answered`,
+   * under `prefix` when given. Each is counted once, under the first such
+   * target in key order (`from P.m import n` under `P.m`, which sorts before
+   * `P.m.n`); `byTarget` holds the targets that got one, in key order. The
+   * targets are a range of the symbol index's sorted Python targets (of the
+   * `target` table's sorted keys while warm-up runs), so a call costs the
+   * statements under its parents, not a look at every target.
+   */
+  *importsUnder(parents: readonly string[], answered: ReadonlySet<string>, prefix: string | undefined, due: Due): Generator<void, StatementsUnder, void> {
+    const targets: string[] = [];
+    const children: boolean[] = [];
+    for (const p of parents) {
+      for (const t of this.memory.symbolsReady ? yield* this.memory.symbols.targetsUnder(p, due) : this.tables.targetsUnder(p)) {
+        targets.push(t);
+        // A statement in the answer (`from P import n`) has no target deeper than P.n.
+        children.push(t.indexOf('.', p.length + 1) < 0);
+      }
+    }
+    const under: StatementsUnder = { total: 0, byTarget: [] };
+    if (targets.length === 0) return under;
+    const counted = this.memory.symbolsReady ? this.refsUnder(answered, prefix) : this.rowsUnder(answered, prefix);
+    // In plain calls of DUE_EVERY targets (a loop inside a generator runs slower), the clock read between them.
+    for (let from = 0; from < targets.length; from += DUE_EVERY) {
+      if (from > 0 && due()) yield;
+      countUnder(targets, children, from, Math.min(from + DUE_EVERY, targets.length), counted, under);
+    }
+    return under;
+  }
+
+  /** importsUnder's count of a target from the symbol index: a statement not seen before and in no list of `answered` (each sorted, so a binary search). */
+  private refsUnder(answered: ReadonlySet<string>, prefix: string | undefined): (target: string, childOfParent: boolean) => number {
+    const rank = this.files.pathRank();
+    const order = importOrder(rank);
+    const lists = [...answered].map((n) => this.memory.symbols.importersInOrder(n, rank)).filter((l) => l.length > 0);
+    const seen = new Set<ImportRef>();
+    const inAnswer = (r: ImportRef): boolean => {
+      for (const l of lists) if (holds(l, r, order)) return true;
+      return false;
+    };
+    return (target, childOfParent) => {
+      let n = 0;
+      for (const r of this.memory.symbols.importers(target)) {
+        if (seen.has(r) || (prefix !== undefined && !this.files.get(r.fid)!.path.startsWith(prefix))) continue;
+        seen.add(r);
+        if (!childOfParent || !inAnswer(r)) n++;
+      }
+      return n;
+    };
+  }
+
+  /** importsUnder's count of a target from the LMDB rows, while the symbol index is still being read. */
+  private rowsUnder(answered: ReadonlySet<string>, prefix: string | undefined): (target: string, childOfParent: boolean) => number {
+    const seen = new Set<string>();
+    return (target) => {
+      let n = 0;
+      for (const fid of this.tables.targetFiles(target) ?? []) {
+        if (!this.files.isLive(fid) || (prefix !== undefined && !this.files.get(fid)!.path.startsWith(prefix))) continue;
+        this.memory.imports(fid).forEach((imp, seq) => {
+          if (!imp.targets.includes(target) || seen.has(`${fid}:${seq}`)) return;
+          seen.add(`${fid}:${seq}`);
+          if (!imp.targets.some((t) => answered.has(t))) n++;
+        });
+      }
+      return n;
+    };
+  }
+
   /** From the LMDB rows, while the symbol index is still being read: the files the `target` table names, in path order. */
   private importsFromRows(names: ReadonlySet<string>, prefix: string | undefined, w: Window): Hits<ImportSpan> {
     const fids = new Set<number>();
@@ -272,6 +344,22 @@ export class QueryPlanner {
     }
     return { total, hits };
   }
+}
+
+/** Adds the statements `counted` finds under targets[from..to) to `under`. */
+function countUnder(targets: readonly string[], children: readonly boolean[], from: number, to: number, counted: (t: string, childOfParent: boolean) => number, under: StatementsUnder): void {
+  for (let i = from; i < to; i++) {
+    const n = counted(targets[i], children[i]);
+    if (n > 0) under.byTarget.push([targets[i], n]);
+    under.total += n;
+  }
+}
+
+/** Whether `list`, sorted by `order`, holds `x` (the very statement: equal in order means the same one). */
+function holds<T>(list: readonly T[], x: T, order: (a: T, b: T) => number): boolean {
+  let lo = 0, hi = list.length;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (order(list[mid], x) < 0) lo = mid + 1; else hi = mid; }
+  return lo < list.length && order(list[lo], x) === 0;
 }
 
 /**

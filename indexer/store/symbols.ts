@@ -6,6 +6,8 @@
 // common name such as `__init__` lives in hundreds of files).
 import { isTsImport, SYMBOL_KINDS, type Definition, type RawImport } from '../model.js';
 import { ownString } from '../text.js';
+import type { Due } from './in-slices.js';
+import { TargetOrder } from './target-order.js';
 
 const KINDS = SYMBOL_KINDS;
 /** End of a slot list. */
@@ -59,6 +61,8 @@ export class SymbolIndex {
   private nameTail = new Int32Array(0);
   private freeNames: number[] = [];
   private readonly byTarget = new Map<string, TargetEntry>();
+  /** The Python targets in order, made on first use (find_importers' note on a module's submodules). */
+  private readonly targetOrder = new TargetOrder(() => this.byTarget.keys(), (t) => this.byTarget.has(t));
   /** The path rank each importer list was last sorted for (importersInOrder); a list that changed since has none. */
   private readonly sortedFor = new WeakMap<ImportRef[], Int32Array>();
   private readonly files = new Map<number, FileRefs>();
@@ -189,6 +193,7 @@ export class SymbolIndex {
     if (!e) {
       const key = ownString(target);
       this.byTarget.set(key, { key, refs: [ref] });
+      this.targetOrder.added(key);
       return key;
     }
     e.refs.push(ref);
@@ -201,7 +206,8 @@ export class SymbolIndex {
       const e = this.byTarget.get(t);
       if (!e) continue;
       const kept = e.refs.filter((r) => r.fid !== fid);
-      if (kept.length) e.refs = kept; else this.byTarget.delete(t);
+      if (kept.length) e.refs = kept;
+      else { this.byTarget.delete(t); this.targetOrder.removed(t); }
     }
   }
 
@@ -326,11 +332,13 @@ export class SymbolIndex {
     return this.lowered;
   }
   targets(): IterableIterator<string> { return this.byTarget.keys(); }
+  /** The Python targets starting with `parent` and a `.`, in code-unit order (the first call sorts them all, in slices). */
+  targetsUnder(parent: string, due: Due): Generator<void, string[], void> { return this.targetOrder.under(parent, due); }
   get nameCount(): number { return this.byName.size; }
   get targetCount(): number { return this.byTarget.size; }
 
   clear(): void {
-    this.byName.clear(); this.byTarget.clear(); this.files.clear(); this.oddQuals.clear(); this.lowered = null;
+    this.byName.clear(); this.byTarget.clear(); this.files.clear(); this.oddQuals.clear(); this.lowered = null; this.targetOrder.clear();
     this.nameKeys = []; this.freeNames = []; this.nameHead = new Int32Array(0); this.nameTail = new Int32Array(0);
     this.cap = 0; this.used = 0; this.free = [];
     for (const k of ['sFid', 'sStart', 'sEnd', 'sSeq', 'sName', 'sNext', 'sPrev', 'sFileNext', 'sParent'] as const) this[k] = new Int32Array(0);

@@ -219,6 +219,14 @@ export class Tables {
   symbolFiles(name: string): number[] | null { return keyOk(name) ? [...this.symDb.getValues(name)] : null; }
   /** Files with an import statement that has `target` among its targets; null when the key is too long for the table. */
   targetFiles(target: string): number[] | null { return keyOk(target) ? [...this.targetDb.getValues(target)] : null; }
+  /**
+   * The targets starting with `parent` and a `.`, once each, in key order (a
+   * range of the table's sorted keys: `.` is followed by `/`, so they are the
+   * keys from `parent.` up to `parent/`). A target too long for the table is not among them.
+   */
+  targetsUnder(parent: string): string[] {
+    return keyOk(`${parent}/`) ? [...this.targetDb.getKeys({ start: `${parent}.`, end: `${parent}/` })] as string[] : [];
+  }
 
   // ---------------------------------------------------------------- writing
 
