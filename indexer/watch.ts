@@ -24,7 +24,7 @@ import { WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
-import { DeletionHold, isMassDeletion } from './watch/deletions.js';
+import { DeletionHold, deletionGoesOn } from './watch/deletions.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
 import type { WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
 import { PrunedFolders } from './watch/pruned.js';
@@ -372,7 +372,7 @@ export class RepoWatcher {
     this.rewalking = refresh ? why || 'requested' : null;
     try {
       // Many paths gone at once: held until the deletion settles, what comes meanwhile joining (watch/deletions.ts).
-      if (!refresh && !gitSources && isMassDeletion(this.opts.root, paths)) {
+      if (!gitSources && deletionGoesOn(this.opts.root, paths, refresh, ignoreFiles)) {
         await this.deletions.hold(paths, this.pending, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
         this.marks.take();
         this.inFlight = paths.length;

@@ -14,7 +14,7 @@
 // Meanwhile answers come from the index as it was, marked `catching_up` (the
 // held paths are changes seen and not written), as for any batch not yet
 // written; a call waits up to a second for them first.
-import { lstatSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FolderCheck } from './folders.js';
 import type { Timers } from './rechecks.js';
@@ -36,6 +36,15 @@ export function isMassDeletion(root: string, paths: readonly string[]): boolean 
     try { lstatSync(join(root, p)); } catch { if (++gone >= MASS_DELETION_GONE) return true; }
   }
   return false;
+}
+
+/**
+ * Whether a batch is to be held: many of its paths are gone, or it re-walks the tree for ignore files that are all gone
+ * (a root .gitignore deleted first: the re-walk would find the tree half deleted and remove the rest).
+ */
+export function deletionGoesOn(root: string, paths: readonly string[], refresh: boolean, ignoreFiles: readonly string[]): boolean {
+  if (isMassDeletion(root, [...paths, ...ignoreFiles])) return true;
+  return refresh && ignoreFiles.length > 0 && ignoreFiles.every((f) => !existsSync(join(root, f)));
 }
 
 /** When the watcher last saw an event, and waits for the events to stop (or for the watcher to close). */
