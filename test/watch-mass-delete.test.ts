@@ -60,6 +60,17 @@ async function rig(): Promise<Rig> {
   return r;
 }
 
+/** Runs `fn` over a new rig, closed afterwards whatever happens. */
+async function withRig(fn: (r: Rig) => Promise<void>): Promise<void> {
+  const r = await rig();
+  try {
+    await fn(r);
+  } finally {
+    await r.watcher.close();
+    await r.handle.close();
+  }
+}
+
 const removedCount = (r: Rig): number => r.summaries.reduce((n, s) => n + s.removed.length, 0);
 
 /** Deletes `files` one by one, then waits until the watcher has written their removals (by name, or by re-walking) or holds them. */
@@ -69,68 +80,50 @@ async function deleteAll(r: Rig, files: string[]): Promise<void> {
   await waitFor('the removals written or held', () => r.watcher.holdingDeletion > 0 || removedCount(r) >= files.length || (r.rewalks > rewalks && r.watcher.catchingUp === null));
 }
 
-test('a tree deleted file by file, then its root, and cloned back: the catch-up parses nothing again', async () => {
-  const r = await rig();
-  try {
-    const files = filesOf(r.root);
-    assert.ok(files.length >= 30 && files.includes('.gitignore'), `${files.length} files`);
-    await deleteAll(r, files);
-    // While held, the deleted files are still listed, and every answer is marked: changes seen and not written.
-    if (r.watcher.holdingDeletion > 0) assert.ok((r.watcher.catchingUp?.changes ?? 0) > 0, 'answers are marked catching up meanwhile');
-    // The root goes, and the same content comes back (new files: new inodes, new times).
-    rmSync(r.root, { recursive: true });
-    cpSync(r.origin, r.root, { recursive: true });
-    r.clock.advance(DELETION_QUIET_MS);
-    await waitFor('the watcher says the root changed', () => r.touched > 0);
-    // What the daemon does then (IndexUpdates.reindex): the watcher closed, the tree caught up from the top.
-    await r.watcher.close();
-    const s = await r.handle.refresh();
-    // Parsed again: by the catch-up, or by the watcher's batches before it was closed.
-    const parsed = s.parsed + r.summaries.reduce((n, u) => n + u.changed.length, 0);
-    assert.ok(parsed < MASS_DELETION_GONE, `parsed again: ${parsed} of ${files.length} (the catch-up: ${s.parsed} parsed, ${s.unchanged} unchanged)`);
-    assert.ok(removedCount(r) < MASS_DELETION_GONE, `${removedCount(r)} removals written before the hold`);
-    assert.is(s.files, files.length);
-    const hit = await r.handle.runTool('search_code', { query: 'def dumps', case_sensitive: true, limit: 5 });
-    assert.ok(hit.evidence.some((e) => e.path === 'json/__init__.py'), 'the tree is searchable');
-    assertEvidenceChecks(r.root, hit.evidence);
-  } finally {
-    await r.watcher.close();
-    await r.handle.close();
-  }
-});
+test('a tree deleted file by file, then its root, and cloned back: the catch-up parses nothing again', () => withRig(async (r) => {
+  const files = filesOf(r.root);
+  assert.ok(files.length >= 30 && files.includes('.gitignore'), `${files.length} files`);
+  await deleteAll(r, files);
+  // While held, the deleted files are still listed, and every answer is marked: changes seen and not written.
+  if (r.watcher.holdingDeletion > 0) assert.ok((r.watcher.catchingUp?.changes ?? 0) > 0, 'answers are marked catching up meanwhile');
+  // The root goes, and the same content comes back (new files: new inodes, new times).
+  rmSync(r.root, { recursive: true });
+  cpSync(r.origin, r.root, { recursive: true });
+  r.clock.advance(DELETION_QUIET_MS);
+  await waitFor('the watcher says the root changed', () => r.touched > 0);
+  // What the daemon does then (IndexUpdates.reindex): the watcher closed, the tree caught up from the top.
+  await r.watcher.close();
+  const s = await r.handle.refresh();
+  // Parsed again: by the catch-up, or by the watcher's batches before it was closed.
+  const parsed = s.parsed + r.summaries.reduce((n, u) => n + u.changed.length, 0);
+  assert.ok(parsed < MASS_DELETION_GONE, `parsed again: ${parsed} of ${files.length} (the catch-up: ${s.parsed} parsed, ${s.unchanged} unchanged)`);
+  assert.ok(removedCount(r) < MASS_DELETION_GONE, `${removedCount(r)} removals written before the hold`);
+  assert.is(s.files, files.length);
+  const hit = await r.handle.runTool('search_code', { query: 'def dumps', case_sensitive: true, limit: 5 });
+  assert.ok(hit.evidence.some((e) => e.path === 'json/__init__.py'), 'the tree is searchable');
+  assertEvidenceChecks(r.root, hit.evidence);
+}));
 
-test('a mass deletion that leaves the root is written once the deletion settles, every file of it', async () => {
-  const r = await rig();
-  try {
-    const gone = filesOf(join(r.root, 'email')).map((f) => `email/${f}`);
-    await deleteAll(r, gone);
-    assert.is(removedCount(r) < MASS_DELETION_GONE, true, 'held');
-    r.clock.advance(DELETION_QUIET_MS);
-    await r.watcher.idle();
-    assert.is(r.touched, 0, 'the root stayed: nobody told');
-    assert.is(removedCount(r), gone.length, 'every removal written');
-    const hit = await r.handle.runTool('search_code', { query: 'import', case_sensitive: true, limit: 200 });
-    assert.ok(hit.evidence.length > 0);
-    assert.equal(hit.evidence.filter((e) => e.path.startsWith('email/')), [], 'no deleted file listed');
-    assertEvidenceChecks(r.root, hit.evidence);
-    assert.is(r.watcher.catchingUp, null, 'in step');
-  } finally {
-    await r.watcher.close();
-    await r.handle.close();
-  }
-});
+test('a mass deletion that leaves the root is written once the deletion settles, every file of it', () => withRig(async (r) => {
+  const gone = filesOf(join(r.root, 'email')).map((f) => `email/${f}`);
+  await deleteAll(r, gone);
+  assert.is(removedCount(r) < MASS_DELETION_GONE, true, 'held');
+  r.clock.advance(DELETION_QUIET_MS);
+  await r.watcher.idle();
+  assert.is(r.touched, 0, 'the root stayed: nobody told');
+  assert.is(removedCount(r), gone.length, 'every removal written');
+  const hit = await r.handle.runTool('search_code', { query: 'import', case_sensitive: true, limit: 200 });
+  assert.ok(hit.evidence.length > 0);
+  assert.equal(hit.evidence.filter((e) => e.path.startsWith('email/')), [], 'no deleted file listed');
+  assertEvidenceChecks(r.root, hit.evidence);
+  assert.is(r.watcher.catchingUp, null, 'in step');
+}));
 
-test('a few files deleted are written at once, not held', async () => {
-  const r = await rig();
-  try {
-    const gone = filesOf(join(r.root, 'json')).slice(0, MASS_DELETION_GONE - 1).map((f) => `json/${f}`);
-    for (const f of gone) rmSync(join(r.root, f));
-    await waitFor('the removals written', () => removedCount(r) >= gone.length);
-    assert.ok(!r.log.some((l) => l.includes('held')), r.log.join('\n'));
-  } finally {
-    await r.watcher.close();
-    await r.handle.close();
-  }
-});
+test('a few files deleted are written at once, not held', () => withRig(async (r) => {
+  const gone = filesOf(join(r.root, 'json')).slice(0, MASS_DELETION_GONE - 1).map((f) => `json/${f}`);
+  for (const f of gone) rmSync(join(r.root, f));
+  await waitFor('the removals written', () => removedCount(r) >= gone.length);
+  assert.ok(!r.log.some((l) => l.includes('held')), r.log.join('\n'));
+}));
 
 test.run();
