@@ -10,7 +10,7 @@
 // too, any other failure is narrowed to the paths that fail), catch-up.ts
 // (since when the index is behind what was seen, for status and answers),
 // chokidar.ts (its options, and the scan's symlink adds that are no change),
-// deletions.ts (many paths gone at once: held until the deletion settles).
+// deletions.ts (a batch with many paths gone held until the deletion settles).
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
 import type { FSWatcher } from 'chokidar';
@@ -20,22 +20,18 @@ import { isPathTooLong } from './discover/path-limits.js';
 import { inGitDir, parentOf } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { isScanLinkAdd, isWatchLimitError, openChokidar } from './watch/chokidar.js';
-import { WatchedFolders } from './watch/folders.js';
+import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { DeletionHold, deletionGoesOn } from './watch/deletions.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
-import type { WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
+import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
 import { PrunedFolders } from './watch/pruned.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
 export type { CatchingUp, HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
-
-/** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
-const REPLACED_FOLDER_CHECK_MS = 100;
-type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
 
 export class RepoWatcher {
   private fsw: FSWatcher | null = null;
@@ -243,14 +239,9 @@ export class RepoWatcher {
     });
     if (this.abortOpen === abort) this.abortOpen = null;
     if (!ready || this.fsw !== fsw) return; // closed (or replaced) while it scanned
-    if (!polling) this.recordFolders(fsw);
+    // The identity of every folder chokidar now watches (a stat each), the root's parent, which chokidar lists too, left out.
+    if (!polling) this.folders.reset(Object.keys(fsw.getWatched()).filter((dir) => this.rel(dir) !== null || dir === this.opts.root));
     if (this.stateValue !== 'polling (inotify limit reached)' || target !== 'watching') this.stateValue = target;
-  }
-
-  /** The identity of every folder chokidar now watches (a stat each, once per start or restart). */
-  private recordFolders(fsw: FSWatcher): void {
-    // The root's parent, which chokidar lists too, is left out.
-    this.folders.reset(Object.keys(fsw.getWatched()).filter((dir) => this.rel(dir) !== null || dir === this.opts.root));
   }
 
   private onEvent(event: string, abs: string): void {
@@ -374,8 +365,7 @@ export class RepoWatcher {
       // Many paths gone at once: held until the deletion settles, what comes meanwhile joining (watch/deletions.ts).
       if (!gitSources && deletionGoesOn(this.opts.root, paths, refresh, ignoreFiles)) {
         await this.deletions.hold(paths, this.pending, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
-        this.marks.take();
-        this.inFlight = paths.length;
+        this.marks.take(); this.inFlight = paths.length;
       }
       await this.opts.exclusive(async () => {
         turn = performance.now();
