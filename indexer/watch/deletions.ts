@@ -51,7 +51,7 @@ export function deletionGoesOn(root: string, paths: readonly string[], refresh: 
 export class DeletionHold {
   private lastEvent = -Infinity;
   private wake: (() => void) | null = null;
-  /** Paths of the batch being held (0: none held), for tests and status. */
+  /** Paths of the batch being held (0: none held). */
   holding = 0;
 
   constructor(private readonly timers: Timers) {}
@@ -80,7 +80,7 @@ export class DeletionHold {
     opts: { onRootTouched?: () => void; log?: (line: string) => void },
   ): Promise<void> {
     this.holding = paths.length;
-    opts.log?.(`watch: ${paths.length} paths, ${MASS_DELETION_GONE} or more of them gone from disk: held until the deletion settles`);
+    opts.log?.(`watch: a deletion is under way (${paths.length} paths in the batch): held until it settles`);
     try {
       await this.quiet(closed);
       const had = new Set(paths);
@@ -88,7 +88,7 @@ export class DeletionHold {
       pending.clear();
       const root = closed() ? 'same' : rootCheck();
       if (root === 'gone' || root === 'replaced') {
-        opts.log?.(`watch: the root is ${root}: the ${paths.length} held paths wait for the re-index`);
+        opts.log?.(`watch: the root is ${root}: the ${paths.length} held paths are written only if this watcher is kept ${ROOT_VERDICT_MS} ms`);
         opts.onRootTouched?.();
         await this.sleep(ROOT_VERDICT_MS);
       }
