@@ -9,7 +9,8 @@
 // that could not be written, kept and retried: a full disk holds new events
 // too, any other failure is narrowed to the paths that fail), catch-up.ts
 // (since when the index is behind what was seen, for status and answers),
-// chokidar.ts (its options, and the scan's symlink adds that are no change).
+// chokidar.ts (its options, and the scan's symlink adds that are no change),
+// deletions.ts (a batch with many paths gone held until the deletion settles).
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
 import type { FSWatcher } from 'chokidar';
@@ -18,27 +19,19 @@ import { basename, join, relative, sep } from 'node:path';
 import { isPathTooLong } from './discover/path-limits.js';
 import { inGitDir, parentOf } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
-import { isScanLinkAdd, openChokidar } from './watch/chokidar.js';
-import { WatchedFolders } from './watch/folders.js';
+import { isScanLinkAdd, isWatchLimitError, openChokidar } from './watch/chokidar.js';
+import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
+import { DeletionHold, deletionGoesOn } from './watch/deletions.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
-import type { WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
+import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
 import { PrunedFolders } from './watch/pruned.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
 export type { CatchingUp, HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
-
-/** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
-const REPLACED_FOLDER_CHECK_MS = 100;
-type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
-
-const isWatchLimitError = (e: unknown): boolean => {
-  const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOSPC' || code === 'EMFILE';
-};
 
 export class RepoWatcher {
   private fsw: FSWatcher | null = null;
@@ -88,12 +81,15 @@ export class RepoWatcher {
   private rewalking: string | null = null;
   /** Since when changes seen are not all committed (watch/catch-up.ts). */
   private readonly marks = new CatchUpMarks();
+  /** When events last came, and the wait of a batch held while a deletion goes on (watch/deletions.ts). */
+  private readonly deletions: DeletionHold;
   lastUpdate: string | null = null;
 
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
     this.pruned = new PrunedFolders(opts.root);
     this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
+    this.deletions = new DeletionHold(opts.timers ?? realTimers);
     this.gitSources = new GitSourceWatch(() => {
       if (this.closed) return;
       this.pendingGitSources = true;
@@ -157,6 +153,9 @@ export class RepoWatcher {
     this.schedule();
   }
 
+  /** Paths of the batch held while a deletion goes on (0: none). */
+  get holdingDeletion(): number { return this.deletions.holding; }
+
   /** The symlinks currently known (link name → what it is), for status and tests. */
   get links(): ReadonlyMap<string, string> { return this.aliases.links; }
 
@@ -172,6 +171,7 @@ export class RepoWatcher {
     this.rechecks.clear();
     this.held.clear();
     this.gitSources.close();
+    this.deletions.end();
     await this.closeFsw();
     await this.running;
     this.stateValue = 'off';
@@ -239,18 +239,14 @@ export class RepoWatcher {
     });
     if (this.abortOpen === abort) this.abortOpen = null;
     if (!ready || this.fsw !== fsw) return; // closed (or replaced) while it scanned
-    if (!polling) this.recordFolders(fsw);
+    // The identity of every folder chokidar now watches (a stat each), the root's parent, which chokidar lists too, left out.
+    if (!polling) this.folders.reset(Object.keys(fsw.getWatched()).filter((dir) => this.rel(dir) !== null || dir === this.opts.root));
     if (this.stateValue !== 'polling (inotify limit reached)' || target !== 'watching') this.stateValue = target;
-  }
-
-  /** The identity of every folder chokidar now watches (a stat each, once per start or restart). */
-  private recordFolders(fsw: FSWatcher): void {
-    // The root's parent, which chokidar lists too, is left out.
-    this.folders.reset(Object.keys(fsw.getWatched()).filter((dir) => this.rel(dir) !== null || dir === this.opts.root));
   }
 
   private onEvent(event: string, abs: string): void {
     if (this.closed) return;
+    this.deletions.saw();
     const rel = this.rel(abs);
     if (rel === null) return;
     if (inGitDir(rel)) return;
@@ -366,6 +362,11 @@ export class RepoWatcher {
     this.marks.take();
     this.rewalking = refresh ? why || 'requested' : null;
     try {
+      // Many paths gone at once: held until the deletion settles, what comes meanwhile joining (watch/deletions.ts).
+      if (!gitSources && deletionGoesOn(this.opts.root, paths, refresh, ignoreFiles)) {
+        await this.deletions.hold(paths, this.pending, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
+        this.marks.take(); this.inFlight = paths.length;
+      }
       await this.opts.exclusive(async () => {
         turn = performance.now();
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.

@@ -32,3 +32,9 @@ export function openChokidar(root: string, ignored: MatchFunction, polling: bool
 export function isScanLinkAdd(scanned: boolean, event: string, stats: Stats | undefined): boolean {
   return !scanned && event === 'add' && stats?.isSymbolicLink() === true;
 }
+
+/** Out of inotify watches (or file handles): the watcher falls back to polling. */
+export const isWatchLimitError = (e: unknown): boolean => {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EMFILE';
+};

@@ -16,6 +16,9 @@ function folderId(st: Stats): string | null {
   return st.birthtimeMs > 0 ? `${st.ino}:${st.birthtimeMs}` : null;
 }
 
+/** How long after a folder's own watch reports it gone to look whether it is back (chokidar's re-read of the parent settles first). */
+export const REPLACED_FOLDER_CHECK_MS = 100;
+
 /** What stands at a watched folder's name now, compared with the folder chokidar watched there. */
 export type FolderCheck = 'same' | 'gone' | 'replaced' | 'unwatched';
 

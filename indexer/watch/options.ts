@@ -5,6 +5,8 @@ import type { Timers } from './rechecks.js';
 
 export type WatchMode = 'auto' | 'poll' | 'off';
 export type WatchState = 'starting' | 'watching' | 'polling' | 'polling (inotify limit reached)' | 'off';
+/** What a watcher is opened as (a restart opens the same). */
+export type OpenTarget = 'watching' | 'polling' | 'polling (inotify limit reached)';
 
 export interface WatchApplied {
   paths: string[];            // what the batch re-checked (empty for a refresh)
