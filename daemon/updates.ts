@@ -81,12 +81,27 @@ export class IndexUpdates {
 
   constructor(private readonly handle: IndexHandle, private readonly opts: IndexUpdatesOptions) {}
 
-  /** Starts the catch-up and the watcher, both in the background. */
+  /**
+   * Starts the catch-up and the watcher in the background. On a complete
+   * index the watcher starts once the start-up check is over: its start-up
+   * scan walks the same tree on the same thread, and alongside it the check
+   * took 0.69-1.48 s on a stdlib copy instead of 0.16-0.23 s, while calls wait
+   * for the check. A change made in between is found by the re-walk that
+   * follows every scan (startWatcher), as one made during the check is.
+   */
   begin(): void {
-    if (this.handle.status().state === 'ready') this.startCheckSince = new Date().toISOString();
+    const complete = this.handle.status().state === 'ready';
+    if (complete) this.startCheckSince = new Date().toISOString();
     this.startup = this.catchUp();
     void this.startup.then(() => { this.startCheckSince = null; });
-    this.startWatcher();
+    if (!complete) { this.startWatcher(); return; }
+    const { epoch } = this;
+    // Stopped, or the root replaced (reindex starts its own watcher) while the check ran: no watcher of this epoch.
+    this.watcherStarted = this.startup.then(() => {
+      if (this.stopped || epoch !== this.epoch) return undefined;
+      this.startWatcher();
+      return this.watcherStarted;
+    });
   }
 
   /**

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { IndexHandle } from '../indexer/api.js';
 import { openEvidexIndex } from '../indexer/index.js';
 import { IndexUpdates, START_CHECK } from '../daemon/updates.js';
+import { RepoWatcher } from '../indexer/watch.js';
 import { formatFooter } from '../client/commands/tool-command.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 
@@ -81,6 +82,44 @@ test('a first build marks no answer (calls wait for it in the index)', async () 
   } finally {
     open();
     await updates.stop('test over');
+    await opened.close();
+  }
+});
+
+test('on a complete index the watcher starts once the start-up check is over, not alongside it; a stop during the check starts none', async () => {
+  const root = repo();
+  const state = tempDir('state');
+  const first = await openEvidexIndex(root, { stateDir: state, workers: 1 });
+  await first.refresh();
+  await first.close();
+  const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
+  const realStart = RepoWatcher.start;
+  const starts: string[] = [];
+  const log: string[] = [];
+  RepoWatcher.start = (o) => { starts.push(log.some((l) => l.startsWith('index ready')) ? 'after the check' : 'during the check'); return realStart.call(RepoWatcher, o); };
+  try {
+    for (const stopEarly of [false, true]) {
+      const { handle, open } = heldRefresh(opened);
+      starts.length = 0;
+      log.length = 0;
+      const updates = new IndexUpdates(handle, { root, rules: await opened.rules(), watch: 'auto', log: (l) => log.push(l) });
+      try {
+        updates.begin();
+        // The scan would walk the tree alongside the check (3-6 times slower on a stdlib copy, measured).
+        assert.equal(starts, [], 'no watcher while the check runs');
+        assert.is(updates.watcherState, 'starting');
+        if (stopEarly) await Promise.all([updates.stop('stopped during the check'), open()]);
+        open();
+        await updates.idle();
+        assert.equal(starts, stopEarly ? [] : ['after the check'], log.join('\n'));
+        if (!stopEarly) assert.is(updates.watcherState, 'watching', log.join('\n'));
+      } finally {
+        open();
+        await updates.stop('test over');
+      }
+    }
+  } finally {
+    RepoWatcher.start = realStart;
     await opened.close();
   }
 });
