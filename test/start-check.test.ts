@@ -10,7 +10,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHandle } from '../indexer/api.js';
 import { openEvidexIndex } from '../indexer/index.js';
-import { IndexUpdates, START_CHECK } from '../daemon/updates.js';
+import { HELD_BUILD, IndexUpdates, START_CHECK } from '../daemon/updates.js';
+import { noSpace } from '../indexer/write-failure.js';
 import { RepoWatcher } from '../indexer/watch.js';
 import { formatFooter } from '../client/commands/tool-command.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
@@ -120,6 +121,26 @@ test('on a complete index the watcher starts once the start-up check is over, no
     }
   } finally {
     RepoWatcher.start = realStart;
+    await opened.close();
+  }
+});
+
+test('a start-up build cut short by a full disk marks the answers it leaves, until it lands', async () => {
+  const root = repo();
+  const state = tempDir('state');
+  const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
+  const full = Object.create(opened) as IndexHandle;
+  full.refresh = () => Promise.reject(noSpace(state));
+  const updates = new IndexUpdates(full, { root, rules: await opened.rules(), watch: 'off', log: () => {} });
+  try {
+    updates.begin();
+    assert.is(await updates.startup, false);
+    const note = updates.answerNote;
+    assert.equal(note && { changes: note.changes, rewalk: note.rewalk }, { changes: 0, rewalk: HELD_BUILD }, 'the answers come from what the build wrote before the disk was full');
+    assert.match(formatFooter({ evidence: [], total: 0, generation: 1, catching_up: note! }).plain,
+      /^0 of 0 shown · index generation 1 · index build cut short by a full disk, retried once there is room, since .*: this answer may be out of date$/);
+  } finally {
+    await updates.stop('test over');
     await opened.close();
   }
 });
