@@ -34,12 +34,18 @@ function repo(): string {
   return root;
 }
 
-test('answers during the start-up check of a complete index are marked, after a bounded wait; the file added offline is found once it ends', async () => {
-  const root = repo();
+/** A state folder holding a complete index of `root`, closed (what a stopped daemon leaves). */
+async function completeIndex(root: string): Promise<string> {
   const state = tempDir('state');
   const first = await openEvidexIndex(root, { stateDir: state, workers: 1 });
   await first.refresh();
   await first.close();
+  return state;
+}
+
+test('answers during the start-up check of a complete index are marked, after a bounded wait; the file added offline is found once it ends', async () => {
+  const root = repo();
+  const state = await completeIndex(root);
   writeFileSync(join(root, 'pkg/offline.py'), 'def added_while_no_daemon_ran():\n    return 2\n');
 
   const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
@@ -89,10 +95,7 @@ test('a first build marks no answer (calls wait for it in the index)', async () 
 
 test('on a complete index the watcher starts once the start-up check is over, not alongside it; a stop during the check starts none', async () => {
   const root = repo();
-  const state = tempDir('state');
-  const first = await openEvidexIndex(root, { stateDir: state, workers: 1 });
-  await first.refresh();
-  await first.close();
+  const state = await completeIndex(root);
   const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
   const realStart = RepoWatcher.start;
   const starts: string[] = [];
