@@ -6,7 +6,6 @@
 // Errors are one line and say what to do next.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { lastLogLine, undoFirstStart } from './failed-start.js';
 import { fileURLToPath } from 'node:url';
 import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
@@ -22,6 +21,7 @@ import {
 } from '../local/state.js';
 import { checkStateFolder } from '../local/state-trust.js';
 import { UsageError } from './command.js';
+import { lastLogLine, undoFirstStart } from './failed-start.js';
 
 export { RpcError };
 
