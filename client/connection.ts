@@ -5,7 +5,7 @@
 // `evidex daemon start|stop|status` (daemon-report.ts prints the status).
 // Errors are one line and say what to do next.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
@@ -21,6 +21,7 @@ import {
 } from '../local/state.js';
 import { checkStateFolder } from '../local/state-trust.js';
 import { UsageError } from './command.js';
+import { lastLogLine, undoFirstStart } from './failed-start.js';
 
 export { RpcError };
 
@@ -218,19 +219,6 @@ function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv, arg
   }
 }
 
-/** The last non-empty line of a daemon log (read from its end: the log grows over the daemon's life). */
-function lastLogLine(path: string): string {
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      const buf = Buffer.alloc(Math.min(size, 4096));
-      readSync(fd, buf, 0, buf.length, size - buf.length);
-      return buf.toString('utf8').trim().split('\n').pop() ?? '';
-    } finally { closeSync(fd); }
-  } catch { return ''; }
-}
-
 /** How many more daemons a start spawns when the one it spawned met a lock holder that then died (a zombie, a daemon killed meanwhile). */
 const RESPAWNS = 3;
 
@@ -242,17 +230,21 @@ const RESPAWNS = 3;
  * and if that holder is dead by now (it was dying when ours looked), a new
  * daemon is spawned in its place. `spawned` holds the pids of ours.
  */
-async function spawnAndWait(root: string, stateDir: string, timeoutMs: number, spawnOne: () => ChildProcess, sock: SocketOptions = {}):
+async function spawnAndWait(root: string, stateDir: string, timeoutMs: number, spawnOne: () => ChildProcess, sock: SocketOptions = {}, made?: string):
 Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
   const spawned = new Set<number>();
   let exit: number | null = null;
+  /** How ours ended, as the error line says it: `status 1`, `signal SIGSEGV`. */
+  let ended = '';
   const start = (): ChildProcess => {
     exit = null;
     const child = spawnOne();
     if (child.pid !== undefined) spawned.add(child.pid);
-    child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); });
+    child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); ended = code !== null ? `status ${code}` : `signal ${signal}`; });
     return child;
   };
+  /** Ours exited at start: a first start takes back the folders it made (failed-start.ts); where its log is now. */
+  const undo = (keepLog: boolean): Promise<string | null> => (made === undefined ? Promise.resolve(files(stateDir).log) : undoFirstStart(stateDir, made, keepLog));
   /** The daemon this start spawned last (the earlier ones have exited). */
   let ours = start();
   let respawns = 0;
@@ -268,9 +260,14 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
     }
     if (p.kind === 'unreachable') lastError = p.error;
     // No room on the state folder's disk for what a start writes: the code and line `evidex index` gives there too.
-    if (exit === EXIT_NO_SPACE) throw (await import('../indexer/write-failure.js')).noSpace(stateDir);
+    if (exit === EXIT_NO_SPACE) {
+      await undo(false);
+      throw (await import('../indexer/write-failure.js')).noSpace(stateDir);
+    }
     if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
-      throw new ConnectionError(`the evidex daemon for ${root} exited at start (status ${exit}): ${lastLogLine(files(stateDir).log) || 'no output'}; log: ${files(stateDir).log}`);
+      const last = lastLogLine(files(stateDir).log) || 'no output';
+      const log = await undo(true);
+      throw new ConnectionError(`the evidex daemon for ${root} exited at start (${ended}): ${last}${log ? `; log: ${log}` : ''}`);
     }
     if (exit === EXIT_ALREADY_RUNNING && p.kind === 'none' && respawns < RESPAWNS && !(await lockHeld(stateDir))) {
       respawns++;
@@ -309,8 +306,8 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
     args = opts.auto ? ['--idle-timeout', autoStartIdleTimeout(env)] : [];
   } catch (e) { throw new UsageError((e as Error).message); }
   if (opts.unnamedRoot) await checkUnnamedRoot(real);
-  await ensureStateDir(stateDir);
-  const up = await spawnAndWait(real, stateDir, opts.timeoutMs ?? 30_000, () => spawnDaemon(real, stateDir, env, args), { clientName: opts.clientName });
+  const made = await ensureStateDir(stateDir);
+  const up = await spawnAndWait(real, stateDir, opts.timeoutMs ?? 30_000, () => spawnDaemon(real, stateDir, env, args), { clientName: opts.clientName }, made);
   return { info: up.info, ws: up.ws, spawned: up.spawned.has(up.info.pid) };
 }
 

@@ -19,6 +19,8 @@ import { WriteQueue } from './write-queue.js';
 
 /** The start-up catch-up of a complete index, as an answer names it while it runs (CatchingUp's `rewalk`). */
 export const START_CHECK = 'start-up check for changes made while no daemon ran';
+/** What an answer names while the start-up catch-up, cut short by a full disk, waits for room (CatchingUp's `rewalk`). */
+export const HELD_BUILD = 'index build cut short by a full disk, retried once there is room';
 /**
  * How long a call waits for that check before it is answered marked: long
  * enough for a small tree's (~0.3 s on 479 files), short enough that a warm
@@ -67,8 +69,8 @@ export class IndexUpdates {
   /** How far the start-up build (or a re-index) has come, while it runs: clients waiting for it show it. */
   startupProgress: BuildProgress | undefined;
   startupError: string | undefined;
-  /** The catch-up failed for want of room: the watcher's re-walk, kept and retried until it lands, finishes it. */
-  private startupHeld = false;
+  /** Since when the catch-up has been cut short for want of room (null: it was not): the watcher's re-walk, kept and retried until it lands, finishes it. */
+  private startupHeldSince: string | null = null;
   /** Settles once the start-up catch-up is over: true if it succeeded. Never rejects. */
   startup: Promise<boolean> = Promise.resolve(false);
   /**
@@ -85,12 +87,27 @@ export class IndexUpdates {
 
   constructor(private readonly handle: IndexHandle, private readonly opts: IndexUpdatesOptions) {}
 
-  /** Starts the catch-up and the watcher, both in the background. */
+  /**
+   * Starts the catch-up and the watcher in the background. On a complete
+   * index the watcher starts once the start-up check is over: its start-up
+   * scan walks the same tree on the same thread, and alongside it the check
+   * took 0.69-1.48 s on a stdlib copy instead of 0.16-0.23 s, while calls wait
+   * for the check. A change made in between is found by the re-walk that
+   * follows every scan (startWatcher), as one made during the check is.
+   */
   begin(): void {
-    if (this.handle.status().state === 'ready') this.startCheckSince = new Date().toISOString();
+    const complete = this.handle.status().state === 'ready';
+    if (complete) this.startCheckSince = new Date().toISOString();
     this.startup = this.catchUp();
     void this.startup.then(() => { this.startCheckSince = null; });
-    this.startWatcher();
+    if (!complete) { this.startWatcher(); return; }
+    const { epoch } = this;
+    // Stopped, or the root replaced (reindex starts its own watcher) while the check ran: no watcher of this epoch.
+    this.watcherStarted = this.startup.then(() => {
+      if (this.stopped || epoch !== this.epoch) return undefined;
+      this.startWatcher();
+      return this.watcherStarted;
+    });
   }
 
   /**
@@ -166,8 +183,8 @@ export class IndexUpdates {
       if (epoch !== this.epoch) return false;
       this.startupState = 'failed';
       this.startupError = message;
-      this.startupHeld = isNoSpace(e);
-      this.opts.log(`index build failed: ${this.startupError}${this.startupHeld ? '; the watcher\'s catch-up retries it until it lands' : ''}`);
+      this.startupHeldSince = isNoSpace(e) ? new Date().toISOString() : null;
+      this.opts.log(`index build failed: ${this.startupError}${this.startupHeldSince ? '; the watcher\'s catch-up retries it until it lands' : ''}`);
       return false;
     });
   }
@@ -191,8 +208,8 @@ export class IndexUpdates {
       log,
       onRootTouched: this.opts.onRootTouched,
       onApplied: (a) => {
-        if (a.refreshed && this.startupHeld && epoch === this.epoch) {
-          this.startupHeld = false;
+        if (a.refreshed && this.startupHeldSince && epoch === this.epoch) {
+          this.startupHeldSince = null;
           this.startupState = 'done';
           this.startupError = undefined;
         }
@@ -249,10 +266,12 @@ export class IndexUpdates {
   get catchingUp(): CatchingUp | null { return this.watcher?.catchingUp ?? null; }
   /**
    * What an answer says: catchingUp, only when changes were seen and not written (not for a precautionary re-walk),
-   * or, while the start-up catch-up looks for changes made while no daemon ran, that check.
+   * or, while the start-up catch-up looks for changes made while no daemon ran, that check, or, while that
+   * catch-up (a first build, say) cut short by a full disk waits for room, that: answers come from what it wrote.
    */
   get answerNote(): CatchingUp | null {
     if (this.watcher?.sawUnwritten) return this.watcher.catchingUp;
+    if (this.startupHeldSince !== null) return { changes: 0, since: this.startupHeldSince, rewalk: HELD_BUILD };
     return this.startCheckSince === null ? null : { changes: 0, since: this.startCheckSince, rewalk: START_CHECK };
   }
   /**

@@ -83,12 +83,14 @@ export const files = (stateDir: string) => ({
 /**
  * Creates the state folder (and its parent) owner-only. One that exists is
  * used only when it is the user's alone: otherwise StateNotYoursError, and
- * nothing is written (state-trust.ts).
+ * nothing is written (state-trust.ts). Returns the first folder it made
+ * (the state folder, or EVIDEX_HOME above it), undefined when it was there.
  */
-export async function ensureStateDir(stateDir: string): Promise<void> {
+export async function ensureStateDir(stateDir: string): Promise<string | undefined> {
   await checkStateFolder(stateDir);
-  await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const made = await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
   await checkStateFolder(stateDir);
+  return made;
 }
 
 /** Bytes of every file under `dir` (symlinks not followed): an index's size, or what removing a state folder frees. */

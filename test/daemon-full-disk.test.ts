@@ -10,8 +10,9 @@
 // daemon's log keeps whole lines although lmdb writes its own unterminated
 // text into it. And a write that fails for one path (a folder chain past the
 // system's path limit) holds back nothing else, and is retried until it lands.
+// A first start on a full disk leaves nothing on it.
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
@@ -21,7 +22,7 @@ import { RepoWatcher } from '../indexer/watch.js';
 import { RETRY_DELAYS_MS } from '../indexer/watch/held.js';
 import { files, stateDirFor } from '../local/state.js';
 import { Methods } from '../protocol/messages.js';
-import { evidex } from './helpers/cli.js';
+import { evidex, type Run } from './helpers/cli.js';
 import { ManualClock } from './helpers/clock.js';
 import { daemonEnv, readyClient, waitFor } from './helpers/daemon.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
@@ -318,14 +319,43 @@ test('no room at all for a daemon to start: the command fails with no_space and 
     }
     assert.not.ok(existsSync(files(stateDir).daemonJson), 'no daemon.json left behind');
     disk.release();
-    const r = await cli(['symbol', 'before_7']);
-    assert.is(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^m7\.py:1-2: function before_7 /m);
+    await answersOnceSpaceReturned(cli);
   } finally {
-    const stopped = await cli(['daemon', 'stop']);
-    assert.is(stopped.code, 0, stopped.stderr);
+    await stopped(cli);
   }
 });
+
+// A first start on a full disk once left an empty state folder holding an empty daemon.log; with 16 KB
+// left, LMDB's first writes killed the daemon (SIGSEGV) and the command said only "exited at start
+// (status 128): no output". Now: the one no_space line, and nothing left on the disk (client/failed-start.ts).
+test('a first start on a full disk: one no_space line, nothing left on the disk; it starts once space returns', async () => {
+  const { disk, stateDir, cli } = daemonRepoOnSmallDisk(2 << 20);
+  try {
+    for (const leave of [0, 16 << 10]) {
+      disk.fill(leave);
+      const r = await cli(['symbol', 'before_7']);
+      assert.is(r.code, 1, `${leave}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stderr.split('\n').filter((l) => l.length > 0), [`evidex: no_space: no space left on ${stateDir} (state folder)`], `${leave} bytes left`);
+      assert.equal(readdirSync(disk.dir), ['filler'], `${leave} bytes left: nothing but the filler on the disk`);
+      disk.release();
+    }
+    await answersOnceSpaceReturned(cli);
+  } finally {
+    await stopped(cli);
+  }
+});
+
+/** With room again, `evidex symbol` starts a daemon (building its index) and answers. */
+async function answersOnceSpaceReturned(cli: (args: string[]) => Promise<Run>): Promise<void> {
+  const r = await cli(['symbol', 'before_7']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^m7\.py:1-2: function before_7 /m);
+}
+
+async function stopped(cli: (args: string[]) => Promise<Run>): Promise<void> {
+  const r = await cli(['daemon', 'stop']);
+  assert.is(r.code, 0, r.stderr);
+}
 
 uvu('a path the system refuses is held alone: later saves land at once, and it is retried until it lands (here: once its folder is gone)', async () => {
   const root = repo();

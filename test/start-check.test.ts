@@ -10,7 +10,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHandle } from '../indexer/api.js';
 import { openEvidexIndex } from '../indexer/index.js';
-import { IndexUpdates, START_CHECK } from '../daemon/updates.js';
+import { HELD_BUILD, IndexUpdates, START_CHECK } from '../daemon/updates.js';
+import { noSpace } from '../indexer/write-failure.js';
+import { RepoWatcher } from '../indexer/watch.js';
 import { formatFooter } from '../client/commands/tool-command.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 
@@ -32,12 +34,18 @@ function repo(): string {
   return root;
 }
 
-test('answers during the start-up check of a complete index are marked, after a bounded wait; the file added offline is found once it ends', async () => {
-  const root = repo();
+/** A state folder holding a complete index of `root`, closed (what a stopped daemon leaves). */
+async function completeIndex(root: string): Promise<string> {
   const state = tempDir('state');
   const first = await openEvidexIndex(root, { stateDir: state, workers: 1 });
   await first.refresh();
   await first.close();
+  return state;
+}
+
+test('answers during the start-up check of a complete index are marked, after a bounded wait; the file added offline is found once it ends', async () => {
+  const root = repo();
+  const state = await completeIndex(root);
   writeFileSync(join(root, 'pkg/offline.py'), 'def added_while_no_daemon_ran():\n    return 2\n');
 
   const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
@@ -80,6 +88,61 @@ test('a first build marks no answer (calls wait for it in the index)', async () 
     assert.is(updates.answerNote, null);
   } finally {
     open();
+    await updates.stop('test over');
+    await opened.close();
+  }
+});
+
+test('on a complete index the watcher starts once the start-up check is over, not alongside it; a stop during the check starts none', async () => {
+  const root = repo();
+  const state = await completeIndex(root);
+  const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
+  const realStart = RepoWatcher.start;
+  const starts: string[] = [];
+  const log: string[] = [];
+  RepoWatcher.start = (o) => { starts.push(log.some((l) => l.startsWith('index ready')) ? 'after the check' : 'during the check'); return realStart.call(RepoWatcher, o); };
+  try {
+    for (const stopEarly of [false, true]) {
+      const { handle, open } = heldRefresh(opened);
+      starts.length = 0;
+      log.length = 0;
+      const updates = new IndexUpdates(handle, { root, rules: await opened.rules(), watch: 'auto', log: (l) => log.push(l) });
+      try {
+        updates.begin();
+        // The scan would walk the tree alongside the check (3-6 times slower on a stdlib copy, measured).
+        assert.equal(starts, [], 'no watcher while the check runs');
+        assert.is(updates.watcherState, 'starting');
+        if (stopEarly) await Promise.all([updates.stop('stopped during the check'), open()]);
+        open();
+        await updates.idle();
+        assert.equal(starts, stopEarly ? [] : ['after the check'], log.join('\n'));
+        if (!stopEarly) assert.is(updates.watcherState, 'watching', log.join('\n'));
+      } finally {
+        open();
+        await updates.stop('test over');
+      }
+    }
+  } finally {
+    RepoWatcher.start = realStart;
+    await opened.close();
+  }
+});
+
+test('a start-up build cut short by a full disk marks the answers it leaves, until it lands', async () => {
+  const root = repo();
+  const state = tempDir('state');
+  const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
+  const full = Object.create(opened) as IndexHandle;
+  full.refresh = () => Promise.reject(noSpace(state));
+  const updates = new IndexUpdates(full, { root, rules: await opened.rules(), watch: 'off', log: () => {} });
+  try {
+    updates.begin();
+    assert.is(await updates.startup, false);
+    const note = updates.answerNote;
+    assert.equal(note && { changes: note.changes, rewalk: note.rewalk }, { changes: 0, rewalk: HELD_BUILD }, 'the answers come from what the build wrote before the disk was full');
+    assert.match(formatFooter({ evidence: [], total: 0, generation: 1, catching_up: note! }).plain,
+      /^0 of 0 shown · index generation 1 · index build cut short by a full disk, retried once there is room, since .*: this answer may be out of date$/);
+  } finally {
     await updates.stop('test over');
     await opened.close();
   }

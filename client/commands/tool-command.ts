@@ -16,6 +16,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SNIPPET_MAX_CHARS
 import type { TextItem } from './read-span.js';
 import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
+import { mixedNote, ofOneGeneration } from './one-generation.js';
 import { formatSuggestions } from '../suggestions.js';
 import {
   human, join, line, paint, path, plural, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
@@ -103,13 +104,17 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
         const { whileBuilding } = await import('../build-wait.js');
         // The text form names every path from here, the paths the daemon's notes and refusals name too; --json keeps the tools' own.
         const from = p.flags.json ? undefined : place.here ?? undefined;
-        const r = await whileBuilding(client, s.call ? s.call(client, args, p, place, from) : callTool(client, s.tool, args, from)).catch((e: unknown) => {
-          throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
-        });
-        printResult(r, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) });
+        // The answer and its follow-up's line, of one index generation (one-generation.ts), printed once both are in.
+        const { value: a, generations } = await ofOneGeneration(client, answering({
+          call: (c) => whileBuilding(c, s.call ? s.call(c, args, p, place, from) : callTool(c, s.tool, args, from)).catch((e: unknown) => {
+            throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
+          }),
+          followUp: p.flags.json ? undefined
+            : scoped !== undefined ? (c, r) => wholeRepositoryNote(c, s.tool, args, r) : s.after && ((c, r) => s.after!(r, args, c, place)),
+        }));
+        printResult(a.result, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) });
         if (p.flags.json) return;
-        const note = scoped !== undefined ? await wholeRepositoryNote(client, s.tool, args, r) : await s.after?.(r, args, client, place);
-        if (note) stderr().line(note);
+        for (const note of [a.note, mixedNote(generations)]) if (note) stderr().line(note);
       });
       return 0;
     },
@@ -143,12 +148,26 @@ function scopeOf(flags: FlagSpecs, p: Parsed, place: Place): string | undefined 
   return place.here || undefined;
 }
 
+/** What a tool command prints: the answer, and the line its follow-up call makes (null: none). */
+export interface Answer { result: ToolResult; note: Shown | null }
+
+/** One round of a command's calls (ofOneGeneration makes it again while they span generations): the answer, then its follow-up. */
+export function answering(how: {
+  call: (c: Client) => Promise<ToolResult>;
+  followUp?: (c: Client, r: ToolResult) => Promise<Shown | null>;
+}): (client: Client) => Promise<Answer> {
+  return async (client) => {
+    const result = await how.call(client);
+    return { result, note: (await how.followUp?.(client, result)) ?? null };
+  };
+}
+
 /**
  * How many matches the whole repository has besides those of the current
  * folder, from a second call that counts (one item, the same arguments but
  * the prefix), and how to see them; null when there are none.
  */
-async function wholeRepositoryNote(client: Client, tool: string, args: Record<string, unknown>, here: ToolResult): Promise<Shown | null> {
+export async function wholeRepositoryNote(client: Client, tool: string, args: Record<string, unknown>, here: ToolResult): Promise<Shown | null> {
   const all = await callTool(client, tool, { ...args, path_prefix: undefined, limit: 1, offset: 0 });
   const more = all.total - here.total;
   if (more <= 0) return null;

@@ -3,7 +3,8 @@
 // transaction and the row reads. The only module that imports lmdb, so the
 // on-disk layout is read and written in one place; everything in memory is
 // derived from what this module returns.
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Definition, Lang, RawImport, Unresolved } from '../model.js';
 
@@ -13,6 +14,24 @@ import type { Definition, Lang, RawImport, Unresolved } from '../model.js';
  * version is rebuilt from scratch.
  */
 export const FORMAT_VERSION = 6;
+
+/**
+ * What a new LMDB environment's first writes need, with room to spare (its
+ * meta pages and first transaction took 20 KB on a tmpfs). LMDB does not
+ * survive running out of room in them: on a 2 MB tmpfs with 8-16 KB left,
+ * the daemon died of SIGSEGV or SIGBUS with nothing in its log.
+ */
+const NEW_ENV_BYTES = 64 << 10;
+
+/** Throws the disk's own ENOSPC, before LMDB is opened, when a new environment has no room for its first writes. */
+function roomForNewEnv(dir: string): void {
+  const probe = join(dir, 'room-check.tmp');
+  try {
+    writeFileSync(probe, Buffer.alloc(NEW_ENV_BYTES));
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
 
 /** LMDB keys longer than this (UTF-8 bytes) are not stored in the lookup tables (LMDB's hard limit is 511). */
 const MAX_KEY_BYTES = 400;
@@ -119,6 +138,7 @@ export class Tables {
 
   private constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
+    if (!existsSync(join(dir, 'data.mdb'))) roomForNewEnv(dir);
     // noMetaSync: one flush per commit instead of two (data, then the meta page).
     // Still atomic and consistent; a system crash (not a process crash) may undo
     // the last commit, which the next start's catch-up re-parses from the tree
