@@ -6,13 +6,18 @@
 /** `iso` (an ISO 8601 time) in local time, with its age at `now`: the date too when it is not today. Anything unreadable is given back as it is. */
 export function when(iso: string, now: number = Date.now()): string {
   const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : `${clock(iso, now)}, ${age(now - t)}`;
+}
+
+/** `iso` in local time alone (`05:28:13`; the date too when it is not today at `now`), for a line where its age goes without saying. */
+export function clock(iso: string, now: number = Date.now()): string {
+  const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
   const at = new Date(t), today = new Date(now);
   const two = (n: number): string => String(n).padStart(2, '0');
-  const clock = `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+  const time = `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
   const sameDay = at.getFullYear() === today.getFullYear() && at.getMonth() === today.getMonth() && at.getDate() === today.getDate();
-  const shown = sameDay ? clock : `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${clock}`;
-  return `${shown}, ${age(now - t)}`;
+  return sameDay ? time : `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${time}`;
 }
 
 /** How long `ms` is, as "ago" says it: seconds, minutes, hours, then days; a time ahead of now (another clock) is said so. */

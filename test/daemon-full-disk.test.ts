@@ -170,7 +170,7 @@ test('through a daemon: status says how many changes wait and why, `evidex index
     assert.is(status.code, 0, status.stderr);
     const shown = /^index {8}\S+, (\d+) changes waiting$/m.exec(status.stdout);
     assert.ok(shown && Number(shown[1]) >= WRITTEN, status.stdout);
-    assert.match(status.stdout, new RegExp(`^waiting {6}${shown![1]} changes since \\S+ \\(\\d+ attempts?, retried until written\\): disk full: no space left on ${stateDir} \\(state folder\\)$`, 'm'));
+    assert.match(status.stdout, new RegExp(`^waiting {6}${shown![1]} changes since \\d\\d:\\d\\d:\\d\\d, [^(]+ ago \\(\\d+ attempts?, retried until written\\): disk full: no space left on ${stateDir} \\(state folder\\)$`, 'm'));
 
     const index = await cli(['index']);
     assert.is(index.code, 1, `${index.stdout}${index.stderr}`);

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 
 // Read before when.ts uses any Date: local time is UTC+2 with no summer time here, so local and UTC differ.
 process.env.TZ = 'Etc/GMT-2';
-const { when } = await import('../local/when.js');
+const { clock, when } = await import('../local/when.js');
 
 const now = Date.parse('2026-12-07T05:30:00.000Z'); // 07:30:00 local
 
@@ -20,6 +20,12 @@ test('a time of another day carries its local date', () => {
   assert.is(when('2026-12-06T21:59:00.000Z', now), '2026-12-06 23:59:00, 7 h ago');
   assert.is(when('2026-12-04T05:30:00.000Z', now), '2026-12-04 07:30:00, 3 days ago');
   assert.is(when('2026-12-06T05:30:00.000Z', now), '2026-12-06 07:30:00, 1 day ago');
+});
+
+test('clock is the same local time without its age', () => {
+  assert.is(clock('2026-12-07T05:28:13.760Z', now), '07:28:13');
+  assert.is(clock('2026-12-06T21:59:00.000Z', now), '2026-12-06 23:59:00');
+  assert.is(clock('not a time', now), 'not a time');
 });
 
 test('a time ahead of this clock, or none readable, is said as it is', () => {

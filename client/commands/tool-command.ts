@@ -13,6 +13,7 @@ import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SNIPPET_MAX_CHARS, SYMBOL_KINDS } from '../../indexer/query/limits.js';
+import { clock } from '../../local/when.js';
 import type { TextItem } from './read-span.js';
 import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
@@ -375,7 +376,7 @@ export function formatFooter(r: ToolResult): Shown {
     : r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
   const c = r.catching_up;
   const behind = !c ? '' : c.changes === 0 && c.rewalk
-    ? human` · ${c.rewalk}, since ${c.since}: this answer may be out of date`
-    : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${c.since} not indexed yet, this answer may be out of date`;
+    ? human` · ${c.rewalk}, since ${clock(c.since)}: this answer may be out of date`
+    : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${clock(c.since)} not indexed yet, this answer may be out of date`;
   return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
 }
