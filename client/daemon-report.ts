@@ -5,7 +5,7 @@
 import type { LeftOutCounts, LeftOutReason } from '../indexer/api.js';
 import { human, join, padEnd, path, plural, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
-import { when } from '../local/when.js';
+import { when, whenIn } from '../local/when.js';
 import type { DaemonInfoStatus, LatencySnapshot, Unresolved, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
 import { LEFT_OUT_WORDS } from './left-out-note.js';
@@ -59,11 +59,11 @@ function formatLatency(book: Record<string, LatencySnapshot> | undefined): Shown
 }
 
 
-/** The root line of `evidex daemon status`: the path, and what became of the folder when it is not the indexed one. */
+/** The root line of `evidex daemon status`: the path, and what became of the folder when it is not the indexed one (since when as the local clock, as the other lines say times). */
 function formatRoot(root: string, d: DaemonInfoStatus): Shown {
   switch (d.rootState) {
-    case 'gone': return human`${path(root)} — GONE: ${d.rootNote ?? 'no folder at that path'}; tool calls are refused`;
-    case 'reindexing': return human`${path(root)} — REPLACED: ${d.rootNote ?? 're-indexing'}; tool calls wait for it`;
+    case 'gone': return human`${path(root)} — GONE: ${d.rootNote ? whenIn(d.rootNote) : 'no folder at that path'}; tool calls are refused`;
+    case 'reindexing': return human`${path(root)} — REPLACED: ${d.rootNote ? whenIn(d.rootNote) : 're-indexing'}; tool calls wait for it`;
     default: return path(root);
   }
 }

@@ -30,3 +30,8 @@ function age(ms: number): string {
   const d = Math.floor(s / 86400);
   return `${d} ${d === 1 ? 'day' : 'days'} ago`;
 }
+
+/** `text` (a daemon's sentence, such as the root note's `(since 2026-12-07T06:51:08.457Z)`) with each ISO 8601 UTC time in it said as when() says it. */
+export function whenIn(text: string, now: number = Date.now()): string {
+  return text.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\b/g, (iso) => when(iso, now));
+}

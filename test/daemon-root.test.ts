@@ -128,7 +128,7 @@ test('the root deleted for good: every tool call is refused with the reason, sta
   assert.is(s.daemon.rootState, 'gone');
   // What `evidex daemon status` prints of it (the CLI itself cannot name a root that no longer exists; `daemon list` shows it).
   const text = formatStatus({ running: true, root, stateDir: d.stateDir, pid: s.daemon.pid, url: s.daemon.url, files: s.index.files, symbols: s.index.symbols, generation: s.index.generation, lastUpdate: s.index.lastUpdate, watcher: s.daemon.watcher, state: s.index.state, status: s });
-  assert.match(text.plain, new RegExp(`^root {9}${root} — GONE: ${root} is gone`, 'm'));
+  assert.match(text.plain, new RegExp(`^root {9}${root} — GONE: ${root} is gone \\(deleted, or moved away\\) \\(since \\d\\d:\\d\\d:\\d\\d, \\d+ (s|min) ago\\)`, 'm'));
   git(tempDir('clone-cwd'), ['clone', '-q', A, root]);
   await holdsExactly('TREE_A_MARK', ['TREE_B_MARK', 'TREE_C_MARK', 'LATER_AT_ROOT']);
 });

@@ -34,12 +34,13 @@ test("a package's answer says how many statements import its submodules, each on
   assert.equal(r.notes, [PKG_NOTE]);
   // The count it gives for pkg.exceptions is that answer's, less the one statement pkg's answer already holds.
   assert.is((await call({ module_name: 'pkg.exceptions' })).total, 4 + 1);
-  // Under a path_prefix, as the answer is.
+  // Under a path_prefix, as the answer is, and the call it names keeps the prefix (without it, pkg.exceptions lists 5).
   const app = await call({ module_name: 'pkg', path_prefix: 'app/' });
   assert.is(app.total, 1);
-  assert.equal(app.notes, ['4 more statements import modules under pkg (pkg.exceptions 3, pkg.routing 1); a statement imports pkg only when it names it: find_importers "pkg.exceptions" lists those']);
+  assert.equal(app.notes, ['4 more statements import modules under pkg (pkg.exceptions 3, pkg.routing 1); a statement imports pkg only when it names it: find_importers "pkg.exceptions" path_prefix "app/" lists those']);
+  assert.is((await call({ module_name: 'pkg.exceptions', path_prefix: 'app/' })).total, 3, 'that call lists the 3 counted');
   assert.equal((await call({ module_name: 'pkg', path_prefix: 'lib/' })).notes,
-    ['1 more statement imports modules under pkg (pkg.exceptions 1); a statement imports pkg only when it names it: find_importers "pkg.exceptions" lists it']);
+    ['1 more statement imports modules under pkg (pkg.exceptions 1); a statement imports pkg only when it names it: find_importers "pkg.exceptions" path_prefix "lib/" lists it']);
   // Nothing under it left out: no note (pkg.exceptions' own statements all name it), nor for a module asked by its file's path.
   assert.is((await call({ module_name: 'pkg.exceptions' })).notes, undefined);
   assert.is((await call({ module_name: 'pkg/__init__.py' })).notes, undefined);

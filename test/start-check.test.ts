@@ -57,7 +57,10 @@ test('answers during the start-up check of a complete index are marked, after a 
     assert.equal(note && { changes: note.changes, rewalk: note.rewalk }, { changes: 0, rewalk: START_CHECK });
     const r = await opened.runTool('find_symbol', { name: 'added_while_no_daemon_ran' });
     assert.is(r.total, 0, 'the offline file is not in the index yet: why the answer is marked');
-    assert.match(formatFooter({ ...r, catching_up: note! }).plain, /· start-up check for changes made while no daemon ran, since .*: this answer may be out of date$/);
+    // Since when as the local clock (local/when.ts), not the daemon's ISO UTC string.
+    const footer = formatFooter({ ...r, catching_up: note! }, Date.parse(note!.since) + 2_000).plain;
+    assert.match(footer, /· start-up check for changes made while no daemon ran, since \d\d:\d\d:\d\d: this answer may be out of date$/);
+    assert.not.match(footer, /\d{4}-\d\d-\d\dT/, footer);
     const wait = updates.settled(60_000);
     assert.ok(wait, 'a call waits for the check');
     assert.is(await wait, false, 'and is answered marked when the check is still running after the short wait');

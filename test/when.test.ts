@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 
 // Read before when.ts uses any Date: local time is UTC+2 with no summer time here, so local and UTC differ.
 process.env.TZ = 'Etc/GMT-2';
-const { clock, when } = await import('../local/when.js');
+const { clock, when, whenIn } = await import('../local/when.js');
 
 const now = Date.parse('2026-12-07T05:30:00.000Z'); // 07:30:00 local
 
@@ -31,6 +31,12 @@ test('clock is the same local time without its age', () => {
 test('a time ahead of this clock, or none readable, is said as it is', () => {
   assert.is(when('2026-12-07T05:31:00.000Z', now), '07:31:00, ahead of this clock');
   assert.is(when('not a time', now), 'not a time');
+});
+
+test("the ISO times in a daemon's sentence are said as the local clock, the rest as it was", () => {
+  assert.is(whenIn('/r was replaced: another folder stands at that path (since 2026-12-07T05:28:13.760Z); re-indexing it', now),
+    '/r was replaced: another folder stands at that path (since 07:28:13, 1 min ago); re-indexing it');
+  assert.is(whenIn('no time here, 2026-12-07 nor 05:28', now), 'no time here, 2026-12-07 nor 05:28');
 });
 
 test.run();

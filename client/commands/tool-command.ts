@@ -368,15 +368,15 @@ export function headLine(lines: readonly string[]): string {
   return lines[0].trim();
 }
 
-/** The one-line footer: how many shown of how many, which index generation answered, and whether it was still catching up with the files. */
-export function formatFooter(r: ToolResult): Shown {
+/** The one-line footer: how many shown of how many, which index generation answered, and whether it was still catching up with the files (since when, as the local clock, as `daemon status` says it: the daemon's ISO UTC string is for --json). */
+export function formatFooter(r: ToolResult, now: number = Date.now()): Shown {
   const shown = r.evidence.length;
   // Nothing on a page of a non-empty answer: the offset went past its end.
   const more = shown === 0 && r.total > 0 ? human` (the offset is past the last of them: --offset takes 0 to ${r.total - 1} here)`
     : r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
   const c = r.catching_up;
   const behind = !c ? '' : c.changes === 0 && c.rewalk
-    ? human` · ${c.rewalk}, since ${clock(c.since)}: this answer may be out of date`
-    : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${clock(c.since)} not indexed yet, this answer may be out of date`;
+    ? human` · ${c.rewalk}, since ${clock(c.since, now)}: this answer may be out of date`
+    : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${clock(c.since, now)} not indexed yet, this answer may be out of date`;
   return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
 }

@@ -29,8 +29,10 @@ export function* submodulesNote(store: Store, m: string, names: ReadonlySet<stri
   const listed = top.map(([t, n]) => `${t} ${n}`).join(', ') + (under.byTarget.length > top.length ? ', …' : '');
   const n = under.total;
   const statements = `${n}${total > 0 ? ' more' : ''} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}`;
+  // The call that lists them keeps the prefix they were counted under: without it, it lists those of the whole tree.
+  const scope = prefix === undefined ? '' : ` path_prefix ${JSON.stringify(prefix)}`;
   return {
-    text: `${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: find_importers ${JSON.stringify(top[0][0])} lists ${top[0][1] === 1 ? 'it' : 'those'}`,
-    paths: [],
+    text: `${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: find_importers ${JSON.stringify(top[0][0])}${scope} lists ${top[0][1] === 1 ? 'it' : 'those'}`,
+    paths: prefix === undefined ? [] : [prefix],
   };
 }
