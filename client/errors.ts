@@ -14,6 +14,7 @@ import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../prot
 import { UsageError } from './command.js';
 import { ConnectionError } from './connection.js';
 import { OutsideRoot, RootNotFile } from './paths.js';
+import { whenIn } from '../local/when.js';
 
 export const EXIT_REFUSED = 2;
 export const EXIT_FAILED = 1;
@@ -62,6 +63,8 @@ export function userError(e: unknown): UserError {
     const message = oneLine(d.message ?? e.message);
     switch (e.code) {
       case TOOL_ERROR:
+        // A gone or replaced root: the daemon's own sentence says since when in ISO UTC, read here as daemon status reads it.
+        if (d.code === 'index_unavailable') return { code: d.code, message: whenIn(message), exit: EXIT_REFUSED, plain: false };
         // A tool's own bug (or a full disk) is reported as one, not as the caller's refusal.
         return { code: d.code ?? 'tool_error', message, exit: d.code !== undefined && FAILURES.has(d.code) ? EXIT_FAILED : EXIT_REFUSED, plain: false };
       case RpcCode.INVALID_PARAMS: return { code: 'invalid_arguments', message, exit: EXIT_REFUSED, plain: false };

@@ -197,6 +197,10 @@ test('error mapping: refusals exit 2, a daemon shutting down or an internal erro
   assert.equal(userError(new RpcError(-32603, 'internal error: boom')), { code: 'internal_error', message: 'internal error: boom', exit: 1, plain: false });
   assert.is(userError(new RpcError(-32001, 'x', { code: 'internal_error', message: 'internal error: x' })).exit, 1);
   assert.is(userError(new RpcError(-32001, 'no', { code: 'path_denied', message: 'no' })).exit, 2);
+  // A gone root's refusal says since when as the local clock, as daemon status does (local/when.ts), not in ISO UTC.
+  const gone = userError(new RpcError(-32001, 'x', { code: 'index_unavailable', message: 'nothing is answered from the index: /r is gone (since 2026-12-07T06:51:08.457Z)' }));
+  assert.equal({ code: gone.code, exit: gone.exit }, { code: 'index_unavailable', exit: 2 });
+  assert.match(gone.message, /^nothing is answered from the index: \/r is gone \(since (\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d, [^)]+ ago\)$/);
   assert.is(userError(new RpcError(-32602, 'bad', { code: 'invalid_arguments', message: 'bad' })).exit, 2);
   // -32003 carries answer_too_large in its data when the answer was too big, and nothing when the request was.
   assert.equal(userError(new RpcError(MESSAGE_TOO_LARGE, 'big', { code: ANSWER_TOO_LARGE, message: 'big', limit: 4 })), { code: 'answer_too_large', message: 'big', exit: 2, plain: false });
