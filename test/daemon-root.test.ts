@@ -92,7 +92,7 @@ test('rm -rf the root and git clone another tree into it: the same daemon and cl
   assert.match(log, /root: the folder at .* is indexed: \d+ files/);
   // The watcher watches the new tree: a save there is seen.
   writeFileSync(join(root, 'email', 'after_clone.py'), 'AFTER_CLONE_MARK = 2\n');
-  await waitFor('a save in the new tree', async () => (await search('AFTER_CLONE_MARK')).total === 1);
+  await waitFor('a save in the new tree', async () => (await search('AFTER_CLONE_MARK')).total === 1, 60_000);
 });
 
 test('mv the root away and make a new folder there: the new one is indexed; edits in the moved tree never reach the index', async () => {
@@ -106,7 +106,7 @@ test('mv the root away and make a new folder there: the new one is indexed; edit
   // at the root and wait for that, so the watcher has had every chance to pass the first one on.
   writeFileSync(join(moved, 'email', 'moved_edit.py'), 'MOVED_TREE_EDIT = 1\n');
   writeFileSync(join(root, 'json', 'later.py'), 'LATER_AT_ROOT = 1\n');
-  await waitFor('a save at the root', async () => (await search('LATER_AT_ROOT')).total === 1);
+  await waitFor('a save at the root', async () => (await search('LATER_AT_ROOT')).total === 1, 60_000);
   assert.is((await search('MOVED_TREE_EDIT')).total, 0);
   assert.is((await search('TREE_B_MARK')).total, 0);
 });
