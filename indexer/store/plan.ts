@@ -15,6 +15,7 @@ import type { FileMeta, FileTable } from './file-table.js';
 import type { ImportSpan, MemoryIndex } from './memory.js';
 import { drain, DUE_EVERY, dueEvery, neverDue, sortInSlices, type Due } from './in-slices.js';
 import { cmp } from './path-order.js';
+import { firstWhere } from './sorted.js';
 import type { SearchText } from './search-text.js';
 import { importOrder, type ImportRef } from './symbols.js';
 import type { Tables } from './tables.js';
@@ -357,9 +358,8 @@ function countUnder(targets: readonly string[], children: readonly boolean[], fr
 
 /** Whether `list`, sorted by `order`, holds `x` (the very statement: equal in order means the same one). */
 function holds<T>(list: readonly T[], x: T, order: (a: T, b: T) => number): boolean {
-  let lo = 0, hi = list.length;
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (order(list[mid], x) < 0) lo = mid + 1; else hi = mid; }
-  return lo < list.length && order(list[lo], x) === 0;
+  const at = firstWhere(list, 0, (y) => order(y, x) >= 0);
+  return at < list.length && order(list[at], x) === 0;
 }
 
 /**
@@ -397,13 +397,8 @@ function keepFirst<T>(xs: readonly T[], from: number, to: number, k: number, bef
  */
 function underPrefix<T>(list: readonly T[], pathOf: (x: T) => string, prefix: string | undefined): readonly T[] {
   if (prefix === undefined) return list;
-  const firstWhere = (from: number, pred: (x: T) => boolean): number => {
-    let lo = from, hi = list.length;
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (pred(list[mid])) hi = mid; else lo = mid + 1; }
-    return lo;
-  };
-  const from = firstWhere(0, (x) => cmp(pathOf(x), prefix) >= 0);
-  return list.slice(from, firstWhere(from, (x) => !pathOf(x).startsWith(prefix)));
+  const from = firstWhere(list, 0, (x) => cmp(pathOf(x), prefix) >= 0);
+  return list.slice(from, firstWhere(list, from, (x) => !pathOf(x).startsWith(prefix)));
 }
 
 /**

@@ -8,6 +8,7 @@
 // both are sorted in again once they pass FOLLOWED_MAX. The cost is one
 // pointer per Python target (docs/performance.md).
 import { sortInSlices, type Due } from './in-slices.js';
+import { firstWhere } from './sorted.js';
 
 /** New or gone targets kept beside the sorted ones before they are sorted in: each call reads the new ones. */
 const FOLLOWED_MAX = 256;
@@ -20,11 +21,7 @@ export function isPythonTarget(t: string): boolean {
 const codeUnitOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The first position of `xs` (sorted) whose element is not below `x`. */
-function lowerBound(xs: readonly string[], x: string): number {
-  let lo = 0, hi = xs.length;
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (xs[mid] < x) lo = mid + 1; else hi = mid; }
-  return lo;
-}
+const lowerBound = (xs: readonly string[], x: string): number => firstWhere(xs, 0, (y) => y >= x);
 
 export class TargetOrder {
   /** The targets in order as of the last sort (some may be gone since, one may be there twice); null until first asked for. */
