@@ -12,6 +12,8 @@
 // to fix the one part that was right. What says the name is right stays
 // (find_symbol's `filtered_out`: where it is, outside the prefix; what a
 // package name resolves to).
+import { cmp } from '../store/path-order.js';
+import { firstWhere } from '../store/sorted.js';
 import type { Store } from '../store/store.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { pathPrefixOf } from './args.js';
@@ -32,7 +34,10 @@ export function prefixIsWhy(store: Store, rawPrefix: string | undefined, total: 
 function emptyPrefix(store: Store, rawPrefix: string | undefined, total: number): string | undefined {
   const prefix = pathPrefixOf(rawPrefix);
   if (total > 0 || prefix === undefined) return undefined;
-  return store.ordered().some((f) => f.path.startsWith(prefix)) ? undefined : prefix;
+  // Files are in path order, where those under a prefix are one run: where it would start is one binary search.
+  const files = store.ordered();
+  const at = firstWhere(files, 0, (f) => cmp(f.path, prefix) >= 0);
+  return at < files.length && files[at].path.startsWith(prefix) ? undefined : prefix;
 }
 
 /** The note on an answer of `total` items when that is none and no indexed file's path starts with `rawPrefix`; else null. */
