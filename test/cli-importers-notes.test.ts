@@ -5,7 +5,7 @@
 // the command it gives confirms; a mistyped package name gets the package
 // names statements write; a --path-prefix that nothing is under says so.
 import { spawnSync } from 'node:child_process';
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,6 +19,9 @@ cpSync(join(PROJECT_ROOT, 'fixtures', 'ts-monorepo'), repo, { recursive: true })
 writeFileSync(join(repo, 'apps/web/src/panel.tsx'), "import {\n  Button,\n  Card,\n} from '@acme/ui';\n\nexport const panel = [Button, Card];\n");
 // A package subpath ending in "/index": a name of the same file name as any `…/index` path asked for.
 writeFileSync(join(repo, 'apps/web/src/pad.ts'), "import pad from 'left-pad/index';\n\nexport const padded = pad('x', 3);\n");
+// A folder inside a package named like a scoped package (tRPC keeps its subpath entries in src/@trpc/server/).
+mkdirSync(join(repo, 'packages/sdk/src/@acme/ui'), { recursive: true });
+writeFileSync(join(repo, 'packages/sdk/src/@acme/ui/entry.ts'), 'export const entry = 1;\n');
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -48,6 +51,16 @@ test('importers of a workspace package folder says it is a folder, which package
   assert.is(evidex(['importers', 'scripts/']).stderr, 'evidex: not_indexed: "scripts" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name\n');
   // The entry it names is the file `@acme/shared` resolves to: what imports one imports the other.
   assert.ok(importerTotal('packages/shared/src/index.ts') >= importerTotal('@acme/shared'));
+});
+
+test('a scoped package name is a name where a folder of that name is beside the user; with a trailing slash it is the folder', () => {
+  const asName = evidex(['importers', '@acme/ui', '--all', '--json', '--limit', '200'], 'packages/sdk/src');
+  assert.is(asName.code, 0, asName.stderr);
+  assert.is((JSON.parse(asName.stdout) as { total: number }).total, importerTotal('@acme/ui'));
+  assert.ok(importerTotal('@acme/ui') > 0);
+  const asFolder = evidex(['importers', '@acme/ui/'], 'packages/sdk/src');
+  assert.is(asFolder.code, 2);
+  assert.match(asFolder.stderr, /^evidex: not_indexed: "@acme\/ui" is a folder, not a file; /);
 });
 
 test('a package subpath names the file it resolves to and how many statements import that file; the count is what that command finds', () => {

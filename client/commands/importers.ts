@@ -63,8 +63,12 @@ function pathShaped(typed: string): boolean {
  * Whether MODULE as typed is a path: a file on disk, taken from the current folder like every path (one outside
  * the repository is refused as such), a path relative to it (`./x.ts`, `../lib/log.ts`, there or not: a mistyped
  * one is looked up, and near misses offered, as the same path typed from the root), or a folder written as a path
- * (`src/`, `./lib`: answered "a folder, not a file"); anything else is a module or package name.
+ * (`src/`, `./lib`: answered "a folder, not a file"); anything else is a module or package name. A scoped package's
+ * name (`@trpc/server`) stays a name where a folder here is called so too (tRPC's `packages/server/src/@trpc/server/`
+ * holds its subpath entries): as a folder it could only be refused, with the package name as the way on; written
+ * `@trpc/server/` it is the folder.
  */
 function typedAsPath(place: Place, m: string): boolean {
-  return place.namesFile(m) || place.leavesRoot(m) || /^\.\.?(?:\/|$)/.test(m) || (/^\.|\//.test(m) && place.namesFolder(m));
+  const scopedName = m.startsWith('@') && !m.endsWith('/');
+  return place.namesFile(m) || place.leavesRoot(m) || /^\.\.?(?:\/|$)/.test(m) || (/^\.|\//.test(m) && !scopedName && place.namesFolder(m));
 }
