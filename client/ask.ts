@@ -217,6 +217,8 @@ export class AskView {
         this.out.write(text(e.text));
         this.atLineStart = e.text.endsWith('\n');
         break;
+      // Until its answer comes: a call that waits (on the daemon's first build) no longer shows the model as thinking.
+      case 'tool_running': this.spin(`step ${e.step}: running ${e.name}…`); break;
       case 'tool_call': {
         if (this.held?.step === e.step) this.held = null; // it was a call: the line below shows it
         const mark = e.decision === 'allowed' ? p('32', '✔ allowed') : p('31', human`✘ ${refusalLine(e.code, e.reason)}`);
