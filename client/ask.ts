@@ -85,6 +85,9 @@ function eventOf(params: AskEventParams): AskEvent | null {
   return event;
 }
 
+/** The daemon went away under a question (stopped, or killed): the connection is gone, and a new one starts a daemon. */
+export class DaemonStoppedError extends Error {}
+
 /** Sends one `ask` and feeds its events to onEvent as they arrive. A JSON-RPC error becomes an Error with a one-line message. */
 export async function askViaClient(
   client: AskClient, question: string, settings: AskSettings, onEvent: (e: AskEvent) => void, signal?: AbortSignal,
@@ -101,7 +104,7 @@ export async function askViaClient(
     const message = data?.message ?? (err as Error).message;
     // The connection ends under a question only when the daemon went away (stopped, or killed).
     if (data === undefined && /^connection (closed|error)\b/.test(message) && !signal?.aborted) {
-      throw new Error(`the daemon stopped before the question was answered (${message}); ask again (the next command starts a daemon)`);
+      throw new DaemonStoppedError(`the daemon stopped before the question was answered (${message}); ask again (the next command starts a daemon)`);
     }
     throw new Error(message);
   } finally {
@@ -217,6 +220,8 @@ export class AskView {
         this.out.write(text(e.text));
         this.atLineStart = e.text.endsWith('\n');
         break;
+      // Until its answer comes: a call that waits (on the daemon's first build) no longer shows the model as thinking.
+      case 'tool_running': this.spin(`step ${e.step}: running ${e.name}…`); break;
       case 'tool_call': {
         if (this.held?.step === e.step) this.held = null; // it was a call: the line below shows it
         const mark = e.decision === 'allowed' ? p('32', '✔ allowed') : p('31', human`✘ ${refusalLine(e.code, e.reason)}`);

@@ -12,7 +12,7 @@ import { human, screenOf, type Screen } from '../local/human.js';
 import type { AskResult } from '../protocol/ask-events.js';
 import type { ModelApi } from '../protocol/messages.js';
 import { CHOOSE_MODEL } from '../protocol/ask-settings.js';
-import { AskView, askViaClient, clientAskSettings, evidenceList, type AskClient } from './ask.js';
+import { AskView, askViaClient, clientAskSettings, DaemonStoppedError, evidenceList, type AskClient } from './ask.js';
 
 export interface ChatOptions {
   model?: string;
@@ -24,12 +24,17 @@ export interface ChatOptions {
   env?: NodeJS.ProcessEnv;
   /** A root-relative path as printed here (from the current folder); default as is. */
   shown?: (rootPath: string) => string;
+  /** A new daemon connection (starting a daemon), for when the daemon went away; without it such a question fails. */
+  reconnect?: () => Promise<AskClient>;
 }
 
 const HELP = 'type a question; /evidence lists what was gathered, /model [M] shows or switches the model, /clear starts over, /quit (or Ctrl-D) ends; Ctrl-C cancels an answer';
 
 /** Runs the conversation until /quit or end of input; returns the exit code (0, or 1 for a bad setting). */
-export async function runChatCommand(client: AskClient, opts: ChatOptions): Promise<number> {
+export async function runChatCommand(first: AskClient, opts: ChatOptions): Promise<number> {
+  let client = first;
+  // Set when the daemon went away in the middle of an answer: the next question connects again first.
+  let lost = false;
   const env = opts.env ?? process.env;
   const out = screenOf(opts.out, env);
   const err = screenOf(opts.err, env);
@@ -87,14 +92,40 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
       if (line.startsWith('/')) { err.line(human`unknown command ${line.split(/\s/)[0]}; ${HELP}`); rl.prompt(); continue; }
 
       const view = new AskView({ out, err, env, live: true, summary: { listHint: '/evidence lists them', shown: opts.shown } });
-      current = new AbortController();
+      const ac = new AbortController();
+      current = ac;
       let result: AskResult | null = null;
+      let started = false;
+      const asked = settings;
+      const ask = (): Promise<AskResult> => askViaClient(client, line, asked, (e) => { started = true; view.event(e); }, ac.signal, { conversation });
+      // The conversation was the stopped daemon's: a new daemon starts a new one, as /clear does.
+      const again = async (): Promise<void> => {
+        const old = client;
+        client = await opts.reconnect!();
+        if (old !== first) await old.close();
+        lost = false;
+        conversation = randomUUID();
+        gathered.clear();
+        err.line(human`evidex chat: the daemon had stopped; this question starts a new conversation with a new one`);
+      };
       try {
-        result = inChatWords(await askViaClient(client, line, settings, (e) => view.event(e), current.signal, { conversation }));
+        if (lost && opts.reconnect) await again();
+        try {
+          result = await ask();
+        } catch (e) {
+          // Gone before this question began (stopped, or idle, since the last one): asked again of a new daemon.
+          if (!(e instanceof DaemonStoppedError) || started || ac.signal.aborted || !opts.reconnect) throw e;
+          await again();
+          result = await ask();
+        }
+        result = inChatWords(result);
         view.finish(result);
       } catch (e) {
         view.stop();
-        err.line(current.signal.aborted ? human`cancelled` : human`evidex chat: ${chatWords((e as Error).message)}`);
+        if (e instanceof DaemonStoppedError && opts.reconnect) {
+          lost = true;
+          err.line(human`evidex chat: the daemon stopped before the question was answered; ask again: the next question starts a daemon, in a new conversation`);
+        } else err.line(ac.signal.aborted ? human`cancelled` : human`evidex chat: ${chatWords((e as Error).message)}`);
       } finally {
         current = null;
       }
@@ -107,6 +138,8 @@ export async function runChatCommand(client: AskClient, opts: ChatOptions): Prom
   } finally {
     process.off('SIGINT', onInterrupt);
     rl.close();
+    // The first connection is its caller's to close; one made here is closed here.
+    if (client !== first) await client.close();
   }
   if (terminal) err.write(human`\n`); // Ctrl-D leaves the cursor after the prompt
   return 0;

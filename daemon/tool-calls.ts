@@ -130,11 +130,13 @@ export class ToolCalls {
 
   private auditLine(client: Caller, p: ToolsCallParams, t0: number, result: ToolResult | null, e: unknown): void {
     if (client === WARMUP_CALLER) return;
-    const refusal = e === null ? null : asToolError(e);
+    // A call whose client gave up before its turn came did not run: no refusal, and no bug (internal_error).
+    const cancelled = e instanceof RpcError && e.code === REQUEST_CANCELLED;
+    const refusal = e === null || cancelled ? null : asToolError(e);
     void this.audit.write({
       time: new Date().toISOString(), client: client.name, question: null, tool: p.name, arguments: p.arguments ?? null,
-      decision: refusal ? 'refused' : 'allowed',
-      ...(refusal ? { code: refusal.code, reason: refusal.message } : {}),
+      decision: cancelled ? 'cancelled' : refusal ? 'refused' : 'allowed',
+      ...(cancelled ? { reason: e.message } : refusal ? { code: refusal.code, reason: refusal.message } : {}),
       ...(result ? { items: result.evidence.length, total: result.total } : {}),
       duration_ms: Math.round((performance.now() - t0) * 100) / 100,
     });

@@ -69,6 +69,7 @@ export type AskEvent =
   | { type: 'step'; step: number; maxSteps: number }
   | { type: 'thinking'; step: number; text: string }          // a delta of the model's thinking
   | { type: 'content'; step: number; text: string }           // a delta of the model's visible text (the answer, on the last step)
+  | { type: 'tool_running'; step: number; index: number; name: string } // a call passed its checks and runs now (its tool_call follows when it is answered)
   | { type: 'tool_call'; step: number; index: number; name: string; arguments: unknown;
       decision: 'allowed' | 'refused'; code?: string; reason?: string }
   | { type: 'model'; numCtx: number; contextLength?: number }    // after the model check: the window every request asks for

@@ -97,7 +97,7 @@ function scenarios(test: Test, api: ModelApi): void {
     const { code, text } = await ask('q', true);
     assert.is(code, 0);
     const lines = jsonLines(text);
-    assert.equal(lines.slice(0, -1).map((l) => l.event.type), ['started', 'model', 'step', 'tool_call', 'tool_result', 'step', 'content', 'citations', 'stopped']);
+    assert.equal(lines.slice(0, -1).map((l) => l.event.type), ['started', 'model', 'step', 'tool_running', 'tool_call', 'tool_result', 'step', 'content', 'citations', 'stopped']);
     const { result } = lines.at(-1);
     assert.is(result.stopped, 'answered');
     assert.equal(result.citations.map((c: any) => c.backed), [true]);

@@ -82,7 +82,7 @@ function scenarios(test: Test<ApiSuite>, api: ModelApi): void {
 
     // Progress events, in the order things happened.
     assert.equal(events.map((e) => e.type), [
-      'started', 'model', 'step', 'thinking', 'thinking', 'tool_call', 'tool_result', 'tool_call', 'tool_result',
+      'started', 'model', 'step', 'thinking', 'thinking', 'tool_running', 'tool_call', 'tool_result', 'tool_running', 'tool_call', 'tool_result',
       'step', 'content', 'content', 'content', 'citations', 'stopped',
     ]);
 

@@ -14,7 +14,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, daemonStop, openSocket, type Client } from '../client/connection.js';
 import { clientHeaderName } from '../client/mcp/daemon-link.js';
-import { checkCancellation, checkEveryTool, checkInitialize, checkNoArguments, checkRefusals, checkToolList } from './helpers/mcp-host.js';
+import { checkCancellation, checkEveryTool, checkInitialize, checkNoArguments, checkRefusals, checkToolList, whileDaemonStopped } from './helpers/mcp-host.js';
+import { canonicalRoot } from '../local/root.js';
+import { stateDirFor } from '../local/state.js';
 import { daemonEnv, fixtureCopy, waitFor } from './helpers/daemon.js';
 import { PROJECT_ROOT, cleanupTemp, tempDir } from './helpers/fs.js';
 
@@ -57,6 +59,32 @@ test('tools/call: every refusal is an isError result with the one-line reason, a
 test('tools/call without arguments is the same as {}: an all-optional tool answers, a required field is named', () => checkNoArguments(mcp));
 
 test('cancellation: a cancelled call is cancelled in the daemon too, and the server answers the next call', () => checkCancellation(mcp, direct, repo, env));
+
+test('a call cancelled before its turn came is audited as cancelled, not as an internal error', async () => {
+  const audited = (): Array<{ tool: string; arguments: { path?: string }; decision: string; code?: string; reason?: string }> => {
+    try { return readFileSync(join(stateDirFor(canonicalRoot(repo), env), 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)); } catch { return []; }
+  };
+  const before = audited().length;
+  let first: Promise<unknown> = Promise.resolve();
+  await whileDaemonStopped(repo, env, async (stopped) => {
+    // The stopped daemon reads all three at once: the first call takes the turn, the second waits
+    // for it, and its cancellation is read before that turn comes.
+    first = mcp.callTool({ name: 'read_git_diff', arguments: {} });
+    await stopped.reached();
+    const ac = new AbortController();
+    const second = mcp.callTool({ name: 'read_git_diff', arguments: { path: 'src' } }, undefined, { signal: ac.signal });
+    await stopped.reached();
+    const rejected = second.then(() => assert.unreachable('the call was cancelled'), (e: unknown) => assert.ok(e, 'rejected'));
+    ac.abort('the host gave up');
+    await stopped.reached();
+    await rejected;
+  });
+  await first;
+  const lines = await waitFor('both calls in the audit log', () => { const all = audited().slice(before); return all.length >= 2 ? all : null; });
+  const cancelled = lines.find((l) => l.arguments.path === 'src')!;
+  assert.equal([cancelled.decision, cancelled.code, cancelled.reason], ['cancelled', undefined, 'request cancelled by the client'], JSON.stringify(cancelled));
+  assert.is(lines.find((l) => l.arguments.path === undefined)!.decision, 'allowed');
+});
 
 test('a stopped daemon: the next call starts a new one and answers', async () => {
   await direct.close();

@@ -1,7 +1,8 @@
 // One MCP session: what evidex answers to a host, whatever carries the messages
 // (client/mcp/stdio.ts, client/mcp/http.ts). It is a client of the
 // repository's daemon like every other command, so the index, its watcher and
-// the audit log are shared: the tool list and every call are the daemon's, and
+// the audit log are shared: the tool list (this build's own while no daemon
+// can be reached) and every call are the daemon's, and
 // the host is named to it by its clientInfo.
 //
 // The session answers initialize, ping, tools/list and tools/call, and takes
@@ -15,6 +16,7 @@
 // in twice (structuredContent, and the same JSON as text).
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { boundsRefusal } from '../../indexer/query/arg-bounds.js';
+import { toolDescriptors } from '../../indexer/query/schemas.js';
 import { Methods } from '../../protocol/messages.js';
 import type { Client } from '../connection.js';
 import { clientHeaderName, DaemonLink } from './daemon-link.js';
@@ -133,9 +135,19 @@ export class McpSession {
     return `{"protocolVersion":${JSON.stringify(version)},${this.serverInfo.slice(1)}`;
   }
 
-  /** The tool list for the current daemon connection, made from its tools/list once. */
+  /**
+   * The tool list for the current daemon connection, made from its tools/list once. With no daemon to
+   * ask (a folder evidex does not index unasked, a start that failed), this build's own list, the one
+   * its daemon answers: a host lists the tools first, and with them listed each call's refusal says why
+   * none can run (the daemon's, once one runs, is asked at the next tools/list).
+   */
   private async toolsJson(): Promise<string> {
-    const client = await this.link.get();
+    let client: Client;
+    try {
+      client = await this.link.get();
+    } catch {
+      return JSON.stringify({ tools: toolDescriptors().map(mcpTool) });
+    }
     if (this.tools?.client !== client) {
       const json = client.request(Methods.toolsList).then(({ tools }) => JSON.stringify({ tools: tools.map(mcpTool) }));
       const entry = { client, json };

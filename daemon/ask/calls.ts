@@ -80,7 +80,7 @@ export async function refuse(
 /** The index's answer to one call, or why it has none. */
 type Decision = { result: ToolResult } | { refusal: { code: string; message: string } };
 
-async function decideAndRun(runTool: RunTool, call: ModelToolCall): Promise<Decision> {
+async function decideAndRun(runTool: RunTool, call: ModelToolCall, running: () => void): Promise<Decision> {
   if (call.argumentsError !== undefined && (TOOL_NAMES as readonly unknown[]).includes(call.name)) {
     // Said as what it is, not as the schema's "expected object, received string": the model can fix its JSON.
     const why = shortQuote(call.argumentsError);
@@ -91,6 +91,8 @@ async function decideAndRun(runTool: RunTool, call: ModelToolCall): Promise<Deci
   } catch (err) {
     return { refusal: asToolError(err) };
   }
+  // Said before it runs: a call can wait (on a first build, on git) far longer than the model took to ask for it.
+  running();
   try {
     return { result: await runTool(call.name, call.arguments) };
   } catch (err) {
@@ -108,7 +110,7 @@ async function answerCall(
   const key = callKey(name, call.arguments);
   if (key !== null && q.answeredCalls.has(key)) return { message: await refuse(q, step, index, name, args, 'duplicate_call', call.id), refused: true };
   const t0 = performance.now();
-  const decided = await decideAndRun(runTool, call);
+  const decided = await decideAndRun(runTool, call, () => q.notify({ type: 'tool_running', step, index, name }));
   const ms = Math.round((performance.now() - t0) * 100) / 100;
   if ('refusal' in decided) {
     const { code } = decided.refusal;
