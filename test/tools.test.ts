@@ -169,7 +169,8 @@ fixtureTest('find_symbol, read_evidence and find_importers on the fixture', asyn
   await refused(idx, 'read_evidence', { path: '../outside.py', start_line: 1 }, 'path_denied');
   await refused(idx, 'read_evidence', { path: '/etc/passwd', start_line: 1 }, 'path_denied');
   await refused(idx, 'read_evidence', { path: 'src/rag_common.py', start_line: 10_000 }, 'out_of_range');
-  await refused(idx, 'read_evidence', { path: 'src/rag_common.py', start_line: 5, end_line: 4 }, 'invalid_arguments');
+  // Named by its tool, as the schema's own refusals are: an MCP host or a model sees it beside other tools' errors.
+  await refused(idx, 'read_evidence', { path: 'src/rag_common.py', start_line: 5, end_line: 4 }, 'invalid_arguments', /^read_evidence: end_line 4 is before start_line 5$/);
 
   const importers = await call(idx, 'find_importers', { module_name: 'rag_common' });
   assert.equal(importers.evidence.map((e) => `${e.path}:${e.start_line}`),

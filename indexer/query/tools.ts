@@ -254,7 +254,7 @@ export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['rea
     throw new ToolError('out_of_range', `start_line ${args.start_line} is past the end of ${f.path} (${count} lines)`);
   }
   if (end < args.start_line) {
-    throw new ToolError('invalid_arguments', `end_line ${end} is before start_line ${args.start_line}`);
+    throw new ToolError('invalid_arguments', `read_evidence: end_line ${end} is before start_line ${args.start_line}`);
   }
   const ctx = args.context ?? 0;
   const s = Math.max(1, args.start_line - ctx);
