@@ -203,7 +203,7 @@ export class AskView {
     switch (e.type) {
       case 'started':
         this.server = e.api === 'openai' ? 'the server' : 'Ollama';
-        this.line(p('2', human`asking ${e.model} at ${e.host}${e.api === 'openai' ? ' (OpenAI-compatible API)' : ''} (up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`));
+        this.line(p('2', human`asking ${e.model} at ${e.host} (${e.api === 'openai' ? 'OpenAI-compatible API; ' : ''}up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`));
         this.spin('checking the model…');
         break;
       case 'model': this.line(p('2', human`context window ${e.numCtx} tokens${e.contextLength && e.contextLength > e.numCtx ? human` (the model's ${e.contextLength}, capped by EVIDEX_NUM_CTX)` : ''}`)); break;

@@ -52,7 +52,7 @@ function scenarios(test: Test, api: ModelApi): void {
     // stdout holds only the answer (not a terminal: written whole at the end); everything else is on stderr.
     assert.is(out, 'Imported at src/build_index.py:4 and src/rag_chat.py:99.\n');
     assert.not.match(err, 'Imported at');
-    assert.match(text, `asking qwen3:8b at ${f.url}${api === 'openai' ? ' (OpenAI-compatible API)' : ''} (`); // the daemon's address without a scheme was normalised
+    assert.match(text, `asking qwen3:8b at ${f.url} (${api === 'openai' ? 'OpenAI-compatible API; ' : ''}up to `); // the daemon's address without a scheme was normalised
     assert.match(text, 'step 1: thinking…');
     assert.match(text, '→ find_importers {"module_name":"rag_common"}  ✔ allowed');
     assert.match(text, '  ← 4 items (total 4) in ');
