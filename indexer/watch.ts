@@ -358,7 +358,7 @@ export class RepoWatcher {
     const t0 = performance.now();
     let turn = t0; // when the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart
     const applied = (a: Omit<WatchApplied, 'ms' | 'waitedMs'>) => this.opts.onApplied?.({ ...a, ms: performance.now() - turn, waitedMs: turn - t0 });
-    this.inFlight = paths.length + (refresh ? 1 : 0);
+    this.inFlight = paths.length + (refresh || gitSources ? 1 : 0); // reading git's sources is a change seen, as `ready` counts it
     this.marks.take();
     this.rewalking = refresh ? why || 'requested' : null;
     try {
@@ -374,7 +374,7 @@ export class RepoWatcher {
         if (gitSources && !refresh) {
           const change = await gitSourcesChanged(this.opts.rules, this.opts.index);
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
-          if (change.rewalk) refresh = true;
+          if (change.rewalk) { refresh = true; this.rewalking = change.why; } // named while it runs, as a re-walk queued as such is
           else {
             paths.push(...change.paths);
             this.watchNewlyVisible();

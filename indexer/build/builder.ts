@@ -336,30 +336,31 @@ export class Builder {
       if (entry !== null && entry !== 'gone') {
         results.push(result!);
         // A folder replaced by a file (`mv d elsewhere && touch d`: no event names d's files).
-        for (const g of store.filesUnder(path)) results.push({ path: g.path, kind: 'gone' });
+        for (const g of this.heldUnder(path)) results.push({ path: g, kind: 'gone' });
         continue;
       }
-      const wasFile = store.fileByPath(path) !== undefined;
+      // A binary file the store skips is one too: deleted, it must leave the left-out count and read_evidence's reason.
+      const wasFile = store.fileByPath(path) !== undefined || store.skipped.has(path);
       if (wasFile) results.push({ path, kind: 'gone' });
       // A deleted file has nothing under it: skip the scan of the file table (the common case on a save path).
       if (wasFile && entry === 'gone') continue;
       // A folder: deleted or renamed away (drop what was under it) or appeared (index what it holds).
       if (folders.some((d) => isUnder(path, d))) continue;
       folders.push(path);
-      const under = store.filesUnder(path);
+      const under = [...this.heldUnder(path)];
       const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));
       if (isDir && !rules.isIgnored(path, true) && !isPathTooLong(rules.realRoot, path)) {
         const { files, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
         this.walkLeftOut.replace(leftOut, path);
         const listed = new Set(files.map((w) => w.path));
-        for (const f of under) if (!listed.has(f.path)) results.push({ path: f.path, kind: 'gone' });
+        for (const f of under) if (!listed.has(f)) results.push({ path: f, kind: 'gone' });
         for (const w of files) {
           const f = store.fileByPath(w.path);
           if (f && f.size === w.size && f.mtimeMs === w.mtimeMs) { results.push({ path: w.path, kind: 'same', size: w.size, mtimeMs: w.mtimeMs }); continue; }
           results.push(parseOne({ path: w.path, abs: w.abs, dev: w.dev, ino: w.ino, knownHash: f?.hash }, this.maxBytes));
         }
       } else {
-        for (const f of under) results.push({ path: f.path, kind: 'gone' });
+        for (const f of under) results.push({ path: f, kind: 'gone' });
       }
     }
     // The last word per path wins (a folder walk may repeat a path also given alone).
@@ -441,6 +442,12 @@ export class Builder {
 
   /** Why the file at `path` is left out, as the walks and the store last knew it; null when they know of no reason (indexed, missing, or not walked yet). */
   leftOutReason(path: string): LeftOutReason | null { const s = this.store.skipped.get(path); return s ? this.skippedFor(s.size) : this.walkLeftOut.get(path) ?? null; }
+
+  /** The paths the store holds under folder `dir`: its indexed files, then the binary ones it skips (a few hundred at most, so a scan). */
+  private *heldUnder(dir: string): Generator<string> {
+    for (const f of this.store.filesUnder(dir)) yield f.path;
+    for (const p of this.store.skipped.keys()) if (isUnder(p, dir)) yield p;
+  }
 
   /** Records what one re-checked path now is: indexed (or gone) forgets it, left out records why; a name shown with U+FFFD lists its folder by bytes. */
   private async noteLeftOut(rules: RepoRules, path: string, entry: WalkEntry | null | 'gone'): Promise<void> {
