@@ -14,7 +14,7 @@ import {
   type NotificationType, type ParamsOfType, type RequestType, type ResultOfType, type StatusResult,
 } from '../protocol/messages.js';
 import { human, path, stderr, type Shown } from '../local/human.js';
-import { isPidAlive } from '../local/processes.js';
+import { isPidAlive, isPidStopped } from '../local/processes.js';
 import { canonicalRoot, RealRoot } from '../local/root.js';
 import {
   daemonAlive, ensureStateDir, EXIT_ALREADY_RUNNING, EXIT_NO_SPACE, files, lockHeld, readDaemonInfo, removeDaemonInfo, stateDirFor, type DaemonInfo,
@@ -163,7 +163,7 @@ async function diesWithin(stateDir: string, pid: number, ms: number): Promise<bo
  * nothing is sent. A daemon that is dead — gone, a zombie, killed and on its
  * way out — counts as none, and its daemon.json is cleared.
  */
-export async function probe(stateDir: string, sock: SocketOptions = {}, timeoutMs = 5000): Promise<Probe> {
+export async function probe(stateDir: string, sock: SocketOptions = {}, timeoutMs = 5000, busy?: BusyWait): Promise<Probe> {
   await checkStateFolder(stateDir);
   const info = await readDaemonInfo(stateDir);
   if (!info) return { kind: 'none' };
@@ -173,14 +173,39 @@ export async function probe(stateDir: string, sock: SocketOptions = {}, timeoutM
     return { kind: 'none' };
   };
   if (!(await daemonAlive(stateDir, info.pid))) return dead();
-  try {
-    return { kind: 'running', info, ws: await openSocket(info, timeoutMs, sock) };
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? '';
-    if ((DEAD_SOCKET.has(code) || /socket hang up/.test((e as Error).message)) && await diesWithin(stateDir, info.pid, DYING_GRACE_MS)) return dead();
-    return { kind: 'unreachable', info, error: (e as Error).message };
+  let waited = false;
+  for (;;) {
+    try {
+      return { kind: 'running', info, ws: await openSocket(info, waited ? busy!.waitMs : timeoutMs, sock) };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if ((DEAD_SOCKET.has(code) || /socket hang up/.test((e as Error).message)) && await diesWithin(stateDir, info.pid, DYING_GRACE_MS)) return dead();
+      if (!HANDSHAKE_TIMED_OUT.test((e as Error).message)) return { kind: 'unreachable', info, error: (e as Error).message };
+      if (isPidStopped(info.pid)) {
+        return { kind: 'unreachable', info, error: `it is stopped (SIGSTOP, Ctrl-Z or a debugger); \`kill -CONT ${info.pid}\` resumes it` };
+      }
+      if (waited || !busy) return { kind: 'unreachable', info, error: `${(e as Error).message} (${Math.round((waited ? timeoutMs + busy!.waitMs : timeoutMs) / 1000)} s)` };
+      // Alive, running, and its event loop not free yet (a large batch of changes being written): it will answer.
+      busy.onWait(info.pid, timeoutMs);
+      waited = true;
+    }
   }
 }
+
+/** The error `ws` gives when the daemon took the connection but did not answer its upgrade in time. */
+const HANDSHAKE_TIMED_OUT = /handshake has timed out/i;
+
+/**
+ * A command's patience with a daemon that is alive and running but has not
+ * answered the connection's first `timeoutMs`: its event loop is busy (a
+ * large batch of changes, a checkout, being written), so it is waited for
+ * another `waitMs`, said once through `onWait`, instead of being reported as
+ * not answering with advice to restart it.
+ */
+export interface BusyWait { waitMs: number; onWait: (pid: number, afterMs: number) => void }
+
+/** How long commands wait on a busy daemon beyond the first 5 s. */
+export const BUSY_WAIT_MS = 55_000;
 
 /**
  * V8 flags for the daemon process. A 4 MB young generation instead of the
@@ -280,11 +305,16 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
 }
 
 /** Where a root's daemon would be, and whether one answers there: the first step of every command below. */
-async function locate(root: string | RealRoot, envOpt?: NodeJS.ProcessEnv, sock: SocketOptions = {}): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
+async function locate(root: string | RealRoot, envOpt?: NodeJS.ProcessEnv, sock: SocketOptions = {}, announce?: (line: Shown) => void): Promise<{ env: NodeJS.ProcessEnv; real: string; stateDir: string; p: Probe }> {
   const env = envOpt ?? process.env;
   const real = canonicalRoot(root);
   const stateDir = stateDirFor(RealRoot.trusted(real), env);
-  return { env, real, stateDir, p: await probe(stateDir, sock) };
+  const say = announce ?? ((l: Shown) => stderr().line(l));
+  const busy: BusyWait = {
+    waitMs: BUSY_WAIT_MS,
+    onWait: (pid, afterMs) => say(human`the evidex daemon for ${path(real)} (pid ${pid}) is busy (no answer in ${Math.round(afterMs / 1000)} s): waiting up to ${Math.round(BUSY_WAIT_MS / 1000)} s more`),
+  };
+  return { env, real, stateDir, p: await probe(stateDir, sock, undefined, busy) };
 }
 
 /**
@@ -313,7 +343,7 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
 
 /** Connects to the daemon of `root` (any folder inside the repository), starting one if asked. */
 export async function connect(root: string | RealRoot, opts: ConnectOptions = {}): Promise<Client> {
-  const { env, real, stateDir, p } = await locate(root, opts.env, { clientName: opts.clientName });
+  const { env, real, stateDir, p } = await locate(root, opts.env, { clientName: opts.clientName }, opts.announce);
   if (p.kind === 'running') return makeClient(p.ws, p.info, stateDir);
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`the evidex daemon for ${real} (pid ${p.info.pid}) is not answering at ${p.info.url}: ${p.error}; `

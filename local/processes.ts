@@ -41,6 +41,12 @@ function procStat(pid: number): ProcStat | null {
   return { state: rest[0] ?? '', ppid: Number(rest[1]), flags: Number(rest[6]), startTime: rest[19] ?? '', pending: Number(rest[28]) };
 }
 
+/** True when the process is stopped (state T: SIGSTOP, Ctrl-Z, or t: a debugger's stop): alive, and answering nothing until resumed. */
+export function isPidStopped(pid: number): boolean {
+  const st = procStat(pid);
+  return st !== null && (st.state === 'T' || st.state === 't');
+}
+
 /**
  * True when a process with this pid exists and is not dead already: a zombie
  * (exited, never reaped by a parent that does not wait — a container whose
