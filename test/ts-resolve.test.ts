@@ -262,5 +262,23 @@ test('each statement resolves as the compiler resolves it, under the config that
   await idx.close();
 });
 
+test('a self-import through build output rests on the sources it could stand for: creating one resolves it again', async () => {
+  const root = join(tmp, 'self');
+  write(root, {
+    'package.json': json({ name: 'root', private: true, workspaces: ['packages/*'] }),
+    'packages/self/package.json': json({ name: '@x/self', exports: { './vendor': { types: './dist/vendor.d.ts', default: './dummy.js' } } }),
+    'packages/self/dummy.js': 'export {};\n',
+    'packages/self/src/use.ts': 'import { vendor } from "@x/self/vendor";\n',
+  });
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'self-state') });
+  await idx.refresh();
+  // No source for dist/vendor.d.ts: the compiler goes on to the stub, which exists.
+  assert.equal(answersOf(idx, 'packages/self/src/use.ts'), ['packages/self/dummy.js']);
+  write(root, { 'packages/self/src/vendor.ts': 'export const vendor = 1;\n' });
+  await idx.refresh();
+  assert.equal(answersOf(idx, 'packages/self/src/use.ts'), ['packages/self/src/vendor.ts']);
+  await idx.close();
+});
+
 test.after(() => cleanupTemp());
 test.run();
