@@ -6,7 +6,7 @@
 // runs evidex; test/ts-differential.test.ts compares evidex with the oracle.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { extractTsJs, isTsJsPath, NewlineLines } from './oracle/ts-extract.js';
@@ -269,6 +269,23 @@ test('symbolic links: a link to a file or folder inside the root is indexed unde
   const o = new Map(runTsOracle(root, files).files.map((f) => [f.path, f]));
   assert.equal(targets(o.get('a.ts')), ['1 ./linked.js [import] -> src/index.js', '2 ./link/x [import] -> real/x.ts', '3 ./out.js [import] -> (missing)']);
   assert.equal(o.get('linked.js')?.defs.map((d) => d.qualname), ['sayHi']);
+});
+
+test('symbolic links: a link committed in a node_modules folder is not followed, though it leads out of node_modules (vitest\'s project-references test)', () => {
+  const root = tempDir('tssymnm');
+  write(root, {
+    'packages/a/package.json': JSON.stringify({ name: 'a', exports: './src/index.ts' }),
+    'packages/a/src/index.ts': 'export const a = 1;\n',
+    'packages/b/src/b.ts': lines("import 'a';", "import '../node_modules/a/src/index.ts';"),
+  });
+  mkdirSync(join(root, 'packages/b/node_modules'));
+  symlinkSync('../../a', join(root, 'packages/b/node_modules/a'), 'dir');
+  git(root, ['init', '-q']);
+  const files = indexedFiles(root);
+  const o = new Map(runTsOracle(root, files).files.map((f) => [f.path, f]));
+  // The compiler finds packages/a/src/index.ts through the link; the rules read no node_modules folder.
+  assert.equal(targets(o.get('packages/b/src/b.ts')), ['1 a [import] -> (package)', '2 ../node_modules/a/src/index.ts [import] -> (missing)']);
+  assert.equal(o.get('packages/b/src/b.ts')?.statements.map((s) => s.inNodeModules ?? null), ['packages/a/src/index.ts', 'packages/a/src/index.ts']);
 });
 
 test('fixtures/ts-monorepo: pinned answers of the oracle', () => {

@@ -138,6 +138,15 @@ const TREE: Record<string, string> = {
   'packages/xl/tsconfig.json': json({ compilerOptions: { outDir: './dist/types', rootDir: '../' }, include: ['**/*'] }),
   'packages/xl/index.tsx': 'export const xl = 1;\n',
   'packages/other/src/thing.ts': 'export const thing = 1;\n',
+  // vitest's @vitest/browser: a package importing itself by name (the compiler's self-name lookup, in the package's own folder)
+  // through an export whose types are build output and whose default is a stub that exists.
+  'packages/self/package.json': json({ name: '@x/self', exports: { './vendor': { types: './dist/vendor.d.ts', default: './dummy.js' } } }),
+  'packages/self/dummy.js': 'export {};\n',
+  'packages/self/src/vendor.ts': 'export const vendor = 1;\n',
+  'packages/self/src/use.ts': [
+    'import { vendor } from "@x/self/vendor";', // 1: types ./dist/vendor.d.ts → src/vendor.ts, as through node_modules; not the stub
+    'import "../dist/vendor.js";',              // 2: a relative path into dist/ is no package lookup: missing
+  ].join('\n') + '\n',
   'packages/node-esm/src/g.cts': 'import lib = require("@x/lib");\nimport { untyped } from "@x/untyped";\n',
   'packages/node-esm/src/h.ts': 'import { libFn } from "@x/lib";\nimport { babel } from "@x/babel";\n',
 };
@@ -167,6 +176,7 @@ const EXPECTED: Record<string, string[]> = {
   // NodeNext without allowJs: require mode to .d.cts, import mode to .d.mts, and the compiler's .d.ts for lib/index.js.
   'packages/node-esm/src/g.cts': ['packages/tsup/src/index.ts', 'packages/tsup-untyped/src/index.ts'],
   'packages/node-esm/src/h.ts': ['packages/tsup/src/index.ts', 'packages/babel/src/index.js'],
+  'packages/self/src/use.ts': ['packages/self/src/vendor.ts', 'missing'],
 };
 
 /** The config each file is governed by ('' = the defaults). */
@@ -176,12 +186,12 @@ const GOVERNING: Record<string, string> = {
   'packages/node-esm/src/d.cts': 'packages/node-esm/tsconfig.json', 'scripts/tool.mjs': '', 'web/app.js': 'web/jsconfig.json',
   'broken/a.ts': 'broken/tsconfig.json', 'legacy/app.js': '', 'packages/app/src/bundled.ts': 'packages/app/tsconfig.json',
   'packages/node-esm/src/g.cts': 'packages/node-esm/tsconfig.json', 'packages/node-esm/src/h.ts': 'packages/node-esm/tsconfig.json',
-  'packages/node10/src/main.ts': 'packages/node10/tsconfig.json',
+  'packages/node10/src/main.ts': 'packages/node10/tsconfig.json', 'packages/self/src/use.ts': '',
 };
 
 /** Answers that go through build output a package names but the tree lacks (the compiler alone finds nothing there). */
 const MAPPED = new Set(['packages/app/src/main.ts:1', ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((l) => `packages/app/src/bundled.ts:${l}`),
-  'packages/node10/src/main.ts:1',
+  'packages/node10/src/main.ts:1', 'packages/self/src/use.ts:1',
   'packages/node-esm/src/g.cts:1', 'packages/node-esm/src/g.cts:2', 'packages/node-esm/src/h.ts:1', 'packages/node-esm/src/h.ts:2']);
 
 function answersOf(idx: EvidexIndex, path: string): string[] {
@@ -249,6 +259,24 @@ test('each statement resolves as the compiler resolves it, under the config that
     });
   }
   console.log(`resolution: ${agree} statements agree with ts.resolveModuleName on the real files (${MAPPED.size} mapped to source: not compared)`);
+  await idx.close();
+});
+
+test('a self-import through build output rests on the sources it could stand for: creating one resolves it again', async () => {
+  const root = join(tmp, 'self');
+  write(root, {
+    'package.json': json({ name: 'root', private: true, workspaces: ['packages/*'] }),
+    'packages/self/package.json': json({ name: '@x/self', exports: { './vendor': { types: './dist/vendor.d.ts', default: './dummy.js' } } }),
+    'packages/self/dummy.js': 'export {};\n',
+    'packages/self/src/use.ts': 'import { vendor } from "@x/self/vendor";\n',
+  });
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'self-state') });
+  await idx.refresh();
+  // No source for dist/vendor.d.ts: the compiler goes on to the stub, which exists.
+  assert.equal(answersOf(idx, 'packages/self/src/use.ts'), ['packages/self/dummy.js']);
+  write(root, { 'packages/self/src/vendor.ts': 'export const vendor = 1;\n' });
+  await idx.refresh();
+  assert.equal(answersOf(idx, 'packages/self/src/use.ts'), ['packages/self/src/vendor.ts']);
   await idx.close();
 });
 

@@ -135,7 +135,7 @@ export class Configs {
     const pkgPath = joinRel(pkgDir, 'package.json');
     const cfg = this.get(cfgPath);
     const inPackage = (p: string | undefined): string | null => {
-      const r = p === undefined ? null : this.host.repoPathOf(p);
+      const r = p === undefined ? null : this.host.relOf(p);
       return r === null ? null : posix.relative(pkgDir, r);
     };
     // An outDir outside the package (trpc's packages inherit the root's `./dist`) holds nothing the package's fields can name.

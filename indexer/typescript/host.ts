@@ -33,6 +33,10 @@ export class RepoHost implements TS.ModuleResolutionHost, TS.ParseConfigHost {
   readonly useCaseSensitiveFileNames = true;
   /** Paths (repository-relative) looked at while a config is read: what the parsed config rests on. */
   private touched: Set<string> | null = null;
+  /** Set while a bare specifier is resolved (see inBareLookup). */
+  private bare = false;
+  /** The folders of the repository's packages, for the package map they were taken from. */
+  private dirsOf: { of: WorkspacePackages; dirs: Set<string> } | null = null;
 
   constructor(
     readonly root: string,
@@ -45,8 +49,42 @@ export class RepoHost implements TS.ModuleResolutionHost, TS.ParseConfigHost {
 
   abs(rel: string): string { return rel === '' ? this.root : `${this.root}/${rel}`; }
 
+  /**
+   * Runs `fn` (a resolution and what is read off its answer) with build output
+   * in a package's own folder seen as its source while `bare` holds, as it is
+   * through the virtual node_modules: a package importing itself by name is
+   * the compiler's self-name lookup, which reads the package's `exports` in
+   * its real folder, not through node_modules (vitest's `@vitest/browser`
+   * imports `@vitest/browser/internal/vendor-types` from its own
+   * `context.d.ts`: `types` `./dist/vendor-types.d.ts`, else `./dummy.js`).
+   * A relative path into `dist/` is no package lookup and is never mapped.
+   */
+  inBareLookup<T>(bare: boolean, fn: () => T): T {
+    this.bare = bare;
+    try { return fn(); } finally { this.bare = false; }
+  }
+
+  /** The repository package whose folder holds `rel` (the deepest), with the path inside it; null for none. */
+  private packageHolding(rel: string): { pkgDir: string; rest: string } | null {
+    const packages = this.packages;
+    if (this.dirsOf?.of !== packages) this.dirsOf = { of: packages, dirs: new Set(packages.values()) };
+    const dirs = this.dirsOf.dirs;
+    for (let end = rel.lastIndexOf('/'); end > 0; end = rel.lastIndexOf('/', end - 1)) {
+      const dir = rel.slice(0, end);
+      if (dirs.has(dir)) return { pkgDir: dir, rest: rel.slice(end + 1) };
+    }
+    return dirs.has('') && rel !== '' ? { pkgDir: '', rest: rel } : null;
+  }
+
   /** Where `abs` lies (see Place). */
   place(abs: string): Place {
+    const p = this.placeInTree(abs);
+    if (!this.bare || p.at !== 'repo') return p;
+    const held = this.packageHolding(p.rel);
+    return held === null ? p : { at: 'package', rel: p.rel, ...held };
+  }
+
+  private placeInTree(abs: string): Place {
     if (abs === this.root) return { at: 'repo', rel: '' };
     if (!abs.startsWith(this.root) || abs.charCodeAt(this.root.length) !== 47 /* / */) return NONE;
     let rel = abs.slice(this.root.length + 1);
@@ -107,6 +145,12 @@ export class RepoHost implements TS.ModuleResolutionHost, TS.ParseConfigHost {
     const real = this.repoPathOf(abs);
     return real === null ? abs : this.abs(real);
   };
+
+  /** The repository path `abs` names, build output left as it is (a config's `outDir`, which the layout that maps output is read from); null outside. */
+  relOf(abs: string): string | null {
+    const p = this.placeInTree(abs);
+    return p.at === 'repo' || p.at === 'package' ? p.rel : null;
+  }
 
   /** The repository file (or folder) `abs` stands for: itself, through the virtual node_modules, or as build output's source; null for none. */
   repoPathOf(abs: string): string | null {

@@ -14,7 +14,7 @@ import { typescript, type Ts } from './load.js';
 import { BuildOutputs } from './outputs.js';
 import { dirOf, existenceKey, joinRel, type FolderEntries, type RepoView } from './view.js';
 import { fileTarget, specTargets } from './targets.js';
-import { declaresPackages, packageNameOf, workspacePackages, type WorkspacePackages } from './workspaces.js';
+import { declaresPackages, isBareSpecifier, packageNameOf, workspacePackages, type WorkspacePackages } from './workspaces.js';
 
 /** A statement as resolved: its targets (docs/architecture.md, TypeScript resolution) and, when it reached no file, why. */
 export interface ResolvedImport { targets: string[]; why?: Unresolved }
@@ -187,7 +187,7 @@ export class TsResolver {
     for (const l of format.packageJsonLocations) (this.view.isFile(host.repoPathOf(l) ?? '') ? lookups([l], true) : lookups([l], false));
     const usageFile = { fileName: abs, impliedNodeFormat: format.impliedNodeFormat, packageJsonScope: format.packageJsonScope } as unknown as TS.SourceFile;
     const literals = (this.literals ??= usageLiterals(ts));
-    const imports = raw.map((imp): ResolvedImport => {
+    const imports = raw.map((imp): ResolvedImport => host.inBareLookup(isBareSpecifier(imp.spec), (): ResolvedImport => {
       const mode = imp.mode === 'require' ? ts.ModuleKind.CommonJS : imp.mode === 'import' ? ts.ModuleKind.ESNext
         : ts.getModeForUsageLocation(usageFile, literals[imp.form], options);
       const r = ts.resolveModuleName(imp.spec, abs, options, host, cache, undefined, mode) as TS.ResolvedModuleWithFailedLookupLocations & LookupLocations;
@@ -210,7 +210,7 @@ export class TsResolver {
       targets.push(...specTargets(imp.spec));
       if (targets.length && targets[0].startsWith('./')) return { targets };
       return { targets, why: this.whyUnresolved(imp.spec, options, config) };
-    });
+    }));
     const chain = impliedByChain(file);
     return {
       imports,

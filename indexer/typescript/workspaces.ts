@@ -96,9 +96,14 @@ export function changedPackages(a: WorkspacePackages, b: WorkspacePackages): str
   return out;
 }
 
+/** Whether a specifier is bare: not relative, absolute or a `#` import (the compiler looks it up by `paths`, self-name and node_modules). */
+export function isBareSpecifier(spec: string): boolean {
+  return !(spec === '' || spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('#'));
+}
+
 /** The package a bare specifier names: `@org/ui/button` → `@org/ui`, `lodash/fp` → `lodash`; null for a relative, absolute or `#` one. */
 export function packageNameOf(spec: string): string | null {
-  if (spec === '' || spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('#')) return null;
+  if (!isBareSpecifier(spec)) return null;
   const parts = spec.split('/');
   return spec.startsWith('@') ? (parts.length > 1 ? `${parts[0]}/${parts[1]}` : null) : parts[0];
 }

@@ -211,9 +211,26 @@ export class OracleTree {
     }
     const target = this.toRepoPath(r.resolvedModule?.resolvedFileName);
     const unresolved = isBareSpecifier(spec) ? 'package' : 'missing';
-    if (target !== null && inNodeModules(target)) return { target: null, unresolved, mode, inNodeModules: target };
+    if (target !== null && (inNodeModules(target) || this.throughTreeNodeModules(r.resolvedModule))) return { target: null, unresolved, mode, inNodeModules: target };
     if (target !== null) return { target, unresolved: null, mode };
     return { target: null, unresolved, mode };
+  }
+
+  /**
+   * Whether the compiler reached a file through a node_modules folder the tree
+   * holds (not the links of the workspace packages): a committed link there
+   * (vitest's `project-b/node_modules/project-a` → `../../project-a`) leads
+   * out of node_modules, so the real path alone does not tell. The path the
+   * compiler went by is its answer (a relative specifier through the link) or,
+   * after a package lookup, the answer's `originalPath`.
+   */
+  private throughTreeNodeModules(m: ts.ResolvedModuleFull | undefined): boolean {
+    const through = (abs: string | undefined): boolean => {
+      if (abs === undefined || !abs.startsWith(`${this.copy}/`)) return false;
+      const rel = abs.slice(this.copy.length + 1);
+      return inNodeModules(rel) && !this.packages.some((p) => rel.startsWith(`node_modules/${p.name}/`));
+    };
+    return through(m?.resolvedFileName) || through((m as { originalPath?: string } | undefined)?.originalPath);
   }
 
   /** A resolved file as a path of the repository, or null when it is not an indexed file. */
