@@ -8,10 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Evidence } from '../indexer/evidence.js';
-import { human, screenOf, type Screen } from '../local/human.js';
+import { human, screenOf, type Screen, type Shown } from '../local/human.js';
 import type { AskResult } from '../protocol/ask-events.js';
-import type { ModelApi } from '../protocol/messages.js';
-import { CHOOSE_MODEL } from '../protocol/ask-settings.js';
+import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
+import { Methods, type ModelApi } from '../protocol/messages.js';
+import { CHOOSE_MODEL, type AskSettings } from '../protocol/ask-settings.js';
 import { AskView, askViaClient, clientAskSettings, DaemonStoppedError, evidenceList, type AskClient } from './ask.js';
 
 export interface ChatOptions {
@@ -85,7 +86,8 @@ export async function runChatCommand(first: AskClient, opts: ChatOptions): Promi
         const m = line.slice('/model'.length).trim();
         if (m) settings = { ...settings, model: m };
         // The daemon checks a model before its first turn: a name it cannot use is said at the next question.
-        err.line(human`model: ${settings.model ?? 'the daemon\'s default (EVIDEX_MODEL, else qwen3:8b)'}${m ? ' (checked when the next question is asked)' : ''}`);
+        if (m) err.line(human`model: ${m} (checked when the next question is asked)`);
+        else err.line(await modelLine(client, settings));
         rl.prompt();
         continue;
       }
@@ -143,6 +145,22 @@ export async function runChatCommand(first: AskClient, opts: ChatOptions): Promi
   }
   if (terminal) err.write(human`\n`); // Ctrl-D leaves the cursor after the prompt
   return 0;
+}
+
+/**
+ * What `/model` says: the model the next question will use — chosen here
+ * (--model, EVIDEX_MODEL, /model M), else the daemon's, which only it knows
+ * (its own EVIDEX_MODEL, from when it started, else qwen3:8b): asked of it
+ * (ask/model). A daemon older than that method is said to choose it.
+ */
+async function modelLine(client: AskClient, settings: AskSettings): Promise<Shown> {
+  if (settings.model !== undefined) return human`model: ${settings.model}`;
+  try {
+    return human`model: ${(await client.request(Methods.askModel, settings)).model} (the daemon's default)`;
+  } catch (e) {
+    if (e instanceof RpcError && e.code === RpcCode.METHOD_NOT_FOUND) return human`model: the daemon's default (its EVIDEX_MODEL, else qwen3:8b)`;
+    return human`evidex chat: ${chatWords((e as Error).message)}`;
+  }
 }
 
 /** A daemon message as said in chat, where another model is chosen with /model. */

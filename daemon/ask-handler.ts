@@ -6,7 +6,7 @@
 import type { ToolResult } from '../indexer/api.js';
 import { ToolError } from '../indexer/errors.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
-import { ASK_ERROR, Notifications, type AskParams, type AskResult } from '../protocol/messages.js';
+import { ASK_ERROR, Notifications, type AskModel, type AskModelParams, type AskParams, type AskResult } from '../protocol/messages.js';
 import type { Conversation } from './ask/loop.js';
 import type { Caller } from './caller.js';
 
@@ -41,12 +41,32 @@ export async function handleAsk(req: AskParams, client: Caller, ctx: RequestCont
       indexed: deps.indexed,
     });
   } catch (e) {
-    if (e instanceof RpcError || e instanceof ToolError) throw e;
-    const err = e as { code?: unknown; message?: unknown };
-    const code = typeof err?.code === 'string' ? err.code : 'ask_failed';
-    const message = typeof err?.message === 'string' ? err.message.replace(/\s*\n\s*/g, ' ') : String(e);
-    throw new RpcError(ASK_ERROR, message, { code, message });
+    throw askError(e);
   }
+}
+
+/**
+ * `ask/model`: the model an `ask` with these settings would use, resolved
+ * as runAsk resolves it (resolveAskConfig: the settings, then this daemon's
+ * environment, then the default), so chat's `/model` names it rather than
+ * "the daemon's default". A setting it cannot use is the ask's own error.
+ */
+export async function handleAskModel(settings: AskModelParams): Promise<AskModel> {
+  const { resolveAskConfig } = await import('./ask/config.js');
+  try {
+    return { model: resolveAskConfig({}, settings).model };
+  } catch (e) {
+    throw askError(e);
+  }
+}
+
+/** What the ask loop threw as one JSON-RPC error: a refusal as it is, anything else ASK_ERROR with its code and one line. */
+function askError(e: unknown): Error {
+  if (e instanceof RpcError || e instanceof ToolError) return e;
+  const err = e as { code?: unknown; message?: unknown };
+  const code = typeof err?.code === 'string' ? err.code : 'ask_failed';
+  const message = typeof err?.message === 'string' ? err.message.replace(/\s*\n\s*/g, ' ') : String(e);
+  return new RpcError(ASK_ERROR, message, { code, message });
 }
 
 /** The client's conversation `id`, started when new (the oldest is dropped past MAX_CONVERSATIONS); none for a caller that keeps none. */

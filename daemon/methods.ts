@@ -25,21 +25,11 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
   }),
   ask: z.strictObject({
     question: Filled.max(20_000),
-    model: Filled.max(200).optional(),
-    // The host is normalised and checked by the ask loop (a bad one fails only this request).
-    ollama_host: z.string().min(1).max(2048).optional(),
-    api: z.enum(MODEL_APIS).optional(),
-    // Checked like ollama_host: by the loop, per request (loopback or the daemon's own base).
-    api_base: z.string().min(1).max(2048).optional(),
-    api_key: z.string().min(1).max(4096).optional(),
-    max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
-    calls_per_turn: z.number().int().min(1).max(MAX_CALLS_PER_TURN_LIMIT).optional(),
-    timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
-    think: z.boolean().optional(),
-    num_ctx: z.number().int().min(MIN_NUM_CTX).max(MAX_NUM_CTX).optional(),
+    ...askSettings(),
     conversation: z.string().min(1).max(100).optional(),
     describe_model: z.boolean().optional(),
   }),
+  askModel: z.strictObject(askSettings()),
   indexStatus: Empty,
   indexRefresh: Empty,
   indexLeftOut: z.strictObject({
@@ -58,3 +48,21 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
   }),
   daemonShutdown: Empty,
 };
+
+/** The settings an `ask` carries (AskSettings), for `ask` and `ask/model` alike. */
+function askSettings() {
+  return {
+    model: Filled.max(200).optional(),
+    // The host is normalised and checked by the ask loop (a bad one fails only this request).
+    ollama_host: z.string().min(1).max(2048).optional(),
+    api: z.enum(MODEL_APIS).optional(),
+    // Checked like ollama_host: by the loop, per request (loopback or the daemon's own base).
+    api_base: z.string().min(1).max(2048).optional(),
+    api_key: z.string().min(1).max(4096).optional(),
+    max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
+    calls_per_turn: z.number().int().min(1).max(MAX_CALLS_PER_TURN_LIMIT).optional(),
+    timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
+    think: z.boolean().optional(),
+    num_ctx: z.number().int().min(MIN_NUM_CTX).max(MAX_NUM_CTX).optional(),
+  };
+}

@@ -32,7 +32,7 @@ import {
   MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, MAX_SEND_BUFFER_BYTES, Notifications, notifier, SHUTTING_DOWN,
   type DaemonInfoStatus, type StatusResult,
 } from '../protocol/messages.js';
-import { handleAsk } from './ask-handler.js';
+import { handleAsk, handleAskModel } from './ask-handler.js';
 import { indexedVia } from './ask/citations.js';
 import { auditLogFor, type AuditLog } from './audit.js';
 import { CollectAfterWrites, type CollectAfterWritesOptions } from './collect-after-writes.js';
@@ -289,6 +289,7 @@ export class Daemon {
       // The index itself, not the client's turn: a citation's file looked up is no tool call of the question.
       indexed: indexedVia((name, args) => this.handle.runTool(name, args)),
     }),
+    askModel: (p) => handleAskModel(p),
     indexStatus: () => this.status(),
     // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.
     indexRefresh: (_p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx)),

@@ -24,7 +24,7 @@ import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
-import { DeletionHold, deletionGoesOn } from './watch/deletions.js';
+import { DeletionHold } from './watch/deletions.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
 import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
 import { PrunedFolders } from './watch/pruned.js';
@@ -363,7 +363,7 @@ export class RepoWatcher {
     this.rewalking = refresh ? why || 'requested' : null;
     try {
       // Many paths gone at once: held until the deletion settles, what comes meanwhile joining (watch/deletions.ts).
-      if (!gitSources && deletionGoesOn(this.opts.root, paths, refresh, ignoreFiles)) {
+      if (!gitSources && this.deletions.goesOn(this.opts.root, paths, refresh, ignoreFiles)) {
         await this.deletions.hold(paths, this.pending, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
         this.marks.take(); this.inFlight = paths.length;
       }

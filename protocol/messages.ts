@@ -251,6 +251,12 @@ export interface AskParams {
   describe_model?: boolean;
 }
 
+/** `ask/model`'s params: an `ask`'s settings, without a question. */
+export type AskModelParams = Omit<AskParams, 'question' | 'conversation' | 'describe_model'>;
+
+/** What `ask/model` answers. */
+export interface AskModel { model: string }
+
 /**
  * One request type: the wire name, and (by type only) its params and result,
  * so `client.request(Methods.toolsCall, {...})` is checked at both ends.
@@ -267,6 +273,8 @@ export const Methods = {
   toolsList: request<NoParams, { tools: ToolDescriptor[] }>('tools/list'),
   toolsCall: request<ToolsCallParams, ToolResult>('tools/call'),
   ask: request<AskParams, AskResult>('ask'),
+  /** The model an `ask` with these settings would use, the daemon's own environment filling in what they leave unset (chat's `/model`); nothing is asked of the model's server. */
+  askModel: request<AskModelParams, AskModel>('ask/model'),
   indexStatus: request<NoParams, StatusResult>('index/status'),
   indexRefresh: request<NoParams, BuildSummary & { generation: number }>('index/refresh'),
   /** Left-out files whose path holds the query (`evidex search` says so): names and reasons, never content. */

@@ -22,6 +22,8 @@ writeFileSync(join(repo, 'apps/web/src/pad.ts'), "import pad from 'left-pad/inde
 // A folder inside a package named like a scoped package (tRPC keeps its subpath entries in src/@trpc/server/).
 mkdirSync(join(repo, 'packages/sdk/src/@acme/ui'), { recursive: true });
 writeFileSync(join(repo, 'packages/sdk/src/@acme/ui/entry.ts'), 'export const entry = 1;\n');
+// Python statements that import a package's submodules, in a folder of their own (the submodule note from there).
+writeFileSync(join(repo, 'apps/web/src/pad.py'), 'from pkg import run\nfrom pkg.exceptions import A\nimport pkg.exceptions\nfrom pkg.routing import r\n');
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -154,6 +156,20 @@ test('from a subfolder, the paths notes, near misses (of a bare file name too) a
   assert.is(folder.code, 2);
   assert.is(folder.stderr, 'evidex: not_indexed: "../../packages/shared" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
     + 'it is the folder of package "@acme/shared" (../../packages/shared): evidex importers @acme/shared, or its entry file ../../packages/shared/src/index.ts\n');
+});
+
+test('the submodule note\'s command from a subfolder: no --path-prefix naming the folder it is run in (the command means that there), one naming another folder from there', () => {
+  const here = evidex(['importers', 'pkg'], 'apps/web/src');
+  assert.is(here.code, 0, here.stderr);
+  const tail = 'a statement imports pkg only when it names it: evidex importers "pkg.exceptions"';
+  assert.ok(here.stderr.endsWith(`\nnote: 3 more statements import modules under pkg (pkg.exceptions 2, pkg.routing 1); ${tail} lists those\n`), here.stderr);
+  // That command, as printed, run there, lists the 2 it counts.
+  assert.is((JSON.parse(evidex(['importers', 'pkg.exceptions', '--json'], 'apps/web/src').stdout) as { total: number }).total, 2);
+  // The same scope named from a folder above: kept, from there; and the tool's own words keep the root's.
+  assert.match(evidex(['importers', 'pkg', '--path-prefix', 'src'], 'apps/web').stderr, `; ${tail} --path-prefix "src/" lists those\n`);
+  assert.match(evidex(['importers', 'pkg', '--path-prefix', '.'], 'apps/web/src').stderr, `; ${tail} lists those\n`);
+  const json = JSON.parse(evidex(['importers', 'pkg', '--json'], 'apps/web/src').stdout) as { notes: string[] };
+  assert.match(json.notes[0], /: find_importers "pkg\.exceptions" path_prefix "apps\/web\/src\/" lists those$/);
 });
 
 test('a statement over several lines found through barrels is headed by what it imports itself, from where the command runs; --json keeps the module asked for and the chain', () => {

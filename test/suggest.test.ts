@@ -46,6 +46,11 @@ write(repo, {
     + '/** A route: {@link Router} goes to it. */\nexport interface Route {\n  meta: {\n    title: string;\n  };\n  readonly title?: string;\n}\n'
     // Members of a base: what an interface extends declares them (title, two levels up).
     + 'export interface FancyRoute extends Route {\n  fancy: true;\n}\nexport interface FanciestRoute extends FancyRoute {}\n',
+  // lexical's shape: an interface that extends a class, merged with an interface of its name, that extends a class in another file.
+  'nodes/LexicalNode.ts': 'export class LexicalNode {\n  getKey(): string {\n    return "";\n  }\n}\n',
+  'nodes/ElementNode.ts': "import { LexicalNode } from './LexicalNode';\nexport interface ElementNode {\n  getTop(): ElementNode;\n}\n"
+    + 'export class ElementNode\n  extends LexicalNode\n  implements Other\n{\n  getChildren(): number {\n    return 1;\n  }\n}\n',
+  'nodes/utils.ts': "import { ElementNode } from './ElementNode';\nexport interface ShadowRootNode extends ElementNode {\n  isShadowRoot(): true;\n}\n",
   '.env': 'SECRET=1\n',
 });
 
@@ -126,6 +131,14 @@ tsTest('find_symbol: a TypeScript module\'s export as a namespace import writes 
   assert.match((await run('Route.title')).notes?.[0] ?? '', /: read them among its lines; "title" is declared at router\/router\.ts:10$/);
   assert.match((await run('FancyRoute.fancy')).notes?.[0] ?? '', /; "fancy" is declared at router\/router\.ts:13$/);
   assert.match((await run('FanciestRoute.title')).notes?.[0] ?? '', /; "title" is declared at router\/router\.ts:10 \(in Route, a base of FanciestRoute\)$/);
+  // An interface that extends a class: the class's members, and those of the class it extends, past an interface merged with it.
+  const shadow = await run('ShadowRootNode.getKey');
+  assert.match(shadow.notes?.[0] ?? '', /; "getKey" is declared at nodes\/LexicalNode\.ts:2 \(in LexicalNode, a base of ShadowRootNode\)$/);
+  assert.equal(shadow.suggestions?.map((s) => `${s.name} ${s.why} ${s.path}:${s.line}`), ['LexicalNode.getKey inherited nodes/LexicalNode.ts:2']);
+  assert.match((await run('ShadowRootNode.getChildren')).notes?.[0] ?? '', /; "getChildren" is declared at nodes\/ElementNode\.ts:9 \(in ElementNode, a base of ShadowRootNode\)$/);
+  assert.match((await run('ShadowRootNode.getTop')).notes?.[0] ?? '', /; "getTop" is declared at nodes\/ElementNode\.ts:3 \(in ElementNode, a base of ShadowRootNode\)$/);
+  // The merged name itself: its class's base declares it.
+  assert.match((await run('ElementNode.getKey')).notes?.[0] ?? '', /; "getKey" is declared at nodes\/LexicalNode\.ts:2 \(in LexicalNode, a base of ElementNode\)$/);
   // A member it does not have, or one written on the line that opens the type: where the type is, as before.
   assert.match((await run('Router.nope')).notes?.[0] ?? '', /: read them among its lines$/);
   assert.match((await run('Navigator.go')).notes?.[0] ?? '', /: read them among its lines$/);

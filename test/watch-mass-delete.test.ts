@@ -14,7 +14,7 @@ import type { IndexHandle, UpdateSummary } from '../indexer/api.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
 import { RepoWatcher } from '../indexer/watch.js';
-import { DELETION_QUIET_MS, MASS_DELETION_GONE } from '../indexer/watch/deletions.js';
+import { DELETION_GAP_MS, DELETION_QUIET_MS, MASS_DELETION_GONE } from '../indexer/watch/deletions.js';
 import { stdlibRoot } from './helpers/corpus.js';
 import { ManualClock } from './helpers/clock.js';
 import { waitFor } from './helpers/daemon.js';
@@ -123,6 +123,57 @@ test('a few files deleted are written at once, not held', () => withRig(async (r
   const gone = filesOf(join(r.root, 'json')).slice(0, MASS_DELETION_GONE - 1).map((f) => `json/${f}`);
   for (const f of gone) rmSync(join(r.root, f));
   await waitFor('the removals written', () => removedCount(r) >= gone.length);
+  assert.ok(!r.log.some((l) => l.includes('held')), r.log.join('\n'));
+}));
+
+/** Deletes `file` and waits until the watcher has written its removal (the `n`th). */
+async function deleteWritten(r: Rig, file: string, n: number): Promise<void> {
+  rmSync(join(r.root, file));
+  await waitFor(`removal ${n} written`, () => removedCount(r) >= n);
+}
+
+test('a deletion one file per batch is counted across batches: the first written as they come, then held, the rest written at once; held again if it goes on', () => withRig(async (r) => {
+  const files = filesOf(join(r.root, 'email')).map((f) => `email/${f}`);
+  assert.ok(files.length >= MASS_DELETION_GONE + 10, `${files.length} files`);
+  // Each removal written before the next file goes: one path per batch, as `rm` run per file lands.
+  for (let i = 0; i < MASS_DELETION_GONE - 1; i++) await deleteWritten(r, files[i], i + 1);
+  assert.is(r.summaries.length, MASS_DELETION_GONE - 1, 'one generation each');
+  // The eighth gone in the same deletion (no clock moved: no pause between them) is held, though its batch has one path.
+  rmSync(join(r.root, files[MASS_DELETION_GONE - 1]));
+  await waitFor('the deletion held', () => r.watcher.holdingDeletion > 0);
+  const rest = files.slice(MASS_DELETION_GONE);
+  for (const f of rest) rmSync(join(r.root, f));
+  // Every path that goes meanwhile seen (the held one and those that came after it) before the deletion is let settle.
+  await waitFor('the rest seen', () => (r.watcher.catchingUp?.changes ?? 0) >= rest.length + 1);
+  assert.is(removedCount(r), MASS_DELETION_GONE - 1, 'nothing more written while held');
+  r.clock.advance(DELETION_QUIET_MS);
+  await r.watcher.idle();
+  assert.is(removedCount(r), files.length, 'every removal written');
+  assert.is(r.summaries.length, MASS_DELETION_GONE, 'the held ones in one generation');
+  assert.is(r.watcher.catchingUp, null, 'in step');
+  // The deletion goes on less than a pause after its hold ended: held again at its next path.
+  rmSync(join(r.root, 'json/decoder.py'));
+  await waitFor('held again', () => r.watcher.holdingDeletion > 0);
+  r.clock.advance(DELETION_QUIET_MS);
+  await r.watcher.idle();
+  assert.is(removedCount(r), files.length + 1);
+}));
+
+test('gone paths a pause apart, or put back, are not one deletion: each written as it comes', () => withRig(async (r) => {
+  const files = filesOf(join(r.root, 'email')).map((f) => `email/${f}`);
+  const few = MASS_DELETION_GONE - 1;
+  assert.ok(files.length >= MASS_DELETION_GONE + 2 * few, `${files.length} files`);
+  let n = 0;
+  for (const f of files.slice(0, MASS_DELETION_GONE)) {
+    await deleteWritten(r, f, ++n);
+    r.clock.advance(DELETION_GAP_MS + 1);
+  }
+  // A few gone with no pause, then put back: they no longer count, and a few more gone (no pause either) stay below.
+  const back = files.slice(MASS_DELETION_GONE, MASS_DELETION_GONE + few);
+  for (const f of back) await deleteWritten(r, f, ++n);
+  for (const f of back) cpSync(join(r.origin, f), join(r.root, f));
+  await waitFor('the files put back written', () => r.summaries.reduce((k, s) => k + s.changed.length, 0) >= back.length);
+  for (const f of files.slice(MASS_DELETION_GONE + few, MASS_DELETION_GONE + 2 * few)) await deleteWritten(r, f, ++n);
   assert.ok(!r.log.some((l) => l.includes('held')), r.log.join('\n'));
 }));
 

@@ -222,6 +222,8 @@ export interface ToolResult {
   notes?: string[];
   /** The repository paths `notes` name (notes.ts), for a reader elsewhere in the tree; never on the wire. */
   notePaths?: string[];
+  /** The path_prefix of the calls `notes` name (Note.scope), for a reader standing in one; never on the wire. */
+  noteScopes?: string[];
   /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
   catching_up?: CatchingUp;
 }

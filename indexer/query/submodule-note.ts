@@ -34,5 +34,6 @@ export function* submodulesNote(store: Store, m: string, names: ReadonlySet<stri
   return {
     text: `${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: find_importers ${JSON.stringify(top[0][0])}${scope} lists ${top[0][1] === 1 ? 'it' : 'those'}`,
     paths: prefix === undefined ? [] : [prefix],
+    ...(prefix === undefined ? {} : { scope: prefix }),
   };
 }

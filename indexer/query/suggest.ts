@@ -51,6 +51,8 @@ interface Reached { hit: DefinitionHit; name: string }
 
 const lastDot = (name: string): number => name.lastIndexOf('.');
 const parentOf = (qual: string): string => (lastDot(qual) < 0 ? '' : qual.slice(0, lastDot(qual)));
+/** What a walkBases visitor returns to end the walk. */
+const STOP = Symbol('stop');
 
 class SymbolSuggester {
   private readonly found: Array<{ r: Reached; why: Suggestion['why'] }> = [];
@@ -214,27 +216,27 @@ class SymbolSuggester {
   }
 
   /**
-   * The line that declares `member` in the body of type `t` (memberLine), or,
-   * when none does, in the interfaces it extends, breadth first as
-   * `inherited` walks classes (`InlineConfig.mode` is declared in
-   * UserConfig): where, and the base's name when it is one. Null when none is found.
+   * Where `member` of type `t` is declared: the line of t's own body that
+   * declares it (memberLine), or, when none does, in what t extends, breadth
+   * first (walkBases) — interfaces (`InlineConfig.mode` is declared in
+   * UserConfig) and the classes an interface may extend
+   * (`interface ShadowRootNode extends ElementNode`, a class that extends
+   * LexicalNode, which defines getKey): a class's member is its definition,
+   * else its line. Where, and the base's name when it is one; null when none
+   * is found.
    */
   private declaredMember(t: DefinitionHit, member: string): { path: string; line: number; base?: string } | null {
-    const visited = new Set<string>();
-    let level = [t];
-    for (let depth = 0; depth <= MAX_BASE_DEPTH && level.length; depth++) {
-      const next: DefinitionHit[] = [];
-      for (const c of level) {
-        const key = `${c.fid}:${c.qualname}`;
-        if (visited.has(key)) continue;
-        visited.add(key);
-        const line = memberLine(this.store.text(c.fid) ?? '', c.start, c.end, member);
-        if (line !== null) return { path: this.store.file(c.fid)!.path, line, ...(depth > 0 ? { base: c.qualname } : {}) };
-        for (const base of this.basesOf(c)) next.push(...base);
-      }
-      level = next;
-    }
-    return null;
+    let found: { path: string; line: number; base?: string } | null = null;
+    // A class merged with t (`interface ElementNode {…}` beside `class ElementNode extends LexicalNode`) is t too: its members and bases are t's.
+    const merged = this.inFile(t.fid, t.qualname).filter((h) => h.kind === 'class');
+    this.walkBases([t, ...merged], null, (c, depth) => {
+      const defined = c.kind === 'class' ? this.inFile(c.fid, `${c.qualname}.${member}`)[0]?.start ?? null : null;
+      const line = defined ?? memberLine(this.store.text(c.fid) ?? '', c.start, c.end, member);
+      if (line === null) return null;
+      found = { path: this.store.file(c.fid)!.path, line, ...(depth > 0 ? { base: c.qualname } : {}) };
+      return STOP;
+    });
+    return found;
   }
 
   /** Classes (or interfaces) `name` stands for: found by find_symbol, or through re-exports. */
@@ -251,25 +253,41 @@ class SymbolSuggester {
    */
   private inherited(owner: string, member: string): Reached[] {
     const out: Reached[] = [];
-    const visited = new Set<string>();
-    // `live`: no class between it and the owner defines the member (past one that does, bases are walked only to know the ancestors).
-    let level = this.classes(owner).map((r) => ({ c: r.hit, live: true }));
-    for (let depth = 0; depth <= MAX_BASE_DEPTH && level.length; depth++) {
-      const next: Array<{ c: DefinitionHit; live: boolean }> = [];
-      for (const { c, live } of level) {
-        const key = `${c.fid}:${c.qualname}`;
-        if (visited.has(key)) continue;
-        visited.add(key);
-        this.ancestors.add(key);
-        const defined = live && depth > 0 ? this.inFile(c.fid, `${c.qualname}.${member}`) : [];
-        for (const hit of defined) out.push({ hit, name: hit.qualname });
-        for (const base of this.basesOf(c)) for (const b of base) next.push({ c: b, live: live && defined.length === 0 });
-      }
-      level = next;
-    }
+    // The flag carried: no class between this one and the owner defines the member (past one that does, bases are walked only to know the ancestors).
+    this.walkBases(this.classes(owner).map((r) => r.hit), true, (c, depth, live) => {
+      this.ancestors.add(`${c.fid}:${c.qualname}`);
+      const defined = live && depth > 0 ? this.inFile(c.fid, `${c.qualname}.${member}`) : [];
+      for (const hit of defined) out.push({ hit, name: hit.qualname });
+      return live && defined.length === 0;
+    });
     return out;
   }
 
+  /**
+   * Visits `roots` (depth 0), then breadth first the classes and interfaces
+   * their `extends` names (basesOf: nearest first, left to right), to
+   * MAX_BASE_DEPTH, each definition once. Once is by place, not by name: a
+   * class and an interface merged under one name (lexical's ElementNode) are
+   * two definitions with one qualname, and only the class names the class it
+   * extends. `visit` returns what c's bases are visited with, or STOP to end
+   * the walk.
+   */
+  private walkBases<T>(roots: DefinitionHit[], first: T, visit: (c: DefinitionHit, depth: number, carried: T) => T | typeof STOP): void {
+    const visited = new Set<string>();
+    let level = roots.map((c) => ({ c, carried: first }));
+    for (let depth = 0; depth <= MAX_BASE_DEPTH && level.length; depth++) {
+      const next: typeof level = [];
+      for (const { c, carried } of level) {
+        const key = `${c.fid}:${c.start}`;
+        if (visited.has(key)) continue;
+        visited.add(key);
+        const passed = visit(c, depth, carried);
+        if (passed === STOP) return;
+        for (const base of this.basesOf(c)) for (const b of base) next.push({ c: b, carried: passed });
+      }
+      level = next;
+    }
+  }
 
   /** The class definitions each base of `c` names, resolved in c's file. */
   private basesOf(c: DefinitionHit): DefinitionHit[][] {
