@@ -75,8 +75,9 @@ export class RepoWatcher {
   private readonly held: HeldChanges;
   /** The held changes failed on the disk itself: new events wait for the retry too (they would fail alike). */
   private heldForDisk = false;
-  /** Paths (and a re-walk, as one) of the batch being applied. */
+  /** Paths (and a re-walk, as one) of the batch being applied: all until it lands (batchSize); as its re-walk reads, those still to read (inFlight). */
   private inFlight = 0;
+  private batchSize = 0;
   /** Why the running batch re-walks, when it does. */
   private rewalking: string | null = null;
   /** Since when changes seen are not all committed (watch/catch-up.ts). */
@@ -122,12 +123,12 @@ export class RepoWatcher {
   /** Paths and refreshes the next batch takes. */
   private get ready(): number { return this.pending.size + (this.needRefresh || this.pendingGitSources ? 1 : 0); }
   /**
-   * Changes kept because their write failed, and why; null when every write has landed. While an outage is on
-   * record, `changes` counts everything not written yet: held, waiting for the next batch, and in the batch running.
+   * Changes kept because their write failed, and why; null when every write has landed. While an outage is on record, `changes` counts
+   * all not written: held, waiting for the next batch, and the running batch whole (its re-walk's progress counts files read, not written).
    */
   get heldChanges(): HeldReport | null {
     const r = this.held.report;
-    return r && { ...r, changes: this.queued + this.inFlight };
+    return r && { ...r, changes: this.queued + Math.max(this.inFlight, this.batchSize) };
   }
 
   /**
@@ -155,7 +156,6 @@ export class RepoWatcher {
 
   /** Paths of the batch held while a deletion goes on (0: none). */
   get holdingDeletion(): number { return this.deletions.holding; }
-
   /** The symlinks currently known (link name → what it is), for status and tests. */
   get links(): ReadonlyMap<string, string> { return this.aliases.links; }
 
@@ -358,14 +358,14 @@ export class RepoWatcher {
     const t0 = performance.now();
     let turn = t0; // when the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart
     const applied = (a: Omit<WatchApplied, 'ms' | 'waitedMs'>) => this.opts.onApplied?.({ ...a, ms: performance.now() - turn, waitedMs: turn - t0 });
-    this.inFlight = paths.length + (refresh || gitSources ? 1 : 0); // reading git's sources is a change seen, as `ready` counts it
+    this.inFlight = this.batchSize = paths.length + (refresh || gitSources ? 1 : 0); // reading git's sources is a change seen, as `ready` counts it
     this.marks.take();
     this.rewalking = refresh ? why || 'requested' : null;
     try {
       // Many paths gone at once: held until the deletion settles, what comes meanwhile joining (watch/deletions.ts).
       if (!gitSources && this.deletions.goesOn(this.opts.root, paths, refresh, ignoreFiles)) {
         await this.deletions.hold(paths, this.pending, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
-        this.marks.take(); this.inFlight = paths.length;
+        this.marks.take(); this.inFlight = this.batchSize = paths.length;
       }
       await this.opts.exclusive(async () => {
         turn = performance.now();
@@ -419,7 +419,7 @@ export class RepoWatcher {
       await this.keep(paths, refresh ? (why ? [why] : []) : null, e);
     } finally {
       this.running = null;
-      this.inFlight = 0;
+      this.inFlight = this.batchSize = 0;
       this.rewalking = null;
       if (this.ready > 0 && !this.closed) this.schedule();
       else this.wakeIdle();

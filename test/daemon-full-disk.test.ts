@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
-import type { IndexHandle } from '../indexer/api.js';
+import type { BuildProgress, IndexHandle } from '../indexer/api.js';
 import { openEvidexIndex } from '../indexer/index.js';
 import { RepoWatcher } from '../indexer/watch.js';
 import { RETRY_DELAYS_MS } from '../indexer/watch/held.js';
@@ -74,15 +74,23 @@ async function markedPaths(run: (name: string, args: unknown) => Promise<{ evide
   return r.evidence.filter((e) => e.kind === 'content_match').map((e) => e.path as string).sort();
 }
 
-/** A real index of `root` kept in `stateDir`, built, and its watcher on a clock the test moves (writes one at a time, as the daemon's queue runs them). */
-async function watched(root: string, stateDir: string) {
+/**
+ * A real index of `root` kept in `stateDir`, built, and its watcher on a clock the test moves (writes one at a time, as the daemon's queue runs them).
+ * `onRewalk` is told each step of the watcher's re-walks as it happens.
+ */
+async function watched(root: string, stateDir: string, onRewalk?: (p: BuildProgress) => void) {
   const handle: IndexHandle = await openEvidexIndex(root, { stateDir });
   await handle.refresh();
   const clock = new ManualClock();
   const log: string[] = [];
   let tail: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => { const p = tail.then(fn); tail = p.catch(() => undefined); return p; };
-  const watcher = await RepoWatcher.start({ root, rules: await handle.rules(), index: handle, exclusive, timers: clock, log: (l) => log.push(l) });
+  const index = {
+    update: (paths: string[]) => handle.update(paths),
+    refresh: (onProgress?: (p: BuildProgress) => void) => handle.refresh((p) => { onProgress?.(p); onRewalk?.(p); }),
+    ignoreCandidates: () => handle.ignoreCandidates(),
+  };
+  const watcher = await RepoWatcher.start({ root, rules: await handle.rules(), index, exclusive, timers: clock, log: (l) => log.push(l) });
   const run = async (name: string, args: unknown) => handle.runTool(name, args);
   return { handle, watcher, clock, log, run };
 }
@@ -139,6 +147,53 @@ test('in process: batches that cannot be written are held and retried on the clo
     // Saves after the outage land at once, as ever.
     writeFileSync(join(root, 'after.py'), `${MARK}after = 1\n`);
     await waitFor('a save after the outage', async () => (await markedPaths(run, root)).includes('after.py'), 30_000, 20);
+  } finally {
+    await watcher.close();
+    await handle.close();
+  }
+});
+
+// Seen under load as `129 changes waiting` after 200 saves: the daemon's catch-up re-walk after its watcher's scan
+// still ran when the disk filled, so it was held with the saves, and while a retry re-walked, the count was its
+// progress (the files it had still to read, down to 1 as it wrote), not the changes it held.
+test('in process: a re-walk held with the changes counts them all until it lands, while its retries walk and parse too', async () => {
+  const disk = SmallDisk.mount(16 << 20);
+  disks.push(disk);
+  const root = repo();
+  const stateDir = join(disk.dir, 'state');
+  const counts: string[] = [];
+  let watcher: RepoWatcher | undefined;
+  const counted = (p: BuildProgress) => counts.push(`${p.phase} ${p.done}/${p.total}: ${watcher!.heldChanges?.changes}`);
+  const w = await watched(root, stateDir, counted);
+  watcher = w.watcher;
+  const { handle, clock, run } = w;
+  try {
+    disk.fill();
+    writeDuringOutage(root);
+    await waitFor('every change kept after the first failed write', () => watcher!.heldChanges && watcher!.queued === WRITTEN, 60_000, 20);
+    watcher.requestRefresh('a re-walk asked for during the outage');
+    assert.is(watcher.heldChanges!.changes, WRITTEN + 1, 'the re-walk waits for the retry too, and counts as one');
+
+    // The retry re-walks (the 200 paths are in the tree it walks) and fails: the re-walk is held with them.
+    clock.advance(RETRY_DELAYS_MS[0]);
+    const second = await waitFor('the second attempt', () => {
+      const h = watcher!.heldChanges;
+      return h && h.attempts === 2 ? h : null;
+    }, 60_000, 20);
+    assert.match(second.reason, DISK_FULL);
+    assert.is(second.changes, WRITTEN + 1);
+    assert.ok(counts.some((c) => c.startsWith('walk ')), `the failed retry re-walked: ${counts.join('; ')}`);
+    const failedRetry = counts.splice(0);
+
+    disk.release();
+    clock.advance(RETRY_DELAYS_MS[1]);
+    await waitFor('the kept changes landed', () => watcher!.heldChanges === null, 60_000, 20);
+    await watcher.idle();
+    assert.ok(counts.some((c) => c.startsWith(`parse ${WRITTEN}/${WRITTEN}:`)), `the retry that landed parsed the 200: ${counts.join('; ')}`);
+    const low = [...failedRetry, ...counts].filter((c) => !(Number(c.slice(c.lastIndexOf(' ') + 1)) >= WRITTEN + 1));
+    assert.equal(low, [], 'while held, the count never drops below the changes held, whatever the re-walk has read');
+    assert.equal(await markedPaths(run, root), written());
+    assert.is(handle.status().files, 20 + WRITTEN);
   } finally {
     await watcher.close();
     await handle.close();
