@@ -168,6 +168,8 @@ test('a real tree: every statement agrees with the compiler oracle; find_importe
     assert.equal(await importers(idx, { module_name: 'src/client/types.d.ts' }), [
       'src/client/barrel.js:1-1', 'src/client/barrel.js:2-2', 'src/runtime.js:1-1', 'src/runtime.js:9-9',
     ]);
+    // By name, a `#` specifier is matched as written, as a package name is (docs/tools.md, find_importers).
+    assert.equal(await importers(idx, { module_name: '#client' }), ['src/client/barrel.js:2-2', 'src/runtime.js:1-1']);
     // The import condition, and the require one where the attribute asks for it (the file is an ES module).
     assert.equal(await importers(idx, { module_name: 'packages/dual/esm.d.ts' }), ['src/runtime.js:3-3']);
     assert.equal(await importers(idx, { module_name: 'packages/dual/cjs.d.ts' }), ['src/runtime.js:4-4']);
