@@ -415,7 +415,7 @@ class Extractor {
   }
 }
 
-/** The walk's statements with the tags' merged in by line, the walk's own kept in their order. */
+/** The walk's statements with the tags merged in by line, the walk's own kept in their order. */
 function withTags(x: Extractor, tags: readonly TS.JSDocImportTag[]): TsImport[] {
   const walked = x.imports.splice(0);
   for (const tag of tags) x.jsdocImport(tag);
