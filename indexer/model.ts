@@ -55,8 +55,9 @@ export interface PyExtract {
  *   require  a `require("m")` call
  *   call     an `import("m")` call
  *   type     an `import("m")` type
+ *   jsdoc    a JSDoc `/** @import { T } from "m" *\/` tag in a JavaScript file
  */
-export type TsImportForm = 'import' | 'export' | 'equals' | 'require' | 'call' | 'type';
+export type TsImportForm = 'import' | 'export' | 'equals' | 'require' | 'call' | 'type' | 'jsdoc';
 
 /** One TypeScript or JavaScript import statement as written, before resolution. */
 export interface TsImport {

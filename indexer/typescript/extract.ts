@@ -6,6 +6,7 @@
 // the compiler's line map, which also breaks lines at "\r", U+2028 and U+2029.
 import type TS from 'typescript';
 import type { Definition, SymbolKind, TsExtract, TsImport, TsImportForm } from '../model.js';
+import { jsdocImportTags, mayHoldImportTags } from './jsdoc-imports.js';
 import { scriptKindOf } from './paths.js';
 import { typescript, type Ts } from './load.js';
 
@@ -391,10 +392,20 @@ class Extractor {
     return out;
   }
 
-  private addImport(node: TS.Node, specNode: TS.Node | undefined, form: TsImportForm, attributes?: TS.ImportAttributes, reexport?: boolean): void {
+  /**
+   * A JSDoc `@import` tag the compiler lists as an import (jsdoc-imports.ts):
+   * from the line of `@import` to the line where its specifier ends (what
+   * follows, `with {…}` or the comment's text, is not the statement's). It is
+   * type-only, so a `resolution-mode` attribute counts, as on `import type`.
+   */
+  jsdocImport(tag: TS.JSDocImportTag): void {
+    this.addImport(tag, tag.moduleSpecifier, 'jsdoc', tag.importClause?.isTypeOnly ? tag.attributes : undefined, undefined, tag.moduleSpecifier);
+  }
+
+  private addImport(node: TS.Node, specNode: TS.Node | undefined, form: TsImportForm, attributes?: TS.ImportAttributes, reexport?: boolean, endNode: TS.Node = node): void {
     const SK = this.SK;
     if (!specNode || (specNode.kind !== SK.StringLiteral && specNode.kind !== SK.NoSubstitutionTemplateLiteral)) return;
-    const imp: TsImport = { start: this.first(node), end: this.last(node), spec: (specNode as TS.StringLiteral).text, form };
+    const imp: TsImport = { start: this.first(node), end: this.last(endNode), spec: (specNode as TS.StringLiteral).text, form };
     if (attributes) {
       const mode = (this.ts as unknown as TsInternals).getResolutionModeOverride(attributes);
       if (mode !== undefined) imp.mode = mode === this.ts.ModuleKind.CommonJS ? 'require' : 'import';
@@ -404,13 +415,33 @@ class Extractor {
   }
 }
 
+/** The walk's statements with the tags merged in by line, the walk's own kept in their order. */
+function withTags(x: Extractor, tags: readonly TS.JSDocImportTag[]): TsImport[] {
+  const walked = x.imports.splice(0);
+  for (const tag of tags) x.jsdocImport(tag);
+  const found = x.imports;
+  const out: TsImport[] = [];
+  let j = 0;
+  for (const imp of walked) {
+    while (j < found.length && found[j].start <= imp.start) out.push(found[j++]);
+    out.push(imp);
+  }
+  return out.concat(found.slice(j));
+}
+
 /** Definitions and import statements of one file, `path` deciding how it is parsed (paths.ts). */
 export function extractTs(text: string, path: string): TsExtract {
   const ts = typescript();
+  const kind = scriptKindOf(path);
   const kinds = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX };
-  const sf = ts.createSourceFile(path, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone },
-    false, kinds[scriptKindOf(path)]);
+  // JSDoc is parsed only where a statement can be in it: `@import` tags count in JavaScript files alone (the compiler
+  // ignores them in TypeScript), and parsing every comment of every file would cost the build for nothing.
+  const tags = (kind === 'js' || kind === 'jsx') && mayHoldImportTags(text);
+  const sf = ts.createSourceFile(path, text, {
+    languageVersion: ts.ScriptTarget.Latest,
+    jsDocParsingMode: tags ? ts.JSDocParsingMode.ParseAll : ts.JSDocParsingMode.ParseNone,
+  }, false, kinds[kind]);
   const x = new Extractor(ts, sf, new LineMap(text));
   x.statements(sf.statements, '');
-  return { defs: x.defs, imports: x.imports };
+  return { defs: x.defs, imports: tags ? withTags(x, jsdocImportTags(ts, sf)) : x.imports };
 }

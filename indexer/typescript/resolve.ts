@@ -51,7 +51,16 @@ function usageLiterals(ts: Ts): Record<TsImportForm, TS.StringLiteralLike> {
     require: call(3),
     call: call(4),
     type: (((s[5] as TS.TypeAliasDeclaration).type as TS.ImportTypeNode).argument as TS.LiteralTypeNode).literal as TS.StringLiteral,
+    jsdoc: jsdocTagLiteral(ts),
   };
+}
+
+/** The specifier of a JSDoc `@import` tag, with its parents (a tag is read only in a JavaScript file). */
+function jsdocTagLiteral(ts: Ts): TS.StringLiteral {
+  const sf = ts.createSourceFile('/usage.js', '/** @import { a } from "m" */\nx;', ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const tag = ts.getJSDocTags(sf.statements[0]).find(ts.isJSDocImportTag);
+  if (!tag) throw new Error('the compiler parsed no @import tag in its usage file');
+  return tag.moduleSpecifier as TS.StringLiteral;
 }
 
 /** Whether `spec` matches a key of `paths` (`@/*`, `~lib`), so a miss is a missing file, not a package. */

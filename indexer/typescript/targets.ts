@@ -10,13 +10,15 @@ export const fileTarget = (path: string): string => `./${path}`;
 export const specTarget = (spec: string): string => `:${spec}`;
 
 /**
- * The targets a bare specifier gives its statement (docs/tools.md,
- * find_importers: a package name or subpath matches the specifier or a
- * leading part of it up to a `/`): `@org/ui/button` → `:@org`,
- * `:@org/ui`, `:@org/ui/button`. None for a relative, absolute or `#` specifier.
+ * The targets a bare or `#` specifier gives its statement (docs/tools.md,
+ * find_importers: a package name or subpath, or a package.json `imports`
+ * name, matches the specifier or a leading part of it up to a `/`):
+ * `@org/ui/button` → `:@org`, `:@org/ui`, `:@org/ui/button`;
+ * `#internal/log` → `:#internal`, `:#internal/log`. None for a relative or
+ * absolute specifier: those name files, found by the file they resolve to.
  */
 export function specTargets(spec: string): string[] {
-  if (packageNameOf(spec) === null) return [];
+  if (packageNameOf(spec) === null && !(spec.startsWith('#') && spec.length > 1)) return [];
   const out: string[] = [];
   for (let i = spec.indexOf('/'); i > 0; i = spec.indexOf('/', i + 1)) out.push(specTarget(spec.slice(0, i)));
   out.push(specTarget(spec));

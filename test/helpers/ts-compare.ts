@@ -58,6 +58,13 @@ async function allItems(idx: EvidexIndex, call: Call): Promise<Evidence[] | stri
 const defKey = (path: string, start: number, end: number, kind: string, name: string): string => `${path}:${start}-${end} ${kind} ${name}`;
 const stmtKey = (path: string, start: number, end: number): string => `${path}:${start}-${end}`;
 const fileOf = (key: string): string => key.slice(0, key.indexOf(':'));
+/** The names a package.json `imports` specifier answers to by name: itself and each leading part up to a `/`, up to a part holding a NUL byte. */
+const importsNamesOf = (spec: string): string[] => {
+  const parts = spec.split('/');
+  const out: string[] = [];
+  for (let n = 1; n <= parts.length && !parts[n - 1].includes('\0'); n++) out.push(parts.slice(0, n).join('/'));
+  return out;
+};
 
 type CompareOptions = { accepted?: Accepted[]; evidenceEvery?: number };
 
@@ -144,8 +151,10 @@ export async function compareIndex(label: string, idx: EvidexIndex, opts: Compar
     for (const k of missing(g, w)) diffs.push({ category: 'statements find_importers by path gives that the compiler resolves elsewhere', file: fileOf(k), what: `statement ${describe(k)}: in find_importers ${JSON.stringify(t)}, but the compiler resolves it ${resolvedTo(all, k)}` });
   }
 
-  // ---- statements by package name: the specifier equals the name or starts with it and "/".
+  // ---- statements by package name: the specifier equals the name or starts with it and "/"; a package.json
+  // `imports` name (`#client`, `#internal/log`) is matched the same way.
   const pkgNames = new Set(all.filter((s) => isBareSpecifier(s.spec) && isPackageName(s.spec)).flatMap((s) => packageNamesOf(s.spec)));
+  for (const s of all) if (/^#[^/\0]/.test(s.spec)) for (const n of importsNamesOf(s.spec)) pkgNames.add(n);
   res.packageNames = pkgNames.size;
   for (const p of pkgNames) {
     const items = await allItems(idx, { name: 'find_importers', args: { module_name: p } });

@@ -1,18 +1,20 @@
 // The TypeScript/JavaScript half of the differential oracle: definitions and
 // import statements of one file, read off the compiler's own AST
 // (`ts.createSourceFile`) by a walker written from the product's rules
-// (docs/tools.md, TypeScript and JavaScript), not from evidex's extractor.
+// (docs/tools.md, TypeScript and JavaScript), not from evidex's extractor;
+// JSDoc `@import` tags are the ones the compiler's program lists (ts-jsdoc-imports.ts).
 // Lines are counted as evidex counts them — split at "\n" only — while the
 // compiler's own line map also breaks at "\r", U+2028 and U+2029; so every
 // position is turned into a line here, never by `getLineAndCharacterOfPosition`.
 import ts from 'typescript';
+import { compilerImportTags } from './ts-jsdoc-imports.js';
 
 export type DefKind = 'class' | 'function' | 'method' | 'variable' | 'interface' | 'type' | 'enum' | 'namespace';
 
 export interface OracleDef { name: string; qualname: string; kind: DefKind; start: number; end: number }
 
 /** How a statement names its module: the forms the rules list, by their syntax. */
-export type StatementForm = 'import' | 'export-from' | 'import-equals' | 'require' | 'import-call' | 'import-type';
+export type StatementForm = 'import' | 'export-from' | 'import-equals' | 'require' | 'import-call' | 'import-type' | 'jsdoc-import';
 
 export interface OracleStatement {
   start: number; end: number;
@@ -258,5 +260,9 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
   };
 
   visit(sf, [], true);
+  // JSDoc `@import` tags: the ones the compiler's program lists (ts-jsdoc-imports.ts), from the tag's `@` to the specifier's end.
+  for (const { tag, literal, sourceFile } of compilerImportTags(path, text, scriptKindOf(path))) {
+    statements.push({ start: lines.lineOf(tag.getStart(sourceFile)), end: lines.lineOf(literal.end - 1), spec: literal.text, form: 'jsdoc-import', reexport: false, literal });
+  }
   return { defs, statements, sourceFile: sf };
 }
