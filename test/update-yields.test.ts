@@ -8,6 +8,10 @@
 //    and its end, which a resolution in one synchronous call never shows), a
 //    search asked then is answered from the index before the update (none of
 //    the new files), and after it the index is what a fresh build holds.
+//  - The TypeScript warm-up (TsImports.warm) running in slices alongside
+//    such an update waits while it resolves: with the wait taken out, its
+//    slices swap the shared resolver's view under the update, which then
+//    stores the new files' importers as still missing.
 //  - A folder of many files (parsed in the worker pool) with one of them also
 //    named alone in the same batch: the index is what a fresh build holds.
 import { test } from 'uvu';
@@ -57,6 +61,30 @@ test('a folder of TypeScript files: the update yields while resolving, a query m
   assert.ok(during !== null, 'a search was asked during the update');
   assert.is(await during, 0, 'a search asked mid-update sees the index before it, whole');
   assert.is((await idx.runTool('search_code', { query: TOKEN })).total, 40, 'after it, all of it');
+  assert.equal(idx.store.dump(), await freshDump(root, stateDir()), 'the update left what a fresh build holds');
+  await idx.close();
+});
+
+test('the TypeScript warm-up running alongside an update does not change what the update resolves', async () => {
+  const root = tempDir('update-yields-warm');
+  const files: Record<string, string> = { 'lib/shared.ts': 'export const shared = 1;\n' };
+  for (let i = 0; i < 30; i++) files[`app/a${i}.ts`] = `import { f${i} } from "../feature/f${i}";\nimport { shared } from "../lib/shared";\n`;
+  write(root, files);
+  const state = stateDir();
+  const first = await openEvidexIndex(root, { stateDir: state });
+  await first.refresh();
+  await first.close();
+  // Opened again on a complete index: its warm-up has not run in this process.
+  const idx = await openEvidexIndex(root, { stateDir: state });
+  const feature: Record<string, string> = {};
+  for (let i = 0; i < 30; i++) feature[`feature/f${i}.ts`] = `import { shared } from "../lib/shared";\nexport const f${i} = ${i};\n`;
+  write(root, feature);
+  let done = false;
+  // Slices of a microsecond: about one file each, so the warm-up's slices fall between the update's.
+  const warm = idx.builder.ts.warm(() => done, Number.MAX_SAFE_INTEGER, 0.001);
+  await idx.update(['feature']);
+  done = true;
+  await warm;
   assert.equal(idx.store.dump(), await freshDump(root, stateDir()), 'the update left what a fresh build holds');
   await idx.close();
 });
