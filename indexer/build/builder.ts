@@ -19,7 +19,7 @@ import { isPathTooLong } from '../discover/path-limits.js';
 import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
-import { parseOne, readVettedText } from './parse-worker.js';
+import { readVettedText } from './parse-worker.js';
 import { defaultWorkers, EarlyWorkers, parseAll } from './pool.js';
 import { lookAndRead } from './settled-read.js';
 import { walkUntilSettled, type SettleWalks } from './settled-walk.js';
@@ -29,6 +29,7 @@ import type { ImportRec, TsResolution } from '../store/store.js';
 import { tsImportCounts, type BuildProgress, type BuildSummary, type UpdateSummary } from './summary.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
+import { parseWalked, type WalkedTask } from './parse-walked.js';
 import { saveCompileCache, useCompileCache } from '../typescript/load.js';
 
 /**
@@ -312,10 +313,12 @@ export class Builder {
 
   /**
    * Re-checks these paths and applies the result as ONE transaction: changed
-   * files re-parsed (on this thread: one file is faster here than a round trip
-   * to a worker), gone/excluded ones removed, package-dependent names of other
+   * files re-parsed, gone/excluded ones removed, package-dependent names of other
    * files re-resolved when an __init__.py came or went. A changed ignore file
    * means the whole tree may be differently visible: that becomes a refresh.
+   * The work before the commit yields to the event loop (slices.ts, and the
+   * parse pool for a folder of many files), so queries are answered meanwhile
+   * and see the store as it was until the commit lands whole.
    */
   async update(paths: string[]): Promise<UpdateSummary> {
     const rules = await this.currentRules();
@@ -327,6 +330,8 @@ export class Builder {
     }
     const store = this.store;
     const results: ParseResult[] = [];
+    /** Files of walked folders to parse, and the place in `results` each result takes (the last word per path wins, below). */
+    const toParse: WalkedTask[] = [];
     /** Folders walked (or dropped) by this update: a folder under one of them is covered. Files named on their own are still checked by hash. */
     const folders: string[] = [];
     for (const path of clean) {
@@ -357,12 +362,14 @@ export class Builder {
         for (const w of files) {
           const f = store.fileByPath(w.path);
           if (f && f.size === w.size && f.mtimeMs === w.mtimeMs) { results.push({ path: w.path, kind: 'same', size: w.size, mtimeMs: w.mtimeMs }); continue; }
-          results.push(parseOne({ path: w.path, abs: w.abs, dev: w.dev, ino: w.ino, knownHash: f?.hash }, this.maxBytes));
+          toParse.push({ slot: results.length, task: { path: w.path, abs: w.abs, dev: w.dev, ino: w.ino, knownHash: f?.hash, size: w.size } });
+          results.push({ path: w.path, kind: 'error', message: 'not parsed' }); // its place, until parsed
         }
       } else {
         for (const f of under) results.push({ path: f, kind: 'gone' });
       }
     }
+    for (const [slot, res] of await parseWalked(toParse, this.maxBytes, this.workerCount, this.opts.compileCache ?? null)) results[slot] = res;
     // The last word per path wins (a folder walk may repeat a path also given alone).
     const byPath = new Map<string, ParseResult>();
     for (const r of results) byPath.set(r.path, r);
@@ -389,27 +396,27 @@ export class Builder {
       if (r.kind === 'file') puts.set(r.path, { bytes: r.text, ts: r.lang === 'ts' ? r.imports as TsImport[] : null });
       else if ((r.kind === 'gone' || r.kind === 'excluded') && store.fileByPath(r.path)) leaving.add(r.path);
     }
-    let ts: ReturnType<TsImports['resolveUpdate']>;
+    const summary: UpdateSummary = { changed: [], removed: [], unchanged: [], generation: store.generation };
+    // From resolveUpdate (which yields) to the commit (which does not), the resolution state runs ahead of the
+    // store; every way out of here either commits (committed() brings them level) or resets it.
     try {
-      ts = this.ts.resolveUpdate(puts, leaving);
+      const ts = await this.ts.resolveUpdate(puts, leaving);
+      const ops: StoreOp[] = [];
+      for (const r of byPath.values()) {
+        const op = this.opFor(r, newDirs, (path) => ts.files.get(path));
+        if (r.kind === 'file') summary.changed.push(r.path);
+        else if ((r.kind === 'gone' || r.kind === 'excluded') && store.fileByPath(r.path)) summary.removed.push(r.path);
+        else summary.unchanged.push(r.path);
+        if (op) ops.push(op);
+      }
+      const touched = new Set([...byPath.values()].filter((r) => r.kind === 'file' || r.kind === 'gone' || r.kind === 'excluded').map((r) => r.path));
+      ops.push(...this.resolveOps(oldDirs, newDirs, touched), ...ts.ops);
+      const dirsChanged = !sameSet(oldDirs, newDirs);
+      if (ops.length || dirsChanged) summary.generation = this.commitTs(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
+      else this.ts.committed([]); // nothing to write: the tree it resolved against is the store's
     } catch (err) {
       this.ts.reset();
       throw err;
-    }
-    const ops: StoreOp[] = [];
-    const summary: UpdateSummary = { changed: [], removed: [], unchanged: [], generation: store.generation };
-    for (const r of byPath.values()) {
-      const op = this.opFor(r, newDirs, (path) => ts.files.get(path));
-      if (r.kind === 'file') summary.changed.push(r.path);
-      else if ((r.kind === 'gone' || r.kind === 'excluded') && store.fileByPath(r.path)) summary.removed.push(r.path);
-      else summary.unchanged.push(r.path);
-      if (op) ops.push(op);
-    }
-    const touched = new Set([...byPath.values()].filter((r) => r.kind === 'file' || r.kind === 'gone' || r.kind === 'excluded').map((r) => r.path));
-    ops.push(...this.resolveOps(oldDirs, newDirs, touched), ...ts.ops);
-    const dirsChanged = !sameSet(oldDirs, newDirs);
-    if (ops.length || dirsChanged) {
-      summary.generation = this.commitTs(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
     }
     return summary;
   }

@@ -17,6 +17,7 @@ import { isResolutionInput, isTsJsPath } from '../typescript/paths.js';
 import { dirOf, existenceKey, type RepoView } from '../typescript/view.js';
 import { changedPackages, declaresPackages, type WorkspacePackages } from '../typescript/workspaces.js';
 import { FolderTree, StoreView, WalkView, WithFilesView } from './ts-view.js';
+import { Slices } from './slices.js';
 
 /** A file that changed in a way resolution may care about. */
 export interface FileChange { path: string; how: 'appeared' | 'disappeared' | 'text' }
@@ -76,6 +77,15 @@ export class TsImports {
   resolvedFiles = 0;
   /** warm() has run in this process. */
   private warmedUp = false;
+  /**
+   * Set while an update is between resolveUpdate() and its commit (committed()
+   * or reset() ends it): the folder tree and the resolver then hold the tree
+   * as the update will leave it, which the store does not yet hold. The
+   * update yields meanwhile, so other readers of that state must not take it
+   * for the store's: warm() waits for `settled`, wouldReach() builds a tree
+   * of its own from the store.
+   */
+  private pendingUpdate: { settled: Promise<void>; end: () => void } | null = null;
 
   /** The root, and its real path (where the walk's real paths of files lie). */
   private readonly roots: { root: string; realRoot: string };
@@ -123,6 +133,8 @@ export class TsImports {
     let spent = 0;
     for (let i = 0; i < files.length && spent < budgetMs;) {
       await new Promise((r) => setImmediate(r));
+      // An update is resolving (its view set on the shared resolver): a slice now would swap the view under it.
+      while (this.pendingUpdate) await this.pendingUpdate.settled;
       if (stopped()) return;
       const t0 = performance.now();
       // Fresh each slice: an update may have changed the tree meanwhile (it keeps tree and dependents in step).
@@ -148,7 +160,9 @@ export class TsImports {
    */
   wouldReach(stmts: ReadonlyArray<{ file: string; raw: TsImport }>, extra: ReadonlySet<string>): Array<string | null> {
     if (extra.size === 0) return stmts.map(() => null);
-    const resolver = new TsResolver(this.root, new WithFilesView(new StoreView(this.store, this.tree(), this.roots), extra));
+    // Mid-update the kept tree is the tree the update will leave, not the store's: a tree of the store's own then.
+    const tree = this.pendingUpdate ? new FolderTree(this.store.ordered().map((f) => f.path)) : this.tree();
+    const resolver = new TsResolver(this.root, new WithFilesView(new StoreView(this.store, tree, this.roots), extra));
     return stmts.map(({ file, raw }) => {
       const target = resolveOrNot(resolver, file, [raw]).imports[0].targets[0];
       return target !== undefined && target.startsWith('./') && extra.has(targetName(target)) ? targetName(target) : null;
@@ -157,6 +171,7 @@ export class TsImports {
 
   /** After a failed commit: what was derived from the uncommitted view is thrown away and read afresh when next needed. */
   reset(): void {
+    this.endUpdate();
     this.folders = null;
     this.dependents = null;
     this.lastPackages = null;
@@ -201,9 +216,12 @@ export class TsImports {
    * changes can affect, against the tree as it will be once it is committed.
    * `puts`: every file the update writes (bytes, and TS statements or null);
    * `removed`: paths leaving the index. Call committed() after the commit,
-   * reset() if it failed.
+   * reset() if it failed or will not be made. Its loops run in slices
+   * (slices.ts), yielding: from its first change of the tree until then,
+   * `pendingUpdate` keeps warm() and wouldReach() off that state. Updates
+   * themselves never overlap (IndexHandle serialises writers).
    */
-  resolveUpdate(puts: ReadonlyMap<string, { bytes: Uint8Array; ts: readonly TsImport[] | null }>, removed: ReadonlySet<string>): { files: Map<string, ResolvedFile>; ops: StoreOp[] } {
+  async resolveUpdate(puts: ReadonlyMap<string, { bytes: Uint8Array; ts: readonly TsImport[] | null }>, removed: ReadonlySet<string>): Promise<{ files: Map<string, ResolvedFile>; ops: StoreOp[] }> {
     const files = new Map<string, ResolvedFile>();
     const anyTs = [...puts.values()].some((p) => p.ts !== null);
     if (!anyTs && this.store.counts.ts === 0) {
@@ -211,6 +229,8 @@ export class TsImports {
       return { files, ops: [] };
     }
     const tree = this.tree();
+    this.beginUpdate();
+    const slices = new Slices();
     const changes: FileChange[] = [];
     for (const p of puts.keys()) changes.push({ path: p, how: this.store.fileByPath(p) ? 'text' : 'appeared' });
     for (const p of removed) if (this.store.fileByPath(p)) changes.push({ path: p, how: 'disappeared' });
@@ -232,6 +252,7 @@ export class TsImports {
     const moved = before ? changedPackages(before, resolver.packages) : [];
     for (const [path, p] of puts) {
       if (p.ts === null) continue;
+      await slices.next();
       this.resolvedFiles++;
       const { imports, resting } = resolveOrNot(resolver, path, p.ts);
       files.set(path, { imports: p.ts.map((raw, i) => withOutcome(raw, imports[i])), tsres: resting });
@@ -239,6 +260,7 @@ export class TsImports {
     const ops: StoreOp[] = [];
     for (const path of this.affected(changes, folders, moved)) {
       if (puts.has(path) || removed.has(path)) continue;
+      await slices.next();
       const op = this.again(resolver, path);
       if (op) ops.push(op);
     }
@@ -324,8 +346,21 @@ export class TsImports {
     return [...out];
   }
 
+  private beginUpdate(): void {
+    if (this.pendingUpdate) throw new Error('internal: an update resolves while another has not committed');
+    let end = (): void => undefined;
+    const settled = new Promise<void>((r) => { end = r; });
+    this.pendingUpdate = { settled, end };
+  }
+
+  private endUpdate(): void {
+    this.pendingUpdate?.end();
+    this.pendingUpdate = null;
+  }
+
   /** After a commit of these ops: the dependents follow what is now stored. */
   committed(ops: readonly StoreOp[]): void {
+    this.endUpdate();
     if (!this.dependents) return;
     for (const o of ops) {
       if (o.op === 'remove' || o.op === 'skip') this.dependents.delete(o.path);
