@@ -49,37 +49,42 @@ export async function runChatCommand(first: AskClient, opts: ChatOptions): Promi
   const terminal = !!input.isTTY && !!err.isTTY;
   // readline draws the prompt and echoes what the user types: the user's own input, not outside text.
   const rl = createInterface({ input, output: err.readlineOutput, terminal, prompt: 'evidex> ' });
+  // Input that ends (a pipe, Ctrl-D) closes readline while an answer may still run; the lines read before still
+  // come, and prompting then throws on Node 24+ ("readline was closed"): a prompt after the close is not drawn.
+  let inputClosed = false;
+  rl.once('close', () => { inputClosed = true; });
+  const prompt = (): void => { if (!inputClosed) rl.prompt(); };
   let current: AbortController | null = null;
 
   // Ctrl-C: cancel the answer in progress; at the prompt, a reminder of how to leave.
   const onInterrupt = (): void => {
     if (current) { current.abort(); return; }
     err.line(human`\n(Ctrl-D or /quit ends the chat)`);
-    rl.prompt();
+    prompt();
   };
   rl.on('SIGINT', onInterrupt);
   process.on('SIGINT', onInterrupt); // input that is not a terminal: the signal comes to the process
 
   err.line(human`evidex chat — ${HELP}`);
-  rl.prompt();
+  prompt();
   try {
     for await (const raw of rl) {
       const line = raw.trim();
-      if (line === '') { rl.prompt(); continue; }
+      if (line === '') { prompt(); continue; }
       if (['/quit', '/exit', 'quit', 'exit'].includes(line)) break;
       if (line === '/clear' || line === 'clear') {
         // A new conversation: the daemon keeps nothing of the old one for it, and nothing gathered is listed.
         conversation = randomUUID();
         gathered.clear();
         err.line(human`conversation cleared: the next question starts a new one`);
-        rl.prompt();
+        prompt();
         continue;
       }
-      if (line === '/help') { err.line(human`${HELP}`); rl.prompt(); continue; }
+      if (line === '/help') { err.line(human`${HELP}`); prompt(); continue; }
       if (line === '/evidence') {
         if (gathered.size === 0) err.line(human`no evidence gathered yet`);
         else out.line(evidenceList([...gathered.values()], { nameMax: Infinity, shown: opts.shown }));
-        rl.prompt();
+        prompt();
         continue;
       }
       if (line === '/model' || line.startsWith('/model ')) {
@@ -88,10 +93,10 @@ export async function runChatCommand(first: AskClient, opts: ChatOptions): Promi
         // The daemon checks a model before its first turn: a name it cannot use is said at the next question.
         if (m) err.line(human`model: ${m} (checked when the next question is asked)`);
         else err.line(await modelLine(client, settings));
-        rl.prompt();
+        prompt();
         continue;
       }
-      if (line.startsWith('/')) { err.line(human`unknown command ${line.split(/\s/)[0]}; ${HELP}`); rl.prompt(); continue; }
+      if (line.startsWith('/')) { err.line(human`unknown command ${line.split(/\s/)[0]}; ${HELP}`); prompt(); continue; }
 
       const view = new AskView({ out, err, env, live: true, summary: { listHint: '/evidence lists them', shown: opts.shown } });
       const ac = new AbortController();
@@ -135,7 +140,7 @@ export async function runChatCommand(first: AskClient, opts: ChatOptions): Promi
         for (const e of result.evidence) gathered.set(`${e.kind}\0${e.path}\0${e.start_line}\0${e.end_line}\0${e.name}`, e);
       }
       out.write(human`\n`);
-      rl.prompt();
+      prompt();
     }
   } finally {
     process.off('SIGINT', onInterrupt);
