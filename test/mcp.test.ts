@@ -69,7 +69,8 @@ test('a call cancelled before its turn came is audited as cancelled, not as an i
   await whileDaemonStopped(repo, env, async (stopped) => {
     // The stopped daemon reads all three at once: the first call takes the turn, the second waits
     // for it, and its cancellation is read before that turn comes.
-    first = mcp.callTool({ name: 'read_git_diff', arguments: {} });
+    // Told apart by its path: the previous test's cancelled `read_git_diff {}` may reach the audit log after `before`.
+    first = mcp.callTool({ name: 'read_git_diff', arguments: { path: 'docs' } });
     await stopped.reached();
     const ac = new AbortController();
     const second = mcp.callTool({ name: 'read_git_diff', arguments: { path: 'src' } }, undefined, { signal: ac.signal });
@@ -80,10 +81,13 @@ test('a call cancelled before its turn came is audited as cancelled, not as an i
     await rejected;
   });
   await first;
-  const lines = await waitFor('both calls in the audit log', () => { const all = audited().slice(before); return all.length >= 2 ? all : null; });
+  const lines = await waitFor('both calls in the audit log', () => {
+    const all = audited().slice(before);
+    return all.some((l) => l.arguments.path === 'src') && all.some((l) => l.arguments.path === 'docs') ? all : null;
+  });
   const cancelled = lines.find((l) => l.arguments.path === 'src')!;
   assert.equal([cancelled.decision, cancelled.code, cancelled.reason], ['cancelled', undefined, 'request cancelled by the client'], JSON.stringify(cancelled));
-  assert.is(lines.find((l) => l.arguments.path === undefined)!.decision, 'allowed');
+  assert.is(lines.find((l) => l.arguments.path === 'docs')!.decision, 'allowed');
 });
 
 test('a stopped daemon: the next call starts a new one and answers', async () => {
