@@ -179,10 +179,15 @@ export async function repoOf(p: { flags: { repo?: string } }): Promise<RealRoot>
 /** No --repo: the root is the current folder's, and starting to index it may be refused (index-guard.ts). */
 export const unnamedRoot = (p: { flags: { repo?: string } }): boolean => p.flags.repo === undefined;
 
+/** A command's connection to the root's daemon, starting one when none runs (the root not named with --repo is checked first: unnamedRoot). */
+export async function connectCommand(root: RealRoot, p: { flags: { repo?: string } }, clientName: string = CLIENT_NAME): Promise<Client> {
+  const { connect } = await import('./connection.js');
+  return connect(root, { autoStart: true, clientName, unnamedRoot: unnamedRoot(p) });
+}
+
 /** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
 export async function withDaemon<T>(root: RealRoot, p: { flags: { repo?: string } }, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
-  const { connect } = await import('./connection.js');
-  const client = await connect(root, { autoStart: true, clientName, unnamedRoot: unnamedRoot(p) });
+  const client = await connectCommand(root, p, clientName);
   try {
     return await fn(client);
   } finally {

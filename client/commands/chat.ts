@@ -1,6 +1,5 @@
 // `evidex chat`: a conversation with a local model (client/chat.ts).
 import { stderr, stdout } from '../../local/human.js';
-import { unnamedRoot } from '../command.js';
 import { modelCommand } from './model-command.js';
 
 export const command = modelCommand({
@@ -14,11 +13,8 @@ export const command = modelCommand({
   flags: {},
   async load() {
     const { runChatCommand } = await import('../chat.js');
-    const { connect } = await import('../connection.js');
-    return (client, p, place) => runChatCommand(client, {
-      model: p.flags.model, api: p.flags.api, out: stdout(), err: stderr(), shown: (f) => place.shown(f),
-      // As the first connection was made (withDaemon): a daemon is started when none runs.
-      reconnect: () => connect(place.root, { autoStart: true, clientName: 'chat', unnamedRoot: unnamedRoot(p) }),
+    return (client, p, place, reconnect) => runChatCommand(client, {
+      model: p.flags.model, api: p.flags.api, out: stdout(), err: stderr(), shown: (f) => place.shown(f), reconnect,
     });
   },
 });

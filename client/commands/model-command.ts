@@ -2,7 +2,7 @@
 // run over a daemon connection that names itself after the command, with the
 // command's code (client/ask.ts, chat.ts, eval.ts) loaded before connecting.
 import {
-  defineCommand, flag, HELP, needPositionals, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
+  connectCommand, defineCommand, flag, HELP, needPositionals, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import { placeOf, type Place } from '../paths.js';
 import type { Client } from '../connection.js';
@@ -41,8 +41,8 @@ interface ModelCommandSpec<E extends FlagSpecs> {
   wrongArguments?: string;
   /** The command's flags besides --model, --repo and --help. */
   flags: E;
-  /** Loads the command's code; the function it gives runs over the connection. */
-  load(): Promise<(client: Client, p: Parsed<ModelFlags<E>>, place: Place) => Promise<number>>;
+  /** Loads the command's code; the function it gives runs over the connection (`reconnect`: a new one, made the same way, for when the daemon went away). */
+  load(): Promise<(client: Client, p: Parsed<ModelFlags<E>>, place: Place, reconnect: () => Promise<Client>) => Promise<number>>;
 }
 
 export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Command<ModelFlags<E>> {
@@ -59,7 +59,7 @@ export function modelCommand<E extends FlagSpecs>(s: ModelCommandSpec<E>): Comma
       if (p.flags.model?.trim() === '') throw new UsageError('--model is empty; name a model, or leave --model out for the default (EVIDEX_MODEL, else qwen3:8b)');
       const run = await s.load();
       const place = await placeOf(p);
-      return withDaemon(place.root, p, (client) => run(client, p, place), s.clientName);
+      return withDaemon(place.root, p, (client) => run(client, p, place, () => connectCommand(place.root, p, s.clientName)), s.clientName);
     },
   });
 }
