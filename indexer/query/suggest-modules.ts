@@ -16,10 +16,12 @@ import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './limits.js';
 
+/** The extension of a Python, TypeScript or JavaScript source, as a pattern. */
+const SOURCE_EXTENSION = String.raw`\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)`;
 /** Files an import statement can name: Python, TypeScript and JavaScript sources. */
-const SOURCE = /\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+const SOURCE = new RegExp(`${SOURCE_EXTENSION}$`);
 /** What a path asked for as an import statement writes it (`src/log`, `src/button`) lacks of a source file's: its extension, or `/index` and one. */
-const WRITTEN_WITHOUT = /^(?:\/index)?\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+const WRITTEN_WITHOUT = new RegExp(`^(?:/index)?${SOURCE_EXTENSION}$`);
 
 /**
  * find_importers' answer (in slices, query/pace.ts), with suggestions when `module_name` names nothing

@@ -15,7 +15,7 @@ import type { FileMeta, FileTable } from './file-table.js';
 import type { ImportSpan, MemoryIndex } from './memory.js';
 import { drain, DUE_EVERY, dueEvery, neverDue, sortInSlices, type Due } from './in-slices.js';
 import { cmp } from './path-order.js';
-import { firstWhere } from './sorted.js';
+import { firstWhere, holds } from './sorted.js';
 import type { SearchText } from './search-text.js';
 import { importOrder, type ImportRef } from './symbols.js';
 import type { Tables } from './tables.js';
@@ -293,6 +293,7 @@ export class QueryPlanner {
     const lists = [...answered].map((n) => this.memory.symbols.importersInOrder(n, rank)).filter((l) => l.length > 0);
     const seen = new Set<ImportRef>();
     const inAnswer = (r: ImportRef): boolean => {
+      // Equal in importOrder is the very statement (file, then place in it).
       for (const l of lists) if (holds(l, r, order)) return true;
       return false;
     };
@@ -354,12 +355,6 @@ function countUnder(targets: readonly string[], children: readonly boolean[], fr
     if (n > 0) under.byTarget.push([targets[i], n]);
     under.total += n;
   }
-}
-
-/** Whether `list`, sorted by `order`, holds `x` (the very statement: equal in order means the same one). */
-function holds<T>(list: readonly T[], x: T, order: (a: T, b: T) => number): boolean {
-  const at = firstWhere(list, 0, (y) => order(y, x) >= 0);
-  return at < list.length && order(list[at], x) === 0;
 }
 
 /**

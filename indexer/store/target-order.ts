@@ -8,7 +8,7 @@
 // both are sorted in again once they pass FOLLOWED_MAX. The cost is one
 // pointer per Python target (docs/performance.md).
 import { sortInSlices, type Due } from './in-slices.js';
-import { firstWhere } from './sorted.js';
+import { firstWhere, holds } from './sorted.js';
 
 /** New or gone targets kept beside the sorted ones before they are sorted in: each call reads the new ones. */
 const FOLLOWED_MAX = 256;
@@ -80,9 +80,7 @@ export class TargetOrder {
   }
 
   private holds(t: string): boolean {
-    const s = this.sorted!;
-    const at = lowerBound(s, t);
-    return at < s.length && s[at] === t;
+    return holds(this.sorted!, t, codeUnitOrder);
   }
 
   /** Sorts the live targets (all of them the first time, else the sorted ones with the fresh) in slices. */
