@@ -87,8 +87,8 @@ export function formatLeftOut(counts: LeftOutCounts | undefined, secretPaths: re
   return parts.length ? join(parts, ' · ') : human`none`;
 }
 
-/** The human form of `evidex daemon status`. */
-export function formatStatus(r: StatusReport): Shown {
+/** The human form of `evidex daemon status`; `shown` prints a root-relative path (as formatLeftOut takes it). */
+export function formatStatus(r: StatusReport, shown: (rootPath: string) => string = (p) => p): Shown {
   if (!r.running) return human`${r.message}`;
   const d = r.status.daemon;
   const ts = formatTsImports(r.status.index.tsImports);
@@ -102,7 +102,7 @@ export function formatStatus(r: StatusReport): Shown {
       ? human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${when(d.catchingUp.since)} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`
       : human`catching up  no change seen; re-walk: ${d.catchingUp.rewalk ?? ''}`] : []),
     human`files        ${r.files}`,
-    human`left out     ${formatLeftOut(r.status.index.leftOut, r.status.index.secretPaths)}`,
+    human`left out     ${formatLeftOut(r.status.index.leftOut, r.status.index.secretPaths, shown)}`,
     human`symbols      ${r.symbols}`,
     ...(ts === null ? [] : [human`ts/js        ${ts}`]),
     human`generation   ${r.generation}`,

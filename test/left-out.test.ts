@@ -85,6 +85,9 @@ test('through the CLI: search says which left-out files it could not search, dae
     // From a subfolder, named as paths from there (as `evidex read` there takes them); never a line of their content.
     const fromSrc = evidex(join(repo, 'src'), ['index']);
     assert.match(fromSrc.stdout, /^ {2}left out 2 secret \(\.\.\/\.env, \.\.\/config\/server\.pem\) · /m, fromSrc.stdout);
+    // `daemon status` there too: it printed them from the root (.env), which `evidex read` in src/ does not take.
+    const statusFromSrc = evidex(join(repo, 'src'), ['daemon', 'status']);
+    assert.match(statusFromSrc.stdout, /^left out {5}2 secret \(\.\.\/\.env, \.\.\/config\/server\.pem\) · /m, statusFromSrc.stdout);
     assert.match(evidex(join(repo, 'src'), ['read', '../config/server.pem']).stderr, /server\.pem/);
     for (const file of ['.env', 'config/server.pem']) {
       for (const line of readFileSync(join(repo, file), 'utf8').split('\n').filter((l) => l.length > 8)) assert.not.ok(fromSrc.stdout.includes(line), `no content of ${file}`);

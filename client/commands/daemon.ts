@@ -2,7 +2,7 @@
 // (connection.ts acts, daemon-report.ts prints status), or every daemon under
 // $EVIDEX_HOME (daemon-commands.ts acts, daemon-report.ts says what happened).
 import { human, line, path, stdout, type Shown } from '../../local/human.js';
-import { defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, repoOf, unnamedRoot, UsageError } from '../command.js';
+import { defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, unnamedRoot, UsageError } from '../command.js';
 
 const USAGE = 'evidex daemon start|stop|status|run|list|prune [--repo DIR] [--all] [--json]';
 
@@ -29,13 +29,15 @@ export const command = defineCommand({
       else { const stopped = await act.stopAllDaemons(); print(report.formatStopAll(stopped, (await import('../../local/state.js')).stateRoot()), { stopped }); }
       return 0;
     }
-    const root = await repoOf(p).catch(async (e: unknown) => {
-      // A root deleted under its daemon: stop and status still find that daemon by the path's state folder.
+    const { Place, placeOf } = await import('../paths.js');
+    const place = await placeOf(p).catch(async (e: unknown) => {
+      // A root deleted under its daemon: stop and status still find that daemon by the path's state folder (its paths then shown from the root).
       const gone = (action === 'stop' || action === 'status') && p.flags.repo !== undefined
         ? await (await import('../daemon-commands.js')).goneRoot(p.flags.repo) : null;
       if (gone === null) throw e;
-      return gone;
+      return new Place(gone, gone.path);
     });
+    const root = place.root;
     switch (action) {
       case 'start': {
         const r = await c.daemonStart(root, { unnamedRoot: unnamedRoot(p) });
@@ -51,7 +53,8 @@ export const command = defineCommand({
       case 'status': {
         const r = await c.daemonStatus(root);
         const { formatStatus } = await import('../daemon-report.js');
-        out(formatStatus(r), r);
+        // The secret files it names, as paths from here: what `evidex read` here takes (and what `evidex index` here prints).
+        out(formatStatus(r, (f) => place.shown(f)), r);
         return r.running ? 0 : 3;
       }
       case 'run': {
