@@ -29,6 +29,7 @@ import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { reap, sweep, tempFolder } from './leftovers.mjs';
+import { figures } from './uvu-output.mjs';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 const testDir = join(root, 'dist', 'test');
@@ -59,14 +60,6 @@ function walk(dir) {
 
 function lastDurations() {
   try { return JSON.parse(readFileSync(durationsFile, 'utf8')); } catch { return {}; }
-}
-
-/** The lines a test file printed itself: uvu's progress marks, counters and summary removed. */
-function figures(out) {
-  return out.replace(/\x1b\[[0-9;]*m/g, '').split('\n')
-    .filter((l) => !/^\s*(Total|Passed|Skipped|Duration):/.test(l))
-    .map((l) => l.replace(/[•✘]\s*/g, '').replace(/\(\s*\d+\s*\/\s*\d+\s*\)/g, '').trim())
-    .filter((l) => l.length > 0);
 }
 
 /** Runs one file; resolves with its outcome (never rejects). */
