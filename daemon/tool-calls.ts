@@ -29,7 +29,7 @@ import type { RootGate } from './root-gate.js';
  */
 const wireResult = (r: ToolResult, catchingUp: CatchingUp | null, from: string | undefined): ToolResult => ({
   evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
-  ...(r.notes?.length ? { notes: notesShownFrom(r.notes, r.notePaths ?? [], from, r.noteScopes) } : {}),
+  ...(r.notes?.length ? { notes: notesShownFrom(r.notes, r.notePaths ?? [], from, r.noteScopes, r.noteWholeCalls) } : {}),
   ...(catchingUp ? { catching_up: catchingUp } : {}),
 });
 

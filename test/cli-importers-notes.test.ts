@@ -129,16 +129,19 @@ test('from a subfolder, the paths notes, near misses (of a bare file name too) a
   const links = evidex(['importers', '@acme/sdk/links'], web);
   assert.is(links.code, 0, links.stderr);
   const n = importerTotal('packages/sdk/src/links.ts');
-  assert.match(links.stderr, `\nnote: "@acme/sdk/links" resolves to ../../packages/sdk/src/links.ts, which ${n} statements import: evidex importers ../../packages/sdk/src/links.ts\n`);
-  // The command as printed, run where it was printed (--all: the whole repository, as the note counts), finds those n.
-  const command = /evidex importers (\S+)\n/.exec(links.stderr)![1];
-  assert.is((JSON.parse(evidex(['importers', command, '--all', '--json', '--limit', '200'], web).stdout) as { total: number }).total, n);
+  // The count is the whole repository's, so the command carries --all: typed here without it, it would list apps/web's part only.
+  assert.match(links.stderr, `\nnote: "@acme/sdk/links" resolves to ../../packages/sdk/src/links.ts, which ${n} statements import: evidex importers ../../packages/sdk/src/links.ts --all\n`);
+  // The command as printed, run where it was printed, finds those n.
+  const command = /evidex (importers \S+ --all)\n/.exec(links.stderr)![1].split(' ');
+  assert.is((JSON.parse(evidex([...command, '--json', '--limit', '200'], web).stdout) as { total: number }).total, n);
+  // At the root a command is of the whole repository already: no --all.
+  assert.match(evidex(['importers', '@acme/sdk/links']).stderr, / statements import: evidex importers packages\/sdk\/src\/links\.ts\n/);
   const json = evidex(['importers', '@acme/sdk/links', '--json'], web);
   assert.equal((JSON.parse(json.stdout) as { notes: string[] }).notes, [`"@acme/sdk/links" resolves to packages/sdk/src/links.ts, which ${n} statements import: find_importers packages/sdk/src/links.ts`]);
 
   const math = evidex(['importers', '@acme/shared/math'], web);
   assert.match(math.stderr, `\nnote: no statement imports "@acme/shared/math" by that name; it is in package "@acme/shared" (../../packages/shared): `
-    + `../../packages/shared/src/math.ts, which ${importerTotal('packages/shared/src/math.ts')} statements import: evidex importers ../../packages/shared/src/math.ts\n`);
+    + `../../packages/shared/src/math.ts, which ${importerTotal('packages/shared/src/math.ts')} statements import: evidex importers ../../packages/shared/src/math.ts --all\n`);
   assert.match(evidex(['importers', '@acme/ui/nope'], web).stderr, '\nnote: no statement imports "@acme/ui/nope", and no file of package "@acme/ui" (../../packages/ui) is "nope" ');
   assert.match(evidex(['importers', 'react', '--path-prefix', '../../packges/shared'], web).stderr,
     '\nnote: nothing in the index is under --path-prefix "../../packges/shared"; did you mean "../../packages/shared/"?\n');

@@ -206,11 +206,13 @@ const COMMAND_OF_TOOL: Record<string, string> = { search_code: 'search', find_sy
  * A tool's note or refusal as the command line says it: every tool named is
  * its command (`find_importers X` is `evidex importers X`; `search_code,
  * find_symbol and find_importers look inside it` names three), the
- * `path_prefix "P"` it was given is `--path-prefix "P"`, `case_sensitive` is
- * `--case-sensitive`.
+ * `path_prefix "P"` it was given is `--path-prefix "P"` (`path_prefix "/"`,
+ * the whole repository, is `--all`), `case_sensitive` is `--case-sensitive`.
  */
 export function asCommands(text: string): string {
   return text.replace(/\b(search_code|find_symbol|find_importers|read_evidence|read_git_diff)\b/g, (tool) => `evidex ${COMMAND_OF_TOOL[tool]}`)
+    // The whole repository (a note's call from a subfolder, notes.ts): what --all says.
+    .replace(/\bpath_prefix "\/"/g, '--all')
     .replace(/\bpath_prefix /g, '--path-prefix ').replace(/\bcase_sensitive\b/g, '--case-sensitive');
 }
 

@@ -16,24 +16,43 @@ export interface Note {
    * folder already (docs/cli.md, Scope), so `--path-prefix "."` says nothing.
    */
   scope?: string;
+  /**
+   * Calls `text` names, each written whole in it, that cover the whole
+   * repository (no path_prefix), as its counts do. A reader standing in a
+   * subfolder is shown each with path_prefix "/" (the command line's --all):
+   * typed there without it, the command would be scoped to that folder and
+   * list only that folder's part of the count.
+   */
+  wholeCalls?: string[];
 }
 
 /** `result` with `note` added (as is when null). */
-export function withNote<R extends Pick<ToolResult, 'notes' | 'notePaths' | 'noteScopes'>>(result: R, note: Note | null): R {
+export function withNote<R extends Pick<ToolResult, 'notes' | 'notePaths' | 'noteScopes' | 'noteWholeCalls'>>(result: R, note: Note | null): R {
   if (note === null) return result;
   return {
     ...result, notes: [...(result.notes ?? []), note.text], notePaths: [...(result.notePaths ?? []), ...note.paths],
     ...(note.scope === undefined ? {} : { noteScopes: [...(result.noteScopes ?? []), note.scope] }),
+    ...(note.wholeCalls?.length ? { noteWholeCalls: [...(result.noteWholeCalls ?? []), ...note.wholeCalls] } : {}),
   };
 }
 
 /**
  * `notes` with the `paths` they name shown from `from` (a folder of the root,
- * with its "/"), and a call's path_prefix that is `from` itself (one of
- * `scopes`, Note.scope) left out; as they are without one.
+ * with its "/"), a call's path_prefix that is `from` itself (one of
+ * `scopes`, Note.scope) left out, and, from a subfolder, a call of the whole
+ * repository (one of `wholeCalls`, Note.wholeCalls) given path_prefix "/";
+ * as they are without one.
  */
-export function notesShownFrom(notes: readonly string[], paths: readonly string[], from: string | undefined, scopes: readonly string[] = []): string[] {
+export function notesShownFrom(notes: readonly string[], paths: readonly string[], from: string | undefined, scopes: readonly string[] = [], wholeCalls: readonly string[] = []): string[] {
   if (from === undefined) return [...notes];
   const here = scopes.filter((s) => shownFrom(from, s) === '.').map((s) => ` path_prefix ${JSON.stringify(s)}`);
-  return notes.map((n) => withPathsShown(here.reduce((t, clause) => t.split(clause).join(''), n), paths, (p) => shownFrom(from, p)));
+  const whole = from === '' ? [] : wholeCalls;
+  return notes.map((n) => withPathsShown(wholeScoped(here.reduce((t, clause) => t.split(clause).join(''), n), whole), paths, (p) => shownFrom(from, p)));
+}
+
+/** `text` with each of `calls` it names whole (followed by its end, a blank or punctuation) given path_prefix "/". */
+function wholeScoped(text: string, calls: readonly string[]): string {
+  if (calls.length === 0) return text;
+  const alternatives = [...new Set(calls)].sort((a, b) => b.length - a.length).map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return text.replace(new RegExp(`(${alternatives.join('|')})(?=$|[\\s,;])`, 'g'), '$1 path_prefix "/"');
 }

@@ -224,6 +224,8 @@ export interface ToolResult {
   notePaths?: string[];
   /** The path_prefix of the calls `notes` name (Note.scope), for a reader standing in one; never on the wire. */
   noteScopes?: string[];
+  /** The calls of the whole repository `notes` name (Note.wholeCalls), for a reader standing in a subfolder; never on the wire. */
+  noteWholeCalls?: string[];
   /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
   catching_up?: CatchingUp;
 }
