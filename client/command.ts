@@ -163,7 +163,10 @@ export function needPositionals(p: { positionals: readonly string[]; afterDashes
   // `evidex search -- --no-deps --limit 1`: an option written after `--` is an argument like any other.
   const late = got > n && p.afterDashes !== undefined ? p.positionals.slice(Math.max(n, p.afterDashes)).find((a) => a.startsWith('--') && a.length > 2) : undefined;
   // `evidex search def main`: words meant as one argument, which the shell split.
+  // `evidex search --` (or '--', quoted: the shell passes the same): the `--` was read as the end of the options, not as the argument.
+  const dashesLast = got < n && p.afterDashes === got;
   const quote = late !== undefined ? ` (got ${got}: what follows -- is read as arguments, options too; put ${late} before --)`
+    : dashesLast ? ` (got ${got === 0 ? 'none' : got}: -- ends the options; to give "--" itself, write -- --)`
     : n === 1 && got > 1 ? ` (got ${got}: quote text with spaces, as in "${p.positionals.join(' ')}")` : '';
   const meant = hint === undefined ? '' : ` (${hint})`;
   throw new UsageError(`${n === 0 ? 'takes no arguments' : `expected ${n === 1 ? 'one argument' : `${n} arguments`}`}${quote}${meant}; usage: ${usage}`);

@@ -127,6 +127,11 @@ test('a mistyped option gets the nearest option of its command', () => {
   assert.equal(evidex(['search', '--', '--rebuild', '--limit', '1']), {
     code: 2, stdout: '', stderr: 'evidex: expected one argument (got 3: what follows -- is read as arguments, options too; put --limit before --); usage: evidex search QUERY\n',
   });
+  // `--` alone (quoted or not, the shell passes the same) ends the options: said, with how to give "--" itself, which finds it.
+  assert.equal(evidex(['search', '--']), {
+    code: 2, stdout: '', stderr: 'evidex: expected one argument (got none: -- ends the options; to give "--" itself, write -- --); usage: evidex search QUERY\n',
+  });
+  assert.match(evidex(['search', '--', '--']).stdout, /^\S+:\d+: .*--/);
   // The command it gives searches for the text.
   const given = evidex(['search', '--', '--rebuild']);
   assert.is(given.code, 0, given.stderr);
