@@ -59,7 +59,7 @@ test('answers during the start-up check of a complete index are marked, after a 
     assert.is(r.total, 0, 'the offline file is not in the index yet: why the answer is marked');
     // Since when as the local clock (local/when.ts), not the daemon's ISO UTC string.
     const footer = formatFooter({ ...r, catching_up: note! }, Date.parse(note!.since) + 2_000).plain;
-    assert.match(footer, /· start-up check for changes made while no daemon ran, since \d\d:\d\d:\d\d: this answer may be out of date$/);
+    assert.match(footer, /· start-up check for changes made while no daemon ran \(since \d\d:\d\d:\d\d\): this answer may be out of date$/);
     assert.not.match(footer, /\d{4}-\d\d-\d\dT/, footer);
     const wait = updates.settled(60_000);
     assert.ok(wait, 'a call waits for the check');
@@ -144,7 +144,7 @@ test('a start-up build cut short by a full disk marks the answers it leaves, unt
     const note = updates.answerNote;
     assert.equal(note && { changes: note.changes, rewalk: note.rewalk }, { changes: 0, rewalk: HELD_BUILD }, 'the answers come from what the build wrote before the disk was full');
     assert.match(formatFooter({ evidence: [], total: 0, generation: 1, catching_up: note! }).plain,
-      /^0 of 0 shown · index generation 1 · index build cut short by a full disk, retried once there is room, since .*: this answer may be out of date$/);
+      /^0 of 0 shown · index generation 1 · index build cut short by a full disk, retried once there is room \(since .*\): this answer may be out of date$/);
   } finally {
     await updates.stop('test over');
     await opened.close();

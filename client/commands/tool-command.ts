@@ -378,7 +378,7 @@ export function formatFooter(r: ToolResult, now: number = Date.now()): Shown {
     : r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
   const c = r.catching_up;
   const behind = !c ? '' : c.changes === 0 && c.rewalk
-    ? human` · ${c.rewalk}, since ${clock(c.since, now)}: this answer may be out of date`
+    ? human` · ${c.rewalk} (since ${clock(c.since, now)}): this answer may be out of date`
     : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${clock(c.since, now)} not indexed yet, this answer may be out of date`;
   return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
 }
