@@ -13,7 +13,7 @@ import type { Definition, Lang, RawImport, Unresolved } from '../model.js';
  * the rules (FORMAT.md says what each version changed): an index of another
  * version is rebuilt from scratch.
  */
-export const FORMAT_VERSION = 8;
+export const FORMAT_VERSION = 9;
 
 /**
  * What a new LMDB environment's first writes need, with room to spare (its

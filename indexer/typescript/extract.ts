@@ -6,7 +6,7 @@
 // the compiler's line map, which also breaks lines at "\r", U+2028 and U+2029.
 import type TS from 'typescript';
 import type { Definition, SymbolKind, TsExtract, TsImport, TsImportForm } from '../model.js';
-import { jsdocImportTags, mayHoldImportTags } from './jsdoc-imports.js';
+import { jsdocImports, mayHoldJsDocImports, type JsDocImport } from './jsdoc-imports.js';
 import { scriptKindOf } from './paths.js';
 import { typescript, type Ts } from './load.js';
 
@@ -393,13 +393,25 @@ class Extractor {
   }
 
   /**
-   * A JSDoc `@import` tag the compiler lists as an import (jsdoc-imports.ts):
-   * from the line of `@import` to the line where its specifier ends (what
-   * follows, `with {…}` or the comment's text, is not the statement's). It is
-   * type-only, so a `resolution-mode` attribute counts, as on `import type`.
+   * A statement inside JSDoc the compiler lists as an import (jsdoc-imports.ts).
+   * An `@import` tag spans from the line of `@import` to the line where its
+   * specifier ends (what follows, `with {…}` or the comment's text, is not the
+   * statement's); it is type-only, so a `resolution-mode` attribute counts, as
+   * on `import type`. An import type (or a call) is the same syntax as outside
+   * JSDoc, with that form's span and resolution mode.
    */
-  jsdocImport(tag: TS.JSDocImportTag): void {
-    this.addImport(tag, tag.moduleSpecifier, 'jsdoc', tag.importClause?.isTypeOnly ? tag.attributes : undefined, undefined, tag.moduleSpecifier);
+  jsdocImport(node: JsDocImport): void {
+    const SK = this.SK;
+    if (node.kind === SK.JSDocImportTag) {
+      const tag = node as TS.JSDocImportTag;
+      this.addImport(tag, tag.moduleSpecifier, 'jsdoc', tag.importClause?.isTypeOnly ? tag.attributes : undefined, undefined, tag.moduleSpecifier);
+    } else if (node.kind === SK.ImportType) {
+      const t = node as TS.ImportTypeNode;
+      this.addImport(t, (t.argument as TS.LiteralTypeNode).literal, 'type', t.attributes);
+    } else {
+      const c = node as TS.CallExpression;
+      this.addImport(c, c.arguments[0], c.expression.kind === SK.Identifier ? 'require' : 'call');
+    }
   }
 
   private addImport(node: TS.Node, specNode: TS.Node | undefined, form: TsImportForm, attributes?: TS.ImportAttributes, reexport?: boolean, endNode: TS.Node = node): void {
@@ -415,10 +427,10 @@ class Extractor {
   }
 }
 
-/** The walk's statements with the tags merged in by line, the walk's own kept in their order. */
-function withTags(x: Extractor, tags: readonly TS.JSDocImportTag[]): TsImport[] {
+/** The walk's statements with those inside JSDoc merged in by line, the walk's own kept in their order. */
+function withJsDoc(x: Extractor, inDocs: readonly JsDocImport[]): TsImport[] {
   const walked = x.imports.splice(0);
-  for (const tag of tags) x.jsdocImport(tag);
+  for (const node of inDocs) x.jsdocImport(node);
   const found = x.imports;
   const out: TsImport[] = [];
   let j = 0;
@@ -434,14 +446,15 @@ export function extractTs(text: string, path: string): TsExtract {
   const ts = typescript();
   const kind = scriptKindOf(path);
   const kinds = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX };
-  // JSDoc is parsed only where a statement can be in it: `@import` tags count in JavaScript files alone (the compiler
-  // ignores them in TypeScript), and parsing every comment of every file would cost the build for nothing.
-  const tags = (kind === 'js' || kind === 'jsx') && mayHoldImportTags(text);
+  // JSDoc is parsed only where a statement can be in it: the compiler looks into JSDoc in JavaScript files alone (in
+  // TypeScript it ignores `@import` tags and `import()` types there), and parsing every comment of every file would
+  // cost the build for nothing.
+  const docs = (kind === 'js' || kind === 'jsx') && mayHoldJsDocImports(text);
   const sf = ts.createSourceFile(path, text, {
     languageVersion: ts.ScriptTarget.Latest,
-    jsDocParsingMode: tags ? ts.JSDocParsingMode.ParseAll : ts.JSDocParsingMode.ParseNone,
+    jsDocParsingMode: docs ? ts.JSDocParsingMode.ParseAll : ts.JSDocParsingMode.ParseNone,
   }, false, kinds[kind]);
   const x = new Extractor(ts, sf, new LineMap(text));
   x.statements(sf.statements, '');
-  return { defs: x.defs, imports: tags ? withTags(x, jsdocImportTags(ts, sf)) : x.imports };
+  return { defs: x.defs, imports: docs ? withJsDoc(x, jsdocImports(ts, sf)) : x.imports };
 }

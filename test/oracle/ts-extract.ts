@@ -2,12 +2,12 @@
 // import statements of one file, read off the compiler's own AST
 // (`ts.createSourceFile`) by a walker written from the product's rules
 // (docs/tools.md, TypeScript and JavaScript), not from evidex's extractor;
-// JSDoc `@import` tags are the ones the compiler's program lists (ts-jsdoc-imports.ts).
+// statements inside JSDoc (`@import` tags, `import()` types) are the ones the compiler's program lists (ts-jsdoc-imports.ts).
 // Lines are counted as evidex counts them — split at "\n" only — while the
 // compiler's own line map also breaks at "\r", U+2028 and U+2029; so every
 // position is turned into a line here, never by `getLineAndCharacterOfPosition`.
 import ts from 'typescript';
-import { compilerImportTags } from './ts-jsdoc-imports.js';
+import { compilerJsDocImports } from './ts-jsdoc-imports.js';
 
 export type DefKind = 'class' | 'function' | 'method' | 'variable' | 'interface' | 'type' | 'enum' | 'namespace';
 
@@ -25,6 +25,8 @@ export interface OracleStatement {
   reexport: boolean;
   /** The literal itself, for the compiler's resolution mode of this usage. */
   literal: ts.StringLiteralLike;
+  /** Written inside a JSDoc comment (taken from the compiler's program, not the walker). */
+  inJsDoc?: true;
 }
 
 export interface OracleExtract { defs: OracleDef[]; statements: OracleStatement[]; sourceFile: ts.SourceFile }
@@ -260,9 +262,13 @@ export function extractTsJs(path: string, text: string, opts: { impliedNodeForma
   };
 
   visit(sf, [], true);
-  // JSDoc `@import` tags: the ones the compiler's program lists (ts-jsdoc-imports.ts), from the tag's `@` to the specifier's end.
-  for (const { tag, literal, sourceFile } of compilerImportTags(path, text, scriptKindOf(path))) {
-    statements.push({ start: lines.lineOf(tag.getStart(sourceFile)), end: lines.lineOf(literal.end - 1), spec: literal.text, form: 'jsdoc-import', reexport: false, literal });
+  // Statements inside JSDoc: the ones the compiler's program lists (ts-jsdoc-imports.ts). A tag spans from its `@` to
+  // the specifier's end; an import type (or a call) spans itself, as outside JSDoc.
+  for (const { node, literal, sourceFile } of compilerJsDocImports(path, text, scriptKindOf(path))) {
+    const tag = ts.isJSDocImportTag(node);
+    const form: StatementForm = tag ? 'jsdoc-import' : ts.isImportTypeNode(node) ? 'import-type'
+      : ts.isCallExpression(node) && ts.isIdentifier(node.expression) ? 'require' : 'import-call';
+    statements.push({ start: lines.lineOf(node.getStart(sourceFile)), end: lines.lineOf((tag ? literal.end : node.end) - 1), spec: literal.text, form, reexport: false, literal, inJsDoc: true });
   }
   return { defs, statements, sourceFile: sf };
 }
