@@ -1,10 +1,11 @@
 // `evidex ask "QUESTION" [--model M] [--json]`: sends `ask` to the daemon and
-// shows it as it runs — progress on stderr (a spinner only on a terminal; while
-// the question waits on the daemon's first build, that build's progress, as
-// the tool commands show it), the answer on stdout (streamed on a terminal, written whole into a file or pipe),
-// then on stderr each citation checked (✔ backed / ✘ not backed) and the
-// evidence; --json prints one JSON object per line on stdout instead. Ctrl-C
-// cancels the question on the daemon, which aborts the Ollama request.
+// shows it as it runs — progress on stderr (a spinner only on a terminal;
+// while the daemon's first build runs, that build's progress, as the tool
+// commands show it), the answer on stdout (streamed on a terminal, written
+// whole into a file or pipe), then on stderr each citation checked (✔ backed
+// / ✘ not backed) and the evidence; --json prints one JSON object per line
+// on stdout instead. Ctrl-C cancels the question on the daemon, which aborts
+// the Ollama request.
 //
 // The settings are this client's, not the daemon's: the daemon may have been
 // started long ago from another shell, so OLLAMA_HOST, EVIDEX_API,
@@ -163,6 +164,8 @@ export class AskView {
   private readonly err: Screen;
   /** The first build's progress while the question waits on it (the last look), and the line that shows it. */
   private build: BuildProgress | null = null;
+  /** The question ended (stop()): a look at the build that comes after it shows nothing. */
+  private ended = false;
   private readonly bar: ProgressLine;
   readonly paint: Paint = paint;
   constructor(opts: ViewOptions) {
@@ -186,6 +189,7 @@ export class AskView {
 
   /** The first build's progress, in the spinner's place on a terminal; null: the build is over. */
   private building(p: BuildProgress | null): void {
+    if (this.ended) return;
     this.build = p;
     if (p === null) { this.bar.done(); this.drawSpinner(); return; }
     this.clearSpinner();
@@ -282,6 +286,7 @@ export class AskView {
   }
 
   stop(): void {
+    this.ended = true;
     this.build = null;
     this.quiet();
     this.endAnswerLine();
