@@ -1,9 +1,11 @@
 // `evidex ask "QUESTION" [--model M] [--json]`: sends `ask` to the daemon and
-// shows it as it runs — progress on stderr (a spinner only on a terminal), the
-// answer on stdout (streamed on a terminal, written whole into a file or pipe),
-// then on stderr each citation checked (✔ backed / ✘ not backed) and the
-// evidence; --json prints one JSON object per line on stdout instead. Ctrl-C
-// cancels the question on the daemon, which aborts the Ollama request.
+// shows it as it runs — progress on stderr (a spinner only on a terminal;
+// while the daemon's first build runs, that build's progress, as the tool
+// commands show it), the answer on stdout (streamed on a terminal, written
+// whole into a file or pipe), then on stderr each citation checked (✔ backed
+// / ✘ not backed) and the evidence; --json prints one JSON object per line
+// on stdout instead. Ctrl-C cancels the question on the daemon, which aborts
+// the Ollama request.
 //
 // The settings are this client's, not the daemon's: the daemon may have been
 // started long ago from another shell, so OLLAMA_HOST, EVIDEX_API,
@@ -16,13 +18,16 @@
 // evidence — is written through local/human.ts: a model that copies a file's
 // escape sequences into its answer reaches the terminal as text, even when a
 // sequence is split across streamed pieces (each character is judged alone).
+import type { BuildProgress } from '../indexer/api.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { CLEAR_LINE, fitLine, human, join, line, paint, path, screenOf, stderr, text, type Colour, type Part, type Screen, type Shown } from '../local/human.js';
 import { apiNotice, askSettingsFromEnv, type AskSettings } from '../protocol/ask-settings.js';
 import type { AskEvent, AskResult } from '../protocol/ask-events.js';
 import { Methods, Notifications, type AskEventParams, type ModelApi } from '../protocol/messages.js';
+import { watchBuild } from './build-wait.js';
 import { summaryTail, type SummaryOptions } from './citations-view.js';
 import type { Client } from './connection.js';
+import { ProgressLine } from './progress.js';
 
 /** The part of client/connection.ts's Client that asking needs. */
 export type AskClient = Pick<Client, 'request' | 'onNotification' | 'close'>;
@@ -136,7 +141,9 @@ export interface ViewOptions {
  * terminal; the answer goes to `out`, streamed when `out` is a terminal and
  * written once at the end otherwise. Streamed text is never erased: the
  * spinner is stopped before the first character of it and only redrawn on a
- * fresh line after it.
+ * fresh line after it. While the daemon builds its first index, the build's
+ * progress line (client/progress.ts: redrawn in the spinner's place on a
+ * terminal, a line every few seconds otherwise) stands in for the spinner.
  */
 export class AskView {
   private spinnerText = '';
@@ -155,6 +162,11 @@ export class AskView {
   private readonly summary: SummaryOptions;
   private readonly out: Screen;
   private readonly err: Screen;
+  /** The first build's progress while the question waits on it (the last look), and the line that shows it. */
+  private build: BuildProgress | null = null;
+  /** The question ended (stop()): a look at the build that comes after it shows nothing. */
+  private ended = false;
+  private readonly bar: ProgressLine;
   readonly paint: Paint = paint;
   constructor(opts: ViewOptions) {
     this.out = screenOf(opts.out, opts.env);
@@ -162,13 +174,38 @@ export class AskView {
     this.spinning = this.err.isTTY;
     this.live = opts.live ?? this.out.isTTY;
     this.summary = opts.summary ?? {};
+    this.bar = new ProgressLine(this.err, false);
+  }
+
+  /** `work` (the question), with the daemon's first build shown while it runs (client/build-wait.ts). */
+  async whileBuilding<T>(client: Pick<Client, 'request'>, work: Promise<T>): Promise<T> {
+    const watch = watchBuild(client, (p) => this.building(p));
+    try {
+      return await work;
+    } finally {
+      await watch.stop();
+    }
+  }
+
+  /** The first build's progress, in the spinner's place on a terminal; null: the build is over. */
+  private building(p: BuildProgress | null): void {
+    if (this.ended) return;
+    this.build = p;
+    if (p === null) { this.bar.done(); this.drawSpinner(); return; }
+    this.clearSpinner();
+    // Never over streamed text: drawn again on a fresh line.
+    if (this.atLineStart) this.bar.update(p);
   }
 
   private clearSpinner(): void {
     if (this.spinnerDrawn) { this.err.write(CLEAR_LINE); this.spinnerDrawn = false; }
+    if (this.err.isTTY) this.bar.done();
   }
   private drawSpinner(): void {
-    if (!this.spinning || !this.spinnerText || !this.atLineStart) return;
+    if (!this.atLineStart) return;
+    // On a terminal the build's line is redrawn where the spinner would be; elsewhere its lines are its own.
+    if (this.build && this.err.isTTY) { this.bar.update(this.build); return; }
+    if (!this.spinning || !this.spinnerText) return;
     // Narrower than the terminal (its last column left free): a line that wraps cannot be cleared in place, and each redraw would add one.
     const columns = this.err.columns;
     const label = columns === undefined ? line(this.spinnerText) : fitLine(this.spinnerText, columns - 3);
@@ -249,6 +286,8 @@ export class AskView {
   }
 
   stop(): void {
+    this.ended = true;
+    this.build = null;
     this.quiet();
     this.endAnswerLine();
   }
@@ -348,7 +387,8 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
   };
   try {
     const settings = clientAskSettings(opts, opts.env ?? process.env, (line) => err.line(human`evidex ask: ${line}`));
-    const result = await askViaClient(client, question, settings, onEvent, ac.signal);
+    const asked = askViaClient(client, question, settings, onEvent, ac.signal);
+    const result = await (view ? view.whileBuilding(client, asked) : asked);
     if (opts.json) out.json({ result });
     else view!.finish(result);
     return exitCodeFor(result);

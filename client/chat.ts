@@ -104,7 +104,7 @@ export async function runChatCommand(first: AskClient, opts: ChatOptions): Promi
       let result: AskResult | null = null;
       let started = false;
       const asked = settings;
-      const ask = (): Promise<AskResult> => askViaClient(client, line, asked, (e) => { started = true; view.event(e); }, ac.signal, { conversation });
+      const ask = (): Promise<AskResult> => view.whileBuilding(client, askViaClient(client, line, asked, (e) => { started = true; view.event(e); }, ac.signal, { conversation }));
       // The conversation was the stopped daemon's: a new daemon starts a new one, as /clear does.
       const again = async (): Promise<void> => {
         const old = client;

@@ -1,7 +1,14 @@
 // A one-line progress display for long work (indexing): redrawn in place on a
 // terminal, a line every few seconds when stderr is a file or pipe, nothing with --json.
 import type { BuildProgress } from '../indexer/api.js';
-import { ERASE_RIGHT, human, RETURN, type Screen } from '../local/human.js';
+import { ERASE_RIGHT, human, RETURN, type Screen, type Shown } from '../local/human.js';
+
+/** A build's progress in words, `parse 1200/3536 files · 1 left out`: the progress line's, and an MCP host's progress message. */
+export function progressWords(p: BuildProgress): Shown {
+  const counted = p.total > 0 ? human`${p.phase} ${p.done}/${p.total} files` : human`${p.phase} ${p.done} files`;
+  // Files read and then left out (binary): in the count, so its total never shrinks, and said, so the summary's count adds up.
+  return p.leftOut ? human`${counted} · ${p.leftOut} left out` : counted;
+}
 
 export class ProgressLine {
   private lastPlain = 0;
@@ -12,9 +19,7 @@ export class ProgressLine {
 
   update(p: BuildProgress): void {
     if (this.quiet) return;
-    const counted = p.total > 0 ? human`${p.phase} ${p.done}/${p.total} files` : human`${p.phase} ${p.done} files`;
-    // Files read and then left out (binary): in the count, so its total never shrinks, and said, so the summary's count adds up.
-    const label = p.leftOut ? human`${counted} · ${p.leftOut} left out` : counted;
+    const label = progressWords(p);
     if (this.out.isTTY) {
       const width = 30;
       const frac = p.total > 0 ? Math.min(1, p.done / p.total) : 0;

@@ -1,8 +1,11 @@
 // The one line a person reads when find_symbol or find_importers found
 // nothing but the index holds names near it (docs/tools.md, Suggestions):
 //   did you mean: Scaffold.route (inherited, src/flask/sansio/scaffold.py:335), …
+// find_importers' are labelled by what they name (indexer/query/suggestion-groups.ts):
+//   did you mean: file src/hono.ts (tail); package names hono (edit, package.json), @hono (edit)
 // Every name and path passes local/human.ts's rule: they come from the repository.
 import type { ToolResult } from '../protocol/messages.js';
+import { importerSuggestionGroups } from '../indexer/query/suggestion-groups.js';
 import { human, join, line, path, type Shown } from '../local/human.js';
 
 type Suggestion = NonNullable<ToolResult['suggestions']>[number];
@@ -12,6 +15,8 @@ export interface Filters {
   kind?: string;
   /** `outside --path-prefix`, `outside this folder`. */
   outside: string;
+  /** find_importers' suggestions: grouped under what they name (files, modules, package names). */
+  byKind?: boolean;
 }
 
 /**
@@ -33,7 +38,8 @@ export function formatSuggestions(r: ToolResult, shownPath: (rootPath: string) =
     const more = s.count !== undefined ? human`, +${String(s.count - 1)} more` : '';
     return where ? human`${line(s.name)} (${why(s)}, ${where}${more})` : human`${line(s.name)} (${why(s)})`;
   };
-  return human`did you mean: ${join(list.map(one), ', ')}`;
+  if (!filters.byKind) return human`did you mean: ${join(list.map(one), ', ')}`;
+  return human`did you mean: ${join(importerSuggestionGroups(list).map((g) => human`${g.label} ${join(g.items.map(one), ', ')}`), '; ')}`;
 }
 
 const article = (kind: string): string => (/^[aeiou]/.test(kind) ? 'an' : 'a');

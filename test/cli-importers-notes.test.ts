@@ -86,7 +86,8 @@ test('a mistyped package name gets the package names statements write', () => {
   for (const [typed, meant] of [['reactt', 'react'], ['@acme/sharedd', '@acme/shared'], ['@acme/cor/env', '@acme/core/env']]) {
     const r = evidex(['importers', typed]);
     assert.is(r.code, 0, r.stderr);
-    assert.match(r.stderr, new RegExp(`\\ndid you mean: ${meant.replace(/[/.]/g, '\\$&')} \\(`), typed);
+    // Labelled: a package name, not a path.
+    assert.match(r.stderr, new RegExp(`\\ndid you mean: package names? ${meant.replace(/[/.]/g, '\\$&')} \\(`), typed);
   }
 });
 
@@ -108,7 +109,7 @@ test('when nothing is under --path-prefix, that is the reason given, for every t
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stderr, /^0 of 0 shown · index generation \d+\nnote: nothing in the index is under --path-prefix "nosuch"\n$/, name);
   }
-  assert.match(evidex(['importers', 'reactt']).stderr, '\ndid you mean: react (');
+  assert.match(evidex(['importers', 'reactt']).stderr, /\ndid you mean: package names? react \(/);
   // search_code: a query written as a regular expression gets its note only where files are to search.
   const regex = evidex(['search', 'use[A-Z]\\w+', '--path-prefix', 'nosuch']);
   assert.match(regex.stderr, /^0 of 0 shown · index generation \d+\nnote: nothing in the index is under --path-prefix "nosuch"\n$/);
@@ -148,12 +149,12 @@ test('from a subfolder, the paths notes, near misses (of a bare file name too) a
   // A path typed from here with a typo: looked up as that path from the root, its near miss a path from here.
   const typo = evidex(['importers', '../../packages/ui/src/button/Buton.tsx'], web);
   assert.is(typo.code, 0, typo.stderr);
-  assert.match(typo.stderr, '\ndid you mean: ../../packages/ui/src/button/Button.tsx (edit)\n');
+  assert.match(typo.stderr, '\ndid you mean: file ../../packages/ui/src/button/Button.tsx (edit)\n');
   // A bare file name mistyped where the file is (Button.ts for Button.tsx): the near miss as a path from here, as ./Button.ts gets it.
   for (const typed of ['Button.ts', './Button.ts']) {
     const bare = evidex(['importers', typed], 'packages/ui/src/button');
     assert.is(bare.code, 0, bare.stderr);
-    assert.match(bare.stderr, /^0 of 0 shown · index generation \d+\ndid you mean: Button\.tsx \(edit\)\n$/, typed);
+    assert.match(bare.stderr, /^0 of 0 shown · index generation \d+\ndid you mean: file Button\.tsx \(edit\)\n$/, typed);
   }
   const folder = evidex(['importers', '../../packages/shared'], web);
   assert.is(folder.code, 2);
@@ -203,10 +204,14 @@ test('a folder with an index file, and a path written as an import statement wri
     + `an import of the folder reaches its index file: evidex importers ${index}; it is inside package "@acme/ui" (packages/ui): evidex importers @acme/ui, or its entry file packages/ui/src/index.ts\n`);
   // A package's own folder is reached through its package.json, not an index file: no index file is named.
   assert.not.match(evidex(['importers', 'packages/legacy-utils']).stderr, /index file/);
-  // Without its extension, the file comes before a name that only shares its file name (left-pad/index).
+  // Without its extension, the file comes before a name that only shares its file name (left-pad/index), each said for what it is.
   const bare = evidex(['importers', 'packages/ui/src/button/index']);
   assert.is(bare.code, 0, bare.stderr);
-  assert.match(bare.stderr, `\ndid you mean: ${index} (prefix), left-pad/index (tail)\n`);
+  assert.match(bare.stderr, `\ndid you mean: file ${index} (prefix); package name left-pad/index (tail)\n`);
+  // The raw tool refuses the same path written as a path, and its one line labels them too.
+  const raw = evidex(['call', 'find_importers', JSON.stringify({ module_name: './packages/ui/src/button/index' })]);
+  assert.is(raw.code, 2, raw.stderr);
+  assert.match(JSON.parse(raw.stdout).error.message, `; did you mean: file ${index}; package name left-pad/index`);
   const src = 'packages/ui/src';
   const here = evidex(['importers', './button'], src);
   assert.is(here.code, 2);
@@ -215,7 +220,7 @@ test('a folder with an index file, and a path written as an import statement wri
   for (const [typed, why] of [['button/index', 'prefix'], ['./button/index', 'prefix'], ['button/index.js', 'edit']]) {
     const r = evidex(['importers', typed], src);
     assert.is(r.code, 0, r.stderr);
-    assert.match(r.stderr, `\ndid you mean: button/index.ts (${why})`, typed);
+    assert.match(r.stderr, new RegExp(`\\ndid you mean: files? button/index\\.ts \\(${why}\\)`), typed);
   }
   // The files a command names from here are the ones it then finds.
   assert.is(importerTotal(index), (JSON.parse(evidex(['importers', 'button/index.ts', '--all', '--json'], src).stdout) as { total: number }).total);

@@ -3,13 +3,11 @@
 // progress line of `evidex index`: phase, files done of total) on stderr,
 // and erases it before the answer; in a pipe it shows nothing but the
 // answer and the footer, as before. The tree is a copy of this machine's
-// Python standard library (some two thousand files), so the build lasts
-// seconds; the test waits on what the screen shows, not on a clock.
+// Python standard library (some two thousand files, helpers/corpus.ts), so
+// the build lasts seconds; the test waits on what the screen shows, not on a clock.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
-import { stdlibRoot } from './helpers/corpus.js';
+import { stdlibCopy } from './helpers/corpus.js';
 import { evidex } from './helpers/cli.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { lacks, testUnless } from './helpers/skip.js';
@@ -18,13 +16,6 @@ import { TmuxSession } from './helpers/terminal.js';
 const tmuxTest = testUnless(lacks.tmux(), test);
 const tmux = new TmuxSession(`evidex-first-build-${process.pid}`);
 test.after(() => { tmux.kill(); cleanupTemp(); });
-
-function stdlibCopy(): string {
-  const root = join(tempDir('first-build'), 'stdlib');
-  const skip = (src: string) => !/(__pycache__|site-packages|[/\\](test|tests|idle_test)$)/.test(src);
-  cpSync(stdlibRoot(), root, { recursive: true, filter: skip });
-  return realpathSync(root);
-}
 
 const PROGRESS = /\[[# ]{30}\] (walk|parse|write|done) \d+(\/\d+)? files/;
 

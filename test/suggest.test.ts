@@ -156,7 +156,7 @@ test('find_importers: a module no file is known by gets the nearest module names
     await (await index()).runTool('find_importers', { module_name: 'src/sansio/scaffold.py' });
     assert.unreachable('refused');
   } catch (e) {
-    assert.match((e as ToolError).message, /is not in the index .*; did you mean: src\/flask\/sansio\/scaffold\.py$/);
+    assert.match((e as ToolError).message, /is not in the index .*; did you mean: file src\/flask\/sansio\/scaffold\.py$/);
   }
   assert.equal(await suggested('find_importers', { module_name: 'HTTPX' }), [
     'httpx case httpx/__init__.py', 'httpx._client prefix httpx/_client.py', 'httpx._models prefix httpx/_models.py',
@@ -167,7 +167,7 @@ test('find_importers: a module no file is known by gets the nearest module names
   } catch (e) {
     assert.instance(e, ToolError);
     assert.is((e as ToolError).code, 'not_indexed');
-    assert.match((e as ToolError).message, /is not in the index .*; did you mean: src\/flask\/app\.py(, |$)/);
+    assert.match((e as ToolError).message, /is not in the index .*; did you mean: files? src\/flask\/app\.py(, |;|$)/);
     assert.not.match((e as ToolError).message, /\n/);
   }
   // A secret is never suggested, however close.
@@ -250,7 +250,7 @@ test('evidex symbol / importers print one "did you mean" line on stderr; --json 
     const many = run(['symbol', 'flask']);
     assert.match(many.stderr, /did you mean: Flask \(case, src\/flask\/app\.py:4, \+1 more\)\n/);
     const imp = run(['importers', 'flask.ap']);
-    assert.match(imp.stderr, /did you mean: flask\.app \(edit, src\/flask\/app\.py\)\n/);
+    assert.match(imp.stderr, /did you mean: module flask\.app \(edit, src\/flask\/app\.py\)\n/);
     const json = JSON.parse(run(['symbol', 'httpx.Client', '--json']).stdout);
     assert.equal(json.suggestions, [{ name: 'httpx._client.Client', why: 'reexported', kind: 'class', path: 'httpx/_client.py', line: 6 }]);
     assert.match(run(['symbol', 'Effect.map']).stderr, /\ndid you mean: map \(module, effect\/src\/Effect\.ts:4\)\n$/);

@@ -113,7 +113,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
           followUp: p.flags.json ? undefined
             : scoped !== undefined ? (c, r) => wholeRepositoryNote(c, s.tool, args, r) : s.after && ((c, r) => s.after!(r, args, c, place)),
         }));
-        printResult(a.result, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) });
+        printResult(a.result, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) }, s.tool);
         if (p.flags.json) return;
         for (const note of [a.note, mixedNote(generations)]) if (note) stderr().line(note);
       });
@@ -181,7 +181,7 @@ export function outScreen(p: { flags: { color?: 'auto' | 'always' | 'never' } })
   return when === 'auto' ? stdout() : stdout().withColour(when === 'always');
 }
 
-function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions): void {
+function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions, tool: string): void {
   if (p.flags.json) {
     stdout().json(r);
     return;
@@ -190,7 +190,7 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions):
   stderr().line(formatFooter(r));
   for (const note of r.notes ?? []) stderr().line(formatNote(note));
   const { kind, 'path-prefix': prefix } = p.flags as { kind?: string; 'path-prefix'?: string };
-  const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder' });
+  const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder', byKind: tool === 'find_importers' });
   if (suggestions) stderr().line(suggestions);
 }
 

@@ -10,10 +10,14 @@
 // does); an initialize opens a session (session.ts) with its own daemon
 // connection, named after the host, and answers with its Mcp-Session-Id;
 // every other message names its session. A request's answer is one JSON
-// object (application/json); a request the host cancelled is answered by an
-// SSE stream that ends with no event (the host gets no answer, as MCP's
-// cancellation says, and the HTTP exchange still ends). Notifications get 202.
-// GET is 405 (this server sends nothing unasked); DELETE ends a session.
+// object (application/json), unless messages of its own come before it: a
+// tools/call that waits on the first build, from a host that gave a progress
+// token and accepts an event stream, is answered by an SSE stream of its
+// progress notifications, then its answer. A request the host cancelled is
+// answered by an SSE stream that ends with no answer (the host gets none, as
+// MCP's cancellation says, and the HTTP exchange still ends). Notifications
+// get 202. GET is 405 (this server sends nothing unasked); DELETE ends a
+// session.
 //
 // A session ends when its host deletes it, when room is needed for a new one
 // (the least recently used goes), or when its daemon connection closes (the
@@ -62,6 +66,32 @@ interface Answer {
 }
 
 const isJson = (contentType: string | undefined): boolean => /^application\/json\s*(;|$)/i.test(contentType ?? '');
+/** Whether the host takes an SSE stream as a POST's answer (MCP hosts accept both it and JSON). */
+const takesEvents = (accept: string | undefined): boolean => /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept ?? '');
+
+/**
+ * A POST's answer as an SSE stream, opened by the first message sent before
+ * the answer (a progress notification); the answer, when there is one, is its
+ * last event. Unopened, the answer goes as JSON as usual.
+ */
+class EventStream {
+  opened = false;
+  constructor(private readonly res: ServerResponse, private readonly headers: () => Record<string, string>) {}
+
+  send(json: string, session: string | undefined): void {
+    if (this.res.writableEnded || this.res.destroyed) return;
+    if (!this.opened) {
+      this.opened = true;
+      this.res.writeHead(200, { ...this.headers(), ...(session ? { 'Mcp-Session-Id': session } : {}), 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    }
+    this.res.write(`event: message\ndata: ${json}\n\n`);
+  }
+
+  end(json: string | undefined): void {
+    if (json !== undefined) this.send(json, undefined);
+    this.res.end();
+  }
+}
 const noId = (code: number, message: string, data?: Record<string, unknown>): string => errorText({ id: null, code, message, ...(data ? { data } : {}) });
 
 export class McpHttpServer {
@@ -101,9 +131,10 @@ export class McpHttpServer {
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+    const events = new EventStream(res, () => corsHeaders(origin, false));
     let answer: Answer;
     try {
-      answer = await this.answer(req);
+      answer = await this.answer(req, events);
     } catch (e) {
       answer = { status: 500, body: noId(ErrorCode.InternalError, `internal error: ${(e as Error).message}`) };
     }
@@ -113,7 +144,9 @@ export class McpHttpServer {
     if (!req.complete) req.resume();
     const cors = corsHeaders(answer.status === 403 ? undefined : origin, req.method === 'OPTIONS');
     const headers: Record<string, string | number> = { ...cors, ...answer.headers, ...(answer.session ? { 'Mcp-Session-Id': answer.session } : {}) };
-    if (answer.sse) {
+    if (events.opened) {
+      events.end(answer.body);
+    } else if (answer.sse) {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'Content-Length': 0 }).end();
     } else if (answer.body === undefined) {
       res.writeHead(answer.status, answer.status === 204 ? headers : { ...headers, 'Content-Length': 0 }).end();
@@ -126,7 +159,7 @@ export class McpHttpServer {
     try { return (JSON.parse(a.body ?? '{}') as { error?: { message?: string } }).error?.message ?? ''; } catch { return ''; }
   }
 
-  private async answer(req: IncomingMessage): Promise<Answer> {
+  private async answer(req: IncomingMessage, events: EventStream): Promise<Answer> {
     const verdict = checkAccess(req.method, req.headers, this.rules);
     if (!verdict.ok) {
       const code = verdict.status === 401 ? 'unauthorized' : 'forbidden';
@@ -141,7 +174,7 @@ export class McpHttpServer {
     }
     const sessionId = typeof req.headers['mcp-session-id'] === 'string' ? req.headers['mcp-session-id'] : undefined;
     switch (req.method) {
-      case 'POST': return this.post(req, sessionId);
+      case 'POST': return this.post(req, sessionId, events);
       case 'DELETE': return this.remove(sessionId);
       default:
         return { status: 405, headers: { Allow: 'POST, DELETE' }, body: noId(-32000, `method not allowed: ${req.method} (POST a JSON-RPC message; this server sends nothing unasked, so there is no stream to GET)`) };
@@ -162,7 +195,7 @@ export class McpHttpServer {
     return s;
   }
 
-  private async post(req: IncomingMessage, sessionId: string | undefined): Promise<Answer> {
+  private async post(req: IncomingMessage, sessionId: string | undefined, events: EventStream): Promise<Answer> {
     if (!isJson(req.headers['content-type'])) {
       return { status: 415, body: noId(-32000, `unsupported media type ${JSON.stringify(req.headers['content-type'] ?? '')}: POST one JSON-RPC message as application/json`) };
     }
@@ -177,7 +210,9 @@ export class McpHttpServer {
     }
     const s = this.sessionOf(sessionId);
     if (!(s instanceof McpSession)) return s;
-    const reply = await s.handle(m);
+    // Messages of a request's own before its answer (progress) need a stream the host takes.
+    const notify = m.kind === 'request' && takesEvents(req.headers.accept) ? (note: string) => events.send(note, sessionId) : undefined;
+    const reply = await s.handle(m, notify);
     if (m.kind !== 'request') return { status: 202, session: sessionId };
     return reply === null ? { status: 200, sse: true, session: sessionId } : { status: 200, body: reply, session: sessionId };
   }

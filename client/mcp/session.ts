@@ -13,14 +13,19 @@
 // may do: the daemon validates, applies the path rules and audits every call.
 // Answers are JSON text written once: the tool list is made once per daemon
 // connection and served as it is; a call's answer is written once and spliced
-// in twice (structuredContent, and the same JSON as text).
+// in twice (structuredContent, and the same JSON as text). A call that waits
+// on the daemon's first build is said once on stderr and, when its request
+// carried a progress token, told to the host as progress (progress.ts).
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { boundsRefusal } from '../../indexer/query/arg-bounds.js';
 import { toolDescriptors } from '../../indexer/query/schemas.js';
 import { Methods } from '../../protocol/messages.js';
+import { watchBuild } from '../build-wait.js';
 import type { Client } from '../connection.js';
+import { progressWords } from '../progress.js';
 import { clientHeaderName, DaemonLink } from './daemon-link.js';
 import { ErrorCode, errorText, resultText, type Incoming, type RequestId } from './messages.js';
+import { BuildProgressNotes, PROGRESS_EVERY_MS, progressTokenOf } from './progress.js';
 import { answerResultJson, mcpTool, refusalLine, refusalResult, serverInstructions } from './tools.js';
 
 export interface SessionOptions {
@@ -48,6 +53,8 @@ export class McpSession {
   private readonly calls = new Map<RequestId, { ac: AbortController; byHost: boolean }>();
   /** The initialize result, the same for every host but for the protocol version. */
   private readonly serverInfo: string;
+  /** A call waiting on the first build has been said on stderr: once per session is enough to say why calls are slow. */
+  private buildSaid = false;
 
   constructor(private readonly opts: SessionOptions) {
     this.link = new DaemonLink({ open: opts.open, name: () => this.clientName, log: opts.log, reconnect: opts.reconnect, onLost: opts.onLost });
@@ -61,16 +68,18 @@ export class McpSession {
 
   /**
    * The answer to one message, as JSON text; null for a notification, a
-   * response, or a request the host cancelled (it gets no answer).
+   * response, or a request the host cancelled (it gets no answer). `notify`
+   * sends a message that belongs to the request before its answer (progress
+   * notifications); without it, none is sent.
    */
-  async handle(m: Incoming): Promise<string | null> {
+  async handle(m: Incoming, notify?: (json: string) => void): Promise<string | null> {
     if (m.kind === 'response') return null;
     if (m.kind === 'notification') {
       this.notification(m.method, m.params);
       return null;
     }
     try {
-      return await this.request(m.id, m.method, m.params);
+      return await this.request(m.id, m.method, m.params, notify);
     } catch (e) {
       // A bug, not a refusal: the host gets -32603 with one line, and the session goes on.
       return errorText({ id: m.id, code: ErrorCode.InternalError, message: refusalLine(e) });
@@ -102,7 +111,7 @@ export class McpSession {
     }
   }
 
-  private async request(id: RequestId, method: string, params: Record<string, unknown> | undefined): Promise<string | null> {
+  private async request(id: RequestId, method: string, params: Record<string, unknown> | undefined, notify?: (json: string) => void): Promise<string | null> {
     // The lifecycle (MCP): initialize first and once; before it, only ping.
     if (method === 'initialize' && this.initialized) {
       return errorText({ id, code: ErrorCode.InvalidRequest, message: 'already initialized: initialize comes once, at the start of a session' });
@@ -120,7 +129,7 @@ export class McpSession {
           return errorText({ id, code: ErrorCode.InternalError, message: refusalLine(e) });
         }
       }
-      case 'tools/call': return this.call(id, params as { name: string; arguments?: Record<string, unknown> });
+      case 'tools/call': return this.call(id, params as { name: string; arguments?: Record<string, unknown> }, notify);
       default: return errorText({ id, code: ErrorCode.MethodNotFound, message: 'Method not found' });
     }
   }
@@ -158,7 +167,7 @@ export class McpSession {
     return this.tools.json;
   }
 
-  private async call(id: RequestId, params: { name: string; arguments?: Record<string, unknown> }): Promise<string | null> {
+  private async call(id: RequestId, params: { name: string; arguments?: Record<string, unknown> }, notify?: (json: string) => void): Promise<string | null> {
     const args = params.arguments ?? {};
     // The daemon's own first check, here too: arguments nested 100,000 deep would overflow the stack of the
     // JSON writer that sends them, so they get the daemon's documented refusal without being sent.
@@ -176,14 +185,38 @@ export class McpSession {
     try {
       const answer = (async () => {
         const daemon = await this.link.get();
-        // The abort travels on as $/cancelRequest: the daemon stops working on the call.
-        return answerResultJson(await daemon.request(Methods.toolsCall, { name: params.name, arguments: args }, signal));
+        const watch = this.watchBuild(daemon, notify && progressTokenOf(params as Record<string, unknown>), notify, signal);
+        try {
+          // The abort travels on as $/cancelRequest: the daemon stops working on the call.
+          return answerResultJson(await daemon.request(Methods.toolsCall, { name: params.name, arguments: args }, signal));
+        } finally {
+          // Before the answer is written: no progress follows it (MCP).
+          await watch.stop();
+        }
       })().catch((e: unknown) => JSON.stringify(refusalResult(e)));
       const json = await Promise.race([answer, stopped]);
       return json === null ? null : resultText(id, json);
     } finally {
       if (this.calls.get(id) === call) this.calls.delete(id);
     }
+  }
+
+  /**
+   * Watches the first build while a call waits on it: said once on stderr,
+   * and each look sent to the host as progress when it gave a token (and a
+   * way to send it), until the call is answered or cancelled.
+   */
+  private watchBuild(daemon: Client, token: RequestId | undefined, notify: ((json: string) => void) | undefined, signal: AbortSignal) {
+    const notes = token === undefined || !notify ? null : new BuildProgressNotes(token);
+    return watchBuild(daemon, (p) => {
+      if (p === null || signal.aborted) return;
+      if (!this.buildSaid) {
+        this.buildSaid = true;
+        this.opts.log(`a call waits for the index's first build (${progressWords(p).plain}); ${notes ? 'the host is sent its progress' : 'the host asked for no progress (no progressToken), so it is told nothing until the answer'}`);
+      }
+      const note = notes?.look(p);
+      if (note) notify!(note);
+    }, { everyMs: PROGRESS_EVERY_MS });
   }
 }
 

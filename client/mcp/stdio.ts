@@ -102,7 +102,8 @@ export class StdioTransport {
       this.write(errorText(read.refusal));
       return;
     }
-    const answered: Promise<void> = this.session.handle(read.message)
+    // Progress notifications of a request go out as lines of their own, before its answer.
+    const answered: Promise<void> = this.session.handle(read.message, (note) => this.write(note))
       .then((reply) => { if (reply !== null) this.write(reply); })
       .finally(() => this.pending.delete(answered));
     this.pending.add(answered);

@@ -15,6 +15,7 @@ import { withNote } from './notes.js';
 import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './limits.js';
+import { importerSuggestionGroups } from './suggestion-groups.js';
 
 /** The extension of a Python, TypeScript or JavaScript source, as a pattern. */
 const SOURCE_EXTENSION = String.raw`\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)`;
@@ -41,7 +42,9 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     const near = moduleSuggestions(store, args.module_name);
     if (near.length === 0) throw err;
     // A suggestion that is a file's path (its name is its path) is a path the reason names.
-    throw new ToolError('not_indexed', `${err.message}; did you mean: ${near.map((s) => s.name).join(', ')}`, [...err.paths, ...near.filter((s) => s.name === s.path).map((s) => s.name)]);
+    // Labelled by kind (`files a, b; package name c`): a package name must not read as a path.
+    const listed = importerSuggestionGroups(near).map((g) => `${g.label} ${g.items.map((s) => s.name).join(', ')}`).join('; ');
+    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...near.filter((s) => s.name === s.path).map((s) => s.name)]);
   }
   if (indexed) return result;
   if (result.total === 0) {

@@ -2,11 +2,12 @@
 // time, never a hard-coded path), listings of .py files, and the ast-based
 // oracle (test/oracle/py_oracle.py) that tests compare extraction against.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isPackageInit, isPythonPath } from '../../indexer/python/modules.js';
+import { tempDir } from './fs.js';
 
 let cachedStdlib: string | null = null;
 
@@ -16,6 +17,19 @@ export function stdlibRoot(): string {
     cachedStdlib = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
   }
   return cachedStdlib;
+}
+
+/**
+ * A copy of the standard library (some two thousand files, its tests left
+ * out) in a temp folder, never indexed: a first build of it lasts seconds, so
+ * a command's first call waits on it long enough for the build's progress to
+ * be seen.
+ */
+export function stdlibCopy(tag = 'first-build'): string {
+  const root = join(tempDir(tag), 'stdlib');
+  const skip = (src: string) => !/(__pycache__|site-packages|[/\\](test|tests|idle_test)$)/.test(src);
+  cpSync(stdlibRoot(), root, { recursive: true, filter: skip });
+  return realpathSync(root);
 }
 
 let cachedSitePackages: string | null | undefined;
