@@ -15,7 +15,6 @@
 // not made for it (a mistyped command writes nothing); anything refused or
 // failing means no cache, never an error.
 import { lstatSync, mkdirSync, statSync } from 'node:fs';
-import module from 'node:module';
 import { join, resolve } from 'node:path';
 import { COMPILE_CACHE, stateRoot } from '../local/home.js';
 import { notOursAlone, othersCanRename } from '../local/state-trust.js';
@@ -23,12 +22,8 @@ import { notOursAlone, othersCanRename } from '../local/state-trust.js';
 /** The folder below the home's compile cache that Node's own cache of the CLI's modules is kept in. */
 export const NODE_CACHE = 'node';
 
-type EnableCompileCache = (dir: string) => unknown;
-
-/** Turns Node's compile cache on in the home's folder for it, when this Node has one and the folder is ours alone. */
-export function enableCodeCache(env: NodeJS.ProcessEnv = process.env): void {
-  const enable = (module as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
-  if (typeof enable !== 'function') return;
+/** Turns Node's compile cache on (`enable`: module.enableCompileCache) in the home's folder for it, when that folder is ours alone. */
+export function enableCodeCache(enable: (dir: string) => unknown, env: NodeJS.ProcessEnv = process.env): void {
   try {
     const home = resolve(stateRoot(env));
     // Followed, as the state folders' check follows it: EVIDEX_HOME may be a link to a folder elsewhere.
