@@ -1,18 +1,10 @@
 #!/usr/bin/env node
-// The `evidex` executable: main() lives in cli.ts, so it can also be called in-process.
-import { human, stderr, stdout } from '../local/human.js';
-import { main } from './cli.js';
+// The `evidex` executable. On a Node with a compile cache (22.1+) it turns it
+// on (code-cache.ts), then loads the CLI (run.ts): nothing else is imported
+// here, because a module loaded before the cache is on is compiled from its
+// source at every call; on Node 20 not even code-cache.ts is loaded.
+import module from 'node:module';
 
-// `evidex search x | head` closes our stdout early, `evidex search x 2>&1 | head` our stderr too:
-// that is the reader's choice, not an error.
-const readerGone = (e: NodeJS.ErrnoException): void => {
-  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw e;
-};
-stdout().onError(readerGone);
-stderr().onError(readerGone);
-
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unknown) => {
-  stderr().line(human`evidex: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ')}`);
-  process.exitCode = 1;
-});
+const enable = (module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+if (typeof enable === 'function') (await import('./code-cache.js')).enableCodeCache(enable);
+await import('./run.js');

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
 import type { RealRoot } from '../local/root.js';
 import { allowedDistance, distanceWithin } from '../local/distance.js';
+import { thousands } from '../local/human.js';
 
 export type FlagKind = 'boolean' | 'string' | 'int';
 export interface FlagSpec<V = unknown> {
@@ -97,7 +98,7 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
       const n = /^\d+$/.test(value) ? Number(value) : NaN;
       const r = spec.range;
       if (Number.isNaN(n) || (r && (n < r[0] || n > r[1]))) {
-        throw new UsageError(`--${name} takes a whole number${r ? ` from ${r[0]} to ${r[1].toLocaleString('en')}` : ''}, got ${JSON.stringify(value)}`);
+        throw new UsageError(`--${name} takes a whole number${r ? ` from ${r[0]} to ${thousands(r[1])}` : ''}, got ${JSON.stringify(value)}`);
       }
       flags[name] = n;
     } else {

@@ -7,6 +7,7 @@
 import { promises as fsp, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { thousands } from '../local/human.js';
 import { workTreeOf } from '../local/root.js';
 import { UsageError } from './command.js';
 
@@ -45,7 +46,7 @@ export async function checkUnnamedRoot(root: string): Promise<void> {
   if (root === realHome()) throw new UnnamedRootError(root, 'it is your home folder');
   if (await workTreeOf(root) !== null) return;
   if (await countFilesUpTo(root, MAX_UNNAMED_FILES) > MAX_UNNAMED_FILES) {
-    throw new UnnamedRootError(root, `it is not a git work tree and holds more than ${MAX_UNNAMED_FILES.toLocaleString('en-US')} files`);
+    throw new UnnamedRootError(root, `it is not a git work tree and holds more than ${thousands(MAX_UNNAMED_FILES)} files`);
   }
 }
 

@@ -38,7 +38,7 @@ export function notOursAlone(st: Stats): string | null {
 }
 
 /** Who may write in the folder holding the state folders (null when only we, or root, may rename what is in it). */
-function othersCanRename(st: Stats): string | null {
+export function othersCanRename(st: Stats): string | null {
   const me = myUid();
   if (me !== undefined && st.uid !== me && st.uid !== 0) return `it belongs to user ${st.uid}, who can rename or remove what is in it`;
   if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `others can write in it and it is not sticky (mode ${octal(st.mode)})`;

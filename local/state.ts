@@ -9,8 +9,8 @@
 // makes the token (daemon/token.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import { lstatSync, promises as fsp, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { COMPILE_CACHE, stateRoot } from './home.js';
 import { isPidAlive, processStartTime } from './processes.js';
 import { canonicalRoot, type RealRoot } from './root.js';
 import { checkStateFolder, readStateFile } from './state-trust.js';
@@ -23,12 +23,7 @@ export interface DaemonInfo {
   root: string;
 }
 
-/** `$EVIDEX_HOME`, else `$XDG_CACHE_HOME/evidex`, else `~/.cache/evidex` (`$HOME` of `env` when it has one). */
-export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.EVIDEX_HOME) return env.EVIDEX_HOME;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'evidex');
-  return join(env.HOME || homedir(), '.cache', 'evidex');
-}
+export { stateRoot };
 
 /** One subfolder per root: a readable name plus a short hash of the real path (e.g. `myrepo-3f9a1c2b`). */
 export function stateDirFor(root: string | RealRoot, env: NodeJS.ProcessEnv = process.env): string {
@@ -47,7 +42,7 @@ export function stateDirFor(root: string | RealRoot, env: NodeJS.ProcessEnv = pr
  */
 export function compileCacheDirFor(stateDir: string, env: NodeJS.ProcessEnv = process.env): string | null {
   const home = resolve(stateRoot(env));
-  return resolve(dirname(resolve(stateDir))) === home ? join(home, 'compile-cache') : null;
+  return resolve(dirname(resolve(stateDir))) === home ? join(home, COMPILE_CACHE) : null;
 }
 
 /** The live process holding the folder's lock (a daemon, or an in-process `evidex index`), or null. */

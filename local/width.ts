@@ -15,9 +15,13 @@ export function graphemeWidth(g: string): number {
   return WIDE.test(first) ? 2 : 1;
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: making one loads ICU's break rules, which costs a command
+// that never measures a line (a tool call's output is not cut) about as much
+// CPU as all of its own code (docs/performance.md, "The CLI's start").
+let segmenter: Intl.Segmenter | undefined;
 
 /** `s` split into graphemes (a letter with its combining marks, an emoji sequence: one each). */
 export function graphemes(s: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return Array.from(segmenter.segment(s), (x) => x.segment);
 }

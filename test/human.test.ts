@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import {
-  human, join as joinShown, jsonText, line, paint, padEnd, path, Screen, Shown, text,
+  human, join as joinShown, jsonText, line, paint, padEnd, path, Screen, Shown, text, thousands,
 } from '../local/human.js';
 import { PROJECT_ROOT, sourceFiles } from './helpers/fs.js';
 import { EVIL_SEQUENCES, strayControls } from './helpers/hostile.js';
@@ -200,3 +200,9 @@ test('nothing in the source writes to a stream a person reads except through loc
 });
 
 test.run();
+
+test('thousands writes a number as toLocaleString("en") does (without loading ICU\'s number formats)', () => {
+  for (const n of [0, 7, 999, 1000, 4000, 12345, 999999, 1000000, 123456789, -1, -1234, -1234567, Number.MAX_SAFE_INTEGER, 2 ** 60, 1.5, 1234.5678]) {
+    assert.is(thousands(n), n.toLocaleString('en'), String(n));
+  }
+});

@@ -2,7 +2,7 @@
 // text form prints every line asked for, reading on where a snippet's
 // character cap cut it, and says how to go on past the line cap.
 import { MAX_CONTEXT, READ_MAX_LINES, SNIPPET_MAX_CHARS } from '../../indexer/query/limits.js';
-import { human, path } from '../../local/human.js';
+import { human, path, thousands } from '../../local/human.js';
 import { Methods, type ToolResult } from '../../protocol/messages.js';
 import { flag, needPositionals, UsageError } from '../command.js';
 import type { Client } from '../connection.js';
@@ -68,7 +68,7 @@ export const command = toolCommand({
   summary: `print lines of an indexed file (at most ${READ_MAX_LINES} at a time)`,
   details: `PATH alone prints the file from line 1, up to ${READ_MAX_LINES} lines, and says how to read on; `
     + `PATH:START prints that line, PATH:START-END those lines (past ${READ_MAX_LINES}, the first ${READ_MAX_LINES} and how to read on). `
-    + `Every line is printed whole, read on past the tools' ${SNIPPET_MAX_CHARS.toLocaleString('en')}-character snippet cut, but for a single line longer than that. `
+    + `Every line is printed whole, read on past the tools' ${thousands(SNIPPET_MAX_CHARS)}-character snippet cut, but for a single line longer than that. `
     + 'PATH is relative to the current folder.',
   examples: ['evidex read src/app.py', 'evidex read src/app.py:120-160', 'evidex read app.py:42 --context 5'],
   flags: { context: flag.int(`extra lines on each side (0-${MAX_CONTEXT})`, { range: [0, MAX_CONTEXT] }) },

@@ -20,7 +20,7 @@ import { messageHere, placeOf, type Place } from '../paths.js';
 import { mixedNote, ofOneGeneration } from './one-generation.js';
 import { formatSuggestions } from '../suggestions.js';
 import {
-  human, join, line, paint, path, plural, stderr, stdout, text, type Colour, type Part, type Screen, type Shown,
+  human, join, line, paint, path, plural, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
 
 export const COLOR = { color: flag.choice('WHEN', ['auto', 'always', 'never'], 'colour paths, line numbers and matches: auto (a terminal without NO_COLOR), always, never') };
@@ -308,7 +308,7 @@ export function formatEvidence(items: readonly TextItem[], opts: FormatOptions =
     // A search hit on a line cut before the match: the part of the line around it, marked as such.
     if (e.excerpt) {
       out.push(human`${p.where(e.path, String(e.start_line))} ${p.paint('dim', '…')}${p.marked(e.excerpt.text)}`);
-      out.push(human`${path(p.file(e.path))}: … (line ${e.start_line} is longer than the ${SNIPPET_CHARS} characters a tool returns: shown from character ${e.excerpt.column.toLocaleString('en')}, around the match)`);
+      out.push(human`${path(p.file(e.path))}: … (line ${e.start_line} is longer than the ${SNIPPET_CHARS} characters a tool returns: shown from character ${thousands(e.excerpt.column)}, around the match)`);
       continue;
     }
     const cut = new Set(e.cut_lines);
@@ -342,12 +342,12 @@ function readOnHint(file: string, e: Evidence, shownLines: number): Shown {
   const from = shownLines > 1 ? cutAt : cutAt + 1;
   if (from > e.end_line) return lineCutNote(file, cutAt);
   const command = human`evidex read ${path(file)}:${from}-${Math.min(e.end_line, from + READ_MAX_LINES - 1)}`;
-  const what = shownLines > 1 ? human`snippet cut at ${e.snippet.length.toLocaleString('en')} characters` : lineCut(cutAt);
+  const what = shownLines > 1 ? human`snippet cut at ${thousands(e.snippet.length)} characters` : lineCut(cutAt);
   return human`${path(file)}: … (${what}; read on with \`${command}\`)`;
 }
 
 /** The tools' snippet cut, as the notes say it. */
-const SNIPPET_CHARS = SNIPPET_MAX_CHARS.toLocaleString('en');
+const SNIPPET_CHARS = thousands(SNIPPET_MAX_CHARS);
 
 /**
  * The line a definition is known by: its first line past the decorators
