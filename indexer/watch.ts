@@ -23,7 +23,7 @@ import { LinkAliases } from './watch/aliases.js';
 import { isScanLinkAdd, isWatchLimitError, openChokidar } from './watch/chokidar.js';
 import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
-import { heardPath, isNestedGitFile } from './watch/worktree-events.js';
+import { heardPath, isNestedGitFile, isWorktreeTop } from './watch/worktree-events.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { DeletionHold } from './watch/deletions.js';
@@ -192,6 +192,7 @@ export class RepoWatcher {
     // A folder past the path limits is not watched either: the raw event that named it brings it to update(), which counts it left out.
     if (stats?.isDirectory()) {
       if (!this.isIgnoredFolder(rel)) return isPathTooLong(this.opts.rules.realRoot, rel);
+      if (isWorktreeTop(this.opts.rules, rel)) return false; // a work tree keeps its own watch alone: its `.git` file's going, or its own, is heard
       this.pruned.add(rel);
       return true;
     }

@@ -190,11 +190,6 @@ export class RepoRules {
     return this.excludedHere(relPath, isDir) || (isDir && this.worktrees.isWorktree(relPath));
   }
 
-  /** True when folder `dirRel` is a work tree of this repository (worktrees.ts), whatever is above it. */
-  isWorktree(dirRel: string): boolean {
-    return this.worktrees.isWorktree(dirRel);
-  }
-
   /**
    * The watcher saw `dirRel` itself, or its `.git` entry, come, change or go:
    * whether it is a work tree of this repository is read again when next asked.
@@ -206,8 +201,20 @@ export class RepoRules {
   /** Reads again at once whether `dirRel` is a work tree of this repository; true when that changed (never asked counts as not one). */
   recheckWorktree(dirRel: string): boolean {
     const before = this.worktrees.known(dirRel) ?? false;
-    this.forgetWorktree(dirRel);
-    return this.worktrees.isWorktree(dirRel) !== before;
+    this.worktrees.forget(dirRel);
+    const changed = this.worktrees.isWorktree(dirRel) !== before;
+    if (changed) this.folderDecisions.clear();
+    return changed;
+  }
+
+  /**
+   * The walk listed folder `dirRel`: whether it is a work tree of this repository, read afresh when
+   * it holds a `.git` file (a verdict from before that file came is stale), and none when it holds none.
+   */
+  worktreeAsListed(dirRel: string, holdsGitFile: boolean): boolean {
+    if (holdsGitFile) this.recheckWorktree(dirRel);
+    else if (this.worktrees.known(dirRel) === true) this.forgetWorktree(dirRel);
+    return holdsGitFile && this.worktrees.isWorktree(dirRel);
   }
 
   /**

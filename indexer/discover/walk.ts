@@ -296,7 +296,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
       throw err;
     }
     // A `.git` file may make the folder a work tree of this repository: then none of it is judged.
-    if (dir.rel !== '' && dirents.some((d) => d.name === '.git' && d.isFile()) && rules.isWorktree(dir.rel)) {
+    if (dir.rel !== '' && rules.worktreeAsListed(dir.rel, dirents.some((d) => d.name === '.git' && d.isFile()))) {
       leave(dir.rel, 'worktree');
       return [];
     }

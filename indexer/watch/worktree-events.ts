@@ -33,6 +33,16 @@ export function heardPath(rules: RepoRules, rel: string | null): { rel: string; 
   return { rel, worktree: false };
 }
 
+/** True when folder `rel` is itself a work tree of this repository (not inside a folder left out otherwise). */
+export function isWorktreeTop(rules: RepoRules, rel: string): boolean {
+  try {
+    const excluded = rules.excludedFolder(rel);
+    return excluded !== null && excluded.at === rel && excluded.why === 'worktree';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A `.git` entry below the root that may be a file, which a polling watcher
  * must watch to hear it come and go (a folder's fs.watch names it without
