@@ -203,11 +203,11 @@ for (const mode of ['auto', 'poll'] as const) {
   });
 }
 
-test('live: a .git file written after the files drops the folder whole; taken away, the folder is indexed again', async () => {
+for (const mode of ['auto', 'poll'] as const) test(`live (${mode}): a .git file written after the files drops the folder whole; taken away, the folder is indexed again`, async () => {
   // A copy of the tree first (a plain folder, indexed before the watcher starts: no new-folder re-walk of it
   // is due, so only the .git file's event can drop it), then made a work tree by its .git file, as a copy or a
   // clone tool may write it last.
-  const r = await rig('auto', (root) => cpSync(join(root, 'src'), join(root, 'copy'), { recursive: true }));
+  const r = await rig(mode, (root) => cpSync(join(root, 'src'), join(root, 'copy'), { recursive: true }));
   try {
     assert.equal(await definitions(r.handle, 'chunk_text'), ['copy/rag_common.py', 'src/rag_common.py']);
     const copied = (await walk(r.root)).files.filter((p) => p.startsWith('copy/')).length;
