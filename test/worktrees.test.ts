@@ -92,6 +92,13 @@ test('the walk leaves out work trees of the repository (absolute, relative, link
       '5 work trees of this repository (.worktrees/x/, crlf-wt/, deep/er/wt/ and 2 more)');
     const defs = (await h.runTool('find_symbol', { name: 'alphaMark' })).evidence.map((e) => e.path).sort();
     assert.equal(defs, ['src/a.ts', 'vendor/clone/src/a.ts']);
+    // Reading a file of one says why it is not there.
+    try {
+      await h.runTool('read_evidence', { path: 'deep/er/wt/src/a.ts', start_line: 1 });
+      assert.unreachable('read a work tree\'s file');
+    } catch (e) {
+      assert.match((e as Error).message, '"deep/er/wt/src/a.ts" is in deep/er/wt/, a work tree of this repository, which is not indexed');
+    }
   } finally { await h.close(); }
 });
 
