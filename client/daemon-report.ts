@@ -71,17 +71,19 @@ function formatRoot(root: string, d: DaemonInfoStatus): Shown {
 /**
  * Files left out, by reason: `3 secret (.env, certs/a.pem and 1 more) · 1 over the size cap`, or `none`
  * (`-` when absent from an older daemon's answer). The secrets' paths (`secretPaths`, the first few; none
- * from an older daemon) are named as a refusal to read one names it, as `shown` prints a root-relative path.
+ * from an older daemon) are named as a refusal to read one names it, and the work trees of the repository
+ * (`worktreePaths`) with a `/`, as `shown` prints a root-relative path.
  */
-export function formatLeftOut(counts: LeftOutCounts | undefined, secretPaths: readonly string[] = [], shown: (rootPath: string) => string = (p) => p): Shown {
+export function formatLeftOut(counts: LeftOutCounts | undefined, named: { secretPaths?: readonly string[]; worktreePaths?: readonly string[] } = {}, shown: (rootPath: string) => string = (p) => p): Shown {
   if (!counts) return human`-`;
   const reasons = Object.keys(LEFT_OUT_WORDS) as LeftOutReason[];
   const parts = reasons.filter((r) => counts[r] > 0).map((r) => {
-    const counted = human`${counts[r]} ${LEFT_OUT_WORDS[r]}`;
-    const named = r === 'secret' ? secretPaths.slice(0, counts[r]) : [];
-    if (named.length === 0) return counted;
-    const more = counts[r] - named.length;
-    const list = join(named.map((p) => path(shown(p))), ', ');
+    const counted = r === 'worktree' ? human`${plural(counts[r], 'work tree')} of this repository` : human`${counts[r]} ${LEFT_OUT_WORDS[r]}`;
+    const listed = ((r === 'secret' ? named.secretPaths : r === 'worktree' ? named.worktreePaths : undefined) ?? []).slice(0, counts[r]);
+    if (listed.length === 0) return counted;
+    const more = counts[r] - listed.length;
+    // A work tree is a folder, said with its `/`.
+    const list = join(listed.map((p) => path(r === 'worktree' ? `${shown(p)}/` : shown(p))), ', ');
     return more > 0 ? human`${counted} (${list} and ${more} more)` : human`${counted} (${list})`;
   });
   return parts.length ? join(parts, ' · ') : human`none`;
@@ -102,7 +104,7 @@ export function formatStatus(r: StatusReport, shown: (rootPath: string) => strin
       ? human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${when(d.catchingUp.since)} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`
       : human`catching up  no change seen; re-walk: ${d.catchingUp.rewalk ?? ''}`] : []),
     human`files        ${r.files}`,
-    human`left out     ${formatLeftOut(r.status.index.leftOut, r.status.index.secretPaths, shown)}`,
+    human`left out     ${formatLeftOut(r.status.index.leftOut, r.status.index, shown)}`,
     human`symbols      ${r.symbols}`,
     ...(ts === null ? [] : [human`ts/js        ${ts}`]),
     human`generation   ${r.generation}`,

@@ -42,7 +42,7 @@ export async function whileHeld(busy: DaemonBusy, onWait: () => void): Promise<'
  * `unresolved`: list these TS/JS statements that resolved nowhere, from the index just refreshed.
  */
 export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean; unresolved?: UnresolvedQuery } = {}):
-Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOutCounts; secretPaths: string[]; unresolved?: UnresolvedImports }> {
+Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOutCounts; secretPaths: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports }> {
   const root = canonicalRoot(given);
   const stateDir = stateDirFor(RealRoot.trusted(root));
   // Checked before the state folder is made, so a refusal leaves nothing behind; a root whose
@@ -61,9 +61,9 @@ Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOu
     const index = await openIndex(root, { stateDir });
     try {
       const summary = await index.refresh(onProgress);
-      const { generation, leftOut, secretPaths } = index.status();
+      const { generation, leftOut, secretPaths, worktreePaths } = index.status();
       const unresolved = opts.unresolved ? { unresolved: await index.unresolvedImports(opts.unresolved) } : {};
-      return { ...summary, generation, leftOut, secretPaths, indexBytes: folderBytes(join(stateDir, 'index')), ...unresolved };
+      return { ...summary, generation, leftOut, secretPaths, worktreePaths, indexBytes: folderBytes(join(stateDir, 'index')), ...unresolved };
     } finally {
       await index.close();
     }

@@ -18,6 +18,7 @@ export const LEFT_OUT_WORDS: Readonly<Record<LeftOutReason, string>> = Object.fr
   ignored: 'ignored',
   pathTooLong: 'path too long',
   nameNotUtf8: 'name not UTF-8',
+  worktree: 'work tree of this repository',
 });
 
 /** How many left-out names the line shows before "and N more". */

@@ -34,8 +34,10 @@ export interface IndexStatus {
   warm: boolean;
   /** Files left out, by reason (docs/tools.md, What is indexed): an ignored folder counts once. */
   leftOut: LeftOutCounts;
-  /** The first few secret files' paths (left-out.ts, secretPaths), which `leftOut.secret` counts: named, never read. */
+  /** The first few secret files' paths (left-out.ts, pathsLeftOut), which `leftOut.secret` counts: named, never read. */
   secretPaths: string[];
+  /** The first few work trees of this repository below the root (discover/worktrees.ts), which `leftOut.worktree` counts; absent from an older daemon. */
+  worktreePaths?: string[];
 }
 
 export interface OpenOptions {

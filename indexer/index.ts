@@ -11,7 +11,7 @@ import { compileCacheDirFor } from '../local/state.js';
 import { Builder } from './build/builder.js';
 import { tsImportCounts } from './build/summary.js';
 import type { SettleWalks } from './build/settled-walk.js';
-import { leftOutByName, noLeftOut, secretPaths, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
+import { leftOutByName, noLeftOut, pathsLeftOut, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
 import { asToolError, ToolError } from './errors.js';
 import { checkToolCall } from './query/arg-bounds.js';
@@ -67,7 +67,7 @@ export class EvidexIndex implements IndexHandle {
       root: this.root, formatVersion: FORMAT_VERSION, generation: this.store.generation,
       files: this.store.fileCount, pythonFiles: c.py, tsImports: tsImportCounts(c.ts, c.tsImports), symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
       lastUpdate: this.store.lastUpdate, state: this.store.state, warm: this.warmed && this.warming === null,
-      leftOut: this.leftOutCounts(), secretPaths: secretPaths(this.builder.leftOut()),
+      leftOut: this.leftOutCounts(), secretPaths: pathsLeftOut(this.builder.leftOut(), 'secret'), worktreePaths: pathsLeftOut(this.builder.leftOut(), 'worktree'),
     };
   }
 

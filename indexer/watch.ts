@@ -10,18 +10,20 @@
 // too, any other failure is narrowed to the paths that fail), catch-up.ts
 // (since when the index is behind what was seen, for status and answers),
 // chokidar.ts (its options, and the scan's symlink adds that are no change),
-// deletions.ts (a batch with many paths gone held until the deletion settles).
+// deletions.ts (a batch with many paths gone held until the deletion settles),
+// worktree-events.ts (`.git` files: work trees of this repository come and go).
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
 import type { FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, join } from 'node:path';
 import { isPathTooLong } from './discover/path-limits.js';
-import { inGitDir, parentOf } from './discover/rules.js';
+import { inGitDir, parentOf, underRoot } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { isScanLinkAdd, isWatchLimitError, openChokidar } from './watch/chokidar.js';
 import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
+import { heardPath, isNestedGitFile, isWorktreeTop } from './watch/worktree-events.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { DeletionHold } from './watch/deletions.js';
@@ -179,21 +181,18 @@ export class RepoWatcher {
     this.wakeIdle();
   }
 
-  private rel(abs: string): string | null {
-    const r = relative(this.opts.root, abs);
-    if (r === '' || r.startsWith('..')) return null;
-    return sep === '/' ? r : r.split(sep).join('/');
-  }
+  private rel(abs: string): string | null { return underRoot(this.opts.root, abs); }
 
   private ignored = (abs: string, stats?: Stats): boolean => {
     const rel = this.rel(abs);
     if (rel === null) return false; // the root itself
-    if (inGitDir(rel)) return true;
+    if (inGitDir(rel)) return !(this.watchFiles && isNestedGitFile(rel, stats));
     // Only folders are pruned by the rules here (chokidar then never watches inside them).
     // Files are filtered when a batch is built, because a file's rules can change with an ignore file.
     // A folder past the path limits is not watched either: the raw event that named it brings it to update(), which counts it left out.
     if (stats?.isDirectory()) {
       if (!this.isIgnoredFolder(rel)) return isPathTooLong(this.opts.rules.realRoot, rel);
+      if (isWorktreeTop(this.opts.rules, rel)) return false; // a work tree keeps its own watch alone: its `.git` file's going, or its own, is heard
       this.pruned.add(rel);
       return true;
     }
@@ -247,9 +246,10 @@ export class RepoWatcher {
   private onEvent(event: string, abs: string): void {
     if (this.closed) return;
     this.deletions.saw();
-    const rel = this.rel(abs);
-    if (rel === null) return;
-    if (inGitDir(rel)) return;
+    const heard = heardPath(this.opts.rules, this.rel(abs)); // null: the root, or in a `.git` folder
+    if (heard === null) return;
+    const { rel, worktree } = heard;
+    if (worktree) { this.watchNewlyVisible(); event = 'raw'; } // the folder became, or stopped being, a work tree of this repository
     if (event === 'addDir' || event === 'unlinkDir') {
       // A folder that went away: update() drops what was under it. One that appeared: update()
       // walks it. chokidar reports addDir before it has read and watched the folder, so a file

@@ -56,7 +56,7 @@ export const command = defineCommand({
     };
     process.once('SIGINT', onInterrupt);
     const t0 = Date.now();
-    type Summary = BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; secretPaths?: string[]; unresolved?: UnresolvedImports; via: 'daemon' | 'in-process' };
+    type Summary = BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; secretPaths?: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports; via: 'daemon' | 'in-process' };
     let summary: Summary | undefined;
     let told = false;
     try {
@@ -81,9 +81,9 @@ export const command = defineCommand({
         try {
           client.onNotification(Notifications.indexProgress, (params) => bar.update(params.progress));
           const refreshed = await client.request(Methods.indexRefresh);
-          // What the walk left out, counted (and its secrets named) as `evidex daemon status` does.
-          const { leftOut, secretPaths } = (await client.request(Methods.indexStatus)).index;
-          summary = { ...refreshed, leftOut, secretPaths, via: 'daemon' };
+          // What the walk left out, counted (and its secrets and work trees named) as `evidex daemon status` does.
+          const { leftOut, secretPaths, worktreePaths } = (await client.request(Methods.indexStatus)).index;
+          summary = { ...refreshed, leftOut, secretPaths, worktreePaths, via: 'daemon' };
           if (query) summary.unresolved = await withShownFrom(query.shown_from, (from) => client.request(Methods.indexUnresolved, { ...query, shown_from: from })).catch((e: unknown) => {
             throw olderDaemon(e, 'path_prefix') ? new Refusal('invalid_arguments', 'the daemon serving this repository is older than --path-prefix here: stop it (evidex daemon stop) and run this again') : e;
           });
@@ -104,7 +104,7 @@ export const command = defineCommand({
       const size = s.indexBytes !== undefined ? human`  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '';
       stdout().write(human`indexed ${path(root.path)} (${s.via})
   files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)
-  left out ${formatLeftOut(s.leftOut, s.secretPaths, (f) => place.shown(f))}
+  left out ${formatLeftOut(s.leftOut, s, (f) => place.shown(f))}
   symbols ${s.symbols}
   imports ${s.imports}
 ${ts}  lines   ${s.lines}

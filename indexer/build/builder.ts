@@ -469,19 +469,10 @@ export class Builder {
       return;
     }
     const why = entry === null ? await whyLeftOut(rules, path, { maxFileBytes: this.opts.maxFileBytes }) : null;
-    // Below a folder now ignored as a whole, the folder is the entry, as a walk records it (it would not enter it).
-    const at = why === 'ignored' ? topIgnoredFolder(rules, path) ?? path : path;
+    // Below a folder now left out as a whole, the folder is the entry, as a walk records it (it would not enter it).
+    const at = why === 'ignored' || why === 'worktree' ? rules.excludedFolder(parentOf(path))?.at ?? path : path;
     // A folder left out as a whole is one entry: what was recorded below it no longer counts.
-    if (why === 'ignored' || why === 'pathTooLong') this.walkLeftOut.dropUnder(at);
+    if (why === 'ignored' || why === 'worktree' || why === 'pathTooLong') this.walkLeftOut.dropUnder(at);
     this.walkLeftOut.set(at, why);
   }
-}
-
-/** The outermost folder above `path` that the rules exclude, or null (the path is excluded by its own name). */
-function topIgnoredFolder(rules: RepoRules, path: string): string | null {
-  for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) {
-    const folder = path.slice(0, i);
-    if (rules.isIgnored(folder, true)) return folder;
-  }
-  return null;
 }

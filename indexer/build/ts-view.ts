@@ -3,7 +3,8 @@
 // them, so the update's files and the statements they affect are resolved
 // against the tree as it will be once the update lands — in the same commit.
 import { realpathSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
+import { underRoot } from '../discover/rules.js';
 import { decodeText } from '../text.js';
 import type { Store } from '../store/store.js';
 import { dirOf, type FolderEntries, type RepoView } from '../typescript/view.js';
@@ -70,13 +71,6 @@ export class FolderTree {
     const f = this.folders.get(dir);
     return f ? { files: [...f.files], directories: [...f.dirs] } : { files: [], directories: [] };
   }
-}
-
-/** `abs` as a path of the repository whose real root is `realRoot`; null outside it. */
-function underRoot(realRoot: string, abs: string): string | null {
-  const rel = relative(realRoot, abs);
-  if (rel === '' || rel.startsWith('..')) return null;
-  return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
 /** The store's files, with an update's puts (path → bytes) and removals laid over them; folders from a FolderTree kept in step. */

@@ -12,7 +12,7 @@
 // when it goes or comes into view. Binary files are not here: the store keeps
 // them (it must, to skip them unread), and the index adds them when it counts.
 
-export const LEFT_OUT_REASONS = ['secret', 'tooLarge', 'binary', 'ignored', 'pathTooLong', 'nameNotUtf8'] as const;
+export const LEFT_OUT_REASONS = ['secret', 'tooLarge', 'binary', 'ignored', 'pathTooLong', 'nameNotUtf8', 'worktree'] as const;
 export type LeftOutReason = (typeof LEFT_OUT_REASONS)[number];
 /** The reasons the walk decides (binary needs the content: the builder decides it). */
 export type WalkLeftOutReason = Exclude<LeftOutReason, 'binary'>;
@@ -27,7 +27,7 @@ export interface LeftOutQuery {
 }
 
 export function noLeftOut(): LeftOutCounts {
-  return { secret: 0, tooLarge: 0, binary: 0, ignored: 0, pathTooLong: 0, nameNotUtf8: 0 };
+  return { secret: 0, tooLarge: 0, binary: 0, ignored: 0, pathTooLong: 0, nameNotUtf8: 0, worktree: 0 };
 }
 
 function under(path: string, folder: string): boolean {
@@ -87,17 +87,18 @@ export function leftOutByName(all: Iterable<LeftOut>, query: string, opts: LeftO
   return firstInPathOrder(all, (e) => e.path.startsWith(prefix) && fold(e.path).includes(q), opts.limit);
 }
 
-/** Secret files named in index/status (`secretPaths`): enough to find the one or two a repository has, little enough for one line. */
-export const SECRETS_NAMED = 3;
+/** Entries named in index/status beside their count (`secretPaths`, `worktreePaths`): enough to find the one or two a repository has, little enough for one line. */
+export const NAMED_LEFT_OUT = 3;
 
 /**
- * The first SECRETS_NAMED secret files' paths, in path order: `evidex index`
- * and `evidex daemon status` name them beside their count, as read_evidence's
- * refusal names one (a count alone leaves a person to hunt for the file).
- * Paths only, never content.
+ * The first NAMED_LEFT_OUT paths left out for `reason`, in path order:
+ * `evidex index` and `evidex daemon status` name the secrets and the work
+ * trees of the repository beside their count, as read_evidence's refusal
+ * names one (a count alone leaves a person to hunt for the file). Paths only,
+ * never content.
  */
-export function secretPaths(all: Iterable<LeftOut>): string[] {
-  return firstInPathOrder(all, (e) => e.reason === 'secret', SECRETS_NAMED).items.map((e) => e.path);
+export function pathsLeftOut(all: Iterable<LeftOut>, reason: 'secret' | 'worktree'): string[] {
+  return firstInPathOrder(all, (e) => e.reason === reason, NAMED_LEFT_OUT).items.map((e) => e.path);
 }
 
 /** The entries `keep` takes, in path order, at most `limit`; `total` counts them all. */

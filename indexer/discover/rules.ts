@@ -19,13 +19,17 @@
 // excluded when git's rules exclude it OR the .evidexignore rules do. A `!` in
 // an .evidexignore only re-includes what .evidexignore itself excluded, so it
 // can never expose something .gitignore hides.
+//
+// A folder that is a work tree of this same repository (worktrees.ts) is left
+// out as a whole too, as git's own status does not enter it.
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { lstat, readFile, realpath } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { loadGitSources, type GitSourceFiles, type GitSources } from './git-sources.js';
 import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
 import { asciiLower, globSource, globSubject, toByteString } from './glob.js';
 import { DEFAULT_SECRET_PATTERNS } from './secrets.js';
+import { OwnWorktrees } from './worktrees.js';
 
 export { DEFAULT_SECRET_PATTERNS };
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -59,6 +63,8 @@ interface FolderRules { git: IgnorePattern[] | null; evidex: IgnorePattern[] | n
  * root; for files above it, the root's path below their folder).
  */
 interface ChainLink { dir: string; lead: string; rules: FolderRules }
+/** A folder left out as a whole, with what is below it: the outermost such folder, and why. */
+export interface FolderExclusion { at: string; why: 'ignored' | 'worktree' }
 
 /** True when any segment of a POSIX relative path is `.git` (the repository's, or a nested repository's). */
 export function inGitDir(relPath: string): boolean {
@@ -87,7 +93,7 @@ export class RepoRules {
   /** Folder (relative, '' = root) → its compiled rules, or null when it has no ignore file. Filled lazily. */
   private readonly folders = new Map<string, FolderRules | null>();
   /** Decisions for folders, so isIgnored() does not re-walk a long ancestor chain for every file. */
-  private readonly folderDecisions = new Map<string, boolean>();
+  private readonly folderDecisions = new Map<string, FolderExclusion | null>();
   /** git's own verdict on folders (tracked files left aside), ancestors included: its untracked entries are ignored. */
   private readonly gitFolderVerdicts = new Map<string, boolean>();
   /** git's other sources (null: not in a work tree, or git missing or not asked). */
@@ -96,6 +102,8 @@ export class RepoRules {
   private loadedGit: GitSources | null = null;
   /** The ignore files above the root and git's global ones, as chain links (rel = lead + path). */
   private outerLinks: ChainLink[] = [];
+  /** The folders below the root that are work trees of this repository (known once git's sources are). */
+  private worktrees: OwnWorktrees;
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
   private readonly chains = new Map<string, readonly ChainLink[]>();
   /**
@@ -136,6 +144,7 @@ export class RepoRules {
     }
     this.basenameSecret = byName.length ? new RegExp(`^(?:${byName.join('|')})$`) : null;
     this.pathSecret = byPath.length ? new RegExp(`^(?:${byPath.join('|')})$`) : null;
+    this.worktrees = new OwnWorktrees(realRoot, null);
   }
 
   /** Compiles the rules for `root`. The root's ignore files are read now; nested ones when their folder is first seen. */
@@ -177,8 +186,35 @@ export class RepoRules {
     if (relPath === '' || relPath === '.') return false;
     if (inGitDir(relPath)) return true;
     const parent = parentOf(relPath);
-    if (parent !== '' && this.isFolderIgnored(parent)) return true;
-    return this.excludedHere(relPath, isDir);
+    if (parent !== '' && this.excludedFolder(parent) !== null) return true;
+    return this.excludedHere(relPath, isDir) || (isDir && this.worktrees.isWorktree(relPath));
+  }
+
+  /**
+   * The watcher saw `dirRel` itself, or its `.git` entry, come, change or go:
+   * whether it is a work tree of this repository is read again when next asked.
+   */
+  forgetWorktree(dirRel: string): void {
+    if (this.worktrees.forget(dirRel)) this.folderDecisions.clear();
+  }
+
+  /** Reads again at once whether `dirRel` is a work tree of this repository; true when that changed (never asked counts as not one). */
+  recheckWorktree(dirRel: string): boolean {
+    const before = this.worktrees.known(dirRel) ?? false;
+    this.worktrees.forget(dirRel);
+    const changed = this.worktrees.isWorktree(dirRel) !== before;
+    if (changed) this.folderDecisions.clear();
+    return changed;
+  }
+
+  /**
+   * The walk listed folder `dirRel`: whether it is a work tree of this repository, read afresh when
+   * it holds a `.git` file (a verdict from before that file came is stale), and none when it holds none.
+   */
+  worktreeAsListed(dirRel: string, holdsGitFile: boolean): boolean {
+    if (holdsGitFile) this.recheckWorktree(dirRel);
+    else if (this.worktrees.known(dirRel) === true) this.forgetWorktree(dirRel);
+    return holdsGitFile && this.worktrees.isWorktree(dirRel);
   }
 
   /**
@@ -320,6 +356,7 @@ export class RepoRules {
     this.loadedGit = git;
     this.git = git;
     this.outerLinks = [];
+    this.worktrees = new OwnWorktrees(this.realRoot, git?.files.commonDir ?? null);
     // A root git ignores as a whole (a checkout inside an ignored folder, a Python under
     // ~/.pyenv/versions) is one the user named on purpose, and git's answer for it would be
     // "nothing": it is indexed as a folder outside a work tree is, by the ignore files under it.
@@ -400,13 +437,19 @@ export class RepoRules {
     return git || evidex ? { git, evidex } : null;
   }
 
-  private isFolderIgnored(dirRel: string): boolean {
+  /**
+   * The outermost folder at or above `dirRel` ('' for the root, never excluded) that is left out
+   * as a whole — by the ignore rules, or as a work tree of this repository — and why; null when none is.
+   */
+  excludedFolder(dirRel: string): FolderExclusion | null {
+    if (dirRel === '') return null;
     const known = this.folderDecisions.get(dirRel);
     if (known !== undefined) return known;
-    const parent = parentOf(dirRel);
-    const ignored = (parent !== '' && this.isFolderIgnored(parent)) || this.excludedHere(dirRel, true);
-    this.folderDecisions.set(dirRel, ignored);
-    return ignored;
+    const here = (): FolderExclusion | null => this.excludedHere(dirRel, true) ? { at: dirRel, why: 'ignored' }
+      : this.worktrees.isWorktree(dirRel) ? { at: dirRel, why: 'worktree' } : null;
+    const decided = this.excludedFolder(parentOf(dirRel)) ?? here();
+    this.folderDecisions.set(dirRel, decided);
+    return decided;
   }
 }
 
@@ -432,6 +475,13 @@ export function realRelative(realRoot: string, absReal: string): string | null {
   if (absReal === realRoot) return '';
   const prefix = realRoot.endsWith('/') ? realRoot : `${realRoot}/`;
   return absReal.startsWith(prefix) ? absReal.slice(prefix.length) : null;
+}
+
+/** `abs` as a POSIX path relative to `root` (by name, no link resolved); null for the root itself and outside it. */
+export function underRoot(root: string, abs: string): string | null {
+  const rel = relative(root, abs);
+  if (rel === '' || rel.startsWith('..')) return null;
+  return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
 /** Sync realpath that answers null for a path that does not exist. */

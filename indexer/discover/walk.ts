@@ -14,6 +14,8 @@
 //   larger than maxFileBytes                   → skipped.tooLarge
 //   past the path limits (path-limits.ts)      → skipped.pathTooLong (folders are not entered)
 //   a name that is not UTF-8 (names.ts)        → skipped.nameNotUtf8
+//   a folder that is a work tree of this
+//   repository (worktrees.ts)                  → skipped.worktree (not entered)
 // Folders are listed with bounded concurrency; only symlinks are resolved.
 // What is left out for a reason a person is told about (left-out.ts) is also
 // listed by path in WalkResult.leftOut.
@@ -23,7 +25,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import type { WalkLeftOutReason } from './left-out.js';
 import { listByBytes, mayBeNotUtf8, type FolderEntry } from './names.js';
 import { isNameTooLongError, isPathTooLong } from './path-limits.js';
-import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, realRelative } from './rules.js';
+import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, parentOf, realRelative } from './rules.js';
 
 export interface WalkEntry {
   /** POSIX path relative to the root: the name the file is indexed under (a symlink keeps its own name). */
@@ -48,6 +50,7 @@ export interface WalkSkipped {
   unreadable: number;
   pathTooLong: number;
   nameNotUtf8: number;
+  worktree: number;
 }
 
 /**
@@ -146,7 +149,7 @@ async function realOrNull(abs: string): Promise<string | null> {
 }
 
 function emptySkipped(): WalkSkipped {
-  return { ignored: 0, secret: 0, tooLarge: 0, symlinkOutside: 0, special: 0, brokenLink: 0, symlinkLoop: 0, unreadable: 0, pathTooLong: 0, nameNotUtf8: 0 };
+  return { ignored: 0, secret: 0, tooLarge: 0, symlinkOutside: 0, special: 0, brokenLink: 0, symlinkLoop: 0, unreadable: 0, pathTooLong: 0, nameNotUtf8: 0, worktree: 0 };
 }
 
 /**
@@ -291,6 +294,11 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
         return [];
       }
       throw err;
+    }
+    // A `.git` file may make the folder a work tree of this repository: then none of it is judged.
+    if (dir.rel !== '' && rules.worktreeAsListed(dir.rel, dirents.some((d) => d.name === '.git' && d.isFile()))) {
+      leave(dir.rel, 'worktree');
+      return [];
     }
     // This folder's ignore files must be compiled before any of its entries is judged.
     const ignoreFiles = new Set<string>();
@@ -476,11 +484,13 @@ export async function checkPath(
 export async function whyLeftOut(rules: RepoRules, relPath: string, opts: { maxFileBytes?: number } = {}): Promise<WalkLeftOutReason | null> {
   if (isPathTooLong(rules.realRoot, relPath)) return 'pathTooLong';
   if (inGitDir(relPath)) return null;
+  const above = rules.excludedFolder(parentOf(relPath));
+  if (above !== null) return above.why;
   if (rules.isIgnored(relPath, false)) return 'ignored';
   if (rules.isSecret(relPath) || rules.isKnownSecretFile(relPath)) return 'secret';
   try {
     const st = await stat(realChild(rules.realRoot, relPath));
-    if (st.isDirectory()) return rules.isIgnored(relPath, true) ? 'ignored' : null;
+    if (st.isDirectory()) return rules.excludedFolder(relPath)?.why ?? null;
     return st.isFile() && st.size > (opts.maxFileBytes ?? rules.maxFileBytes) ? 'tooLarge' : null;
   } catch (err) {
     return isNameTooLongError(err) ? 'pathTooLong' : null;
