@@ -16,6 +16,8 @@ const MAX_CONVERSATIONS = 16;
 export interface AskHandlerDeps {
   /** The index's runTool (IndexHandle.runTool: checks the call, then answers it); the loop audits its calls itself. */
   runTool: (name: unknown, args: unknown) => ToolResult | Promise<ToolResult>;
+  /** The index's first build while it runs (IndexHandle.firstBuild): a question waits for it off its clock. */
+  firstBuild: () => Promise<unknown> | null;
   stateDir: string;
   /** The repository's absolute root (an answer's absolute paths under it cite repository paths). */
   root: string;
@@ -33,6 +35,7 @@ export async function handleAsk(req: AskParams, client: Caller, ctx: RequestCont
       clientId: client.name,
       ...(conversation ? { conversation } : {}),
       runTool: deps.runTool,
+      firstBuild: deps.firstBuild,
       // Events go to the asking client only; the params are the event itself plus the request id.
       notify: (event) => client.notify(Notifications.askEvent, { ...event, requestId: ctx.id }),
       signal: ctx.signal, // aborted when this client disconnects or sends $/cancelRequest

@@ -284,6 +284,7 @@ export class Daemon {
     // A model turn's calls are its client's requests: they take that connection's turns like its own tools/calls.
     ask: (p, client, ctx) => handleAsk(p, client, ctx, {
       runTool: (name, args) => this.tools.runTool(name, args, client, cancelledBy(ctx)),
+      firstBuild: () => this.handle.firstBuild,
       stateDir: this.opts.stateDir,
       root: this.handle.root,
       // The index itself, not the client's turn: a citation's file looked up is no tool call of the question.

@@ -68,6 +68,8 @@ export interface IndexHandle {
    * when the pace lets it, answering with a promise (query/pace.ts).
    */
   runTool(name: unknown, args: unknown, pace?: Pace): ToolResult | Promise<ToolResult>;
+  /** The first refresh that runTool's answers wait for, while it runs; null when they wait for nothing. */
+  readonly firstBuild: Promise<void> | null;
   /**
    * The ignore and secret rules the index walks with: one instance for the
    * index's life, re-read in place by every refresh, so a watcher given it

@@ -44,7 +44,7 @@ export class EvidexIndex implements IndexHandle {
   /** Whether refresh() has been called: the first one is the build (or catch-up) that calls may wait for. */
   private refreshed = false;
   /** The first refresh, while it runs on an index that was not complete when opened: calls wait for it. */
-  private firstBuild: Promise<void> | null = null;
+  firstBuild: Promise<void> | null = null;
   /** Why the first refresh failed; from then on every call is refused with it. */
   private buildFailure: string | undefined;
 

@@ -48,6 +48,8 @@ export interface AskContext extends QuestionIO {
   root?: string;
   /** Whether a repository path is an indexed file (citations.ts indexedVia); without it, no citation is told apart as no_such_file. */
   indexed?: (path: string) => Promise<boolean>;
+  /** The index's first build while it runs, else null: a call that waits for it does so with the question's clock stopped (Question.unclocked). */
+  firstBuild?: () => Promise<unknown> | null;
   /** The model the question is put to (default: the API models.ts chooses for the settings). */
   openModel?: (cfg: AskConfig) => ChatModel;
 }
@@ -76,7 +78,7 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   try {
     q.notify({ type: 'started', questionId: q.id, model: cfg.model, host: cfg.host, maxSteps: cfg.maxSteps, timeoutMs: cfg.timeoutMs, ...(cfg.api !== 'ollama' ? { api: cfg.api } : {}) });
     checked = await checkModel(q, model, req.describe_model === true);
-    outcome = await converse(q, model, checked, ctx);
+    outcome = await converse(q, model, checked, { ...ctx, runTool: afterFirstBuild(q, ctx) });
   } catch (err) {
     outcome = outcomeOf(err, q);
   } finally {
@@ -85,6 +87,15 @@ export async function runAsk(req: AskRequest, ctx: AskContext): Promise<AskResul
   return finish(q, outcome, checked, ctx);
 }
 
+
+/** ctx.runTool, after the index's first build when one runs, waited for off the question's clock. */
+function afterFirstBuild(q: Question, ctx: AskContext): RunTool {
+  return async (name, args) => {
+    const build = ctx.firstBuild?.() ?? null;
+    if (build) await q.unclocked(build);
+    return ctx.runTool(name, args);
+  };
+}
 
 /** The model exists and can call tools; the window every request asks for: its context length, capped by EVIDEX_NUM_CTX. */
 async function checkModel(q: Question, model: ChatModel, describe: boolean): Promise<CheckedModel> {

@@ -55,11 +55,14 @@ export class Question {
   private readonly audit: AuditLog;
   private readonly controller = new AbortController();
   private why: AbortWhy | null = null;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout;
+  /** When the wall clock runs out (Date.now() time), moved on by the time spent waiting unclocked. */
+  private deadline: number;
   private readonly onCancel = (): void => { this.abort('cancelled'); };
 
   constructor(readonly text: string, readonly cfg: AskConfig, private readonly io: QuestionIO) {
     this.audit = auditLogFor(io.stateDir);
+    this.deadline = Date.now() + cfg.timeoutMs;
     this.timer = setTimeout(() => this.abort('time_limit'), cfg.timeoutMs);
     if (io.signal.aborted) this.onCancel(); else io.signal.addEventListener('abort', this.onCancel, { once: true });
   }
@@ -68,6 +71,30 @@ export class Question {
   get signal(): AbortSignal { return this.controller.signal; }
   /** Why the question was aborted, once it was. */
   get abortedBy(): AbortWhy | null { return this.why; }
+
+  /**
+   * Waits for `work` with the wall clock stopped: the index's first build is
+   * no time the question spent (on a large tree it outlasts the whole limit,
+   * which would stop every first question before the model saw an answer).
+   * A cancel still ends the wait at once.
+   */
+  async unclocked<T>(work: Promise<T>): Promise<T> {
+    clearTimeout(this.timer);
+    const left = Math.max(0, this.deadline - Date.now());
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        const stop = (): void => { reject(new Aborted(this.why ?? 'cancelled')); };
+        if (this.signal.aborted) { stop(); return; }
+        this.signal.addEventListener('abort', stop, { once: true });
+        work.then(resolve, reject).finally(() => this.signal.removeEventListener('abort', stop));
+      });
+    } finally {
+      if (!this.signal.aborted) {
+        this.deadline = Date.now() + left;
+        this.timer = setTimeout(() => this.abort('time_limit'), left);
+      }
+    }
+  }
 
   checkAbort(): void {
     if (this.why) throw new Aborted(this.why);
