@@ -75,7 +75,7 @@ export class TextMapGeneration {
    * write fails; what was written is removed.
    */
   static async write(dir: string, gen: number, sources: readonly PieceSource[], placed: (i: number, piece: MapPiece) => void): Promise<TextMapGeneration> {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     // Segments first as (index, at): the pieces' order is kept, and a segment is closed when the next piece does not fit.
     const where = new Int32Array(2 * sources.length);
     const sizes: number[] = [];
