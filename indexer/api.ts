@@ -46,6 +46,10 @@ export interface OpenOptions {
   maxFileBytes?: number;       // default 2 MiB
   extraSecrets?: string[];     // glob patterns added to the built-in secret list (docs/tools.md)
   workers?: number;            // parse threads for a build (default: cores)
+  /** One-byte search text from which it moves out of the heap into a memory map (default 64 MiB; Infinity: never). */
+  textMapMinBytes?: number;
+  /** Where the index's rare notes go (the daemon's log): a text map it could not write. */
+  log?: (line: string) => void;
 }
 
 export interface IndexHandle {

@@ -197,7 +197,8 @@ export class EvidexIndex implements IndexHandle {
     return this.serial(async () => {
       const summary = await this.builder.update(paths);
       // A large update leaves new versions unloaded (see MemoryIndex.commitMode); load them in the background.
-      if (!this.store.textComplete) void this.warm();
+      // A text map due a new generation (mapped-text.ts) is written by the same pass.
+      if (!this.store.textComplete || this.store.textMapDue) void this.warm();
       return summary;
     });
   }
@@ -245,6 +246,7 @@ export async function openIndex(root: string, opts: OpenOptions): Promise<IndexH
 /** openIndex with the concrete type (tests and benchmarks read parse counts and the store). */
 export async function openEvidexIndex(root: string, opts: EvidexOpenOptions): Promise<EvidexIndex> {
   if (!opts || typeof opts.stateDir !== 'string' || opts.stateDir === '') throw new Error('openIndex: opts.stateDir is required');
-  const store = await Store.open(join(resolve(opts.stateDir), 'index'));
+  const stateDir = resolve(opts.stateDir);
+  const store = await Store.open(join(stateDir, 'index'), { dir: join(stateDir, 'text-map'), minBytes: opts.textMapMinBytes, log: opts.log });
   return new EvidexIndex(resolve(root), store, opts);
 }

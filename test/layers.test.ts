@@ -6,8 +6,9 @@
 // downward only, with one narrowing: client/ knows the daemon through local/
 // and protocol/, and imports daemon/ only to run one in its own process
 // (IN_PROCESS). Package and `node:` imports are counted but judged by no
-// rule, except lmdb: only indexer/store/tables.ts may import it, so the
-// on-disk layout lives in one place (indexer/store/FORMAT.md); and ollama:
+// rule, except lmdb: only indexer/store/tables.ts (the index) and
+// indexer/store/text-map.ts (the daemon's text map) may import it, so the
+// on-disk layouts live in two places (indexer/store/FORMAT.md); and ollama:
 // only the Ollama implementation of the ask loop's model (daemon/ask/ollama/).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -108,7 +109,7 @@ const INDEXER_LAYERS: readonly (readonly string[])[] = [
 
 /** Within store/: the parts the Store façade composes, each below the ones that use it. */
 const STORE_LAYERS: readonly (readonly string[])[] = [
-  ['path-order.ts', 'sorted.ts', 'in-slices.ts', 'trigrams.ts', 'case-data.ts', 'search-text.ts', 'block-signatures.ts', 'line-counts.ts', 'postings.ts', 'target-order.ts', 'symbols.ts', 'tables.ts'],
+  ['path-order.ts', 'sorted.ts', 'in-slices.ts', 'trigrams.ts', 'case-data.ts', 'text-map.ts', 'search-text.ts', 'mapped-text.ts', 'block-signatures.ts', 'line-counts.ts', 'postings.ts', 'target-order.ts', 'symbols.ts', 'tables.ts'],
   ['file-table.ts'],
   ['memory.ts'],
   ['plan.ts'],
@@ -257,9 +258,9 @@ test('imports point downward only: local ← indexer ← protocol ← daemon ←
   assert.equal(stale, [], 'ALLOWED holds entries that are no longer needed');
 });
 
-test('lmdb is imported by indexer/store/tables.ts alone', () => {
+test('lmdb is imported by indexer/store/tables.ts (the index) and indexer/store/text-map.ts (the text map) alone', () => {
   const importers = new Set(source.imports.filter((i) => i.spec === 'lmdb' || i.spec.startsWith('lmdb/')).map((i) => i.file));
-  assert.equal([...importers], ['indexer/store/tables.ts']);
+  assert.equal([...importers].sort(), ['indexer/store/tables.ts', 'indexer/store/text-map.ts']);
 });
 
 test('a model API stays in its folder: each package imported inside its folder alone (ollama in daemon/ask/ollama/, openai in daemon/ask/openai/), each folder only by daemon/ask/models.ts', () => {

@@ -20,7 +20,7 @@ import { withImporterSuggestions } from './suggest-modules.js';
 import { prefixIsWhy, withPrefixNote } from './prefix-note.js';
 import { regexNote } from './regex-note.js';
 import { withNote } from './notes.js';
-import { ExactFinder } from '../store/search-text.js';
+import { ExactFinder, type SearchText } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
 import { answerPaced, type Pace } from './pace.js';
@@ -165,9 +165,10 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
     for (const { f, st, from, to } of files) {
       if (counted && page.full) break;
       for (let i = from; i < to;) {
-        // Every block a candidate (no trigram in the query), case-insensitive: a run of blocks of one
-        // piece is scanned through one slice, not a slice (an object) per block.
-        const e = blocks || exact ? i + 1 : st.runEnd(i, Math.min(to, i + DUE_EVERY));
+        // Case-insensitive, a run of consecutive candidate blocks of one piece (every block, when the
+        // query has no trigram) is scanned through one slice, not a slice (an object, or a copy out
+        // of the text map) per block: a piece holds its blocks joined by "\n" as a block its lines.
+        const e = exact ? i + 1 : blocks ? candidateRunEnd(st, blocks, i, Math.min(to, i + DUE_EVERY)) : st.runEnd(i, Math.min(to, i + DUE_EVERY));
         if ((sinceDue += e - i) >= DUE_EVERY) {
           sinceDue = 0;
           if (due()) yield;
@@ -182,6 +183,15 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
     }
   }
   return { evidence: page.items, total, generation: store.generation };
+}
+
+/** The end of the run of candidates from i (blocks[i], blocks[i]+1, …) that lie in one piece, at most `max` (> i). */
+function candidateRunEnd(st: SearchText, blocks: ArrayLike<number>, i: number, max: number): number {
+  const b = blocks[i];
+  const stop = i + (st.runEnd(b, b + (max - i)) - b);
+  let e = i + 1;
+  while (e < stop && blocks[e] === b + (e - i)) e++;
+  return e;
 }
 
 /** Blocks scanned between two looks at the slice clock (a block is ~256 characters). */

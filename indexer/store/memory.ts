@@ -7,14 +7,16 @@
 // commit, and dropped, and the background warm-up that loads them all;
 // plan.ts decides from them where a query's answers are.
 import type { Definition } from '../model.js';
-import { decodeText, splitLines } from '../text.js';
+import { decodeText, ownString, splitLines } from '../text.js';
 import { BlockSignatures, capacityFor } from './block-signatures.js';
 import type { FileMeta, FileTable } from './file-table.js';
 import { TrigramLineCounts } from './line-counts.js';
+import { MappedText } from './mapped-text.js';
 import { Postings } from './postings.js';
 import { BLOCK_CHARS, SearchText } from './search-text.js';
 import { SymbolIndex, type ImportRef } from './symbols.js';
 import type { ImportRec, Tables } from './tables.js';
+import type { TextMapOptions } from './mapped-text.js';
 
 /** Appended postings past this many entries trigger a rebuild from `tri` (keeps memory and lookups tight). */
 const POSTINGS_REBUILD_AT = 2_000_000;
@@ -75,7 +77,12 @@ export class MemoryIndex {
   private readonly defsCache = new Lru<Definition[]>(ROWS_CACHE_FILES);
   private readonly impsCache = new Lru<ImportRec[]>(ROWS_CACHE_FILES);
 
-  constructor(private readonly tables: Tables, private readonly files: FileTable) {}
+  /** Where the one-byte search text of a large tree lies out of the heap (none for a store opened without a map folder). */
+  private readonly mapped: MappedText | null;
+
+  constructor(private readonly tables: Tables, private readonly files: FileTable, textMap?: TextMapOptions) {
+    this.mapped = textMap ? new MappedText(textMap) : null;
+  }
 
   /** After open: nothing derived yet. The postings are built by the first search that needs them, not here: that is most of the open time, and a restarted daemon should serve (symbols, reads) first. */
   reset(): void {
@@ -116,14 +123,18 @@ export class MemoryIndex {
    */
   importText(r: ImportSpan): string {
     if (r.text === undefined) {
-      const text = this.searchText(r.fid).textRange(r.start, r.end);
+      const st = this.searchText(r.fid);
+      const text = st.textRange(r.start, r.end);
       // textRange's result can be a tree of slices (a piece per uppercase
       // letter of text held lowercased). Kept for the daemon's life, it is
       // flattened first: converting a string to a number makes V8 flatten it,
       // and the collector then drops the pieces — 3.9–4.6 instead of 10.2 MB of
       // heap for site-packages' 66k statements, and cheaper to serialise.
+      // Flat, it can still be a view into the string it was cut from: a heap
+      // piece (kept anyway), or a block read out of the text map, which the
+      // view would keep: then it gets a copy of its own.
       Number(text);
-      r.text = text;
+      r.text = st.mapped ? ownString(text) : text;
     }
     return r.text;
   }
@@ -254,7 +265,30 @@ export class MemoryIndex {
     this.symbols.fit();
     // Every file is signed now: the postings are not needed until something makes the cache incomplete again.
     if (this.textComplete) this.dropPostings();
+    if (this.textComplete && !stopped()) await this.mapText();
   }
+
+  /** Whether the text map wants a new generation (the first, or a compaction: mapped-text.ts); warm() writes it. */
+  get textMapDue(): boolean { return this.mapped !== null && this.textComplete && this.mapped.due(this.textCache); }
+
+  /** Bytes of search text in the current text map generation (0 with none). */
+  get textMapBytes(): number { return this.mapped?.mapBytes ?? 0; }
+
+  /**
+   * Moves the one-byte search text out of the heap into a new text map
+   * generation when one is due. The import statements' text read so far may
+   * be views into the heap pieces it replaces: each moved file's get copies of
+   * their own, or the pieces would stay alive through them.
+   */
+  private async mapText(): Promise<void> {
+    if (!this.textMapDue) return;
+    await this.mapped!.write(this.textCache, (fid) => {
+      for (const r of this.symbols.importsOf(fid)) if (r.text !== undefined) r.text = ownString(r.text);
+    });
+  }
+
+  /** The store is closing: the text map is unmapped (nothing reads it after). */
+  async close(): Promise<void> { await this.mapped?.close(); }
 }
 
 /**

@@ -15,6 +15,7 @@
 // trigrams, few blocks hold every one of them even when most files do.
 import { ownString } from '../text.js';
 import { CapitalReader, encodeCase } from './case-data.js';
+import { mapSlice, type MapPiece, type PieceSource } from './text-map.js';
 
 /**
  * Target size of a block (UTF-16 units); a block ends at the first line end past it.
@@ -35,9 +36,11 @@ export class SearchText {
      * Runs of consecutive blocks joined by "\n". A new piece starts where the
      * blocks' width changes: a string holding one character past U+00FF takes
      * two bytes for every character, so such blocks are kept apart from the
-     * file's one-byte text instead of doubling it.
+     * file's one-byte text instead of doubling it. On a large tree a one-byte
+     * piece may instead lie in the text map (text-map.ts; moved there by
+     * memory.ts), read a run of blocks at a time as a latin1 string.
      */
-    private readonly pieces: string[],
+    private readonly pieces: (string | MapPiece)[],
     /**
      * Per block, n = blockCount of them, at these offsets:
      * [0, n) the 0-based index of its first line;
@@ -136,8 +139,32 @@ export class SearchText {
     const n = this.blockCount;
     const p = this.pieceOf(b);
     const base = layout[n + layout[3 * n + 1 + p]];
-    return this.pieces[p].slice(layout[n + b] - base, layout[n + e] - 1 - base);
+    const piece = this.pieces[p];
+    const from = layout[n + b] - base, to = layout[n + e] - 1 - base;
+    return typeof piece === 'string' ? piece.slice(from, to) : mapSlice(piece, from, to);
   }
+
+  /** Number of pieces (runs of blocks of one width). */
+  get pieceCount(): number { return this.pieces.length; }
+
+  /** Piece p when it can lie in a text map: a one-byte heap string or a map piece; null for a two-byte piece. */
+  oneBytePiece(p: number): PieceSource | null {
+    const piece = this.pieces[p];
+    // eslint-disable-next-line no-control-regex
+    return typeof piece !== 'string' ? piece : /[^\x00-\xff]/.test(piece) ? null : piece;
+  }
+
+  /** Piece p as it now lies (a heap string or a map piece), for the text map's bookkeeping. */
+  pieceAt(p: number): string | MapPiece { return this.pieces[p]; }
+
+  /** Piece p now lies in a text map: the same characters, one byte each (text-map.ts). */
+  placePiece(p: number, piece: MapPiece): void {
+    if (piece.length !== this.pieces[p].length) throw new Error('internal: a text map piece of another length');
+    this.pieces[p] = piece;
+  }
+
+  /** Whether a piece lies in a text map. */
+  get mapped(): boolean { return this.pieces.some((p) => typeof p !== 'string'); }
 
   /** The end of the run of blocks from b that lie in b's piece, at most `max` (> b). */
   runEnd(b: number, max: number): number {

@@ -9,6 +9,7 @@
 import { FileTable, type FileMeta, type Totals } from './file-table.js';
 import { MemoryIndex, type ImportSpan } from './memory.js';
 import { QueryPlanner, type CandidateFile, type DefinitionHit, type DefinitionQuery, type Hits, type Window } from './plan.js';
+import type { TextMapOptions } from './mapped-text.js';
 import type { SearchText } from './search-text.js';
 import { decodeText } from '../text.js';
 import { targetName } from '../typescript/targets.js';
@@ -47,14 +48,18 @@ export class Store {
   /** Set by the owner before close() so a background warm-up stops at its next slice. */
   stopWarming = false;
 
-  private constructor(private readonly tables: Tables) {
-    this.memory = new MemoryIndex(tables, this.files);
+  private constructor(private readonly tables: Tables, textMap?: TextMapOptions) {
+    this.memory = new MemoryIndex(tables, this.files, textMap);
     this.plan = new QueryPlanner(this.files, this.memory, tables);
   }
 
-  /** Opens (or creates) the index in `dir` (see Tables.open for another format version), with the file table loaded. */
-  static async open(dir: string): Promise<Store> {
-    const store = new Store(await Tables.open(dir));
+  /**
+   * Opens (or creates) the index in `dir` (see Tables.open for another format
+   * version), with the file table loaded. With `textMap`, the search text of a
+   * large tree is moved out of the heap at the end of warm-up (mapped-text.ts).
+   */
+  static async open(dir: string, textMap?: TextMapOptions): Promise<Store> {
+    const store = new Store(await Tables.open(dir), textMap);
     const meta = store.tables.readMeta();
     store.generation = meta.generation;
     store.state = meta.state;
@@ -204,6 +209,10 @@ export class Store {
 
   /** True when every live file's search text is in memory (searches then need no postings). */
   get textComplete(): boolean { return this.memory.textComplete; }
+  /** Whether a warm-up pass would write a text map generation (see MemoryIndex.textMapDue). */
+  get textMapDue(): boolean { return this.memory.textMapDue; }
+  /** Bytes of search text in the text map (0 with none). */
+  get textMapBytes(): number { return this.memory.textMapBytes; }
 
   /**
    * Whether definitions and importers are answered from the in-memory symbol
@@ -239,6 +248,7 @@ export class Store {
     if (this.closed) return;
     this.closed = true;
     await this.tables.close();
+    await this.memory.close();
   }
 }
 

@@ -1,0 +1,169 @@
+// The one-byte search text of a large tree kept out of the heap: written into
+// a separate LMDB environment of the daemon's own (derived data, written
+// fresh by each process, never read back from before) as raw values of over
+// 32 MiB, which lmdb-js hands back from getBinaryFast as views over its
+// memory map instead of copies (a value that fits its read buffer is copied
+// into it: 16 MiB, SHARED_BUFFER_THRESHOLD, grown to twice a value read that
+// did not fit, so up to 32 MiB). Pages of a map are file-backed: they are not
+// the daemon's anonymous memory, and the kernel can drop and re-read them.
+//
+// Two hazards of a view over a map, and how they are closed here:
+// - a remap (lmdb-js grows the map as the file grows) unmaps the old view:
+//   a generation is written and closed first, then opened read-only, and
+//   nothing ever writes to it again, so its map is never resized;
+// - a freed page reused by a later write: there is no later write; a new
+//   generation is a new file (compaction, memory.ts), and the old one is
+//   closed only once nothing reads it (its segments say so: closed() makes a
+//   read throw instead of touching unmapped memory).
+// docs/design.md ("The search text in a memory map") says why; FORMAT.md
+// gives the layout.
+import { mkdirSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type RootDatabase } from 'lmdb';
+
+/**
+ * A value longer than lmdb-js's read buffer can ever be is read in place:
+ * 16 MiB (SHARED_BUFFER_THRESHOLD), grown to at most twice a smaller value.
+ * A value of exactly 16 MiB was copied (tried).
+ */
+export const MIN_SEGMENT_BYTES = (32 << 20) + (64 << 10);
+/**
+ * Target size of a segment (a piece longer than this gets a segment of its
+ * own): the least that is read in place, since writing one holds it twice in
+ * anonymous memory for a moment (the buffer filled here, LMDB's dirty pages).
+ */
+const SEGMENT_BYTES = MIN_SEGMENT_BYTES;
+/** Room asked for besides the segments: LMDB's pages, the meta pages, the lock file. */
+const SLACK_BYTES = 4 << 20;
+
+/** One value of a generation: a view over the map, null once the generation is closed. */
+export class Segment {
+  constructor(public bytes: Buffer | null) {}
+}
+
+/** Where a piece of search text lies in a map: `length` bytes from `at` of `seg`, one byte a character (latin1). */
+export interface MapPiece { readonly seg: Segment; readonly at: number; readonly length: number }
+
+/** A piece of search text to place: a heap string of one-byte characters, or a piece of an older generation. */
+export type PieceSource = string | MapPiece;
+
+/** Piece p's characters from..to as a string of its own (a copy out of the map). */
+export function mapSlice(piece: MapPiece, from: number, to: number): string {
+  const bytes = piece.seg.bytes;
+  if (!bytes) throw new Error('internal: search text read from a closed text map');
+  return (bytes as unknown as Latin1).latin1Slice(piece.at + from, piece.at + to);
+}
+
+/** Buffer's latin1 decoder without toString's argument checks (Node's own, on every Buffer; not in its types). */
+interface Latin1 { latin1Slice(start: number, end: number): string }
+
+/** One generation: its file, its segments, open read-only. */
+export class TextMapGeneration {
+  private constructor(
+    private readonly file: string,
+    private readonly env: RootDatabase<Uint8Array, number>,
+    readonly segments: Segment[],
+    /** Characters of text written (the segments' padding aside). */
+    readonly textBytes: number,
+  ) {}
+
+  /**
+   * Writes `sources` into a new generation `gen` under `dir`, in order, and
+   * opens it; `placed(i, piece)` is told where source i went, once the
+   * generation is open (nothing is told if anything fails: the caller keeps
+   * its pieces). Throws when the disk lacks room for it (checked first) or a
+   * write fails; what was written is removed.
+   */
+  static async write(dir: string, gen: number, sources: readonly PieceSource[], placed: (i: number, piece: MapPiece) => void): Promise<TextMapGeneration> {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Segments first as (index, at): the pieces' order is kept, and a segment is closed when the next piece does not fit.
+    const where = new Int32Array(2 * sources.length);
+    const sizes: number[] = [];
+    let used = 0;
+    for (let i = 0; i < sources.length; i++) {
+      const len = sources[i].length;
+      if (sizes.length === 0 || (used + len > SEGMENT_BYTES && used > 0)) { sizes.push(0); used = 0; }
+      where[2 * i] = sizes.length - 1;
+      where[2 * i + 1] = used;
+      used += len;
+      sizes[sizes.length - 1] = used;
+    }
+    // A value under the threshold would be copied on every read: the last (or only) segment is padded to it.
+    const padded = sizes.map((s) => Math.max(s, MIN_SEGMENT_BYTES));
+    const total = padded.reduce((a, b) => a + b, 0);
+    const fs = statfsSync(dir);
+    const room = fs.bavail * fs.bsize;
+    if (room < total + SLACK_BYTES) throw new Error(`no room for the text map: ${mb(total + SLACK_BYTES)} needed, ${mb(room)} free in ${dir}`);
+    const file = join(dir, `${process.pid}-${gen}.mdb`);
+    try {
+      const writer = open<Uint8Array, number>({ path: file, noSubdir: true, keyEncoding: 'uint32', encoding: 'binary', compression: false, noSync: true, noMetaSync: true });
+      try {
+        let buf: Buffer | null = null;
+        let i = 0;
+        for (let s = 0; s < padded.length; s++) {
+          if (!buf || buf.length < padded[s]) buf = Buffer.alloc(padded[s]);
+          else buf.fill(0, 0, padded[s]);
+          for (; i < sources.length && where[2 * i] === s; i++) {
+            const src = sources[i];
+            const at = where[2 * i + 1];
+            if (typeof src === 'string') buf.write(src, at, src.length, 'latin1');
+            else readable(src).copy(buf, at, src.at, src.at + src.length);
+          }
+          writer.putSync(s, buf.subarray(0, padded[s]));
+          // Yield between segments: a compaction runs beside the daemon's requests.
+          await new Promise((r) => setImmediate(r));
+        }
+      } finally {
+        await writer.close();
+      }
+      if (statSync(file).size < total) throw new Error(`the text map ${file} came out short`);
+      // Read-only, never written again: its map is never resized under the views.
+      const env = open<Uint8Array, number>({ path: file, noSubdir: true, readOnly: true, keyEncoding: 'uint32', encoding: 'binary', compression: false });
+      const segments: Segment[] = [];
+      try {
+        for (let s = 0; s < padded.length; s++) {
+          const view = env.getBinaryFast(s);
+          if (!view || view.length !== padded[s]) throw new Error(`the text map's segment ${s} did not read back`);
+          // A copy into lmdb-js's read buffer would be overwritten by the next read (and is anonymous memory): only a view over the map will do.
+          if ((view.buffer as { isSharedMap?: boolean }).isSharedMap !== true) throw new Error('lmdb did not read the text map in place');
+          segments.push(new Segment(Buffer.from(view.buffer, view.byteOffset, view.length)));
+        }
+      } catch (e) {
+        await env.close();
+        throw e;
+      }
+      for (let k = 0; k < sources.length; k++) placed(k, { seg: segments[where[2 * k]], at: where[2 * k + 1], length: sources[k].length });
+      return new TextMapGeneration(file, env, segments, sizes.reduce((a, b) => a + b, 0));
+    } catch (e) {
+      removeFiles(file);
+      throw e;
+    }
+  }
+
+  /** Unmaps the generation and removes its file: only once no piece of it is read again (a read then throws). */
+  async close(): Promise<void> {
+    for (const s of this.segments) s.bytes = null;
+    await this.env.close();
+    removeFiles(this.file);
+  }
+}
+
+/** Removes every generation left in `dir` by an earlier process (derived data, never trusted from before). */
+export function removeStale(dir: string): void {
+  let names: string[];
+  try { names = readdirSync(dir); } catch { return; }
+  // A file another live process has mapped stays valid for it once unlinked (Linux keeps it until unmapped).
+  for (const n of names) rmSync(join(dir, n), { force: true, recursive: true });
+}
+
+function readable(p: MapPiece): Buffer {
+  if (!p.seg.bytes) throw new Error('internal: text map generation closed before it was copied');
+  return p.seg.bytes;
+}
+
+function removeFiles(file: string): void {
+  rmSync(file, { force: true });
+  rmSync(`${file}-lock`, { force: true });
+}
+
+const mb = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;

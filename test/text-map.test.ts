@@ -1,0 +1,210 @@
+// The search text in a memory map (indexer/store/text-map.ts, mapped-text.ts):
+// the same tree indexed twice, once with its one-byte text kept in the heap
+// and once moved to a text map (the threshold set to 1 byte), must answer
+// every query alike: search_code (case-insensitive and not, pages, path
+// prefixes, queries that visit every block), read_evidence over whole files
+// and find_importers (import statements' text is cut from the search text),
+// then again after files change (the overlay in the heap) and after enough
+// change for a new generation (compaction). A map that cannot be written (no
+// room on a real small tmpfs, a path that cannot be a folder) leaves the text
+// in the heap with one line in the log and the answers unchanged.
+import { test as uvu } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { SmallDisk, mountReason } from './helpers/full-disk.js';
+import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { stdlibRoot } from './helpers/corpus.js';
+import { mulberry32 } from './helpers/random.js';
+import { firstReason, lacks, testUnless } from './helpers/skip.js';
+
+const disks: SmallDisk[] = [];
+const open: EvidexIndex[] = [];
+uvu.after(async () => {
+  // A test that failed left its indexes open: closed first, so the disk can be unmounted.
+  for (const idx of open.splice(0)) await idx.close();
+  for (const d of disks.splice(0)) d.unmount();
+  cleanupTemp();
+});
+
+/** Lines with characters past U+00FF (two-byte pieces, kept in the heap), non-ASCII one-byte text, "İ", final sigma, CRLF, long lines. */
+const ODD = [
+  '# -*- coding: utf-8 -*-\r',
+  'NAME = "Café Ünïcode"  # latin1: one byte each\r',
+  'GREEK = "ΣΑΣ ὈΔΥΣΣΕΎΣ"  # two bytes each',
+  'TURKISH = "İstanbul KELVIN \u212a"',
+  'EMOJI = "\u{1f600} smile"',
+  `LONG = "${'AbC'.repeat(400)}"`,
+  'def Upper_Case_Name(Self, X):',
+  '    return Self.X + X  # ÀÉÎ',
+].join('\n');
+
+/** A small real tree: four stdlib packages and a file of odd lines, copied so they can be rewritten. */
+function tree(): string {
+  const root = join(tempDir('text-map'), 'tree');
+  for (const pkg of ['json', 'email', 'http', 'urllib']) cpSync(join(stdlibRoot(), pkg), join(root, pkg), { recursive: true, filter: (p) => !p.includes('__pycache__') });
+  writeFileSync(join(root, 'odd.py'), `${ODD}\n`);
+  writeFileSync(join(root, 'odd_many.py'), `${Array.from({ length: 60 }, (_, i) => `${ODD}\nvalue_${i} = ${i}`).join('\n')}\n`);
+  return root;
+}
+
+async function opened(root: string, stateDir: string, textMapMinBytes: number, log: string[] = []): Promise<EvidexIndex> {
+  const idx = await openEvidexIndex(root, { stateDir, textMapMinBytes, log: (l) => log.push(l) });
+  open.push(idx);
+  await idx.refresh();
+  await idx.warm();
+  return idx;
+}
+
+/** Seeded queries over the tree's lines: substrings, mixed case, 1-2 characters, those that visit every block, misses; some case-sensitive, some paged, some under a prefix. */
+function queries(idx: EvidexIndex, count: number, seed: number): Record<string, unknown>[] {
+  const rnd = mulberry32(seed);
+  const lines = idx.store.ordered().flatMap((f) => readFileSync(join(idx.root, f.path), 'utf8').split('\n').filter((l) => l.length >= 3));
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const sample = (lo: number, hi: number): string => {
+    const l = pick(lines);
+    const len = Math.min(l.length, lo + Math.floor(rnd() * (hi - lo + 1)));
+    const s = Math.floor(rnd() * (l.length - len + 1));
+    return l.slice(s, s + len);
+  };
+  const out: Record<string, unknown>[] = ['e', 'self', 'x', 'İ', 'σ', 'ΣΑΣ', 'café', 'CAFÉ', 'abcabc', '\u{1f600}', 'Self.X'].map((query) => ({ query, limit: 200 }));
+  for (let i = 0; i < count; i++) {
+    const r = rnd();
+    const query = r < 0.5 ? sample(3, 20) : r < 0.7 ? [...sample(3, 12)].map((c) => (rnd() < 0.5 ? c.toUpperCase() : c)).join('') : r < 0.9 ? sample(1, 2) : `zq${i}xj`;
+    out.push({ query, limit: 1 + Math.floor(rnd() * 200) });
+  }
+  for (const q of out) {
+    if (rnd() < 0.4) q.case_sensitive = rnd() < 0.6;
+    if (rnd() < 0.2) q.path_prefix = pick(['json/', 'email/', 'http/', 'urllib/', 'odd']);
+    if (rnd() < 0.3) q.offset = Math.floor(rnd() * rnd() * 3000);
+  }
+  return out;
+}
+
+/** A tool's answer less the index's generation (the two indexes count their commits differently). */
+async function answer(idx: EvidexIndex, tool: string, args: Record<string, unknown>): Promise<unknown> {
+  const { generation: _g, ...rest } = await idx.runTool(tool as 'search_code', args as { query: string });
+  return rest;
+}
+
+/** Both indexes answer every call alike: search_code, read_evidence of every file, find_importers of each package. */
+async function sameAnswers(heap: EvidexIndex, mapped: EvidexIndex, seed: number): Promise<number> {
+  let hits = 0;
+  for (const q of queries(heap, 150, seed)) {
+    const a = await answer(heap, 'search_code', q);
+    assert.equal(await answer(mapped, 'search_code', q), a, `search_code ${JSON.stringify(q)}`);
+    hits += (a as { total?: number }).total ?? 0;
+  }
+  for (const f of heap.store.ordered()) {
+    const lines = heap.store.searchText(f.fid).lineCount;
+    for (let start = 1; start <= lines; start += 400) {
+      const args = { path: f.path, start_line: start, end_line: Math.min(lines, start + 399) };
+      assert.equal(await answer(mapped, 'read_evidence', args), await answer(heap, 'read_evidence', args), `read_evidence ${JSON.stringify(args)}`);
+    }
+  }
+  for (const module of ['json', 'email', 'http', 'urllib', 'email.utils', 'os', 're']) {
+    const args = { module_name: module, limit: 200 };
+    assert.equal(await answer(mapped, 'find_importers', args), await answer(heap, 'find_importers', args), `find_importers ${module}`);
+  }
+  return hits;
+}
+
+/** Files moved to the map: those with at least one piece there. */
+function mappedFiles(idx: EvidexIndex): number {
+  return idx.store.ordered().filter((f) => idx.store.searchText(f.fid).mapped).length;
+}
+
+/** Files a map can hold: those with one-byte text (an empty file has none). */
+function mappableFiles(idx: EvidexIndex): number {
+  return idx.store.ordered().filter((f) => {
+    const st = idx.store.searchText(f.fid);
+    for (let p = 0; p < st.pieceCount; p++) if ((st.oneBytePiece(p)?.length ?? 0) > 0) return true;
+    return false;
+  }).length;
+}
+
+testUnless(lacks.python3())('a map-backed and a heap-backed search text of the same files answer alike, through changes and a new generation', async () => {
+  const root = tree();
+  const heap = await opened(root, join(tempDir('text-map'), 'heap'), Infinity);
+  const log: string[] = [];
+  const mapState = join(tempDir('text-map'), 'map');
+  const mapped = await opened(root, mapState, 1, log);
+  assert.is(log.length, 1);
+  assert.match(log[0], /^search text in a text map: [0-9.]+ MiB of \d+ files' text, generation 1, written in \d+ ms$/);
+  assert.is(heap.store.textMapBytes, 0, 'a tree under the threshold keeps its text in the heap');
+  assert.ok(mapped.store.textMapBytes > 0, 'the text was moved to a map');
+  const files = mappableFiles(heap);
+  assert.ok(files > 40 && files < heap.store.ordered().length, 'most files have one-byte text; empty ones have none');
+  assert.is(mappedFiles(mapped), files, 'every file with one-byte text has it in the map');
+  assert.is(mappedFiles(heap), 0);
+  const mapDir = join(mapState, 'text-map');
+  assert.is(readdirSync(mapDir).filter((n) => n.endsWith('.mdb')).length, 1);
+  assert.ok(await sameAnswers(heap, mapped, 1) > 10_000, 'the queries match a lot');
+
+  // A few files change: their new versions are built in the heap (the overlay) beside the map.
+  const few = mapped.store.ordered().filter((f) => f.path.startsWith('json/')).map((f) => f.path);
+  for (const p of few) writeFileSync(join(root, p), `# changed ÀÉ Self.X\n${readFileSync(join(root, p), 'utf8')}`);
+  for (const idx of [heap, mapped]) await idx.update(few);
+  await mapped.warm();
+  assert.is(mappedFiles(mapped), files - few.length, 'changed files stay in the heap while the overlay is small');
+  assert.is(readdirSync(mapDir).filter((n) => n.endsWith('.mdb')).length, 1);
+  await sameAnswers(heap, mapped, 2);
+
+  // Most files change: the overlay passes its share, and a new generation replaces the old one.
+  const many = mapped.store.ordered().filter((f) => !f.path.startsWith('json/')).map((f) => f.path).slice(0, 80);
+  for (const p of many) writeFileSync(join(root, p), `${readFileSync(join(root, p), 'utf8')}\n# grown: café\n`);
+  for (const idx of [heap, mapped]) await idx.update(many);
+  await mapped.warm();
+  assert.is(mappedFiles(mapped), mappableFiles(heap), 'the new generation holds every file again');
+  const left = readdirSync(mapDir).filter((n) => n.endsWith('.mdb'));
+  assert.is(left.length, 1, 'the old generation was removed');
+  assert.ok(left[0].endsWith('-2.mdb'), `the second generation (${left[0]})`);
+  await sameAnswers(heap, mapped, 3);
+
+  // Closed: a piece of the map is refused, not read from unmapped memory.
+  const st = mapped.store.searchText(mapped.store.ordered()[0].fid);
+  await mapped.close();
+  assert.throws(() => st.block(0), /closed text map/);
+  await heap.close();
+});
+
+testUnless(lacks.python3())('a text map that cannot be written leaves the text in the heap, with one line in the log', async () => {
+  const root = tree();
+  const heap = await opened(root, join(tempDir('text-map'), 'heap2'), Infinity);
+  const stateDir = join(tempDir('text-map'), 'blocked');
+  // The map's folder is a file: mkdir fails.
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(join(stateDir, 'text-map'), 'not a folder');
+  const log: string[] = [];
+  const idx = await opened(root, stateDir, 1, log);
+  assert.is(idx.store.textMapBytes, 0);
+  assert.is(mappedFiles(idx), 0);
+  assert.is(log.length, 1, log.join('\n'));
+  assert.match(log[0], /^search text kept in memory: /);
+  await sameAnswers(heap, idx, 4);
+  // Not retried at every pass while nothing changed.
+  await idx.warm();
+  assert.is(log.length, 1);
+  await idx.close();
+  await heap.close();
+});
+
+testUnless(firstReason(lacks.python3(), mountReason()))('a text map with no room on the disk (a real small tmpfs) leaves the text in the heap, with one line in the log', async () => {
+  const root = tree();
+  const heap = await opened(root, join(tempDir('text-map'), 'heap3'), Infinity);
+  const disk = SmallDisk.mount(24 << 20); // room for the index, not for a map's segment of over 32 MiB
+  disks.push(disk);
+  const log: string[] = [];
+  const idx = await opened(root, join(disk.dir, 'state'), 1, log);
+  assert.is(idx.store.textMapBytes, 0);
+  assert.is(mappedFiles(idx), 0);
+  assert.is(log.length, 1, log.join('\n'));
+  assert.match(log[0], /^search text kept in memory: no room for the text map/);
+  assert.equal(readdirSync(join(disk.dir, 'state', 'text-map')), [], 'nothing left on the disk');
+  await sameAnswers(heap, idx, 5);
+  await idx.close();
+  await heap.close();
+});
+
+uvu.run();
