@@ -178,7 +178,11 @@ test('the MCP SDK stays out of the CLI\'s and the daemon\'s load path (only `evi
   // What each walk must reach, so a walk that stopped at the entry file cannot pass: the CLI's
   // argument parser (the thin client loads its commands on demand, so a tool command, which
   // reaches the path handling of the tool commands, is walked too) and the daemon's ws server.
-  for (const [entry, reached] of [['client/bin.js', 'node:fs'], ['client/commands/search.js', 'node:path'], ['daemon/main.js', 'ws']]) {
+  // The executable itself imports only node:module and then, dynamically, the compile cache's switch and the CLI (run.js).
+  assert.equal([...staticImports(join(PROJECT_ROOT, 'dist', 'client', 'bin.js'))], ['node:module']);
+  const binText = readFileSync(join(PROJECT_ROOT, 'dist', 'client', 'bin.js'), 'utf8');
+  assert.equal([...binText.matchAll(/import\('([^']+)'\)/g)].map((m) => m[1]), ['./code-cache.js', './run.js']);
+  for (const [entry, reached] of [['client/run.js', 'node:fs'], ['client/code-cache.js', 'node:fs'], ['client/commands/search.js', 'node:path'], ['daemon/main.js', 'ws']]) {
     const pkgs = [...staticImports(join(PROJECT_ROOT, 'dist', entry))];
     assert.ok(pkgs.includes(reached), `${entry}: the walk follows imports (${pkgs.join(', ')})`);
     assert.equal(pkgs.filter((p) => p.startsWith('@modelcontextprotocol/')), [], entry);
