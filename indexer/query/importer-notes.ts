@@ -191,10 +191,13 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
   }
   let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
   const paths = [dir];
+  // The calls it names list the whole repository's importers: a reader in a subfolder is shown them so (Note.wholeCalls).
+  const calls: string[] = [];
   const index = pkg?.folder === dir ? undefined : FOLDER_INDEX.map((n) => `${dir}/${n}`).find((p) => store.fileByPath(p));
   if (index !== undefined) {
     why += `; an import of the folder reaches its index file: find_importers ${index}`;
     paths.push(index);
+    calls.push(`find_importers ${index}`);
   }
   if (pkg) {
     const entries = resolutionsOf(store, pkg.name).files;
@@ -202,6 +205,7 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
     why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
     if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
     paths.push(pkg.folder, ...entry.slice(0, FILES_NAMED));
+    calls.push(`find_importers ${pkg.name}`);
   }
-  return new ToolError('not_indexed', why, paths);
+  return new ToolError('not_indexed', why, paths, calls);
 }

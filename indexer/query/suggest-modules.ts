@@ -44,7 +44,7 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     // A suggestion that is a file's path (its name is its path) is a path the reason names.
     // Labelled by kind (`files a, b; package name c`): a package name must not read as a path.
     const listed = importerSuggestionGroups(near).map((g) => `${g.label} ${g.items.map((s) => s.name).join(', ')}`).join('; ');
-    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...near.filter((s) => s.name === s.path).map((s) => s.name)]);
+    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...near.filter((s) => s.name === s.path).map((s) => s.name)], err.wholeCalls);
   }
   if (indexed) return result;
   if (result.total === 0) {
