@@ -91,6 +91,26 @@ test('a mistyped package name gets the package names statements write', () => {
   }
 });
 
+test('a name shaped like a file\'s path that is no indexed file and finds nothing says so; other names, and names that find something, do not', () => {
+  const note = (as: string): string => `0 of 0 shown · index generation G\nnote: no indexed file is at that path; read as ${as}, it is imported by no statement\n`;
+  const shown = (args: string[], cwd = '.'): string => {
+    const r = evidex(['importers', ...args], cwd);
+    assert.is(r.code, 0, r.stderr);
+    return r.stderr.replace(/generation \d+/, 'generation G');
+  };
+  assert.is(shown(['packages/ui/src/nosuch.ts']), note('a package subpath'));
+  assert.is(shown(['nosuch.ts']), note('a module or package name'));
+  assert.is(shown(['packages/shared/nosuch.json']), note('a package subpath'));
+  // From a subfolder, a path typed from there: the note names no path, so nothing in it is shown from the wrong place.
+  assert.is(shown(['../../packages/ui/src/nosuch.ts'], 'apps/web'), note('a package subpath'));
+  const json = JSON.parse(evidex(['importers', 'nosuch.ts', '--json']).stdout) as { notes: string[] };
+  assert.equal(json.notes, ['no indexed file is at that path; read as a module or package name, it is imported by no statement']);
+  // Not shaped like a file, or finding something: no such note.
+  assert.not.match(shown(['nosuchpkg/sub']), /note:/);
+  assert.not.match(shown(['left-pad/index']), /note:/);
+  assert.not.match(shown(['packages/ui/src/button/Button.tsx']), /note:/);
+});
+
 test('a --path-prefix nothing is under says so, and the nearest folder', () => {
   const s = evidex(['search', 'center', '--path-prefix', 'packges/shared']);
   assert.is(s.code, 0, s.stderr);
@@ -154,7 +174,9 @@ test('from a subfolder, the paths notes, near misses (of a bare file name too) a
   for (const typed of ['Button.ts', './Button.ts']) {
     const bare = evidex(['importers', typed], 'packages/ui/src/button');
     assert.is(bare.code, 0, bare.stderr);
-    assert.match(bare.stderr, /^0 of 0 shown · index generation \d+\ndid you mean: file Button\.tsx \(edit\)\n$/, typed);
+    // Sent as a name (Button.ts) or as the path from the root (./Button.ts): the note says which it was read as.
+    const as = typed.startsWith('./') ? 'a package subpath' : 'a module or package name';
+    assert.is(bare.stderr.replace(/generation \d+/, 'generation G'), `0 of 0 shown · index generation G\nnote: no indexed file is at that path; read as ${as}, it is imported by no statement\ndid you mean: file Button.tsx (edit)\n`, typed);
   }
   const folder = evidex(['importers', '../../packages/shared'], web);
   assert.is(folder.code, 2);

@@ -9,6 +9,7 @@ import { isTsImport } from '../model.js';
 import type { Store } from '../store/store.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
 import { normalizeLexically } from './caller-paths.js';
+import { importable } from './importers.js';
 import type { Note } from './notes.js';
 
 /** Statements looked at to learn what a specifier resolves to: enough to see its file, bounded for a name imported everywhere. */
@@ -143,6 +144,21 @@ export function noSuchSubpathNote(store: Store, m: string): Note | null {
     text: `no statement imports ${JSON.stringify(m)}, and no file of ${whose.text} is "${pkg.sub}" (as is or under src/, with a TypeScript or JavaScript extension or as a folder's index)`,
     paths: whose.paths,
   };
+}
+
+/**
+ * A name shaped like a file's path (a Python, TypeScript, JavaScript or JSON
+ * file's name: `src/mising.ts`, `nosuch.ts`, a file renamed away) that is no
+ * indexed file was matched as a name, as docs/tools.md says; when that found
+ * nothing, the note says so, or the bare 0 reads as "nothing imports that
+ * file". Null for a name of another shape, and for a path the index holds.
+ */
+export function noSuchFileNote(store: Store, m: string): Note | null {
+  if (!importable(m) || store.fileByPath(m)) return null;
+  // The name is not quoted: the daemon cannot tell a path the command line made root-relative (`../src/x.ts`)
+  // from a package subpath sent as typed (`lodash/fp.js`), so it could show neither as the reader typed it.
+  const as = m.includes('/') ? 'a package subpath' : 'a module or package name';
+  return { text: `no indexed file is at that path; read as ${as}, it is imported by no statement`, paths: [] };
 }
 
 /**

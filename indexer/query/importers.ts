@@ -21,7 +21,7 @@ import { submodulesNote } from './submodule-note.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
 /** Files an import can name: Python, TypeScript, JavaScript, and JSON (which the compiler resolves with resolveJsonModule). */
-function importable(path: string): boolean {
+export function importable(path: string): boolean {
   return isPythonPath(path) || isTsJsPath(path) || path.endsWith('.json');
 }
 

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import { NotIndexedError } from './args.js';
 import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
-import { folderRefusal, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
+import { folderRefusal, noSuchFileNote, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
 import { withNote } from './notes.js';
 import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
@@ -57,7 +57,8 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
   // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss;
   // and when nothing in the index is under path_prefix, that is why the answer is empty, not the name (prefix-note.ts).
   if (result.total > 0 || note || prefixIsWhy(store, args.path_prefix, result.total)) return result;
-  result = withNote(result, noSuchSubpathNote(store, args.module_name));
+  // A subpath of one of the repository's packages said not to be there; else a path-shaped name said to be no indexed file.
+  result = withNote(result, noSuchSubpathNote(store, args.module_name) ?? noSuchFileNote(store, args.module_name));
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
 }
