@@ -12,8 +12,7 @@
 import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { CatchingUp } from '../indexer/query/schemas.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
-import { notesShownFrom } from '../indexer/query/notes.js';
-import { shownFrom, withPathsShown } from '../local/shown-from.js';
+import { notesShownFrom, textShownFrom } from '../indexer/query/notes.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
 import type { AuditLog } from './audit.js';
@@ -33,10 +32,10 @@ const wireResult = (r: ToolResult, catchingUp: CatchingUp | null, from: string |
   ...(catchingUp ? { catching_up: catchingUp } : {}),
 });
 
-/** A refusal whose reason names repository paths, with them shown from `from` (as is without one, or when it names none). */
+/** A refusal whose reason names repository paths or calls of the whole repository, with them shown from `from` (as is without one, or when it names none). */
 function refusalFrom(e: unknown, from: string | undefined): unknown {
-  if (from === undefined || !(e instanceof ToolError) || e.paths.length === 0) return e;
-  return new ToolError(e.code, withPathsShown(e.message, e.paths, (p) => shownFrom(from, p)));
+  if (from === undefined || !(e instanceof ToolError) || (e.paths.length === 0 && e.wholeCalls.length === 0)) return e;
+  return new ToolError(e.code, textShownFrom(e.message, e.paths, from, [], e.wholeCalls));
 }
 
 /**

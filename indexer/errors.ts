@@ -24,8 +24,11 @@ export class ToolError extends Error {
    * `paths`: the repository paths (root-relative) the message names, each
    * written whole in it, so a reader elsewhere in the tree can be shown them
    * from there (tools/call's `shown_from`); never on the wire.
+   * `wholeCalls`: the calls of the whole repository the message names, each
+   * written whole in it, so a reader in a subfolder is shown them with
+   * path_prefix "/" (query/notes.ts, Note.wholeCalls); never on the wire.
    */
-  constructor(readonly code: ErrorCode, message: string, readonly paths: readonly string[] = []) {
+  constructor(readonly code: ErrorCode, message: string, readonly paths: readonly string[] = [], readonly wholeCalls: readonly string[] = []) {
     // One line, always: a model gets this text back verbatim.
     super(message.replace(/\s*\n\s*/g, ' '));
     this.name = 'ToolError';

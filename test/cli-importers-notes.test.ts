@@ -91,6 +91,26 @@ test('a mistyped package name gets the package names statements write', () => {
   }
 });
 
+test('a name shaped like a file\'s path that is no indexed file and finds nothing says so; other names, and names that find something, do not', () => {
+  const note = (as: string): string => `0 of 0 shown · index generation G\nnote: no indexed file is at that path; read as ${as}, it is imported by no statement\n`;
+  const shown = (args: string[], cwd = '.'): string => {
+    const r = evidex(['importers', ...args], cwd);
+    assert.is(r.code, 0, r.stderr);
+    return r.stderr.replace(/generation \d+/, 'generation G');
+  };
+  assert.is(shown(['packages/ui/src/nosuch.ts']), note('a package subpath'));
+  assert.is(shown(['nosuch.ts']), note('a module or package name'));
+  assert.is(shown(['packages/shared/nosuch.json']), note('a package subpath'));
+  // From a subfolder, a path typed from there: the note names no path, so nothing in it is shown from the wrong place.
+  assert.is(shown(['../../packages/ui/src/nosuch.ts'], 'apps/web'), note('a package subpath'));
+  const json = JSON.parse(evidex(['importers', 'nosuch.ts', '--json']).stdout) as { notes: string[] };
+  assert.equal(json.notes, ['no indexed file is at that path; read as a module or package name, it is imported by no statement']);
+  // Not shaped like a file, or finding something: no such note.
+  assert.not.match(shown(['nosuchpkg/sub']), /note:/);
+  assert.not.match(shown(['left-pad/index']), /note:/);
+  assert.not.match(shown(['packages/ui/src/button/Button.tsx']), /note:/);
+});
+
 test('a --path-prefix nothing is under says so, and the nearest folder', () => {
   const s = evidex(['search', 'center', '--path-prefix', 'packges/shared']);
   assert.is(s.code, 0, s.stderr);
@@ -154,12 +174,45 @@ test('from a subfolder, the paths notes, near misses (of a bare file name too) a
   for (const typed of ['Button.ts', './Button.ts']) {
     const bare = evidex(['importers', typed], 'packages/ui/src/button');
     assert.is(bare.code, 0, bare.stderr);
-    assert.match(bare.stderr, /^0 of 0 shown · index generation \d+\ndid you mean: file Button\.tsx \(edit\)\n$/, typed);
+    // Sent as a name (Button.ts) or as the path from the root (./Button.ts): the note says which it was read as.
+    const as = typed.startsWith('./') ? 'a package subpath' : 'a module or package name';
+    assert.is(bare.stderr.replace(/generation \d+/, 'generation G'), `0 of 0 shown · index generation G\nnote: no indexed file is at that path; read as ${as}, it is imported by no statement\ndid you mean: file Button.tsx (edit)\n`, typed);
   }
   const folder = evidex(['importers', '../../packages/shared'], web);
   assert.is(folder.code, 2);
   assert.is(folder.stderr, 'evidex: not_indexed: "../../packages/shared" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
-    + 'it is the folder of package "@acme/shared" (../../packages/shared): evidex importers @acme/shared, or its entry file ../../packages/shared/src/index.ts\n');
+    + 'it is the folder of package "@acme/shared" (../../packages/shared): evidex importers @acme/shared --all, or its entry file ../../packages/shared/src/index.ts\n');
+});
+
+/** The total of `evidex ARGS --json` run in `cwd`. */
+function totalIn(cwd: string, args: string[]): number {
+  const r = evidex([...args, '--json', '--limit', '200'], cwd);
+  assert.is(r.code, 0, r.stderr);
+  return (JSON.parse(r.stdout) as { total: number }).total;
+}
+
+test('from a subfolder, the commands a refusal names carry --all, and as printed there find what they would at the root', () => {
+  // A folder with an index file inside a package: the index file's command and the package's.
+  const folder = evidex(['importers', '../../packages/ui/src/button'], 'apps/web');
+  assert.is(folder.code, 2);
+  assert.match(folder.stderr, '; an import of the folder reaches its index file: evidex importers ../../packages/ui/src/button/index.ts --all; '
+    + 'it is inside package "@acme/ui" (../../packages/ui): evidex importers @acme/ui --all, or its entry file ');
+  for (const [command, whole] of [[['importers', '../../packages/ui/src/button/index.ts', '--all'], 'packages/ui/src/button/index.ts'], [['importers', '@acme/ui', '--all'], '@acme/ui']] as const) {
+    assert.match(folder.stderr, command.join(' '));
+    const n = importerTotal(whole);
+    assert.is(totalIn('apps/web', [...command]), n, whole);
+  }
+  // Typed there without --all, the index file's command would count only apps/web's: what the refusal must not send the reader to.
+  assert.ok(totalIn('apps/web', ['importers', '../../packages/ui/src/button/index.ts']) < importerTotal('packages/ui/src/button/index.ts'));
+  // A stylesheet is refused with the search that finds where it is imported: of the whole repository, from packages/ui too.
+  const css = evidex(['importers', '../../apps/web/src/styles.css'], 'packages/ui');
+  assert.is(css.code, 2);
+  assert.is(css.stderr, 'evidex: not_indexed: "../../apps/web/src/styles.css" is not a Python, TypeScript, JavaScript or JSON file: evidex importers answers only for those, '
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search "styles.css" --all\n');
+  assert.ok(totalIn('packages/ui', ['search', 'styles.css', '--all']) > 0);
+  assert.is(totalIn('packages/ui', ['search', 'styles.css']), 0);
+  // At the root the same refusal names the command alone.
+  assert.match(evidex(['importers', 'apps/web/src/styles.css']).stderr, /search for its name: evidex search "styles\.css"\n$/);
 });
 
 test('the submodule note\'s command from a subfolder: no --path-prefix naming the folder it is run in (the command means that there), one naming another folder from there', () => {
@@ -172,6 +225,10 @@ test('the submodule note\'s command from a subfolder: no --path-prefix naming th
   // The same scope named from a folder above: kept, from there; and the tool's own words keep the root's.
   assert.match(evidex(['importers', 'pkg', '--path-prefix', 'src'], 'apps/web').stderr, `; ${tail} --path-prefix "src/" lists those\n`);
   assert.match(evidex(['importers', 'pkg', '--path-prefix', '.'], 'apps/web/src').stderr, `; ${tail} lists those\n`);
+  // Counted over the whole repository (--all), the command that lists them is of the whole repository too.
+  const whole = evidex(['importers', 'pkg', '--all'], 'apps/web/src');
+  assert.match(whole.stderr, `; ${tail} --all lists those\n`);
+  assert.is(totalIn('apps/web/src', ['importers', 'pkg.exceptions', '--all']), 2);
   const json = JSON.parse(evidex(['importers', 'pkg', '--json'], 'apps/web/src').stdout) as { notes: string[] };
   assert.match(json.notes[0], /: find_importers "pkg\.exceptions" path_prefix "apps\/web\/src\/" lists those$/);
 });
@@ -215,7 +272,7 @@ test('a folder with an index file, and a path written as an import statement wri
   const src = 'packages/ui/src';
   const here = evidex(['importers', './button'], src);
   assert.is(here.code, 2);
-  assert.match(here.stderr, '; an import of the folder reaches its index file: evidex importers button/index.ts; it is inside package "@acme/ui" (..): evidex importers @acme/ui, or its entry file index.ts\n');
+  assert.match(here.stderr, '; an import of the folder reaches its index file: evidex importers button/index.ts --all; it is inside package "@acme/ui" (..): evidex importers @acme/ui --all, or its entry file index.ts\n');
   // Typed from here as a path that is no file here: the file here first, then the names elsewhere that share its file name.
   for (const [typed, why] of [['button/index', 'prefix'], ['./button/index', 'prefix'], ['button/index.js', 'edit']]) {
     const r = evidex(['importers', typed], src);

@@ -9,6 +9,7 @@ import { isTsImport } from '../model.js';
 import type { Store } from '../store/store.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
 import { normalizeLexically } from './caller-paths.js';
+import { importable } from './importers.js';
 import type { Note } from './notes.js';
 
 /** Statements looked at to learn what a specifier resolves to: enough to see its file, bounded for a name imported everywhere. */
@@ -146,6 +147,21 @@ export function noSuchSubpathNote(store: Store, m: string): Note | null {
 }
 
 /**
+ * A name shaped like a file's path (a Python, TypeScript, JavaScript or JSON
+ * file's name: `src/mising.ts`, `nosuch.ts`, a file renamed away) that is no
+ * indexed file was matched as a name, as docs/tools.md says; when that found
+ * nothing, the note says so, or the bare 0 reads as "nothing imports that
+ * file". Null for a name of another shape, and for a path the index holds.
+ */
+export function noSuchFileNote(store: Store, m: string): Note | null {
+  if (!importable(m) || store.fileByPath(m)) return null;
+  // The name is not quoted: the daemon cannot tell a path the command line made root-relative (`../src/x.ts`)
+  // from a package subpath sent as typed (`lodash/fp.js`), so it could show neither as the reader typed it.
+  const as = m.includes('/') ? 'a package subpath' : 'a module or package name';
+  return { text: `no indexed file is at that path; read as ${as}, it is imported by no statement`, paths: [] };
+}
+
+/**
  * A note on a package name or subpath the repository itself provides: the
  * file(s) statements written with it resolve to, or, when no statement is,
  * the file of the package's folder it names, each with its importer count
@@ -191,10 +207,13 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
   }
   let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
   const paths = [dir];
+  // The calls it names list the whole repository's importers: a reader in a subfolder is shown them so (Note.wholeCalls).
+  const calls: string[] = [];
   const index = pkg?.folder === dir ? undefined : FOLDER_INDEX.map((n) => `${dir}/${n}`).find((p) => store.fileByPath(p));
   if (index !== undefined) {
     why += `; an import of the folder reaches its index file: find_importers ${index}`;
     paths.push(index);
+    calls.push(`find_importers ${index}`);
   }
   if (pkg) {
     const entries = resolutionsOf(store, pkg.name).files;
@@ -202,6 +221,7 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
     why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
     if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
     paths.push(pkg.folder, ...entry.slice(0, FILES_NAMED));
+    calls.push(`find_importers ${pkg.name}`);
   }
-  return new ToolError('not_indexed', why, paths);
+  return new ToolError('not_indexed', why, paths, calls);
 }

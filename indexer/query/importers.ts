@@ -21,7 +21,7 @@ import { submodulesNote } from './submodule-note.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
 /** Files an import can name: Python, TypeScript, JavaScript, and JSON (which the compiler resolves with resolveJsonModule). */
-function importable(path: string): boolean {
+export function importable(path: string): boolean {
   return isPythonPath(path) || isTsJsPath(path) || path.endsWith('.json');
 }
 
@@ -50,7 +50,7 @@ function targetsOf(store: Store, rules: RepoRules, m: string, leftOut: LeftOutLo
     const f = store.fileByPath(path) ?? (real === null ? undefined : store.fileByPath(real));
     if (f?.py) return { names: new Set([m, ...f.mods]), indexed: true };
     if (f && importable(f.path)) return { names: new Set([fileTarget(f.path)]), indexed: true };
-    if (f) throw new ToolError('not_indexed', notResolvedHere(f.path));
+    if (f) throw notResolvedHere(f.path);
     // `./x/y`, a Python file or a file the index left out names a file that is not indexed (refused, as read_evidence refuses it: not_indexed);
     // anything else is a package subpath, as a specifier names it.
     if (m.startsWith('.') || m.startsWith('/') || isPythonPath(m) || isFileThere(rules, real)) indexedFile(store, rules, m, leftOut);
@@ -69,15 +69,17 @@ function isFileThere(rules: RepoRules, real: string | null): boolean {
 }
 
 /**
- * Why an indexed file of another kind (a stylesheet, an image, Markdown) gets
- * no answer, which is not "nothing imports it": a bundler may well import
+ * The refusal of an indexed file of another kind (a stylesheet, an image,
+ * Markdown), saying why it gets no answer, which is not "nothing imports it": a bundler may well import
  * `./global.css`, but find_importers answers only what Python and the
  * TypeScript compiler resolve. Searching for the file's name finds such imports.
  */
-function notResolvedHere(path: string): string {
+function notResolvedHere(path: string): ToolError {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  return `${JSON.stringify(path)} is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, `
-    + `as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler's import of a stylesheet, say), search for its name: search_code ${JSON.stringify(name)}`;
+  // The search looks for the name in the whole repository, wherever the reader stands (Note.wholeCalls).
+  const search = `search_code ${JSON.stringify(name)}`;
+  return new ToolError('not_indexed', `${JSON.stringify(path)} is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, `
+    + `as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler's import of a stylesheet, say), search for its name: ${search}`, [path], [search]);
 }
 
 /** Every statement with a target in `names` (in answer order). */

@@ -44,10 +44,15 @@ export function withNote<R extends Pick<ToolResult, 'notes' | 'notePaths' | 'not
  * as they are without one.
  */
 export function notesShownFrom(notes: readonly string[], paths: readonly string[], from: string | undefined, scopes: readonly string[] = [], wholeCalls: readonly string[] = []): string[] {
-  if (from === undefined) return [...notes];
+  return notes.map((n) => textShownFrom(n, paths, from, scopes, wholeCalls));
+}
+
+/** One note's or refusal's `text` shown from `from`, as notesShownFrom shows each note. */
+export function textShownFrom(text: string, paths: readonly string[], from: string | undefined, scopes: readonly string[] = [], wholeCalls: readonly string[] = []): string {
+  if (from === undefined) return text;
   const here = scopes.filter((s) => shownFrom(from, s) === '.').map((s) => ` path_prefix ${JSON.stringify(s)}`);
   const whole = from === '' ? [] : wholeCalls;
-  return notes.map((n) => withPathsShown(wholeScoped(here.reduce((t, clause) => t.split(clause).join(''), n), whole), paths, (p) => shownFrom(from, p)));
+  return withPathsShown(wholeScoped(here.reduce((t, clause) => t.split(clause).join(''), text), whole), paths, (p) => shownFrom(from, p));
 }
 
 /** `text` with each of `calls` it names whole (followed by its end, a blank or punctuation) given path_prefix "/". */

@@ -31,9 +31,11 @@ export function* submodulesNote(store: Store, m: string, names: ReadonlySet<stri
   const statements = `${n}${total > 0 ? ' more' : ''} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}`;
   // The call that lists them keeps the prefix they were counted under: without it, it lists those of the whole tree.
   const scope = prefix === undefined ? '' : ` path_prefix ${JSON.stringify(prefix)}`;
+  const call = `find_importers ${JSON.stringify(top[0][0])}`;
   return {
-    text: `${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: find_importers ${JSON.stringify(top[0][0])}${scope} lists ${top[0][1] === 1 ? 'it' : 'those'}`,
+    text: `${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: ${call}${scope} lists ${top[0][1] === 1 ? 'it' : 'those'}`,
     paths: prefix === undefined ? [] : [prefix],
-    ...(prefix === undefined ? {} : { scope: prefix }),
+    // Counted over the whole tree (no prefix): so is the call that lists them, for a reader in a subfolder too (Note.wholeCalls).
+    ...(prefix === undefined ? { wholeCalls: [call] } : { scope: prefix }),
   };
 }

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import { NotIndexedError } from './args.js';
 import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
-import { folderRefusal, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
+import { folderRefusal, noSuchFileNote, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
 import { withNote } from './notes.js';
 import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
@@ -44,7 +44,7 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     // A suggestion that is a file's path (its name is its path) is a path the reason names.
     // Labelled by kind (`files a, b; package name c`): a package name must not read as a path.
     const listed = importerSuggestionGroups(near).map((g) => `${g.label} ${g.items.map((s) => s.name).join(', ')}`).join('; ');
-    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...near.filter((s) => s.name === s.path).map((s) => s.name)]);
+    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...near.filter((s) => s.name === s.path).map((s) => s.name)], err.wholeCalls);
   }
   if (indexed) return result;
   if (result.total === 0) {
@@ -57,7 +57,8 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
   // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss;
   // and when nothing in the index is under path_prefix, that is why the answer is empty, not the name (prefix-note.ts).
   if (result.total > 0 || note || prefixIsWhy(store, args.path_prefix, result.total)) return result;
-  result = withNote(result, noSuchSubpathNote(store, args.module_name));
+  // A subpath of one of the repository's packages said not to be there; else a path-shaped name said to be no indexed file.
+  result = withNote(result, noSuchSubpathNote(store, args.module_name) ?? noSuchFileNote(store, args.module_name));
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
 }

@@ -171,8 +171,14 @@ export class Store {
   /** Ids of the files that have `module` among their module names. */
   moduleFiles(module: string): number[] { return this.files.moduleFiles(module); }
 
-  /** Every target some import statement is looked up by (any order): Python module names, `./path` and `:specifier` (typescript/targets.ts). */
-  importTargets(): IterableIterator<string> { return this.memory.symbols.targets(); }
+  /**
+   * Every target some import statement is looked up by (any order): Python
+   * module names, `./path` and `:specifier` (typescript/targets.ts). From the
+   * symbol index once warm-up has read every file, from the `target` table's
+   * keys until then: the symbol index holds only the files read so far, and
+   * near misses drawn from it changed as warm-up went on.
+   */
+  importTargets(): Iterable<string> { return this.memory.symbolsReady ? this.memory.symbols.targets() : this.tables.targetKeys(); }
 
   /** Every module name some file is known by (any order). */
   *moduleNames(): Generator<string> { for (const [m] of this.files.modules()) yield m; }

@@ -239,6 +239,8 @@ export class Tables {
   symbolFiles(name: string): number[] | null { return keyOk(name) ? [...this.symDb.getValues(name)] : null; }
   /** Files with an import statement that has `target` among its targets; null when the key is too long for the table. */
   targetFiles(target: string): number[] | null { return keyOk(target) ? [...this.targetDb.getValues(target)] : null; }
+  /** Every target the `target` table lists, once each, in key order. */
+  *targetKeys(): Generator<string> { for (const k of this.targetDb.getKeys()) yield k as string; }
   /**
    * The targets starting with `parent` and a `.`, once each, in key order (a
    * range of the table's sorted keys: `.` is followed by `/`, so they are the
