@@ -274,6 +274,11 @@ export class MemoryIndex {
   /** Bytes of search text in the current text map generation (0 with none). */
   get textMapBytes(): number { return this.mapped?.mapBytes ?? 0; }
 
+  /** Where the search text is (mapped-text.ts, describe); null for a store opened without a map folder. `key` changes whenever the files' text does. */
+  textMapState(key: string): string | null {
+    return this.mapped?.describe(this.textCache, this.textComplete, `${key}/${this.textCache.size}`) ?? null;
+  }
+
   /**
    * Moves the one-byte search text out of the heap into a new text map
    * generation when one is due. The import statements' text read so far may
