@@ -148,7 +148,7 @@ export class MappedText {
     }
     if (this.writing) return `none yet: generation ${this.gen} is being written`;
     if (this.failure !== null) return `none: it could not be written (${this.failure})`;
-    if (!complete) return 'none yet: the search text is still loading';
+    if (!complete) return 'none yet: the search text is still being indexed or loaded';
     const min = this.opts.minBytes ?? TEXT_MAP_MIN_BYTES;
     return `none: the search text (${mib(shareOf(texts).heap)}) is below the ${Number.isFinite(min) ? mib(min) : 'infinite'} threshold`;
   }

@@ -274,9 +274,9 @@ export class MemoryIndex {
   /** Bytes of search text in the current text map generation (0 with none). */
   get textMapBytes(): number { return this.mapped?.mapBytes ?? 0; }
 
-  /** Where the search text is (mapped-text.ts, describe); null for a store opened without a map folder. `key` changes whenever the files' text does. */
-  textMapState(key: string): string | null {
-    return this.mapped?.describe(this.textCache, this.textComplete, `${key}/${this.textCache.size}`) ?? null;
+  /** Where the search text is (mapped-text.ts, describe); null for a store opened without a map folder. `key` changes whenever the files' text does; `built`: the index is (an empty one being built has all of its no text loaded). */
+  textMapState(key: string, built: boolean): string | null {
+    return this.mapped?.describe(this.textCache, built && this.textComplete, `${key}/${this.textCache.size}`) ?? null;
   }
 
   /**

@@ -214,7 +214,7 @@ export class Store {
   /** Bytes of search text in the text map (0 with none). */
   get textMapBytes(): number { return this.memory.textMapBytes; }
   /** One line on where the search text is (a text map's generation, or why there is none); null without a map folder. */
-  get textMapState(): string | null { return this.memory.textMapState(String(this.generation)); }
+  get textMapState(): string | null { return this.memory.textMapState(String(this.generation), this.state === 'ready'); }
 
   /**
    * Whether definitions and importers are answered from the in-memory symbol
