@@ -253,6 +253,37 @@ testUnless(firstReason(lacks.python3(), process.getuid?.() === 0 ? null : 'not r
   await heap.close();
 });
 
+testUnless(lacks.python3())('what an earlier daemon left in the map folder (a truncated generation, garbage, a link to a file elsewhere) is removed, by a daemon that maps and by one that does not; the file behind the link stays', async () => {
+  const root = tree();
+  const heap = await opened(root, join(tempDir('text-map'), 'heap7'), Infinity);
+  for (const threshold of [1, Infinity]) {
+    const stateDir = join(tempDir('text-map'), 'left');
+    const dir = join(stateDir, 'text-map');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const outside = join(tempDir('text-map'), 'outside-file');
+    writeFileSync(outside, 'must survive');
+    writeFileSync(join(dir, '1-1.mdb'), Buffer.alloc(8192)); // a generation cut short by kill -9
+    writeFileSync(join(dir, '1-1.mdb-lock'), 'garbage');
+    symlinkSync(outside, join(dir, `${process.pid}-1.mdb`));
+    const log: string[] = [];
+    const idx = await opened(root, stateDir, threshold, log);
+    assert.is(readFileSync(outside, 'utf8'), 'must survive');
+    const left = readdirSync(dir);
+    if (threshold === 1) {
+      assert.is(log.length, 1, log.join('\n'));
+      assert.match(log[0], /^search text in a text map: /);
+      assert.equal(left, [`${process.pid}-1.mdb`, `${process.pid}-1.mdb-lock`]);
+      assert.ok(lstatSync(join(dir, left[0])).isFile(), 'written as a file of its own, not through the link');
+    } else {
+      assert.equal(log, []);
+      assert.equal(left, [], 'a daemon that maps nothing removes them too');
+    }
+    await sameAnswers(heap, idx, 9);
+    await idx.close();
+  }
+  await heap.close();
+});
+
 testUnless(lacks.python3())('the state folder removed under a running index: the map it has open still reads, a new generation is not written and the folder is not made again', async () => {
   const root = tree();
   const heap = await opened(root, join(tempDir('text-map'), 'heap5'), Infinity);

@@ -6,6 +6,7 @@
 // share of it. A daemon that runs for days so keeps its text out of the heap.
 // Any failure (no room on the disk, an error of LMDB) leaves the text where it
 // was, in the heap or the last generation, with one line in the log.
+import { lstatSync } from 'node:fs';
 import type { SearchText } from './search-text.js';
 import { freeIn, NoRoomError, removeStale, TextMapGeneration, type MapPiece, type PieceSource } from './text-map.js';
 
@@ -46,6 +47,28 @@ export class MappedText {
   private said: { key: string; line: string } | null = null;
 
   constructor(private readonly opts: TextMapOptions) {}
+
+  /**
+   * Removes what an earlier process left in the map's folder (a daemon killed
+   * while it wrote a generation) when this one will not write a map, once:
+   * left there, its files would stay for as long as the tree is small. A
+   * folder that is missing is not made; one refused is said in the log.
+   */
+  removeLeftovers(): void {
+    // After a failed write its line has said what is wrong with the folder already.
+    if (!this.stale || this.current || this.writing || this.failure !== null) return;
+    this.stale = false;
+    try {
+      lstatSync(this.opts.dir);
+    } catch {
+      return;
+    }
+    try {
+      removeStale(this.opts.dir);
+    } catch (e) {
+      this.opts.log?.(`text map folder left as it is: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 
   /** Whether a generation should be written now, from the files in memory. */
   due(texts: ReadonlyMap<number, SearchText>): boolean {

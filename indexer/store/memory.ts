@@ -286,7 +286,7 @@ export class MemoryIndex {
    * their own, or the pieces would stay alive through them.
    */
   private async mapText(): Promise<void> {
-    if (!this.textMapDue) return;
+    if (!this.textMapDue) { this.mapped?.removeLeftovers(); return; }
     await this.mapped!.write(this.textCache, (fid) => {
       for (const r of this.symbols.importsOf(fid)) if (r.text !== undefined) r.text = ownString(r.text);
     });
