@@ -111,6 +111,7 @@ export function formatStatus(r: StatusReport, shown: (rootPath: string) => strin
     human`last update  ${r.lastUpdate === null ? 'never' : when(r.lastUpdate)}`,
     human`watcher      ${r.watcher}${d.watcherNote ? human` (${d.watcherNote})` : ''}`,
     human`warm-up      ${formatWarmup(d.warmup)}`,
+    ...(r.status.index.textMap ? [human`text map     ${r.status.index.textMap}`] : []),
     human`clients      ${d.clients}`,
     human`state        ${path(r.stateDir)}`,
     ...formatLatency(d.latency),

@@ -36,6 +36,8 @@ export interface IndexStatus {
   leftOut: LeftOutCounts;
   /** The first few secret files' paths (left-out.ts, pathsLeftOut), which `leftOut.secret` counts: named, never read. */
   secretPaths: string[];
+  /** Where the one-byte search text is: `generation 2, 131.0 MiB: 5012 files' text in it, 3 in the heap`, or `none: …` and why (docs/cli.md); absent from an older daemon. */
+  textMap?: string;
   /** The first few work trees of this repository below the root (discover/worktrees.ts), which `leftOut.worktree` counts; absent from an older daemon. */
   worktreePaths?: string[];
 }

@@ -63,11 +63,13 @@ export class EvidexIndex implements IndexHandle {
 
   status(): IndexStatus {
     const c = this.store.counts;
+    const textMap = this.store.textMapState;
     return {
       root: this.root, formatVersion: FORMAT_VERSION, generation: this.store.generation,
       files: this.store.fileCount, pythonFiles: c.py, tsImports: tsImportCounts(c.ts, c.tsImports), symbols: c.symbols, imports: c.imports, lines: c.lines, bytes: c.bytes,
       lastUpdate: this.store.lastUpdate, state: this.store.state, warm: this.warmed && this.warming === null,
       leftOut: this.leftOutCounts(), secretPaths: pathsLeftOut(this.builder.leftOut(), 'secret'), worktreePaths: pathsLeftOut(this.builder.leftOut(), 'worktree'),
+      ...(textMap !== null ? { textMap } : {}),
     };
   }
 

@@ -103,6 +103,10 @@ test('a lock and daemon.json naming a dead pid are taken over; a garbled daemon.
       assert.is(st.root, root);
       assert.ok(st.files > 0 || st.state !== 'ready');
       assert.match(formatStatus(st).plain, /^running {6}yes \(pid \d+/);
+      // Where the search text is: one line, the same words in index/status and daemon status (a small tree: in the heap).
+      const textMap = st.status.index.textMap ?? '';
+      assert.match(textMap, /^none( yet)?: (the search text (\([0-9.]+ MiB\) is below the 64\.0 MiB threshold|is still being indexed or loaded))$/);
+      assert.ok(formatStatus(st).plain.includes(`\ntext map     ${textMap}\n`), formatStatus(st).plain);
     }
   } finally {
     await stopDaemon(d);

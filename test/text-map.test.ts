@@ -10,9 +10,11 @@
 // in the heap with one line in the log and the answers unchanged.
 import { test as uvu } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { mapSlice, NoRoomError, TextMapGeneration, type MapPiece } from '../indexer/store/text-map.js';
 import { SmallDisk, mountReason } from './helpers/full-disk.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { stdlibRoot } from './helpers/corpus.js';
@@ -141,6 +143,8 @@ testUnless(lacks.python3())('a map-backed and a heap-backed search text of the s
   const mapDir = join(mapState, 'text-map');
   assert.is(readdirSync(mapDir).filter((n) => n.endsWith('.mdb')).length, 1);
   assert.ok(await sameAnswers(heap, mapped, 1) > 10_000, 'the queries match a lot');
+  assert.is(mapped.status().textMap, `generation 1, ${(mapped.store.textMapBytes / 1048576).toFixed(1)} MiB: ${files} files' text in it, 0 in the heap`);
+  assert.match(heap.status().textMap ?? '', /^none: the search text \([0-9.]+ MiB\) is below the infinite threshold$/);
 
   // A few files change: their new versions are built in the heap (the overlay) beside the map.
   const few = mapped.store.ordered().filter((f) => f.path.startsWith('json/')).map((f) => f.path);
@@ -148,6 +152,7 @@ testUnless(lacks.python3())('a map-backed and a heap-backed search text of the s
   for (const idx of [heap, mapped]) await idx.update(few);
   await mapped.warm();
   assert.is(mappedFiles(mapped), files - few.length, 'changed files stay in the heap while the overlay is small');
+  assert.match(mapped.status().textMap ?? '', new RegExp(`^generation 1, [0-9.]+ MiB: ${files - few.length} files' text in it, ${few.length} in the heap$`));
   assert.is(readdirSync(mapDir).filter((n) => n.endsWith('.mdb')).length, 1);
   await sameAnswers(heap, mapped, 2);
 
@@ -160,6 +165,7 @@ testUnless(lacks.python3())('a map-backed and a heap-backed search text of the s
   const left = readdirSync(mapDir).filter((n) => n.endsWith('.mdb'));
   assert.is(left.length, 1, 'the old generation was removed');
   assert.ok(left[0].endsWith('-2.mdb'), `the second generation (${left[0]})`);
+  assert.match(mapped.status().textMap ?? '', /^generation 2, [0-9.]+ MiB: \d+ files' text in it, 0 in the heap$/);
   await sameAnswers(heap, mapped, 3);
 
   // Closed: a piece of the map is refused, not read from unmapped memory.
@@ -201,10 +207,145 @@ testUnless(firstReason(lacks.python3(), mountReason()))('a text map with no room
   assert.is(mappedFiles(idx), 0);
   assert.is(log.length, 1, log.join('\n'));
   assert.match(log[0], /^search text kept in memory: no room for the text map/);
+  assert.match(idx.status().textMap ?? '', /^none: it could not be written \(no room for the text map: /);
   assert.equal(readdirSync(join(disk.dir, 'state', 'text-map')), [], 'nothing left on the disk');
   await sameAnswers(heap, idx, 5);
   await idx.close();
   await heap.close();
+});
+
+/** A map folder made hostile before the first generation: how, and the reason its one line gives. */
+const HOSTILE: Array<[string, RegExp, (dir: string, outside: string) => void]> = [
+  ['a link to a folder elsewhere', /it is a symbolic link/, (dir, outside) => symlinkSync(outside, dir)],
+  ['a fifo', /it is not a folder/, (dir) => { if (spawnSync('mkfifo', [dir]).status !== 0) throw new Error('mkfifo failed'); }],
+  ['writable by others', /it is writable by group or others \(mode 0777\)/, (dir) => { mkdirSync(dir); chmodSync(dir, 0o777); writeFileSync(join(dir, '1-1.mdb'), 'theirs'); }],
+  ['another user\'s', /it belongs to user 12345/, (dir) => { mkdirSync(dir, { mode: 0o700 }); chownSync(dir, 12345, 12345); writeFileSync(join(dir, '1-1.mdb'), 'theirs'); }],
+];
+
+testUnless(firstReason(lacks.python3(), process.getuid?.() === 0 ? null : 'not root: cannot give a folder to another user'))('a map folder that is a link, a fifo, writable by others or another user\'s is refused with one line: nothing in it or behind it is removed or written, answers unchanged', async () => {
+  const root = tree();
+  const heap = await opened(root, join(tempDir('text-map'), 'heap4'), Infinity);
+  for (const [what, why, make] of HOSTILE) {
+    const stateDir = join(tempDir('text-map'), 'hostile');
+    mkdirSync(stateDir, { recursive: true });
+    const outside = join(tempDir('text-map'), 'outside');
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(outside, 'precious.txt'), 'must survive');
+    const dir = join(stateDir, 'text-map');
+    make(dir, outside);
+    // What the map folder's path holds: a link's target, a fifo, or the folder's names.
+    const held = (): unknown => (lstatSync(dir).isSymbolicLink() ? readlinkSync(dir) : lstatSync(dir).isDirectory() ? readdirSync(dir) : 'not a folder');
+    const before = held();
+    const log: string[] = [];
+    const idx = await opened(root, stateDir, 1, log);
+    assert.is(log.length, 1, `${what}: ${log.join('\n')}`);
+    assert.match(log[0], /^search text kept in memory: refusing the text map folder /, what);
+    assert.match(log[0], why, what);
+    assert.not.match(log[0], /\n/);
+    assert.is(idx.status().textMap, `none: it could not be written (${log[0].slice('search text kept in memory: '.length)})`);
+    assert.is(idx.store.textMapBytes, 0, what);
+    assert.is(mappedFiles(idx), 0, what);
+    assert.equal(readdirSync(outside), ['precious.txt'], `${what}: the folder behind it is untouched`);
+    assert.equal(held(), before, `${what}: nothing removed or written in it`);
+    await sameAnswers(heap, idx, 6);
+    await idx.close();
+  }
+  await heap.close();
+});
+
+testUnless(lacks.python3())('what an earlier daemon left in the map folder (a truncated generation, garbage, a link to a file elsewhere) is removed, by a daemon that maps and by one that does not; the file behind the link stays', async () => {
+  const root = tree();
+  const heap = await opened(root, join(tempDir('text-map'), 'heap7'), Infinity);
+  for (const threshold of [1, Infinity]) {
+    const stateDir = join(tempDir('text-map'), 'left');
+    const dir = join(stateDir, 'text-map');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const outside = join(tempDir('text-map'), 'outside-file');
+    writeFileSync(outside, 'must survive');
+    writeFileSync(join(dir, '1-1.mdb'), Buffer.alloc(8192)); // a generation cut short by kill -9
+    writeFileSync(join(dir, '1-1.mdb-lock'), 'garbage');
+    symlinkSync(outside, join(dir, `${process.pid}-1.mdb`));
+    const log: string[] = [];
+    const idx = await opened(root, stateDir, threshold, log);
+    assert.is(readFileSync(outside, 'utf8'), 'must survive');
+    const left = readdirSync(dir);
+    if (threshold === 1) {
+      assert.is(log.length, 1, log.join('\n'));
+      assert.match(log[0], /^search text in a text map: /);
+      assert.equal(left, [`${process.pid}-1.mdb`, `${process.pid}-1.mdb-lock`]);
+      assert.ok(lstatSync(join(dir, left[0])).isFile(), 'written as a file of its own, not through the link');
+    } else {
+      assert.equal(log, []);
+      assert.equal(left, [], 'a daemon that maps nothing removes them too');
+    }
+    await sameAnswers(heap, idx, 9);
+    await idx.close();
+  }
+  await heap.close();
+});
+
+testUnless(lacks.python3())('the state folder removed under a running index: the map it has open still reads, a new generation is not written and the folder is not made again', async () => {
+  const root = tree();
+  const heap = await opened(root, join(tempDir('text-map'), 'heap5'), Infinity);
+  const stateDir = join(tempDir('text-map'), 'removed');
+  const log: string[] = [];
+  const idx = await opened(root, stateDir, 1, log);
+  assert.ok(idx.store.textMapBytes > 0);
+  rmSync(stateDir, { recursive: true });
+  // Enough change for a compaction: it is tried, and fails with one line.
+  const many = idx.store.ordered().map((f) => f.path).filter((p) => p.endsWith('.py')).slice(0, 80);
+  for (const p of many) writeFileSync(join(root, p), `${readFileSync(join(root, p), 'utf8')}\n# moved on: Café\n`);
+  for (const x of [heap, idx]) await x.update(many);
+  await idx.warm();
+  assert.is(log.length, 2, log.join('\n'));
+  assert.is(log[1], `search text kept in memory: the state folder ${stateDir} is gone`);
+  assert.not.ok(existsSync(stateDir), 'the state folder is not made again');
+  assert.match(idx.status().textMap ?? '', /^generation 1, /, 'the first generation, unlinked, is still what is read');
+  await sameAnswers(heap, idx, 7);
+  await idx.close();
+  await heap.close();
+});
+
+testUnless(firstReason(lacks.python3(), mountReason()))('a text map refused for want of room is written once there is room and the text has changed by a share', async () => {
+  const root = tree();
+  const heap = await opened(root, join(tempDir('text-map'), 'heap6'), Infinity);
+  const disk = SmallDisk.mount(96 << 20);
+  disks.push(disk);
+  disk.fill(16 << 20); // room for the index, not for a map's segment of over 32 MiB
+  const log: string[] = [];
+  const idx = await opened(root, join(disk.dir, 'state'), 1, log);
+  assert.is(log.length, 1, log.join('\n'));
+  assert.match(log[0], /^search text kept in memory: no room for the text map/);
+  disk.release();
+  const many = idx.store.ordered().map((f) => f.path).filter((p) => p.endsWith('.py')).slice(0, 80);
+  for (const p of many) writeFileSync(join(root, p), `${readFileSync(join(root, p), 'utf8')}\n# room again: Café\n`);
+  for (const x of [heap, idx]) await x.update(many);
+  await idx.warm();
+  assert.is(log.length, 2, log.join('\n'));
+  assert.match(log[1], /^search text in a text map: .* generation 2, /);
+  assert.is(mappedFiles(idx), mappableFiles(heap));
+  assert.equal(readdirSync(join(disk.dir, 'state', 'text-map')).filter((n) => n.endsWith('.mdb')).length, 1);
+  await sameAnswers(heap, idx, 8);
+  await idx.close();
+  await heap.close();
+});
+
+testUnless(mountReason())('a disk that fills while a generation is written (statfs said there was room): NoRoomError, nothing left on it, and the next write works once there is room', async () => {
+  const disk = SmallDisk.mount(48 << 20); // room for one segment of 32 MiB
+  disks.push(disk);
+  const dir = join(disk.dir, 'text-map');
+  const text = 'def café(self): pass\n'.repeat(1000);
+  const err = await TextMapGeneration.write(dir, 1, [text], () => assert.unreachable('nothing placed'), () => disk.fill()).then(() => null, (e: unknown) => e);
+  assert.instance(err, NoRoomError);
+  assert.match((err as Error).message, /^no room for the text map: the disk filled while it was written \(36\.1 MiB needed, [0-9.]+ MiB free in /);
+  assert.not.match((err as Error).message, /\n/);
+  assert.equal(readdirSync(dir), [], 'the half-written generation is removed');
+  disk.release();
+  let piece: MapPiece | null = null;
+  const gen = await TextMapGeneration.write(dir, 2, [text], (_i, p) => { piece = p; });
+  assert.is(mapSlice(piece!, 0, text.length), text);
+  await gen.close();
+  assert.equal(readdirSync(dir), []);
 });
 
 uvu.run();

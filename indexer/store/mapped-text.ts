@@ -6,8 +6,9 @@
 // share of it. A daemon that runs for days so keeps its text out of the heap.
 // Any failure (no room on the disk, an error of LMDB) leaves the text where it
 // was, in the heap or the last generation, with one line in the log.
+import { lstatSync } from 'node:fs';
 import type { SearchText } from './search-text.js';
-import { removeStale, TextMapGeneration, type MapPiece, type PieceSource } from './text-map.js';
+import { freeIn, NoRoomError, removeStale, TextMapGeneration, type MapPiece, type PieceSource } from './text-map.js';
 
 /**
  * A tree's one-byte search text from which warm-up moves it to a map. Below
@@ -37,15 +38,46 @@ export class MappedText {
   private closed = false;
   /** A failure is logged once, and no map is tried again until the text has changed by a share (no retry loop on a full disk). */
   private failedAt = -1;
+  /** Why the last write failed (its one log line's reason), null once one succeeds. */
+  private failure: string | null = null;
+  /** After a write the disk had no room for: where, and how much it needs (tried again once statfs says it is free). */
+  private room: { dir: string; needed: number } | null = null;
   private stale = true;
+  /** The last status line, and what it was made from (the caller's key: it changes whenever the files' text does). */
+  private said: { key: string; line: string } | null = null;
 
   constructor(private readonly opts: TextMapOptions) {}
+
+  /**
+   * Removes what an earlier process left in the map's folder (a daemon killed
+   * while it wrote a generation) when this one will not write a map, once:
+   * left there, its files would stay for as long as the tree is small. A
+   * folder that is missing is not made; one refused is said in the log.
+   */
+  removeLeftovers(): void {
+    // After a failed write its line has said what is wrong with the folder already.
+    if (!this.stale || this.current || this.writing || this.failure !== null) return;
+    this.stale = false;
+    try {
+      lstatSync(this.opts.dir);
+    } catch {
+      return;
+    }
+    try {
+      removeStale(this.opts.dir);
+    } catch (e) {
+      this.opts.log?.(`text map folder left as it is: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 
   /** Whether a generation should be written now, from the files in memory. */
   due(texts: ReadonlyMap<number, SearchText>): boolean {
     if (this.writing) return false;
     const { mapped, heap } = shareOf(texts);
-    if (this.failedAt >= 0 && Math.abs(heap - this.failedAt) < COMPACT_SHARE * Math.max(heap, 1)) return false;
+    // After a failure, tried again once the disk has room, or once the text has grown or shrunk by a share (a
+    // retry of a refused folder, say, at every change would write the same line into the log over and over).
+    if (this.failedAt >= 0 && Math.abs(heap - this.failedAt) < COMPACT_SHARE * Math.max(heap, 1)
+      && !(this.room !== null && freeIn(this.room.dir) >= this.room.needed)) return false;
     if (!this.current) return heap >= (this.opts.minBytes ?? TEXT_MAP_MIN_BYTES);
     const dead = this.current.textBytes - mapped;
     return heap + dead > COMPACT_SHARE * mapped;
@@ -83,9 +115,13 @@ export class MappedText {
       if (this.stale) { removeStale(this.opts.dir); this.stale = false; }
       this.current = await TextMapGeneration.write(this.opts.dir, ++this.gen, sources, (i, piece) => { placed[i] = piece; });
       this.failedAt = -1;
+      this.failure = null;
+      this.room = null;
     } catch (e) {
       this.failedAt = shareOf(texts).heap;
-      this.opts.log?.(`search text kept in memory: ${e instanceof Error ? e.message : String(e)}`);
+      this.failure = e instanceof Error ? e.message : String(e);
+      this.room = e instanceof NoRoomError ? { dir: e.dir, needed: e.needed } : null;
+      this.opts.log?.(`search text kept in memory: ${this.failure}`);
       this.writing = false;
       return;
     }
@@ -100,7 +136,44 @@ export class MappedText {
     }
     this.writing = false;
     await old?.close();
-    this.opts.log?.(`search text in a text map: ${(this.current.textBytes / 1048576).toFixed(1)} MiB of ${files} files' text, generation ${this.gen}, written in ${(performance.now() - t0).toFixed(0)} ms`);
+    this.opts.log?.(`search text in a text map: ${mib(this.current.textBytes)} of ${files} files' text, generation ${this.current.gen}, written in ${(performance.now() - t0).toFixed(0)} ms`);
+  }
+
+  /**
+   * One line on where the search text is, for index/status and `evidex
+   * daemon status` (docs/cli.md): the generation, its size and how many
+   * files' text is in it and in the heap; or why there is none. `key` names
+   * the state of `texts` (it changes whenever they do): the line is counted
+   * again only then, so a status request stays cheap on a large tree.
+   */
+  describe(texts: ReadonlyMap<number, SearchText>, complete: boolean, key: string): string {
+    const k = `${key}/${this.gen}/${this.current !== null}/${this.writing}/${complete}/${this.failure ?? ''}`;
+    if (this.said?.key === k) return this.said.line;
+    const line = this.line(texts, complete);
+    this.said = { key: k, line };
+    return line;
+  }
+
+  private line(texts: ReadonlyMap<number, SearchText>, complete: boolean): string {
+    if (this.current) {
+      let inMap = 0, inHeap = 0;
+      for (const st of texts.values()) {
+        let mapped = false, heap = false;
+        for (let p = 0; p < st.pieceCount; p++) {
+          const piece = st.pieceAt(p);
+          if (typeof piece !== 'string') mapped = true;
+          else if (piece.length > 0 && st.oneBytePiece(p) !== null) heap = true;
+        }
+        if (mapped) inMap++;
+        else if (heap) inHeap++;
+      }
+      return `generation ${this.current.gen}, ${mib(this.current.textBytes)}: ${inMap} files' text in it, ${inHeap} in the heap`;
+    }
+    if (this.writing) return `none yet: generation ${this.gen} is being written`;
+    if (this.failure !== null) return `none: it could not be written (${this.failure})`;
+    if (!complete) return 'none yet: the search text is still being indexed or loaded';
+    const min = this.opts.minBytes ?? TEXT_MAP_MIN_BYTES;
+    return `none: the search text (${mib(shareOf(texts).heap)}) is below the ${Number.isFinite(min) ? mib(min) : 'infinite'} threshold`;
   }
 
   /** Closes the map (the store is closing: nothing is read after). */
@@ -111,6 +184,8 @@ export class MappedText {
     await cur?.close();
   }
 }
+
+const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
 
 /** One-byte-or-not aside: what of the files' text lies in the map, and what in the heap. */
 function shareOf(texts: ReadonlyMap<number, SearchText>): Share {

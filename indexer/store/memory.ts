@@ -274,6 +274,11 @@ export class MemoryIndex {
   /** Bytes of search text in the current text map generation (0 with none). */
   get textMapBytes(): number { return this.mapped?.mapBytes ?? 0; }
 
+  /** Where the search text is (mapped-text.ts, describe); null for a store opened without a map folder. `key` changes whenever the files' text does; `built`: the index is (an empty one being built has all of its no text loaded). */
+  textMapState(key: string, built: boolean): string | null {
+    return this.mapped?.describe(this.textCache, built && this.textComplete, `${key}/${this.textCache.size}`) ?? null;
+  }
+
   /**
    * Moves the one-byte search text out of the heap into a new text map
    * generation when one is due. The import statements' text read so far may
@@ -281,7 +286,7 @@ export class MemoryIndex {
    * their own, or the pieces would stay alive through them.
    */
   private async mapText(): Promise<void> {
-    if (!this.textMapDue) return;
+    if (!this.textMapDue) { this.mapped?.removeLeftovers(); return; }
     await this.mapped!.write(this.textCache, (fid) => {
       for (const r of this.symbols.importsOf(fid)) if (r.text !== undefined) r.text = ownString(r.text);
     });

@@ -219,6 +219,8 @@ export class Store {
   get textMapDue(): boolean { return this.memory.textMapDue; }
   /** Bytes of search text in the text map (0 with none). */
   get textMapBytes(): number { return this.memory.textMapBytes; }
+  /** One line on where the search text is (a text map's generation, or why there is none); null without a map folder. */
+  get textMapState(): string | null { return this.memory.textMapState(String(this.generation), this.state === 'ready'); }
 
   /**
    * Whether definitions and importers are answered from the in-memory symbol

@@ -17,9 +17,10 @@
 //   read throw instead of touching unmapped memory).
 // docs/design.md ("The search text in a memory map") says why; FORMAT.md
 // gives the layout.
-import { mkdirSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
+import { notOursAlone } from '../../local/state-trust.js';
 
 /**
  * A value longer than lmdb-js's read buffer can ever be is read in place:
@@ -57,11 +58,28 @@ export function mapSlice(piece: MapPiece, from: number, to: number): string {
 /** Buffer's latin1 decoder without toString's argument checks (Node's own, on every Buffer; not in its types). */
 interface Latin1 { latin1Slice(start: number, end: number): string }
 
+/** A generation that did not fit on its disk: `needed` bytes in `dir`, so it is worth another try once they are free. */
+export class NoRoomError extends Error {
+  constructor(message: string, readonly dir: string, readonly needed: number) { super(message); this.name = 'NoRoomError'; }
+}
+
+/** Bytes free to us on the disk of `dir` (0 when it cannot be told). */
+export function freeIn(dir: string): number {
+  try {
+    const fs = statfsSync(dir);
+    return fs.bavail * fs.bsize;
+  } catch {
+    return 0;
+  }
+}
+
 /** One generation: its file, its segments, open read-only. */
 export class TextMapGeneration {
   private constructor(
     private readonly file: string,
     private readonly env: RootDatabase<Uint8Array, number>,
+    /** Its number: the n-th this process wrote (attempts that failed count). */
+    readonly gen: number,
     readonly segments: Segment[],
     /** Characters of text written (the segments' padding aside). */
     readonly textBytes: number,
@@ -72,10 +90,12 @@ export class TextMapGeneration {
    * opens it; `placed(i, piece)` is told where source i went, once the
    * generation is open (nothing is told if anything fails: the caller keeps
    * its pieces). Throws when the disk lacks room for it (checked first) or a
-   * write fails; what was written is removed.
+   * write fails; what was written is removed. A write that fails because the
+   * disk filled meanwhile (LMDB says only EIO) throws NoRoomError too.
+   * `opened(file)` (tests) is told once the file is open, before a segment is written.
    */
-  static async write(dir: string, gen: number, sources: readonly PieceSource[], placed: (i: number, piece: MapPiece) => void): Promise<TextMapGeneration> {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  static async write(dir: string, gen: number, sources: readonly PieceSource[], placed: (i: number, piece: MapPiece) => void, opened?: (file: string) => void): Promise<TextMapGeneration> {
+    ownFolder(dir);
     // Segments first as (index, at): the pieces' order is kept, and a segment is closed when the next piece does not fit.
     const where = new Int32Array(2 * sources.length);
     const sizes: number[] = [];
@@ -91,13 +111,16 @@ export class TextMapGeneration {
     // A value under the threshold would be copied on every read: the last (or only) segment is padded to it.
     const padded = sizes.map((s) => Math.max(s, MIN_SEGMENT_BYTES));
     const total = padded.reduce((a, b) => a + b, 0);
-    const fs = statfsSync(dir);
-    const room = fs.bavail * fs.bsize;
-    if (room < total + SLACK_BYTES) throw new Error(`no room for the text map: ${mb(total + SLACK_BYTES)} needed, ${mb(room)} free in ${dir}`);
+    const needed = total + SLACK_BYTES;
+    const room = freeIn(dir);
+    if (room < needed) throw new NoRoomError(`no room for the text map: ${mb(needed)} needed, ${mb(room)} free in ${dir}`, dir, needed);
     const file = join(dir, `${process.pid}-${gen}.mdb`);
     try {
+      // Whatever has this name (a link, say) is removed, not opened through.
+      removeFiles(file);
       const writer = open<Uint8Array, number>({ path: file, noSubdir: true, keyEncoding: 'uint32', encoding: 'binary', compression: false, noSync: true, noMetaSync: true });
       try {
+        opened?.(file);
         let buf: Buffer | null = null;
         let i = 0;
         for (let s = 0; s < padded.length; s++) {
@@ -133,9 +156,13 @@ export class TextMapGeneration {
         throw e;
       }
       for (let k = 0; k < sources.length; k++) placed(k, { seg: segments[where[2 * k]], at: where[2 * k + 1], length: sources[k].length });
-      return new TextMapGeneration(file, env, segments, sizes.reduce((a, b) => a + b, 0));
+      return new TextMapGeneration(file, env, gen, segments, sizes.reduce((a, b) => a + b, 0));
     } catch (e) {
       removeFiles(file);
+      if (e instanceof NoRoomError) throw e;
+      // Room is judged with this file gone: what another writer took meanwhile.
+      const left = freeIn(dir);
+      if (left < needed) throw new NoRoomError(`no room for the text map: the disk filled while it was written (${mb(needed)} needed, ${mb(left)} free in ${dir}; ${e instanceof Error ? e.message : String(e)})`, dir, needed);
       throw e;
     }
   }
@@ -148,12 +175,36 @@ export class TextMapGeneration {
   }
 }
 
-/** Removes every generation left in `dir` by an earlier process (derived data, never trusted from before). */
+/**
+ * Removes everything an earlier process left in `dir` (derived data, never
+ * trusted from before), once `dir` is known to be a real folder of ours
+ * alone: never through a link to a folder elsewhere. Throws when it is not.
+ */
 export function removeStale(dir: string): void {
-  let names: string[];
-  try { names = readdirSync(dir); } catch { return; }
+  ownFolder(dir);
   // A file another live process has mapped stays valid for it once unlinked (Linux keeps it until unmapped).
-  for (const n of names) rmSync(join(dir, n), { force: true, recursive: true });
+  // rm does not follow a link it removes: an entry that is one goes, not what it points at.
+  for (const n of readdirSync(dir)) rmSync(join(dir, n), { force: true, recursive: true });
+}
+
+/**
+ * Makes the map's folder if it is missing (inside the state folder, which
+ * must exist: a state folder removed while the daemon runs is not made
+ * again), and refuses it, with one line, when it is not a real folder of
+ * ours alone (a link, a file, a fifo, another user's, writable by others):
+ * nothing is written into it or removed from it then.
+ */
+export function ownFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new Error(`the state folder ${dirname(dir)} is gone`);
+    if (code !== 'EEXIST') throw e;
+  }
+  const st = lstatSync(dir);
+  const why = st.isSymbolicLink() ? 'it is a symbolic link' : !st.isDirectory() ? 'it is not a folder' : notOursAlone(st);
+  if (why) throw new Error(`refusing the text map folder ${dir}: ${why}; remove it (evidex makes a new one)`);
 }
 
 function readable(p: MapPiece): Buffer {
