@@ -176,12 +176,15 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
           if (due()) yield;
         }
         const b = blocks ? blocks[i] : i;
-        const run = st.blockRange(b, b + e - i);
         let found = 0;
-        if (exact) {
+        if (exact && e - i === 1) {
+          // A lone candidate (most, for a selective query): its block sliced at once, not cut from a run of one.
+          found = scanBlock(store, f, exact.at(st, b), exact.find, st.firstLineOf(b), q, query, page);
+        } else if (exact) {
+          const run = st.blockRange(b, b + e - i);
           for (let k = b; k < b + e - i; k++) found += scanBlock(store, f, exact.at(st, k, run, b), exact.find, st.firstLineOf(k), q, query, page);
         } else {
-          found = scanBlock(store, f, run, findLower, st.firstLineOf(b), q, query, page);
+          found = scanBlock(store, f, st.blockRange(b, b + e - i), findLower, st.firstLineOf(b), q, query, page);
         }
         i = e;
         if (!counted) total += found;
