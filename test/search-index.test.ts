@@ -34,12 +34,22 @@ function randomLines(n: number): string[] {
   });
 }
 
-/** The 0-based lines of st holding q in original case, by an ExactFinder pointed at every block in turn. */
-function linesFoundExactly(st: SearchText, q: string): number[] {
+/**
+ * The 0-based lines of st holding q in original case, by an ExactFinder pointed at every block in turn:
+ * each block sliced from its piece, or (byRun) cut from the one slice of a random run of blocks
+ * holding it, as search_code does (runs of 1 to 8 blocks, ending where a piece does).
+ */
+function linesFoundExactly(st: SearchText, q: string, byRun = false): number[] {
   const got: number[] = [];
   const finder = new ExactFinder(q);
+  let run = '', first = 0, end = 0;
   for (let b = 0; b < st.blockCount; b++) {
-    const hay = finder.at(st, b);
+    if (byRun && b >= end) {
+      first = b;
+      end = st.runEnd(b, Math.min(st.blockCount, b + 1 + Math.floor(rnd() * 8)));
+      run = st.blockRange(first, end);
+    }
+    const hay = byRun ? finder.at(st, b, run, first) : finder.at(st, b);
     let lineNo = st.firstLineOf(b), at = 0;
     for (let pos = finder.find(hay, 0); pos >= 0;) {
       for (let nl = hay.indexOf('\n', at); nl >= 0 && nl < pos; nl = hay.indexOf('\n', nl + 1)) { lineNo++; at = nl + 1; }
@@ -240,8 +250,8 @@ test('SearchText blocks are the lowercased lines in order, whole lines each, acr
     for (const q of queries) {
       // Which lines hold q exactly, by a plain scan against the finder pointed at every block in turn.
       const want = lines.flatMap((l, i) => (l.includes(q) ? [i] : []));
-      const got = linesFoundExactly(st, q);
-      assert.equal(got, want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive`);
+      assert.equal(linesFoundExactly(st, q), want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive`);
+      assert.equal(linesFoundExactly(st, q, true), want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive, blocks cut from runs`);
     }
   }
   assert.ok(pieced > 10, `files mixing one- and two-byte blocks: ${pieced}`);
@@ -302,8 +312,8 @@ test('case data: the capitals of code-like and dense text, in either form, at an
     }
     for (const q of queries) {
       const want = lines.flatMap((l, i) => (l.includes(q) ? [i] : []));
-      const got = linesFoundExactly(st, q);
-      assert.equal(got, want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive`);
+      assert.equal(linesFoundExactly(st, q), want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive`);
+      assert.equal(linesFoundExactly(st, q, true), want, `file ${f}: lines holding ${JSON.stringify(q)}, case-sensitive, blocks cut from runs`);
     }
   }
 });

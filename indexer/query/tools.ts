@@ -165,17 +165,27 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
     for (const { f, st, from, to } of files) {
       if (counted && page.full) break;
       for (let i = from; i < to;) {
-        // Case-insensitive, a run of consecutive candidate blocks of one piece (every block, when the
-        // query has no trigram) is scanned through one slice, not a slice (an object, or a copy out
-        // of the text map) per block: a piece holds its blocks joined by "\n" as a block its lines.
-        const e = exact ? i + 1 : blocks ? candidateRunEnd(st, blocks, i, Math.min(to, i + DUE_EVERY)) : st.runEnd(i, Math.min(to, i + DUE_EVERY));
+        // A run of consecutive candidate blocks of one piece (every block, when the query has no
+        // trigram) is read through one slice, not a slice (an object, or a copy out of the text
+        // map) per block: a piece holds its blocks joined by "\n" as a block its lines.
+        // Case-insensitive, the run is scanned as one string; case-sensitive, block by block
+        // within it (a block's case data is its own), each a view of the run's one copy.
+        const e = blocks ? candidateRunEnd(st, blocks, i, Math.min(to, i + DUE_EVERY)) : st.runEnd(i, Math.min(to, i + DUE_EVERY));
         if ((sinceDue += e - i) >= DUE_EVERY) {
           sinceDue = 0;
           if (due()) yield;
         }
         const b = blocks ? blocks[i] : i;
-        const hay = exact ? exact.at(st, b) : st.blockRange(b, b + e - i);
-        const found = scanBlock(store, f, hay, exact ? exact.find : findLower, st.firstLineOf(b), q, query, page);
+        let found = 0;
+        if (exact && e - i === 1) {
+          // A lone candidate (most, for a selective query): its block sliced at once, not cut from a run of one.
+          found = scanBlock(store, f, exact.at(st, b), exact.find, st.firstLineOf(b), q, query, page);
+        } else if (exact) {
+          const run = st.blockRange(b, b + e - i);
+          for (let k = b; k < b + e - i; k++) found += scanBlock(store, f, exact.at(st, k, run, b), exact.find, st.firstLineOf(k), q, query, page);
+        } else {
+          found = scanBlock(store, f, st.blockRange(b, b + e - i), findLower, st.firstLineOf(b), q, query, page);
+        }
         i = e;
         if (!counted) total += found;
         else if (page.full) break;

@@ -144,6 +144,14 @@ export class SearchText {
     return typeof piece === 'string' ? piece.slice(from, to) : mapSlice(piece, from, to);
   }
 
+  /** Block b's lowercased text out of `run`, the slice blockRange(first, …) returned for a run holding b: a view of it. */
+  blockIn(run: string, first: number, b: number): string {
+    const { layout } = this;
+    const n = this.blockCount;
+    const base = layout[n + first];
+    return run.slice(layout[n + b] - base, layout[n + b + 1] - 1 - base);
+  }
+
   /** Number of pieces (runs of blocks of one width). */
   get pieceCount(): number { return this.pieces.length; }
 
@@ -291,17 +299,22 @@ export class ExactFinder {
     this.anyUpper = this.upper.includes(1);
   }
 
-  /** Points the finder at block b of st; returns the string to scan. */
-  at(st: SearchText, b: number): string {
-    if (this.caseless) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.block(b); }
+  /**
+   * Points the finder at block b of st; returns the string to scan. With
+   * `run` (st.blockRange(first, …) of a run holding b), the block's text is
+   * cut from it (a view) instead of sliced from its piece (a copy out of a
+   * text map).
+   */
+  at(st: SearchText, b: number, run?: string, first = b): string {
+    if (this.caseless) { this.mode = 'indexOf'; this.hayQuery = this.q; return lowered(st, b, run, first); }
     const off = st.caseOf(b);
-    if (off === SAME_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.block(b); }
+    if (off === SAME_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return lowered(st, b, run, first); }
     if (off === OWN_CASE) { this.mode = 'indexOf'; this.hayQuery = this.q; return st.original(b); }
     // An all-ASCII block: search its lowercased text, then check its capitals.
     if (!this.ascii) { this.mode = 'none'; return ''; } // holds no non-ASCII query
     this.mode = 'bits';
     this.hayQuery = this.lower;
-    const hay = st.block(b);
+    const hay = lowered(st, b, run, first);
     this.capitals.start(st.layout, off, hay.length);
     return hay;
   }
@@ -316,4 +329,9 @@ export class ExactFinder {
     }
     return -1;
   };
+}
+
+/** Block b's lowercased text: cut from `run` (blocks from `first`) when given, else sliced from its piece. */
+function lowered(st: SearchText, b: number, run: string | undefined, first: number): string {
+  return run === undefined ? st.block(b) : st.blockIn(run, first, b);
 }
