@@ -148,7 +148,7 @@ export class TextMapGeneration {
           const view = env.getBinaryFast(s);
           if (!view || view.length !== padded[s]) throw new Error(`the text map's segment ${s} did not read back`);
           // A copy into lmdb-js's read buffer would be overwritten by the next read (and is anonymous memory): only a view over the map will do.
-          if ((view.buffer as { isSharedMap?: boolean }).isSharedMap !== true) throw new Error('lmdb did not read the text map in place');
+          if ((view.buffer as { isSharedMap?: boolean }).isSharedMap !== true) throw new Error(`lmdb did not read the text map in place: on Node ${process.version} it copies every value out of its map`);
           segments.push(new Segment(Buffer.from(view.buffer, view.byteOffset, view.length)));
         }
       } catch (e) {
