@@ -14,10 +14,10 @@
 // (made 0700: nobody else can even enter). A home that does not exist yet is
 // not made for it (a mistyped command writes nothing); anything refused or
 // failing means no cache, never an error.
-import { lstatSync, mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { COMPILE_CACHE, stateRoot } from '../local/home.js';
-import { notOursAlone, othersCanRename } from '../local/state-trust.js';
+import { madeOwnFolder, othersCanRename } from '../local/state-trust.js';
 
 /** The folder below the home's compile cache that Node's own cache of the CLI's modules is kept in. */
 export const NODE_CACHE = 'node';
@@ -32,13 +32,7 @@ export function enableCodeCache(enable: (dir: string) => unknown, env: NodeJS.Pr
     let dir = home;
     for (const name of [COMPILE_CACHE, NODE_CACHE]) {
       dir = join(dir, name);
-      try {
-        mkdirSync(dir, { mode: 0o700 });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return;
-      }
-      const made = lstatSync(dir);
-      if (!made.isDirectory() || notOursAlone(made) !== null) return;
+      if (madeOwnFolder(dir) !== null) return;
     }
     enable(dir);
   } catch {

@@ -16,7 +16,7 @@
 //
 // A refusal is one line that names the path and what to do, and nothing is
 // read from, written to or sent to what was refused.
-import { constants, promises as fsp, type Stats } from 'node:fs';
+import { constants, lstatSync, mkdirSync, promises as fsp, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -35,6 +35,22 @@ export function notOursAlone(st: Stats): string | null {
   if (me !== undefined && st.uid !== me) return `it belongs to user ${st.uid}, not to you (user ${me})`;
   if ((st.mode & 0o022) !== 0) return `it is writable by group or others (mode ${octal(st.mode)})`;
   return null;
+}
+
+/**
+ * A folder of evidex's own below a trusted one (a cache's, the text map's):
+ * made (0700) unless it exists, then why it is refused — a link, not a
+ * folder, or not ours alone (notOursAlone) — or null when it is ours.
+ * An error making it other than its being there (a missing parent) is thrown.
+ */
+export function madeOwnFolder(dir: string): string | null {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const st = lstatSync(dir);
+  return st.isSymbolicLink() ? 'it is a symbolic link' : !st.isDirectory() ? 'it is not a folder' : notOursAlone(st);
 }
 
 /** Who may write in the folder holding the state folders (null when only we, or root, may rename what is in it). */

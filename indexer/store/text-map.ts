@@ -17,10 +17,10 @@
 //   read throw instead of touching unmapped memory).
 // docs/design.md ("The search text in a memory map") says why; FORMAT.md
 // gives the layout.
-import { lstatSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
-import { notOursAlone } from '../../local/state-trust.js';
+import { madeOwnFolder } from '../../local/state-trust.js';
 
 /**
  * A value longer than lmdb-js's read buffer can ever be is read in place:
@@ -195,15 +195,13 @@ export function removeStale(dir: string): void {
  * nothing is written into it or removed from it then.
  */
 export function ownFolder(dir: string): void {
+  let why: string | null;
   try {
-    mkdirSync(dir, { mode: 0o700 });
+    why = madeOwnFolder(dir);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`the state folder ${dirname(dir)} is gone`);
-    if (code !== 'EEXIST') throw e;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`the state folder ${dirname(dir)} is gone`);
+    throw e;
   }
-  const st = lstatSync(dir);
-  const why = st.isSymbolicLink() ? 'it is a symbolic link' : !st.isDirectory() ? 'it is not a folder' : notOursAlone(st);
   if (why) throw new Error(`refusing the text map folder ${dir}: ${why}; remove it (evidex makes a new one)`);
 }
 

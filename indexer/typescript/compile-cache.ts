@@ -25,11 +25,11 @@
 // Every failure (no folder, a full disk, a refused file) only means the
 // compiler is compiled from its source, as without a cache.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { cachedDataVersionTag } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { notOursAlone } from '../../local/state-trust.js';
+import { madeOwnFolder, notOursAlone } from '../../local/state-trust.js';
 
 /** A cache bigger than this is no cache of ours (the compiler's is ~2.7 MiB). */
 const MAX_CACHE_BYTES = 64 << 20;
@@ -69,13 +69,7 @@ export class CompileCache {
   static open(dir: string, file: string, wrap: { before: string; after: string }): CompileCache | null {
     // The folder first: when it is refused, the caller loads the script from source and the hash would be wasted.
     try {
-      mkdirSync(dir, { mode: 0o700 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return null;
-    }
-    try {
-      const st = lstatSync(dir);
-      if (!st.isDirectory() || notOursAlone(st) !== null) return null;
+      if (madeOwnFolder(dir) !== null) return null;
     } catch {
       return null;
     }
