@@ -13,6 +13,7 @@ import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { CatchingUp } from '../indexer/query/schemas.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
 import { notesShownFrom, textShownFrom } from '../indexer/query/notes.js';
+import { untilAborted } from '../local/until-aborted.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
 import type { AuditLog } from './audit.js';
@@ -59,11 +60,7 @@ export interface Freshness {
  * is read-only, and bounded (git by its timeout).
  */
 function untilCancelled<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new RpcError(REQUEST_CANCELLED, 'request cancelled by the client'));
-    if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+  return untilAborted(work, signal, () => new RpcError(REQUEST_CANCELLED, 'request cancelled by the client'));
 }
 
 /**

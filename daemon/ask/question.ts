@@ -5,6 +5,7 @@
 // cancel or the wall clock, whichever comes first.
 import { randomUUID } from 'node:crypto';
 import type { Evidence } from '../../indexer/evidence.js';
+import { untilAborted } from '../../local/until-aborted.js';
 import type { AskEvent, AskFailure, AttemptLog, StopReason, TurnLog } from '../../protocol/ask-events.js';
 import { auditLogFor, type AuditLog } from '../audit.js';
 import type { AskConfig } from './config.js';
@@ -82,12 +83,7 @@ export class Question {
     clearTimeout(this.timer);
     const left = Math.max(0, this.deadline - Date.now());
     try {
-      return await new Promise<T>((resolve, reject) => {
-        const stop = (): void => { reject(new Aborted(this.why ?? 'cancelled')); };
-        if (this.signal.aborted) { stop(); return; }
-        this.signal.addEventListener('abort', stop, { once: true });
-        work.then(resolve, reject).finally(() => this.signal.removeEventListener('abort', stop));
-      });
+      return await untilAborted(work, this.signal, () => new Aborted(this.why ?? 'cancelled'));
     } finally {
       if (!this.signal.aborted) {
         this.deadline = Date.now() + left;

@@ -11,12 +11,11 @@ import { decodeText, ownString, splitLines } from '../text.js';
 import { BlockSignatures, capacityFor } from './block-signatures.js';
 import type { FileMeta, FileTable } from './file-table.js';
 import { TrigramLineCounts } from './line-counts.js';
-import { MappedText } from './mapped-text.js';
+import { MappedText, type TextMapOptions } from './mapped-text.js';
 import { Postings } from './postings.js';
 import { BLOCK_CHARS, SearchText } from './search-text.js';
 import { SymbolIndex, type ImportRef } from './symbols.js';
 import type { ImportRec, Tables } from './tables.js';
-import type { TextMapOptions } from './mapped-text.js';
 
 /** Appended postings past this many entries trigger a rebuild from `tri` (keeps memory and lookups tight). */
 const POSTINGS_REBUILD_AT = 2_000_000;
