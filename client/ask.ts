@@ -28,6 +28,7 @@ import { watchBuild } from './build-wait.js';
 import { summaryTail, type SummaryOptions } from './citations-view.js';
 import type { Client } from './connection.js';
 import { ProgressLine } from './progress.js';
+import { lineSpan } from './line-span.js';
 
 /** The part of client/connection.ts's Client that asking needs. */
 export type AskClient = Pick<Client, 'request' | 'onNotification' | 'close'>;
@@ -332,10 +333,6 @@ function notRunLine(step: number, asked: number, cap: number): Shown {
   return human`step ${step}: the model asked for ${asked} tool calls; the first ${cap} ran, the other ${asked - cap} were not run (at most ${cap} per turn, EVIDEX_ASK_CALLS_PER_TURN)`;
 }
 
-function span(e: { start_line: number; end_line: number }): string {
-  return e.start_line === e.end_line ? `${e.start_line}` : `${e.start_line}-${e.end_line}`;
-}
-
 /** How an ask ended, for humans (stderr): why it stopped, the attempts when it did not answer, citations checked, the evidence. */
 export function renderSummary(r: AskResult, err: Screen, opts: SummaryOptions = {}, server = 'Ollama'): void {
   const w = (s: Shown): void => { err.line(s); };
@@ -357,7 +354,7 @@ export function renderSummary(r: AskResult, err: Screen, opts: SummaryOptions = 
 
 /** Evidence as a list for a person, one `path:lines  kind  name` per item (`evidex ask`'s summary, chat's /evidence). */
 export function evidenceList(items: readonly Evidence[], opts: { title?: string; indent?: string; nameMax?: number; shown?: (rootPath: string) => string } = {}): Shown {
-  const rows = items.map((e) => human`${opts.indent ?? ''}${path(opts.shown ? opts.shown(e.path) : e.path)}:${span(e)}  ${e.kind}  ${oneLine(e.name, opts.nameMax)}`);
+  const rows = items.map((e) => human`${opts.indent ?? ''}${path(opts.shown ? opts.shown(e.path) : e.path)}:${lineSpan(e)}  ${e.kind}  ${oneLine(e.name, opts.nameMax)}`);
   return join(opts.title === undefined ? rows : [human`${opts.title}`, ...rows]);
 }
 

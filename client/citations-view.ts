@@ -6,6 +6,7 @@
 import type { Evidence } from '../indexer/evidence.js';
 import { human, join, paint, path, type Shown } from '../local/human.js';
 import type { AskResult, CitationCheck } from '../protocol/ask-events.js';
+import { lineSpan } from './line-span.js';
 
 /** Past this many citations, the rest are counted (--evidence lists them all). */
 export const CITATIONS_SHOWN = 12;
@@ -30,7 +31,7 @@ const oneLine = (s: string, max: number): string => {
 
 function spanOf(e: { start_line?: number; end_line?: number }): string {
   if (e.start_line === undefined || e.end_line === undefined) return '';
-  return e.start_line === e.end_line ? `:${e.start_line}` : `:${e.start_line}-${e.end_line}`;
+  return `:${lineSpan({ start_line: e.start_line, end_line: e.end_line })}`;
 }
 
 /**

@@ -121,7 +121,8 @@ test('symbol prints one line per definition; --body prints the spans', () => {
   assert.is(lines.length, j.evidence.length);
   lines.forEach((l, i) => {
     const e = j.evidence[i];
-    assert.is(l, `${e.path}:${e.start_line}-${e.end_line}: ${e.kind} ${e.name}  ${fileLines(e.path)[e.start_line - 1].trim()}`);
+    const span = e.start_line === e.end_line ? `${e.start_line}` : `${e.start_line}-${e.end_line}`;
+    assert.is(l, `${e.path}:${span}: ${e.kind} ${e.name}  ${fileLines(e.path)[e.start_line - 1].trim()}`);
   });
   const body = evidex(['symbol', '__init__', '--body', '--limit', '200']);
   const bodyLines = body.stdout.split('\n').filter((l) => /^[^#].*:\d+: /.test(l));

@@ -19,6 +19,7 @@ import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
 import { mixedNote, ofOneGeneration } from './one-generation.js';
 import { formatSuggestions } from '../suggestions.js';
+import { lineSpan } from '../line-span.js';
 import {
   human, join, line, paint, path, plural, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
@@ -285,7 +286,7 @@ export function formatEvidence(items: readonly TextItem[], opts: FormatOptions =
   const p = new Painter(opts);
   const out: Shown[] = [];
   for (const e of items) {
-    const span = `${e.start_line}-${e.end_line}`;
+    const span = lineSpan(e);
     if (e.kind === 'diff') {
       out.push(human`${p.where(e.path, span)} diff`, text(e.snippet));
       continue;
