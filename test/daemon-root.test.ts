@@ -92,7 +92,8 @@ test('rm -rf the root and git clone another tree into it: the same daemon and cl
   assert.match(log, /root: the folder at .* is indexed: \d+ files/);
   // The watcher watches the new tree: a save there is seen.
   writeFileSync(join(root, 'email', 'after_clone.py'), 'AFTER_CLONE_MARK = 2\n');
-  await waitFor('a save in the new tree', async () => (await search('AFTER_CLONE_MARK')).total === 1, 60_000);
+  await waitFor('a save in the new tree', async () => (await search('AFTER_CLONE_MARK')).total === 1, 60_000)
+    .catch((e: Error) => { throw new Error(`${e.message}\n--- daemon log ---\n${logOf(d)}`); });
 });
 
 test('mv the root away and make a new folder there: the new one is indexed; edits in the moved tree never reach the index', async () => {
