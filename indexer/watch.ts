@@ -71,6 +71,7 @@ export class RepoWatcher {
     for (const p of paths) this.pending.add(p);
     this.marks.saw();
     this.schedule();
+    void this.watchMissed(paths); // chokidar read each new folder and then watched it: a subfolder made in between it missed
   });
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
@@ -109,8 +110,7 @@ export class RepoWatcher {
     const mode = opts.mode ?? 'auto';
     if (mode === 'off') { w.stateValue = 'off'; return w; }
     // The links scan runs beside chokidar's own scan; batches wait for it, so no event is applied without its aliases.
-    const aliasesReady = w.aliases.start();
-    await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), aliasesReady]);
+    await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), w.aliases.start()]);
     w.gitSources.follow(opts.rules.gitSourceFiles);
     w.started = true;
     // The rules may have been read anew while chokidar scanned (the start-up catch-up runs beside it).
@@ -468,14 +468,14 @@ export class RepoWatcher {
   }
 
   /** Folders chokidar does not watch are added: those it skipped that the rules now let in (watchNewlyVisible), those it missed while it scanned
-   *  (watchMissed, watch/unwatched.ts). chokidar reads and watches each a little later (as a new folder), so each is walked again once its watch
-   *  is surely in place (watch/rechecks.ts); the caller's batch walks them now. */
+   *  (watchMissed, watch/unwatched.ts; after a re-walk, or below new folders). chokidar reads and watches each a little later (as a new folder),
+   *  so each is walked again once its watch is surely in place (watch/rechecks.ts); the caller's batch walks them now. */
   private watchNewlyVisible(): void {
     if (this.started && !this.closed && this.fsw) this.addToWatch(this.fsw, this.pruned.takeVisible((r) => this.isIgnoredFolder(r)));
   }
-  private async watchMissed(): Promise<void> {
+  private async watchMissed(under?: string[]): Promise<void> {
     const fsw = this.fsw;
-    const missed = this.started && fsw ? await unwatchedFolders(fsw, this.opts.root, this.ignored) : [];
+    const missed = this.started && fsw ? await unwatchedFolders(fsw, this.opts.root, this.ignored, under) : [];
     if (!fsw || missed.length === 0 || this.closed || this.fsw !== fsw) return;
     this.opts.log?.(missedLine(missed));
     this.addToWatch(fsw, missed);

@@ -5,12 +5,15 @@
 // that moment, every run: from inside chokidar's own filter call on the
 // parent's listing (the rules' isIgnored, asked by the watcher's `ignored`).
 // The re-walk that follows the scan must then watch it, so a save in it is
-// seen (watch/unwatched.ts).
+// seen (watch/unwatched.ts). The same for a folder made while chokidar reads a
+// new folder (a checkout's nested folders): the new folder's second look
+// (watch/rechecks.ts) watches it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RepoRules } from '../indexer/discover/rules.js';
+import type { IndexHandle } from '../indexer/api.js';
+import { parentOf, RepoRules } from '../indexer/discover/rules.js';
 import { openIndex } from '../indexer/index.js';
 import { RepoWatcher, type WatchApplied } from '../indexer/watch.js';
 import { fixtureCopy, waitFor } from './helpers/daemon.js';
@@ -19,20 +22,25 @@ import { inotifyWatchedInodes } from './helpers/inotify.js';
 
 test.after(() => cleanupTemp());
 
-test('a folder made while chokidar scanned its parent is watched after the re-walk that follows the scan: a save in it is seen', async () => {
+interface Rig { root: string; handle: IndexHandle; watcher: RepoWatcher; applied: WatchApplied[]; lines: string[]; made(): boolean }
+
+/**
+ * A watcher on a fixture copy whose rules make `folder` (with one file) the first time chokidar asks them about a folder
+ * of `listing` (relative to the root; '' the root): chokidar has listed that folder then, and not yet watched it.
+ */
+async function rig(listing: string, folder: string, beforeStart = false): Promise<Rig> {
   const root = realpathSync(fixtureCopy());
   const handle = await openIndex(root, { stateDir: tempDir('state') });
   await handle.refresh();
   const rules = await RepoRules.load(root);
-  const late = join(root, 'late');
-  // The first time chokidar's scan asks about a folder of the root's listing, `late/` is made: the listing is taken, the root not yet watched.
-  let madeDuringScan = false;
+  let made = false;
+  let armed = beforeStart;
   const isIgnored = rules.isIgnored.bind(rules);
   rules.isIgnored = (rel, isDir) => {
-    if (!madeDuringScan && isDir && !rel.includes('/') && /chokidar/.test(new Error().stack ?? '')) {
-      madeDuringScan = true;
-      mkdirSync(late);
-      writeFileSync(join(late, 'made.py'), 'MADE_DURING_SCAN = 1\n');
+    if (armed && !made && isDir && parentOf(rel) === listing && /chokidar/.test(new Error().stack ?? '')) {
+      made = true;
+      mkdirSync(join(root, folder));
+      writeFileSync(join(root, folder, 'made.py'), 'MADE_UNWATCHED = 1\n');
     }
     return isIgnored(rel, isDir);
   };
@@ -40,26 +48,53 @@ test('a folder made while chokidar scanned its parent is watched after the re-wa
   const lines: string[] = [];
   let tail: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => { const p = tail.then(fn); tail = p.catch(() => undefined); return p; };
-  const w = await RepoWatcher.start({ root, rules, index: handle, exclusive, log: (l) => lines.push(l), onApplied: (a) => applied.push(a) });
+  const watcher = await RepoWatcher.start({ root, rules, index: handle, exclusive, log: (l) => lines.push(l), onApplied: (a) => applied.push(a) });
+  armed = true;
+  return { root, handle, watcher, applied, lines, made: () => made };
+}
+
+const watched = (abs: string): boolean => inotifyWatchedInodes().has(statSync(abs).ino);
+const found = async (r: Rig, query: string): Promise<number> => (await r.handle.runTool('search_code', { query, case_sensitive: true })).total;
+
+/** Once `folder` is watched: a save in it, then one in a folder watched all along; once the second is applied, the first was seen too (one inotify queue, in order). */
+async function saveIsSeen(r: Rig, folder: string): Promise<void> {
+  await waitFor(`a watch on ${folder}/`, () => watched(join(r.root, folder)));
+  writeFileSync(join(r.root, folder, 'saved.py'), 'SAVED_IN_IT = 1\n');
+  writeFileSync(join(r.root, 'src', 'after.py'), 'SAVED_IN_SRC = 1\n');
+  await waitFor('the save in src/', () => r.applied.some((a) => a.paths.includes('src/after.py')));
+  await r.watcher.idle();
+  assert.ok(r.applied.some((a) => a.paths.includes(`${folder}/saved.py`)), `the save in ${folder}/ was seen: ${JSON.stringify(r.applied.map((a) => a.paths))}`);
+  assert.is(await found(r, 'SAVED_IN_IT'), 1);
+}
+
+test('a folder made while chokidar scanned its parent is watched after the re-walk that follows the scan: a save in it is seen', async () => {
+  const r = await rig('', 'late', true);
   try {
-    assert.ok(madeDuringScan, 'late/ was made during the scan');
-    assert.not.ok(inotifyWatchedInodes().has(statSync(late).ino), 'chokidar missed it: no watch on late/ after the scan');
+    assert.ok(r.made(), 'late/ was made during the scan');
+    assert.not.ok(watched(join(r.root, 'late')), 'chokidar missed it: no watch on late/ after the scan');
     // What the daemon does after every scan (daemon/updates.ts): a re-walk; it indexes late/ and finds it unwatched.
-    w.requestRefresh('catch-up after the watcher scan');
-    await w.idle();
-    assert.equal((await handle.runTool('search_code', { query: 'MADE_DURING_SCAN', case_sensitive: true })).total, 1, 'the re-walk indexed it');
-    assert.ok(lines.some((l) => /watcher: 1 folder\(s\) made while chokidar scanned their parent were not watched; watching them now: late$/.test(l)), lines.join('\n'));
-    await waitFor('a watch on late/', () => inotifyWatchedInodes().has(statSync(late).ino));
-    // A save in late/, then one in a folder watched all along: once the second is applied, the first was seen too (one inotify queue, in order).
-    writeFileSync(join(late, 'saved.py'), 'SAVED_IN_LATE = 1\n');
-    writeFileSync(join(root, 'src', 'after.py'), 'SAVED_IN_SRC = 1\n');
-    await waitFor('the save in src/', () => applied.some((a) => a.paths.includes('src/after.py')));
-    await w.idle();
-    assert.ok(applied.some((a) => a.paths.includes('late/saved.py')), `the save in late/ was seen: ${JSON.stringify(applied.map((a) => a.paths))}`);
-    assert.equal((await handle.runTool('search_code', { query: 'SAVED_IN_LATE', case_sensitive: true })).total, 1);
+    r.watcher.requestRefresh('catch-up after the watcher scan');
+    await r.watcher.idle();
+    assert.is(await found(r, 'MADE_UNWATCHED'), 1, 'the re-walk indexed it');
+    assert.ok(r.lines.some((l) => /watcher: 1 folder\(s\) made while chokidar scanned their parent were not watched; watching them now: late$/.test(l)), r.lines.join('\n'));
+    await saveIsSeen(r, 'late');
   } finally {
-    await w.close();
-    await handle.close();
+    await r.watcher.close();
+    await r.handle.close();
+  }
+});
+
+test('a folder made while chokidar read a new folder (a checkout making nested folders) is watched at that folder\'s second look: a save in it is seen', async () => {
+  const r = await rig('fresh', 'fresh/late');
+  try {
+    mkdirSync(join(r.root, 'fresh', 'first'), { recursive: true });
+    await waitFor('fresh/late made while chokidar read fresh/', () => r.made());
+    await waitFor('the second look at fresh/', () => r.lines.some((l) => / watching them now: fresh\/late$/.test(l)), 30_000);
+    await saveIsSeen(r, 'fresh/late');
+    assert.is(await found(r, 'MADE_UNWATCHED'), 1);
+  } finally {
+    await r.watcher.close();
+    await r.handle.close();
   }
 });
 

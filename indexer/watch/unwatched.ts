@@ -8,6 +8,9 @@
 // root's `email/` never reached the index). So after each full re-walk the
 // watcher lists the folders it watches and adds the subfolders missing from
 // the watch (watch.ts, watchMissed): a readdir per watched folder, no stat.
+// chokidar meets a folder made while it runs the same way (reads it, then
+// watches it: a checkout's nested folders), so each new folder's subtree is
+// looked at again when the watcher walks it again (watch/rechecks.ts).
 import type { FSWatcher } from 'chokidar';
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -23,14 +26,17 @@ export function watchedFolders(fsw: FSWatcher, root: string): string[] {
 }
 
 /**
- * The subfolders of the folders chokidar watches that are not watched
- * themselves and that `ignored` lets in, relative to the root, sorted. Links
- * are chokidar's to judge (it never follows them); a folder gone meanwhile is skipped.
+ * The subfolders of the folders chokidar watches (all, or those at or below
+ * the folders `under`, relative to the root) that are not watched themselves
+ * and that `ignored` lets in, relative to the root, sorted. Links are
+ * chokidar's to judge (it never follows them); a folder gone meanwhile is skipped.
  */
-export async function unwatchedFolders(fsw: FSWatcher, root: string, ignored: (abs: string, entry: EntryKind) => boolean): Promise<string[]> {
+export async function unwatchedFolders(fsw: FSWatcher, root: string, ignored: (abs: string, entry: EntryKind) => boolean, under?: readonly string[]): Promise<string[]> {
   const watched = new Set(watchedFolders(fsw, root));
+  const tops = under?.map((rel) => join(root, rel));
   const missed: string[] = [];
   for (const dir of watched) {
+    if (tops && !tops.some((top) => dir === top || dir.startsWith(`${top}/`))) continue;
     let entries: Dirent[];
     try { entries = await readdir(dir, { withFileTypes: true }); } catch { continue; }
     for (const e of entries) {
