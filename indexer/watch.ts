@@ -400,7 +400,7 @@ export class RepoWatcher {
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
           // The re-walk read every ignore source anew: folders chokidar skipped may be in view; and it saw every folder.
           this.watchNewlyVisible();
-          await this.watchMissed();
+          void this.watchMissed();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();

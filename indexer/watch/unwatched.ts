@@ -7,7 +7,8 @@
 // busier the machine, the wider it is (CI, under load: a save in a re-cloned
 // root's `email/` never reached the index). So after each full re-walk the
 // watcher lists the folders it watches and adds the subfolders missing from
-// the watch (watch.ts, watchMissed): a readdir per watched folder, no stat.
+// the watch (watch.ts, watchMissed): a readdir per watched folder, no stat,
+// after the re-walk's turn in the write queue (it holds no write back).
 // chokidar meets a folder made while it runs the same way (reads it, then
 // watches it: a checkout's nested folders), so each new folder's subtree is
 // looked at again when the watcher walks it again (watch/rechecks.ts).
@@ -16,6 +17,9 @@ import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { underRoot } from '../discover/rules.js';
+
+/** Folders listed at once: libuv's thread pool (4 threads) kept busy, not flooded. */
+const LISTINGS_AT_ONCE = 8;
 
 /** A folder's entry as the watcher's `ignored` judges it (a Dirent answers what a Stats does). */
 export type EntryKind = Pick<Dirent, 'isDirectory' | 'isSymbolicLink' | 'isFile'>;
@@ -34,16 +38,19 @@ export function watchedFolders(fsw: FSWatcher, root: string): string[] {
 export async function unwatchedFolders(fsw: FSWatcher, root: string, ignored: (abs: string, entry: EntryKind) => boolean, under?: readonly string[]): Promise<string[]> {
   const watched = new Set(watchedFolders(fsw, root));
   const tops = under?.map((rel) => join(root, rel));
+  const dirs = [...watched].filter((dir) => !tops || tops.some((top) => dir === top || dir.startsWith(`${top}/`)));
   const missed: string[] = [];
-  for (const dir of watched) {
-    if (tops && !tops.some((top) => dir === top || dir.startsWith(`${top}/`))) continue;
-    let entries: Dirent[];
-    try { entries = await readdir(dir, { withFileTypes: true }); } catch { continue; }
-    for (const e of entries) {
-      const abs = join(dir, e.name);
-      if (e.isDirectory() && !watched.has(abs) && !ignored(abs, e)) missed.push(underRoot(root, abs)!);
+  const look = async (): Promise<void> => {
+    for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
+      let entries: Dirent[];
+      try { entries = await readdir(dir, { withFileTypes: true }); } catch { continue; }
+      for (const e of entries) {
+        const abs = join(dir, e.name);
+        if (e.isDirectory() && !watched.has(abs) && !ignored(abs, e)) missed.push(underRoot(root, abs)!);
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: LISTINGS_AT_ONCE }, look));
   return missed.sort();
 }
 
