@@ -32,7 +32,7 @@ import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } fr
 import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
 import { PrunedFolders } from './watch/pruned.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
-import { missedLine, unwatchedFolders, watchedFolders, type EntryKind } from './watch/unwatched.js';
+import { MissedFolders, missedLine, watchedFolders, type EntryKind } from './watch/unwatched.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
 export type { CatchingUp, HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
@@ -48,6 +48,7 @@ export class RepoWatcher {
   private readonly gitSources: GitSourceWatch;
   /** Folders chokidar skipped because the rules excluded them: watched once the rules let them in. */
   private readonly pruned: PrunedFolders;
+  private readonly missed: MissedFolders; // folders chokidar missed while it scanned, each added once (watch/unwatched.ts)
   private needRefresh = false;
   private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -94,6 +95,7 @@ export class RepoWatcher {
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
     this.pruned = new PrunedFolders(opts.root);
+    this.missed = new MissedFolders(opts.root);
     this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
     this.deletions = new DeletionHold(opts.timers ?? realTimers);
     this.gitSources = new GitSourceWatch(() => {
@@ -213,7 +215,7 @@ export class RepoWatcher {
 
   private async open(target: OpenTarget): Promise<void> {
     this.target = target;
-    this.pruned.clear();
+    this.pruned.clear(); this.missed.clear();
     const polling = this.watchFiles;
     const fsw = openChokidar(this.opts.root, this.ignored, polling, this.opts.pollMs);
     this.fsw = fsw;
@@ -398,7 +400,7 @@ export class RepoWatcher {
           // Not in the index yet, as the re-walk reads: the files it has still to read and itself (not the batch's count as it began).
           await this.opts.index.refresh((p) => { if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
-          // The re-walk read every ignore source anew: folders chokidar skipped may be in view; and it saw every folder.
+          // The re-walk read every ignore source anew: folders chokidar skipped may be in view. It also listed folders chokidar missed.
           this.watchNewlyVisible();
           void this.watchMissed();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
@@ -475,10 +477,8 @@ export class RepoWatcher {
   }
   private async watchMissed(under?: string[]): Promise<void> {
     const fsw = this.fsw;
-    const missed = this.started && fsw ? await unwatchedFolders(fsw, this.opts.root, this.ignored, under) : [];
-    if (!fsw || missed.length === 0 || this.closed || this.fsw !== fsw) return;
-    this.opts.log?.(missedLine(missed));
-    this.addToWatch(fsw, missed);
+    const missed = this.started && fsw ? await this.missed.find(fsw, this.ignored, under) : [];
+    if (fsw && missed.length > 0 && !this.closed && this.fsw === fsw) { this.opts.log?.(missedLine(missed)); this.addToWatch(fsw, missed); }
   }
   private addToWatch(fsw: FSWatcher, rels: string[]): void {
     for (const rel of rels) { fsw.add(join(this.opts.root, rel)); this.rechecks.add(rel); }

@@ -19,6 +19,8 @@ import { RepoWatcher, type WatchApplied } from '../indexer/watch.js';
 import { fixtureCopy, waitFor } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { inotifyWatchedInodes } from './helpers/inotify.js';
+import { openChokidar } from '../indexer/watch/chokidar.js';
+import { MissedFolders } from '../indexer/watch/unwatched.js';
 
 test.after(() => cleanupTemp());
 
@@ -96,6 +98,28 @@ test('a folder made while chokidar read a new folder (a checkout making nested f
   } finally {
     await r.watcher.close();
     await r.handle.close();
+  }
+});
+
+test('a folder found missing is added once: while chokidar does not list it, each look finds nothing new; a new chokidar instance finds it again', async () => {
+  const root = realpathSync(tempDir('missed'));
+  mkdirSync(join(root, 'kept-out'));
+  // chokidar is told to skip kept-out/ (it never lists it); the look lets it in, as a folder chokidar cannot read would be.
+  const fsw = openChokidar(root, (abs) => abs.endsWith('/kept-out'), false);
+  await new Promise<void>((res) => fsw.once('ready', () => res()));
+  try {
+    const missed = new MissedFolders(root);
+    const letIn = (): boolean => false;
+    assert.equal(await missed.find(fsw, letIn), ['kept-out']);
+    assert.equal(await missed.find(fsw, letIn), [], 'not added again');
+    assert.equal(await missed.find(fsw, letIn, ['kept-out']), [], 'nor by a look below it');
+    mkdirSync(join(root, 'later'));
+    await waitFor('chokidar lists later/', () => Object.keys(fsw.getWatched()).includes(join(root, 'later')));
+    assert.equal(await missed.find(fsw, letIn), [], 'a folder chokidar lists is not missing');
+    missed.clear();
+    assert.equal(await missed.find(fsw, letIn), ['kept-out'], 'a new chokidar instance: found again');
+  } finally {
+    await fsw.close();
   }
 });
 

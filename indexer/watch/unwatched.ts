@@ -30,28 +30,51 @@ export function watchedFolders(fsw: FSWatcher, root: string): string[] {
 }
 
 /**
- * The subfolders of the folders chokidar watches (all, or those at or below
- * the folders `under`, relative to the root) that are not watched themselves
- * and that `ignored` lets in, relative to the root, sorted. Links are
- * chokidar's to judge (it never follows them); a folder gone meanwhile is skipped.
+ * The folders found missing from the watch, each added once: one that chokidar
+ * still does not list after it was added (it has not read it yet, or cannot)
+ * is not added again, or each second look at it would add it once more, and
+ * look again, for as long as that lasts. Once chokidar lists it, it is
+ * forgotten here (missed again later, it is added again).
  */
-export async function unwatchedFolders(fsw: FSWatcher, root: string, ignored: (abs: string, entry: EntryKind) => boolean, under?: readonly string[]): Promise<string[]> {
-  const watched = new Set(watchedFolders(fsw, root));
-  const tops = under?.map((rel) => join(root, rel));
-  const dirs = [...watched].filter((dir) => !tops || tops.some((top) => dir === top || dir.startsWith(`${top}/`)));
-  const missed: string[] = [];
-  const look = async (): Promise<void> => {
-    for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
-      let entries: Dirent[];
-      try { entries = await readdir(dir, { withFileTypes: true }); } catch { continue; }
-      for (const e of entries) {
-        const abs = join(dir, e.name);
-        if (e.isDirectory() && !watched.has(abs) && !ignored(abs, e)) missed.push(underRoot(root, abs)!);
+export class MissedFolders {
+  private readonly added = new Set<string>();
+
+  constructor(private readonly root: string) {}
+
+  /** A new chokidar instance: nothing was added to it. */
+  clear(): void {
+    this.added.clear();
+  }
+
+  /**
+   * The subfolders of the folders chokidar watches (all, or those at or below
+   * the folders `under`, relative to the root) that are not watched themselves,
+   * that `ignored` lets in and that were not found before, relative to the
+   * root, sorted. Links are chokidar's to judge (it never follows them); a
+   * folder gone meanwhile is skipped.
+   */
+  async find(fsw: FSWatcher, ignored: (abs: string, entry: EntryKind) => boolean, under?: readonly string[]): Promise<string[]> {
+    const { root } = this;
+    const watched = new Set(watchedFolders(fsw, root));
+    for (const rel of this.added) if (watched.has(join(root, rel))) this.added.delete(rel);
+    const tops = under?.map((rel) => join(root, rel));
+    const dirs = [...watched].filter((dir) => !tops || tops.some((top) => dir === top || dir.startsWith(`${top}/`)));
+    const missed: string[] = [];
+    const look = async (): Promise<void> => {
+      for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
+        let entries: Dirent[];
+        try { entries = await readdir(dir, { withFileTypes: true }); } catch { continue; }
+        for (const e of entries) {
+          const abs = join(dir, e.name);
+          const rel = underRoot(root, abs)!;
+          if (e.isDirectory() && !watched.has(abs) && !this.added.has(rel) && !ignored(abs, e)) missed.push(rel);
+        }
       }
-    }
-  };
-  await Promise.all(Array.from({ length: LISTINGS_AT_ONCE }, look));
-  return missed.sort();
+    };
+    await Promise.all(Array.from({ length: LISTINGS_AT_ONCE }, look));
+    for (const rel of missed) this.added.add(rel);
+    return missed.sort();
+  }
 }
 
 /** The log line that names them (the first five). */
