@@ -11,7 +11,8 @@
 // (since when the index is behind what was seen, for status and answers),
 // chokidar.ts (its options, and the scan's symlink adds that are no change),
 // deletions.ts (a batch with many paths gone held until the deletion settles),
-// worktree-events.ts (`.git` files: work trees of this repository come and go).
+// worktree-events.ts (`.git` files: work trees of this repository come and go),
+// unwatched.ts (folders made while chokidar scanned, watched after a re-walk).
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
 import type { FSWatcher } from 'chokidar';
@@ -31,6 +32,7 @@ import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } fr
 import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
 import { PrunedFolders } from './watch/pruned.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
+import { MissedFolders, missedLine, watchedFolders, type EntryKind } from './watch/unwatched.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
 export type { CatchingUp, HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
@@ -46,6 +48,7 @@ export class RepoWatcher {
   private readonly gitSources: GitSourceWatch;
   /** Folders chokidar skipped because the rules excluded them: watched once the rules let them in. */
   private readonly pruned: PrunedFolders;
+  private readonly missed: MissedFolders; // folders chokidar missed while it scanned, each added once (watch/unwatched.ts)
   private needRefresh = false;
   private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -69,6 +72,7 @@ export class RepoWatcher {
     for (const p of paths) this.pending.add(p);
     this.marks.saw();
     this.schedule();
+    void this.watchMissed(paths); // chokidar read each new folder and then watched it: a subfolder made in between it missed
   });
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
@@ -91,6 +95,7 @@ export class RepoWatcher {
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
     this.pruned = new PrunedFolders(opts.root);
+    this.missed = new MissedFolders(opts.root);
     this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
     this.deletions = new DeletionHold(opts.timers ?? realTimers);
     this.gitSources = new GitSourceWatch(() => {
@@ -106,10 +111,8 @@ export class RepoWatcher {
     const w = new RepoWatcher(opts);
     const mode = opts.mode ?? 'auto';
     if (mode === 'off') { w.stateValue = 'off'; return w; }
-    // The links scan runs beside chokidar's own scan; batches wait for it, so no
-    // event is applied without its aliases.
-    const aliasesReady = w.aliases.start();
-    await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), aliasesReady]);
+    // The links scan runs beside chokidar's own scan; batches wait for it, so no event is applied without its aliases.
+    await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), w.aliases.start()]);
     w.gitSources.follow(opts.rules.gitSourceFiles);
     w.started = true;
     // The rules may have been read anew while chokidar scanned (the start-up catch-up runs beside it).
@@ -133,10 +136,8 @@ export class RepoWatcher {
     return r && { ...r, changes: this.queued + Math.max(this.inFlight, this.batchSize) };
   }
 
-  /**
-   * Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step.
-   * A re-walk no change asked for (the one after every scan) is no change seen: `changes` is 0 then.
-   */
+  /** Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step. A re-walk no
+   *  change asked for (the one after every scan) is no change seen: `changes` is 0 then. */
   get catchingUp(): CatchingUp | null {
     const { since } = this.marks, rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
     if (since === null && rewalk === null) return null;
@@ -183,7 +184,7 @@ export class RepoWatcher {
 
   private rel(abs: string): string | null { return underRoot(this.opts.root, abs); }
 
-  private ignored = (abs: string, stats?: Stats): boolean => {
+  private ignored = (abs: string, stats?: Stats | EntryKind): boolean => {
     const rel = this.rel(abs);
     if (rel === null) return false; // the root itself
     if (inGitDir(rel)) return !(this.watchFiles && isNestedGitFile(rel, stats));
@@ -214,7 +215,7 @@ export class RepoWatcher {
 
   private async open(target: OpenTarget): Promise<void> {
     this.target = target;
-    this.pruned.clear();
+    this.pruned.clear(); this.missed.clear();
     const polling = this.watchFiles;
     const fsw = openChokidar(this.opts.root, this.ignored, polling, this.opts.pollMs);
     this.fsw = fsw;
@@ -238,8 +239,7 @@ export class RepoWatcher {
     });
     if (this.abortOpen === abort) this.abortOpen = null;
     if (!ready || this.fsw !== fsw) return; // closed (or replaced) while it scanned
-    // The identity of every folder chokidar now watches (a stat each), the root's parent, which chokidar lists too, left out.
-    if (!polling) this.folders.reset(Object.keys(fsw.getWatched()).filter((dir) => this.rel(dir) !== null || dir === this.opts.root));
+    if (!polling) this.folders.reset(watchedFolders(fsw, this.opts.root)); // the identity of each (a stat each)
     if (this.stateValue !== 'polling (inotify limit reached)' || target !== 'watching') this.stateValue = target;
   }
 
@@ -400,8 +400,9 @@ export class RepoWatcher {
           // Not in the index yet, as the re-walk reads: the files it has still to read and itself (not the batch's count as it began).
           await this.opts.index.refresh((p) => { if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
-          // The re-walk read every ignore source anew: folders chokidar skipped may be in view.
+          // The re-walk read every ignore source anew: folders chokidar skipped may be in view. It also listed folders chokidar missed.
           this.watchNewlyVisible();
+          void this.watchMissed();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();
@@ -444,10 +445,8 @@ export class RepoWatcher {
   }
 
   /**
-   * A batch failed: nothing of it is dropped. A full disk holds the whole
-   * batch for the next retry. Any other failure may be one path's (a name the
-   * system refuses): each path is tried alone, the ones that land land, and
-   * only those that fail are held.
+   * A batch failed: nothing of it is dropped. A full disk holds the whole batch for the next retry. Any other failure may be one
+   * path's (a name the system refuses): each path is tried alone, the ones that land land, and only those that fail are held.
    */
   private async keep(paths: string[], refreshWhy: string[] | null, e: unknown): Promise<void> {
     let failed = paths;
@@ -470,18 +469,19 @@ export class RepoWatcher {
     this.opts.log?.(heldLine(this.held.report!, first, ms));
   }
 
-  /**
-   * Folders chokidar skipped that the rules now let in are added to the watch.
-   * chokidar reads and watches them a little later (as with a new folder), so
-   * each is walked again once its watch is surely in place (watch/rechecks.ts);
-   * the caller's batch walks them now.
-   */
+  /** Folders chokidar does not watch are added: those it skipped that the rules now let in (watchNewlyVisible), those it missed while it scanned
+   *  (watchMissed, watch/unwatched.ts; after a re-walk, or below new folders). chokidar reads and watches each a little later (as a new folder),
+   *  so each is walked again once its watch is surely in place (watch/rechecks.ts); the caller's batch walks them now. */
   private watchNewlyVisible(): void {
-    if (!this.started || this.closed || !this.fsw) return;
-    for (const rel of this.pruned.takeVisible((r) => this.isIgnoredFolder(r))) {
-      this.fsw.add(join(this.opts.root, rel));
-      this.rechecks.add(rel);
-    }
+    if (this.started && !this.closed && this.fsw) this.addToWatch(this.fsw, this.pruned.takeVisible((r) => this.isIgnoredFolder(r)));
+  }
+  private async watchMissed(under?: string[]): Promise<void> {
+    const fsw = this.fsw;
+    const missed = this.started && fsw ? await this.missed.find(fsw, this.ignored, under) : [];
+    if (fsw && missed.length > 0 && !this.closed && this.fsw === fsw) { this.opts.log?.(missedLine(missed)); this.addToWatch(fsw, missed); }
+  }
+  private addToWatch(fsw: FSWatcher, rels: string[]): void {
+    for (const rel of rels) { fsw.add(join(this.opts.root, rel)); this.rechecks.add(rel); }
   }
 
   private async restart(): Promise<void> {

@@ -62,12 +62,15 @@ test.after(async () => {
 });
 
 const status = () => c.request(Methods.indexStatus);
+/** waitFor, and when it times out, what the daemon logged: a failure seen only under load is read from it. */
+const waitLogged = <T>(what: string, fn: () => T | Promise<T>, timeoutMs: number, everyMs?: number): Promise<NonNullable<T>> =>
+  waitFor(what, fn, timeoutMs, everyMs).catch((e: Error) => { throw new Error(`${e.message}\n--- daemon log ---\n${logOf(d)}`); });
 const search = (query: string) => c.request(Methods.toolsCall, { name: 'search_code', arguments: { query, case_sensitive: true } });
 
 /** Waits until the index holds every file of the tree at the root (as many files, the marker found), then checks each file and the old tree's absence. */
 async function holdsExactly(marker: string, gone: string[]): Promise<void> {
   const want = treeFiles(root);
-  await waitFor(`the index of the tree now at the root (${want.length} files)`, async () => {
+  await waitLogged(`the index of the tree now at the root (${want.length} files)`, async () => {
     const s = await status();
     return s.daemon.rootState === 'present' && s.daemon.pendingUpdates === 0 && s.index.files === want.length && (await search(marker)).total === 1;
   }, 60_000, 50);
@@ -92,7 +95,7 @@ test('rm -rf the root and git clone another tree into it: the same daemon and cl
   assert.match(log, /root: the folder at .* is indexed: \d+ files/);
   // The watcher watches the new tree: a save there is seen.
   writeFileSync(join(root, 'email', 'after_clone.py'), 'AFTER_CLONE_MARK = 2\n');
-  await waitFor('a save in the new tree', async () => (await search('AFTER_CLONE_MARK')).total === 1, 60_000);
+  await waitLogged('a save in the new tree', async () => (await search('AFTER_CLONE_MARK')).total === 1, 60_000);
 });
 
 test('mv the root away and make a new folder there: the new one is indexed; edits in the moved tree never reach the index', async () => {
@@ -106,7 +109,7 @@ test('mv the root away and make a new folder there: the new one is indexed; edit
   // at the root and wait for that, so the watcher has had every chance to pass the first one on.
   writeFileSync(join(moved, 'email', 'moved_edit.py'), 'MOVED_TREE_EDIT = 1\n');
   writeFileSync(join(root, 'json', 'later.py'), 'LATER_AT_ROOT = 1\n');
-  await waitFor('a save at the root', async () => (await search('LATER_AT_ROOT')).total === 1, 60_000);
+  await waitLogged('a save at the root', async () => (await search('LATER_AT_ROOT')).total === 1, 60_000);
   assert.is((await search('MOVED_TREE_EDIT')).total, 0);
   assert.is((await search('TREE_B_MARK')).total, 0);
 });

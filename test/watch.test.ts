@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHandle } from '../indexer/api.js';
 import { RepoRules } from '../indexer/discover/rules.js';
@@ -17,7 +17,7 @@ import { assertEvidenceChecks } from './helpers/evidence.js';
 import { fixtureCopy, waitFor } from './helpers/daemon.js';
 import { ManualClock } from './helpers/clock.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
-import { inotifyWatches } from './helpers/inotify.js';
+import { inotifyWatchedInodes, inotifyWatches } from './helpers/inotify.js';
 
 test.after(() => cleanupTemp());
 
@@ -116,6 +116,9 @@ test('folders: a tree written at once, a folder moved in from outside, one moved
     writeFileSync(join(r.root, 'pkg/__init__.py'), '');
     writeFileSync(join(r.root, 'pkg/a/b/deep.py'), 'def deep_fn():\n    return "DEEP_TEXT"\n');
     await waitFor('nested tree', async () => (await search(r.handle, r.root, 'DEEP_TEXT')).length === 1);
+    // Each folder watched: chokidar lists a new folder before it watches it, so pkg/a/b made meanwhile has its watch from the
+    // new folders' second look (watch/unwatched.ts); without a watch, later.py below would be found only by the 2 s re-walk.
+    for (const dir of ['pkg', 'pkg/a', 'pkg/a/b']) await waitFor(`a watch on ${dir}/`, () => inotifyWatchedInodes().has(statSync(join(r.root, dir)).ino));
     // A file written into the nested folder afterwards (its own watch must be there by now).
     writeFileSync(join(r.root, 'pkg/a/b/later.py'), 'LATER_TEXT = 1\n');
     await waitFor('later file', async () => (await search(r.handle, r.root, 'LATER_TEXT')).length === 1);

@@ -1,0 +1,83 @@
+// Folders in view that chokidar does not watch. chokidar lists a folder and
+// only then watches it: a folder made in between raises no event on either
+// side and is never watched, so no save in it is ever seen, although the
+// re-walk that follows every scan indexes it. That window is hit when the tree
+// is being filled while chokidar scans it — the daemon re-indexing a root that
+// `git clone` is still checking out, a checkout at a daemon's start — and the
+// busier the machine, the wider it is (CI, under load: a save in a re-cloned
+// root's `email/` never reached the index). So after each full re-walk the
+// watcher lists the folders it watches and adds the subfolders missing from
+// the watch (watch.ts, watchMissed): a readdir per watched folder, no stat,
+// after the re-walk's turn in the write queue (it holds no write back).
+// chokidar meets a folder made while it runs the same way (reads it, then
+// watches it: a checkout's nested folders), so each new folder's subtree is
+// looked at again when the watcher walks it again (watch/rechecks.ts).
+import type { FSWatcher } from 'chokidar';
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { underRoot } from '../discover/rules.js';
+
+/** Folders listed at once: libuv's thread pool (4 threads) kept busy, not flooded. */
+const LISTINGS_AT_ONCE = 8;
+
+/** A folder's entry as the watcher's `ignored` judges it (a Dirent answers what a Stats does). */
+export type EntryKind = Pick<Dirent, 'isDirectory' | 'isSymbolicLink' | 'isFile'>;
+
+/** The folders chokidar watches (absolute paths); the root's parent, which chokidar lists too, left out. */
+export function watchedFolders(fsw: FSWatcher, root: string): string[] {
+  return Object.keys(fsw.getWatched()).filter((dir) => dir === root || underRoot(root, dir) !== null);
+}
+
+/**
+ * The folders found missing from the watch, each added once: one that chokidar
+ * still does not list after it was added (it has not read it yet, or cannot)
+ * is not added again, or each second look at it would add it once more, and
+ * look again, for as long as that lasts. Once chokidar lists it, it is
+ * forgotten here (missed again later, it is added again).
+ */
+export class MissedFolders {
+  private readonly added = new Set<string>();
+
+  constructor(private readonly root: string) {}
+
+  /** A new chokidar instance: nothing was added to it. */
+  clear(): void {
+    this.added.clear();
+  }
+
+  /**
+   * The subfolders of the folders chokidar watches (all, or those at or below
+   * the folders `under`, relative to the root) that are not watched themselves,
+   * that `ignored` lets in and that were not found before, relative to the
+   * root, sorted. Links are chokidar's to judge (it never follows them); a
+   * folder gone meanwhile is skipped.
+   */
+  async find(fsw: FSWatcher, ignored: (abs: string, entry: EntryKind) => boolean, under?: readonly string[]): Promise<string[]> {
+    const { root } = this;
+    const watched = new Set(watchedFolders(fsw, root));
+    for (const rel of this.added) if (watched.has(join(root, rel))) this.added.delete(rel);
+    const tops = under?.map((rel) => join(root, rel));
+    const dirs = [...watched].filter((dir) => !tops || tops.some((top) => dir === top || dir.startsWith(`${top}/`)));
+    const missed: string[] = [];
+    const look = async (): Promise<void> => {
+      for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
+        let entries: Dirent[];
+        try { entries = await readdir(dir, { withFileTypes: true }); } catch { continue; }
+        for (const e of entries) {
+          const abs = join(dir, e.name);
+          const rel = underRoot(root, abs)!;
+          if (e.isDirectory() && !watched.has(abs) && !this.added.has(rel) && !ignored(abs, e)) missed.push(rel);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: LISTINGS_AT_ONCE }, look));
+    for (const rel of missed) this.added.add(rel);
+    return missed.sort();
+  }
+}
+
+/** The log line that names them (the first five). */
+export function missedLine(rels: string[]): string {
+  return `watcher: ${rels.length} folder(s) made while chokidar scanned their parent were not watched; watching them now: ${rels.slice(0, 5).join(' ')}${rels.length > 5 ? ` +${rels.length - 5}` : ''}`;
+}
