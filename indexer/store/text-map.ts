@@ -21,6 +21,7 @@ import { readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { madeOwnFolder } from '../../local/state-trust.js';
+import { readInPlace } from './lmdb-in-place.js';
 
 /**
  * A value longer than lmdb-js's read buffer can ever be is read in place:
@@ -144,13 +145,8 @@ export class TextMapGeneration {
       const env = open<Uint8Array, number>({ path: file, noSubdir: true, readOnly: true, keyEncoding: 'uint32', encoding: 'binary', compression: false });
       const segments: Segment[] = [];
       try {
-        for (let s = 0; s < padded.length; s++) {
-          const view = env.getBinaryFast(s);
-          if (!view || view.length !== padded[s]) throw new Error(`the text map's segment ${s} did not read back`);
-          // A copy into lmdb-js's read buffer would be overwritten by the next read (and is anonymous memory): only a view over the map will do.
-          if ((view.buffer as { isSharedMap?: boolean }).isSharedMap !== true) throw new Error(`lmdb did not read the text map in place: on Node ${process.version} it copies every value out of its map`);
-          segments.push(new Segment(Buffer.from(view.buffer, view.byteOffset, view.length)));
-        }
+        // Views over the map, made once each and kept (a copy would be anonymous memory): lmdb-in-place.ts.
+        for (const view of readInPlace(env, file, padded.map((_, s) => s), padded, padded.length)) segments.push(new Segment(view));
       } catch (e) {
         await env.close();
         throw e;
