@@ -21,23 +21,6 @@ import { stdlibRoot } from './helpers/corpus.js';
 import { mulberry32 } from './helpers/random.js';
 import { firstReason, lacks, testUnless } from './helpers/skip.js';
 
-/**
- * Why this Node cannot have a text map, or null: lmdb-js reads a large value in place
- * only where its addon may hand out memory it does not own as an ArrayBuffer (Node 20
- * here); elsewhere every value is copied and the map is refused (the text stays in the
- * heap, as the test of a map that cannot be written asserts).
- */
-async function noReadInPlace(): Promise<string | null> {
-  try {
-    const g = await TextMapGeneration.write(join(tempDir('tm-probe'), 'map'), 1, ['a'], () => {});
-    await g.close();
-    return null;
-  } catch (e) {
-    return /in place/.test((e as Error).message) ? `lmdb copies values out of its map on Node ${process.version}: no text map here` : null;
-  }
-}
-const inPlace = await noReadInPlace();
-
 const disks: SmallDisk[] = [];
 const open: EvidexIndex[] = [];
 uvu.after(async () => {
@@ -143,7 +126,7 @@ function mappableFiles(idx: EvidexIndex): number {
   }).length;
 }
 
-testUnless(firstReason(lacks.python3(), inPlace))('a map-backed and a heap-backed search text of the same files answer alike, through changes and a new generation', async () => {
+testUnless(lacks.python3())('a map-backed and a heap-backed search text of the same files answer alike, through changes and a new generation', async () => {
   const root = tree();
   const heap = await opened(root, join(tempDir('text-map'), 'heap'), Infinity);
   const log: string[] = [];
@@ -270,7 +253,7 @@ testUnless(firstReason(lacks.python3(), process.getuid?.() === 0 ? null : 'not r
   await heap.close();
 });
 
-testUnless(firstReason(lacks.python3(), inPlace))('what an earlier daemon left in the map folder (a truncated generation, garbage, a link to a file elsewhere) is removed, by a daemon that maps and by one that does not; the file behind the link stays', async () => {
+testUnless(lacks.python3())('what an earlier daemon left in the map folder (a truncated generation, garbage, a link to a file elsewhere) is removed, by a daemon that maps and by one that does not; the file behind the link stays', async () => {
   const root = tree();
   const heap = await opened(root, join(tempDir('text-map'), 'heap7'), Infinity);
   for (const threshold of [1, Infinity]) {
@@ -301,7 +284,7 @@ testUnless(firstReason(lacks.python3(), inPlace))('what an earlier daemon left i
   await heap.close();
 });
 
-testUnless(firstReason(lacks.python3(), inPlace))('the state folder removed under a running index: the map it has open still reads, a new generation is not written and the folder is not made again', async () => {
+testUnless(lacks.python3())('the state folder removed under a running index: the map it has open still reads, a new generation is not written and the folder is not made again', async () => {
   const root = tree();
   const heap = await opened(root, join(tempDir('text-map'), 'heap5'), Infinity);
   const stateDir = join(tempDir('text-map'), 'removed');
@@ -323,7 +306,7 @@ testUnless(firstReason(lacks.python3(), inPlace))('the state folder removed unde
   await heap.close();
 });
 
-testUnless(firstReason(lacks.python3(), mountReason(), inPlace))('a text map refused for want of room is written once there is room and the text has changed by a share', async () => {
+testUnless(firstReason(lacks.python3(), mountReason()))('a text map refused for want of room is written once there is room and the text has changed by a share', async () => {
   const root = tree();
   const heap = await opened(root, join(tempDir('text-map'), 'heap6'), Infinity);
   const disk = SmallDisk.mount(96 << 20);
@@ -347,7 +330,7 @@ testUnless(firstReason(lacks.python3(), mountReason(), inPlace))('a text map ref
   await heap.close();
 });
 
-testUnless(firstReason(mountReason(), inPlace))('a disk that fills while a generation is written (statfs said there was room): NoRoomError, nothing left on it, and the next write works once there is room', async () => {
+testUnless(mountReason())('a disk that fills while a generation is written (statfs said there was room): NoRoomError, nothing left on it, and the next write works once there is room', async () => {
   const disk = SmallDisk.mount(48 << 20); // room for one segment of 32 MiB
   disks.push(disk);
   const dir = join(disk.dir, 'text-map');

@@ -1,10 +1,8 @@
 // The one-byte search text of a large tree kept out of the heap: written into
 // a separate LMDB environment of the daemon's own (derived data, written
-// fresh by each process, never read back from before) as raw values of over
-// 32 MiB, which lmdb-js hands back from getBinaryFast as views over its
-// memory map instead of copies (a value that fits its read buffer is copied
-// into it: 16 MiB, SHARED_BUFFER_THRESHOLD, grown to twice a value read that
-// did not fit, so up to 32 MiB). Pages of a map are file-backed: they are not
+// fresh by each process, never read back from before) as raw values, each
+// read once as a Buffer over its memory map, not a copy (lmdb-in-place.ts
+// says how, on every Node line). Pages of a map are file-backed: they are not
 // the daemon's anonymous memory, and the kernel can drop and re-read them.
 //
 // Two hazards of a view over a map, and how they are closed here:
@@ -21,17 +19,20 @@ import { readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { madeOwnFolder } from '../../local/state-trust.js';
+import { readInPlace } from './lmdb-in-place.js';
 
 /**
- * A value longer than lmdb-js's read buffer can ever be is read in place:
- * 16 MiB (SHARED_BUFFER_THRESHOLD), grown to at most twice a smaller value.
- * A value of exactly 16 MiB was copied (tried).
+ * The least a segment is padded to: longer than lmdb-js's read buffer can
+ * be (16 MiB, grown to twice a smaller value), which getBinaryFast needed to
+ * read in place. lmdb-in-place.ts reads a value of any size in place, so this
+ * no longer has to be; it stays until a smaller one is measured (the small
+ * disk tests' sizes assume it).
  */
 export const MIN_SEGMENT_BYTES = (32 << 20) + (64 << 10);
 /**
  * Target size of a segment (a piece longer than this gets a segment of its
- * own): the least that is read in place, since writing one holds it twice in
- * anonymous memory for a moment (the buffer filled here, LMDB's dirty pages).
+ * own): writing one holds it twice in anonymous memory for a moment (the
+ * buffer filled here, LMDB's dirty pages), so no longer than the padding.
  */
 const SEGMENT_BYTES = MIN_SEGMENT_BYTES;
 /** Room asked for besides the segments: LMDB's pages, the meta pages, the lock file. */
@@ -144,13 +145,8 @@ export class TextMapGeneration {
       const env = open<Uint8Array, number>({ path: file, noSubdir: true, readOnly: true, keyEncoding: 'uint32', encoding: 'binary', compression: false });
       const segments: Segment[] = [];
       try {
-        for (let s = 0; s < padded.length; s++) {
-          const view = env.getBinaryFast(s);
-          if (!view || view.length !== padded[s]) throw new Error(`the text map's segment ${s} did not read back`);
-          // A copy into lmdb-js's read buffer would be overwritten by the next read (and is anonymous memory): only a view over the map will do.
-          if ((view.buffer as { isSharedMap?: boolean }).isSharedMap !== true) throw new Error(`lmdb did not read the text map in place: on Node ${process.version} it copies every value out of its map`);
-          segments.push(new Segment(Buffer.from(view.buffer, view.byteOffset, view.length)));
-        }
+        // Views over the map, made once each and kept (a copy would be anonymous memory): lmdb-in-place.ts.
+        for (const view of readInPlace(env, file, padded.map((_, s) => s), padded, padded.length)) segments.push(new Segment(view));
       } catch (e) {
         await env.close();
         throw e;
