@@ -133,6 +133,11 @@ export class TextMapGeneration {
             if (typeof src === 'string') buf.write(src, at, src.length, 'latin1');
             else readable(src).copy(buf, at, src.at, src.at + src.length);
           }
+          // LMDB must not meet a full disk itself: its report of a failed page write overflows the buffer it
+          // formats it into and corrupts the heap (docs/design.md). Checked before each segment, it is met only
+          // when another process fills the disk between this check and the write.
+          const left = freeIn(dir);
+          if (left < padded[s] + SLACK_BYTES) throw new NoRoomError(`no room for the text map: the disk filled while it was written (${mb(needed)} needed, ${mb(left)} free in ${dir} before segment ${s + 1} of ${padded.length})`, dir, needed);
           writer.putSync(s, buf.subarray(0, padded[s]));
           // Yield between segments: a compaction runs beside the daemon's requests.
           await new Promise((r) => setImmediate(r));
