@@ -156,18 +156,18 @@ export class MappedText {
 
   private line(texts: ReadonlyMap<number, SearchText>, complete: boolean): string {
     if (this.current) {
-      let inMap = 0, inHeap = 0;
+      let inMap = 0, inHeap = 0, heapBytes = 0, mappedBytes = 0;
       for (const st of texts.values()) {
         let mapped = false, heap = false;
         for (let p = 0; p < st.pieceCount; p++) {
           const piece = st.pieceAt(p);
-          if (typeof piece !== 'string') mapped = true;
-          else if (piece.length > 0 && st.oneBytePiece(p) !== null) heap = true;
+          if (typeof piece !== 'string') { mapped = true; mappedBytes += piece.length; } else if (piece.length > 0 && st.oneBytePiece(p) !== null) { heap = true; heapBytes += piece.length; }
         }
         if (mapped) inMap++;
         else if (heap) inHeap++;
       }
-      return `generation ${this.current.gen}, ${mib(this.current.textBytes)}: ${inMap} files' text in it, ${inHeap} in the heap`;
+      // The two figures compaction is judged by (due): what changed files hold beside the map, and what of it no file reads.
+      return `generation ${this.current.gen}, ${mib(this.current.textBytes)}: ${inMap} files' text in it, ${inHeap} in the heap (${mib(heapBytes)}); ${mib(this.current.textBytes - mappedBytes)} of it no longer read`;
     }
     if (this.writing) return `none yet: generation ${this.gen} is being written`;
     if (this.failure !== null) return `none: it could not be written (${this.failure})`;
