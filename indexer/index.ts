@@ -26,10 +26,23 @@ import { asWriteFailure, isNoSpace } from './write-failure.js';
 export interface EvidexOpenOptions extends OpenOptions {
   /** Extra ignore lines (gitignore syntax) applied at the root, e.g. ['site-packages/']. */
   extraIgnore?: string[];
+  /** The clock and the timer a text map compaction waits on (tests' hooks; default performance.now and setTimeout). */
+  compactClock?: { now: () => number; delay: (ms: number) => Promise<void> };
 }
 
 /** Pause before another warm-up pass when the last ended with files still unloaded. */
 const WARM_RETRY_MS = 250;
+/**
+ * A text map compaction (a new generation of a large tree's search text, once
+ * changed files pass a share of it: mapped-text.ts) is written only once no
+ * update has landed for this long and none is queued. A mass change (a
+ * checkout, a rebase, a formatter) lands as many watcher batches over seconds;
+ * a generation written after the first of them is stale by the last, and each
+ * is a write of the whole text (site-packages: 2-3 per mass change before).
+ */
+export const COMPACT_QUIET_MS = 2000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export class EvidexIndex implements IndexHandle {
   readonly root: string;
@@ -50,11 +63,21 @@ export class EvidexIndex implements IndexHandle {
 
   /** The state folder: a write that fails for want of room there says so (write-failure.ts). */
   private readonly stateDir: string;
+  /** Writers queued or running (serial): a compaction waits until there are none. */
+  private pendingWrites = 0;
+  /** When the last update landed (compactClock's time). */
+  private lastWriteAt = -Infinity;
+  /** Set while a compaction waits for the writes to go quiet. */
+  private compactWaiting = false;
+  /** Set by an explicit warm() (its caller wants the map current now, not after a quiet spell). */
+  private compactNow = false;
+  private readonly clock: { now: () => number; delay: (ms: number) => Promise<void> };
 
   constructor(root: string, readonly store: Store, opts: EvidexOpenOptions) {
     this.root = root;
     this.stateDir = resolve(opts.stateDir);
     this.completeAtOpen = store.state === 'ready';
+    this.clock = opts.compactClock ?? { now: () => performance.now(), delay: sleep };
     this.builder = new Builder(root, store, {
       maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, extraIgnore: opts.extraIgnore, workers: opts.workers,
       compileCache: compileCacheDirFor(this.stateDir),
@@ -155,10 +178,11 @@ export class EvidexIndex implements IndexHandle {
 
   /** Runs writers one after another, in call order. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
+    this.pendingWrites++;
     const run = this.writes.then(() => {
       if (this.closed) throw new Error('the index is closed');
       return fn();
-    }).catch((e: unknown) => { throw asWriteFailure(e, this.stateDir); });
+    }).catch((e: unknown) => { throw asWriteFailure(e, this.stateDir); }).finally(() => { this.pendingWrites--; });
     this.writes = run.catch(() => undefined);
     return run;
   }
@@ -166,7 +190,8 @@ export class EvidexIndex implements IndexHandle {
   refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal, settle?: SettleWalks): Promise<BuildSummary> {
     const run = this.serial(async () => {
       const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress, signal, settle);
-      this.warm();
+      this.lastWriteAt = this.clock.now();
+      void this.warmPass();
       return summary;
     });
     if (!this.refreshed) this.firstRefresh(run, signal);
@@ -198,9 +223,11 @@ export class EvidexIndex implements IndexHandle {
   update(paths: string[]): Promise<UpdateSummary> {
     return this.serial(async () => {
       const summary = await this.builder.update(paths);
+      this.lastWriteAt = this.clock.now();
       // A large update leaves new versions unloaded (see MemoryIndex.commitMode); load them in the background.
-      // A text map due a new generation (mapped-text.ts) is written by the same pass.
-      if (!this.store.textComplete || this.store.textMapDue) void this.warm();
+      // A text map due a new generation (mapped-text.ts) waits for the writes to go quiet (COMPACT_QUIET_MS).
+      if (!this.store.textComplete) void this.warmPass();
+      else if (this.store.textMapDue) this.compactWhenQuiet();
       return summary;
     });
   }
@@ -211,10 +238,35 @@ export class EvidexIndex implements IndexHandle {
    * depend on which files earlier queries happened to touch.
    */
   warm(): Promise<void> {
+    // Called by its owner (after a refresh, or a test): a text map generation due is written now, quiet or not.
+    this.compactNow = true;
+    return this.warmPass();
+  }
+
+  /** Whether a text map compaction may be written now: asked for, or no update landed for COMPACT_QUIET_MS and none is queued. */
+  private mayCompact(): boolean {
+    return this.compactNow || (this.pendingWrites === 0 && this.clock.now() - this.lastWriteAt >= COMPACT_QUIET_MS);
+  }
+
+  /** Waits until the writes are quiet, then runs a warm-up pass that writes the compaction still due (once at a time). */
+  private compactWhenQuiet(): void {
+    if (this.compactWaiting || this.closed) return;
+    this.compactWaiting = true;
+    void (async () => {
+      while (!this.closed && this.store.textMapDue && !this.mayCompact()) {
+        await this.clock.delay(Math.max(0, COMPACT_QUIET_MS - (this.clock.now() - this.lastWriteAt)));
+        if (this.pendingWrites > 0) await this.writes;
+      }
+      this.compactWaiting = false;
+      if (!this.closed && this.store.textMapDue) void this.warmPass();
+    })();
+  }
+
+  private warmPass(): Promise<void> {
     return (this.warming ??= (async () => {
       // A bulk update landing mid-pass can unload files the pass already visited: go round again (bounded).
       for (let pass = 0; pass < 4 && !this.store.stopWarming; pass++) {
-        await this.store.warmSearchCache();
+        await this.store.warmSearchCache(undefined, () => this.mayCompact());
         if (this.store.textComplete) break;
       }
       this.warmed = !this.store.stopWarming && this.store.textComplete;
@@ -222,10 +274,13 @@ export class EvidexIndex implements IndexHandle {
       if (this.warmed) await this.builder.warmTs(() => this.closed || this.store.stopWarming);
     })().finally(() => {
       this.warming = null;
+      this.compactNow = false;
+      // A compaction this pass was not let write waits for the writes to go quiet.
+      if (!this.closed && this.store.textMapDue) this.compactWhenQuiet();
       // Still incomplete (updates kept landing, or one landed as this finished and was handed
       // this promise): try again shortly rather than leave searches on the slower path.
       if (!this.closed && !this.store.stopWarming && !this.store.textComplete) {
-        setTimeout(() => { if (!this.closed) void this.warm(); }, WARM_RETRY_MS).unref();
+        setTimeout(() => { if (!this.closed) void this.warmPass(); }, WARM_RETRY_MS).unref();
       }
     }));
   }

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { COMPACT_QUIET_MS, openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { mapSlice, NoRoomError, TextMapGeneration, type MapPiece } from '../indexer/store/text-map.js';
 import { SmallDisk, mountReason } from './helpers/full-disk.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
@@ -268,6 +268,63 @@ testUnless(firstReason(lacks.python3(), process.getuid?.() === 0 ? null : 'not r
     await idx.close();
   }
   await heap.close();
+});
+
+testUnless(firstReason(lacks.python3(), inPlace))('a compaction waits until no update has landed for a while and none is queued, then one generation is written for the whole burst', async () => {
+  const root = tree();
+  const log: string[] = [];
+  let now = 0;
+  // The index's timer: each wait it asks for is held until the test lets it go.
+  const waits: Array<() => void> = [];
+  let waitAsked: (() => void) | null = null;
+  const delay = () => new Promise<void>((resolve) => { waits.push(resolve); waitAsked?.(); });
+  const nextWait = () => new Promise<() => void>((resolve) => {
+    const take = () => { waitAsked = null; resolve(waits.shift()!); };
+    if (waits.length) take(); else waitAsked = take;
+  });
+  let lineSeen: (() => void) | null = null;
+  const written = (gen: number) => new Promise<void>((resolve) => {
+    const seen = () => log.some((l) => l.includes(`, generation ${gen}, written`));
+    if (seen()) resolve(); else lineSeen = () => { if (seen()) resolve(); };
+  });
+  const stateDir = join(tempDir('text-map'), 'quiet');
+  const idx = await openEvidexIndex(root, {
+    stateDir, textMapMinBytes: 1, compactClock: { now: () => now, delay },
+    log: (l) => { log.push(l); lineSeen?.(); },
+  });
+  open.push(idx);
+  await idx.refresh();
+  await idx.warm();
+  assert.match(idx.status().textMap ?? '', /^generation 1, /);
+  const paths = idx.store.ordered().map((f) => f.path).filter((p) => p.endsWith('.py'));
+  const change = async (some: string[], mark: string) => {
+    for (const p of some) writeFileSync(join(root, p), `${readFileSync(join(root, p), 'utf8')}\n# ${mark}\n`);
+    await idx.update(some);
+  };
+
+  // The first batch of a mass change makes a compaction due: it waits for the quiet instead of being written.
+  await change(paths.slice(0, paths.length >> 1), 'first batch');
+  const first = await Promise.race([nextWait(), written(2).then(() => null)]);
+  assert.ok(first !== null, 'no generation is written right after a batch');
+  assert.ok(idx.store.textMapDue, 'a compaction is due');
+  assert.match(idx.status().textMap ?? '', /^generation 1, /);
+
+  // The next batch lands before the quiet spell is over: still no generation, and the wait starts again.
+  now += COMPACT_QUIET_MS / 2;
+  await change(paths.slice(paths.length >> 1), 'second batch');
+  first!();
+  const second = await nextWait();
+  assert.match(idx.status().textMap ?? '', /^generation 1, /);
+  assert.is(log.filter((l) => l.startsWith('search text in a text map')).length, 1);
+
+  // Quiet for long enough: one generation holds the whole burst.
+  now += COMPACT_QUIET_MS;
+  second();
+  await written(2);
+  assert.is(log.filter((l) => l.startsWith('search text in a text map')).length, 2, 'one generation for both batches');
+  assert.not.ok(idx.store.textMapDue);
+  assert.match(idx.status().textMap ?? '', /^generation 2, [0-9.]+ MiB: \d+ files' text in it, 0 in the heap \(0\.0 MiB\); 0\.0 MiB of it no longer read$/);
+  assert.is(readdirSync(join(stateDir, 'text-map')).filter((n) => n.endsWith('.mdb')).length, 1);
 });
 
 testUnless(firstReason(lacks.python3(), inPlace))('what an earlier daemon left in the map folder (a truncated generation, garbage, a link to a file elsewhere) is removed, by a daemon that maps and by one that does not; the file behind the link stays', async () => {

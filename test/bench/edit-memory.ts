@@ -13,9 +13,10 @@
 // and waits until the index holds the change (index/status: the file count
 // expected, a search for the round's marker counting every edited file,
 // warm, nothing queued or catching up), runs a query pass (the seeded
-// queries of queries.ts) and reads the daemon's RssAnon, its heap used, its
-// external memory and `index/status`'s text map line (generation, map size,
-// text in the heap beside it, text of it no file reads).
+// queries of queries.ts) and reads the daemon's RssAnon (and by kind of
+// mapping, smaps.ts: malloc's main heap, V8's pages, the rest), its heap used,
+// its external memory and `index/status`'s text map line (generation, map
+// size, text in the heap beside it, text of it no file reads).
 // --snapshots DIR writes a heap snapshot after the first and the last round
 // (heap-retained.ts reads them); --smaps prints the last round's anonymous
 // memory by kind of mapping (smaps.ts); --idle S adds a row after S seconds idle.
@@ -81,7 +82,8 @@ function massChange(marker: string): number {
   const picked = new Set(pick);
   const gone = new Set(live.filter((f) => !picked.has(f) && !tooLarge.has(f) && rand() < 0.01));
   for (const f of gone) unlinkSync(join(root, f));
-  const sources = live.filter((f) => !gone.has(f)).slice(0, gone.size);
+  // Copies of files left unedited: the marker's count stays the number of files edited.
+  const sources = live.filter((f) => !gone.has(f) && !picked.has(f) && !tooLarge.has(f)).slice(0, gone.size);
   live = live.filter((f) => !gone.has(f));
   for (const f of sources) {
     const name = `evidex_added_${added++}.py`;
@@ -110,7 +112,7 @@ async function caughtUp(client: Client, marker: string, marked: number): Promise
   }
 }
 
-const rows: string[][] = [['point', 'files', 'changed', 'caught up', 'RssAnon MB', 'heap used MB', 'external MB', 'text map', 'load']];
+const rows: string[][] = [['point', 'files', 'changed', 'caught up', 'RssAnon MB', 'malloc [heap] MB', 'V8 pages MB', 'other anon MB', 'heap used MB', 'external MB', 'text map', 'load']];
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 console.error(`[edits] ${c.files.length} files, ${mb(c.bytes)} MB in ${root}; indexing`);
 try {
@@ -130,7 +132,9 @@ try {
     const row = async (point: string, changed: string, secs: string) => {
       const st = await client.request(Methods.indexStatus);
       const m = await daemonMemoryUsage(log);
-      rows.push([point, String(st.index.files), changed, secs, mb(rssAnon(pid)), mb(m.heapUsed), mb(m.external), st.index.textMap ?? '-', load()]);
+      const kinds = smapsByKind(pid);
+      const kind = (prefix: string) => mb(kinds.find((k) => k.kind.startsWith(prefix))?.anonymous ?? 0);
+      rows.push([point, String(st.index.files), changed, secs, mb(rssAnon(pid)), kind('[heap]'), kind('256 KB'), kind('other'), mb(m.heapUsed), mb(m.external), st.index.textMap ?? '-', load()]);
       console.error(rows[rows.length - 1].join(' | '));
     };
     const startMarker = 'evidex-bench-never-written';
