@@ -288,14 +288,16 @@ testUnless(firstReason(lacks.python3(), inPlace))('a compaction waits until no u
     if (seen()) resolve(); else lineSeen = () => { if (seen()) resolve(); };
   });
   const stateDir = join(tempDir('text-map'), 'quiet');
+  const compacted: number[] = [];
   const idx = await openEvidexIndex(root, {
-    stateDir, textMapMinBytes: 1, compactClock: { now: () => now, delay },
+    stateDir, textMapMinBytes: 1, compactClock: { now: () => now, delay }, onTextMapCompacted: (files) => compacted.push(files),
     log: (l) => { log.push(l); lineSeen?.(); },
   });
   open.push(idx);
   await idx.refresh();
   await idx.warm();
   assert.match(idx.status().textMap ?? '', /^generation 1, /);
+  assert.equal(compacted, [], 'the first generation is no compaction');
   const paths = idx.store.ordered().map((f) => f.path).filter((p) => p.endsWith('.py'));
   const change = async (some: string[], mark: string) => {
     for (const p of some) writeFileSync(join(root, p), `${readFileSync(join(root, p), 'utf8')}\n# ${mark}\n`);
@@ -322,6 +324,8 @@ testUnless(firstReason(lacks.python3(), inPlace))('a compaction waits until no u
   second();
   await written(2);
   assert.is(log.filter((l) => l.startsWith('search text in a text map')).length, 2, 'one generation for both batches');
+  // Its owner is told (the daemon collects the garbage it left, as after a large write).
+  assert.equal(compacted, [mappedFiles(idx)]);
   assert.not.ok(idx.store.textMapDue);
   assert.match(idx.status().textMap ?? '', /^generation 2, [0-9.]+ MiB: \d+ files' text in it, 0 in the heap \(0\.0 MiB\); 0\.0 MiB of it no longer read$/);
   assert.is(readdirSync(join(stateDir, 'text-map')).filter((n) => n.endsWith('.mdb')).length, 1);

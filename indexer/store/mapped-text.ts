@@ -26,6 +26,8 @@ export interface TextMapOptions {
   minBytes?: number;
   /** Where its one line on a failure goes. */
   log?: (line: string) => void;
+  /** Told after a generation replaced another, with the files whose text it holds. */
+  compacted?: (files: number) => void;
 }
 
 /** What a search text is in the map and out of it (characters). */
@@ -137,6 +139,7 @@ export class MappedText {
     this.writing = false;
     await old?.close();
     this.opts.log?.(`search text in a text map: ${mib(this.current.textBytes)} of ${files} files' text, generation ${this.current.gen}, written in ${(performance.now() - t0).toFixed(0)} ms`);
+    if (old) this.opts.compacted?.(files);
   }
 
   /**

@@ -18,14 +18,16 @@
 // its external memory and `index/status`'s text map line (generation, map
 // size, text in the heap beside it, text of it no file reads).
 // --snapshots DIR writes a heap snapshot after the first and the last round
-// (heap-retained.ts reads them); --smaps prints the last round's anonymous
+// (heap-retained.ts reads them; taking one leaves ~200 MB more in malloc's
+// heap, so the rows after it are not comparable); --against DIST runs
+// another build's daemon (main's dist/, say) under the same drive; --smaps prints the last round's anonymous
 // memory by kind of mapping (smaps.ts); --idle S adds a row after S seconds idle.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { connect, daemonStop, type Client } from '../../client/connection.js';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Client } from '../../client/connection.js';
 import { files as stateFiles, stateDirFor } from '../../local/state.js';
 import { Methods, warmupSettled } from '../../protocol/messages.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -35,7 +37,7 @@ import { drawQueries } from './queries.js';
 import { smapsByKind } from './smaps.js';
 import { printGrid } from './table.js';
 
-const USAGE = `usage: edit-memory [--rounds N (6)] [--share F (0.3)] [--mode edit|checkout] [--queries N (100)] [--idle S] [--snapshots DIR] [--smaps]`;
+const USAGE = `usage: edit-memory [--rounds N (6)] [--share F (0.3)] [--mode edit|checkout] [--queries N (100)] [--idle S] [--snapshots DIR] [--smaps] [--against OTHER/dist]`;
 const args = process.argv.slice(2);
 if (args.includes('--help')) { console.log(USAGE); process.exit(0); }
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -50,6 +52,9 @@ if (!(rounds >= 1) || !(share > 0 && share <= 1) || !['edit', 'checkout'].includ
   process.exit(2);
 }
 const here = fileURLToPath(new URL('.', import.meta.url));
+// --against DIST: the daemon is another build's (e.g. main's dist/), started through that build's client.
+const against = opt('--against');
+const { connect, daemonStop } = (await import(against ? pathToFileURL(join(resolve(against), 'client', 'connection.js')).href : '../../client/connection.js')) as typeof import('../../client/connection.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mb = (x: number) => (x / 1e6).toFixed(1);
 
@@ -189,5 +194,5 @@ try {
   rmSync(home, { recursive: true, force: true });
   rmSync(root, { recursive: true, force: true });
 }
-console.log(`evidex bench:edits · node ${process.version} · ${c.files.length} files, ${mb(c.bytes)} MB · ${rounds} rounds, mode ${mode}, share ${share}, ${nQueries} queries of each tool`);
+console.log(`evidex bench:edits · ${against ? `daemon of ${resolve(against)}` : 'this build'} · node ${process.version} · ${c.files.length} files, ${mb(c.bytes)} MB · ${rounds} rounds, mode ${mode}, share ${share}, ${nQueries} queries of each tool`);
 printGrid(rows);
