@@ -41,6 +41,12 @@ const WARM_RETRY_MS = 250;
  * is a write of the whole text (site-packages: 2-3 per mass change before).
  */
 export const COMPACT_QUIET_MS = 2000;
+/**
+ * …but no longer than this after it fell due: a tree that never rests for
+ * COMPACT_QUIET_MS (a build writing into it, a drive of back-to-back mass
+ * changes) would otherwise pile its changed text up in the heap for good.
+ */
+export const COMPACT_MAX_WAIT_MS = 30_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -69,6 +75,8 @@ export class EvidexIndex implements IndexHandle {
   private lastWriteAt = -Infinity;
   /** Set while a compaction waits for the writes to go quiet. */
   private compactWaiting = false;
+  /** When the compaction now waiting first fell due (compactClock's time), null when none is due. */
+  private compactDueSince: number | null = null;
   /** Set by an explicit warm() (its caller wants the map current now, not after a quiet spell). */
   private compactNow = false;
   private readonly clock: { now: () => number; delay: (ms: number) => Promise<void> };
@@ -243,19 +251,23 @@ export class EvidexIndex implements IndexHandle {
     return this.warmPass();
   }
 
-  /** Whether a text map compaction may be written now: asked for, or no update landed for COMPACT_QUIET_MS and none is queued. */
+  /** Whether a text map compaction may be written now: asked for, no update landed for COMPACT_QUIET_MS and none is queued, or it has waited COMPACT_MAX_WAIT_MS. */
   private mayCompact(): boolean {
-    return this.compactNow || (this.pendingWrites === 0 && this.clock.now() - this.lastWriteAt >= COMPACT_QUIET_MS);
+    const now = this.clock.now();
+    return this.compactNow || (this.pendingWrites === 0 && now - this.lastWriteAt >= COMPACT_QUIET_MS)
+      || (this.compactDueSince !== null && now - this.compactDueSince >= COMPACT_MAX_WAIT_MS);
   }
 
   /** Waits until the writes are quiet, then runs a warm-up pass that writes the compaction still due (once at a time). */
   private compactWhenQuiet(): void {
     if (this.compactWaiting || this.closed) return;
     this.compactWaiting = true;
+    this.compactDueSince ??= this.clock.now();
     void (async () => {
       while (!this.closed && this.store.textMapDue && !this.mayCompact()) {
-        await this.clock.delay(Math.max(0, COMPACT_QUIET_MS - (this.clock.now() - this.lastWriteAt)));
-        if (this.pendingWrites > 0) await this.writes;
+        const now = this.clock.now();
+        await this.clock.delay(Math.max(0, Math.min(COMPACT_QUIET_MS - (now - this.lastWriteAt), COMPACT_MAX_WAIT_MS - (now - this.compactDueSince!))));
+        if (this.pendingWrites > 0 && !this.mayCompact()) await this.writes;
       }
       this.compactWaiting = false;
       if (!this.closed && this.store.textMapDue) void this.warmPass();
@@ -275,6 +287,8 @@ export class EvidexIndex implements IndexHandle {
     })().finally(() => {
       this.warming = null;
       this.compactNow = false;
+      // Written, or no longer needed (not merely unknown while files are unloaded): the next one is timed afresh.
+      if (this.store.textComplete && !this.store.textMapDue) this.compactDueSince = null;
       // A compaction this pass was not let write waits for the writes to go quiet.
       if (!this.closed && this.store.textMapDue) this.compactWhenQuiet();
       // Still incomplete (updates kept landing, or one landed as this finished and was handed

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { COMPACT_QUIET_MS, openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { COMPACT_MAX_WAIT_MS, COMPACT_QUIET_MS, openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { mapSlice, NoRoomError, TextMapGeneration, type MapPiece } from '../indexer/store/text-map.js';
 import { SmallDisk, mountReason } from './helpers/full-disk.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
@@ -329,6 +329,23 @@ testUnless(firstReason(lacks.python3(), inPlace))('a compaction waits until no u
   assert.not.ok(idx.store.textMapDue);
   assert.match(idx.status().textMap ?? '', /^generation 2, [0-9.]+ MiB: \d+ files' text in it, 0 in the heap \(0\.0 MiB\); 0\.0 MiB of it no longer read$/);
   assert.is(readdirSync(join(stateDir, 'text-map')).filter((n) => n.endsWith('.mdb')).length, 1);
+
+  // A tree that never rests: a due compaction is written anyway once it has waited COMPACT_MAX_WAIT_MS.
+  await change(paths.slice(0, paths.length >> 1), 'third batch');
+  let wait = await nextWait();
+  const step = COMPACT_QUIET_MS - 100;
+  const steps = Math.ceil(COMPACT_MAX_WAIT_MS / step);
+  for (let k = 1; k <= steps; k++) {
+    now += step;
+    await change([paths[k % paths.length]], `small change ${k}`);
+    wait();
+    const next = await Promise.race([nextWait(), written(3).then(() => null)]);
+    if (k < steps) {
+      assert.ok(next !== null, `still waiting after ${k * step} ms of changes`);
+      wait = next!;
+    } else assert.is(next, null, 'written once it has waited its most');
+  }
+  assert.equal(compacted.length, 2);
 });
 
 testUnless(firstReason(lacks.python3(), inPlace))('what an earlier daemon left in the map folder (a truncated generation, garbage, a link to a file elsewhere) is removed, by a daemon that maps and by one that does not; the file behind the link stays', async () => {
