@@ -167,7 +167,11 @@ export class Daemon {
       // Which folder the root is, taken before the first walk: a change from here on is noticed.
       const rootWatch = new RootWatch({ root: opts.root, onChange: (c, why) => d.rootChanged(c, why), log: (l) => opts.log?.(l) });
       if (!rootWatch.present) throw new Error(`repository folder ${opts.root} cannot be opened: it is not a folder at its real path`);
-      const h = await openIndex(opts.root, { stateDir: opts.stateDir, maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, log: (l) => opts.log?.(l) });
+      const h = await openIndex(opts.root, {
+        stateDir: opts.stateDir, maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, log: (l) => opts.log?.(l),
+        // A compaction leaves the old pieces and the heap text it moved as garbage: collected as after a large write.
+        onTextMapCompacted: (files) => d.collector.written(files),
+      });
       handle = h;
       // The watcher decides with the index's own rules (one instance, re-read in place by every refresh).
       const rules = await h.rules();

@@ -36,7 +36,7 @@ export interface IndexStatus {
   leftOut: LeftOutCounts;
   /** The first few secret files' paths (left-out.ts, pathsLeftOut), which `leftOut.secret` counts: named, never read. */
   secretPaths: string[];
-  /** Where the one-byte search text is: `generation 2, 131.0 MiB: 5012 files' text in it, 3 in the heap`, or `none: …` and why (docs/cli.md); absent from an older daemon. */
+  /** Where the one-byte search text is: `generation 2, 131.0 MiB: 5012 files' text in it, 3 in the heap (0.1 MiB); 0.1 MiB of it no longer read`, or `none: …` and why (docs/cli.md); absent from an older daemon. */
   textMap?: string;
   /** The first few work trees of this repository below the root (discover/worktrees.ts), which `leftOut.worktree` counts; absent from an older daemon. */
   worktreePaths?: string[];
@@ -52,6 +52,11 @@ export interface OpenOptions {
   textMapMinBytes?: number;
   /** Where the index's rare notes go (the daemon's log): a text map it could not write. */
   log?: (line: string) => void;
+  /**
+   * Told after a compaction of the text map (a generation that replaced another), with the files whose text it
+   * moved: the replaced pieces and the heap text are garbage then, as after a large write (the daemon collects).
+   */
+  onTextMapCompacted?: (files: number) => void;
 }
 
 export interface IndexHandle {

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { COMPACT_MAX_WAIT_MS, COMPACT_QUIET_MS, openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { mapSlice, NoRoomError, TextMapGeneration, type MapPiece } from '../indexer/store/text-map.js';
 import { SmallDisk, mountReason } from './helpers/full-disk.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
@@ -143,7 +143,7 @@ testUnless(lacks.python3())('a map-backed and a heap-backed search text of the s
   const mapDir = join(mapState, 'text-map');
   assert.is(readdirSync(mapDir).filter((n) => n.endsWith('.mdb')).length, 1);
   assert.ok(await sameAnswers(heap, mapped, 1) > 10_000, 'the queries match a lot');
-  assert.is(mapped.status().textMap, `generation 1, ${(mapped.store.textMapBytes / 1048576).toFixed(1)} MiB: ${files} files' text in it, 0 in the heap`);
+  assert.is(mapped.status().textMap, `generation 1, ${(mapped.store.textMapBytes / 1048576).toFixed(1)} MiB: ${files} files' text in it, 0 in the heap (0.0 MiB); 0.0 MiB of it no longer read`);
   assert.match(heap.status().textMap ?? '', /^none: the search text \([0-9.]+ MiB\) is below the infinite threshold$/);
 
   // A few files change: their new versions are built in the heap (the overlay) beside the map.
@@ -152,7 +152,7 @@ testUnless(lacks.python3())('a map-backed and a heap-backed search text of the s
   for (const idx of [heap, mapped]) await idx.update(few);
   await mapped.warm();
   assert.is(mappedFiles(mapped), files - few.length, 'changed files stay in the heap while the overlay is small');
-  assert.match(mapped.status().textMap ?? '', new RegExp(`^generation 1, [0-9.]+ MiB: ${files - few.length} files' text in it, ${few.length} in the heap$`));
+  assert.match(mapped.status().textMap ?? '', new RegExp(`^generation 1, [0-9.]+ MiB: ${files - few.length} files' text in it, ${few.length} in the heap \\(0\\.[0-9] MiB\\); 0\\.[0-9] MiB of it no longer read$`));
   assert.is(readdirSync(mapDir).filter((n) => n.endsWith('.mdb')).length, 1);
   await sameAnswers(heap, mapped, 2);
 
@@ -165,7 +165,7 @@ testUnless(lacks.python3())('a map-backed and a heap-backed search text of the s
   const left = readdirSync(mapDir).filter((n) => n.endsWith('.mdb'));
   assert.is(left.length, 1, 'the old generation was removed');
   assert.ok(left[0].endsWith('-2.mdb'), `the second generation (${left[0]})`);
-  assert.match(mapped.status().textMap ?? '', /^generation 2, [0-9.]+ MiB: \d+ files' text in it, 0 in the heap$/);
+  assert.match(mapped.status().textMap ?? '', /^generation 2, [0-9.]+ MiB: \d+ files' text in it, 0 in the heap \(0\.0 MiB\); 0\.0 MiB of it no longer read$/);
   await sameAnswers(heap, mapped, 3);
 
   // Closed: a piece of the map is refused, not read from unmapped memory.
@@ -251,6 +251,84 @@ testUnless(firstReason(lacks.python3(), process.getuid?.() === 0 ? null : 'not r
     await idx.close();
   }
   await heap.close();
+});
+
+testUnless(lacks.python3())('a compaction waits until no update has landed for a while and none is queued, then one generation is written for the whole burst', async () => {
+  const root = tree();
+  const log: string[] = [];
+  let now = 0;
+  // The index's timer: each wait it asks for is held until the test lets it go.
+  const waits: Array<() => void> = [];
+  let waitAsked: (() => void) | null = null;
+  const delay = () => new Promise<void>((resolve) => { waits.push(resolve); waitAsked?.(); });
+  const nextWait = () => new Promise<() => void>((resolve) => {
+    const take = () => { waitAsked = null; resolve(waits.shift()!); };
+    if (waits.length) take(); else waitAsked = take;
+  });
+  let lineSeen: (() => void) | null = null;
+  const written = (gen: number) => new Promise<void>((resolve) => {
+    const seen = () => log.some((l) => l.includes(`, generation ${gen}, written`));
+    if (seen()) resolve(); else lineSeen = () => { if (seen()) resolve(); };
+  });
+  const stateDir = join(tempDir('text-map'), 'quiet');
+  const compacted: number[] = [];
+  const idx = await openEvidexIndex(root, {
+    stateDir, textMapMinBytes: 1, compactClock: { now: () => now, delay }, onTextMapCompacted: (files) => compacted.push(files),
+    log: (l) => { log.push(l); lineSeen?.(); },
+  });
+  open.push(idx);
+  await idx.refresh();
+  await idx.warm();
+  assert.match(idx.status().textMap ?? '', /^generation 1, /);
+  assert.equal(compacted, [], 'the first generation is no compaction');
+  const paths = idx.store.ordered().map((f) => f.path).filter((p) => p.endsWith('.py'));
+  const change = async (some: string[], mark: string) => {
+    for (const p of some) writeFileSync(join(root, p), `${readFileSync(join(root, p), 'utf8')}\n# ${mark}\n`);
+    await idx.update(some);
+  };
+
+  // The first batch of a mass change makes a compaction due: it waits for the quiet instead of being written.
+  await change(paths.slice(0, paths.length >> 1), 'first batch');
+  const first = await Promise.race([nextWait(), written(2).then(() => null)]);
+  assert.ok(first !== null, 'no generation is written right after a batch');
+  assert.ok(idx.store.textMapDue, 'a compaction is due');
+  assert.match(idx.status().textMap ?? '', /^generation 1, /);
+
+  // The next batch lands before the quiet spell is over: still no generation, and the wait starts again.
+  now += COMPACT_QUIET_MS / 2;
+  await change(paths.slice(paths.length >> 1), 'second batch');
+  first!();
+  const second = await nextWait();
+  assert.match(idx.status().textMap ?? '', /^generation 1, /);
+  assert.is(log.filter((l) => l.startsWith('search text in a text map')).length, 1);
+
+  // Quiet for long enough: one generation holds the whole burst.
+  now += COMPACT_QUIET_MS;
+  second();
+  await written(2);
+  assert.is(log.filter((l) => l.startsWith('search text in a text map')).length, 2, 'one generation for both batches');
+  // Its owner is told (the daemon collects the garbage it left, as after a large write).
+  assert.equal(compacted, [mappedFiles(idx)]);
+  assert.not.ok(idx.store.textMapDue);
+  assert.match(idx.status().textMap ?? '', /^generation 2, [0-9.]+ MiB: \d+ files' text in it, 0 in the heap \(0\.0 MiB\); 0\.0 MiB of it no longer read$/);
+  assert.is(readdirSync(join(stateDir, 'text-map')).filter((n) => n.endsWith('.mdb')).length, 1);
+
+  // A tree that never rests: a due compaction is written anyway once it has waited COMPACT_MAX_WAIT_MS.
+  await change(paths.slice(0, paths.length >> 1), 'third batch');
+  let wait = await nextWait();
+  const step = COMPACT_QUIET_MS - 100;
+  const steps = Math.ceil(COMPACT_MAX_WAIT_MS / step);
+  for (let k = 1; k <= steps; k++) {
+    now += step;
+    await change([paths[k % paths.length]], `small change ${k}`);
+    wait();
+    const next = await Promise.race([nextWait(), written(3).then(() => null)]);
+    if (k < steps) {
+      assert.ok(next !== null, `still waiting after ${k * step} ms of changes`);
+      wait = next!;
+    } else assert.is(next, null, 'written once it has waited its most');
+  }
+  assert.equal(compacted.length, 2);
 });
 
 testUnless(lacks.python3())('what an earlier daemon left in the map folder (a truncated generation, garbage, a link to a file elsewhere) is removed, by a daemon that maps and by one that does not; the file behind the link stays', async () => {

@@ -26,6 +26,8 @@ export interface TextMapOptions {
   minBytes?: number;
   /** Where its one line on a failure goes. */
   log?: (line: string) => void;
+  /** Told after a generation replaced another, with the files whose text it holds. */
+  compacted?: (files: number) => void;
 }
 
 /** What a search text is in the map and out of it (characters). */
@@ -137,6 +139,7 @@ export class MappedText {
     this.writing = false;
     await old?.close();
     this.opts.log?.(`search text in a text map: ${mib(this.current.textBytes)} of ${files} files' text, generation ${this.current.gen}, written in ${(performance.now() - t0).toFixed(0)} ms`);
+    if (old) this.opts.compacted?.(files);
   }
 
   /**
@@ -156,18 +159,18 @@ export class MappedText {
 
   private line(texts: ReadonlyMap<number, SearchText>, complete: boolean): string {
     if (this.current) {
-      let inMap = 0, inHeap = 0;
+      let inMap = 0, inHeap = 0, heapBytes = 0, mappedBytes = 0;
       for (const st of texts.values()) {
         let mapped = false, heap = false;
         for (let p = 0; p < st.pieceCount; p++) {
           const piece = st.pieceAt(p);
-          if (typeof piece !== 'string') mapped = true;
-          else if (piece.length > 0 && st.oneBytePiece(p) !== null) heap = true;
+          if (typeof piece !== 'string') { mapped = true; mappedBytes += piece.length; } else if (piece.length > 0 && st.oneBytePiece(p) !== null) { heap = true; heapBytes += piece.length; }
         }
         if (mapped) inMap++;
         else if (heap) inHeap++;
       }
-      return `generation ${this.current.gen}, ${mib(this.current.textBytes)}: ${inMap} files' text in it, ${inHeap} in the heap`;
+      // The two figures compaction is judged by (due): what changed files hold beside the map, and what of it no file reads.
+      return `generation ${this.current.gen}, ${mib(this.current.textBytes)}: ${inMap} files' text in it, ${inHeap} in the heap (${mib(heapBytes)}); ${mib(this.current.textBytes - mappedBytes)} of it no longer read`;
     }
     if (this.writing) return `none yet: generation ${this.gen} is being written`;
     if (this.failure !== null) return `none: it could not be written (${this.failure})`;

@@ -227,9 +227,11 @@ export class MemoryIndex {
    * A commit in between adds its files itself, so they are skipped here; the
    * symbol index is complete, and used, once every file has been visited.
    * `stopped` is asked after every yield (the store closing, or its owner
-   * asking it to stop).
+   * asking it to stop). `mayCompact` is asked at the end, when a new text map
+   * generation is due and one exists already: false leaves the compaction to
+   * a later pass (the first generation is always written).
    */
-  async warm(sliceMs: number, stopped: () => boolean): Promise<void> {
+  async warm(sliceMs: number, stopped: () => boolean, mayCompact: () => boolean = () => true): Promise<void> {
     // Yield first: the caller (a refresh that just finished) should answer, and
     // the daemon start serving, before the first slice runs.
     await new Promise((r) => setImmediate(r));
@@ -264,7 +266,7 @@ export class MemoryIndex {
     this.symbols.fit();
     // Every file is signed now: the postings are not needed until something makes the cache incomplete again.
     if (this.textComplete) this.dropPostings();
-    if (this.textComplete && !stopped()) await this.mapText();
+    if (this.textComplete && !stopped()) await this.mapText(mayCompact);
   }
 
   /** Whether the text map wants a new generation (the first, or a compaction: mapped-text.ts); warm() writes it. */
@@ -284,8 +286,9 @@ export class MemoryIndex {
    * be views into the heap pieces it replaces: each moved file's get copies of
    * their own, or the pieces would stay alive through them.
    */
-  private async mapText(): Promise<void> {
+  private async mapText(mayCompact: () => boolean): Promise<void> {
     if (!this.textMapDue) { this.mapped?.removeLeftovers(); return; }
+    if (this.mapped!.mapBytes > 0 && !mayCompact()) return;
     await this.mapped!.write(this.textCache, (fid) => {
       for (const r of this.symbols.importsOf(fid)) if (r.text !== undefined) r.text = ownString(r.text);
     });

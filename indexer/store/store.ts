@@ -231,9 +231,9 @@ export class Store {
   get symbolsReady(): boolean { return this.memory.symbolsReady; }
   set symbolsReady(ready: boolean) { this.memory.symbolsReady = ready; }
 
-  /** Loads every file's search text and symbol rows in small slices, yielding between them (see MemoryIndex.warm). */
-  warmSearchCache(sliceMs = 8): Promise<void> {
-    return this.memory.warm(sliceMs, () => this.closed || this.stopWarming);
+  /** Loads every file's search text and symbol rows in small slices, yielding between them; `mayCompact`: whether a text map compaction may be written now (see MemoryIndex.warm). */
+  warmSearchCache(sliceMs = 8, mayCompact?: () => boolean): Promise<void> {
+    return this.memory.warm(sliceMs, () => this.closed || this.stopWarming, mayCompact);
   }
 
   /**
