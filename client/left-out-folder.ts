@@ -1,6 +1,6 @@
 // The tools' note on a folder the index leaves out (indexer/query/prefix-note.ts:
 // `path_prefix "P/" is not indexed: WHY`, root-relative) in the command line's
-// words (docs/cli.md, Notes): the folder as typed here ("." when the user
+// words (docs/cli.md, Tool commands): the folder as typed here ("." when the user
 // stands in it) with its root-relative path beside it, the tool's why as it
 // is, and what to type to index that folder as a tree of its own — this
 // command again with --repo naming it (the tool cannot know the command; the

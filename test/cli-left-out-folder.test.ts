@@ -1,4 +1,4 @@
-// Standing in a folder the index leaves out (docs/cli.md, Notes): through real
+// Standing in a folder the index leaves out (docs/cli.md, Tool commands): through real
 // `evidex` processes over a real git repository, a command typed in an ignored
 // `.venv/`, below a folder a negated pattern cannot bring back, below a
 // nested .gitignore's rule, in a folder .git/info/exclude ignores, in a work

@@ -1,5 +1,5 @@
 // Why a folder inside the root is not indexed, in words a person can act on
-// (docs/tools.md, Paging; docs/cli.md, Notes): a command typed in a folder the
+// (docs/tools.md, Paging; docs/cli.md, Tool commands): a command typed in a folder the
 // index leaves out as a whole — site-packages under an ignored `versions/`, a
 // project's `.venv/`, a work tree of the repository, `.git/` itself — finds
 // nothing there, and "nothing in the index is under" alone does not say that
