@@ -13,13 +13,12 @@ const LEFT_OUT = /^path_prefix ("(?:[^"\\]|\\.)*") is not indexed: (.*)$/s;
 const VALUED = new Set(['--repo', '--path-prefix']);
 const BARE = new Set(['--all']);
 
+/** Where the command runs (client/paths.ts's Place): outside the root (`here` null) a root-relative path would not work as typed, so it is given absolute. */
 export interface FolderHere {
   /** A root-relative path as typed from the current folder ("." for itself). */
   shown(rootPath: string): string;
-  /** Whether the current folder lies inside the root (else a root-relative path would not work as typed: it is given absolute). */
-  inside: boolean;
-  /** The root's absolute path. */
-  root: string;
+  readonly here: string | null;
+  readonly root: { readonly path: string };
 }
 
 /** The `note:` line for a tool note on a left-out folder, or null when `note` is another note. */
@@ -28,7 +27,7 @@ export function leftOutFolderNote(note: string, here: FolderHere, argv: readonly
   if (!m) return null;
   let folder: string;
   try { folder = JSON.parse(m[1]) as string; } catch { return null; }
-  const typed = here.inside ? here.shown(folder).replace(/(.)\/$/, '$1') : `${here.root.replace(/\/$/, '')}/${folder.replace(/\/$/, '')}`;
+  const typed = here.here !== null ? here.shown(folder).replace(/(.)\/$/, '$1') : `${here.root.path.replace(/\/$/, '')}/${folder.replace(/\/$/, '')}`;
   const bare = folder.replace(/\/$/, '');
   const named = typed === bare ? path(typed) : human`${path(typed)} (${path(bare)})`;
   // git's own folder is no tree of code to index.

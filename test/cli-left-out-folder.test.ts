@@ -74,6 +74,11 @@ test('--path-prefix from the top, --all dropped from the command typed again, --
   assert.equal(j.notes, ['path_prefix ".venv/lib/" is not indexed: .gitignore:3 ignores ".venv/"']);
 });
 
+test('index --unresolved with a --path-prefix that is a left-out folder: the same line, its command typed again', () => {
+  const r = evidex(['index', '--unresolved', '--path-prefix', '.'], join(repo, '.venv/lib'));
+  assert.equal(notes(r), ['note: . (.venv/lib) is not indexed: .gitignore:3 ignores ".venv/"; to index it as a tree of its own: evidex index --unresolved --repo .']);
+});
+
 test('a negated pattern under an ignored folder, a nested .gitignore, .git/info/exclude: each names the rule git names', () => {
   for (const [folder, shown, words] of [
     ['build/keep', 'build/keep', 'ignores "build/"'],

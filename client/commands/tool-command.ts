@@ -190,8 +190,7 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions, 
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
-  const here = { shown: (f: string) => place.shown(f), inside: place.here !== null, root: place.root.path };
-  for (const note of r.notes ?? []) stderr().line(leftOutFolderNote(note, here, process.argv.slice(2)) ?? formatNote(note));
+  for (const note of r.notes ?? []) stderr().line(leftOutFolderNote(note, place, process.argv.slice(2)) ?? formatNote(note));
   const { kind, 'path-prefix': prefix } = p.flags as { kind?: string; 'path-prefix'?: string };
   const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder', byKind: tool === 'find_importers' });
   if (suggestions) stderr().line(suggestions);
