@@ -3,7 +3,7 @@
 // rather than fail. Roots, folders and what a daemon reports are outside text:
 // shown by local/human.ts's rule (a root's name may hold any byte).
 import type { LeftOutCounts, LeftOutReason } from '../indexer/api.js';
-import { human, join, padEnd, path, plural, type Part, type Shown } from '../local/human.js';
+import { human, join, padEnd, path, plural, shellWord, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
 import { when, whenIn } from '../local/when.js';
 import type { DaemonInfoStatus, LatencySnapshot, Unresolved, WarmupStatus } from '../protocol/messages.js';
@@ -158,9 +158,6 @@ export function formatList(l: DaemonList): Shown {
   for (const f of l.refused ?? []) lines.push(human`${f.reason}`);
   return human`${join(lines)}\n`;
 }
-
-/** A path as one shell word, so a printed command works as typed ('…' when it holds anything but plain characters). */
-const shellWord = (p: string): string => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'"'"'`)}'`);
 
 /** The human form of `evidex daemon prune`. */
 export function formatPrune(r: PruneResult): Shown {

@@ -142,7 +142,8 @@ export class EvidexIndex implements IndexHandle {
     this.checkServing(true);
     // Whether a listed statement reaches a file left out is known once a walk has said what is left out.
     await this.builder.leftOutKnown();
-    return unresolvedImports(this.store, q, { leftOut: this.builder.leftOut(), wouldReach: (stmts, extra) => this.builder.ts.wouldReach(stmts, extra) });
+    const rules = await this.rules(); // a prefix that is a folder they leave out is said to be one (prefix-note.ts)
+    return unresolvedImports(this.store, q, { leftOut: this.builder.leftOut(), wouldReach: (stmts, extra) => this.builder.ts.wouldReach(stmts, extra) }, rules);
   }
 
   /** `again`: the call is asked a second time, once the walk said what it leaves out (refusedBeforeWalk). */

@@ -116,7 +116,8 @@ ${size}  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFi
         const listed = formatUnresolved(s.unresolved, { shown }, prefix);
         if (listed) outScreen(p).line(listed);
         stderr().line(formatUnresolvedFooter(s.unresolved, reasons, prefix === undefined ? undefined : shown(prefix)));
-        for (const note of s.unresolved.notes ?? []) stderr().line(formatNote(note));
+        const { leftOutFolderNote } = await import('../left-out-folder.js');
+        for (const note of s.unresolved.notes ?? []) stderr().line(leftOutFolderNote(note, place, process.argv.slice(2)) ?? formatNote(note));
       }
     }
     return 0;

@@ -17,6 +17,8 @@ import { compileGlob, globSubject, toByteString } from './glob.js';
 export interface IgnorePattern {
   /** The line as written, for messages and debugging. */
   source: string;
+  /** Its line number in its file (1-based; 0 for a line given outside a file): what `git check-ignore -v` names. */
+  line: number;
   negative: boolean;
   dirOnly: boolean;
   /** Matches the basename (pattern without "/") or the whole relative path. */
@@ -42,7 +44,7 @@ function trimTrailingSpaces(line: string): string {
 }
 
 /** One line of an ignore file → a pattern, or null for blanks and comments. */
-export function parsePatternLine(rawLine: string, fold = false): IgnorePattern | null {
+export function parsePatternLine(rawLine: string, fold = false, lineNo = 0): IgnorePattern | null {
   if (rawLine === '' || rawLine.startsWith('#')) return null;
   const line = trimTrailingSpaces(rawLine);
   let p = toByteString(line);
@@ -52,17 +54,17 @@ export function parsePatternLine(rawLine: string, fold = false): IgnorePattern |
   if (p.endsWith('/')) { dirOnly = true; p = p.slice(0, -1); }
   if (p === '') return null; // "!", "/", "   ": git adds them, and they match nothing
   const { basename, re } = compileGlob(p, fold);
-  return { source: line, negative, dirOnly, basename, re, fold };
+  return { source: line, line: lineNo, negative, dirOnly, basename, re, fold };
 }
 
 /** An ignore file's text → its patterns in file order. */
 export function parseIgnoreFile(text: string, fold = false): IgnorePattern[] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const out: IgnorePattern[] = [];
-  for (const raw of body.split('\n')) {
-    const pat = parsePatternLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, fold);
+  body.split('\n').forEach((raw, i) => {
+    const pat = parsePatternLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, fold, i + 1);
     if (pat) out.push(pat);
-  }
+  });
   return out;
 }
 
@@ -71,7 +73,13 @@ export function parseIgnoreFile(text: string, fold = false): IgnorePattern[] {
  * ancestors are the caller's business): the last matching pattern decides.
  */
 export function matchPatterns(patterns: readonly IgnorePattern[], rel: string, isDir: boolean): Verdict {
-  if (patterns.length === 0) return 'none';
+  const pat = matchingPattern(patterns, rel, isDir);
+  return pat === null ? 'none' : pat.negative ? 'unignored' : 'ignored';
+}
+
+/** The pattern of one file that decides on `rel` (the last that matches), or null when none does: the rule a person is told of. */
+export function matchingPattern(patterns: readonly IgnorePattern[], rel: string, isDir: boolean): IgnorePattern | null {
+  if (patterns.length === 0) return null;
   // One file's patterns are compiled alike (RepoRules passes the same fold to all).
   const path = globSubject(rel, patterns[0].fold);
   const slash = path.lastIndexOf('/');
@@ -79,7 +87,7 @@ export function matchPatterns(patterns: readonly IgnorePattern[], rel: string, i
   for (let i = patterns.length - 1; i >= 0; i--) {
     const pat = patterns[i];
     if (!pat.re || (pat.dirOnly && !isDir)) continue;
-    if (pat.re.test(pat.basename ? base : path)) return pat.negative ? 'unignored' : 'ignored';
+    if (pat.re.test(pat.basename ? base : path)) return pat;
   }
-  return 'none';
+  return null;
 }

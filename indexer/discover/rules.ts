@@ -56,13 +56,13 @@ export interface DiscoverOptions {
 }
 
 /** The compiled rules of one folder: its .gitignore and its .evidexignore (either may be absent). */
-interface FolderRules { git: IgnorePattern[] | null; evidex: IgnorePattern[] | null }
+export interface FolderRules { git: IgnorePattern[] | null; evidex: IgnorePattern[] | null }
 /**
  * One ignore file that applies to a folder's entries: the path it matches is
  * `lead` + the entry's path below `dir` (`lead` is empty for files under the
  * root; for files above it, the root's path below their folder).
  */
-interface ChainLink { dir: string; lead: string; rules: FolderRules }
+export interface ChainLink { dir: string; lead: string; rules: FolderRules; /** Its .gitignore as `git check-ignore -v` names it (root-relative, or absolute). */ gitFile: string }
 /** A folder left out as a whole, with what is below it: the outermost such folder, and why. */
 export interface FolderExclusion { at: string; why: 'ignored' | 'worktree' }
 
@@ -79,10 +79,6 @@ export function parentOf(relPath: string): string {
 
 function basenameOf(relPath: string): string {
   return relPath.slice(relPath.lastIndexOf('/') + 1);
-}
-
-function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function verdictOf(patterns: IgnorePattern[] | null, rel: string, isDir: boolean): Verdict {
@@ -289,10 +285,13 @@ export class RepoRules {
     if (known) return known;
     const parentChain = dirRel === '' ? this.outerLinks : this.chainOf(parentOf(dirRel));
     const own = this.folderRulesSync(dirRel);
-    const chain = own ? [{ dir: dirRel, lead: '', rules: own }, ...parentChain] : parentChain;
+    const chain = own ? [{ dir: dirRel, lead: '', rules: own, gitFile: dirRel === '' ? '.gitignore' : `${dirRel}/.gitignore` }, ...parentChain] : parentChain;
     this.chains.set(dirRel, chain);
     return chain;
   }
+
+  /** The ignore files that apply to the entries of `dirRel`, deepest first (why-left-out.ts names the rule that decided). */
+  chainFor(dirRel: string): readonly ChainLink[] { return this.chainOf(dirRel); }
 
   get knownSecrets(): ReadonlySet<string> { return this.secretIds; }
 
@@ -363,8 +362,10 @@ export class RepoRules {
     if (git && this.rootIgnoredByGit()) this.git = null;
     else if (git) {
       const below = (dir: string): string => `${dir === '' ? git.prefix : git.prefix.slice(dir.length + 1)}/`;
-      for (const o of git.outer) this.outerLinks.push({ dir: '', lead: below(o.dir), rules: { git: o.patterns, evidex: null } });
-      for (const patterns of git.global) this.outerLinks.push({ dir: '', lead: git.prefix === '' ? '' : `${git.prefix}/`, rules: { git: patterns, evidex: null } });
+      const top = '../'.repeat(git.prefix === '' ? 0 : git.prefix.split('/').length);
+      for (const o of git.outer) this.outerLinks.push({ dir: '', lead: below(o.dir), rules: { git: o.patterns, evidex: null }, gitFile: `${top}${o.dir === '' ? '' : `${o.dir}/`}.gitignore` });
+      const globalFiles = [join(git.files.commonDir, 'info', 'exclude'), git.files.excludesFile].filter((_, i) => git.globalTexts[i] !== null).map((f) => realRelative(this.realRoot, f) ?? f);
+      git.global.forEach((patterns, i) => this.outerLinks.push({ dir: '', lead: git.prefix === '' ? '' : `${git.prefix}/`, rules: { git: patterns, evidex: null }, gitFile: globalFiles[i] }));
     }
     this.folderDecisions.clear();
     this.gitFolderVerdicts.clear();
@@ -429,11 +430,10 @@ export class RepoRules {
    * with the configured extraIgnore lines, so the file can still negate them.
    */
   private folderRules(dirRel: string, gitText: string | null, evidexText: string | null): FolderRules | null {
-    if (dirRel === '' && this.extraIgnore.length > 0) {
-      evidexText = [...this.extraIgnore, stripBom(evidexText ?? '')].join('\n');
-    }
     const git = gitText === null ? null : parseIgnoreFile(gitText, this.git?.ignoreCase ?? false);
-    const evidex = evidexText === null ? null : parseIgnoreFile(evidexText);
+    // The configured lines come first (line 0: no file's), parsed apart so the file's own keep their line numbers.
+    const extra = dirRel === '' && this.extraIgnore.length > 0 ? parseIgnoreFile(this.extraIgnore.join('\n')).map((p) => ({ ...p, line: 0 })) : null;
+    const evidex = evidexText === null ? extra : [...(extra ?? []), ...parseIgnoreFile(evidexText)];
     return git || evidex ? { git, evidex } : null;
   }
 

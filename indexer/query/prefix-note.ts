@@ -12,17 +12,26 @@
 // to fix the one part that was right. What says the name is right stays
 // (find_symbol's `filtered_out`: where it is, outside the prefix; what a
 // package name resolves to).
+//
+// When the prefix is a folder the index leaves out as a whole (an ignored
+// `.venv/`, a work tree, `.git/`), the note says that instead, and why
+// (why-left-out.ts): "nothing is under it" would read as an index not yet
+// built, or a wrong name. Its paths stay root-relative, as the rule's file is
+// in `git check-ignore -v`; the command line adds how to index the folder as a
+// tree of its own (client/left-out-folder.ts).
 import { cmp } from '../store/path-order.js';
 import { firstWhere } from '../store/sorted.js';
 import type { Store } from '../store/store.js';
+import type { RepoRules } from '../discover/rules.js';
+import { whyFolderLeftOut } from '../discover/why-left-out.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { pathPrefixOf } from './args.js';
 import { withNote, type Note } from './notes.js';
 import type { ToolResult } from './schemas.js';
 
 /** `result` with the note when it is empty and no indexed file's path starts with `rawPrefix`. */
-export function withPrefixNote(store: Store, rawPrefix: string | undefined, result: ToolResult): ToolResult {
-  return withNote(result, prefixNote(store, rawPrefix, result.total));
+export function withPrefixNote(store: Store, rawPrefix: string | undefined, result: ToolResult, rules?: RepoRules): ToolResult {
+  return withNote(result, prefixNote(store, rawPrefix, result.total, rules));
 }
 
 /** Whether an answer of `total` items is empty because no indexed file's path starts with `rawPrefix` (then nothing is to read its name as wrong). */
@@ -40,10 +49,16 @@ function emptyPrefix(store: Store, rawPrefix: string | undefined, total: number)
   return at < files.length && files[at].path.startsWith(prefix) ? undefined : prefix;
 }
 
-/** The note on an answer of `total` items when that is none and no indexed file's path starts with `rawPrefix`; else null. */
-export function prefixNote(store: Store, rawPrefix: string | undefined, total: number): Note | null {
+/**
+ * The note on an answer of `total` items when that is none and no indexed file's path starts with `rawPrefix`; else null.
+ * Given the rules, a prefix that is a folder they leave out is said to be one, and why.
+ */
+export function prefixNote(store: Store, rawPrefix: string | undefined, total: number, rules?: RepoRules): Note | null {
   const prefix = emptyPrefix(store, rawPrefix, total);
   if (prefix === undefined) return null;
+  const why = rules === undefined ? null : whyFolderLeftOut(rules, prefix.replace(/\/$/, ''));
+  // No paths to show from elsewhere: the note names the folder and the rule's file from the root, as git check-ignore does.
+  if (why !== null) return { text: `path_prefix ${JSON.stringify(prefix)} is not indexed: ${why}`, paths: [] };
   const near = nearestFolder(store, prefix.replace(/\/$/, ''));
   const text = `nothing in the index is under path_prefix ${JSON.stringify(prefix)}${near === null ? '' : `; did you mean ${JSON.stringify(`${near}/`)}?`}`;
   return { text, paths: near === null ? [prefix] : [prefix, `${near}/`] };

@@ -50,16 +50,16 @@ export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResu
       return answerPaced(function* (due) {
         const r = yield* searchCode(store, call.args, due);
         // Nothing in the index under path_prefix is why it found nothing, not how the query is written (prefix-note.ts).
-        if (prefixIsWhy(store, call.args.path_prefix, r.total)) return withPrefixNote(store, call.args.path_prefix, r);
+        if (prefixIsWhy(store, call.args.path_prefix, r.total)) return withPrefixNote(store, call.args.path_prefix, r, ctx.rules);
         return withNote(r, regexNote(call.args.query, r.total, call.args.case_sensitive ?? false));
       }, pace, () => store.generation);
     }
-    case 'find_symbol': return answerPaced((due) => symbolAnswer(ctx.store, call.args, due), pace, () => ctx.store.generation);
+    case 'find_symbol': return answerPaced((due) => symbolAnswer(ctx.store, ctx.rules, call.args, due), pace, () => ctx.store.generation);
     case 'read_evidence': return readEvidence(ctx.store, ctx.rules, call.args, ctx.leftOut);
     case 'find_importers': {
       const { store, rules, leftOut } = ctx;
       return answerPaced(function* (due) {
-        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due, leftOut)));
+        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due, leftOut)), rules);
       }, pace, () => store.generation);
     }
     case 'read_git_diff': return gitDiff(ctx, call.args);
@@ -249,8 +249,8 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
 }
 
 /** find_symbol's answer in slices, with suggestions when it finds nothing (and the note when path_prefix is why). */
-function* symbolAnswer(store: Store, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
-  return withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, yield* findSymbol(store, args, due)));
+function* symbolAnswer(store: Store, rules: RepoRules, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
+  return withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, yield* findSymbol(store, args, due)), rules);
 }
 
 /**

@@ -10,6 +10,7 @@
 // have their statement rows read.
 import { makeEvidenceLazy, type Evidence } from '../evidence.js';
 import type { LeftOut, LeftOutReason } from '../discover/left-out.js';
+import type { RepoRules } from '../discover/rules.js';
 import { isTsImport, type TsImport, type Unresolved } from '../model.js';
 import { isResolutionInput, isTsJsPath } from '../typescript/paths.js';
 import { UNRESOLVED_AT, type Store } from '../store/store.js';
@@ -139,7 +140,7 @@ function markLeftOutTargets(items: UnresolvedStatement[], raws: ReadonlyArray<Ts
   });
 }
 
-export function unresolvedImports(store: Store, q: UnresolvedQuery, reach?: LeftOutReach): UnresolvedImports {
+export function unresolvedImports(store: Store, q: UnresolvedQuery, reach?: LeftOutReach, rules?: RepoRules): UnresolvedImports {
   const all = store.counts.tsImports;
   const everywhere = Object.fromEntries(UNRESOLVED_REASONS.map((r) => [r, all[UNRESOLVED_AT[r]]])) as Record<Unresolved, number>;
   const prefix = pathPrefixOf(q.path_prefix);
@@ -177,6 +178,6 @@ export function unresolvedImports(store: Store, q: UnresolvedQuery, reach?: Left
   const extensions: UnresolvedImports['extensions'] = {};
   for (const r of reasons) if (r !== 'external' && counts[r] > 0) extensions[r] = extensionsOf(store, files, r);
   const answer: UnresolvedImports = { items, total, counts, ...(prefix === undefined ? {} : { repository_counts: everywhere }), extensions, generation: store.generation };
-  const note = prefixNote(store, q.path_prefix, total);
+  const note = prefixNote(store, q.path_prefix, total, rules);
   return note ? { ...answer, notes: notesShownFrom([note.text], note.paths, q.shown_from) } : answer;
 }

@@ -1,0 +1,52 @@
+// The tools' note on a folder the index leaves out (indexer/query/prefix-note.ts:
+// `path_prefix "P/" is not indexed: WHY`, root-relative) in the command line's
+// words (docs/cli.md, Tool commands): the folder as typed here ("." when the user
+// stands in it) with its root-relative path beside it, the tool's why as it
+// is, and what to type to index that folder as a tree of its own — this
+// command again with --repo naming it (the tool cannot know the command; the
+// command line can). Every name goes out through local/human.ts.
+import { human, line, path, shellWord, type Shown } from '../local/human.js';
+
+const LEFT_OUT = /^path_prefix ("(?:[^"\\]|\\.)*") is not indexed: (.*)$/s;
+
+/** Flags that choose the repository or the scope: the command typed again names the folder as its repository instead. */
+const VALUED = new Set(['--repo', '--path-prefix']);
+const BARE = new Set(['--all']);
+
+/** Where the command runs (client/paths.ts's Place): outside the root (`here` null) a root-relative path would not work as typed, so it is given absolute. */
+export interface FolderHere {
+  /** A root-relative path as typed from the current folder ("." for itself). */
+  shown(rootPath: string): string;
+  readonly here: string | null;
+  readonly root: { readonly path: string };
+}
+
+/** The `note:` line for a tool note on a left-out folder, or null when `note` is another note. */
+export function leftOutFolderNote(note: string, here: FolderHere, argv: readonly string[]): Shown | null {
+  const m = LEFT_OUT.exec(note);
+  if (!m) return null;
+  let folder: string;
+  try { folder = JSON.parse(m[1]) as string; } catch { return null; }
+  const typed = here.here !== null ? here.shown(folder).replace(/(.)\/$/, '$1') : `${here.root.path.replace(/\/$/, '')}/${folder.replace(/\/$/, '')}`;
+  const bare = folder.replace(/\/$/, '');
+  const named = typed === bare ? path(typed) : human`${path(typed)} (${path(bare)})`;
+  // git's own folder is no tree of code to index.
+  if (bare.split('/').includes('.git')) return human`note: ${named} is not indexed: ${line(m[2])}`;
+  return human`note: ${named} is not indexed: ${line(m[2])}; to index it as a tree of its own: ${line(typedAgain(argv, typed))}`;
+}
+
+/** The command as typed (`argv`, the words after `evidex`), its repository and scope flags dropped, with `--repo DIR`. */
+export function typedAgain(argv: readonly string[], dir: string): string {
+  const words: string[] = [];
+  let i = 0;
+  for (; i < argv.length && argv[i] !== '--'; i++) {
+    const a = argv[i];
+    const name = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    if (BARE.has(a)) continue;
+    if (VALUED.has(name)) { if (name === a) i++; continue; }
+    words.push(a);
+  }
+  // Before a `--`, which makes every word after it a positional one.
+  words.push('--repo', dir, ...argv.slice(i));
+  return ['evidex', ...words.map(shellWord)].join(' ');
+}
