@@ -319,6 +319,6 @@ export async function openIndex(root: string, opts: OpenOptions): Promise<IndexH
 export async function openEvidexIndex(root: string, opts: EvidexOpenOptions): Promise<EvidexIndex> {
   if (!opts || typeof opts.stateDir !== 'string' || opts.stateDir === '') throw new Error('openIndex: opts.stateDir is required');
   const stateDir = resolve(opts.stateDir);
-  const store = await Store.open(join(stateDir, 'index'), { dir: join(stateDir, 'text-map'), minBytes: opts.textMapMinBytes, log: opts.log, compacted: opts.onTextMapCompacted });
+  const store = await Store.open(join(stateDir, 'index'), { dir: join(stateDir, 'text-map'), minBytes: opts.textMapMinBytes, log: opts.log, compacted: opts.onTextMapCompacted }, stateDir);
   return new EvidexIndex(resolve(root), store, opts);
 }

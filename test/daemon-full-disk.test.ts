@@ -257,11 +257,13 @@ test('through a daemon: status says how many changes wait and why, `evidex index
   const log = readFileSync(files(stateDir).log, 'utf8');
   const glued = log.split('\n').filter((l) => /.\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /.test(l));
   assert.equal(glued, [], 'no record glued onto other text');
+  // The disk was full to statfs too: every commit was refused before LMDB wrote a page (store/commit-room.ts).
+  assert.not.match(log, /Write error:/, 'lmdb met no full disk of its own');
   assert.match(log, /^\S+ watcher: the kept changes landed \(\d+ failed attempt\(s\) since /m);
 });
 
 test('`evidex index` through a daemon, cut short by a full disk after it marked the index building: once space returns the index is ready again, with no user action', async () => {
-  const { disk, root, env, cli } = daemonRepoOnSmallDisk(32 << 20);
+  const { disk, root, env, stateDir, cli } = daemonRepoOnSmallDisk(32 << 20);
   assert.is((await cli(['daemon', 'start'])).code, 0);
   const ready = readyClient(root, env);
   try {
@@ -296,6 +298,7 @@ test('`evidex index` through a daemon, cut short by a full disk after it marked 
     await ready.close();
     assert.is((await cli(['daemon', 'stop'])).code, 0);
   }
+  assert.not.match(readFileSync(files(stateDir).log, 'utf8'), /Write error:/, 'lmdb met no full disk of its own');
 });
 
 test('`evidex index` on a full disk, no daemon: exit 1, one line with its code, nothing left behind; it builds once space returns', async () => {
@@ -358,7 +361,9 @@ test('a daemon started on a disk with no room for its catch-up serves the index 
     const stopped = await cli(['daemon', 'stop']);
     assert.is(stopped.code, 0, stopped.stderr);
   }
-  assert.match(readFileSync(files(stateDir).log, 'utf8'), /index build failed: no space left on .+ \(state folder\); the watcher's catch-up retries it until it lands/);
+  const log = readFileSync(files(stateDir).log, 'utf8');
+  assert.match(log, /index build failed: no space left on .+ \(state folder\); the watcher's catch-up retries it until it lands/);
+  assert.not.match(log, /Write error:/, 'lmdb met no full disk of its own');
 });
 
 test('no room at all for a daemon to start: the command fails with no_space and one line, not daemon_unavailable; it starts once space returns', async () => {

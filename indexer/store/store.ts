@@ -13,6 +13,8 @@ import type { TextMapOptions } from './mapped-text.js';
 import type { SearchText } from './search-text.js';
 import { decodeText } from '../text.js';
 import { targetName } from '../typescript/targets.js';
+import { commitBytes, roomFor } from './commit-room.js';
+import { noSpace, roomLeft } from '../write-failure.js';
 import { Tables, type FileWrite, type ImportRec, type IndexState, type ResolutionCounts, type TsResolution } from './tables.js';
 
 export { FORMAT_VERSION, UNRESOLVED_AT } from './tables.js';
@@ -45,10 +47,12 @@ export class Store {
   lastUpdate: string | null = null;
   pkgDirs: string[] = [];
   private closed = false;
+  /** Bytes of the data file's free pages before the last commit (checkRoom). */
+  private reusableBefore = Infinity;
   /** Set by the owner before close() so a background warm-up stops at its next slice. */
   stopWarming = false;
 
-  private constructor(private readonly tables: Tables, textMap?: TextMapOptions) {
+  private constructor(private readonly tables: Tables, private readonly dir: string, private readonly stateDir: string, textMap?: TextMapOptions) {
     this.memory = new MemoryIndex(tables, this.files, textMap);
     this.plan = new QueryPlanner(this.files, this.memory, tables);
   }
@@ -57,9 +61,10 @@ export class Store {
    * Opens (or creates) the index in `dir` (see Tables.open for another format
    * version), with the file table loaded. With `textMap`, the search text of a
    * large tree is moved out of the heap at the end of warm-up (mapped-text.ts).
+   * `stateDir` (default `dir`): the folder a commit the disk has no room for names.
    */
-  static async open(dir: string, textMap?: TextMapOptions): Promise<Store> {
-    const store = new Store(await Tables.open(dir), textMap);
+  static async open(dir: string, textMap?: TextMapOptions, stateDir = dir): Promise<Store> {
+    const store = new Store(await Tables.open(dir), dir, stateDir, textMap);
     const meta = store.tables.readMeta();
     store.generation = meta.generation;
     store.state = meta.state;
@@ -75,9 +80,12 @@ export class Store {
   /**
    * Applies ops as ONE write transaction (and one generation), then patches the
    * in-memory state. A throw inside leaves both LMDB and memory untouched.
+   * Refused with no_space, before LMDB is called, when the disk visibly
+   * lacks room for it (commit-room.ts says why).
    */
   commit(ops: readonly StoreOp[], patch: MetaPatch = {}): number {
     const { tables, files, memory } = this;
+    const reusable = this.checkRoom(ops);
     const after: Array<() => void> = [];
     const loadText: number[] = [];
     const generation = this.generation + 1;
@@ -136,6 +144,7 @@ export class Store {
       }
       tables.putMeta({ generation, lastUpdate: now, nextFileId: nextFid, state: patch.state, pkgDirs: patch.pkgDirs });
     });
+    this.reusableBefore = reusable;
     // Committed: patch memory before anything else can run.
     for (const fn of after) fn();
     files.nextFid = nextFid;
@@ -145,6 +154,22 @@ export class Store {
     if (patch.state) this.state = patch.state;
     if (patch.pkgDirs) this.pkgDirs = patch.pkgDirs;
     return generation;
+  }
+
+  /**
+   * Throws no_space when the pages `ops` may add fit neither in the data
+   * file's free pages nor on its disk; else returns the free pages' bytes
+   * now, for the next commit. LMDB never reuses the pages the last commit
+   * freed (the other meta page still points at them), so a commit counts on
+   * no more than the free pages there were before the last one.
+   */
+  private checkRoom(ops: readonly StoreOp[]): number {
+    const puts: FileWrite[] = [];
+    for (const o of ops) if (o.op === 'put') puts.push(o.file);
+    const { pageSize, reusable } = this.tables.pages();
+    const needed = commitBytes(puts, ops.length, pageSize);
+    if (!roomFor(needed, Math.min(reusable, this.reusableBefore), roomLeft(this.dir))) throw noSpace(this.stateDir);
+    return reusable;
   }
 
   /** Marks the state without touching files (e.g. `building` before a refresh, `ready` after). */

@@ -252,6 +252,26 @@ export class Tables {
 
   // ---------------------------------------------------------------- writing
 
+  /**
+   * The data file's page size, and the bytes of its pages no tree holds (the
+   * pages below its last page less those of every table, the main table, the
+   * freelist's tree and the two meta pages): what LMDB's freelist can reuse
+   * without growing the file. An estimate from above: a dupSort table's
+   * sub-trees are not in its counts, and pages freed while a reader holds an
+   * older snapshot wait; either way a commit then meets LMDB's own error
+   * path, as it did before this estimate.
+   */
+  pages(): { pageSize: number; reusable: number } {
+    type Counts = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+    const pagesOf = (c: Counts): number => c.treeBranchPageCount + c.treeLeafPageCount + c.overflowPages;
+    const root = this.env.getStats() as Counts & { lastPageNumber: number; free: Counts };
+    let used = 2 + pagesOf(root) + pagesOf(root.free);
+    for (const db of [this.meta, this.filesDb, this.textDb, this.triDb, this.skipDb, this.defsDb, this.impsDb, this.symDb, this.targetDb, this.tsresDb]) {
+      used += pagesOf(db.getStats() as Counts);
+    }
+    return { pageSize: root.pageSize, reusable: Math.max(0, root.lastPageNumber + 1 - used) * root.pageSize };
+  }
+
   /** Runs `fn` as one write transaction: everything it writes lands together, or (if it throws) nothing does. */
   transaction(fn: () => void): void { this.env.transactionSync(fn); }
 
