@@ -12,35 +12,24 @@
 // this one's (four indexes in one process: ~1.5 GB).
 //
 // Usage: node dist/test/bench/text-map-speed.js [--rounds N] [--against OTHER/dist]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { EvidexIndex } from '../../indexer/index.js';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { makeCorpus } from './corpus.js';
+import { closeAll, minMedian, openWith, OWN_DIST, type InProcessIndex } from './in-process.js';
 import { drawQueries } from './queries.js';
 
 const argOf = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const ROUNDS = Number(argOf('--rounds') ?? 20);
-const OWN_DIST = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const UNTIMED = 3;
 
 interface Row { label: string; calls: Array<Record<string, unknown>> }
-interface Opened { label: string; idx: EvidexIndex; state: string }
+interface Opened extends InProcessIndex { label: string }
 
 async function open(dist: string, root: string, label: string, textMapMinBytes: number | undefined): Promise<Opened> {
-  const { openEvidexIndex } = await import(join(dist, 'indexer', 'index.js')) as typeof import('../../indexer/index.js');
-  const state = mkdtempSync(join(tmpdir(), 'evidex-tm-speed-'));
-  const idx = await openEvidexIndex(root, { stateDir: state, textMapMinBytes });
-  await idx.refresh();
-  await idx.warm();
-  return { label, idx, state };
+  return { label, ...await openWith(dist, root, 'evidex-tm-speed-', textMapMinBytes) };
 }
 
-const fmt = (xs: number[]): string => {
-  const s = [...xs].sort((a, b) => a - b);
-  return `${s[0].toFixed(1)} / ${s[Math.floor(s.length / 2)].toFixed(1)}`;
-};
+const fmt = (xs: number[]): string => minMedian(xs).map((x) => x.toFixed(1)).join(' / ');
 
 async function main(): Promise<void> {
   const corpus = makeCorpus('large');
@@ -80,10 +69,7 @@ async function main(): Promise<void> {
     }
     console.log(`load ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
   } finally {
-    for (const b of builds) {
-      await b.idx.close();
-      rmSync(b.state, { recursive: true, force: true });
-    }
+    await closeAll(builds);
     rmSync(corpus.root, { recursive: true, force: true });
   }
 }

@@ -14,29 +14,21 @@
 // `self`: in most blocks), which measure the scan itself.
 //
 // Usage: node dist/test/bench/tools-inproc.js [--against OTHER/dist ...]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { IndexHandle } from '../../indexer/api.js';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { makeCorpus } from './corpus.js';
+import { closeAll, minMedian, openWith, OWN_DIST, type InProcessIndex } from './in-process.js';
 import { drawQueries } from './queries.js';
 
 const ROUNDS = 60;
 /** Queries the signatures cannot narrow: `e` and `x` hold no trigram, `self` is in most blocks. */
 const SCAN_ALL = ['e', 'self', 'x'];
 const UNTIMED = 5;
-const OWN_DIST = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 
-interface Opened { label: string; idx: IndexHandle & { warm(): Promise<void> }; state: string }
+interface Opened extends InProcessIndex { label: string }
 
 async function open(dist: string, root: string): Promise<Opened> {
-  const { openEvidexIndex } = await import(join(dist, 'indexer', 'index.js')) as typeof import('../../indexer/index.js');
-  const state = mkdtempSync(join(tmpdir(), 'evidex-inproc-state-'));
-  const idx = await openEvidexIndex(root, { stateDir: state });
-  await idx.refresh();
-  await idx.warm();
-  return { label: dist, idx, state };
+  return { label: dist, ...await openWith(dist, root, 'evidex-inproc-state-') };
 }
 
 /** Per build, the mean µs per call of each round, the builds' rounds alternating. */
@@ -52,10 +44,7 @@ async function rounds(builds: readonly Opened[], tool: string, key: string, valu
   return times;
 }
 
-const fmt = (xs: number[]): string => {
-  const s = [...xs].sort((a, b) => a - b);
-  return `${s[0].toFixed(1)} µs / ${s[Math.floor(s.length / 2)].toFixed(1)} µs`;
-};
+const fmt = (xs: number[]): string => minMedian(xs).map((x) => `${x.toFixed(1)} µs`).join(' / ');
 
 async function main(): Promise<void> {
   const dists = [OWN_DIST, ...process.argv.flatMap((a, i) => (a === '--against' ? [resolve(process.argv[i + 1])] : []))];
@@ -79,10 +68,7 @@ async function main(): Promise<void> {
     console.log(`|---|${builds.map(() => '---|').join('')}`);
     console.log(rows.join('\n'));
   } finally {
-    for (const b of builds) {
-      await b.idx.close();
-      rmSync(b.state, { recursive: true, force: true });
-    }
+    await closeAll(builds);
     rmSync(corpus.root, { recursive: true, force: true });
   }
 }

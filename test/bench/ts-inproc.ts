@@ -13,17 +13,14 @@
 // steadier figure).
 //
 // Usage: node dist/test/bench/ts-inproc.js [--against OTHER/dist] [--saves N] [--rounds N] [--no-python]
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { IndexHandle } from '../../indexer/api.js';
 import { cleanupTemp } from '../helpers/fs.js';
 import { makeCorpus } from './corpus.js';
 import { drawQueries } from './queries.js';
 import { drawTsQueries, makeTsCorpus } from './ts-bench.js';
-
-const OWN_DIST = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+import { closeAll, minMedian, openWith, OWN_DIST, type InProcessIndex } from './in-process.js';
 const argValue = (name: string, dflt: number): number => {
   const at = process.argv.indexOf(name);
   return at > 0 ? Number(process.argv[at + 1]) : dflt;
@@ -33,27 +30,19 @@ const ROUNDS = argValue('--rounds', 30);
 const UNTIMED = 5;
 
 type Handle = IndexHandle & { warm(): Promise<void> };
-interface Build { label: string; ts: Handle; py: Handle | null; states: string[] }
+interface Build { label: string; ts: Handle; py: Handle | null; opened: InProcessIndex[] }
 
 async function openBuild(dist: string, tsRoot: string, pyRoot: string | null): Promise<Build> {
-  const { openEvidexIndex } = await import(join(dist, 'indexer', 'index.js')) as typeof import('../../indexer/index.js');
-  const states: string[] = [];
+  const opened: InProcessIndex[] = [];
   const open = async (root: string): Promise<Handle> => {
-    const state = mkdtempSync(join(tmpdir(), 'evidex-tsinproc-state-'));
-    states.push(state);
-    const idx = await openEvidexIndex(root, { stateDir: state });
-    await idx.refresh();
-    await idx.warm();
-    return idx;
+    const o = await openWith(dist, root, 'evidex-tsinproc-state-');
+    opened.push(o);
+    return o.idx;
   };
-  return { label: dist, ts: await open(tsRoot), py: pyRoot === null ? null : await open(pyRoot), states };
+  return { label: dist, ts: await open(tsRoot), py: pyRoot === null ? null : await open(pyRoot), opened };
 }
 
-const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
-const minMed = (xs: number[], unit: string, digits = 1): string => {
-  const s = sorted(xs);
-  return `${s[0].toFixed(digits)} ${unit} / ${s[Math.floor(s.length / 2)].toFixed(digits)} ${unit}`;
-};
+const minMed = (xs: number[], unit: string, digits = 1): string => minMedian(xs).map((x) => `${x.toFixed(digits)} ${unit}`).join(' / ');
 
 /** One save of `file` by `b`: append, update, find_symbol until found; wall and CPU ms. */
 async function oneSave(b: Build, root: string, file: string, token: string): Promise<{ wall: number; cpu: number }> {
@@ -118,11 +107,7 @@ async function main(): Promise<void> {
     console.log(`|---|${builds.map(() => '---|').join('')}`);
     console.log(rows.join('\n'));
   } finally {
-    for (const b of builds) {
-      await b.ts.close();
-      await b.py?.close();
-      for (const s of b.states) rmSync(s, { recursive: true, force: true });
-    }
+    await closeAll(builds.flatMap((b) => b.opened));
     if (py) rmSync(py.root, { recursive: true, force: true });
     cleanupTemp();
   }
