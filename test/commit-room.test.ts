@@ -14,9 +14,8 @@ import { testUnless } from './helpers/skip.js';
 import { test as uvu } from 'uvu';
 
 const test = testUnless(mountReason());
-const disks: SmallDisk[] = [];
 uvu.after(() => {
-  for (const d of disks.splice(0)) d.unmount();
+  SmallDisk.unmountAll();
   cleanupTemp();
 });
 
@@ -86,7 +85,6 @@ for (const shape of SHAPES) {
   test(`${shape.name}: refused with no_space on a full disk, LMDB never called; written with ${SPARE} times its growth free`, async () => {
     const grew = await growth(shape);
     const disk = SmallDisk.mount(16 << 20);
-    disks.push(disk);
     const stateDir = join(disk.dir, 'state');
 
     const { root, index, data } = await built(shape, stateDir);

@@ -21,9 +21,8 @@ import { mountReason, SmallDisk } from './helpers/full-disk.js';
 import { cleanupTemp, git, tempDir } from './helpers/fs.js';
 import { gatedQueue } from './helpers/gated-queue.js';
 
-const disks: SmallDisk[] = [];
 test.after(() => {
-  for (const d of disks.splice(0)) d.unmount();
+  SmallDisk.unmountAll();
   cleanupTemp();
 });
 
@@ -104,7 +103,6 @@ const held = mountReason();
 (held ? test.skip : test)(`through a daemon: tools/call answers, index/status, \`daemon status\` and the CLI footer say the index is catching up${held ? ` (skipped: ${held})` : ''}`, async () => {
   // Writes that cannot land (the state folder's disk full) keep changes seen and unwritten for as long as the test needs.
   const disk = SmallDisk.mount(32 << 20);
-  disks.push(disk);
   const root = twoCommits();
   const home = join(disk.dir, 'home');
   const env = daemonEnv(home);

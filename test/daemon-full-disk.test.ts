@@ -32,9 +32,8 @@ import { testUnless } from './helpers/skip.js';
 import { test as uvu } from 'uvu';
 
 const test = testUnless(mountReason());
-const disks: SmallDisk[] = [];
 uvu.after(() => {
-  for (const d of disks.splice(0)) d.unmount();
+  SmallDisk.unmountAll();
   cleanupTemp();
 });
 
@@ -54,7 +53,6 @@ function repo(): string {
 /** A repository whose state folder (EVIDEX_HOME) is on a new small disk of `bytes`, and `evidex` run in it with that home. */
 function daemonRepoOnSmallDisk(bytes: number) {
   const disk = SmallDisk.mount(bytes);
-  disks.push(disk);
   const root = repo();
   const home = join(disk.dir, 'home');
   const env = daemonEnv(home);
@@ -102,7 +100,6 @@ const DISK_FULL = /^disk full: no space left on (.+) \(state folder\)$/;
 
 test('in process: batches that cannot be written are held and retried on the clock until they land; none is lost', async () => {
   const disk = SmallDisk.mount(16 << 20);
-  disks.push(disk);
   const root = repo();
   const stateDir = join(disk.dir, 'state');
   const { handle, watcher, clock, log, run } = await watched(root, stateDir);
@@ -158,7 +155,6 @@ test('in process: batches that cannot be written are held and retried on the clo
 // progress (the files it had still to read, down to 1 as it wrote), not the changes it held.
 test('in process: a re-walk held with the changes counts them all until it lands, while its retries walk and parse too', async () => {
   const disk = SmallDisk.mount(16 << 20);
-  disks.push(disk);
   const root = repo();
   const stateDir = join(disk.dir, 'state');
   const counts: string[] = [];

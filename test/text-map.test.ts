@@ -21,12 +21,11 @@ import { stdlibRoot } from './helpers/corpus.js';
 import { mulberry32 } from './helpers/random.js';
 import { firstReason, lacks, testUnless } from './helpers/skip.js';
 
-const disks: SmallDisk[] = [];
 const open: EvidexIndex[] = [];
 uvu.after(async () => {
   // A test that failed left its indexes open: closed first, so the disk can be unmounted.
   for (const idx of open.splice(0)) await idx.close();
-  for (const d of disks.splice(0)) d.unmount();
+  SmallDisk.unmountAll();
   cleanupTemp();
 });
 
@@ -200,7 +199,6 @@ testUnless(firstReason(lacks.python3(), mountReason()))('a text map with no room
   const root = tree();
   const heap = await opened(root, join(tempDir('text-map'), 'heap3'), Infinity);
   const disk = SmallDisk.mount(24 << 20); // room for the index, not for a map's segment of over 32 MiB
-  disks.push(disk);
   const log: string[] = [];
   const idx = await opened(root, join(disk.dir, 'state'), 1, log);
   assert.is(idx.store.textMapBytes, 0);
@@ -388,7 +386,6 @@ testUnless(firstReason(lacks.python3(), mountReason()))('a text map refused for 
   const root = tree();
   const heap = await opened(root, join(tempDir('text-map'), 'heap6'), Infinity);
   const disk = SmallDisk.mount(96 << 20);
-  disks.push(disk);
   disk.fill(16 << 20); // room for the index, not for a map's segment of over 32 MiB
   const log: string[] = [];
   const idx = await opened(root, join(disk.dir, 'state'), 1, log);
@@ -410,7 +407,6 @@ testUnless(firstReason(lacks.python3(), mountReason()))('a text map refused for 
 
 testUnless(mountReason())('a disk that fills while a generation is written (statfs said there was room): NoRoomError, nothing left on it, and the next write works once there is room', async () => {
   const disk = SmallDisk.mount(48 << 20); // room for one segment of 32 MiB
-  disks.push(disk);
   const dir = join(disk.dir, 'text-map');
   const text = 'def café(self): pass\n'.repeat(1000);
   const err = await TextMapGeneration.write(dir, 1, [text], () => assert.unreachable('nothing placed'), () => disk.fill()).then(() => null, (e: unknown) => e);

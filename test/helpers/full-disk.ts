@@ -27,6 +27,8 @@ export function mountReason(): string | null {
 }
 
 export class SmallDisk {
+  /** Every disk mounted and not yet unmounted: a test file's `after` unmounts them all (unmountAll), failed tests' too. */
+  private static readonly mountedNow = new Set<SmallDisk>();
   private readonly filler: string;
   private mounted = true;
 
@@ -39,7 +41,14 @@ export class SmallDisk {
     const dir = tempDir('small-disk');
     const why = mount(dir, bytes);
     if (why) throw new Error(why);
-    return new SmallDisk(dir);
+    const disk = new SmallDisk(dir);
+    SmallDisk.mountedNow.add(disk);
+    return disk;
+  }
+
+  /** Unmounts every disk still mounted. */
+  static unmountAll(): void {
+    for (const d of [...SmallDisk.mountedNow]) d.unmount();
   }
 
   /** Bytes left for a writer. */
@@ -75,6 +84,7 @@ export class SmallDisk {
   unmount(): void {
     if (!this.mounted) return;
     this.mounted = false;
+    SmallDisk.mountedNow.delete(this);
     unmount(this.dir);
   }
 }
