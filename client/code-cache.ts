@@ -3,7 +3,7 @@
 // as before), turned on by the entry before the CLI is loaded. It spares only
 // the parse of each module's top level (Node caches a module as compiled,
 // before it runs): ~3% of a call's instructions, ~4 ms of CPU on Node 22
-// (docs/performance.md, "The CLI's start").
+// (docs/performance/cli-start.md).
 //
 // Node keys each cached file by its source's hash and by its own version and
 // V8's flags, so an edited or reinstalled evidex is compiled afresh; but V8

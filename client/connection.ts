@@ -225,7 +225,7 @@ const DAEMON_NODE_FLAGS = ['--max-semi-space-size=4'];
  * fit()) came from the top of malloc's main heap, above the freed temporaries
  * of reading every file, and the heap could not shrink past them. Fixed, the
  * daemon holds 23-40 MB less anonymous memory on site-packages
- * (docs/performance.md, "Layouts off malloc's heap (mem-slab)"). Other C
+ * (docs/performance/memory.md, "Layouts off malloc's heap (mem-slab)"). Other C
  * libraries ignore the variable.
  */
 const DAEMON_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };

@@ -2,7 +2,7 @@
 // quiet. A branch jump re-indexes hundreds of files: their parses, rows and
 // replaced structures are garbage once written, and V8 keeps it, and the
 // pages it sat in, until its memory reducer happens to run (measured on
-// excalidraw, docs/performance.md "After branch jumps": RssAnon 101-104 MB
+// excalidraw, docs/performance/memory.md "After branch jumps": RssAnon 101-104 MB
 // steady, up to 150-235 MB after a jump, back only after a minute idle; with
 // this, at most 114 MB). The collection is the one of collect-garbage.ts;
 // this module says when.

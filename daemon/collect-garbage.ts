@@ -3,7 +3,7 @@
 // and rows and answers thousands of its own calls. V8 collects the old
 // generation only as it grows, and an idle daemon's does not: on
 // site-packages ~30-50 MB of anonymous memory stayed resident as garbage and
-// unreturned pages (docs/performance.md, "Memory on a large tree").
+// unreturned pages (docs/performance/memory.md).
 //
 // Asked through an in-process inspector session (no port is opened): its
 // collection is V8's "all available garbage" one, which compacts and gives

@@ -17,7 +17,7 @@ export function graphemeWidth(g: string): number {
 
 // Made on first use: making one loads ICU's break rules, which costs a command
 // that never measures a line (a tool call's output is not cut) about as much
-// CPU as all of its own code (docs/performance.md, "The CLI's start").
+// CPU as all of its own code (docs/performance/cli-start.md).
 let segmenter: Intl.Segmenter | undefined;
 
 /** `s` split into graphemes (a letter with its combining marks, an emoji sequence: one each). */

@@ -1,5 +1,5 @@
 // The collection after a large batch of writes (daemon/collect-after-writes.ts;
-// docs/performance.md, "After branch jumps"). What is asserted is the
+// docs/performance/memory.md, "After branch jumps"). What is asserted is the
 // mechanism, never memory or a time: the quiet period is a hook the test ends.
 //  - The scheduler with the real FairTurns: a batch under the threshold arms
 //    nothing; one over it waits for its quiet period, starts the wait over when

@@ -113,7 +113,7 @@ test('FairTurns: a lone request runs at once with a full slice, never a short fi
   assert.is(log.length, SLICE, 'it ran at once, for a whole slice (a unit per look at the clock)');
   await lone;
   assert.is(log.length, WORK);
-  // The bench's lone client (docs/performance.md): its searches under a slice never pause; a 1-unit first turn would make this 50.
+  // The bench's lone client (docs/performance/fairness.md): its searches under a slice never pause; a 1-unit first turn would make this 50.
   assert.ok(pauses <= Math.ceil(WORK / SLICE), `a lone request paused ${pauses} times in ${WORK} units of work (slices of ${SLICE})`);
 });
 

@@ -4,7 +4,7 @@
 // (`git rm --cached` of a tracked file .gitignore matches; `git add -f` back).
 // Each source, and back again: a file that becomes ignored leaves every answer,
 // one that stops being ignored enters it. Waits on the answers (no timing
-// assertion); the time each took is printed for docs/performance.md.
+// assertion); the time each took is printed for docs/performance/changes.md.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';

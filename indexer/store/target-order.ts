@@ -6,7 +6,7 @@
 // re-sorting per save: a target that comes and goes keeps its place (checked
 // as live where it is read), a new one waits in a short unsorted list, and
 // both are sorted in again once they pass FOLLOWED_MAX. The cost is one
-// pointer per Python target (docs/performance.md).
+// pointer per Python target (docs/performance/changes.md).
 import { sortInSlices, type Due } from './in-slices.js';
 import { firstWhere, holds } from './sorted.js';
 

@@ -8,7 +8,7 @@
 //   V8's version tag (its version, flags and CPU features): it is only ever
 //   offered to that source, in a process V8 would accept it in. Hashing the
 //   compiler's 9 MB costs ~5 ms of a ~75 ms load from the cache
-//   (docs/performance.md), too little to trade for a key from the file's
+//   (docs/performance/typescript.md), too little to trade for a key from the file's
 //   metadata, which a patched file of the same size and mtime would share;
 // - the folder and the file are used only when they are ours alone (not a
 //   link, owned by us, writable by nobody else), judged on what is opened;

@@ -6,8 +6,7 @@
 // 20). Prints, per command: wall median and p90, × `node -e 0`, the mean CPU
 // time of the process (user + system, from this process's children's times
 // in /proc/self/stat, so Linux only) and the load average before → after.
-// On a shared machine the CPU column is the steadier one (docs/performance.md,
-// "The CLI's start").
+// On a shared machine the CPU column is the steadier one (docs/performance/cli-start.md).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

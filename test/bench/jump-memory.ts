@@ -1,5 +1,5 @@
 // `npm run bench:jumps -- --repo DIR [--jumps REF,REF,…] [--idle S]`: a
-// daemon's memory across branch jumps (docs/performance.md, "After branch
+// daemon's memory across branch jumps (docs/performance/memory.md, "After branch
 // jumps"). DIR is a git work tree the bench may check out (a clone made for
 // it: it must be clean). A daemon is started on it as a command would start
 // one (temporary EVIDEX_HOME), brought to steady state, then each REF is
