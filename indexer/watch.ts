@@ -3,16 +3,22 @@
 // caller's `exclusive` queue, so writes never run concurrently and events that
 // arrive meanwhile wait for the next round (never lost). Why it is built this
 // way is in docs/design.md and docs/architecture.md ("The watcher"); the parts
-// live in watch/: rechecks.ts (new folders walked again), folders.ts (replaced
-// folders), aliases.ts (symlinks), git-sources.ts + git-change.ts (git's own
-// ignore sources), pruned.ts (excluded folders let in again), held.ts (a batch
-// that could not be written, kept and retried: a full disk holds new events
-// too, any other failure is narrowed to the paths that fail), catch-up.ts
-// (since when the index is behind what was seen, for status and answers),
-// chokidar.ts (its options, and the scan's symlink adds that are no change),
-// deletions.ts (a batch with many paths gone held until the deletion settles),
-// worktree-events.ts (`.git` files: work trees of this repository come and go),
-// unwatched.ts (folders made while chokidar scanned, watched after a re-walk).
+// live in watch/:
+//   rechecks.ts       new folders walked again (a file written before the watch)
+//   additions.ts      folders chokidar does not watch itself, added to its watch:
+//                     excluded ones let in again (pruned.ts), ones made while
+//                     chokidar read or re-read their parent (unwatched.ts)
+//   folders.ts        a folder replaced under its name (its watch died)
+//   aliases.ts        symlinks: the other names of a changed path
+//   git-sources.ts    git's own ignore sources watched, git-change.ts what a change means
+//   held.ts           a batch that could not be written, kept and retried (a full
+//                     disk holds new events too; any other failure is narrowed
+//                     to the paths that fail)
+//   catch-up.ts       since when the index is behind what was seen
+//   chokidar.ts       its options, the scan's symlink adds that are no change,
+//                     and which folders it watches
+//   deletions.ts      a batch with many paths gone held until the deletion settles
+//   worktree-events.ts  `.git` files: work trees of this repository come and go
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
 import type { FSWatcher } from 'chokidar';
@@ -21,7 +27,7 @@ import { basename, join } from 'node:path';
 import { isPathTooLong } from './discover/path-limits.js';
 import { inGitDir, parentOf, underRoot } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
-import { isScanLinkAdd, isWatchLimitError, openChokidar } from './watch/chokidar.js';
+import { isScanLinkAdd, isWatchLimitError, openChokidar, watchedFolders } from './watch/chokidar.js';
 import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
 import { heardPath, isNestedGitFile, isWorktreeTop } from './watch/worktree-events.js';
@@ -30,9 +36,9 @@ import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { DeletionHold } from './watch/deletions.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
 import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
-import { PrunedFolders } from './watch/pruned.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
-import { MissedFolders, missedLine, watchedFolders, type EntryKind } from './watch/unwatched.js';
+import type { EntryKind } from './watch/unwatched.js';
+import { WatchAdditions } from './watch/additions.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
 export type { CatchingUp, HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
@@ -46,9 +52,8 @@ export class RepoWatcher {
   /** One of git's own ignore sources changed (watch/git-sources.ts): the next flush reads them again. */
   private pendingGitSources = false;
   private readonly gitSources: GitSourceWatch;
-  /** Folders chokidar skipped because the rules excluded them: watched once the rules let them in. */
-  private readonly pruned: PrunedFolders;
-  private readonly missed: MissedFolders; // folders chokidar missed while it scanned, each added once (watch/unwatched.ts)
+  /** Folders chokidar does not watch itself, added to its watch (watch/additions.ts). */
+  private readonly additions: WatchAdditions;
   private needRefresh = false;
   private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -72,7 +77,7 @@ export class RepoWatcher {
     for (const p of paths) this.pending.add(p);
     this.marks.saw();
     this.schedule();
-    void this.watchMissed(paths); // chokidar read each new folder and then watched it: a subfolder made in between it missed
+    this.additions.lookBelow(paths); // chokidar read each new folder and then watched it: a subfolder made in between it missed
   });
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
@@ -94,8 +99,15 @@ export class RepoWatcher {
 
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
-    this.pruned = new PrunedFolders(opts.root);
-    this.missed = new MissedFolders(opts.root);
+    this.additions = new WatchAdditions({
+      root: opts.root,
+      ignored: this.ignored,
+      isIgnoredFolder: (rel) => this.isIgnoredFolder(rel),
+      current: () => (this.started && !this.closed ? this.fsw : null),
+      recheck: (rel) => this.rechecks.add(rel),
+      log: (line) => this.opts.log?.(line),
+      timers: opts.timers,
+    });
     this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
     this.deletions = new DeletionHold(opts.timers ?? realTimers);
     this.gitSources = new GitSourceWatch(() => {
@@ -116,7 +128,7 @@ export class RepoWatcher {
     w.gitSources.follow(opts.rules.gitSourceFiles);
     w.started = true;
     // The rules may have been read anew while chokidar scanned (the start-up catch-up runs beside it).
-    w.watchNewlyVisible();
+    w.additions.newlyVisible();
     if (w.restartWanted) w.requestRefresh('a folder was replaced while the watcher started');
     return w;
   }
@@ -172,6 +184,7 @@ export class RepoWatcher {
     this.closed = true;
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     this.rechecks.clear();
+    this.additions.close();
     this.held.clear();
     this.gitSources.close();
     this.deletions.end();
@@ -194,7 +207,7 @@ export class RepoWatcher {
     if (stats?.isDirectory()) {
       if (!this.isIgnoredFolder(rel)) return isPathTooLong(this.opts.rules.realRoot, rel);
       if (isWorktreeTop(this.opts.rules, rel)) return false; // a work tree keeps its own watch alone: its `.git` file's going, or its own, is heard
-      this.pruned.add(rel);
+      this.additions.skipped(rel);
       return true;
     }
     // Nothing but folders gets a watch of its own unless polling: a folder's watch names its
@@ -215,7 +228,7 @@ export class RepoWatcher {
 
   private async open(target: OpenTarget): Promise<void> {
     this.target = target;
-    this.pruned.clear(); this.missed.clear();
+    this.additions.reset();
     const polling = this.watchFiles;
     const fsw = openChokidar(this.opts.root, this.ignored, polling, this.opts.pollMs);
     this.fsw = fsw;
@@ -249,7 +262,7 @@ export class RepoWatcher {
     const heard = heardPath(this.opts.rules, this.rel(abs)); // null: the root, or in a `.git` folder
     if (heard === null) return;
     const { rel, worktree } = heard;
-    if (worktree) { this.watchNewlyVisible(); event = 'raw'; } // the folder became, or stopped being, a work tree of this repository
+    if (worktree) { this.additions.newlyVisible(); event = 'raw'; } // the folder became, or stopped being, a work tree of this repository
     if (event === 'addDir' || event === 'unlinkDir') {
       // A folder that went away: update() drops what was under it. One that appeared: update()
       // walks it. chokidar reports addDir before it has read and watched the folder, so a file
@@ -280,6 +293,8 @@ export class RepoWatcher {
     const child = join(watchedPath, evPath);
     this.onEvent('raw', child);
     if (ev !== 'rename') return;
+    // An entry came or went: a folder made now may be one chokidar's throttled re-read forgets (watch/additions.ts).
+    this.additions.renamedIn(watchedPath);
     // ...or the folder itself, deleted or moved away (a child named like its folder looks the
     // same: checkFolder tells them apart); and a name whose folder's watch died may be a folder again.
     if (evPath === basename(watchedPath)) {
@@ -377,13 +392,13 @@ export class RepoWatcher {
           if (change.rewalk) { refresh = true; this.rewalking = change.why; } // named while it runs, as a re-walk queued as such is
           else {
             paths.push(...change.paths);
-            this.watchNewlyVisible();
+            this.additions.newlyVisible();
           }
           why = change.why ?? why;
         }
         if (refresh && scoped && !gitSources) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
-          this.watchNewlyVisible();
+          this.additions.newlyVisible();
           const batch = await this.aliases.expand([...scoped, ...paths]);
           const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
@@ -401,8 +416,8 @@ export class RepoWatcher {
           await this.opts.index.refresh((p) => { if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
           // The re-walk read every ignore source anew: folders chokidar skipped may be in view. It also listed folders chokidar missed.
-          this.watchNewlyVisible();
-          void this.watchMissed();
+          this.additions.newlyVisible();
+          this.additions.lookBelow();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();
@@ -467,21 +482,6 @@ export class RepoWatcher {
     const ms = this.held.hold(failed, refreshWhy, reason, error instanceof NoSpaceError ? error.stateDir : undefined);
     // A line for every failed attempt (at most one per backoff step): it also ends whatever lmdb wrote to the log unfinished.
     this.opts.log?.(heldLine(this.held.report!, first, ms));
-  }
-
-  /** Folders chokidar does not watch are added: those it skipped that the rules now let in (watchNewlyVisible), those it missed while it scanned
-   *  (watchMissed, watch/unwatched.ts; after a re-walk, or below new folders). chokidar reads and watches each a little later (as a new folder),
-   *  so each is walked again once its watch is surely in place (watch/rechecks.ts); the caller's batch walks them now. */
-  private watchNewlyVisible(): void {
-    if (this.started && !this.closed && this.fsw) this.addToWatch(this.fsw, this.pruned.takeVisible((r) => this.isIgnoredFolder(r)));
-  }
-  private async watchMissed(under?: string[]): Promise<void> {
-    const fsw = this.fsw;
-    const missed = this.started && fsw ? await this.missed.find(fsw, this.ignored, under) : [];
-    if (fsw && missed.length > 0 && !this.closed && this.fsw === fsw) { this.opts.log?.(missedLine(missed)); this.addToWatch(fsw, missed); }
-  }
-  private addToWatch(fsw: FSWatcher, rels: string[]): void {
-    for (const rel of rels) { fsw.add(join(this.opts.root, rel)); this.rechecks.add(rel); }
   }
 
   private async restart(): Promise<void> {
