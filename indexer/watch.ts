@@ -4,6 +4,7 @@
 // arrive meanwhile wait for the next round (never lost). Why it is built this
 // way is in docs/design.md and docs/architecture.md ("The watcher"); the parts
 // live in watch/:
+//   skips.ts          what chokidar is told to skip (folders the rules exclude; files unless polling)
 //   rechecks.ts       new folders walked again (a file written before the watch)
 //   additions.ts      folders chokidar does not watch itself, added to its watch:
 //                     excluded ones let in again (pruned.ts), ones made while
@@ -22,22 +23,20 @@
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
 import type { FSWatcher } from 'chokidar';
-import type { Stats } from 'node:fs';
 import { basename, join } from 'node:path';
-import { isPathTooLong } from './discover/path-limits.js';
-import { inGitDir, parentOf, underRoot } from './discover/rules.js';
+import { parentOf, underRoot } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
 import { isScanLinkAdd, isWatchLimitError, openChokidar, watchedFolders } from './watch/chokidar.js';
 import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
-import { heardPath, isNestedGitFile, isWorktreeTop } from './watch/worktree-events.js';
+import { heardPath } from './watch/worktree-events.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { DeletionHold } from './watch/deletions.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
 import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
-import type { EntryKind } from './watch/unwatched.js';
+import { chokidarSkips, isIgnoredFolder } from './watch/skips.js';
 import { WatchAdditions } from './watch/additions.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
@@ -66,8 +65,10 @@ export class RepoWatcher {
   private started = false;
   /** What open() was last asked for: a restart opens the same. */
   private target: OpenTarget = 'watching';
-  /** Whether chokidar watches files too (polling) or folders only (fs.watch): read by `ignored`. */
+  /** Whether chokidar watches files too (polling) or folders only (fs.watch). */
   private get watchFiles(): boolean { return this.target !== 'watching'; }
+  /** What chokidar skips (watch/skips.ts). */
+  private readonly ignored: ReturnType<typeof chokidarSkips>;
   /** Ends the wait of an open() whose watcher is closed before its scan ends (chokidar never says 'ready' then). */
   private abortOpen: (() => void) | null = null;
   /** Each watched folder's identity when chokidar watched it (at ready, and as chokidar reports new folders). */
@@ -77,7 +78,8 @@ export class RepoWatcher {
     for (const p of paths) this.pending.add(p);
     this.marks.saw();
     this.schedule();
-    this.additions.lookBelow(paths); // chokidar read each new folder and then watched it: a subfolder made in between it missed
+    // chokidar read each new folder and then watched it: a subfolder made in between it missed.
+    this.additions.lookBelow(paths);
   });
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
@@ -99,6 +101,7 @@ export class RepoWatcher {
 
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
+    this.ignored = chokidarSkips({ root: opts.root, rules: opts.rules, watchFiles: () => this.watchFiles, skipped: (rel) => this.additions.skipped(rel) });
     this.additions = new WatchAdditions({
       root: opts.root,
       ignored: this.ignored,
@@ -148,15 +151,25 @@ export class RepoWatcher {
     return r && { ...r, changes: this.queued + Math.max(this.inFlight, this.batchSize) };
   }
 
-  /** Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step. A re-walk no
-   *  change asked for (the one after every scan) is no change seen: `changes` is 0 then. */
+  /**
+   * Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step.
+   * A re-walk no change asked for (the one after every scan) is no change seen: `changes` is 0 then.
+   */
   get catchingUp(): CatchingUp | null {
-    const { since } = this.marks, rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
+    const { since } = this.marks;
+    const rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
     if (since === null && rewalk === null) return null;
-    return { changes: since === null ? 0 : this.queued + this.inFlight, since: since ?? new Date().toISOString(), ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}) };
+    return {
+      changes: since === null ? 0 : this.queued + this.inFlight,
+      since: since ?? new Date().toISOString(),
+      ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}),
+    };
   }
 
-  private get pendingWhy(): string { return [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', '); } // the queued re-walk's reasons
+  /** The queued re-walk's reasons. */
+  private get pendingWhy(): string {
+    return [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
+  }
   /** Changes were seen that are not in the index yet (a re-walk alone, asked for by no change, is not one). */
   get sawUnwritten(): boolean { return this.marks.since !== null; }
   /** Null when every change seen so far is in the index; else settles once it is (true) or after `ms` (false). */
@@ -196,26 +209,6 @@ export class RepoWatcher {
   }
 
   private rel(abs: string): string | null { return underRoot(this.opts.root, abs); }
-
-  private ignored = (abs: string, stats?: Stats | EntryKind): boolean => {
-    const rel = this.rel(abs);
-    if (rel === null) return false; // the root itself
-    if (inGitDir(rel)) return !(this.watchFiles && isNestedGitFile(rel, stats));
-    // Only folders are pruned by the rules here (chokidar then never watches inside them).
-    // Files are filtered when a batch is built, because a file's rules can change with an ignore file.
-    // A folder past the path limits is not watched either: the raw event that named it brings it to update(), which counts it left out.
-    if (stats?.isDirectory()) {
-      if (!this.isIgnoredFolder(rel)) return isPathTooLong(this.opts.rules.realRoot, rel);
-      if (isWorktreeTop(this.opts.rules, rel)) return false; // a work tree keeps its own watch alone: its `.git` file's going, or its own, is heard
-      this.additions.skipped(rel);
-      return true;
-    }
-    // Nothing but folders gets a watch of its own unless polling: a folder's watch names its
-    // entries (see the top of this file). Symlinks stay chokidar's, which reports them without
-    // following; FIFOs, sockets and devices are never indexed.
-    if (!this.watchFiles && stats && !stats.isSymbolicLink()) return true;
-    return false;
-  };
 
   /** Closes the chokidar instance; an open() still waiting for its scan returns at once. */
   private async closeFsw(): Promise<void> {
@@ -318,9 +311,7 @@ export class RepoWatcher {
     this.requestRefresh(`${this.rel(abs) ?? 'the root'} was replaced`);
   }
 
-  private isIgnoredFolder(rel: string): boolean {
-    try { return this.opts.rules.isIgnored(rel, true); } catch { return false; }
-  }
+  private isIgnoredFolder(rel: string): boolean { return isIgnoredFolder(this.opts.rules, rel); }
 
   private onError(err: Error): void {
     if (this.closed) return;
@@ -371,16 +362,19 @@ export class RepoWatcher {
     this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
-    let turn = t0; // when the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart
+    // When the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart.
+    let turn = t0;
     const applied = (a: Omit<WatchApplied, 'ms' | 'waitedMs'>) => this.opts.onApplied?.({ ...a, ms: performance.now() - turn, waitedMs: turn - t0 });
-    this.inFlight = this.batchSize = paths.length + (refresh || gitSources ? 1 : 0); // reading git's sources is a change seen, as `ready` counts it
+    // Reading git's sources is a change seen, as `ready` counts it.
+    this.inFlight = this.batchSize = paths.length + (refresh || gitSources ? 1 : 0);
     this.marks.take();
     this.rewalking = refresh ? why || 'requested' : null;
     try {
       // Many paths gone at once: held until the deletion settles, what comes meanwhile joining (watch/deletions.ts).
       if (!gitSources && this.deletions.goesOn(this.opts.root, paths, refresh, ignoreFiles)) {
         await this.deletions.hold(paths, this.pending, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
-        this.marks.take(); this.inFlight = this.batchSize = paths.length;
+        this.marks.take();
+        this.inFlight = this.batchSize = paths.length;
       }
       await this.opts.exclusive(async () => {
         turn = performance.now();
