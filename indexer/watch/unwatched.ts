@@ -7,7 +7,7 @@
 // busier the machine, the wider it is (CI, under load: a save in a re-cloned
 // root's `email/` never reached the index). So after each full re-walk the
 // watcher lists the folders it watches and adds the subfolders missing from
-// the watch (watch.ts, watchMissed): a readdir per watched folder, no stat,
+// the watch (watch/additions.ts, lookBelow): a readdir per watched folder, no stat,
 // after the re-walk's turn in the write queue (it holds no write back).
 // chokidar meets a folder made while it runs the same way (reads it, then
 // watches it: a checkout's nested folders), so each new folder's subtree is
