@@ -109,7 +109,6 @@ export class RepoWatcher {
       current: () => (this.started && !this.closed ? this.fsw : null),
       recheck: (rel) => this.rechecks.add(rel),
       log: (line) => this.opts.log?.(line),
-      timers: opts.timers,
     });
     this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
     this.deletions = new DeletionHold(opts.timers ?? realTimers);

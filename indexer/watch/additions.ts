@@ -27,7 +27,7 @@ import type { FSWatcher } from 'chokidar';
 import { join } from 'node:path';
 import { underRoot } from '../discover/rules.js';
 import { PrunedFolders } from './pruned.js';
-import { Rechecks, realTimers, type Timers } from './rechecks.js';
+import { Rechecks, realTimers } from './rechecks.js';
 import { MissedFolders, missedLine, type EntryKind, type LookScope } from './unwatched.js';
 
 /**
@@ -51,7 +51,6 @@ export interface AdditionsOptions {
   /** Walk folder `rel` again once its watch is surely in place. */
   recheck(rel: string): void;
   log?(line: string): void;
-  timers?: Timers;
 }
 
 export class WatchAdditions {
@@ -62,7 +61,7 @@ export class WatchAdditions {
   constructor(private readonly opts: AdditionsOptions) {
     this.pruned = new PrunedFolders(opts.root);
     this.missed = new MissedFolders(opts.root);
-    this.rereads = new Rechecks((at) => void this.look({ at }, 're-read'), [REREAD_LOOK_MS], 100, opts.timers ?? realTimers, true);
+    this.rereads = new Rechecks((at) => void this.look({ at }, 're-read'), [REREAD_LOOK_MS], 100, realTimers, true);
   }
 
   /** A new chokidar instance: it judges every folder again, and nothing was added to it. */

@@ -70,12 +70,14 @@ export class MissedFolders {
         for (const e of entries) {
           const abs = join(dir, e.name);
           const rel = underRoot(root, abs)!;
-          if (e.isDirectory() && !isWatched(fsw, abs) && !this.added.has(rel) && !ignored(abs, e)) missed.push(rel);
+          if (e.isDirectory() && !isWatched(fsw, abs) && !this.added.has(rel) && !ignored(abs, e)) {
+            missed.push(rel);
+            this.added.add(rel); // at once: a look running beside this one does not find it too
+          }
         }
       }
     };
     await Promise.all(Array.from({ length: LISTINGS_AT_ONCE }, look));
-    for (const rel of missed) this.added.add(rel);
     return missed.sort();
   }
 }
