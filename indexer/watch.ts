@@ -3,36 +3,41 @@
 // caller's `exclusive` queue, so writes never run concurrently and events that
 // arrive meanwhile wait for the next round (never lost). Why it is built this
 // way is in docs/design.md and docs/architecture.md ("The watcher"); the parts
-// live in watch/: rechecks.ts (new folders walked again), folders.ts (replaced
-// folders), aliases.ts (symlinks), git-sources.ts + git-change.ts (git's own
-// ignore sources), pruned.ts (excluded folders let in again), held.ts (a batch
-// that could not be written, kept and retried: a full disk holds new events
-// too, any other failure is narrowed to the paths that fail), catch-up.ts
-// (since when the index is behind what was seen, for status and answers),
-// chokidar.ts (its options, and the scan's symlink adds that are no change),
-// deletions.ts (a batch with many paths gone held until the deletion settles),
-// worktree-events.ts (`.git` files: work trees of this repository come and go),
-// unwatched.ts (folders made while chokidar scanned, watched after a re-walk).
+// live in watch/:
+//   skips.ts          what chokidar is told to skip (folders the rules exclude; files unless polling)
+//   rechecks.ts       new folders walked again (a file written before the watch)
+//   additions.ts      folders chokidar does not watch itself, added to its watch:
+//                     excluded ones let in again (pruned.ts), ones made while
+//                     chokidar read or re-read their parent (unwatched.ts)
+//   folders.ts        a folder replaced under its name (its watch died)
+//   aliases.ts        symlinks: the other names of a changed path
+//   git-sources.ts    git's own ignore sources watched, git-change.ts what a change means
+//   held.ts           a batch that could not be written, kept and retried (a full
+//                     disk holds new events too; any other failure is narrowed
+//                     to the paths that fail)
+//   catch-up.ts       since when the index is behind what was seen
+//   chokidar.ts       its options, the scan's symlink adds that are no change,
+//                     and which folders it watches
+//   deletions.ts      a batch with many paths gone held until the deletion settles
+//   worktree-events.ts  `.git` files: work trees of this repository come and go
 // A changed .gitignore/.evidexignore below the root re-walks its own folder
 // only; the root's, a replaced folder, or a catch-up re-walk the tree.
 import type { FSWatcher } from 'chokidar';
-import type { Stats } from 'node:fs';
 import { basename, join } from 'node:path';
-import { isPathTooLong } from './discover/path-limits.js';
-import { inGitDir, parentOf, underRoot } from './discover/rules.js';
+import { parentOf, underRoot } from './discover/rules.js';
 import { LinkAliases } from './watch/aliases.js';
-import { isScanLinkAdd, isWatchLimitError, openChokidar } from './watch/chokidar.js';
+import { isScanLinkAdd, isWatchLimitError, openChokidar, watchedFolders } from './watch/chokidar.js';
 import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
-import { heardPath, isNestedGitFile, isWorktreeTop } from './watch/worktree-events.js';
+import { heardPath } from './watch/worktree-events.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { DeletionHold } from './watch/deletions.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
 import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
-import { PrunedFolders } from './watch/pruned.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
-import { MissedFolders, missedLine, watchedFolders, type EntryKind } from './watch/unwatched.js';
+import { chokidarSkips, isIgnoredFolder } from './watch/skips.js';
+import { WatchAdditions } from './watch/additions.js';
 import { isNoSpace, NoSpaceError } from './write-failure.js';
 
 export type { CatchingUp, HeldReport, WatchApplied, WatchMode, WatchOptions, WatchState };
@@ -46,9 +51,8 @@ export class RepoWatcher {
   /** One of git's own ignore sources changed (watch/git-sources.ts): the next flush reads them again. */
   private pendingGitSources = false;
   private readonly gitSources: GitSourceWatch;
-  /** Folders chokidar skipped because the rules excluded them: watched once the rules let them in. */
-  private readonly pruned: PrunedFolders;
-  private readonly missed: MissedFolders; // folders chokidar missed while it scanned, each added once (watch/unwatched.ts)
+  /** Folders chokidar does not watch itself, added to its watch (watch/additions.ts). */
+  private readonly additions: WatchAdditions;
   private needRefresh = false;
   private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -61,8 +65,10 @@ export class RepoWatcher {
   private started = false;
   /** What open() was last asked for: a restart opens the same. */
   private target: OpenTarget = 'watching';
-  /** Whether chokidar watches files too (polling) or folders only (fs.watch): read by `ignored`. */
+  /** Whether chokidar watches files too (polling) or folders only (fs.watch). */
   private get watchFiles(): boolean { return this.target !== 'watching'; }
+  /** What chokidar skips (watch/skips.ts). */
+  private readonly ignored: ReturnType<typeof chokidarSkips>;
   /** Ends the wait of an open() whose watcher is closed before its scan ends (chokidar never says 'ready' then). */
   private abortOpen: (() => void) | null = null;
   /** Each watched folder's identity when chokidar watched it (at ready, and as chokidar reports new folders). */
@@ -72,7 +78,8 @@ export class RepoWatcher {
     for (const p of paths) this.pending.add(p);
     this.marks.saw();
     this.schedule();
-    void this.watchMissed(paths); // chokidar read each new folder and then watched it: a subfolder made in between it missed
+    // chokidar read each new folder and then watched it: a subfolder made in between it missed.
+    this.additions.lookBelow(paths);
   });
   private idleWaiters: (() => void)[] = [];
   /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
@@ -94,8 +101,15 @@ export class RepoWatcher {
 
   private constructor(private readonly opts: WatchOptions) {
     this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
-    this.pruned = new PrunedFolders(opts.root);
-    this.missed = new MissedFolders(opts.root);
+    this.ignored = chokidarSkips({ root: opts.root, rules: opts.rules, watchFiles: () => this.watchFiles, skipped: (rel) => this.additions.skipped(rel) });
+    this.additions = new WatchAdditions({
+      root: opts.root,
+      ignored: this.ignored,
+      isIgnoredFolder: (rel) => this.isIgnoredFolder(rel),
+      current: () => (this.started && !this.closed ? this.fsw : null),
+      recheck: (rel) => this.rechecks.add(rel),
+      log: (line) => this.opts.log?.(line),
+    });
     this.held = new HeldChanges(() => this.retryHeld(), opts.timers ?? realTimers);
     this.deletions = new DeletionHold(opts.timers ?? realTimers);
     this.gitSources = new GitSourceWatch(() => {
@@ -116,7 +130,7 @@ export class RepoWatcher {
     w.gitSources.follow(opts.rules.gitSourceFiles);
     w.started = true;
     // The rules may have been read anew while chokidar scanned (the start-up catch-up runs beside it).
-    w.watchNewlyVisible();
+    w.additions.newlyVisible();
     if (w.restartWanted) w.requestRefresh('a folder was replaced while the watcher started');
     return w;
   }
@@ -136,15 +150,25 @@ export class RepoWatcher {
     return r && { ...r, changes: this.queued + Math.max(this.inFlight, this.batchSize) };
   }
 
-  /** Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step. A re-walk no
-   *  change asked for (the one after every scan) is no change seen: `changes` is 0 then. */
+  /**
+   * Changes seen and not yet in the index, since when, and a re-walk queued or running; null when in step.
+   * A re-walk no change asked for (the one after every scan) is no change seen: `changes` is 0 then.
+   */
   get catchingUp(): CatchingUp | null {
-    const { since } = this.marks, rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
+    const { since } = this.marks;
+    const rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
     if (since === null && rewalk === null) return null;
-    return { changes: since === null ? 0 : this.queued + this.inFlight, since: since ?? new Date().toISOString(), ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}) };
+    return {
+      changes: since === null ? 0 : this.queued + this.inFlight,
+      since: since ?? new Date().toISOString(),
+      ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}),
+    };
   }
 
-  private get pendingWhy(): string { return [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', '); } // the queued re-walk's reasons
+  /** The queued re-walk's reasons. */
+  private get pendingWhy(): string {
+    return [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
+  }
   /** Changes were seen that are not in the index yet (a re-walk alone, asked for by no change, is not one). */
   get sawUnwritten(): boolean { return this.marks.since !== null; }
   /** Null when every change seen so far is in the index; else settles once it is (true) or after `ms` (false). */
@@ -172,6 +196,7 @@ export class RepoWatcher {
     this.closed = true;
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     this.rechecks.clear();
+    this.additions.close();
     this.held.clear();
     this.gitSources.close();
     this.deletions.end();
@@ -184,26 +209,6 @@ export class RepoWatcher {
 
   private rel(abs: string): string | null { return underRoot(this.opts.root, abs); }
 
-  private ignored = (abs: string, stats?: Stats | EntryKind): boolean => {
-    const rel = this.rel(abs);
-    if (rel === null) return false; // the root itself
-    if (inGitDir(rel)) return !(this.watchFiles && isNestedGitFile(rel, stats));
-    // Only folders are pruned by the rules here (chokidar then never watches inside them).
-    // Files are filtered when a batch is built, because a file's rules can change with an ignore file.
-    // A folder past the path limits is not watched either: the raw event that named it brings it to update(), which counts it left out.
-    if (stats?.isDirectory()) {
-      if (!this.isIgnoredFolder(rel)) return isPathTooLong(this.opts.rules.realRoot, rel);
-      if (isWorktreeTop(this.opts.rules, rel)) return false; // a work tree keeps its own watch alone: its `.git` file's going, or its own, is heard
-      this.pruned.add(rel);
-      return true;
-    }
-    // Nothing but folders gets a watch of its own unless polling: a folder's watch names its
-    // entries (see the top of this file). Symlinks stay chokidar's, which reports them without
-    // following; FIFOs, sockets and devices are never indexed.
-    if (!this.watchFiles && stats && !stats.isSymbolicLink()) return true;
-    return false;
-  };
-
   /** Closes the chokidar instance; an open() still waiting for its scan returns at once. */
   private async closeFsw(): Promise<void> {
     const fsw = this.fsw;
@@ -215,7 +220,7 @@ export class RepoWatcher {
 
   private async open(target: OpenTarget): Promise<void> {
     this.target = target;
-    this.pruned.clear(); this.missed.clear();
+    this.additions.reset();
     const polling = this.watchFiles;
     const fsw = openChokidar(this.opts.root, this.ignored, polling, this.opts.pollMs);
     this.fsw = fsw;
@@ -249,7 +254,7 @@ export class RepoWatcher {
     const heard = heardPath(this.opts.rules, this.rel(abs)); // null: the root, or in a `.git` folder
     if (heard === null) return;
     const { rel, worktree } = heard;
-    if (worktree) { this.watchNewlyVisible(); event = 'raw'; } // the folder became, or stopped being, a work tree of this repository
+    if (worktree) { this.additions.newlyVisible(); event = 'raw'; } // the folder became, or stopped being, a work tree of this repository
     if (event === 'addDir' || event === 'unlinkDir') {
       // A folder that went away: update() drops what was under it. One that appeared: update()
       // walks it. chokidar reports addDir before it has read and watched the folder, so a file
@@ -280,6 +285,8 @@ export class RepoWatcher {
     const child = join(watchedPath, evPath);
     this.onEvent('raw', child);
     if (ev !== 'rename') return;
+    // An entry came or went: a folder made now may be one chokidar's throttled re-read forgets (watch/additions.ts).
+    this.additions.renamedIn(watchedPath);
     // ...or the folder itself, deleted or moved away (a child named like its folder looks the
     // same: checkFolder tells them apart); and a name whose folder's watch died may be a folder again.
     if (evPath === basename(watchedPath)) {
@@ -303,9 +310,7 @@ export class RepoWatcher {
     this.requestRefresh(`${this.rel(abs) ?? 'the root'} was replaced`);
   }
 
-  private isIgnoredFolder(rel: string): boolean {
-    try { return this.opts.rules.isIgnored(rel, true); } catch { return false; }
-  }
+  private isIgnoredFolder(rel: string): boolean { return isIgnoredFolder(this.opts.rules, rel); }
 
   private onError(err: Error): void {
     if (this.closed) return;
@@ -356,16 +361,19 @@ export class RepoWatcher {
     this.refreshWhy = [];
     this.pendingIgnoreFiles.clear();
     const t0 = performance.now();
-    let turn = t0; // when the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart
+    // When the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart.
+    let turn = t0;
     const applied = (a: Omit<WatchApplied, 'ms' | 'waitedMs'>) => this.opts.onApplied?.({ ...a, ms: performance.now() - turn, waitedMs: turn - t0 });
-    this.inFlight = this.batchSize = paths.length + (refresh || gitSources ? 1 : 0); // reading git's sources is a change seen, as `ready` counts it
+    // Reading git's sources is a change seen, as `ready` counts it.
+    this.inFlight = this.batchSize = paths.length + (refresh || gitSources ? 1 : 0);
     this.marks.take();
     this.rewalking = refresh ? why || 'requested' : null;
     try {
       // Many paths gone at once: held until the deletion settles, what comes meanwhile joining (watch/deletions.ts).
       if (!gitSources && this.deletions.goesOn(this.opts.root, paths, refresh, ignoreFiles)) {
         await this.deletions.hold(paths, this.pending, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
-        this.marks.take(); this.inFlight = this.batchSize = paths.length;
+        this.marks.take();
+        this.inFlight = this.batchSize = paths.length;
       }
       await this.opts.exclusive(async () => {
         turn = performance.now();
@@ -377,13 +385,13 @@ export class RepoWatcher {
           if (change.rewalk) { refresh = true; this.rewalking = change.why; } // named while it runs, as a re-walk queued as such is
           else {
             paths.push(...change.paths);
-            this.watchNewlyVisible();
+            this.additions.newlyVisible();
           }
           why = change.why ?? why;
         }
         if (refresh && scoped && !gitSources) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
-          this.watchNewlyVisible();
+          this.additions.newlyVisible();
           const batch = await this.aliases.expand([...scoped, ...paths]);
           const summary = await this.opts.index.update(batch);
           this.lastUpdate = new Date().toISOString();
@@ -401,8 +409,8 @@ export class RepoWatcher {
           await this.opts.index.refresh((p) => { if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
           // The re-walk read every ignore source anew: folders chokidar skipped may be in view. It also listed folders chokidar missed.
-          this.watchNewlyVisible();
-          void this.watchMissed();
+          this.additions.newlyVisible();
+          this.additions.lookBelow();
           // The re-walk indexed every link as it now is; only the map needs to catch up.
           await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();
@@ -467,21 +475,6 @@ export class RepoWatcher {
     const ms = this.held.hold(failed, refreshWhy, reason, error instanceof NoSpaceError ? error.stateDir : undefined);
     // A line for every failed attempt (at most one per backoff step): it also ends whatever lmdb wrote to the log unfinished.
     this.opts.log?.(heldLine(this.held.report!, first, ms));
-  }
-
-  /** Folders chokidar does not watch are added: those it skipped that the rules now let in (watchNewlyVisible), those it missed while it scanned
-   *  (watchMissed, watch/unwatched.ts; after a re-walk, or below new folders). chokidar reads and watches each a little later (as a new folder),
-   *  so each is walked again once its watch is surely in place (watch/rechecks.ts); the caller's batch walks them now. */
-  private watchNewlyVisible(): void {
-    if (this.started && !this.closed && this.fsw) this.addToWatch(this.fsw, this.pruned.takeVisible((r) => this.isIgnoredFolder(r)));
-  }
-  private async watchMissed(under?: string[]): Promise<void> {
-    const fsw = this.fsw;
-    const missed = this.started && fsw ? await this.missed.find(fsw, this.ignored, under) : [];
-    if (fsw && missed.length > 0 && !this.closed && this.fsw === fsw) { this.opts.log?.(missedLine(missed)); this.addToWatch(fsw, missed); }
-  }
-  private addToWatch(fsw: FSWatcher, rels: string[]): void {
-    for (const rel of rels) { fsw.add(join(this.opts.root, rel)); this.rechecks.add(rel); }
   }
 
   private async restart(): Promise<void> {

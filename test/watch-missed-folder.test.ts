@@ -112,12 +112,15 @@ test('a folder found missing is added once: while chokidar does not list it, eac
     const letIn = (): boolean => false;
     assert.equal(await missed.find(fsw, letIn), ['kept-out']);
     assert.equal(await missed.find(fsw, letIn), [], 'not added again');
-    assert.equal(await missed.find(fsw, letIn, ['kept-out']), [], 'nor by a look below it');
+    assert.equal(await missed.find(fsw, letIn, { below: ['kept-out'] }), [], 'nor by a look below it');
     mkdirSync(join(root, 'later'));
     await waitFor('chokidar lists later/', () => Object.keys(fsw.getWatched()).includes(join(root, 'later')));
     assert.equal(await missed.find(fsw, letIn), [], 'a folder chokidar lists is not missing');
     missed.clear();
     assert.equal(await missed.find(fsw, letIn), ['kept-out'], 'a new chokidar instance: found again');
+    missed.clear();
+    assert.equal(await missed.find(fsw, letIn, { at: ['later'] }), [], 'a look at later/ alone lists later/ only');
+    assert.equal(await missed.find(fsw, letIn, { at: [''] }), ['kept-out'], 'a look at the root alone lists the root');
   } finally {
     await fsw.close();
   }

@@ -305,6 +305,26 @@ test('new-folder re-walks: each due its delay after the folder came, those due c
   assert.equal(handed.map((h) => h.paths), [['x'], ['y']], 'nothing handed after clear');
 });
 
+test('re-read looks (Rechecks once): a folder queued again before its turn is handed once, at its first due time; queued after it, handed again', () => {
+  const clock = new ManualClock();
+  const handed: Array<{ at: number; paths: string[] }> = [];
+  const r = new Rechecks((paths) => handed.push({ at: clock.now(), paths }), [1500], 100, clock, true);
+  r.add('src');
+  clock.advance(700);
+  r.add('src'); // its look at 1500 lists src/ after this rename too
+  r.add('lib');
+  clock.advance(800);
+  assert.equal(handed, [{ at: 1500, paths: ['src'] }]);
+  r.add('src'); // at 1500, after its look was handed: a look of its own
+  clock.advance(1500);
+  assert.equal(handed, [{ at: 1500, paths: ['src'] }, { at: 2200, paths: ['lib'] }, { at: 3000, paths: ['src'] }]);
+  r.add('lib');
+  r.clear();
+  r.add('lib'); // clear forgot it was queued
+  clock.advance(1500);
+  assert.equal(handed.at(-1), { at: 4500, paths: ['lib'] });
+});
+
 test('running out of inotify watches: the watcher says so, polls, and updates keep arriving', async () => {
   const r = await rig('auto', 100);
   try {

@@ -1,7 +1,8 @@
 // How the watcher drives chokidar (watch.ts): the options it is opened with,
-// and the one event of its scan that names no change.
+// the one event of its scan that names no change, and which folders it watches.
 import { watch, type FSWatcher, type MatchFunction } from 'chokidar';
 import type { Stats } from 'node:fs';
+import { underRoot } from '../discover/rules.js';
 
 /** A chokidar instance on `root`: folders only (their watches name every entry) unless polling, symlinks never followed. */
 export function openChokidar(root: string, ignored: MatchFunction, polling: boolean, pollMs = 500): FSWatcher {
@@ -38,3 +39,17 @@ export const isWatchLimitError = (e: unknown): boolean => {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOSPC' || code === 'EMFILE';
 };
+
+/**
+ * Whether chokidar watches folder `abs` (or has begun to: it holds the name from before its first read). Read from
+ * `_watched`, the map its own getWatched() copies (declared in its types; chokidar is pinned in package.json):
+ * getWatched() sorts every folder's children, 9.5 ms on 5,582 folders, and this is asked after a folder's saves.
+ */
+export function isWatched(fsw: FSWatcher, abs: string): boolean {
+  return fsw._watched.has(abs);
+}
+
+/** The folders chokidar watches (absolute paths); the root's parent, which chokidar holds too, left out. */
+export function watchedFolders(fsw: FSWatcher, root: string): string[] {
+  return [...fsw._watched.keys()].filter((dir) => dir === root || underRoot(root, dir) !== null);
+}

@@ -2,7 +2,9 @@
 // before it has read and watched it, so a file written there in between is
 // named by no event; the watcher therefore walks each new folder again a fixed
 // time after it was reported (its watch is surely in place by then). Unchanged
-// files cost a stat each, off the save path.
+// files cost a stat each, off the save path. The same timer hands the folders
+// listed again after chokidar's re-read window (watch/additions.ts), each
+// queued once until it is handed (`once`).
 
 /**
  * When, after chokidar reports a new folder, it is walked again. chokidar reads
@@ -41,25 +43,35 @@ export class Rechecks {
   /** One queue per delay, each in the order its folders were reported, so each is already in due order. */
   private readonly queues: Array<Array<[number, string]>>;
   private timer: { cancel(): void } | null = null;
+  /** The folders in each queue (read only when `once`). */
+  private readonly queued: Array<Set<string>>;
   /** When the armed timer fires: a folder due earlier (a short delay after a long one) re-arms it. */
   private armedFor = Infinity;
+  /** `once`: a folder already waiting in a queue is not queued there again (its turn comes after this call anyway). */
   constructor(
     private readonly hand: (paths: string[]) => void,
     private readonly delays: readonly number[] = NEW_FOLDER_RECHECKS_MS,
     private readonly slack = RECHECK_SLACK_MS,
     private readonly timers: Timers = realTimers,
+    private readonly once = false,
   ) {
     this.queues = delays.map(() => []);
+    this.queued = delays.map(() => new Set());
   }
 
   add(rel: string): void {
     const now = this.timers.now();
-    this.delays.forEach((ms, i) => this.queues[i].push([now + ms, rel]));
+    this.delays.forEach((ms, i) => {
+      if (this.once && this.queued[i].has(rel)) return;
+      this.queued[i].add(rel);
+      this.queues[i].push([now + ms, rel]);
+    });
     this.arm();
   }
 
   clear(): void {
     for (const q of this.queues) q.length = 0;
+    for (const s of this.queued) s.clear();
     this.disarm();
   }
 
@@ -81,11 +93,11 @@ export class Rechecks {
       this.armedFor = Infinity;
       const until = this.timers.now() + this.slack;
       const paths: string[] = [];
-      for (const q of this.queues) {
+      this.queues.forEach((q, i) => {
         let n = 0;
         while (n < q.length && q[n][0] <= until) n++;
-        for (const [, rel] of q.splice(0, n)) paths.push(rel);
-      }
+        for (const [, rel] of q.splice(0, n)) { paths.push(rel); this.queued[i].delete(rel); }
+      });
       this.hand(paths);
       this.arm();
     });

@@ -7,16 +7,19 @@
 // busier the machine, the wider it is (CI, under load: a save in a re-cloned
 // root's `email/` never reached the index). So after each full re-walk the
 // watcher lists the folders it watches and adds the subfolders missing from
-// the watch (watch.ts, watchMissed): a readdir per watched folder, no stat,
+// the watch (watch/additions.ts, lookBelow): a readdir per watched folder, no stat,
 // after the re-walk's turn in the write queue (it holds no write back).
 // chokidar meets a folder made while it runs the same way (reads it, then
 // watches it: a checkout's nested folders), so each new folder's subtree is
 // looked at again when the watcher walks it again (watch/rechecks.ts).
+// chokidar's throttle forgets a change the same way (watch/additions.ts): a
+// folder touched by a rename is listed again after chokidar's window.
 import type { FSWatcher } from 'chokidar';
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { underRoot } from '../discover/rules.js';
+import { isWatched, watchedFolders } from './chokidar.js';
 
 /** Folders listed at once: libuv's thread pool (4 threads) kept busy, not flooded. */
 const LISTINGS_AT_ONCE = 8;
@@ -24,10 +27,8 @@ const LISTINGS_AT_ONCE = 8;
 /** A folder's entry as the watcher's `ignored` judges it (a Dirent answers what a Stats does). */
 export type EntryKind = Pick<Dirent, 'isDirectory' | 'isSymbolicLink' | 'isFile'>;
 
-/** The folders chokidar watches (absolute paths); the root's parent, which chokidar lists too, left out. */
-export function watchedFolders(fsw: FSWatcher, root: string): string[] {
-  return Object.keys(fsw.getWatched()).filter((dir) => dir === root || underRoot(root, dir) !== null);
-}
+/** Which watched folders are listed (relative to the root): all, those at or below `below`, or exactly those `at`. */
+export type LookScope = { below?: readonly string[]; at?: readonly string[] };
 
 /**
  * The folders found missing from the watch, each added once: one that chokidar
@@ -47,18 +48,20 @@ export class MissedFolders {
   }
 
   /**
-   * The subfolders of the folders chokidar watches (all, or those at or below
-   * the folders `under`, relative to the root) that are not watched themselves,
-   * that `ignored` lets in and that were not found before, relative to the
-   * root, sorted. Links are chokidar's to judge (it never follows them); a
-   * folder gone meanwhile is skipped.
+   * The subfolders of the watched folders in `scope` that are not watched
+   * themselves, that `ignored` lets in and that were not found before, relative
+   * to the root, sorted. Links are chokidar's to judge (it never follows them);
+   * a folder gone meanwhile is skipped.
    */
-  async find(fsw: FSWatcher, ignored: (abs: string, entry: EntryKind) => boolean, under?: readonly string[]): Promise<string[]> {
+  async find(fsw: FSWatcher, ignored: (abs: string, entry: EntryKind) => boolean, scope: LookScope = {}): Promise<string[]> {
     const { root } = this;
-    const watched = new Set(watchedFolders(fsw, root));
-    for (const rel of this.added) if (watched.has(join(root, rel))) this.added.delete(rel);
-    const tops = under?.map((rel) => join(root, rel));
-    const dirs = [...watched].filter((dir) => !tops || tops.some((top) => dir === top || dir.startsWith(`${top}/`)));
+    for (const rel of this.added) if (isWatched(fsw, join(root, rel))) this.added.delete(rel);
+    let dirs: string[];
+    if (scope.at) dirs = scope.at.map((rel) => join(root, rel)).filter((dir) => isWatched(fsw, dir));
+    else {
+      const tops = scope.below?.map((rel) => join(root, rel));
+      dirs = watchedFolders(fsw, root).filter((dir) => !tops || tops.some((top) => dir === top || dir.startsWith(`${top}/`)));
+    }
     const missed: string[] = [];
     const look = async (): Promise<void> => {
       for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
@@ -67,17 +70,19 @@ export class MissedFolders {
         for (const e of entries) {
           const abs = join(dir, e.name);
           const rel = underRoot(root, abs)!;
-          if (e.isDirectory() && !watched.has(abs) && !this.added.has(rel) && !ignored(abs, e)) missed.push(rel);
+          if (e.isDirectory() && !isWatched(fsw, abs) && !this.added.has(rel) && !ignored(abs, e)) {
+            missed.push(rel);
+            this.added.add(rel); // at once: a look running beside this one does not find it too
+          }
         }
       }
     };
     await Promise.all(Array.from({ length: LISTINGS_AT_ONCE }, look));
-    for (const rel of missed) this.added.add(rel);
     return missed.sort();
   }
 }
 
-/** The log line that names them (the first five). */
-export function missedLine(rels: string[]): string {
-  return `watcher: ${rels.length} folder(s) made while chokidar scanned their parent were not watched; watching them now: ${rels.slice(0, 5).join(' ')}${rels.length > 5 ? ` +${rels.length - 5}` : ''}`;
+/** The log line that names them (the first five): made while chokidar scanned their parent, or re-read it (its throttle forgot them). */
+export function missedLine(rels: string[], when: 'scanned' | 're-read' = 'scanned'): string {
+  return `watcher: ${rels.length} folder(s) made while chokidar ${when} their parent were not watched; watching them now: ${rels.slice(0, 5).join(' ')}${rels.length > 5 ? ` +${rels.length - 5}` : ''}`;
 }
