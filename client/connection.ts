@@ -230,12 +230,18 @@ const DAEMON_NODE_FLAGS = ['--max-semi-space-size=4'];
  */
 const DAEMON_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
 
-/** Spawns `node <dist>/daemon/main.js --repo ROOT [ARGS]` detached, its output appended to daemon.log. */
+/** The daemon's command line `node <dist>/daemon/main.js --repo ROOT [ARGS]` and environment, as a start spawns it (a bench may run it under a profiler). */
+export function daemonCommand(root: string, env: NodeJS.ProcessEnv, args: string[]): { argv: string[]; env: NodeJS.ProcessEnv } {
+  return { argv: [process.execPath, ...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root, ...args], env: { ...DAEMON_MALLOC_ENV, ...env } };
+}
+
+/** Spawns the daemon (daemonCommand) detached, its output appended to daemon.log. */
 function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv, args: string[]): ChildProcess {
   const fd = openSync(files(stateDir).log, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root, ...args], {
-      detached: true, stdio: ['ignore', fd, fd], env: { ...DAEMON_MALLOC_ENV, ...env }, cwd: root,
+    const cmd = daemonCommand(root, env, args);
+    const child = spawn(cmd.argv[0], cmd.argv.slice(1), {
+      detached: true, stdio: ['ignore', fd, fd], env: cmd.env, cwd: root,
     });
     child.unref();
     return child;

@@ -21,9 +21,13 @@
 // (heap-retained.ts reads them; taking one leaves ~200 MB more in malloc's
 // heap, so the rows after it are not comparable); --against DIST runs
 // another build's daemon (main's dist/, say) under the same drive; --smaps prints the last round's anonymous
-// memory by kind of mapping (smaps.ts); --idle S adds a row after S seconds idle.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+// memory by kind of mapping (smaps.ts); --idle S adds a row after S seconds idle;
+// --heaptrack FILE starts the daemon under heaptrack (this build's daemon only,
+// not --against's) and writes its record to FILE.zst (read it with
+// `heaptrack_print`; the daemon is slower under it, so its rows are not
+// comparable).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,7 +41,7 @@ import { drawQueries } from './queries.js';
 import { smapsByKind } from './smaps.js';
 import { printGrid } from './table.js';
 
-const USAGE = `usage: edit-memory [--rounds N (6)] [--share F (0.3)] [--mode edit|checkout] [--queries N (100)] [--idle S] [--snapshots DIR] [--smaps] [--against OTHER/dist]`;
+const USAGE = `usage: edit-memory [--rounds N (6)] [--share F (0.3)] [--mode edit|checkout] [--queries N (100)] [--idle S] [--snapshots DIR] [--smaps] [--heaptrack FILE] [--against OTHER/dist]`;
 const args = process.argv.slice(2);
 if (args.includes('--help')) { console.log(USAGE); process.exit(0); }
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -47,6 +51,8 @@ const mode = opt('--mode') ?? 'edit';
 const nQueries = Number(opt('--queries') ?? 100);
 const idleS = opt('--idle') === undefined ? 0 : Number(opt('--idle'));
 const snapshots = opt('--snapshots');
+const heaptrackOut = opt('--heaptrack');
+if (heaptrackOut && opt('--against')) { console.error('--heaptrack runs this build\'s daemon only, not --against\'s'); process.exit(2); }
 if (!(rounds >= 1) || !(share > 0 && share <= 1) || !['edit', 'checkout'].includes(mode) || !(nQueries >= 0) || !(idleS >= 0)) {
   console.error(USAGE);
   process.exit(2);
@@ -54,7 +60,7 @@ if (!(rounds >= 1) || !(share > 0 && share <= 1) || !['edit', 'checkout'].includ
 const here = fileURLToPath(new URL('.', import.meta.url));
 // --against DIST: the daemon is another build's (e.g. main's dist/), started through that build's client.
 const against = opt('--against');
-const { connect, daemonStop } = (await import(against ? pathToFileURL(join(resolve(against), 'client', 'connection.js')).href : '../../client/connection.js')) as typeof import('../../client/connection.js');
+const { connect, daemonCommand, daemonStop } = (await import(against ? pathToFileURL(join(resolve(against), 'client', 'connection.js')).href : '../../client/connection.js')) as typeof import('../../client/connection.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mb = (x: number) => (x / 1e6).toFixed(1);
 
@@ -98,6 +104,28 @@ function massChange(marker: string): number {
   return pick.length;
 }
 
+/**
+ * Starts the daemon under heaptrack (`heaptrack -o OUT node … daemon/main.js`,
+ * the command and environment a start uses: daemonCommand), its output in the
+ * daemon's log; resolves to heaptrack's exit, which follows the daemon's.
+ * heaptrack's attach (-p) crashed the daemon, so it records from the start.
+ */
+function startUnderHeaptrack(out: string, daemonEnv: NodeJS.ProcessEnv): Promise<unknown> {
+  const cmd = daemonCommand(root, daemonEnv, ['--idle-timeout', '3h']);
+  const fd = openSync(stateFiles(stateDirFor(root)).log, 'a', 0o600);
+  const ht = spawn('heaptrack', ['-o', resolve(out), ...cmd.argv], { stdio: ['ignore', fd, fd], env: cmd.env, cwd: root });
+  closeSync(fd);
+  return new Promise((done) => ht.once('exit', done));
+}
+
+/** Connects to the daemon started by startUnderHeaptrack once it has written daemon.json. */
+async function connectStarted(daemonEnv: NodeJS.ProcessEnv): Promise<Client> {
+  for (let tries = 0; ; tries++) {
+    try { return await connect(root, { env: daemonEnv }); } catch (e) { if (tries > 1500) throw e; }
+    await sleep(200);
+  }
+}
+
 /** Files in the tree that the index leaves out (too large), so its count is the tree's less these. */
 let leftOut = 0;
 
@@ -123,7 +151,9 @@ console.error(`[edits] ${c.files.length} files, ${mb(c.bytes)} MB in ${root}; in
 try {
   const built = spawnSync(process.execPath, [join(here, 'index-child.js'), root], { env, encoding: 'utf8', maxBuffer: 16 << 20 });
   if (built.status !== 0) throw new Error(`index failed: ${built.stderr}`);
-  const client = await connect(root, { autoStart: true, env: { ...env, ...INSPECTED }, startTimeoutMs: 300_000 });
+  const daemonEnv = { ...env, ...INSPECTED };
+  const heaptrackExit = heaptrackOut ? startUnderHeaptrack(heaptrackOut, daemonEnv) : undefined;
+  const client = heaptrackOut ? await connectStarted(daemonEnv) : await connect(root, { autoStart: true, env: daemonEnv, startTimeoutMs: 300_000 });
   const log = stateFiles(stateDirFor(root)).log;
   const q = JSON.parse(JSON.stringify(drawQueries(c, nQueries))) as ReturnType<typeof drawQueries>;
   const queryPass = async () => {
@@ -189,6 +219,7 @@ try {
   } finally {
     await client.close();
     await daemonStop(root, { env });
+    await heaptrackExit;
   }
 } finally {
   rmSync(home, { recursive: true, force: true });
