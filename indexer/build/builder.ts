@@ -22,6 +22,7 @@ import type { ParseResult, ParseTask } from './messages.js';
 import { readVettedText } from './parse-worker.js';
 import { defaultWorkers, EarlyWorkers, parseAll } from './pool.js';
 import { lookAndRead } from './settled-read.js';
+import { ReadSlabs } from './read-slabs.js';
 import { walkUntilSettled, type SettleWalks } from './settled-walk.js';
 import { isPackageInit } from '../python/modules.js';
 import type { PyImport, TsImport } from '../model.js';
@@ -334,8 +335,10 @@ export class Builder {
     const toParse: WalkedTask[] = [];
     /** Folders walked (or dropped) by this update: a folder under one of them is covered. Files named on their own are still checked by hash. */
     const folders: string[] = [];
+    // The bytes read here live until the commit below: in slabs, off malloc's main heap (read-slabs.ts).
+    const slabs = new ReadSlabs();
     for (const path of clean) {
-      const { entry, result } = await lookAndRead(this.root, rules, path, store.fileByPath(path)?.hash, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes });
+      const { entry, result } = await lookAndRead(this.root, rules, path, store.fileByPath(path)?.hash, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes, slabs });
       // Below a folder this update walked, the walk has recorded it already (a deep chain names hundreds of such paths).
       if (!folders.some((d) => isUnder(path, d))) await this.noteLeftOut(rules, path, entry);
       if (entry !== null && entry !== 'gone') {
@@ -369,7 +372,7 @@ export class Builder {
         for (const f of under) results.push({ path: f, kind: 'gone' });
       }
     }
-    for (const [slot, res] of await parseWalked(toParse, this.maxBytes, this.workerCount, this.opts.compileCache ?? null)) results[slot] = res;
+    for (const [slot, res] of await parseWalked(toParse, this.maxBytes, this.workerCount, this.opts.compileCache ?? null, slabs)) results[slot] = res;
     // The last word per path wins (a folder walk may repeat a path also given alone).
     const byPath = new Map<string, ParseResult>();
     for (const r of results) byPath.set(r.path, r);

@@ -4,6 +4,7 @@
 import type { ParseResult, ParseTask } from './messages.js';
 import { parseOne } from './parse-worker.js';
 import { parseAll } from './pool.js';
+import type { ReadSlabs } from './read-slabs.js';
 import { Slices } from './slices.js';
 
 /** From this many files on, the pool: starting its workers costs tens of ms, parsing this many here costs more. */
@@ -12,8 +13,8 @@ export const POOL_FILES = 200;
 /** A file to parse, and the place its result takes among the update's results. */
 export interface WalkedTask { slot: number; task: ParseTask & { size: number } }
 
-/** Each task's result, by its slot. */
-export async function parseWalked(toParse: readonly WalkedTask[], maxBytes: number, workers: number, compileCache: string | null): Promise<Map<number, ParseResult>> {
+/** Each task's result, by its slot (`slabs`: where those parsed on this thread keep their bytes). */
+export async function parseWalked(toParse: readonly WalkedTask[], maxBytes: number, workers: number, compileCache: string | null, slabs?: ReadSlabs): Promise<Map<number, ParseResult>> {
   const out = new Map<number, ParseResult>();
   if (toParse.length >= POOL_FILES) {
     const slotOf = new Map(toParse.map((p) => [p.task.path, p.slot]));
@@ -26,7 +27,7 @@ export async function parseWalked(toParse: readonly WalkedTask[], maxBytes: numb
   const slices = new Slices();
   for (const { slot, task } of toParse) {
     await slices.next();
-    out.set(slot, parseOne(task, maxBytes));
+    out.set(slot, parseOne(task, maxBytes, slabs));
   }
   return out;
 }

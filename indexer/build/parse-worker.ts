@@ -16,6 +16,7 @@ import { isTsJsPath } from '../typescript/paths.js';
 import { decodeText, splitLines } from '../text.js';
 import { BucketCollector, encodeBuckets } from '../store/trigrams.js';
 import type { TsExtract } from '../model.js';
+import type { ReadSlabs } from './read-slabs.js';
 import type { Lang, ParseRequest, ParseResult, ParseTask, ParseWorkerData } from './messages.js';
 
 const collector = new BucketCollector();
@@ -41,7 +42,14 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * between the look and the read) is 'replaced', and is not read either: the
  * caller looks again (settled-read.ts) or keeps what it had.
  */
-function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: number): ReadOutcome {
+/** Byte arrays of a given size, not zeroed: a fresh Buffer each by default, or cut from an update's slabs (read-slabs.ts). */
+export type Alloc = (size: number) => Uint8Array;
+const ownBuffer: Alloc = (size) => Buffer.allocUnsafe(size);
+
+/** The first bytes of the file being read, sniffed before the rest is read: one per thread, reused (reads are synchronous). */
+const sniff = Buffer.allocUnsafe(BINARY_SNIFF_BYTES);
+
+function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: number, alloc: Alloc = ownBuffer): ReadOutcome {
   let fd: number;
   try { fd = openSync(abs, OPEN_FLAGS); } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -56,11 +64,10 @@ function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: 
     if (!st.isFile()) return { kind: 'gone' };
     if (st.size > maxBytes) return { kind: 'too_large', size: st.size, mtimeMs: st.mtimeMs };
     // Sniff first, so big binaries (.pyc, .so) cost one small read.
-    const head = Buffer.allocUnsafe(Math.min(st.size, BINARY_SNIFF_BYTES));
-    const got = readSync(fd, head, 0, head.length, 0);
-    if (isBinary(head.subarray(0, got))) return { kind: 'binary', size: st.size, mtimeMs: st.mtimeMs };
-    const bytes = Buffer.allocUnsafe(st.size);
-    head.copy(bytes, 0, 0, got);
+    const got = readSync(fd, sniff, 0, Math.min(st.size, BINARY_SNIFF_BYTES), 0);
+    if (isBinary(sniff.subarray(0, got))) return { kind: 'binary', size: st.size, mtimeMs: st.mtimeMs };
+    const bytes = alloc(st.size);
+    bytes.set(sniff.subarray(0, got));
     let pos = got;
     while (pos < st.size) {
       const n = readSync(fd, bytes, pos, st.size - pos, pos);
@@ -99,8 +106,9 @@ export function languageOf(path: string): Lang {
   return isPythonPath(path) ? 'py' : isTsJsPath(path) ? 'ts' : null;
 }
 
-export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
-  const r = readSmart(task.abs, task, maxBytes);
+/** Reads and parses one file; `slabs`: where its text and buckets are kept (an update's reads on the main thread), else arrays of their own. */
+export function parseOne(task: ParseTask, maxBytes: number, slabs?: ReadSlabs): ParseResult {
+  const r = readSmart(task.abs, task, maxBytes, slabs ? (size) => slabs.alloc(size) : ownBuffer);
   if (r.kind === 'gone' || r.kind === 'replaced') return { path: task.path, kind: r.kind };
   if (r.kind !== 'text') return { path: task.path, kind: 'excluded', reason: r.kind, size: r.size, mtimeMs: r.mtimeMs };
   const hash = createHash('sha1').update(r.bytes).digest('hex');
@@ -108,7 +116,7 @@ export function parseOne(task: ParseTask, maxBytes: number): ParseResult {
   const text = decodeText(r.bytes);
   const lines = splitLines(text);
   for (const line of lines) collector.addLine(line.toLowerCase());
-  const tri = encodeBuckets(collector.take());
+  const tri = slabs ? slabs.copy(encodeBuckets(collector.take())) : encodeBuckets(collector.take());
   const lang = languageOf(task.path);
   const extract = lang === 'py' ? extractPython(text) : lang === 'ts' ? extractTsOrNothing(text, task.path) : null;
   return {

@@ -11,18 +11,19 @@ import type { RepoRules } from '../discover/rules.js';
 import { checkPath, type WalkEntry } from '../discover/walk.js';
 import type { ParseResult } from './messages.js';
 import { parseOne } from './parse-worker.js';
+import type { ReadSlabs } from './read-slabs.js';
 
 /** Looks and reads made while the file keeps being replaced between the two. */
 const ATTEMPTS = 3;
 
 /** The walk's decision for `path` and, when it is an indexable file, its read (`knownHash`: the indexed content's hash). */
 export async function lookAndRead(
-  root: string, rules: RepoRules, path: string, knownHash: string | undefined, opts: { maxFileBytes?: number; maxBytes: number },
+  root: string, rules: RepoRules, path: string, knownHash: string | undefined, opts: { maxFileBytes?: number; maxBytes: number; slabs?: ReadSlabs },
 ): Promise<{ entry: WalkEntry | null | 'gone'; result?: ParseResult }> {
   for (let attempt = 1; ; attempt++) {
     const entry = await checkPath(root, rules, path, { maxFileBytes: opts.maxFileBytes });
     if (entry === null || entry === 'gone') return { entry };
-    const result = parseOne({ path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash }, opts.maxBytes);
+    const result = parseOne({ path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash }, opts.maxBytes, opts.slabs);
     if (result.kind !== 'replaced' || attempt >= ATTEMPTS) return { entry, result };
   }
 }
