@@ -27,6 +27,13 @@ type ReadOutcome =
   | { kind: 'gone' }
   | { kind: 'replaced' };
 
+/** Byte arrays of a given size, not zeroed: a fresh Buffer each by default, or cut from an update's slabs (read-slabs.ts). */
+export type Alloc = (size: number) => Uint8Array;
+const ownBuffer: Alloc = (size) => Buffer.allocUnsafe(size);
+
+/** The first bytes of the file being read, sniffed before the rest is read: one per thread, reused (reads are synchronous). */
+const sniff = Buffer.allocUnsafe(BINARY_SNIFF_BYTES);
+
 /**
  * No final symlink is followed (a link renamed over a vetted file fails with
  * ELOOP), and a fifo swapped in cannot block the open.
@@ -42,13 +49,6 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * between the look and the read) is 'replaced', and is not read either: the
  * caller looks again (settled-read.ts) or keeps what it had.
  */
-/** Byte arrays of a given size, not zeroed: a fresh Buffer each by default, or cut from an update's slabs (read-slabs.ts). */
-export type Alloc = (size: number) => Uint8Array;
-const ownBuffer: Alloc = (size) => Buffer.allocUnsafe(size);
-
-/** The first bytes of the file being read, sniffed before the rest is read: one per thread, reused (reads are synchronous). */
-const sniff = Buffer.allocUnsafe(BINARY_SNIFF_BYTES);
-
 function readSmart(abs: string, vetted: { dev: number; ino: number }, maxBytes: number, alloc: Alloc = ownBuffer): ReadOutcome {
   let fd: number;
   try { fd = openSync(abs, OPEN_FLAGS); } catch (err) {
