@@ -41,8 +41,8 @@ symlinkSync(join(repo, '.venv', 'lib'), join(outside, 'lib'));
 const env = { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9', NO_COLOR: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
 interface Run { code: number | null; stdout: string; stderr: string }
-function evidex(args: string[], cwd: string): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env });
+function evidex(args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env): Run {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: runEnv });
   assert.is(r.status, 0, `evidex ${args.join(' ')} in ${cwd}: ${r.stderr}`);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -92,6 +92,24 @@ test('a negated pattern under an ignored folder, a nested .gitignore, .git/info/
   assert.equal(checkIgnore('build/keep').at, '.gitignore:4');
   assert.equal(checkIgnore('pkg/generated/sub').at, 'pkg/.gitignore:1');
   assert.equal(checkIgnore('scratch/notes').at, '.git/info/exclude:1');
+});
+
+test('ignore files outside a subfolder root are named from it: .git/info/exclude through ../, the global excludes file from ~/, no machine path', () => {
+  const top = tempDir('left-out-top');
+  const user = tempDir('left-out-user');
+  write(top, { 'app/src/a.py': 'A = 1\n', 'app/scratch/s.py': 'class S:\n    pass\n', 'app/cache/c.py': 'class C:\n    pass\n' });
+  git(top, ['init', '-q']);
+  write(top, { '.git/info/exclude': '# mine\nscratch/\n' });
+  write(user, { '.config/git/ignore': 'cache/\n' });
+  const userEnv: NodeJS.ProcessEnv = { ...env, HOME: user };
+  delete userEnv.XDG_CONFIG_HOME;
+  const app = join(top, 'app');
+  assert.is(git(top, ['check-ignore', '-v', '--no-index', 'app/cache/c.py'], { HOME: user, XDG_CONFIG_HOME: '' }).split('\t')[0], `${user}/.config/git/ignore:1:cache/`);
+  const scratch = evidex(['symbol', 'S', '--repo', app], join(app, 'scratch'), userEnv);
+  assert.equal(notes(scratch), ['note: . (scratch) is not indexed: ../.git/info/exclude:2 ignores "scratch/"; to index it as a tree of its own: evidex symbol S --repo .']);
+  const cache = evidex(['symbol', 'C', '--repo', app], join(app, 'cache'), userEnv);
+  assert.equal(notes(cache), ['note: . (cache) is not indexed: ~/.config/git/ignore:1 ignores "cache/"; to index it as a tree of its own: evidex symbol C --repo .']);
+  evidex(['daemon', 'stop', '--repo', app], top, userEnv);
 });
 
 test('an .evidexignore rule: its file and line (git knows nothing of it)', () => {

@@ -6,8 +6,10 @@
 // never ignores a tracked file). Gathered once per load with a few read-only
 // git commands; the matching itself stays in-process (gitignore.ts), so the
 // watcher's per-file decisions cost no process.
+import { realpathSync } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { gitEnv, runGit } from '../../local/git.js';
 import { asciiLower } from './glob.js';
 import { parseIgnoreFile, type IgnorePattern } from './gitignore.js';
@@ -134,4 +136,28 @@ export async function loadGitSources(realRoot: string): Promise<GitSources | nul
     }
   }
   return { prefix, outer, global, ignoreCase, tracked, trackedDirs, files: { gitDir, commonDir, excludesFile }, globalTexts };
+}
+
+/**
+ * An ignore file git reads (`abs`, a real path) named as a person types it
+ * from the root (`realRoot`, `prefix` below the work tree's top), as the
+ * .gitignore files above the root are (`../.gitignore`): through `../` when it
+ * lies in the work tree (`../../.git/info/exclude` from a subfolder root),
+ * from `~/` under the home folder (a global excludes file, a linked work
+ * tree's common git folder), and whole only when nothing else names it.
+ */
+export function ignoreFileFromRoot(realRoot: string, prefix: string, abs: string): string {
+  const top = prefix === '' ? realRoot : join(realRoot, ...prefix.split('/').map(() => '..'));
+  const posix = (p: string): string => (sep === '/' ? p : p.split(sep).join('/'));
+  if (!relative(top, abs).startsWith('..')) return posix(relative(realRoot, abs));
+  for (const home of homeFolders()) {
+    if (abs.startsWith(`${home}/`)) return `~/${posix(abs.slice(home.length + 1))}`;
+  }
+  return abs;
+}
+
+/** The home folder as named and as its real path (git reads a global file through either). */
+function homeFolders(): string[] {
+  const home = process.env.HOME || homedir();
+  try { return [...new Set([realpathSync(home), home])].filter((h) => h !== '/'); } catch { return home === '/' ? [] : [home]; }
 }

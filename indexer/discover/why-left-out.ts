@@ -12,7 +12,7 @@ import { matchingPattern, type IgnorePattern } from './gitignore.js';
 import { isPathTooLong } from './path-limits.js';
 import { inGitDir, parentOf, type RepoRules } from './rules.js';
 
-/** The rule that decided, as `git check-ignore -v` names it: the file (root-relative, or absolute above the work tree), its line, the pattern as written. */
+/** The rule that decided, as `git check-ignore -v` names it: the file (root-relative; above the root as ignoreFileFromRoot names it), its line, the pattern as written. */
 export interface DecidingRule { file: string; line: number; pattern: string }
 
 /**
