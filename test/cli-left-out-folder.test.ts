@@ -6,7 +6,9 @@
 // folder, says why in one line — the rule as `git check-ignore -v` names it —
 // and what to type to index the folder as a tree of its own; that command,
 // typed there, finds what the first did not. --json keeps the tools' note,
-// root-relative. A hostile folder name never reaches the terminal raw.
+// root-relative, and the same as fields (left_out_folder), which the command
+// line reads, never the note's text. A hostile folder name never reaches the
+// terminal raw.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,11 +69,26 @@ test('from an ignored .venv: the rule as git check-ignore -v names it, and the c
   evidex(['daemon', 'stop', '--repo', '.'], cwd);
 });
 
-test('--path-prefix from the top, --all dropped from the command typed again, --json keeps the tools\' root-relative note', () => {
+test('--path-prefix from the top, --all dropped from the command typed again, --json keeps the tools\' root-relative note and its fields', () => {
   const r = evidex(['search', 'Session', '--path-prefix', '.venv/lib'], repo);
   assert.equal(notes(r), ['note: .venv/lib is not indexed: .gitignore:3 ignores ".venv/"; to index it as a tree of its own: evidex search Session --repo .venv/lib']);
-  const j = JSON.parse(evidex(['symbol', 'Session', '--json'], join(repo, '.venv/lib')).stdout) as { notes: string[] };
+  const j = JSON.parse(evidex(['symbol', 'Session', '--json'], join(repo, '.venv/lib')).stdout) as { notes: string[]; left_out_folder: unknown };
   assert.equal(j.notes, ['path_prefix ".venv/lib/" is not indexed: .gitignore:3 ignores ".venv/"']);
+  assert.equal(j.left_out_folder, { path_prefix: '.venv/lib/', reason: 'ignored', why: '.gitignore:3 ignores ".venv/"', note: 0 });
+  const wt = JSON.parse(evidex(['importers', 'requests', '--json', '--path-prefix', 'wt/src'], repo).stdout) as { left_out_folder: unknown };
+  assert.equal(wt.left_out_folder, { path_prefix: 'wt/src/', reason: 'worktree', why: '"wt/" is a work tree of this repository, left out as git status leaves it', note: 0 });
+});
+
+test('the command line reads the field, not the note\'s words: its line comes from left_out_folder, and a note worded alike without one is printed as a note', async () => {
+  const { noteLines } = await import('../client/commands/tool-command.js');
+  const place = { here: 'a/', root: { path: '/r' }, shown: (p: string) => (p.startsWith('a/') ? p.slice(2) || '.' : `../${p}`) };
+  const plain = (s: { plain: string }) => s.plain;
+  const out = { path_prefix: 'a/', reason: 'ignored' as const, why: 'x:1 ignores "a/"', note: 1 };
+  const argv = ['symbol', 'S'];
+  assert.equal(noteLines({ notes: ['first', 'the model\'s words, whatever they are'], left_out_folder: out }, place, argv).map(plain),
+    ['note: first', 'note: . (a) is not indexed: x:1 ignores "a/"; to index it as a tree of its own: evidex symbol S --repo .']);
+  assert.equal(noteLines({ notes: ['path_prefix "a/" is not indexed: x:1 ignores "a/"'] }, place, argv).map(plain), ['note: --path-prefix "a/" is not indexed: x:1 ignores "a/"']);
+  assert.equal(noteLines({ notes: ['n'], left_out_folder: { ...out, reason: 'gitDir', note: 0 } }, place, argv).map(plain), ['note: . (a) is not indexed: x:1 ignores "a/"']);
 });
 
 test('index --unresolved with a --path-prefix that is a left-out folder: the same line, its command typed again', () => {

@@ -11,7 +11,7 @@ import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '.
 import { formatLeftOut, formatTsImports } from '../daemon-report.js';
 import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, unnamedRoot, UsageError } from '../command.js';
 import { Refusal } from '../errors.js';
-import { COLOR, formatNote, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
+import { COLOR, noteLines, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
 
 const USAGE = 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--path-prefix P] [--color WHEN]';
 
@@ -116,8 +116,7 @@ ${size}  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFi
         const listed = formatUnresolved(s.unresolved, { shown }, prefix);
         if (listed) outScreen(p).line(listed);
         stderr().line(formatUnresolvedFooter(s.unresolved, reasons, prefix === undefined ? undefined : shown(prefix)));
-        const { leftOutFolderNote } = await import('../left-out-folder.js');
-        for (const note of s.unresolved.notes ?? []) stderr().line(leftOutFolderNote(note, place, process.argv.slice(2)) ?? formatNote(note));
+        for (const note of noteLines(s.unresolved, place)) stderr().line(note);
       }
     }
     return 0;
