@@ -113,6 +113,12 @@ export interface IndexHandle {
    */
   unresolvedImports(q: UnresolvedQuery): Promise<UnresolvedImports>;
   /**
+   * Whether `folder` (root-relative, with its "/": where `evidex index` was
+   * typed) is a folder the rules leave out as a whole, and why, as a tool
+   * answer's `left_out_folder` says it (query/prefix-note.ts); null when they keep it.
+   */
+  leftOutFolder(folder: string): Promise<Omit<LeftOutFolder, 'note'> | null>;
+  /**
    * The paths a change of ignore patterns can flip: every indexed file, and
    * every entry the walks left out as ignored (a folder once). The watcher
    * re-checks those whose verdict changed instead of re-walking the tree.

@@ -211,6 +211,16 @@ export interface LeftOutParams {
   limit?: number;
 }
 
+export interface RefreshParams {
+  /**
+   * The folder the refresh was asked from (root-relative, with its "/"):
+   * when the index leaves it out as a whole, the answer's `left_out_folder`
+   * says so and why, as a tool answer's does for its path_prefix (`evidex
+   * index` typed in an ignored folder indexes the repository around it).
+   */
+  folder?: string;
+}
+
 export interface UnresolvedParams {
   /** The reasons to list (default: missing and config, the statements that reach nothing and are no package). */
   reasons?: Unresolved[];
@@ -276,7 +286,7 @@ export const Methods = {
   /** The model an `ask` with these settings would use, the daemon's own environment filling in what they leave unset (chat's `/model`); nothing is asked of the model's server. */
   askModel: request<AskModelParams, AskModel>('ask/model'),
   indexStatus: request<NoParams, StatusResult>('index/status'),
-  indexRefresh: request<NoParams, BuildSummary & { generation: number }>('index/refresh'),
+  indexRefresh: request<RefreshParams | undefined, BuildSummary & { generation: number; left_out_folder?: Omit<LeftOutFolder, 'note'> }>('index/refresh'),
   /** Left-out files whose path holds the query (`evidex search` says so): names and reasons, never content. */
   indexLeftOut: request<LeftOutParams, { items: LeftOut[]; total: number }>('index/leftOut'),
   /** TypeScript/JavaScript import statements that resolved nowhere, with why (`evidex index --unresolved`): not a tool, the five are fixed. */

@@ -96,6 +96,28 @@ test('index --unresolved with a --path-prefix that is a left-out folder: the sam
   assert.equal(notes(r), ['note: . (.venv/lib) is not indexed: .gitignore:3 ignores ".venv/"; to index it as a tree of its own: evidex index --unresolved --repo .']);
 });
 
+test('evidex index typed in an ignored folder: indexes the repository around it, as it did, and says so with the command that indexes the folder itself (in-process and through a daemon)', () => {
+  const cwd = join(repo, '.venv/lib/site-packages');
+  const line = 'note: . (.venv/lib/site-packages) is not indexed: .gitignore:3 ignores ".venv/"; to index it as a tree of its own: evidex index --repo .';
+  evidex(['daemon', 'stop', '--repo', repo], repo);
+  const alone = evidex(['index'], cwd);
+  assert.match(alone.stdout, new RegExp(`^indexed ${repo} \\(in-process\\)$`, 'm'));
+  assert.equal(notes(alone), [line]);
+  const json = JSON.parse(evidex(['index', '--json'], cwd).stdout) as { root: string; left_out_folder: unknown };
+  assert.is(json.root, repo);
+  assert.equal(json.left_out_folder, { path_prefix: '.venv/lib/site-packages/', reason: 'ignored', why: '.gitignore:3 ignores ".venv/"' });
+  evidex(['daemon', 'start', '--repo', repo], repo);
+  const served = evidex(['index'], cwd);
+  assert.match(served.stdout, new RegExp(`^indexed ${repo} \\(daemon\\)$`, 'm'));
+  assert.equal(notes(served), [line]);
+  // The command it offers indexes the folder itself; a folder the index keeps, and a root named with --repo, get no note.
+  const own = evidex(['index', '--repo', '.'], cwd);
+  assert.match(own.stdout, new RegExp(`^indexed ${cwd} \\(in-process\\)\\n  files   1 `, 'm'));
+  assert.equal(notes(own), []);
+  assert.equal(notes(evidex(['index'], join(repo, 'src'))), []);
+  assert.equal(notes(evidex(['index', '--repo', repo], cwd)), []);
+});
+
 test('a negated pattern under an ignored folder, a nested .gitignore, .git/info/exclude: each names the rule git names', () => {
   for (const [folder, shown, words] of [
     ['build/keep', 'build/keep', 'ignores "build/"'],

@@ -29,7 +29,7 @@ import { whyFolderLeftOut } from '../discover/why-left-out.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { pathPrefixOf } from './args.js';
 import { withNote, type Note } from './notes.js';
-import type { ToolResult } from './schemas.js';
+import type { LeftOutFolder, ToolResult } from './schemas.js';
 
 /** `result` with the note when it is empty and no indexed file's path starts with `rawPrefix`. */
 export function withPrefixNote(store: Store, rawPrefix: string | undefined, result: ToolResult, rules?: RepoRules): ToolResult {
@@ -58,12 +58,18 @@ function emptyPrefix(store: Store, rawPrefix: string | undefined, total: number)
 export function prefixNote(store: Store, rawPrefix: string | undefined, total: number, rules?: RepoRules): Note | null {
   const prefix = emptyPrefix(store, rawPrefix, total);
   if (prefix === undefined) return null;
-  const out = rules === undefined ? null : whyFolderLeftOut(rules, prefix.replace(/\/$/, ''));
+  const out = rules === undefined ? null : folderLeftOut(rules, prefix);
   // No paths to show from elsewhere: the note names the folder and the rule's file from the root, as git check-ignore does.
-  if (out !== null) return { text: `path_prefix ${JSON.stringify(prefix)} is not indexed: ${out.why}`, paths: [], leftOutFolder: { path_prefix: prefix, ...out } };
+  if (out !== null) return { text: `path_prefix ${JSON.stringify(prefix)} is not indexed: ${out.why}`, paths: [], leftOutFolder: out };
   const near = nearestFolder(store, prefix.replace(/\/$/, ''));
   const text = `nothing in the index is under path_prefix ${JSON.stringify(prefix)}${near === null ? '' : `; did you mean ${JSON.stringify(`${near}/`)}?`}`;
   return { text, paths: near === null ? [prefix] : [prefix, `${near}/`] };
+}
+
+/** Whether the folder `folder` (root-relative, with its "/") is one the rules leave out as a whole, and why (why-left-out.ts); null when they keep it. */
+export function folderLeftOut(rules: RepoRules, folder: string): Omit<LeftOutFolder, 'note'> | null {
+  const out = whyFolderLeftOut(rules, folder.replace(/\/$/, ''));
+  return out === null ? null : { path_prefix: folder, ...out };
 }
 
 /** The indexed folder spelled most like `asked` (by edit distance, then a folder ending in its last part), or null. */
