@@ -118,6 +118,12 @@ test('evidex index typed in an ignored folder: indexes the repository around it,
   assert.equal(notes(evidex(['index', '--repo', repo], cwd)), []);
 });
 
+test('read of a file in an ignored folder: refused with the rule that leaves the folder out, the path as typed here', () => {
+  const r = spawnSync(process.execPath, [BIN, 'read', 'req/sessions.py'], { cwd: join(repo, '.venv/lib/site-packages'), encoding: 'utf8', timeout: 60_000, env });
+  assert.is(r.status, 2, r.stderr);
+  assert.is(r.stderr, 'evidex: not_indexed: "req/sessions.py" is in a folder the index leaves out: .gitignore:3 ignores ".venv/"\n');
+});
+
 test('a negated pattern under an ignored folder, a nested .gitignore, .git/info/exclude: each names the rule git names', () => {
   for (const [folder, shown, words] of [
     ['build/keep', 'build/keep', 'ignores "build/"'],
