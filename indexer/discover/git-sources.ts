@@ -149,7 +149,8 @@ export async function loadGitSources(realRoot: string): Promise<GitSources | nul
 export function ignoreFileFromRoot(realRoot: string, prefix: string, abs: string): string {
   const top = prefix === '' ? realRoot : join(realRoot, ...prefix.split('/').map(() => '..'));
   const posix = (p: string): string => (sep === '/' ? p : p.split(sep).join('/'));
-  if (!relative(top, abs).startsWith('..')) return posix(relative(realRoot, abs));
+  const fromTop = relative(top, abs);
+  if (fromTop !== '..' && !fromTop.startsWith(`..${sep}`) && !isAbsolute(fromTop)) return posix(relative(realRoot, abs));
   for (const home of homeFolders()) {
     if (abs.startsWith(`${home}/`)) return `~/${posix(abs.slice(home.length + 1))}`;
   }
