@@ -139,7 +139,7 @@ test('a negated pattern under an ignored folder, a nested .gitignore, .git/info/
   assert.equal(checkIgnore('scratch/notes').at, '.git/info/exclude:1');
 });
 
-test('ignore files outside a subfolder root are named from it: .git/info/exclude through ../, the global excludes file from ~/, no machine path', () => {
+test('ignore files outside the root are named from it: .git/info/exclude above a subfolder root or beside a work tree through ../, the global excludes file from ~/, no machine path', () => {
   const top = tempDir('left-out-top');
   const user = tempDir('left-out-user');
   write(top, { 'app/src/a.py': 'A = 1\n', 'app/scratch/s.py': 'class S:\n    pass\n', 'app/cache/c.py': 'class C:\n    pass\n' });
@@ -155,6 +155,11 @@ test('ignore files outside a subfolder root are named from it: .git/info/exclude
   const cache = evidex(['symbol', 'C', '--repo', app], join(app, 'cache'), userEnv);
   assert.equal(notes(cache), ['note: . (cache) is not indexed: ~/.config/git/ignore:1 ignores "cache/"; to index it as a tree of its own: evidex symbol C --repo .']);
   evidex(['daemon', 'stop', '--repo', app], top, userEnv);
+  // A work tree of the repository inside it is a root of its own, whose info/exclude is the common git folder's, beside it.
+  write(repo, { 'wt/scratch/w.py': 'class W:\n    pass\n' });
+  const inWorktree = evidex(['symbol', 'W'], join(repo, 'wt/scratch'));
+  assert.equal(notes(inWorktree), ['note: . (scratch) is not indexed: ../.git/info/exclude:1 ignores "scratch/"; to index it as a tree of its own: evidex symbol W --repo .']);
+  evidex(['daemon', 'stop'], join(repo, 'wt'));
 });
 
 test('an .evidexignore rule: its file and line (git knows nothing of it)', () => {

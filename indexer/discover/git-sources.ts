@@ -142,23 +142,42 @@ export async function loadGitSources(realRoot: string): Promise<GitSources | nul
  * An ignore file git reads (`abs`, a real path) named as a person types it
  * from the root (`realRoot`, `prefix` below the work tree's top), as the
  * .gitignore files above the root are (`../.gitignore`): through `../` when it
- * lies in the work tree (`../../.git/info/exclude` from a subfolder root),
- * from `~/` under the home folder (a global excludes file, a linked work
- * tree's common git folder), and whole only when nothing else names it.
+ * lies in the work tree (`../../.git/info/exclude` from a subfolder root) or
+ * beside the root in a folder that does not hold the home folder (a work
+ * tree's common git folder: `../.git/info/exclude` from `.worktrees/x`), from
+ * `~/` under the home folder (a global excludes file), and whole only when
+ * nothing else names it.
  */
 export function ignoreFileFromRoot(realRoot: string, prefix: string, abs: string): string {
   const top = prefix === '' ? realRoot : join(realRoot, ...prefix.split('/').map(() => '..'));
   const posix = (p: string): string => (sep === '/' ? p : p.split(sep).join('/'));
-  const fromTop = relative(top, abs);
-  if (fromTop !== '..' && !fromTop.startsWith(`..${sep}`) && !isAbsolute(fromTop)) return posix(relative(realRoot, abs));
-  for (const home of homeFolders()) {
-    if (abs.startsWith(`${home}/`)) return `~/${posix(abs.slice(home.length + 1))}`;
-  }
-  return abs;
+  const homes = homeFolders();
+  const shared = sharedFolder(realRoot, abs);
+  const holdsHome = (dir: string): boolean => homes.some((h) => h === dir || h.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`));
+  if (within(top, abs) || (shared !== null && !holdsHome(shared))) return posix(relative(realRoot, abs));
+  const home = homes.find((h) => within(h, abs));
+  return home === undefined ? abs : `~/${posix(relative(home, abs))}`;
+}
+
+/** Whether `abs` lies in the folder `dir` (both absolute). */
+function within(dir: string, abs: string): boolean {
+  const rel = relative(dir, abs);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/** The deepest folder holding both absolute paths, or null when that is the file system's root. */
+function sharedFolder(a: string, b: string): string | null {
+  const as = a.split(sep), bs = b.split(sep);
+  let n = 0;
+  while (n < as.length && n < bs.length && as[n] === bs[n]) n++;
+  const shared = as.slice(0, n).join(sep);
+  return shared === '' ? null : shared;
 }
 
 /** The home folder as named and as its real path (git reads a global file through either). */
 function homeFolders(): string[] {
   const home = process.env.HOME || homedir();
-  try { return [...new Set([realpathSync(home), home])].filter((h) => h !== '/'); } catch { return home === '/' ? [] : [home]; }
+  let real = home;
+  try { real = realpathSync(home); } catch { /* named only */ }
+  return [...new Set([real, home])].filter((h) => h !== '/' && h !== '');
 }
