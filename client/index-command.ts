@@ -2,7 +2,7 @@
 // daemon takes, so the two never write one index at once), open the index
 // in-process, refresh it with progress, report its size and what it left out.
 import { join } from 'node:path';
-import type { BuildProgress, BuildSummary, UnresolvedImports, UnresolvedQuery } from '../indexer/api.js';
+import type { BuildProgress, BuildSummary, LeftOutFolder, UnresolvedImports, UnresolvedQuery } from '../indexer/api.js';
 import type { LeftOutCounts } from '../indexer/discover/left-out.js';
 import { openIndex } from '../indexer/index.js';
 import { asWriteFailure } from '../indexer/write-failure.js';
@@ -39,10 +39,11 @@ export async function whileHeld(busy: DaemonBusy, onWait: () => void): Promise<'
 
 /**
  * `unnamedRoot`: the root was not named with --repo (index-guard.ts may refuse it);
- * `unresolved`: list these TS/JS statements that resolved nowhere, from the index just refreshed.
+ * `unresolved`: list these TS/JS statements that resolved nowhere, from the index just refreshed;
+ * `folder`: where the command was typed (root-relative, with its "/"), said to be left out when it is (index/refresh's `folder`).
  */
-export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean; unresolved?: UnresolvedQuery } = {}):
-Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOutCounts; secretPaths: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports }> {
+export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean; unresolved?: UnresolvedQuery; folder?: string } = {}):
+Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOutCounts; secretPaths: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports; left_out_folder?: Omit<LeftOutFolder, 'note'> }> {
   const root = canonicalRoot(given);
   const stateDir = stateDirFor(RealRoot.trusted(root));
   // Checked before the state folder is made, so a refusal leaves nothing behind; a root whose
@@ -63,7 +64,8 @@ Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOu
       const summary = await index.refresh(onProgress);
       const { generation, leftOut, secretPaths, worktreePaths } = index.status();
       const unresolved = opts.unresolved ? { unresolved: await index.unresolvedImports(opts.unresolved) } : {};
-      return { ...summary, generation, leftOut, secretPaths, worktreePaths, indexBytes: folderBytes(join(stateDir, 'index')), ...unresolved };
+      const leftOutFolder = opts.folder === undefined ? null : await index.leftOutFolder(opts.folder);
+      return { ...summary, generation, leftOut, secretPaths, worktreePaths, indexBytes: folderBytes(join(stateDir, 'index')), ...unresolved, ...(leftOutFolder ? { left_out_folder: leftOutFolder } : {}) };
     } finally {
       await index.close();
     }

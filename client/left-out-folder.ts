@@ -1,13 +1,12 @@
-// The tools' note on a folder the index leaves out (indexer/query/prefix-note.ts:
-// `path_prefix "P/" is not indexed: WHY`, root-relative) in the command line's
+// A folder the index leaves out (an answer's `left_out_folder`, the fields of
+// the tools' note on it: indexer/query/prefix-note.ts) in the command line's
 // words (docs/cli.md, Tool commands): the folder as typed here ("." when the user
 // stands in it) with its root-relative path beside it, the tool's why as it
 // is, and what to type to index that folder as a tree of its own — this
 // command again with --repo naming it (the tool cannot know the command; the
 // command line can). Every name goes out through local/human.ts.
 import { human, line, path, shellWord, type Shown } from '../local/human.js';
-
-const LEFT_OUT = /^path_prefix ("(?:[^"\\]|\\.)*") is not indexed: (.*)$/s;
+import type { LeftOutFolder } from '../protocol/messages.js';
 
 /** Flags that choose the repository or the scope: the command typed again names the folder as its repository instead. */
 const VALUED = new Set(['--repo', '--path-prefix']);
@@ -21,18 +20,15 @@ export interface FolderHere {
   readonly root: { readonly path: string };
 }
 
-/** The `note:` line for a tool note on a left-out folder, or null when `note` is another note. */
-export function leftOutFolderNote(note: string, here: FolderHere, argv: readonly string[]): Shown | null {
-  const m = LEFT_OUT.exec(note);
-  if (!m) return null;
-  let folder: string;
-  try { folder = JSON.parse(m[1]) as string; } catch { return null; }
+/** The `note:` line on a folder the index leaves out, for the command typed as `argv` (the words after `evidex`). */
+export function leftOutFolderNote(out: LeftOutFolder, here: FolderHere, argv: readonly string[]): Shown {
+  const folder = out.path_prefix;
   const typed = here.here !== null ? here.shown(folder).replace(/(.)\/$/, '$1') : `${here.root.path.replace(/\/$/, '')}/${folder.replace(/\/$/, '')}`;
   const bare = folder.replace(/\/$/, '');
   const named = typed === bare ? path(typed) : human`${path(typed)} (${path(bare)})`;
   // git's own folder is no tree of code to index.
-  if (bare.split('/').includes('.git')) return human`note: ${named} is not indexed: ${line(m[2])}`;
-  return human`note: ${named} is not indexed: ${line(m[2])}; to index it as a tree of its own: ${line(typedAgain(argv, typed))}`;
+  if (out.reason === 'gitDir') return human`note: ${named} is not indexed: ${line(out.why)}`;
+  return human`note: ${named} is not indexed: ${line(out.why)}; to index it as a tree of its own: ${line(typedAgain(argv, typed))}`;
 }
 
 /** The command as typed (`argv`, the words after `evidex`), its repository and scope flags dropped, with `--repo DIR`. */

@@ -31,7 +31,7 @@ export const ParamsSchemas: { [K in MethodKey]: z.ZodType<ParamsOf<K>> } = {
   }),
   askModel: z.strictObject(askSettings()),
   indexStatus: Empty,
-  indexRefresh: Empty,
+  indexRefresh: z.strictObject({ folder: Folder.optional() }).optional(),
   indexLeftOut: z.strictObject({
     query: z.string().min(1).max(1000),
     case_sensitive: z.boolean().optional(),

@@ -297,7 +297,7 @@ export class Daemon {
     askModel: (p) => handleAskModel(p),
     indexStatus: () => this.status(),
     // A refresh of a root that is gone would walk nothing and empty the index: refused, like a tool call.
-    indexRefresh: (_p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx)),
+    indexRefresh: (p, client, ctx) => this.rootGate.admit(() => this.refresh(client, ctx, p?.folder)),
     indexLeftOut: (p) => this.handle.leftOutByName(p.query, { caseSensitive: p.case_sensitive, pathPrefix: p.path_prefix, limit: p.limit ?? 5 }),
     indexUnresolved: (p) => this.handle.unresolvedImports({
       reasons: p.reasons ?? DEFAULT_UNRESOLVED_REASONS, limit: p.limit ?? DEFAULT_LIMIT, offset: p.offset ?? 0, path_prefix: p.path_prefix, shown_from: p.shown_from,
@@ -309,11 +309,13 @@ export class Daemon {
     },
   };
 
-  private async refresh(client: Caller, ctx: RequestContext) {
+  /** index/refresh: the summary, and whether `folder` (where it was asked from) is a folder the index leaves out. */
+  private async refresh(client: Caller, ctx: RequestContext, folder: string | undefined) {
     const summary = await this.updates.refresh((progress) => {
       client.notify(Notifications.indexProgress, { requestId: ctx.id, progress });
     });
-    return { ...summary, generation: this.handle.status().generation };
+    const leftOut = folder === undefined ? null : await this.handle.leftOutFolder(folder);
+    return { ...summary, generation: this.handle.status().generation, ...(leftOut ? { left_out_folder: leftOut } : {}) };
   }
 
   status(): StatusResult {

@@ -24,13 +24,14 @@ import type { RootGate } from './root-gate.js';
 /**
  * What tools/call answers: the result's three fields, its near misses and
  * notes when it has some (the paths notes name shown from `from`, when the
- * client reads from there), and whether the index was catching up, whatever
- * else the handle's result carries.
+ * client reads from there), whether the index was catching up, and the
+ * left-out folder its path_prefix is, whatever else the handle's result carries.
  */
 const wireResult = (r: ToolResult, catchingUp: CatchingUp | null, from: string | undefined): ToolResult => ({
   evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
   ...(r.notes?.length ? { notes: notesShownFrom(r.notes, r.notePaths ?? [], from, r.noteScopes, r.noteWholeCalls) } : {}),
   ...(catchingUp ? { catching_up: catchingUp } : {}),
+  ...(r.left_out_folder ? { left_out_folder: r.left_out_folder } : {}),
 });
 
 /** A refusal whose reason names repository paths or calls of the whole repository, with them shown from `from` (as is without one, or when it names none). */

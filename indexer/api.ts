@@ -6,13 +6,13 @@ import type { SettleWalks } from './build/settled-walk.js';
 import type { LeftOut, LeftOutCounts, LeftOutQuery, LeftOutReason } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
 import type { Pace } from './query/pace.js';
-import type { ToolResult } from './query/schemas.js';
+import type { LeftOutFolder, ToolResult } from './query/schemas.js';
 import type { UnresolvedImports, UnresolvedQuery, UnresolvedStatement } from './query/unresolved.js';
 import type { IndexSample } from './store/store.js';
 
 // Defined beside what produces them (the tools, the builder, the store); named here too, as the face outside code imports.
 export type {
-  BuildProgress, BuildSummary, IndexSample, LeftOut, LeftOutCounts, LeftOutReason, Pace, ToolResult, TsImportCounts,
+  BuildProgress, BuildSummary, IndexSample, LeftOut, LeftOutCounts, LeftOutFolder, LeftOutReason, Pace, ToolResult, TsImportCounts,
   UnresolvedImports, UnresolvedQuery, UnresolvedStatement, UpdateSummary,
 };
 
@@ -112,6 +112,12 @@ export interface IndexHandle {
    * there is no index to answer from.
    */
   unresolvedImports(q: UnresolvedQuery): Promise<UnresolvedImports>;
+  /**
+   * Whether `folder` (root-relative, with its "/": where `evidex index` was
+   * typed) is a folder the rules leave out as a whole, and why, as a tool
+   * answer's `left_out_folder` says it (query/prefix-note.ts); null when they keep it.
+   */
+  leftOutFolder(folder: string): Promise<Omit<LeftOutFolder, 'note'> | null>;
   /**
    * The paths a change of ignore patterns can flip: every indexed file, and
    * every entry the walks left out as ignored (a folder once). The watcher

@@ -16,9 +16,10 @@ import type { RepoRules } from './discover/rules.js';
 import { asToolError, ToolError } from './errors.js';
 import { checkToolCall } from './query/arg-bounds.js';
 import { NotIndexedError } from './query/args.js';
-import type { ToolCall } from './query/schemas.js';
+import type { LeftOutFolder, ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
 import { unresolvedImports } from './query/unresolved.js';
+import { folderLeftOut } from './query/prefix-note.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
 import { asWriteFailure, isNoSpace } from './write-failure.js';
 
@@ -144,6 +145,10 @@ export class EvidexIndex implements IndexHandle {
     await this.builder.leftOutKnown();
     const rules = await this.rules(); // a prefix that is a folder they leave out is said to be one (prefix-note.ts)
     return unresolvedImports(this.store, q, { leftOut: this.builder.leftOut(), wouldReach: (stmts, extra) => this.builder.ts.wouldReach(stmts, extra) }, rules);
+  }
+
+  async leftOutFolder(folder: string): Promise<Omit<LeftOutFolder, 'note'> | null> {
+    return folderLeftOut(await this.rules(), folder);
   }
 
   /** `again`: the call is asked a second time, once the walk said what it leaves out (refusedBeforeWalk). */

@@ -24,7 +24,11 @@ export function withPathsShown(text: string, paths: Iterable<string>, show: (roo
   const shown = new Map<string, string>();
   for (const rootPath of paths) {
     const here = show(rootPath);
-    if (rootPath !== '' && here !== rootPath) shown.set(rootPath, here);
+    if (rootPath === '' || here === rootPath) continue;
+    shown.set(rootPath, here);
+    // Quoted as JSON (`"versions/ev\u001b[31mil/e.py"`), a name with a control character is written escaped: shown escaped too.
+    const quoted = JSON.stringify(rootPath).slice(1, -1);
+    if (quoted !== rootPath) shown.set(quoted, JSON.stringify(here).slice(1, -1));
   }
   if (shown.size === 0) return text;
   // One pass over the text, so a path already shown from here is never taken for another root path ("x/y.ts" from "apps/").

@@ -21,7 +21,7 @@
 //                             An answer over MAX_ANSWER_BYTES is refused with it too, data = {code: 'answer_too_large', message, limit, size}
 //   -32004 SHUTTING_DOWN      the daemon is stopping and takes no new work
 //   -32800 REQUEST_CANCELLED  the client cancelled the request ($/cancelRequest) before it was answered
-import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, ToolResult, UnresolvedImports } from '../indexer/api.js';
+import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, LeftOutFolder, ToolResult, UnresolvedImports } from '../indexer/api.js';
 import type { Unresolved } from '../indexer/model.js';
 import type { ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
@@ -29,7 +29,7 @@ import type { CatchingUp, HeldReport, WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
-export type { Evidence, AskEvent, AskResult, ToolResult, ToolDescriptor, BuildProgress, BuildSummary, Unresolved, UnresolvedImports };
+export type { Evidence, AskEvent, AskResult, LeftOutFolder, ToolResult, ToolDescriptor, BuildProgress, BuildSummary, Unresolved, UnresolvedImports };
 
 export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;
@@ -211,6 +211,16 @@ export interface LeftOutParams {
   limit?: number;
 }
 
+export interface RefreshParams {
+  /**
+   * The folder the refresh was asked from (root-relative, with its "/"):
+   * when the index leaves it out as a whole, the answer's `left_out_folder`
+   * says so and why, as a tool answer's does for its path_prefix (`evidex
+   * index` typed in an ignored folder indexes the repository around it).
+   */
+  folder?: string;
+}
+
 export interface UnresolvedParams {
   /** The reasons to list (default: missing and config, the statements that reach nothing and are no package). */
   reasons?: Unresolved[];
@@ -276,7 +286,7 @@ export const Methods = {
   /** The model an `ask` with these settings would use, the daemon's own environment filling in what they leave unset (chat's `/model`); nothing is asked of the model's server. */
   askModel: request<AskModelParams, AskModel>('ask/model'),
   indexStatus: request<NoParams, StatusResult>('index/status'),
-  indexRefresh: request<NoParams, BuildSummary & { generation: number }>('index/refresh'),
+  indexRefresh: request<RefreshParams | undefined, BuildSummary & { generation: number; left_out_folder?: Omit<LeftOutFolder, 'note'> }>('index/refresh'),
   /** Left-out files whose path holds the query (`evidex search` says so): names and reasons, never content. */
   indexLeftOut: request<LeftOutParams, { items: LeftOut[]; total: number }>('index/leftOut'),
   /** TypeScript/JavaScript import statements that resolved nowhere, with why (`evidex index --unresolved`): not a tool, the five are fixed. */

@@ -6,7 +6,9 @@
 // folder, says why in one line — the rule as `git check-ignore -v` names it —
 // and what to type to index the folder as a tree of its own; that command,
 // typed there, finds what the first did not. --json keeps the tools' note,
-// root-relative. A hostile folder name never reaches the terminal raw.
+// root-relative, and the same as fields (left_out_folder), which the command
+// line reads, never the note's text. A hostile folder name never reaches the
+// terminal raw.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,8 +43,8 @@ symlinkSync(join(repo, '.venv', 'lib'), join(outside, 'lib'));
 const env = { ...process.env, EVIDEX_HOME: home, OLLAMA_HOST: 'http://127.0.0.1:9', NO_COLOR: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
 interface Run { code: number | null; stdout: string; stderr: string }
-function evidex(args: string[], cwd: string): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env });
+function evidex(args: string[], cwd: string, runEnv: NodeJS.ProcessEnv = env): Run {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: runEnv });
   assert.is(r.status, 0, `evidex ${args.join(' ')} in ${cwd}: ${r.stderr}`);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -67,16 +69,59 @@ test('from an ignored .venv: the rule as git check-ignore -v names it, and the c
   evidex(['daemon', 'stop', '--repo', '.'], cwd);
 });
 
-test('--path-prefix from the top, --all dropped from the command typed again, --json keeps the tools\' root-relative note', () => {
+test('--path-prefix from the top, --all dropped from the command typed again, --json keeps the tools\' root-relative note and its fields', () => {
   const r = evidex(['search', 'Session', '--path-prefix', '.venv/lib'], repo);
   assert.equal(notes(r), ['note: .venv/lib is not indexed: .gitignore:3 ignores ".venv/"; to index it as a tree of its own: evidex search Session --repo .venv/lib']);
-  const j = JSON.parse(evidex(['symbol', 'Session', '--json'], join(repo, '.venv/lib')).stdout) as { notes: string[] };
+  const j = JSON.parse(evidex(['symbol', 'Session', '--json'], join(repo, '.venv/lib')).stdout) as { notes: string[]; left_out_folder: unknown };
   assert.equal(j.notes, ['path_prefix ".venv/lib/" is not indexed: .gitignore:3 ignores ".venv/"']);
+  assert.equal(j.left_out_folder, { path_prefix: '.venv/lib/', reason: 'ignored', why: '.gitignore:3 ignores ".venv/"', note: 0 });
+  const wt = JSON.parse(evidex(['importers', 'requests', '--json', '--path-prefix', 'wt/src'], repo).stdout) as { left_out_folder: unknown };
+  assert.equal(wt.left_out_folder, { path_prefix: 'wt/src/', reason: 'worktree', why: '"wt/" is a work tree of this repository, left out as git status leaves it', note: 0 });
+});
+
+test('the command line reads the field, not the note\'s words: its line comes from left_out_folder, and a note worded alike without one is printed as a note', async () => {
+  const { noteLines } = await import('../client/commands/tool-command.js');
+  const place = { here: 'a/', root: { path: '/r' }, shown: (p: string) => (p.startsWith('a/') ? p.slice(2) || '.' : `../${p}`) };
+  const plain = (s: { plain: string }) => s.plain;
+  const out = { path_prefix: 'a/', reason: 'ignored' as const, why: 'x:1 ignores "a/"', note: 1 };
+  const argv = ['symbol', 'S'];
+  assert.equal(noteLines({ notes: ['first', 'the model\'s words, whatever they are'], left_out_folder: out }, place, argv).map(plain),
+    ['note: first', 'note: . (a) is not indexed: x:1 ignores "a/"; to index it as a tree of its own: evidex symbol S --repo .']);
+  assert.equal(noteLines({ notes: ['path_prefix "a/" is not indexed: x:1 ignores "a/"'] }, place, argv).map(plain), ['note: --path-prefix "a/" is not indexed: x:1 ignores "a/"']);
+  assert.equal(noteLines({ notes: ['n'], left_out_folder: { ...out, reason: 'gitDir', note: 0 } }, place, argv).map(plain), ['note: . (a) is not indexed: x:1 ignores "a/"']);
 });
 
 test('index --unresolved with a --path-prefix that is a left-out folder: the same line, its command typed again', () => {
   const r = evidex(['index', '--unresolved', '--path-prefix', '.'], join(repo, '.venv/lib'));
   assert.equal(notes(r), ['note: . (.venv/lib) is not indexed: .gitignore:3 ignores ".venv/"; to index it as a tree of its own: evidex index --unresolved --repo .']);
+});
+
+test('evidex index typed in an ignored folder: indexes the repository around it, as it did, and says so with the command that indexes the folder itself (in-process and through a daemon)', () => {
+  const cwd = join(repo, '.venv/lib/site-packages');
+  const line = 'note: . (.venv/lib/site-packages) is not indexed: .gitignore:3 ignores ".venv/"; to index it as a tree of its own: evidex index --repo .';
+  evidex(['daemon', 'stop', '--repo', repo], repo);
+  const alone = evidex(['index'], cwd);
+  assert.match(alone.stdout, new RegExp(`^indexed ${repo} \\(in-process\\)$`, 'm'));
+  assert.equal(notes(alone), [line]);
+  const json = JSON.parse(evidex(['index', '--json'], cwd).stdout) as { root: string; left_out_folder: unknown };
+  assert.is(json.root, repo);
+  assert.equal(json.left_out_folder, { path_prefix: '.venv/lib/site-packages/', reason: 'ignored', why: '.gitignore:3 ignores ".venv/"' });
+  evidex(['daemon', 'start', '--repo', repo], repo);
+  const served = evidex(['index'], cwd);
+  assert.match(served.stdout, new RegExp(`^indexed ${repo} \\(daemon\\)$`, 'm'));
+  assert.equal(notes(served), [line]);
+  // The command it offers indexes the folder itself; a folder the index keeps, and a root named with --repo, get no note.
+  const own = evidex(['index', '--repo', '.'], cwd);
+  assert.match(own.stdout, new RegExp(`^indexed ${cwd} \\(in-process\\)\\n  files   1 `, 'm'));
+  assert.equal(notes(own), []);
+  assert.equal(notes(evidex(['index'], join(repo, 'src'))), []);
+  assert.equal(notes(evidex(['index', '--repo', repo], cwd)), []);
+});
+
+test('read of a file in an ignored folder: refused with the rule that leaves the folder out, the path as typed here', () => {
+  const r = spawnSync(process.execPath, [BIN, 'read', 'req/sessions.py'], { cwd: join(repo, '.venv/lib/site-packages'), encoding: 'utf8', timeout: 60_000, env });
+  assert.is(r.status, 2, r.stderr);
+  assert.is(r.stderr, 'evidex: not_indexed: "req/sessions.py" is in a folder the index leaves out: .gitignore:3 ignores ".venv/"\n');
 });
 
 test('a negated pattern under an ignored folder, a nested .gitignore, .git/info/exclude: each names the rule git names', () => {
@@ -92,6 +137,29 @@ test('a negated pattern under an ignored folder, a nested .gitignore, .git/info/
   assert.equal(checkIgnore('build/keep').at, '.gitignore:4');
   assert.equal(checkIgnore('pkg/generated/sub').at, 'pkg/.gitignore:1');
   assert.equal(checkIgnore('scratch/notes').at, '.git/info/exclude:1');
+});
+
+test('ignore files outside the root are named from it: .git/info/exclude above a subfolder root or beside a work tree through ../, the global excludes file from ~/, no machine path', () => {
+  const top = tempDir('left-out-top');
+  const user = tempDir('left-out-user');
+  write(top, { 'app/src/a.py': 'A = 1\n', 'app/scratch/s.py': 'class S:\n    pass\n', 'app/cache/c.py': 'class C:\n    pass\n' });
+  git(top, ['init', '-q']);
+  write(top, { '.git/info/exclude': '# mine\nscratch/\n' });
+  write(user, { '.config/git/ignore': 'cache/\n' });
+  const userEnv: NodeJS.ProcessEnv = { ...env, HOME: user };
+  delete userEnv.XDG_CONFIG_HOME;
+  const app = join(top, 'app');
+  assert.is(git(top, ['check-ignore', '-v', '--no-index', 'app/cache/c.py'], { HOME: user, XDG_CONFIG_HOME: '' }).split('\t')[0], `${user}/.config/git/ignore:1:cache/`);
+  const scratch = evidex(['symbol', 'S', '--repo', app], join(app, 'scratch'), userEnv);
+  assert.equal(notes(scratch), ['note: . (scratch) is not indexed: ../.git/info/exclude:2 ignores "scratch/"; to index it as a tree of its own: evidex symbol S --repo .']);
+  const cache = evidex(['symbol', 'C', '--repo', app], join(app, 'cache'), userEnv);
+  assert.equal(notes(cache), ['note: . (cache) is not indexed: ~/.config/git/ignore:1 ignores "cache/"; to index it as a tree of its own: evidex symbol C --repo .']);
+  evidex(['daemon', 'stop', '--repo', app], top, userEnv);
+  // A work tree of the repository inside it is a root of its own, whose info/exclude is the common git folder's, beside it.
+  write(repo, { 'wt/scratch/w.py': 'class W:\n    pass\n' });
+  const inWorktree = evidex(['symbol', 'W'], join(repo, 'wt/scratch'));
+  assert.equal(notes(inWorktree), ['note: . (scratch) is not indexed: ../.git/info/exclude:1 ignores "scratch/"; to index it as a tree of its own: evidex symbol W --repo .']);
+  evidex(['daemon', 'stop'], join(repo, 'wt'));
 });
 
 test('an .evidexignore rule: its file and line (git knows nothing of it)', () => {

@@ -22,7 +22,8 @@ test.after(cleanupTemp);
 const BIG = `export const scalar = "${'s'.repeat(2_300_000)}";\n`;
 
 const FILES = {
-  '.gitignore': 'build/\n',
+  '.gitignore': 'build/\n*.log.ts\n',
+  'src/gen.log.ts': 'export const gen = 1;\n',
   'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'esnext', moduleResolution: 'bundler', allowImportingTsExtensions: true, noEmit: true } }),
   'src/internal/scalar.ts': BIG,
   'huge.ts': BIG,
@@ -66,10 +67,14 @@ test('find_importers of a file left out is refused as read_evidence is, saying w
     const binary = 'not_indexed: "src/blob.ts" is left out of the index: binary (a NUL byte in its first 8 KiB)';
     assert.is(await refusal(idx, 'read_evidence', { path: 'src/blob.ts', start_line: 1 }), binary);
     assert.is(await refusal(idx, 'find_importers', { module_name: 'src/blob.ts' }), binary);
-    // An ignored file and a secret: what read_evidence answers, word for word, and nothing more.
-    for (const path of ['build/out.ts', 'src/keys.ts']) {
+    // A file in an ignored folder, an ignored file and a secret: what read_evidence answers, word for word, and nothing more.
+    for (const [path, said] of [
+      ['build/out.ts', 'not_indexed: "build/out.ts" is in a folder the index leaves out: .gitignore:1 ignores "build/"'],
+      ['src/gen.log.ts', 'not_indexed: "src/gen.log.ts" is not in the index (missing, ignored, binary or too large)'],
+      ['src/keys.ts', 'secret_denied: path "src/keys.ts" refused: it is a secret file, which evidex never reads'],
+    ]) {
       const read = await refusal(idx, 'read_evidence', { path, start_line: 1 });
-      assert.match(read, /^(not_indexed: .* is not in the index \(missing, ignored, binary or too large\)|secret_denied: .*)$/);
+      assert.is(read, said);
       assert.is(await refusal(idx, 'find_importers', { module_name: path }), read);
     }
     assert.is(await refusal(idx, 'find_importers', { module_name: 'src/keys.ts' }), 'secret_denied: path "src/keys.ts" refused: it is a secret file, which evidex never reads');

@@ -25,4 +25,12 @@ test('only the paths named, where the text names them whole, in one pass: a path
   assert.is(withPathsShown('a.b+c(d) a.bxc', ['a.b+c(d)', 'a.b'], (p) => `./${p}`), './a.b+c(d) a.bxc');
 });
 
+test('a name with a control character, quoted as JSON (escaped), is shown from here escaped as well', () => {
+  const evil = 'versions/ev\x1b[31mil/x/e.py';
+  const text = `${JSON.stringify(evil)} is in a folder the index leaves out`;
+  assert.is(withPathsShown(text, [evil], (p) => shownFrom('versions/ev\x1b[31mil/', p)), '"x/e.py" is in a folder the index leaves out');
+  assert.is(withPathsShown(text, [evil], (p) => shownFrom('other/', p)), '"../versions/ev\\u001b[31mil/x/e.py" is in a folder the index leaves out');
+  assert.is(withPathsShown(`raw ${evil}`, [evil], (p) => shownFrom('versions/', p)), 'raw ev\x1b[31mil/x/e.py');
+});
+
 test.run();

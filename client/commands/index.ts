@@ -5,13 +5,13 @@
 // With --unresolved, the TS/JS import statements that resolved nowhere are
 // listed below the summary, from the index just refreshed (unresolved-report.ts).
 import { human, path, stderr, stdout } from '../../local/human.js';
-import { Methods, Notifications, type BuildSummary, type UnresolvedImports } from '../../protocol/messages.js';
+import { Methods, Notifications, type BuildSummary, type LeftOutFolder, type UnresolvedImports } from '../../protocol/messages.js';
 import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
 import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '../../indexer/query/limits.js';
 import { formatLeftOut, formatTsImports } from '../daemon-report.js';
 import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, unnamedRoot, UsageError } from '../command.js';
 import { Refusal } from '../errors.js';
-import { COLOR, formatNote, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
+import { COLOR, noteLines, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
 
 const USAGE = 'evidex index [--repo DIR] [--json] [--unresolved] [--reason R] [--limit N] [--offset N] [--path-prefix P] [--color WHEN]';
 
@@ -42,6 +42,9 @@ export const command = defineCommand({
     // The prefix is typed from here, as the tool commands take theirs (`/`: the whole repository); the text form's notes name paths from here.
     const prefix = p.flags['path-prefix'] === undefined ? undefined : place.prefixToRoot(p.flags['path-prefix']);
     const shownFrom = json ? undefined : place.here || undefined;
+    // Typed in a folder of a repository nobody named, `evidex index` indexes the repository: if the index leaves
+    // that folder out, it says so, and how to index the folder itself (docs/cli.md, evidex index).
+    const folder = unnamedRoot(p) && place.here ? place.here : undefined;
     const query = p.flags.unresolved ? { reasons, limit: p.flags.limit ?? DEFAULT_LIMIT, offset: p.flags.offset ?? 0, path_prefix: prefix, shown_from: shownFrom } : undefined;
     const [{ ProgressLine }, { buildInProcess, DaemonBusy, whileHeld }] = await Promise.all([import('../progress.js'), import('../index-command.js')]);
     const bar = new ProgressLine(stderr(), json);
@@ -56,7 +59,10 @@ export const command = defineCommand({
     };
     process.once('SIGINT', onInterrupt);
     const t0 = Date.now();
-    type Summary = BuildSummary & { generation: number; indexBytes?: number; leftOut?: LeftOutCounts; secretPaths?: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports; via: 'daemon' | 'in-process' };
+    type Summary = BuildSummary & {
+      generation: number; indexBytes?: number; leftOut?: LeftOutCounts; secretPaths?: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports;
+      left_out_folder?: LeftOutFolder; via: 'daemon' | 'in-process';
+    };
     let summary: Summary | undefined;
     let told = false;
     try {
@@ -64,7 +70,7 @@ export const command = defineCommand({
       // wait for it, then build here (finding its work unchanged) or ask the daemon that now serves.
       while (summary === undefined) {
         try {
-          summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p), unresolved: query }), via: 'in-process' };
+          summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p), unresolved: query, folder }), via: 'in-process' };
         } catch (e) {
           if (!(e instanceof DaemonBusy)) throw e;
           const tell = () => {
@@ -80,7 +86,10 @@ export const command = defineCommand({
         const client = await connect(root, { autoStart: false, clientName: CLIENT_NAME });
         try {
           client.onNotification(Notifications.indexProgress, (params) => bar.update(params.progress));
-          const refreshed = await client.request(Methods.indexRefresh);
+          const refreshed = await client.request(Methods.indexRefresh, folder === undefined ? undefined : { folder }).catch((e: unknown) => {
+            if (!olderDaemon(e, 'folder')) throw e;
+            return client.request(Methods.indexRefresh); // a daemon older than `folder`: the refresh, without the note
+          });
           // What the walk left out, counted (and its secrets and work trees named) as `evidex daemon status` does.
           const { leftOut, secretPaths, worktreePaths } = (await client.request(Methods.indexStatus)).index;
           summary = { ...refreshed, leftOut, secretPaths, worktreePaths, via: 'daemon' };
@@ -116,8 +125,12 @@ ${size}  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFi
         const listed = formatUnresolved(s.unresolved, { shown }, prefix);
         if (listed) outScreen(p).line(listed);
         stderr().line(formatUnresolvedFooter(s.unresolved, reasons, prefix === undefined ? undefined : shown(prefix)));
+        for (const note of noteLines(s.unresolved, place)) stderr().line(note);
+      }
+      // The folder typed in, unless --unresolved's --path-prefix named it and its note said so already.
+      if (s.left_out_folder && s.unresolved?.left_out_folder?.path_prefix !== s.left_out_folder.path_prefix) {
         const { leftOutFolderNote } = await import('../left-out-folder.js');
-        for (const note of s.unresolved.notes ?? []) stderr().line(leftOutFolderNote(note, place, process.argv.slice(2)) ?? formatNote(note));
+        stderr().line(leftOutFolderNote(s.left_out_folder, place, process.argv.slice(2)));
       }
     }
     return 0;

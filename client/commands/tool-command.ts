@@ -19,7 +19,7 @@ import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
 import { mixedNote, ofOneGeneration } from './one-generation.js';
 import { formatSuggestions } from '../suggestions.js';
-import { leftOutFolderNote } from '../left-out-folder.js';
+import { leftOutFolderNote, type FolderHere } from '../left-out-folder.js';
 import { lineSpan } from '../line-span.js';
 import {
   human, join, line, paint, path, plural, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
@@ -190,10 +190,16 @@ function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions, 
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
-  for (const note of r.notes ?? []) stderr().line(leftOutFolderNote(note, place, process.argv.slice(2)) ?? formatNote(note));
+  for (const note of noteLines(r, place)) stderr().line(note);
   const { kind, 'path-prefix': prefix } = p.flags as { kind?: string; 'path-prefix'?: string };
   const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder', byKind: tool === 'find_importers' });
   if (suggestions) stderr().line(suggestions);
+}
+
+/** An answer's notes as `note:` lines, the one on a left-out folder (its `left_out_folder`) with the command typed (`argv`) again. */
+export function noteLines(r: Pick<ToolResult, 'notes' | 'left_out_folder'>, place: FolderHere, argv: readonly string[] = process.argv.slice(2)): Shown[] {
+  const leftOut = r.left_out_folder;
+  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note ? leftOutFolderNote(leftOut, place, argv) : formatNote(note)));
 }
 
 /** A note of the daemon's answer, as a `note:` line in the command line's words. */

@@ -6,8 +6,10 @@
 // never ignores a tracked file). Gathered once per load with a few read-only
 // git commands; the matching itself stays in-process (gitignore.ts), so the
 // watcher's per-file decisions cost no process.
+import { realpathSync } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { gitEnv, runGit } from '../../local/git.js';
 import { asciiLower } from './glob.js';
 import { parseIgnoreFile, type IgnorePattern } from './gitignore.js';
@@ -134,4 +136,48 @@ export async function loadGitSources(realRoot: string): Promise<GitSources | nul
     }
   }
   return { prefix, outer, global, ignoreCase, tracked, trackedDirs, files: { gitDir, commonDir, excludesFile }, globalTexts };
+}
+
+/**
+ * An ignore file git reads (`abs`, a real path) named as a person types it
+ * from the root (`realRoot`, `prefix` below the work tree's top), as the
+ * .gitignore files above the root are (`../.gitignore`): through `../` when it
+ * lies in the work tree (`../../.git/info/exclude` from a subfolder root) or
+ * beside the root in a folder that does not hold the home folder (a work
+ * tree's common git folder: `../.git/info/exclude` from `.worktrees/x`), from
+ * `~/` under the home folder (a global excludes file), and whole only when
+ * nothing else names it.
+ */
+export function ignoreFileFromRoot(realRoot: string, prefix: string, abs: string): string {
+  const top = prefix === '' ? realRoot : join(realRoot, ...prefix.split('/').map(() => '..'));
+  const posix = (p: string): string => (sep === '/' ? p : p.split(sep).join('/'));
+  const homes = homeFolders();
+  const shared = sharedFolder(realRoot, abs);
+  const holdsHome = (dir: string): boolean => homes.some((h) => h === dir || h.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`));
+  if (within(top, abs) || (shared !== null && !holdsHome(shared))) return posix(relative(realRoot, abs));
+  const home = homes.find((h) => within(h, abs));
+  return home === undefined ? abs : `~/${posix(relative(home, abs))}`;
+}
+
+/** Whether `abs` lies in the folder `dir` (both absolute). */
+function within(dir: string, abs: string): boolean {
+  const rel = relative(dir, abs);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/** The deepest folder holding both absolute paths, or null when that is the file system's root. */
+function sharedFolder(a: string, b: string): string | null {
+  const as = a.split(sep), bs = b.split(sep);
+  let n = 0;
+  while (n < as.length && n < bs.length && as[n] === bs[n]) n++;
+  const shared = as.slice(0, n).join(sep);
+  return shared === '' ? null : shared;
+}
+
+/** The home folder as named and as its real path (git reads a global file through either). */
+function homeFolders(): string[] {
+  const home = process.env.HOME || homedir();
+  let real = home;
+  try { real = realpathSync(home); } catch { /* named only */ }
+  return [...new Set([real, home])].filter((h) => h !== '/' && h !== '');
 }

@@ -25,7 +25,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { loadGitSources, type GitSourceFiles, type GitSources } from './git-sources.js';
+import { ignoreFileFromRoot, loadGitSources, type GitSourceFiles, type GitSources } from './git-sources.js';
 import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
 import { asciiLower, globSource, globSubject, toByteString } from './glob.js';
 import { DEFAULT_SECRET_PATTERNS } from './secrets.js';
@@ -62,7 +62,7 @@ export interface FolderRules { git: IgnorePattern[] | null; evidex: IgnorePatter
  * `lead` + the entry's path below `dir` (`lead` is empty for files under the
  * root; for files above it, the root's path below their folder).
  */
-export interface ChainLink { dir: string; lead: string; rules: FolderRules; /** Its .gitignore as `git check-ignore -v` names it (root-relative, or absolute). */ gitFile: string }
+export interface ChainLink { dir: string; lead: string; rules: FolderRules; /** Its ignore file as `git check-ignore -v` names it, from the root (`../` above it; git-sources.ts ignoreFileFromRoot). */ gitFile: string }
 /** A folder left out as a whole, with what is below it: the outermost such folder, and why. */
 export interface FolderExclusion { at: string; why: 'ignored' | 'worktree' }
 
@@ -364,7 +364,7 @@ export class RepoRules {
       const below = (dir: string): string => `${dir === '' ? git.prefix : git.prefix.slice(dir.length + 1)}/`;
       const top = '../'.repeat(git.prefix === '' ? 0 : git.prefix.split('/').length);
       for (const o of git.outer) this.outerLinks.push({ dir: '', lead: below(o.dir), rules: { git: o.patterns, evidex: null }, gitFile: `${top}${o.dir === '' ? '' : `${o.dir}/`}.gitignore` });
-      const globalFiles = [join(git.files.commonDir, 'info', 'exclude'), git.files.excludesFile].filter((_, i) => git.globalTexts[i] !== null).map((f) => realRelative(this.realRoot, f) ?? f);
+      const globalFiles = [join(git.files.commonDir, 'info', 'exclude'), git.files.excludesFile].filter((_, i) => git.globalTexts[i] !== null).map((f) => ignoreFileFromRoot(this.realRoot, git.prefix, f));
       git.global.forEach((patterns, i) => this.outerLinks.push({ dir: '', lead: git.prefix === '' ? '' : `${git.prefix}/`, rules: { git: patterns, evidex: null }, gitFile: globalFiles[i] }));
     }
     this.folderDecisions.clear();

@@ -9,32 +9,37 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { matchingPattern, type IgnorePattern } from './gitignore.js';
+import type { FolderLeftOutReason } from './left-out.js';
 import { isPathTooLong } from './path-limits.js';
 import { inGitDir, parentOf, type RepoRules } from './rules.js';
 
-/** The rule that decided, as `git check-ignore -v` names it: the file (root-relative, or absolute above the work tree), its line, the pattern as written. */
+/** The rule that decided, as `git check-ignore -v` names it: the file (root-relative; above the root as ignoreFileFromRoot names it), its line, the pattern as written. */
 export interface DecidingRule { file: string; line: number; pattern: string }
+
+/** Why a folder is not indexed: which kind of reason, and the reason as one clause naming root-relative paths. */
+export interface FolderLeftOut { reason: FolderLeftOutReason; why: string }
 
 /**
  * Why the folder `dirRel` (root-relative, no trailing "/"), which exists, is
- * not indexed, as one clause naming root-relative paths; null when the rules
- * keep it (or it is no folder: then nothing is left out, it is only absent).
+ * not indexed; null when the rules keep it (or it is no folder: then nothing
+ * is left out, it is only absent).
  */
-export function whyFolderLeftOut(rules: RepoRules, dirRel: string): string | null {
+export function whyFolderLeftOut(rules: RepoRules, dirRel: string): FolderLeftOut | null {
   if (dirRel === '' || !isFolder(rules.realRoot, dirRel)) return null;
   if (inGitDir(dirRel)) {
     const parts = dirRel.split('/');
-    return `${JSON.stringify(`${parts.slice(0, parts.indexOf('.git') + 1).join('/')}/`)} is git's own folder, never indexed`;
+    return { reason: 'gitDir', why: `${JSON.stringify(`${parts.slice(0, parts.indexOf('.git') + 1).join('/')}/`)} is git's own folder, never indexed` };
   }
   const out = rules.excludedFolder(dirRel);
-  if (out === null) return isPathTooLong(rules.realRoot, dirRel) ? 'its path is past the length evidex indexes' : null;
+  if (out === null) return isPathTooLong(rules.realRoot, dirRel) ? { reason: 'pathTooLong', why: 'its path is past the length evidex indexes' } : null;
   const at = JSON.stringify(`${out.at}/`);
-  if (out.why === 'worktree') return `${at} is a work tree of this repository, left out as git status leaves it`;
+  if (out.why === 'worktree') return { reason: 'worktree', why: `${at} is a work tree of this repository, left out as git status leaves it` };
   const rule = decidingRule(rules, out.at);
-  if (rule === null) return `${at} is ignored`;
-  if (rule.line === 0) return `${at} is ignored by the configured ignore pattern ${JSON.stringify(rule.pattern)}`;
-  const pattern = JSON.stringify(rule.pattern);
-  return `${rule.file}:${rule.line} ignores ${at}${pattern === at ? '' : ` (pattern ${pattern})`}`;
+  const pattern = rule === null ? '' : JSON.stringify(rule.pattern);
+  const why = rule === null ? `${at} is ignored`
+    : rule.line === 0 ? `${at} is ignored by the configured ignore pattern ${pattern}`
+    : `${rule.file}:${rule.line} ignores ${at}${pattern === at ? '' : ` (pattern ${pattern})`}`;
+  return { reason: 'ignored', why };
 }
 
 /**

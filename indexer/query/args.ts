@@ -5,6 +5,7 @@ import { statSync, type Stats } from 'node:fs';
 import { BINARY_SNIFF_BYTES } from '../discover/content.js';
 import type { LeftOutReason } from '../discover/left-out.js';
 import { parentOf, type RepoRules } from '../discover/rules.js';
+import { whyFolderLeftOut } from '../discover/why-left-out.js';
 import { ToolError } from '../errors.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { normalizeCallerPath, normalizeLexically } from './caller-paths.js';
@@ -68,8 +69,12 @@ function notIndexed(rules: RepoRules, rel: string, leftOut: LeftOutLookup | unde
   // Which tools take path_prefix is said: read_evidence itself takes none, so "path_prefix looks inside it" alone sent a reader looking for it here.
   if (st?.isDirectory()) return new NotIndexedError(`${JSON.stringify(rel)} is a folder, not a file; search_code, find_symbol and find_importers look inside it with path_prefix ${JSON.stringify(`${rel}/`)}`, false);
   // A work tree of this repository is another copy of the tree, said as such: its files are not secrets.
-  const worktree = rules.excludedFolder(parentOf(rel));
-  if (worktree?.why === 'worktree') return new NotIndexedError(`${JSON.stringify(rel)} is in ${worktree.at}/, a work tree of this repository, which is not indexed (the index holds the root's own copy of the tree)`, st !== null);
+  const excluded = rules.excludedFolder(parentOf(rel));
+  if (excluded?.why === 'worktree') return new NotIndexedError(`${JSON.stringify(rel)} is in ${excluded.at}/, a work tree of this repository, which is not indexed (the index holds the root's own copy of the tree)`, st !== null);
+  // In a folder left out as a whole (site-packages under an ignored versions/), the rule that leaves it out, as path_prefix's note names it:
+  // every file there, secret or not, is refused in these words, so they tell nothing of one file.
+  const folder = excluded === null ? null : whyFolderLeftOut(rules, parentOf(rel));
+  if (folder !== null) return new NotIndexedError(`${JSON.stringify(rel)} is in a folder the index leaves out: ${folder.why}`, st !== null);
   const why = leftOut?.(rel) ?? null;
   const cap = rules.maxFileBytes;
   const words = why === 'tooLarge' ? `over the size cap (${st && st.size > cap ? `${overCap(st.size, cap)} > ` : ''}${sizeWords(cap)})`

@@ -3,7 +3,7 @@
 // stands elsewhere in the tree is shown them from there (tools/call's
 // `shown_from`, daemon/tool-calls.ts) and can type them as printed.
 import { shownFrom, withPathsShown } from '../../local/shown-from.js';
-import type { ToolResult } from './schemas.js';
+import type { LeftOutFolder, ToolResult } from './schemas.js';
 
 export interface Note {
   text: string;
@@ -24,13 +24,16 @@ export interface Note {
    * list only that folder's part of the count.
    */
   wholeCalls?: string[];
+  /** The folder path_prefix names is left out as a whole: `text` as fields, the result's `left_out_folder` (its `note` is where `text` lands). */
+  leftOutFolder?: Omit<LeftOutFolder, 'note'>;
 }
 
 /** `result` with `note` added (as is when null). */
-export function withNote<R extends Pick<ToolResult, 'notes' | 'notePaths' | 'noteScopes' | 'noteWholeCalls'>>(result: R, note: Note | null): R {
+export function withNote<R extends Pick<ToolResult, 'notes' | 'notePaths' | 'noteScopes' | 'noteWholeCalls' | 'left_out_folder'>>(result: R, note: Note | null): R {
   if (note === null) return result;
   return {
     ...result, notes: [...(result.notes ?? []), note.text], notePaths: [...(result.notePaths ?? []), ...note.paths],
+    ...(note.leftOutFolder === undefined ? {} : { left_out_folder: { ...note.leftOutFolder, note: result.notes?.length ?? 0 } }),
     ...(note.scope === undefined ? {} : { noteScopes: [...(result.noteScopes ?? []), note.scope] }),
     ...(note.wholeCalls?.length ? { noteWholeCalls: [...(result.noteWholeCalls ?? []), ...note.wholeCalls] } : {}),
   };

@@ -17,8 +17,10 @@
 // `.venv/`, a work tree, `.git/`), the note says that instead, and why
 // (why-left-out.ts): "nothing is under it" would read as an index not yet
 // built, or a wrong name. Its paths stay root-relative, as the rule's file is
-// in `git check-ignore -v`; the command line adds how to index the folder as a
-// tree of its own (client/left-out-folder.ts).
+// in `git check-ignore -v`; the answer also carries it as fields
+// (`left_out_folder`), from which the command line says it in its own words,
+// with how to index the folder as a tree of its own (client/left-out-folder.ts).
+// The note's text is for the model, and may change without telling a client.
 import { cmp } from '../store/path-order.js';
 import { firstWhere } from '../store/sorted.js';
 import type { Store } from '../store/store.js';
@@ -27,7 +29,7 @@ import { whyFolderLeftOut } from '../discover/why-left-out.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { pathPrefixOf } from './args.js';
 import { withNote, type Note } from './notes.js';
-import type { ToolResult } from './schemas.js';
+import type { LeftOutFolder, ToolResult } from './schemas.js';
 
 /** `result` with the note when it is empty and no indexed file's path starts with `rawPrefix`. */
 export function withPrefixNote(store: Store, rawPrefix: string | undefined, result: ToolResult, rules?: RepoRules): ToolResult {
@@ -56,12 +58,18 @@ function emptyPrefix(store: Store, rawPrefix: string | undefined, total: number)
 export function prefixNote(store: Store, rawPrefix: string | undefined, total: number, rules?: RepoRules): Note | null {
   const prefix = emptyPrefix(store, rawPrefix, total);
   if (prefix === undefined) return null;
-  const why = rules === undefined ? null : whyFolderLeftOut(rules, prefix.replace(/\/$/, ''));
+  const out = rules === undefined ? null : folderLeftOut(rules, prefix);
   // No paths to show from elsewhere: the note names the folder and the rule's file from the root, as git check-ignore does.
-  if (why !== null) return { text: `path_prefix ${JSON.stringify(prefix)} is not indexed: ${why}`, paths: [] };
+  if (out !== null) return { text: `path_prefix ${JSON.stringify(prefix)} is not indexed: ${out.why}`, paths: [], leftOutFolder: out };
   const near = nearestFolder(store, prefix.replace(/\/$/, ''));
   const text = `nothing in the index is under path_prefix ${JSON.stringify(prefix)}${near === null ? '' : `; did you mean ${JSON.stringify(`${near}/`)}?`}`;
   return { text, paths: near === null ? [prefix] : [prefix, `${near}/`] };
+}
+
+/** Whether the folder `folder` (root-relative, with its "/") is one the rules leave out as a whole, and why (why-left-out.ts); null when they keep it. */
+export function folderLeftOut(rules: RepoRules, folder: string): Omit<LeftOutFolder, 'note'> | null {
+  const out = whyFolderLeftOut(rules, folder.replace(/\/$/, ''));
+  return out === null ? null : { path_prefix: folder, ...out };
 }
 
 /** The indexed folder spelled most like `asked` (by edit distance, then a folder ending in its last part), or null. */

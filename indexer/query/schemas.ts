@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { EVIDENCE_KINDS, type Evidence } from '../evidence.js';
+import { FOLDER_LEFT_OUT_REASONS } from '../discover/left-out.js';
 
 import { DEFAULT_LIMIT, MAX_CONTEXT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS } from './limits.js';
 
@@ -194,6 +195,18 @@ export const CatchingUpSchema = z.object({
   rewalk: z.string().optional().describe('Why a re-walk of the tree is queued or running, when one is.'),
 });
 export type CatchingUp = z.infer<typeof CatchingUpSchema>;
+/**
+ * The path_prefix of an empty answer is a folder the index leaves out as a
+ * whole (prefix-note.ts): the note that says so, as fields, so that a client
+ * (the command line) says it in its own words without reading the note's.
+ */
+export const LeftOutFolderSchema = z.object({
+  path_prefix: z.string().describe('The folder, root-relative, with its "/".'),
+  reason: z.enum(FOLDER_LEFT_OUT_REASONS).describe('An ignore rule, a work tree of the repository, git\'s own folder, or a path too long to index.'),
+  why: z.string().describe('Why, as the note says it after "is not indexed: ".'),
+  note: z.number().int().min(0).optional().describe('Which of notes (its index) says this in words.'),
+});
+export type LeftOutFolder = z.infer<typeof LeftOutFolderSchema>;
 export const ToolResultSchema = z.looseObject({
   evidence: z.array(EvidenceSchema).describe('The items of this page of the answer, in answer order.'),
   total: z.number().int().min(0).describe('How many matches exist in all; more than the items returned when limit or offset cut the answer.'),
@@ -204,6 +217,8 @@ export const ToolResultSchema = z.looseObject({
     .describe('What the answer alone leaves unsaid, one line each: what a package name resolves to, a path_prefix nothing is under, a search query written as a regular expression, that an interface\'s members are no definitions.'),
   catching_up: CatchingUpSchema.optional()
     .describe('Only when files changed on disk were not all indexed yet: the answer is provisional; ask again shortly.'),
+  left_out_folder: LeftOutFolderSchema.optional()
+    .describe('Only when the answer is empty because path_prefix is a folder the index leaves out: which, and why (one of notes says it in words).'),
 });
 
 /**
@@ -228,6 +243,8 @@ export interface ToolResult {
   noteWholeCalls?: string[];
   /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
   catching_up?: CatchingUp;
+  /** When path_prefix is a folder the index leaves out as a whole: the note on it, as fields (see LeftOutFolderSchema). */
+  left_out_folder?: LeftOutFolder;
 }
 
 export interface ToolDescriptor {

@@ -19,6 +19,7 @@ import { pathPrefixOf } from './args.js';
 import { OTHER_EXTENSION, UNRESOLVED_REASONS } from './limits.js';
 import { notesShownFrom } from './notes.js';
 import { prefixNote } from './prefix-note.js';
+import type { LeftOutFolder } from './schemas.js';
 
 export interface UnresolvedQuery {
   /** The reasons to list (any order, in UNRESOLVED_REASONS' order in the answer). */
@@ -64,6 +65,8 @@ export interface UnresolvedImports {
   repository_counts?: Record<Unresolved, number>;
   /** As a tool answer's: a `path_prefix` nothing in the index is under, with the folder nearest it (prefix-note.ts). */
   notes?: string[];
+  /** As a tool answer's: the `path_prefix` is a folder the index leaves out, as fields (schemas.ts LeftOutFolder). */
+  left_out_folder?: LeftOutFolder;
   /**
    * For each asked reason but `external` that has statements: every one of
    * them counted by its specifier's extension (`.css`; `''` for none), most
@@ -179,5 +182,5 @@ export function unresolvedImports(store: Store, q: UnresolvedQuery, reach?: Left
   for (const r of reasons) if (r !== 'external' && counts[r] > 0) extensions[r] = extensionsOf(store, files, r);
   const answer: UnresolvedImports = { items, total, counts, ...(prefix === undefined ? {} : { repository_counts: everywhere }), extensions, generation: store.generation };
   const note = prefixNote(store, q.path_prefix, total, rules);
-  return note ? { ...answer, notes: notesShownFrom([note.text], note.paths, q.shown_from) } : answer;
+  return note ? { ...answer, notes: notesShownFrom([note.text], note.paths, q.shown_from), ...(note.leftOutFolder ? { left_out_folder: { ...note.leftOutFolder, note: 0 } } : {}) } : answer;
 }
