@@ -4,7 +4,7 @@
 // replaced at once), connect with its token, start one when none runs, and
 // `evidex daemon start|stop|status` (daemon-report.ts prints the status).
 // Errors are one line and say what to do next.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess, spawn as Spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WsClient } from '../protocol/ws-client.js';
@@ -21,7 +21,6 @@ import {
 } from '../local/state.js';
 import { checkStateFolder } from '../local/state-trust.js';
 import { UsageError } from './command.js';
-import { lastLogLine, undoFirstStart } from './failed-start.js';
 
 export { RpcError };
 
@@ -235,8 +234,13 @@ export function daemonCommand(root: string, env: NodeJS.ProcessEnv, args: string
   return { argv: [process.execPath, ...DAEMON_NODE_FLAGS, daemonEntry(), '--repo', root, ...args], env: { ...DAEMON_MALLOC_ENV, ...env } };
 }
 
-/** Spawns the daemon (daemonCommand) detached, its output appended to daemon.log. */
-function spawnDaemon(root: string, stateDir: string, env: NodeJS.ProcessEnv, args: string[]): ChildProcess {
+/**
+ * Spawns the daemon (daemonCommand) detached, its output appended to
+ * daemon.log. `spawn` is node:child_process's, loaded by the caller only when
+ * a daemon is started: a call to a running one never needs it (~6 M
+ * instructions of a ~230 M call on Node 22, docs/performance/cli-start.md).
+ */
+function spawnDaemon(spawn: typeof Spawn, root: string, stateDir: string, env: NodeJS.ProcessEnv, args: string[]): ChildProcess {
   const fd = openSync(files(stateDir).log, 'a', 0o600);
   try {
     const cmd = daemonCommand(root, env, args);
@@ -274,8 +278,8 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
     child.once('exit', (code, signal) => { exit = code ?? (signal ? 128 : 1); ended = code !== null ? `status ${code}` : `signal ${signal}`; });
     return child;
   };
-  /** Ours exited at start: a first start takes back the folders it made (failed-start.ts); where its log is now. */
-  const undo = (keepLog: boolean): Promise<string | null> => (made === undefined ? Promise.resolve(files(stateDir).log) : undoFirstStart(stateDir, made, keepLog));
+  /** Ours exited at start: a first start takes back the folders it made (failed-start.ts, loaded only then); where its log is now. */
+  const undo = async (keepLog: boolean): Promise<string | null> => (made === undefined ? files(stateDir).log : (await import('./failed-start.js')).undoFirstStart(stateDir, made, keepLog));
   /** The daemon this start spawned last (the earlier ones have exited). */
   let ours = start();
   let respawns = 0;
@@ -296,7 +300,7 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: Set<number> }> {
       throw (await import('../indexer/write-failure.js')).noSpace(stateDir);
     }
     if (exit !== null && exit !== EXIT_ALREADY_RUNNING) {
-      const last = lastLogLine(files(stateDir).log) || 'no output';
+      const last = (await import('./failed-start.js')).lastLogLine(files(stateDir).log) || 'no output';
       const log = await undo(true);
       throw new ConnectionError(`the evidex daemon for ${root} exited at start (${ended}): ${last}${log ? `; log: ${log}` : ''}`);
     }
@@ -332,8 +336,8 @@ async function startAndWait(real: string, stateDir: string, env: NodeJS.ProcessE
   opts: { auto: boolean; unnamedRoot?: boolean; timeoutMs?: number; clientName?: string }):
 Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
   // Loaded only here: a call to a running daemon never needs them.
-  const [{ autoStartIdleTimeout, parseDaemonArgs }, { checkUnnamedRoot }] = await Promise.all([
-    import('../protocol/daemon-settings.js'), import('./index-guard.js'),
+  const [{ autoStartIdleTimeout, parseDaemonArgs }, { checkUnnamedRoot }, { spawn }] = await Promise.all([
+    import('../protocol/daemon-settings.js'), import('./index-guard.js'), import('node:child_process'),
   ]);
   // The daemon's own settings from the environment, checked here so a bad one is a one-line refusal now.
   let args: string[];
@@ -343,7 +347,7 @@ Promise<{ info: DaemonInfo; ws: WsClient; spawned: boolean }> {
   } catch (e) { throw new UsageError((e as Error).message); }
   if (opts.unnamedRoot) await checkUnnamedRoot(real);
   const made = await ensureStateDir(stateDir);
-  const up = await spawnAndWait(real, stateDir, opts.timeoutMs ?? 30_000, () => spawnDaemon(real, stateDir, env, args), { clientName: opts.clientName }, made);
+  const up = await spawnAndWait(real, stateDir, opts.timeoutMs ?? 30_000, () => spawnDaemon(spawn, real, stateDir, env, args), { clientName: opts.clientName }, made);
   return { info: up.info, ws: up.ws, spawned: up.spawned.has(up.info.pid) };
 }
 

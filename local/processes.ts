@@ -7,7 +7,6 @@
 //
 // Linux answers all of it from /proc; elsewhere liveness falls back to
 // kill(pid, 0) and the process table is not read.
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 /** What /proc/PID/stat says of a process, the fields evidex reads. */
@@ -82,7 +81,8 @@ export function processRssBytes(pid: number): number | null {
     const m = /^VmRSS:\s*(\d+)\s*kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     if (m) return Number(m[1]) * 1024;
   } catch { /* no /proc: ask ps */ }
-  const r = spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8', shell: false, timeout: 5000 });
+  // node:child_process only here, where there is no /proc: every client loads this file, and a call to a running daemon needs no child process.
+  const r = process.getBuiltinModule('node:child_process').spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8', shell: false, timeout: 5000 });
   const kb = Number.parseInt(r.stdout ?? '', 10);
   return r.status === 0 && Number.isFinite(kb) ? kb * 1024 : null;
 }

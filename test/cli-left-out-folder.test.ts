@@ -85,10 +85,10 @@ test('the command line reads the field, not the note\'s words: its line comes fr
   const plain = (s: { plain: string }) => s.plain;
   const out = { path_prefix: 'a/', reason: 'ignored' as const, why: 'x:1 ignores "a/"', note: 1 };
   const argv = ['symbol', 'S'];
-  assert.equal(noteLines({ notes: ['first', 'the model\'s words, whatever they are'], left_out_folder: out }, place, argv).map(plain),
+  assert.equal((await noteLines({ notes: ['first', 'the model\'s words, whatever they are'], left_out_folder: out }, place, argv)).map(plain),
     ['note: first', 'note: . (a) is not indexed: x:1 ignores "a/"; to index it as a tree of its own: evidex symbol S --repo .']);
-  assert.equal(noteLines({ notes: ['path_prefix "a/" is not indexed: x:1 ignores "a/"'] }, place, argv).map(plain), ['note: --path-prefix "a/" is not indexed: x:1 ignores "a/"']);
-  assert.equal(noteLines({ notes: ['n'], left_out_folder: { ...out, reason: 'gitDir', note: 0 } }, place, argv).map(plain), ['note: . (a) is not indexed: x:1 ignores "a/"']);
+  assert.equal((await noteLines({ notes: ['path_prefix "a/" is not indexed: x:1 ignores "a/"'] }, place, argv)).map(plain), ['note: --path-prefix "a/" is not indexed: x:1 ignores "a/"']);
+  assert.equal((await noteLines({ notes: ['n'], left_out_folder: { ...out, reason: 'gitDir', note: 0 } }, place, argv)).map(plain), ['note: . (a) is not indexed: x:1 ignores "a/"']);
 });
 
 test('index --unresolved with a --path-prefix that is a left-out folder: the same line, its command typed again', () => {

@@ -125,7 +125,7 @@ ${size}  seconds ${s.seconds.toFixed(2)} (wall ${((Date.now() - t0) / 1000).toFi
         const listed = formatUnresolved(s.unresolved, { shown }, prefix);
         if (listed) outScreen(p).line(listed);
         stderr().line(formatUnresolvedFooter(s.unresolved, reasons, prefix === undefined ? undefined : shown(prefix)));
-        for (const note of noteLines(s.unresolved, place)) stderr().line(note);
+        for (const note of await noteLines(s.unresolved, place)) stderr().line(note);
       }
       // The folder typed in, unless --unresolved's --path-prefix named it and its note said so already.
       if (s.left_out_folder && s.unresolved?.left_out_folder?.path_prefix !== s.left_out_folder.path_prefix) {

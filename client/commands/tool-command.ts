@@ -18,8 +18,7 @@ import type { TextItem } from './read-span.js';
 import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
 import { mixedNote, ofOneGeneration } from './one-generation.js';
-import { formatSuggestions } from '../suggestions.js';
-import { leftOutFolderNote, type FolderHere } from '../left-out-folder.js';
+import type { FolderHere } from '../left-out-folder.js';
 import { lineSpan } from '../line-span.js';
 import {
   human, join, line, paint, path, plural, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
@@ -115,7 +114,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
           followUp: p.flags.json ? undefined
             : scoped !== undefined ? (c, r) => wholeRepositoryNote(c, s.tool, args, r) : s.after && ((c, r) => s.after!(r, args, c, place)),
         }));
-        printResult(a.result, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) }, s.tool, place);
+        await printResult(a.result, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) }, s.tool, place);
         if (p.flags.json) return;
         for (const note of [a.note, mixedNote(generations)]) if (note) stderr().line(note);
       });
@@ -183,23 +182,28 @@ export function outScreen(p: { flags: { color?: 'auto' | 'always' | 'never' } })
   return when === 'auto' ? stdout() : stdout().withColour(when === 'always');
 }
 
-function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions, tool: string, place: Place): void {
+/** The answer as the text form (or --json) prints it; the notes' and suggestions' modules load only for an answer that has some. */
+async function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOptions, tool: string, place: Place): Promise<void> {
   if (p.flags.json) {
     stdout().json(r);
     return;
   }
   if (r.evidence.length) outScreen(p).line(formatEvidence(r.evidence, fmt));
   stderr().line(formatFooter(r));
-  for (const note of noteLines(r, place)) stderr().line(note);
+  for (const note of await noteLines(r, place)) stderr().line(note);
+  if (!r.suggestions?.length) return;
+  const { formatSuggestions } = await import('../suggestions.js');
   const { kind, 'path-prefix': prefix } = p.flags as { kind?: string; 'path-prefix'?: string };
   const suggestions = formatSuggestions(r, fmt.shown, { kind, outside: prefix !== undefined ? 'outside --path-prefix' : 'outside this folder', byKind: tool === 'find_importers' });
   if (suggestions) stderr().line(suggestions);
 }
 
 /** An answer's notes as `note:` lines, the one on a left-out folder (its `left_out_folder`) with the command typed (`argv`) again. */
-export function noteLines(r: Pick<ToolResult, 'notes' | 'left_out_folder'>, place: FolderHere, argv: readonly string[] = process.argv.slice(2)): Shown[] {
+export async function noteLines(r: Pick<ToolResult, 'notes' | 'left_out_folder'>, place: FolderHere, argv: readonly string[] = process.argv.slice(2)): Promise<Shown[]> {
   const leftOut = r.left_out_folder;
-  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note ? leftOutFolderNote(leftOut, place, argv) : formatNote(note)));
+  // Loaded only for an answer that has the note: a plain call never needs it (docs/performance/cli-start.md).
+  const { leftOutFolderNote } = leftOut !== undefined ? await import('../left-out-folder.js') : { leftOutFolderNote: undefined };
+  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note && leftOutFolderNote ? leftOutFolderNote(leftOut, place, argv) : formatNote(note)));
 }
 
 /** A note of the daemon's answer, as a `note:` line in the command line's words. */
