@@ -12,7 +12,9 @@
 // rows, text, trigram buckets and lookup keys, times a factor for B-tree
 // pages that are not full and the pages copy-on-write copies, plus a few
 // whole pages (meta, branch and freelist pages). Pages LMDB's freelist holds
-// inside the file are reused first and need no new room on the disk.
+// inside the file are reused first and need no new room on the disk; they
+// are counted (LMDB's stats of every table: ~100-200 µs, against a few µs
+// for the statfs) only when the disk's own room could be short.
 import type { FileWrite } from './tables.js';
 
 /** A `files` row, its keys in the per-file tables, a skip record: all but the path's own bytes (msgpack field names, node headers). */
@@ -56,4 +58,55 @@ export function commitBytes(puts: readonly FileWrite[], ops: number, pageSize: n
 /** Whether `needed` bytes of new pages fit: in the file's free pages (`reusable`), else in `free` bytes of the disk. */
 export function roomFor(needed: number, reusable: number, free: number): boolean {
   return needed <= reusable || needed - reusable <= free;
+}
+
+/**
+ * How far the disk's free bytes must exceed a commit's estimate for the
+ * commit to go without counting the data file's free pages. Within it,
+ * every commit counts them, so the next one knows how many there were
+ * before it (roomFor's `reusable`).
+ */
+export const COUNT_PAGES_WITHIN = 64 << 20;
+
+/** What CommitRoom asks: the disk's free bytes for this writer (a statfs), and the bytes of the data file's free pages (Tables.pages). */
+export interface RoomProbes {
+  free(): number;
+  reusable(): number;
+}
+
+/**
+ * Whether each commit of one index fits (commitBytes, roomFor), the disk
+ * asked every time, the data file's free pages only near a full disk.
+ * LMDB never reuses the pages the last commit freed (the other meta page
+ * still points at them), so a commit counts on no more free pages than
+ * there were before the last one; after a last commit that did not count
+ * them, on none. That commit saw COUNT_PAGES_WITHIN more free than its
+ * estimate, so counting none refuses only a commit larger than that or a
+ * disk others filled since: the safe side, since LMDB on a full disk
+ * corrupts the heap.
+ */
+export class CommitRoom {
+  /** Bytes of the data file's free pages before the last commit: unknown at open (counted as the file has them), 0 when it did not count them. */
+  private reusableBefore = Infinity;
+  /** What the last check counted, for landed(). */
+  private counted = 0;
+
+  constructor(private readonly pageSize: number, private readonly probes: RoomProbes) {}
+
+  /** Whether a commit of `puts` among `ops` operations fits; call landed() once it has. */
+  fits(puts: readonly FileWrite[], ops: number): boolean {
+    const needed = commitBytes(puts, ops, this.pageSize);
+    const free = this.probes.free();
+    if (needed <= free - COUNT_PAGES_WITHIN) {
+      this.counted = 0;
+      return true;
+    }
+    this.counted = this.probes.reusable();
+    return roomFor(needed, Math.min(this.counted, this.reusableBefore), free);
+  }
+
+  /** The commit last checked has landed: its count is the one the next commit goes by. */
+  landed(): void {
+    this.reusableBefore = this.counted;
+  }
 }
