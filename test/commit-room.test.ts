@@ -7,13 +7,13 @@
 // And CommitRoom's choice of when to count the data file's free pages, on
 // probes the test sets (it counts them only near a full disk).
 import * as assert from 'uvu/assert';
-import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
-import { commitBytes, CommitRoom, COUNT_PAGES_WITHIN } from '../indexer/store/commit-room.js';
+import { commitBytes, CommitRoom, COUNT_PAGES_WITHIN, jsonLength } from '../indexer/store/commit-room.js';
 import type { FileWrite } from '../indexer/store/tables.js';
 import { mountReason, SmallDisk } from './helpers/full-disk.js';
-import { cleanupTemp, git, tempDir } from './helpers/fs.js';
+import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 import { testUnless } from './helpers/skip.js';
 import { test as uvu } from 'uvu';
 
@@ -176,6 +176,31 @@ uvu('CommitRoom: free pages count once the last commit counted them, as no more 
   assert.not.ok(r3.fits([one], 1), 'after a commit that did not count them, none');
   d3.free = needed;
   assert.ok(r3.fits([one], 1), 'the disk alone has room');
+});
+
+uvu('jsonLength: an import statement and a TsResolution count as long as their JSON, without writing it (escapes aside)', async () => {
+  // Real records: both fixtures indexed, every statement's raw form and every file's TsResolution.
+  const values: unknown[] = [];
+  for (const fixture of ['mobileai-local-rag', 'ts-monorepo']) {
+    const root = join(tempDir('json-length'), fixture);
+    cpSync(join(PROJECT_ROOT, 'fixtures', fixture), root, { recursive: true });
+    const index = await openEvidexIndex(root, { stateDir: join(tempDir('json-length-state'), 'state') });
+    try {
+      await index.refresh();
+      for (const f of index.store.ordered()) for (const imp of index.store.imports(f.fid)) values.push(imp.raw);
+      for (const [, res] of index.store.tsResolutions()) values.push(res);
+    } finally {
+      await index.close();
+    }
+  }
+  assert.ok(values.length > 100, `${values.length} records`);
+  let mismatched = 0;
+  for (const v of values) if (jsonLength(v) !== JSON.stringify(v).length) mismatched++;
+  assert.is(mismatched, 0, `${mismatched} of ${values.length} counted otherwise than their JSON`);
+  // Every kind of value, and the one difference: a string's escapes are not counted (the rows hold it unescaped).
+  const odd = { a: [], b: {}, c: [1, -20, 3.5, 1e21, 0], d: null, e: true, f: false, g: undefined, h: [undefined, 'x'], i: -0 };
+  assert.is(jsonLength(odd), JSON.stringify(odd).length);
+  assert.is(jsonLength('say "hi"\n'), JSON.stringify('say "hi"\n').length - 3);
 });
 
 uvu.run();

@@ -41,10 +41,50 @@ function putBytes(f: FileWrite): number {
   let n = ROW_BYTES + 2 * f.path.length + f.text.length + f.tri.length;
   for (const d of f.defs) n += 2 * (d.name.length + d.qualname.length) + DEF_BYTES;
   for (const imp of f.imports) {
-    n += JSON.stringify(imp.raw).length + 32;
+    n += jsonLength(imp.raw) + 32;
     for (const t of imp.targets) n += 2 * t.length + TARGET_BYTES;
   }
-  if (f.tsres) n += JSON.stringify(f.tsres).length;
+  if (f.tsres) n += jsonLength(f.tsres);
+  return n;
+}
+
+/**
+ * The length of `v`'s JSON text, its strings' escapes aside, counted without
+ * writing it: what an import statement or a TsResolution adds to the
+ * estimate (the rows hold them as msgpack, no longer than that; PAGE_FACTOR
+ * was measured with these lengths).
+ */
+export function jsonLength(v: unknown): number {
+  switch (typeof v) {
+    case 'string': return v.length + 2;
+    case 'number': return digits(v);
+    case 'boolean': return v ? 4 : 5;
+    case 'object': {
+      if (v === null) return 4;
+      if (Array.isArray(v)) {
+        let n = 1 + Math.max(1, v.length); // brackets and commas
+        for (const x of v) n += x === undefined ? 4 : jsonLength(x);
+        return n;
+      }
+      let n = 1;
+      let fields = 0;
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined) continue;
+        n += k.length + 3 + jsonLength(x); // "k": and the value
+        fields++;
+      }
+      return n + Math.max(1, fields); // braces and commas
+    }
+    default: return 0;
+  }
+}
+
+/** The characters of a number as JSON writes it (an integer's counted, any other's written). */
+function digits(x: number): number {
+  if (!Number.isSafeInteger(x)) return Number.isFinite(x) ? String(x).length : 4;
+  let n = x < 0 ? 2 : 1;
+  for (let a = Math.abs(x); a >= 10; a = Math.floor(a / 10)) n++;
   return n;
 }
 
