@@ -13,6 +13,7 @@ import { tsImportCounts } from './build/summary.js';
 import type { SettleWalks } from './build/settled-walk.js';
 import { leftOutByName, noLeftOut, pathsLeftOut, type LeftOut, type LeftOutCounts, type LeftOutQuery } from './discover/left-out.js';
 import type { RepoRules } from './discover/rules.js';
+import { CompactionSchedule, type CompactClock } from './compaction-schedule.js';
 import { asToolError, ToolError } from './errors.js';
 import { checkToolCall } from './query/arg-bounds.js';
 import { NotIndexedError } from './query/args.js';
@@ -28,29 +29,11 @@ export interface EvidexOpenOptions extends OpenOptions {
   /** Extra ignore lines (gitignore syntax) applied at the root, e.g. ['site-packages/']. */
   extraIgnore?: string[];
   /** The clock and the timer a text map compaction waits on (tests' hooks; default performance.now and setTimeout). */
-  compactClock?: { now: () => number; delay: (ms: number) => Promise<void> };
+  compactClock?: CompactClock;
 }
 
 /** Pause before another warm-up pass when the last ended with files still unloaded. */
 const WARM_RETRY_MS = 250;
-/**
- * A text map compaction (a new generation of a large tree's search text, once
- * changed files pass a share of it: mapped-text.ts) is written only once no
- * update has landed for this long and none is queued. A mass change (a
- * checkout, a rebase, a formatter) lands as many watcher batches over seconds;
- * a generation written after the first of them is stale by the last, and each
- * is a write of the whole text (site-packages: 2-3 per mass change before).
- */
-export const COMPACT_QUIET_MS = 2000;
-/**
- * …but no longer than this after it fell due: a tree that never rests for
- * COMPACT_QUIET_MS (a build writing into it, a drive of back-to-back mass
- * changes) would otherwise pile its changed text up in the heap for good.
- */
-export const COMPACT_MAX_WAIT_MS = 30_000;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
 export class EvidexIndex implements IndexHandle {
   readonly root: string;
   readonly builder: Builder;
@@ -70,23 +53,16 @@ export class EvidexIndex implements IndexHandle {
 
   /** The state folder: a write that fails for want of room there says so (write-failure.ts). */
   private readonly stateDir: string;
-  /** Writers queued or running (serial): a compaction waits until there are none. */
-  private pendingWrites = 0;
-  /** When the last update landed (compactClock's time). */
-  private lastWriteAt = -Infinity;
-  /** Set while a compaction waits for the writes to go quiet. */
-  private compactWaiting = false;
-  /** When the compaction now waiting first fell due (compactClock's time), null when none is due. */
-  private compactDueSince: number | null = null;
-  /** Set by an explicit warm() (its caller wants the map current now, not after a quiet spell). */
-  private compactNow = false;
-  private readonly clock: { now: () => number; delay: (ms: number) => Promise<void> };
+  /** When a text map compaction may be written: once the writes are quiet (compaction-schedule.ts). */
+  private readonly compaction: CompactionSchedule;
 
   constructor(root: string, readonly store: Store, opts: EvidexOpenOptions) {
     this.root = root;
     this.stateDir = resolve(opts.stateDir);
     this.completeAtOpen = store.state === 'ready';
-    this.clock = opts.compactClock ?? { now: () => performance.now(), delay: sleep };
+    this.compaction = new CompactionSchedule({
+      due: () => this.store.textMapDue, closed: () => this.closed, writes: () => this.writes, run: () => void this.warmPass(),
+    }, opts.compactClock);
     this.builder = new Builder(root, store, {
       maxFileBytes: opts.maxFileBytes, extraSecrets: opts.extraSecrets, extraIgnore: opts.extraIgnore, workers: opts.workers,
       compileCache: compileCacheDirFor(this.stateDir),
@@ -192,11 +168,11 @@ export class EvidexIndex implements IndexHandle {
 
   /** Runs writers one after another, in call order. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    this.pendingWrites++;
+    this.compaction.queued();
     const run = this.writes.then(() => {
       if (this.closed) throw new Error('the index is closed');
       return fn();
-    }).catch((e: unknown) => { throw asWriteFailure(e, this.stateDir); }).finally(() => { this.pendingWrites--; });
+    }).catch((e: unknown) => { throw asWriteFailure(e, this.stateDir); }).finally(() => this.compaction.settled());
     this.writes = run.catch(() => undefined);
     return run;
   }
@@ -204,7 +180,7 @@ export class EvidexIndex implements IndexHandle {
   refresh(onProgress?: (p: BuildProgress) => void, signal?: AbortSignal, settle?: SettleWalks): Promise<BuildSummary> {
     const run = this.serial(async () => {
       const { changedPaths: _c, removedPaths: _r, unchangedPaths: _u, ...summary } = await this.builder.refresh(onProgress, signal, settle);
-      this.lastWriteAt = this.clock.now();
+      this.compaction.landed();
       void this.warmPass();
       return summary;
     });
@@ -237,11 +213,11 @@ export class EvidexIndex implements IndexHandle {
   update(paths: string[]): Promise<UpdateSummary> {
     return this.serial(async () => {
       const summary = await this.builder.update(paths);
-      this.lastWriteAt = this.clock.now();
+      this.compaction.landed();
       // A large update leaves new versions unloaded (see MemoryIndex.commitMode); load them in the background.
-      // A text map due a new generation (mapped-text.ts) waits for the writes to go quiet (COMPACT_QUIET_MS).
+      // A text map due a new generation (mapped-text.ts) waits for the writes to go quiet.
       if (!this.store.textComplete) void this.warmPass();
-      else if (this.store.textMapDue) this.compactWhenQuiet();
+      else this.compaction.whenQuiet();
       return summary;
     });
   }
@@ -253,38 +229,15 @@ export class EvidexIndex implements IndexHandle {
    */
   warm(): Promise<void> {
     // Called by its owner (after a refresh, or a test): a text map generation due is written now, quiet or not.
-    this.compactNow = true;
+    this.compaction.urge();
     return this.warmPass();
-  }
-
-  /** Whether a text map compaction may be written now: asked for, no update landed for COMPACT_QUIET_MS and none is queued, or it has waited COMPACT_MAX_WAIT_MS. */
-  private mayCompact(): boolean {
-    const now = this.clock.now();
-    return this.compactNow || (this.pendingWrites === 0 && now - this.lastWriteAt >= COMPACT_QUIET_MS)
-      || (this.compactDueSince !== null && now - this.compactDueSince >= COMPACT_MAX_WAIT_MS);
-  }
-
-  /** Waits until the writes are quiet, then runs a warm-up pass that writes the compaction still due (once at a time). */
-  private compactWhenQuiet(): void {
-    if (this.compactWaiting || this.closed) return;
-    this.compactWaiting = true;
-    this.compactDueSince ??= this.clock.now();
-    void (async () => {
-      while (!this.closed && this.store.textMapDue && !this.mayCompact()) {
-        const now = this.clock.now();
-        await this.clock.delay(Math.max(0, Math.min(COMPACT_QUIET_MS - (now - this.lastWriteAt), COMPACT_MAX_WAIT_MS - (now - this.compactDueSince!))));
-        if (this.pendingWrites > 0 && !this.mayCompact()) await this.writes;
-      }
-      this.compactWaiting = false;
-      if (!this.closed && this.store.textMapDue) void this.warmPass();
-    })();
   }
 
   private warmPass(): Promise<void> {
     return (this.warming ??= (async () => {
       // A bulk update landing mid-pass can unload files the pass already visited: go round again (bounded).
       for (let pass = 0; pass < 4 && !this.store.stopWarming; pass++) {
-        await this.store.warmSearchCache(undefined, () => this.mayCompact());
+        await this.store.warmSearchCache(undefined, () => this.compaction.mayCompact());
         if (this.store.textComplete) break;
       }
       this.warmed = !this.store.stopWarming && this.store.textComplete;
@@ -292,11 +245,8 @@ export class EvidexIndex implements IndexHandle {
       if (this.warmed) await this.builder.warmTs(() => this.closed || this.store.stopWarming);
     })().finally(() => {
       this.warming = null;
-      this.compactNow = false;
-      // Written, or no longer needed (not merely unknown while files are unloaded): the next one is timed afresh.
-      if (this.store.textComplete && !this.store.textMapDue) this.compactDueSince = null;
       // A compaction this pass was not let write waits for the writes to go quiet.
-      if (!this.closed && this.store.textMapDue) this.compactWhenQuiet();
+      this.compaction.passEnded(this.store.textComplete && !this.store.textMapDue);
       // Still incomplete (updates kept landing, or one landed as this finished and was handed
       // this promise): try again shortly rather than leave searches on the slower path.
       if (!this.closed && !this.store.stopWarming && !this.store.textComplete) {

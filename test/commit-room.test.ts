@@ -4,12 +4,16 @@
 // a message that can overrun its buffer), and one that fits, with little room
 // to spare, is written. Three batch shapes: one small file, 200 small files,
 // one 1 MB file of 25,000 definitions; and 200 files rewritten in place.
+// And CommitRoom's choice of when to count the data file's free pages, on
+// probes the test sets (it counts them only near a full disk).
 import * as assert from 'uvu/assert';
-import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { commitBytes, CommitRoom, COUNT_PAGES_WITHIN, jsonLength } from '../indexer/store/commit-room.js';
+import type { FileWrite } from '../indexer/store/tables.js';
 import { mountReason, SmallDisk } from './helpers/full-disk.js';
-import { cleanupTemp, git, tempDir } from './helpers/fs.js';
+import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 import { testUnless } from './helpers/skip.js';
 import { test as uvu } from 'uvu';
 
@@ -114,5 +118,89 @@ for (const shape of SHAPES) {
     }
   });
 }
+
+/** A CommitRoom on probes the test sets: `free` bytes on the disk, `reusable` bytes of free pages (each count is recorded). */
+function probed(): { room: CommitRoom; disk: { free: number; reusable: number; counts: number } } {
+  const disk = { free: 0, reusable: 0, counts: 0 };
+  const room = new CommitRoom(4096, { free: () => disk.free, reusable: () => { disk.counts++; return disk.reusable; } });
+  return { room, disk };
+}
+
+const one: FileWrite = { path: 'a.py', size: 6, mtimeMs: 1, hash: 'h', lines: 1, text: Buffer.from('X = 1\n'), tri: new Uint8Array(16), lang: 'py', defs: [], imports: [], mods: ['a'] };
+const needed = commitBytes([one], 1, 4096);
+
+uvu('CommitRoom: far from a full disk a commit fits without counting the free pages; within COUNT_PAGES_WITHIN it counts them', () => {
+  const { room, disk } = probed();
+  disk.free = needed + COUNT_PAGES_WITHIN;
+  assert.ok(room.fits([one], 1));
+  assert.is(disk.counts, 0, 'free pages not counted');
+  room.landed();
+  disk.free -= 1;
+  assert.ok(room.fits([one], 1));
+  assert.is(disk.counts, 1, 'counted within the margin');
+  disk.free = needed - 1;
+  disk.reusable = 0;
+  assert.not.ok(room.fits([one], 1), 'no room on the disk nor in the file');
+});
+
+uvu('CommitRoom: free pages count once the last commit counted them, as no more than before it, and as none after one that did not', () => {
+  const { room, disk } = probed();
+  // The disk full: only the file's free pages can take the commit. Each commit counts them, and the one after goes by the smaller count.
+  disk.free = 0;
+  disk.reusable = needed;
+  assert.ok(room.fits([one], 1), 'fits in the free pages (nothing counted before: as the file has them)');
+  room.landed();
+  disk.reusable = 10 * needed;
+  assert.ok(room.fits([one], 1));
+  room.landed();
+  disk.reusable = needed - 1;
+  assert.not.ok(room.fits([one], 1), 'the file has too few free pages now');
+  disk.reusable = 10 * needed;
+  assert.ok(room.fits([one], 1), 'a refused commit did not change what the last one counted');
+  // Pages the last commit freed are not counted: before it there were fewer.
+  const { room: r2, disk: d2 } = probed();
+  d2.free = needed;
+  d2.reusable = needed - 1;
+  assert.ok(r2.fits([one], 1), 'the disk alone has room');
+  r2.landed();
+  d2.free = 0;
+  d2.reusable = 10 * needed;
+  assert.not.ok(r2.fits([one], 1), 'counts no more than before the last commit');
+  // A commit far from full did not count them: the next near one counts none.
+  const { room: r3, disk: d3 } = probed();
+  d3.free = needed + COUNT_PAGES_WITHIN;
+  assert.ok(r3.fits([one], 1));
+  r3.landed();
+  d3.free = needed - 1;
+  d3.reusable = 10 * needed;
+  assert.not.ok(r3.fits([one], 1), 'after a commit that did not count them, none');
+  d3.free = needed;
+  assert.ok(r3.fits([one], 1), 'the disk alone has room');
+});
+
+uvu('jsonLength: an import statement and a TsResolution count as long as their JSON, without writing it (escapes aside)', async () => {
+  // Real records: both fixtures indexed, every statement's raw form and every file's TsResolution.
+  const values: unknown[] = [];
+  for (const fixture of ['mobileai-local-rag', 'ts-monorepo']) {
+    const root = join(tempDir('json-length'), fixture);
+    cpSync(join(PROJECT_ROOT, 'fixtures', fixture), root, { recursive: true });
+    const index = await openEvidexIndex(root, { stateDir: join(tempDir('json-length-state'), 'state') });
+    try {
+      await index.refresh();
+      for (const f of index.store.ordered()) for (const imp of index.store.imports(f.fid)) values.push(imp.raw);
+      for (const [, res] of index.store.tsResolutions()) values.push(res);
+    } finally {
+      await index.close();
+    }
+  }
+  assert.ok(values.length > 100, `${values.length} records`);
+  let mismatched = 0;
+  for (const v of values) if (jsonLength(v) !== JSON.stringify(v).length) mismatched++;
+  assert.is(mismatched, 0, `${mismatched} of ${values.length} counted otherwise than their JSON`);
+  // Every kind of value, and the one difference: a string's escapes are not counted (the rows hold it unescaped).
+  const odd = { a: [], b: {}, c: [1, -20, 3.5, 1e21, 0], d: null, e: true, f: false, g: undefined, h: [undefined, 'x'], i: -0 };
+  assert.is(jsonLength(odd), JSON.stringify(odd).length);
+  assert.is(jsonLength('say "hi"\n'), JSON.stringify('say "hi"\n').length - 3);
+});
 
 uvu.run();

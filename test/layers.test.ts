@@ -103,7 +103,7 @@ const INDEXER_LAYERS: readonly (readonly string[])[] = [
   ['discover/', 'python/', 'typescript/'],
   ['store/'],
   ['build/', 'query/'],
-  ['index.ts', 'api.ts'],
+  ['index.ts', 'api.ts', 'compaction-schedule.ts'],
   ['watch.ts', 'watch/'],
 ];
 

@@ -12,7 +12,9 @@
 // rows, text, trigram buckets and lookup keys, times a factor for B-tree
 // pages that are not full and the pages copy-on-write copies, plus a few
 // whole pages (meta, branch and freelist pages). Pages LMDB's freelist holds
-// inside the file are reused first and need no new room on the disk.
+// inside the file are reused first and need no new room on the disk; they
+// are counted (LMDB's stats of every table: ~100-200 µs, against a few µs
+// for the statfs) only when the disk's own room could be short.
 import type { FileWrite } from './tables.js';
 
 /** A `files` row, its keys in the per-file tables, a skip record: all but the path's own bytes (msgpack field names, node headers). */
@@ -39,10 +41,50 @@ function putBytes(f: FileWrite): number {
   let n = ROW_BYTES + 2 * f.path.length + f.text.length + f.tri.length;
   for (const d of f.defs) n += 2 * (d.name.length + d.qualname.length) + DEF_BYTES;
   for (const imp of f.imports) {
-    n += JSON.stringify(imp.raw).length + 32;
+    n += jsonLength(imp.raw) + 32;
     for (const t of imp.targets) n += 2 * t.length + TARGET_BYTES;
   }
-  if (f.tsres) n += JSON.stringify(f.tsres).length;
+  if (f.tsres) n += jsonLength(f.tsres);
+  return n;
+}
+
+/**
+ * The length of `v`'s JSON text, its strings' escapes aside, counted without
+ * writing it: what an import statement or a TsResolution adds to the
+ * estimate (the rows hold them as msgpack, no longer than that; PAGE_FACTOR
+ * was measured with these lengths).
+ */
+export function jsonLength(v: unknown): number {
+  switch (typeof v) {
+    case 'string': return v.length + 2;
+    case 'number': return digits(v);
+    case 'boolean': return v ? 4 : 5;
+    case 'object': {
+      if (v === null) return 4;
+      if (Array.isArray(v)) {
+        let n = 1 + Math.max(1, v.length); // brackets and commas
+        for (const x of v) n += x === undefined ? 4 : jsonLength(x);
+        return n;
+      }
+      let n = 1;
+      let fields = 0;
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined) continue;
+        n += k.length + 3 + jsonLength(x); // "k": and the value
+        fields++;
+      }
+      return n + Math.max(1, fields); // braces and commas
+    }
+    default: return 0;
+  }
+}
+
+/** The characters of a number as JSON writes it (an integer's counted, any other's written). */
+function digits(x: number): number {
+  if (!Number.isSafeInteger(x)) return Number.isFinite(x) ? String(x).length : 4;
+  let n = x < 0 ? 2 : 1;
+  for (let a = Math.abs(x); a >= 10; a = Math.floor(a / 10)) n++;
   return n;
 }
 
@@ -56,4 +98,55 @@ export function commitBytes(puts: readonly FileWrite[], ops: number, pageSize: n
 /** Whether `needed` bytes of new pages fit: in the file's free pages (`reusable`), else in `free` bytes of the disk. */
 export function roomFor(needed: number, reusable: number, free: number): boolean {
   return needed <= reusable || needed - reusable <= free;
+}
+
+/**
+ * How far the disk's free bytes must exceed a commit's estimate for the
+ * commit to go without counting the data file's free pages. Within it,
+ * every commit counts them, so the next one knows how many there were
+ * before it (roomFor's `reusable`).
+ */
+export const COUNT_PAGES_WITHIN = 64 << 20;
+
+/** What CommitRoom asks: the disk's free bytes for this writer (a statfs), and the bytes of the data file's free pages (Tables.pages). */
+export interface RoomProbes {
+  free(): number;
+  reusable(): number;
+}
+
+/**
+ * Whether each commit of one index fits (commitBytes, roomFor), the disk
+ * asked every time, the data file's free pages only near a full disk.
+ * LMDB never reuses the pages the last commit freed (the other meta page
+ * still points at them), so a commit counts on no more free pages than
+ * there were before the last one; after a last commit that did not count
+ * them, on none. That commit saw COUNT_PAGES_WITHIN more free than its
+ * estimate, so counting none refuses only a commit larger than that or a
+ * disk others filled since: the safe side, since LMDB on a full disk
+ * corrupts the heap.
+ */
+export class CommitRoom {
+  /** Bytes of the data file's free pages before the last commit: unknown at open (counted as the file has them), 0 when it did not count them. */
+  private reusableBefore = Infinity;
+  /** What the last check counted, for landed(). */
+  private counted = 0;
+
+  constructor(private readonly pageSize: number, private readonly probes: RoomProbes) {}
+
+  /** Whether a commit of `puts` among `ops` operations fits; call landed() once it has. */
+  fits(puts: readonly FileWrite[], ops: number): boolean {
+    const needed = commitBytes(puts, ops, this.pageSize);
+    const free = this.probes.free();
+    if (needed <= free - COUNT_PAGES_WITHIN) {
+      this.counted = 0;
+      return true;
+    }
+    this.counted = this.probes.reusable();
+    return roomFor(needed, Math.min(this.counted, this.reusableBefore), free);
+  }
+
+  /** The commit last checked has landed: its count is the one the next commit goes by. */
+  landed(): void {
+    this.reusableBefore = this.counted;
+  }
 }

@@ -13,7 +13,7 @@ import type { TextMapOptions } from './mapped-text.js';
 import type { SearchText } from './search-text.js';
 import { decodeText } from '../text.js';
 import { targetName } from '../typescript/targets.js';
-import { commitBytes, roomFor } from './commit-room.js';
+import { CommitRoom } from './commit-room.js';
 import { noSpace, roomLeft } from '../write-failure.js';
 import { Tables, type FileWrite, type ImportRec, type IndexState, type ResolutionCounts, type TsResolution } from './tables.js';
 
@@ -47,14 +47,15 @@ export class Store {
   lastUpdate: string | null = null;
   pkgDirs: string[] = [];
   private closed = false;
-  /** Bytes of the data file's free pages before the last commit (checkRoom). */
-  private reusableBefore = Infinity;
+  /** Whether the disk has room for a commit (asked before LMDB is). */
+  private readonly room: CommitRoom;
   /** Set by the owner before close() so a background warm-up stops at its next slice. */
   stopWarming = false;
 
   private constructor(private readonly tables: Tables, private readonly dir: string, private readonly stateDir: string, textMap?: TextMapOptions) {
     this.memory = new MemoryIndex(tables, this.files, textMap);
     this.plan = new QueryPlanner(this.files, this.memory, tables);
+    this.room = new CommitRoom(tables.pages().pageSize, { free: () => roomLeft(dir), reusable: () => tables.pages().reusable });
   }
 
   /**
@@ -85,7 +86,7 @@ export class Store {
    */
   commit(ops: readonly StoreOp[], patch: MetaPatch = {}): number {
     const { tables, files, memory } = this;
-    const reusable = this.checkRoom(ops);
+    this.checkRoom(ops);
     const after: Array<() => void> = [];
     const loadText: number[] = [];
     const generation = this.generation + 1;
@@ -144,7 +145,7 @@ export class Store {
       }
       tables.putMeta({ generation, lastUpdate: now, nextFileId: nextFid, state: patch.state, pkgDirs: patch.pkgDirs });
     });
-    this.reusableBefore = reusable;
+    this.room.landed();
     // Committed: patch memory before anything else can run.
     for (const fn of after) fn();
     files.nextFid = nextFid;
@@ -156,20 +157,11 @@ export class Store {
     return generation;
   }
 
-  /**
-   * Throws no_space when the pages `ops` may add fit neither in the data
-   * file's free pages nor on its disk; else returns the free pages' bytes
-   * now, for the next commit. LMDB never reuses the pages the last commit
-   * freed (the other meta page still points at them), so a commit counts on
-   * no more than the free pages there were before the last one.
-   */
-  private checkRoom(ops: readonly StoreOp[]): number {
+  /** Throws no_space when the disk visibly has no room for `ops` (commit-room.ts). */
+  private checkRoom(ops: readonly StoreOp[]): void {
     const puts: FileWrite[] = [];
     for (const o of ops) if (o.op === 'put') puts.push(o.file);
-    const { pageSize, reusable } = this.tables.pages();
-    const needed = commitBytes(puts, ops.length, pageSize);
-    if (!roomFor(needed, Math.min(reusable, this.reusableBefore), roomLeft(this.dir))) throw noSpace(this.stateDir);
-    return reusable;
+    if (!this.room.fits(puts, ops.length)) throw noSpace(this.stateDir);
   }
 
   /** Marks the state without touching files (e.g. `building` before a refresh, `ready` after). */
