@@ -11,7 +11,8 @@ import { cpSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { commitBytes, CommitRoom, COUNT_PAGES_WITHIN, jsonLength } from '../indexer/store/commit-room.js';
-import type { FileWrite } from '../indexer/store/tables.js';
+import { oldestReader, Tables, type FileWrite } from '../indexer/store/tables.js';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mountReason, SmallDisk } from './helpers/full-disk.js';
 import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
 import { testUnless } from './helpers/skip.js';
@@ -201,6 +202,46 @@ uvu('jsonLength: an import statement and a TsResolution count as long as their J
   const odd = { a: [], b: {}, c: [1, -20, 3.5, 1e21, 0], d: null, e: true, f: false, g: undefined, h: [undefined, 'x'], i: -0 };
   assert.is(jsonLength(odd), JSON.stringify(odd).length);
   assert.is(jsonLength('say "hi"\n'), JSON.stringify('say "hi"\n').length - 3);
+});
+
+uvu('Tables.pages: while another process holds an older snapshot open, none of the free pages count as reusable (LMDB keeps those freed since it); once it is gone they do', async () => {
+  const dir = join(tempDir('pages-reader'), 'index');
+  const tables = await Tables.open(dir);
+  let reader: ChildProcess | undefined;
+  try {
+    const big = (i: number): FileWrite => ({ ...one, path: `f${i}.py`, text: Buffer.alloc(20_000, 'x'), tri: new Uint8Array(4096) });
+    tables.transaction(() => { for (let i = 0; i < 20; i++) tables.putFile(i + 1, big(i), false); });
+    // A reader in another process, on the snapshot that still has the 20 files.
+    reader = spawn(process.execPath, ['-e', `
+      const { open } = require('lmdb');
+      const env = open({ path: ${JSON.stringify(dir)}, maxDbs: 16, readOnly: true });
+      const txn = env.useReadTransaction();
+      process.stdout.write('holding\\n');
+      process.stdin.on('end', () => { txn.done(); process.exit(0); });
+      process.stdin.resume();
+    `], { cwd: PROJECT_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    const held = reader;
+    await new Promise<void>((res, rej) => { held.stdout!.once('data', () => res()); held.once('exit', (c) => rej(new Error(`reader exited ${c}`))); });
+    // Two commits after it: the first frees the files' pages, the second lets LMDB count them free.
+    tables.transaction(() => { for (let i = 0; i < 20; i++) tables.removeFile(i + 1); });
+    tables.transaction(() => tables.putFile(100, one, false));
+    assert.is(tables.pages().reusable, 0, 'nothing counted while it reads');
+    held.stdin!.end();
+    await new Promise((res) => held.once('exit', res));
+    tables.transaction(() => tables.putFile(101, one, false));
+    tables.transaction(() => tables.putFile(102, one, false));
+    assert.ok(tables.pages().reusable > 20 * 20_000 / 2, `${tables.pages().reusable} bytes counted once it is gone`);
+  } finally {
+    if (reader && reader.exitCode === null) reader.kill('SIGKILL');
+    await tables.close();
+  }
+});
+
+uvu('oldestReader: the smallest txnid of the rows readerList prints, reset slots ("-") aside', () => {
+  const head = '\t\tpid\t\t thread\t\t txnid\n';
+  assert.is(oldestReader(head), Infinity);
+  assert.is(oldestReader(`${head}      2009 7f72e7271c80 -\n`), Infinity);
+  assert.is(oldestReader(`${head}      2009 7f72e7271c80 12\n      2010 7f72e7271c81 9\n      2011 7f72e7271c82 -\n`), 9);
 });
 
 uvu.run();

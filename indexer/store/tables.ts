@@ -257,14 +257,17 @@ export class Tables {
    * pages below its last page less those of every table, the main table, the
    * freelist's tree and the two meta pages): what LMDB's freelist can reuse
    * without growing the file. An estimate from above: a dupSort table's
-   * sub-trees are not in its counts, and pages freed while a reader holds an
-   * older snapshot wait; either way a commit then meets LMDB's own error
-   * path, as it did before this estimate.
+   * sub-trees are not in its counts. Pages freed since the snapshot of a
+   * reader still open (an iteration in progress, another process) wait for
+   * it, and which pages those are is not known outside LMDB: with such a
+   * reader, none are counted — a commit that then needs new pages on a full
+   * disk is refused rather than meeting LMDB's own error path.
    */
   pages(): { pageSize: number; reusable: number } {
     type Counts = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
     const pagesOf = (c: Counts): number => c.treeBranchPageCount + c.treeLeafPageCount + c.overflowPages;
-    const root = this.env.getStats() as Counts & { lastPageNumber: number; free: Counts };
+    const root = this.env.getStats() as Counts & { lastPageNumber: number; lastTxnId: number; free: Counts };
+    if (oldestReader(this.env.readerList()) < root.lastTxnId) return { pageSize: root.pageSize, reusable: 0 };
     let used = 2 + pagesOf(root) + pagesOf(root.free);
     for (const db of [this.meta, this.filesDb, this.textDb, this.triDb, this.skipDb, this.defsDb, this.impsDb, this.symDb, this.targetDb, this.tsresDb]) {
       used += pagesOf(db.getStats() as Counts);
@@ -385,4 +388,18 @@ export class Tables {
       },
     };
   }
+}
+
+/**
+ * The oldest snapshot a reader holds open, from LMDB's reader table as
+ * `readerList()` prints it (a header, then `pid thread txnid` a row, `-` for a
+ * slot whose transaction is reset); Infinity when none is open.
+ */
+export function oldestReader(list: string): number {
+  let oldest = Infinity;
+  for (const row of list.split('\n')) {
+    const txn = row.trim().split(/\s+/)[2];
+    if (txn !== undefined && /^\d+$/.test(txn)) oldest = Math.min(oldest, Number(txn));
+  }
+  return oldest;
 }
