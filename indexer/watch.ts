@@ -141,7 +141,7 @@ export class RepoWatcher {
   get catchingUp(): CatchingUp | null {
     const { since } = this.marks, rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
     if (since === null && rewalk === null) return null;
-    return { changes: since === null ? 0 : this.queued + this.inFlight, since: since ?? new Date().toISOString(), ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}) };
+    return { changes: since === null ? 0 : this.queued + this.inFlight, since: since ?? new Date().toISOString(), ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}), ...(this.marks.progress ? { progress: { ...this.marks.progress } } : {}) };
   }
 
   private get pendingWhy(): string { return [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', '); } // the queued re-walk's reasons
@@ -385,7 +385,7 @@ export class RepoWatcher {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           this.watchNewlyVisible();
           const batch = await this.aliases.expand([...scoped, ...paths]);
-          const summary = await this.opts.index.update(batch);
+          const summary = await this.opts.index.update(batch, this.marks.read);
           this.lastUpdate = new Date().toISOString();
           applied({ paths: batch, refreshed: false, why, summary });
         } else if (refresh) {
@@ -398,7 +398,7 @@ export class RepoWatcher {
             await this.restart();
           }
           // Not in the index yet, as the re-walk reads: the files it has still to read and itself (not the batch's count as it began).
-          await this.opts.index.refresh((p) => { if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
+          await this.opts.index.refresh((p) => { this.marks.read(p); if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
           // The re-walk read every ignore source anew: folders chokidar skipped may be in view. It also listed folders chokidar missed.
           this.watchNewlyVisible();
@@ -409,7 +409,7 @@ export class RepoWatcher {
           applied({ paths: [], refreshed: true, why });
         } else if (paths.length) {
           const batch = await this.aliases.expand(paths);
-          const summary = await this.opts.index.update(batch);
+          const summary = await this.opts.index.update(batch, this.marks.read);
           this.lastUpdate = new Date().toISOString();
           applied({ paths: batch, refreshed: false, summary });
         }
@@ -419,13 +419,13 @@ export class RepoWatcher {
     } catch (e) {
       await this.keep(paths, refresh ? (why ? [why] : []) : null, e);
     } finally {
-      this.running = null;
+      this.running = this.rewalking = this.marks.progress = null;
       this.inFlight = this.batchSize = 0;
-      this.rewalking = null;
       if (this.ready > 0 && !this.closed) this.schedule();
       else this.wakeIdle();
     }
   }
+
 
   /** A retry is due: what was held joins the next batch. */
   private retryHeld(): void {

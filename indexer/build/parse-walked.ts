@@ -13,12 +13,15 @@ export const POOL_FILES = 200;
 export interface WalkedTask { slot: number; task: ParseTask & { size: number } }
 
 /** Each task's result, by its slot. */
-export async function parseWalked(toParse: readonly WalkedTask[], maxBytes: number, workers: number, compileCache: string | null): Promise<Map<number, ParseResult>> {
+export async function parseWalked(
+  toParse: readonly WalkedTask[], maxBytes: number, workers: number, compileCache: string | null, onRead?: (done: number) => void,
+): Promise<Map<number, ParseResult>> {
   const out = new Map<number, ParseResult>();
   if (toParse.length >= POOL_FILES) {
     const slotOf = new Map(toParse.map((p) => [p.task.path, p.slot]));
     await parseAll(toParse.map((p) => p.task), maxBytes, workers, (results) => {
       for (const r of results) out.set(slotOf.get(r.path)!, r);
+      onRead?.(out.size);
     }, compileCache);
     return out;
   }
@@ -27,6 +30,7 @@ export async function parseWalked(toParse: readonly WalkedTask[], maxBytes: numb
   for (const { slot, task } of toParse) {
     await slices.next();
     out.set(slot, parseOne(task, maxBytes));
+    onRead?.(out.size);
   }
   return out;
 }
