@@ -9,6 +9,7 @@ import { when, whenIn } from '../local/when.js';
 import type { DaemonInfoStatus, LatencySnapshot, Unresolved, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
 import { LEFT_OUT_WORDS } from './left-out-note.js';
+import { readSoFar } from './catching-up-note.js';
 import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './daemon-commands.js';
 
 /** A TS/JS statement's reason for resolving nowhere, after its count (`5 missing`), in the summary and in `evidex index --unresolved`. */
@@ -101,8 +102,8 @@ export function formatStatus(r: StatusReport, shown: (rootPath: string) => strin
     human`index        ${r.state}${d.startup === 'running' ? ' (start-up refresh running)' : d.startup === 'failed' ? human` (start-up failed: ${d.startupError})` : ''}${d.waiting ? human`, ${plural(d.waiting.changes, 'change')} waiting` : d.catchingUp ? human`, catching up: ${d.catchingUp.changes ? human`${plural(d.catchingUp.changes, 'change')} waiting` : 're-walking'}` : ''}`,
     ...(d.waiting ? [human`waiting      ${plural(d.waiting.changes, 'change')} since ${when(d.waiting.since)} (${plural(d.waiting.attempts, 'attempt')}, retried until written): ${d.waiting.reason}`] : []),
     ...(d.catchingUp && !d.waiting ? [d.catchingUp.changes
-      ? human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${when(d.catchingUp.since)} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}`
-      : human`catching up  no change seen; re-walk: ${d.catchingUp.rewalk ?? ''}`] : []),
+      ? human`catching up  ${plural(d.catchingUp.changes, 'change')} seen since ${when(d.catchingUp.since)} not indexed yet${d.catchingUp.rewalk ? human`; re-walk: ${d.catchingUp.rewalk}` : ''}${readSoFar(d.catchingUp)}`
+      : human`catching up  no change seen; re-walk: ${d.catchingUp.rewalk ?? ''}${readSoFar(d.catchingUp)}`] : []),
     human`files        ${r.files}`,
     human`left out     ${formatLeftOut(r.status.index.leftOut, r.status.index, shown)}`,
     human`symbols      ${r.symbols}`,

@@ -199,7 +199,7 @@ export class IndexUpdates {
       rules: this.opts.rules,
       // The watcher's re-walks run under this epoch's signal too.
       index: {
-        update: (paths) => this.handle.update(paths).then((s) => { this.opts.onWritten?.(s.changed.length + s.removed.length); return s; }),
+        update: (paths, onProgress) => this.handle.update(paths, onProgress).then((s) => { this.opts.onWritten?.(s.changed.length + s.removed.length); return s; }),
         refresh: (onProgress) => this.handle.refresh(onProgress, signal).then((s) => this.wrote(s)),
         ignoreCandidates: () => this.handle.ignoreCandidates(),
       },

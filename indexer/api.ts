@@ -125,6 +125,7 @@ export interface IndexHandle {
    */
   ignoreCandidates(): { indexed: string[]; ignored: string[] };
   /** Re-indexes these repository-relative paths (changed, created, deleted or now ignored); each file is one transaction. */
-  update(paths: string[]): Promise<UpdateSummary>;
+  /** `onProgress`: files read of those the batch has to read, then its write (a checkout's batch is thousands). */
+  update(paths: string[], onProgress?: (p: BuildProgress) => void): Promise<UpdateSummary>;
   close(): Promise<void>;
 }

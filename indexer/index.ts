@@ -210,9 +210,9 @@ export class EvidexIndex implements IndexHandle {
     if (!this.completeAtOpen) this.firstBuild = settled;
   }
 
-  update(paths: string[]): Promise<UpdateSummary> {
+  update(paths: string[], onProgress?: (p: BuildProgress) => void): Promise<UpdateSummary> {
     return this.serial(async () => {
-      const summary = await this.builder.update(paths);
+      const summary = await this.builder.update(paths, onProgress);
       this.compaction.landed();
       // A large update leaves new versions unloaded (see MemoryIndex.commitMode); load them in the background.
       // A text map due a new generation (mapped-text.ts) waits for the writes to go quiet.

@@ -162,6 +162,7 @@ export class RepoWatcher {
       changes: since === null ? 0 : this.queued + this.inFlight,
       since: since ?? new Date().toISOString(),
       ...(rewalk !== null ? { rewalk: shortWhy(rewalk) } : {}),
+      ...(this.marks.progress ? { progress: { ...this.marks.progress } } : {}),
     };
   }
 
@@ -393,7 +394,7 @@ export class RepoWatcher {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           this.additions.newlyVisible();
           const batch = await this.aliases.expand([...scoped, ...paths]);
-          const summary = await this.opts.index.update(batch);
+          const summary = await this.opts.index.update(batch, this.marks.read);
           this.lastUpdate = new Date().toISOString();
           applied({ paths: batch, refreshed: false, why, summary });
         } else if (refresh) {
@@ -406,7 +407,7 @@ export class RepoWatcher {
             await this.restart();
           }
           // Not in the index yet, as the re-walk reads: the files it has still to read and itself (not the batch's count as it began).
-          await this.opts.index.refresh((p) => { if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
+          await this.opts.index.refresh((p) => { this.marks.read(p); if (p.phase !== 'walk') this.inFlight = p.phase === 'parse' ? p.total - p.done + 1 : 1; });
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
           // The re-walk read every ignore source anew: folders chokidar skipped may be in view. It also listed folders chokidar missed.
           this.additions.newlyVisible();
@@ -417,7 +418,7 @@ export class RepoWatcher {
           applied({ paths: [], refreshed: true, why });
         } else if (paths.length) {
           const batch = await this.aliases.expand(paths);
-          const summary = await this.opts.index.update(batch);
+          const summary = await this.opts.index.update(batch, this.marks.read);
           this.lastUpdate = new Date().toISOString();
           applied({ paths: batch, refreshed: false, summary });
         }
@@ -427,13 +428,13 @@ export class RepoWatcher {
     } catch (e) {
       await this.keep(paths, refresh ? (why ? [why] : []) : null, e);
     } finally {
-      this.running = null;
+      this.running = this.rewalking = this.marks.progress = null;
       this.inFlight = this.batchSize = 0;
-      this.rewalking = null;
       if (this.ready > 0 && !this.closed) this.schedule();
       else this.wakeIdle();
     }
   }
+
 
   /** A retry is due: what was held joins the next batch. */
   private retryHeld(): void {

@@ -128,7 +128,7 @@ const held = mountReason();
     assert.is(r.catching_up!.since, status.since, 'behind since the same moment');
 
     const shown = await cli(['symbol', 'create_new_client']);
-    assert.match(shown.stderr, /^0 of 0 shown · index generation \d+ · catching up: \d+ changes?( and a re-walk)? since \d\d:\d\d:\d\d not indexed yet, this answer may be out of date$/m);
+    assert.match(shown.stderr, /^0 of 0 shown · index generation \d+ · catching up: \d+ changes?( and a re-walk)? since \d\d:\d\d:\d\d not indexed yet( \(read \d+ of \d+ files\))?, this answer may be out of date$/m);
     const json = await cli(['call', 'find_symbol', '{"name":"create_new_client"}']);
     assert.equal(Object.keys(JSON.parse(json.stdout)), ['evidence', 'total'], 'evidex call keeps its shape');
 

@@ -20,6 +20,7 @@ import { messageHere, placeOf, type Place } from '../paths.js';
 import { mixedNote, ofOneGeneration } from './one-generation.js';
 import type { FolderHere } from '../left-out-folder.js';
 import { lineSpan } from '../line-span.js';
+import { readSoFar } from '../catching-up-note.js';
 import {
   human, join, line, paint, path, plural, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
@@ -391,6 +392,6 @@ export function formatFooter(r: ToolResult, now: number = Date.now()): Shown {
   const c = r.catching_up;
   const behind = !c ? '' : c.changes === 0 && c.rewalk
     ? human` · ${c.rewalk} (since ${clock(c.since, now)}): this answer may be out of date`
-    : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${clock(c.since, now)} not indexed yet, this answer may be out of date`;
+    : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${clock(c.since, now)} not indexed yet${readSoFar(c, ' (', ')')}, this answer may be out of date`;
   return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
 }

@@ -21,7 +21,7 @@ import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { readVettedText } from './parse-worker.js';
 import { defaultWorkers, EarlyWorkers, parseAll } from './pool.js';
-import { lookAndRead } from './settled-read.js';
+import { lookAndRead, lookMany } from './settled-read.js';
 import { ReadSlabs } from './read-slabs.js';
 import { walkUntilSettled, type SettleWalks } from './settled-walk.js';
 import { isPackageInit } from '../python/modules.js';
@@ -30,7 +30,7 @@ import type { ImportRec, TsResolution } from '../store/store.js';
 import { tsImportCounts, type BuildProgress, type BuildSummary, type UpdateSummary } from './summary.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
-import { parseWalked, type WalkedTask } from './parse-walked.js';
+import { parseWalked, POOL_FILES, type WalkedTask } from './parse-walked.js';
 import { saveCompileCache, useCompileCache } from '../typescript/load.js';
 
 /**
@@ -321,7 +321,7 @@ export class Builder {
    * parse pool for a folder of many files), so queries are answered meanwhile
    * and see the store as it was until the commit lands whole.
    */
-  async update(paths: string[]): Promise<UpdateSummary> {
+  async update(paths: string[], onProgress?: (p: BuildProgress) => void): Promise<UpdateSummary> {
     const rules = await this.currentRules();
     // In path order: a folder comes before what is under it, so its walk covers their folders.
     const clean = [...new Set(paths.map((p) => p.replace(/^\.\/+/, '').replace(/\/+$/, '')).filter((p) => p !== '' && p !== '.'))].sort(cmp);
@@ -337,12 +337,26 @@ export class Builder {
     const folders: string[] = [];
     // The bytes read here live until the commit below: in slabs, off malloc's main heap (read-slabs.ts).
     const slabs = new ReadSlabs();
-    for (const path of clean) {
-      const { entry, result } = await lookAndRead(this.root, rules, path, store.fileByPath(path)?.hash, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes, slabs });
+    // A mass change (a checkout): the paths are looked at together and their files parsed with the walked ones, in the pool
+    // (POOL_FILES); one at a time, each read and parsed on this thread, trpc's 2,000 took longer than a cold build.
+    const looks = clean.length >= POOL_FILES ? await lookMany(this.root, rules, clean, { maxFileBytes: this.opts.maxFileBytes }) : null;
+    /** Slots of named files parsed in the pool: one replaced between look and read is looked at and read again (lookAndRead). */
+    const namedSlots: number[] = [];
+    for (const [i, path] of clean.entries()) {
+      const known = store.fileByPath(path)?.hash;
+      let entry: WalkEntry | null | 'gone';
+      let result: ParseResult | undefined;
+      if (looks) entry = looks[i]!;
+      else ({ entry, result } = await lookAndRead(this.root, rules, path, known, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes, slabs }));
       // Below a folder this update walked, the walk has recorded it already (a deep chain names hundreds of such paths).
       if (!folders.some((d) => isUnder(path, d))) await this.noteLeftOut(rules, path, entry);
       if (entry !== null && entry !== 'gone') {
-        results.push(result!);
+        if (result) results.push(result);
+        else {
+          namedSlots.push(results.length);
+          toParse.push({ slot: results.length, task: { path, abs: entry.abs, dev: entry.dev, ino: entry.ino, knownHash: known, size: entry.size } });
+          results.push({ path, kind: 'error', message: 'not parsed' }); // its place, until parsed
+        }
         // A folder replaced by a file (`mv d elsewhere && touch d`: no event names d's files).
         for (const g of this.heldUnder(path)) results.push({ path: g, kind: 'gone' });
         continue;
@@ -372,7 +386,17 @@ export class Builder {
         for (const f of under) results.push({ path: f, kind: 'gone' });
       }
     }
-    for (const [slot, res] of await parseWalked(toParse, this.maxBytes, this.workerCount, this.opts.compileCache ?? null, slabs)) results[slot] = res;
+    // Read: what the looks found to read; then the parse, which reads the rest (a status's `N of M`, while a checkout's batch runs).
+    const total = results.length;
+    const read = (done: number) => onProgress?.({ phase: 'parse', done: total - toParse.length + done, total });
+    read(0);
+    for (const [slot, res] of await parseWalked(toParse, this.maxBytes, this.workerCount, this.opts.compileCache ?? null, slabs, read)) results[slot] = res;
+    for (const slot of namedSlots) {
+      const { path } = results[slot]!;
+      if (results[slot]!.kind !== 'replaced') continue;
+      const again = await lookAndRead(this.root, rules, path, store.fileByPath(path)?.hash, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes, slabs });
+      if (again.result) results[slot] = again.result; // else gone or left out now: its own event brings the next look
+    }
     // The last word per path wins (a folder walk may repeat a path also given alone).
     const byPath = new Map<string, ParseResult>();
     for (const r of results) byPath.set(r.path, r);
@@ -403,6 +427,7 @@ export class Builder {
     // From resolveUpdate (which yields) to the commit (which does not), the resolution state runs ahead of the
     // store; every way out of here either commits (committed() brings them level) or resets it.
     try {
+      onProgress?.({ phase: 'write', done: 0, total: byPath.size });
       const ts = await this.ts.resolveUpdate(puts, leaving);
       const ops: StoreOp[] = [];
       for (const r of byPath.values()) {

@@ -13,13 +13,16 @@ export const POOL_FILES = 200;
 /** A file to parse, and the place its result takes among the update's results. */
 export interface WalkedTask { slot: number; task: ParseTask & { size: number } }
 
-/** Each task's result, by its slot (`slabs`: where those parsed on this thread keep their bytes). */
-export async function parseWalked(toParse: readonly WalkedTask[], maxBytes: number, workers: number, compileCache: string | null, slabs?: ReadSlabs): Promise<Map<number, ParseResult>> {
+/** Each task's result, by its slot (`slabs`: where those parsed on this thread keep their bytes; `onRead`: how many are read so far). */
+export async function parseWalked(
+  toParse: readonly WalkedTask[], maxBytes: number, workers: number, compileCache: string | null, slabs?: ReadSlabs, onRead?: (done: number) => void,
+): Promise<Map<number, ParseResult>> {
   const out = new Map<number, ParseResult>();
   if (toParse.length >= POOL_FILES) {
     const slotOf = new Map(toParse.map((p) => [p.task.path, p.slot]));
     await parseAll(toParse.map((p) => p.task), maxBytes, workers, (results) => {
       for (const r of results) out.set(slotOf.get(r.path)!, r);
+      onRead?.(out.size);
     }, compileCache);
     return out;
   }
@@ -28,6 +31,7 @@ export async function parseWalked(toParse: readonly WalkedTask[], maxBytes: numb
   for (const { slot, task } of toParse) {
     await slices.next();
     out.set(slot, parseOne(task, maxBytes, slabs));
+    onRead?.(out.size);
   }
   return out;
 }

@@ -27,3 +27,24 @@ export async function lookAndRead(
     if (result.kind !== 'replaced' || attempt >= ATTEMPTS) return { entry, result };
   }
 }
+
+/**
+ * How many looks of a mass change (a checkout names a couple of thousand paths) are in flight at once:
+ * one after another, each waits its own turn of the thread pool, and at a load of 16 on 2 cores a trpc
+ * checkout's 2,000 looks took 5 s, the thread idle half of it.
+ */
+const LOOKS_AT_ONCE = 32;
+
+/** checkPath for each of `paths`, LOOKS_AT_ONCE at a time; each answer in its path's place. */
+export async function lookMany(root: string, rules: RepoRules, paths: readonly string[], opts: { maxFileBytes?: number }): Promise<Array<WalkEntry | null | 'gone'>> {
+  const out = new Array<WalkEntry | null | 'gone'>(paths.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < paths.length) {
+      const i = next++;
+      out[i] = await checkPath(root, rules, paths[i]!, opts);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LOOKS_AT_ONCE, paths.length) }, lane));
+  return out;
+}

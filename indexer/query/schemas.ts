@@ -193,6 +193,10 @@ export const CatchingUpSchema = z.object({
   changes: z.number().int().min(0).describe('Changes seen on disk and not yet in the index (a re-walk counts as one; while it runs, so does each file it has still to read); 0 while only a re-walk no change asked for runs.'),
   since: z.string().describe('ISO time since when the index has been behind the files.'),
   rewalk: z.string().optional().describe('Why a re-walk of the tree is queued or running, when one is.'),
+  progress: z.object({
+    done: z.number().int().min(0),
+    total: z.number().int().min(0),
+  }).optional().describe('The running batch or re-walk: files read of those it has to read (it commits once they are all read). Absent before it starts reading.'),
 });
 export type CatchingUp = z.infer<typeof CatchingUpSchema>;
 /**

@@ -55,7 +55,10 @@ export class Configs {
   get(rel: string): ParsedConfig | null {
     if (!this.view.isFile(rel)) return null;
     let c = this.parsed.get(rel);
-    if (!c) { c = this.parse(rel); this.parsed.set(rel, c); }
+    // Read as it is, whatever lookup asked for it first: one met during a bare specifier's lookup (inBareLookup) saw its own
+    // package's missing output folders through the package's build layout, which reads this config again, before it is kept:
+    // a trpc checkout's batch parsed packages/react-query/tsconfig.json 7,749 times, nested 912 deep, where a cold build parses it once.
+    if (!c) { c = this.host.inBareLookup(false, () => this.parse(rel)); this.parsed.set(rel, c); }
     return c;
   }
 

@@ -60,8 +60,9 @@ export class RepoHost implements TS.ModuleResolutionHost, TS.ParseConfigHost {
    * A relative path into `dist/` is no package lookup and is never mapped.
    */
   inBareLookup<T>(bare: boolean, fn: () => T): T {
+    const was = this.bare;
     this.bare = bare;
-    try { return fn(); } finally { this.bare = false; }
+    try { return fn(); } finally { this.bare = was; }
   }
 
   /** The repository package whose folder holds `rel` (the deepest), with the path inside it; null for none. */

@@ -36,6 +36,11 @@ export class CatchUpMarks {
     this.seen++;
   }
 
+  /** The running batch's (or re-walk's) files read of those it has to read: null before it reads, and once it is over. */
+  progress: { done: number; total: number } | null = null;
+  /** A build's progress (BuildProgress): its parse phase is the reading, which its write keeps. */
+  read = (p: { phase: string; done: number; total: number }): void => { if (p.phase === 'parse') this.progress = { done: p.done, total: p.total }; };
+
   /** A batch starts: it takes everything seen so far. */
   take(): void { this.taken = this.seen; }
 

@@ -23,7 +23,8 @@ export interface WatchOptions {
   /** The rules the index walks with (the links scan must decide exactly as the walk does). */
   rules: RepoRules;
   index: {
-    update(paths: string[]): Promise<UpdateSummary>;
+    /** `onProgress`: files read of those the batch has to read (BuildProgress), shown while it runs (catchingUp.progress). */
+    update(paths: string[], onProgress?: (p: BuildProgress) => void): Promise<UpdateSummary>;
     /** `onProgress`: how far the re-walk has come (its parse phase counts the files still to read, BuildProgress). */
     refresh(onProgress?: (p: BuildProgress) => void): Promise<BuildSummary>;
     ignoreCandidates?(): { indexed: string[]; ignored: string[] };
