@@ -14,3 +14,20 @@ export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'evidex');
   return join(env.HOME || homedir(), '.cache', 'evidex');
 }
+
+/**
+ * The tag evidex puts in its home and in every state folder: the Cache Directory Tagging
+ * Specification's file (https://bford.info/cachedir/), whose first line is the spec's signature,
+ * plus a line naming evidex. The indexer leaves out every folder that holds one naming evidex
+ * (indexer/discover/state-folders.ts); backup tools that honour the spec skip it too.
+ */
+export const STATE_TAG = Object.freeze({
+  name: 'CACHEDIR.TAG',
+  signature: 'Signature: 8a477f597d28d172789f06886806bc55',
+  owner: '# evidex state: never indexed by evidex (see evidex docs/cli.md, EVIDEX_HOME).',
+});
+
+/** The text of STATE_TAG's file. */
+export function stateTagText(): string {
+  return `${STATE_TAG.signature}\n${STATE_TAG.owner}\n# For information about cache directory tags see https://bford.info/cachedir/\n`;
+}

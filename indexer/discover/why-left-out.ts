@@ -30,6 +30,7 @@ export function whyFolderLeftOut(rules: RepoRules, dirRel: string): string | nul
   if (out === null) return isPathTooLong(rules.realRoot, dirRel) ? 'its path is past the length evidex indexes' : null;
   const at = JSON.stringify(`${out.at}/`);
   if (out.why === 'worktree') return `${at} is a work tree of this repository, left out as git status leaves it`;
+  if (out.why === 'state') return `${at} holds evidex's own state (its CACHEDIR.TAG names evidex), never indexed`;
   const rule = decidingRule(rules, out.at);
   if (rule === null) return `${at} is ignored`;
   if (rule.line === 0) return `${at} is ignored by the configured ignore pattern ${JSON.stringify(rule.pattern)}`;

@@ -2,8 +2,11 @@
 // root (discover/worktrees.ts): a folder becomes one when its `.git` file is
 // written — `git worktree add` writes it before the checkout, a copy or a
 // clone tool may write it after the files — and stops being one when that file
-// or the folder goes. Every other path in a `.git` folder stays unheard.
+// or the folder goes. Every other path in a `.git` folder stays unheard. A folder
+// becomes evidex's state (discover/state-folders.ts) when its tag is written,
+// and is dropped whole the same way.
 import { inGitDir, type RepoRules } from '../discover/rules.js';
+import { StateFolders } from '../discover/state-folders.js';
 
 /**
  * The folder whose `.git` entry `rel` is (POSIX, relative to the root), or
@@ -29,8 +32,18 @@ export function heardPath(rules: RepoRules, rel: string | null): { rel: string; 
   const owner = gitEntryOwner(rel);
   if (owner !== null) return rules.recheckWorktree(owner) ? { rel: owner, worktree: true } : null;
   if (inGitDir(rel)) return null;
-  rules.forgetWorktree(rel);
+  // evidex's tag written in a folder already seen (a home an older evidex made; the moment between
+  // mkdir and the tag): the folder is dropped whole as a work tree is (`worktree`: left out as a whole).
+  const tagged = tagOwner(rel);
+  if (tagged !== null && rules.stateFolders.recheck(tagged)) return { rel: tagged, worktree: true };
+  rules.forgetFolder(rel);
   return { rel, worktree: false };
+}
+
+/** The folder whose evidex tag (state-folders.ts) `rel` may be, or null: not a tag's name, or the root's own. */
+function tagOwner(rel: string): string | null {
+  const slash = rel.lastIndexOf('/');
+  return slash > 0 && rel.slice(slash + 1) === StateFolders.tagName ? rel.slice(0, slash) : null;
 }
 
 /** True when folder `rel` is itself a work tree of this repository (not inside a folder left out otherwise). */
