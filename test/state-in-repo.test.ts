@@ -7,14 +7,16 @@
 // arrive in order), then asserts what the writes before it did not do.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { walkRepo } from '../indexer/discover/walk.js';
-import { STATE_TAG } from '../local/home.js';
+import { STATE_TAG, stateRoot } from '../local/home.js';
 import { Methods } from '../protocol/messages.js';
-import { fixtureCopy, isNotIndexed, startDaemon, stopDaemon, waitFor, waitWatcherReady, type TestDaemon } from './helpers/daemon.js';
+import { evidex } from './helpers/cli.js';
+import { DAEMON_MAIN, fixtureCopy, isNotIndexed, startDaemon, stopDaemon, waitFor, waitWatcherReady, type TestDaemon } from './helpers/daemon.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 
 const daemons: TestDaemon[] = [];
@@ -102,6 +104,23 @@ test('another daemon\'s home under the same root comes while one runs, and both 
     const from = lines.findIndex((l) => l.includes('sentinel_one.py'));
     assert.equal(lines.slice(from).filter((l) => /relhome|\.evx/.test(l)), [], 'no watch line names a home once both are settled');
   }
+});
+
+test('a relative EVIDEX_HOME is refused in one line with exit 2, and nothing is made; a relative XDG_CACHE_HOME is ignored', async () => {
+  const root = fixtureCopy({ git: true });
+  for (const cwd of [root, join(root, 'src')]) {
+    const r = await evidex(['symbol', 'COLLECTION_NAME'], { cwd, home: 'relhome' });
+    assert.is(r.code, 2, r.stderr);
+    assert.is(r.stdout, '');
+    assert.is(r.stderr, 'evidex: EVIDEX_HOME must be an absolute path; got "relhome" (e.g. EVIDEX_HOME="$PWD/relhome")\n');
+    assert.not.ok(existsSync(join(cwd, 'relhome')), 'no home made where the command was typed');
+  }
+  const daemon = spawnSync(process.execPath, [DAEMON_MAIN, '--repo', root], { cwd: root, env: { ...process.env, EVIDEX_HOME: 'relhome' }, encoding: 'utf8' });
+  assert.is(daemon.status, 2, daemon.stderr);
+  assert.match(daemon.stderr, /^evidex daemon: EVIDEX_HOME must be an absolute path; got "relhome"/);
+  assert.is(stateRoot({ XDG_CACHE_HOME: 'cache', HOME: '/home/u' }), '/home/u/.cache/evidex');
+  assert.is(stateRoot({ XDG_CACHE_HOME: '/c', HOME: '/home/u' }), '/c/evidex');
+  assert.throws(() => stateRoot({ EVIDEX_HOME: './x', HOME: '/home/u' }), /EVIDEX_HOME must be an absolute path; got "\.\/x"/);
 });
 
 test.run();
