@@ -49,6 +49,11 @@ export class StateFolders {
     return known;
   }
 
+  /** The verdict on `rel` as last read, undefined when not read since last forgotten. */
+  known(rel: string): boolean | undefined {
+    return this.verdicts.get(rel);
+  }
+
   /** Forgets the verdict on `rel` (the folder itself came or went); true when one was known. */
   forget(rel: string): boolean {
     return this.verdicts.delete(rel);

@@ -5,7 +5,7 @@
 // or the folder goes. Every other path in a `.git` folder stays unheard. A folder
 // becomes evidex's state (discover/state-folders.ts) when its tag is written,
 // and is dropped whole the same way.
-import { inGitDir, type RepoRules } from '../discover/rules.js';
+import { inGitDir, parentOf, type RepoRules } from '../discover/rules.js';
 import { StateFolders } from '../discover/state-folders.js';
 
 /**
@@ -36,6 +36,10 @@ export function heardPath(rules: RepoRules, rel: string | null): { rel: string; 
   // mkdir and the tag): the folder is dropped whole as a work tree is (`worktree`: left out as a whole).
   const tagged = tagOwner(rel);
   if (tagged !== null && rules.stateFolders.recheck(tagged)) return { rel: tagged, worktree: true };
+  // Nothing in evidex's state is heard, nor the folder itself while its tag is there (a folder
+  // watched before its tag came still has its watch); once the tag is gone it is walked whole.
+  if (rules.excludedFolder(parentOf(rel))?.why === 'state') return null;
+  if (rules.stateFolders.known(rel) === true) return rules.stateFolders.recheck(rel) ? { rel, worktree: true } : null;
   rules.forgetFolder(rel);
   return { rel, worktree: false };
 }
