@@ -38,7 +38,7 @@ export function heardPath(rules: RepoRules, rel: string | null): { rel: string; 
   if (tagged !== null && rules.stateFolders.recheck(tagged)) return { rel: tagged, worktree: true };
   // Nothing in evidex's state is heard, nor the folder itself while its tag is there (a folder
   // watched before its tag came still has its watch); once the tag is gone it is walked whole.
-  if (rules.excludedFolder(parentOf(rel))?.why === 'state') return null;
+  if (inEvidexState(rules, parentOf(rel))) return null;
   if (rules.stateFolders.known(rel) === true) return rules.stateFolders.recheck(rel) ? { rel, worktree: true } : null;
   rules.forgetFolder(rel);
   return { rel, worktree: false };
@@ -48,6 +48,11 @@ export function heardPath(rules: RepoRules, rel: string | null): { rel: string; 
 function tagOwner(rel: string): string | null {
   const slash = rel.lastIndexOf('/');
   return slash > 0 && rel.slice(slash + 1) === StateFolders.tagName ? rel.slice(0, slash) : null;
+}
+
+/** True when folder `rel` is evidex's own state or lies in it (discover/state-folders.ts): nothing there is heard or walked. */
+export function inEvidexState(rules: RepoRules, rel: string): boolean {
+  try { return rules.excludedFolder(rel)?.why === 'state'; } catch { return false; }
 }
 
 /** True when folder `rel` is itself a work tree of this repository (not inside a folder left out otherwise). */
