@@ -110,8 +110,13 @@ function unlisted(p: DaemonProcess, env: NodeJS.ProcessEnv): ListedDaemon {
   };
 }
 
-/** The same folder, however its path is spelled (EVIDEX_HOME of another process may be relative or end in `/`). */
+/** The same folder, however its path is spelled (EVIDEX_HOME of another process may end in `/`). */
 const sameHome = (a: string, b: string): boolean => resolve(a) === resolve(b);
+
+/** The home of another process's environment; null for a relative EVIDEX_HOME (an older evidex's: whose folder it meant is unknown here). */
+function homeOf(env: NodeJS.ProcessEnv): string | null {
+  try { return stateRoot(env); } catch { return null; }
+}
 
 /**
  * Every daemon of this user under $EVIDEX_HOME: those a daemon.json names,
@@ -135,7 +140,8 @@ export async function listDaemons(env: NodeJS.ProcessEnv = process.env): Promise
   const daemons = await Promise.all(found.map(({ dir, info }) => describe(dir, info)));
   const named = new Set(daemons.filter((d) => d.state !== 'stale').map((d) => d.pid));
   for (const p of daemonProcesses(daemonEntry())) {
-    if (!named.has(p.pid) && sameHome(stateRoot({ ...p.env, HOME: p.env.HOME ?? env.HOME }), home)) daemons.push(unlisted(p, env));
+    const theirs = homeOf({ ...p.env, HOME: p.env.HOME ?? env.HOME });
+    if (!named.has(p.pid) && theirs !== null && sameHome(theirs, home)) daemons.push(unlisted(p, env));
   }
   return { home, daemons, refused };
 }

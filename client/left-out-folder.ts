@@ -26,8 +26,8 @@ export function leftOutFolderNote(out: LeftOutFolder, here: FolderHere, argv: re
   const typed = here.here !== null ? here.shown(folder).replace(/(.)\/$/, '$1') : `${here.root.path.replace(/\/$/, '')}/${folder.replace(/\/$/, '')}`;
   const bare = folder.replace(/\/$/, '');
   const named = typed === bare ? path(typed) : human`${path(typed)} (${path(bare)})`;
-  // git's own folder is no tree of code to index.
-  if (out.reason === 'gitDir') return human`note: ${named} is not indexed: ${line(out.why)}`;
+  // git's own folder and evidex's state are no trees of code to index: no --repo command.
+  if (out.reason === 'gitDir' || out.reason === 'state') return human`note: ${named} is not indexed: ${line(out.why)}`;
   return human`note: ${named} is not indexed: ${line(out.why)}; to index it as a tree of its own: ${line(typedAgain(argv, typed))}`;
 }
 

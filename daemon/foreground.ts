@@ -10,8 +10,8 @@ import type { DaemonArgs } from '../protocol/daemon-settings.js';
 import { Daemon, type DaemonOptions } from './server.js';
 
 /** The DaemonOptions that the daemon's settings (parseDaemonArgs) stand for. */
-export function daemonSettings(a: DaemonArgs): Pick<DaemonOptions, 'port' | 'allowedOrigins' | 'watch' | 'warmup' | 'idleTimeoutMs'> {
-  return { port: a.port, allowedOrigins: a.allowedOrigins, watch: a.watch, warmup: a.warmup, idleTimeoutMs: a.idleTimeoutMs };
+export function daemonSettings(a: DaemonArgs): Pick<DaemonOptions, 'port' | 'allowedOrigins' | 'watch' | 'warmup' | 'idleTimeoutMs' | 'rootGoneGraceMs'> {
+  return { port: a.port, allowedOrigins: a.allowedOrigins, watch: a.watch, warmup: a.warmup, idleTimeoutMs: a.idleTimeoutMs, rootGoneGraceMs: a.rootGoneGraceMs };
 }
 
 /**

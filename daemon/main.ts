@@ -15,14 +15,15 @@ import { daemonSettings, serveForeground } from './foreground.js';
 async function main(): Promise<void> {
   let args: DaemonArgs;
   let root: string;
+  let stateDir: string;
   try {
     args = parseDaemonArgs(process.argv.slice(2));
     root = await resolveRepoRoot(args.repo);
+    stateDir = stateDirFor(root); // a relative EVIDEX_HOME is refused here too (local/home.ts)
   } catch (e) {
     stderr().line(human`evidex daemon: ${(e as Error).message}`);
     process.exit(2);
   }
-  const stateDir = stateDirFor(root);
   try {
     await serveForeground({ root, stateDir, ...daemonSettings(args) });
   } catch (thrown) {

@@ -71,6 +71,8 @@ export interface DaemonOptions {
   warmup?: boolean;
   /** Exit after this long with no client (idle.ts); 0 or absent = never (a daemon started by hand). */
   idleTimeoutMs?: number;
+  /** Exit once the root has been gone this long (default ROOT_GONE_GRACE_MS; 0 = never; a test gives a short one). */
+  rootGoneGraceMs?: number;
   /** The slice of a turn and its clock (fair-turns.ts); a test gives its own clock. */
   turns?: FairTurnsOptions;
   /** When a collection follows a large batch of writes (collect-after-writes.ts); a test gives its own clock and collection. */
@@ -80,6 +82,13 @@ export interface DaemonOptions {
 
 /** After a re-index of a replaced root, how long calls may wait for the watcher to apply what it saw meanwhile. */
 const REINDEX_SETTLE_MS = 5000;
+
+/**
+ * How long the root may be gone before the daemon exits: `rm -rf repo && git clone … repo`
+ * makes the folder again within seconds (it is then re-indexed, as issue 31 built), while a
+ * root deleted for good left its daemon refusing every call until its idle timeout (3 h).
+ */
+export const ROOT_GONE_GRACE_MS = 60_000;
 
 /** A connected client: a Caller whose connection the daemon can close. */
 type Client = Caller & { conn: RpcConnection };
@@ -104,6 +113,8 @@ export class Daemon {
   private nextClient = 1;
   private stopping: Promise<void> | null = null;
   private idleTimer: IdleTimer | null = null;
+  /** Armed while the root is gone: the daemon exits when it fires (ROOT_GONE_GRACE_MS). */
+  private goneTimer: NodeJS.Timeout | null = null;
   private readonly startedAt = new Date();
   private resolveStopped!: () => void;
   /** Resolves once the daemon has shut down (files removed, sockets closed). */
@@ -248,8 +259,10 @@ export class Daemon {
       this.log(`root: ${why}; tool calls are refused until a folder is back at that path`);
       this.rootGate.gone(why);
       void this.updates.suspend(why);
+      this.exitIfStillGone();
       return;
     }
+    if (this.goneTimer) { clearTimeout(this.goneTimer); this.goneTimer = null; }
     this.log(`root: ${why}; indexing the folder there now from the top (tool calls wait for it)`);
     const t0 = performance.now();
     // A folder put at the path is usually still being filled (a clone checks its files out after
@@ -264,6 +277,23 @@ export class Daemon {
     void settled.then((ok) => {
       if (ok) this.log(`root: the folder at ${this.opts.root} is indexed: ${this.handle.status().files} files, ${((performance.now() - t0) / 1000).toFixed(2)} s after the change was seen`);
     });
+  }
+
+  /**
+   * Exits once the root has stayed gone for the grace period: nothing is left to serve, and
+   * `daemon prune` can then remove the state. A folder made at the path later gets a daemon
+   * from the next command, which catches up from the index left here.
+   */
+  private exitIfStillGone(): void {
+    const ms = this.opts.rootGoneGraceMs ?? ROOT_GONE_GRACE_MS;
+    if (ms <= 0 || this.goneTimer) return;
+    const grace = formatDuration(ms);
+    this.log(`root: exits in ${grace} unless a folder is back at ${this.opts.root}`);
+    this.goneTimer = setTimeout(() => {
+      this.goneTimer = null;
+      void this.shutdown(`root: ${this.opts.root} has been gone for ${grace}; nothing to serve (the next command in a folder made there starts a new daemon)`);
+    }, ms);
+    this.goneTimer.unref(); // the server keeps the process alive; this timer alone should not
   }
 
   /** An accepted connection becomes a client: named, counted by the idle timer (unless it only observes), dispatched. */
@@ -368,6 +398,7 @@ export class Daemon {
       this.rootWatch.close();
       this.listener.stopHeartbeat();
       this.idleTimer?.stop();
+      if (this.goneTimer) clearTimeout(this.goneTimer);
       this.collector.stop();
       for (const c of this.clients.values()) c.conn.close(1001, 'daemon shutting down');
       await this.updates.stop('the daemon is stopping');

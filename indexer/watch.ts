@@ -29,7 +29,7 @@ import { LinkAliases } from './watch/aliases.js';
 import { isScanLinkAdd, isWatchLimitError, openChokidar, watchedFolders } from './watch/chokidar.js';
 import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
-import { heardPath } from './watch/worktree-events.js';
+import { heardPath, inEvidexState } from './watch/worktree-events.js';
 import { GitSourceWatch } from './watch/git-sources.js';
 import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { DeletionHold } from './watch/deletions.js';
@@ -75,7 +75,7 @@ export class RepoWatcher {
   private readonly folders = new WatchedFolders();
   private readonly rechecks = new Rechecks((paths) => {
     if (this.closed) return;
-    for (const p of paths) this.pending.add(p);
+    for (const p of paths) if (!inEvidexState(this.opts.rules, p)) this.pending.add(p); // became evidex's state since it came: nothing to walk
     this.marks.saw();
     this.schedule();
     // chokidar read each new folder and then watched it: a subfolder made in between it missed.

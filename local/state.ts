@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstatSync, promises as fsp, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { COMPILE_CACHE, stateRoot } from './home.js';
+import { COMPILE_CACHE, STATE_TAG, stateRoot, stateTagText } from './home.js';
 import { isPidAlive, processStartTime } from './processes.js';
 import { canonicalRoot, type RealRoot } from './root.js';
 import { checkStateFolder, readStateFile } from './state-trust.js';
@@ -85,7 +85,22 @@ export async function ensureStateDir(stateDir: string): Promise<string | undefin
   await checkStateFolder(stateDir);
   const made = await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
   await checkStateFolder(stateDir);
+  // Tagged every time, not only when made: a folder an earlier evidex made has no tag yet.
+  const home = resolve(dirname(resolve(stateDir))) === resolve(stateRoot()) ? [dirname(resolve(stateDir))] : [];
+  for (const dir of [...home, stateDir]) await tagStateFolder(dir);
   return made;
+}
+
+/**
+ * Writes evidex's tag (local/home.ts, STATE_TAG) in a folder of its state unless it is there:
+ * the indexer leaves every folder holding it out as a whole (indexer/discover/state-folders.ts),
+ * so a home or state folder inside the tree a daemon watches is never indexed, and never read
+ * as a change each time the daemon writes its log there.
+ */
+async function tagStateFolder(dir: string): Promise<void> {
+  const tag = join(dir, STATE_TAG.name);
+  if (await fsp.lstat(tag).then((st) => st.isFile(), () => false)) return;
+  await writeFileAtomic(tag, stateTagText());
 }
 
 /** Bytes of every file under `dir` (symlinks not followed): an index's size, or what removing a state folder frees. */

@@ -18,6 +18,8 @@ export interface DaemonArgs {
   repo?: string; port?: number; allowedOrigins: string[]; watch: WatchMode; warmup: boolean;
   /** Exit after this long with no client; 0 (the default) = never. */
   idleTimeoutMs: number;
+  /** Exit once the root has been gone this long (EVIDEX_ROOT_GONE_GRACE, for tests; absent: the daemon's default, 60 s). */
+  rootGoneGraceMs?: number;
 }
 
 /** Parses the daemon's argv and environment; throws a one-line error on bad input. */
@@ -40,6 +42,7 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
   if (env.EVIDEX_ALLOWED_ORIGINS) out.allowedOrigins.push(...env.EVIDEX_ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean));
   if (env.EVIDEX_WATCH) out.watch = watch(env.EVIDEX_WATCH, 'EVIDEX_WATCH');
   if (env.EVIDEX_WARMUP) out.warmup = onOff(env.EVIDEX_WARMUP, 'EVIDEX_WARMUP');
+  if (env.EVIDEX_ROOT_GONE_GRACE) out.rootGoneGraceMs = parseDuration(env.EVIDEX_ROOT_GONE_GRACE, 'EVIDEX_ROOT_GONE_GRACE');
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];

@@ -15,7 +15,7 @@
 export const LEFT_OUT_REASONS = ['secret', 'tooLarge', 'binary', 'ignored', 'pathTooLong', 'nameNotUtf8', 'worktree'] as const;
 export type LeftOutReason = (typeof LEFT_OUT_REASONS)[number];
 /** Why a folder is left out as a whole (why-left-out.ts): an ignore rule, a work tree of the repository, git's own folder, a path too long. */
-export const FOLDER_LEFT_OUT_REASONS = ['ignored', 'worktree', 'gitDir', 'pathTooLong'] as const;
+export const FOLDER_LEFT_OUT_REASONS = ['ignored', 'worktree', 'gitDir', 'state', 'pathTooLong'] as const;
 export type FolderLeftOutReason = (typeof FOLDER_LEFT_OUT_REASONS)[number];
 /** The reasons the walk decides (binary needs the content: the builder decides it). */
 export type WalkLeftOutReason = Exclude<LeftOutReason, 'binary'>;

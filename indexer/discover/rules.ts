@@ -21,7 +21,8 @@
 // can never expose something .gitignore hides.
 //
 // A folder that is a work tree of this same repository (worktrees.ts) is left
-// out as a whole too, as git's own status does not enter it.
+// out as a whole too, as git's own status does not enter it; so is a folder of
+// evidex's own state (state-folders.ts), whatever the ignore files say.
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -29,6 +30,7 @@ import { ignoreFileFromRoot, loadGitSources, type GitSourceFiles, type GitSource
 import { matchPatterns, parseIgnoreFile, type IgnorePattern, type Verdict } from './gitignore.js';
 import { asciiLower, globSource, globSubject, toByteString } from './glob.js';
 import { DEFAULT_SECRET_PATTERNS } from './secrets.js';
+import { StateFolders } from './state-folders.js';
 import { OwnWorktrees } from './worktrees.js';
 
 export { DEFAULT_SECRET_PATTERNS };
@@ -64,7 +66,7 @@ export interface FolderRules { git: IgnorePattern[] | null; evidex: IgnorePatter
  */
 export interface ChainLink { dir: string; lead: string; rules: FolderRules; /** Its ignore file as `git check-ignore -v` names it, from the root (`../` above it; git-sources.ts ignoreFileFromRoot). */ gitFile: string }
 /** A folder left out as a whole, with what is below it: the outermost such folder, and why. */
-export interface FolderExclusion { at: string; why: 'ignored' | 'worktree' }
+export interface FolderExclusion { at: string; why: 'ignored' | 'worktree' | 'state' }
 
 /** True when any segment of a POSIX relative path is `.git` (the repository's, or a nested repository's). */
 export function inGitDir(relPath: string): boolean {
@@ -77,9 +79,7 @@ export function parentOf(relPath: string): string {
   return i < 0 ? '' : relPath.slice(0, i);
 }
 
-function basenameOf(relPath: string): string {
-  return relPath.slice(relPath.lastIndexOf('/') + 1);
-}
+const basenameOf = (relPath: string): string => relPath.slice(relPath.lastIndexOf('/') + 1);
 
 function verdictOf(patterns: IgnorePattern[] | null, rel: string, isDir: boolean): Verdict {
   return patterns ? matchPatterns(patterns, rel, isDir) : 'none';
@@ -100,6 +100,8 @@ export class RepoRules {
   private outerLinks: ChainLink[] = [];
   /** The folders below the root that are work trees of this repository (known once git's sources are). */
   private worktrees: OwnWorktrees;
+  /** The folders below the root that hold evidex's state (the walk asks with its listing, the watcher when a tag comes or goes). */
+  readonly stateFolders: StateFolders;
   /** Folder → the ignore files that apply to its entries, deepest first (see chainOf). */
   private readonly chains = new Map<string, readonly ChainLink[]>();
   /**
@@ -141,6 +143,7 @@ export class RepoRules {
     this.basenameSecret = byName.length ? new RegExp(`^(?:${byName.join('|')})$`) : null;
     this.pathSecret = byPath.length ? new RegExp(`^(?:${byPath.join('|')})$`) : null;
     this.worktrees = new OwnWorktrees(realRoot, null);
+    this.stateFolders = new StateFolders(realRoot, () => this.folderDecisions.clear());
   }
 
   /** Compiles the rules for `root`. The root's ignore files are read now; nested ones when their folder is first seen. */
@@ -183,15 +186,15 @@ export class RepoRules {
     if (inGitDir(relPath)) return true;
     const parent = parentOf(relPath);
     if (parent !== '' && this.excludedFolder(parent) !== null) return true;
-    return this.excludedHere(relPath, isDir) || (isDir && this.worktrees.isWorktree(relPath));
+    return this.excludedHere(relPath, isDir) || (isDir && (this.worktrees.isWorktree(relPath) || this.stateFolders.isStateFolder(relPath)));
   }
 
   /**
-   * The watcher saw `dirRel` itself, or its `.git` entry, come, change or go:
-   * whether it is a work tree of this repository is read again when next asked.
+   * The watcher saw `dirRel` itself, or its `.git` entry, come, change or go: whether it
+   * is a work tree of this repository, or evidex's state, is read again when next asked.
    */
-  forgetWorktree(dirRel: string): void {
-    if (this.worktrees.forget(dirRel)) this.folderDecisions.clear();
+  forgetFolder(dirRel: string): void {
+    if ([this.worktrees.forget(dirRel), this.stateFolders.forget(dirRel)].includes(true)) this.folderDecisions.clear(); // both forgotten
   }
 
   /** Reads again at once whether `dirRel` is a work tree of this repository; true when that changed (never asked counts as not one). */
@@ -209,7 +212,7 @@ export class RepoRules {
    */
   worktreeAsListed(dirRel: string, holdsGitFile: boolean): boolean {
     if (holdsGitFile) this.recheckWorktree(dirRel);
-    else if (this.worktrees.known(dirRel) === true) this.forgetWorktree(dirRel);
+    else if (this.worktrees.known(dirRel) === true) this.forgetFolder(dirRel);
     return holdsGitFile && this.worktrees.isWorktree(dirRel);
   }
 
@@ -446,7 +449,8 @@ export class RepoRules {
     const known = this.folderDecisions.get(dirRel);
     if (known !== undefined) return known;
     const here = (): FolderExclusion | null => this.excludedHere(dirRel, true) ? { at: dirRel, why: 'ignored' }
-      : this.worktrees.isWorktree(dirRel) ? { at: dirRel, why: 'worktree' } : null;
+      : this.worktrees.isWorktree(dirRel) ? { at: dirRel, why: 'worktree' }
+      : this.stateFolders.isStateFolder(dirRel) ? { at: dirRel, why: 'state' } : null;
     const decided = this.excludedFolder(parentOf(dirRel)) ?? here();
     this.folderDecisions.set(dirRel, decided);
     return decided;

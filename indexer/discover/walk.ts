@@ -16,6 +16,8 @@
 //   a name that is not UTF-8 (names.ts)        → skipped.nameNotUtf8
 //   a folder that is a work tree of this
 //   repository (worktrees.ts)                  → skipped.worktree (not entered)
+//   a folder of evidex's own state
+//   (state-folders.ts)                         → skipped.ignored (not entered, not named)
 // Folders are listed with bounded concurrency; only symlinks are resolved.
 // What is left out for a reason a person is told about (left-out.ts) is also
 // listed by path in WalkResult.leftOut.
@@ -26,6 +28,7 @@ import type { WalkLeftOutReason } from './left-out.js';
 import { listByBytes, mayBeNotUtf8, type FolderEntry } from './names.js';
 import { isNameTooLongError, isPathTooLong } from './path-limits.js';
 import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, parentOf, realRelative } from './rules.js';
+import { StateFolders } from './state-folders.js';
 
 export interface WalkEntry {
   /** POSIX path relative to the root: the name the file is indexed under (a symlink keeps its own name). */
@@ -300,6 +303,11 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
       leave(dir.rel, 'worktree');
       return [];
     }
+    // evidex's own state (state-folders.ts) is no file of the project's: counted as `.git` is, never named as left out.
+    if (dir.rel !== '' && rules.stateFolders.asListed(dir.rel, dirents.some((d) => d.name === StateFolders.tagName && d.isFile()))) {
+      skipped.ignored++;
+      return [];
+    }
     // This folder's ignore files must be compiled before any of its entries is judged.
     const ignoreFiles = new Set<string>();
     for (const d of dirents) if (d.isFile() && IGNORE_FILE_NAMES.includes(d.name)) ignoreFiles.add(d.name);
@@ -485,12 +493,12 @@ export async function whyLeftOut(rules: RepoRules, relPath: string, opts: { maxF
   if (isPathTooLong(rules.realRoot, relPath)) return 'pathTooLong';
   if (inGitDir(relPath)) return null;
   const above = rules.excludedFolder(parentOf(relPath));
-  if (above !== null) return above.why;
+  if (above !== null) return above.why === 'state' ? null : above.why;
   if (rules.isIgnored(relPath, false)) return 'ignored';
   if (rules.isSecret(relPath) || rules.isKnownSecretFile(relPath)) return 'secret';
   try {
     const st = await stat(realChild(rules.realRoot, relPath));
-    if (st.isDirectory()) return rules.excludedFolder(relPath)?.why ?? null;
+    if (st.isDirectory()) { const why = rules.excludedFolder(relPath)?.why ?? null; return why === 'state' ? null : why; }
     return st.isFile() && st.size > (opts.maxFileBytes ?? rules.maxFileBytes) ? 'tooLarge' : null;
   } catch (err) {
     return isNameTooLongError(err) ? 'pathTooLong' : null;

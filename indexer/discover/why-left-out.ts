@@ -34,6 +34,7 @@ export function whyFolderLeftOut(rules: RepoRules, dirRel: string): FolderLeftOu
   if (out === null) return isPathTooLong(rules.realRoot, dirRel) ? { reason: 'pathTooLong', why: 'its path is past the length evidex indexes' } : null;
   const at = JSON.stringify(`${out.at}/`);
   if (out.why === 'worktree') return { reason: 'worktree', why: `${at} is a work tree of this repository, left out as git status leaves it` };
+  if (out.why === 'state') return { reason: 'state', why: `${at} holds evidex's own state (its CACHEDIR.TAG names evidex), never indexed` };
   const rule = decidingRule(rules, out.at);
   const pattern = rule === null ? '' : JSON.stringify(rule.pattern);
   const why = rule === null ? `${at} is ignored`

@@ -15,36 +15,16 @@
 // through a link, never blocking on a fifo), and nothing it names is opened:
 // the path it names is compared with git's own `worktrees/` folder, by name,
 // else by resolving its folder's links; only the entry of that folder is looked at.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, resolve } from 'node:path';
+import { readSmallFile } from './small-file.js';
 
 /** git writes one short line; a longer file is no work tree's. */
 export const MAX_GIT_FILE_BYTES = 4096;
 
 /** The text of the `.git` file at `abs` when it is a small regular file (not a link, fifo, device, folder), else null. */
 export function readGitFile(abs: string): string | null {
-  let st: Stats;
-  try { st = lstatSync(abs); } catch { return null; }
-  if (!st.isFile() || st.size > MAX_GIT_FILE_BYTES) return null;
-  let fd: number;
-  try {
-    // Swapped for a link or a fifo since the lstat: O_NOFOLLOW refuses the one, O_NONBLOCK keeps the other from waiting for a writer.
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const now = fstatSync(fd);
-    if (!now.isFile() || now.dev !== st.dev || now.ino !== st.ino) return null;
-    const buf = Buffer.alloc(MAX_GIT_FILE_BYTES + 1);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    if (n > MAX_GIT_FILE_BYTES || buf.subarray(0, n).includes(0)) return null;
-    return buf.toString('utf8', 0, n);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  return readSmallFile(abs, MAX_GIT_FILE_BYTES);
 }
 
 /** The path a `.git` file's text names, as git reads it (`gitdir: PATH`, line ends trimmed), or null. */

@@ -206,7 +206,7 @@ export type CatchingUp = z.infer<typeof CatchingUpSchema>;
  */
 export const LeftOutFolderSchema = z.object({
   path_prefix: z.string().describe('The folder, root-relative, with its "/".'),
-  reason: z.enum(FOLDER_LEFT_OUT_REASONS).describe('An ignore rule, a work tree of the repository, git\'s own folder, or a path too long to index.'),
+  reason: z.enum(FOLDER_LEFT_OUT_REASONS).describe('An ignore rule, a work tree of the repository, git\'s own folder, evidex\'s own state folder, or a path too long to index.'),
   why: z.string().describe('Why, as the note says it after "is not indexed: ".'),
   note: z.number().int().min(0).optional().describe('Which of notes (its index) says this in words.'),
 });

@@ -2,8 +2,11 @@
 // root (discover/worktrees.ts): a folder becomes one when its `.git` file is
 // written — `git worktree add` writes it before the checkout, a copy or a
 // clone tool may write it after the files — and stops being one when that file
-// or the folder goes. Every other path in a `.git` folder stays unheard.
-import { inGitDir, type RepoRules } from '../discover/rules.js';
+// or the folder goes. Every other path in a `.git` folder stays unheard. A folder
+// becomes evidex's state (discover/state-folders.ts) when its tag is written,
+// and is dropped whole the same way.
+import { inGitDir, parentOf, type RepoRules } from '../discover/rules.js';
+import { StateFolders } from '../discover/state-folders.js';
 
 /**
  * The folder whose `.git` entry `rel` is (POSIX, relative to the root), or
@@ -29,8 +32,27 @@ export function heardPath(rules: RepoRules, rel: string | null): { rel: string; 
   const owner = gitEntryOwner(rel);
   if (owner !== null) return rules.recheckWorktree(owner) ? { rel: owner, worktree: true } : null;
   if (inGitDir(rel)) return null;
-  rules.forgetWorktree(rel);
+  // evidex's tag written in a folder already seen (a home an older evidex made; the moment between
+  // mkdir and the tag): the folder is dropped whole as a work tree is (`worktree`: left out as a whole).
+  const tagged = tagOwner(rel);
+  if (tagged !== null && rules.stateFolders.recheck(tagged)) return { rel: tagged, worktree: true };
+  // Nothing in evidex's state is heard, nor the folder itself while its tag is there (a folder
+  // watched before its tag came still has its watch); once the tag is gone it is walked whole.
+  if (inEvidexState(rules, parentOf(rel))) return null;
+  if (rules.stateFolders.known(rel) === true) return rules.stateFolders.recheck(rel) ? { rel, worktree: true } : null;
+  rules.forgetFolder(rel);
   return { rel, worktree: false };
+}
+
+/** The folder whose evidex tag (state-folders.ts) `rel` may be, or null: not a tag's name, or the root's own. */
+function tagOwner(rel: string): string | null {
+  const slash = rel.lastIndexOf('/');
+  return slash > 0 && rel.slice(slash + 1) === StateFolders.tagName ? rel.slice(0, slash) : null;
+}
+
+/** True when folder `rel` is evidex's own state or lies in it (discover/state-folders.ts): nothing there is heard or walked. */
+export function inEvidexState(rules: RepoRules, rel: string): boolean {
+  try { return rules.excludedFolder(rel)?.why === 'state'; } catch { return false; }
 }
 
 /** True when folder `rel` is itself a work tree of this repository (not inside a folder left out otherwise). */
