@@ -180,6 +180,33 @@ test('symbol in a subfolder looks there first and counts the rest; importers tak
   if (scopedAll.total > shown) assert.match(scoped.stderr, new RegExp(`^${scopedAll.total - shown} more in the whole repository`, 'm'));
 });
 
+test('a folder with nothing shows the whole repository\'s answer, said so; a folder with some keeps its own', () => {
+  // Lib/email/mime defines no JSONDecoder and imports no json.decoder; the repository does both.
+  for (const args of [['symbol', 'JSONDecoder'], ['importers', 'json.decoder'], ['search', 'class JSONDecoder']]) {
+    const all = JSON.parse(ok([...args, '--all', '--json', '--limit', '200'], 'Lib/email/mime').stdout) as { total: number };
+    assert.ok(all.total > 0, args.join(' '));
+    const here = JSON.parse(ok([...args, '--json'], 'Lib/email/mime').stdout) as { total: number };
+    assert.is(here.total, 0, `--json keeps the folder's answer: ${args.join(' ')}`);
+    const r = ok(args, 'Lib/email/mime');
+    assert.is(totalOf(r), all.total, r.stderr);
+    assert.match(r.stderr, new RegExp(`^nothing under Lib/email/mime/; showing the whole repository's ${all.total} \\(as --all\\)$`, 'm'));
+    assert.not.match(r.stderr, /more in the whole repository/);
+    assert.equal(outLines(r), outLines(ok([...args, '--all', '--limit', '200'], 'Lib/email/mime')));
+    for (const l of sample(outLines(r).filter((x) => !x.startsWith('#')))) {
+      const m = /^(.+?):(\d+)(?:-\d+)?: /.exec(l)!;
+      readBack(m[1], Number(m[2]), Number(m[2]), 'Lib/email/mime');
+    }
+  }
+  // Nothing anywhere: the folder's empty answer, and no line about the repository.
+  const none = ok(['symbol', 'NoSuchNameAnywhere'], 'Lib/email/mime');
+  assert.is(totalOf(none), 0);
+  assert.not.match(none.stderr, /nothing under|whole repository/);
+  // Some here: today's answer, the folder's own.
+  const some = ok(['symbol', '__init__', '--limit', '200'], 'Lib/email/mime');
+  assert.not.match(some.stderr, /nothing under/);
+  assert.ok(outLines(some).every((l) => !l.startsWith('../')));
+});
+
 test('read\'s hint works as printed, from where it was printed; a refusal names the file as typed there; a malformed range is said so', () => {
   for (const cwd of ['Lib/email', 'Lib/json', 'Lib']) {
     const file = cwd === 'Lib/email' ? '_header_value_parser.py' : cwd === 'Lib' ? 'email/_header_value_parser.py' : '../email/_header_value_parser.py';
