@@ -231,6 +231,30 @@ test('read\'s hint works as printed, from where it was printed; a refusal names 
   assert.is(bad.stderr, 'evidex: malformed line range "abc" in "decoder.py:abc": use PATH, PATH:START or PATH:START-END (START and END whole numbers)\n');
 });
 
+test('--repo naming a folder below the current one: paths printed from here, and typed from here or from the root; a root elsewhere keeps root-relative paths', () => {
+  const repoArgs = ['--repo', 'Lib/email'];
+  const found = ok(['search', 'class Message', ...repoArgs, '--limit', '200'], '');
+  const here = outLines(ok(['search', 'class Message', '--repo', 'email', '--limit', '200'], 'Lib'));
+  assert.ok(here.length > 0);
+  assert.ok(here.every((l) => l.startsWith('email/')), here.join('\n'));
+  assert.equal(outLines(found).map((l) => l.replace(/^Lib\/email\//, '')), here.map((l) => l.replace(/^email\//, '')), found.stdout);
+  for (const l of sample(here)) {
+    const m = /^(.+?):(\d+): /.exec(l)!;
+    // As printed, from where it was printed.
+    const again = ok(['read', `${m[1]}:${m[2]}`, '--repo', 'email'], 'Lib');
+    assert.is(outLines(again)[0], `${m[1]}:${m[2]}: ${fileLine('Lib', m[1], Number(m[2]))}`);
+    // From the root, as before: printed from here all the same.
+    const fromRoot = ok(['read', `${m[1].replace(/^email\//, '')}:${m[2]}`, '--repo', 'email'], 'Lib');
+    assert.is(outLines(fromRoot)[0], outLines(again)[0]);
+  }
+  const missing = evidex(['read', 'email/nope.py', '--repo', 'email'], 'Lib');
+  assert.is(missing.code, 2);
+  assert.match(missing.stderr, /^evidex: not_indexed: "email\/nope\.py" is not in the index/);
+  // The root beside the current folder, not below it: root-relative, as before.
+  const beside = outLines(ok(['search', 'class Message', '--repo', '../email', '--limit', '200'], 'Lib/json'));
+  assert.equal(beside, here.map((l) => l.replace(/^email\//, '')));
+});
+
 test('diff from a subfolder: every hunk\'s path, an untracked file\'s too, works as printed there', async () => {
   const edited = join(repo, 'Lib/email/charset.py');
   const before = readFileSync(edited, 'utf8');
