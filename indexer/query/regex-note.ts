@@ -9,9 +9,10 @@ import type { Note } from './notes.js';
  * What marks a query as written for a regular-expression engine: a class
  * escape (`\w`, `\d`, `\s`, `\b` and their capitals), an escaped punctuation
  * character (`\(`, `\.`), `.*`, `.+`, `.?`, a bracket class with a range or
- * negated (`[A-Z]`, `[^"]`), a group's `(?:`, `(?=`, `(?!`, `(?<`.
+ * negated (`[A-Z]`, `[^"]`), a group's `(?:`, `(?=`, `(?!`, `(?<`, a group
+ * of alternatives without blanks (`(class|function)`; `(a || b)` is code).
  */
-const REGEX_SYNTAX = /\\[wWdDsSbB]|\\[.()[\]{}+*?|^$\\/]|\.[*+?]|\[\^[^\]]+\]|\[[^\]]*[^\]\\]-[^\]][^\]]*\]|\(\?[:=!<]/g;
+const REGEX_SYNTAX = /\\[wWdDsSbB]|\\[.()[\]{}+*?|^$\\/]|\.[*+?]|\[\^[^\]]+\]|\[[^\]]*[^\]\\]-[^\]][^\]]*\]|\(\?[:=!<]|\((?:[^()|\s]+\|)+[^()|\s]+\)/g;
 
 /** Shown at most: the note stays one short line. */
 const SHOWN_SYNTAX = 3;
