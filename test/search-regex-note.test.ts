@@ -56,6 +56,14 @@ test('no note when the query finds something (the syntax was meant literally), o
   }
 });
 
+test('a query holding a line break finds nothing, and a note says why, offering its longest line', async () => {
+  const r = await evidex(['search', 'def main():\n    return 1']);
+  assert.is(r.code, 0, r.stderr);
+  assert.ok(r.stderr.endsWith('\nnote: evidex search matches within one line, and the query holds a line break; search one line of it, such as "def main():"\n'), r.stderr);
+  const j = JSON.parse((await evidex(['search', 'a\r\nbc', '--json'])).stdout) as { total: number; notes: string[] };
+  assert.equal(j.notes, ['search_code matches within one line, and the query holds a line break; search one line of it, such as "bc"']);
+});
+
 test('stop the daemon', async () => {
   await evidex(['daemon', 'stop']);
   cleanupTemp();
