@@ -8,6 +8,7 @@
 // refuses on its own (Refusal), so this file is loaded only once something
 // failed (cli.ts's report) or by `call`.
 import { ToolError } from '../indexer/errors.js';
+import { NoSuchFolder } from '../local/root.js';
 import { StateNotYoursError } from '../local/state-trust.js';
 import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
 import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../protocol/messages.js';
@@ -50,6 +51,7 @@ function dataOf(e: RpcError): { code?: string; message?: string } {
 
 export function userError(e: unknown): UserError {
   if (e instanceof UsageError) return { code: 'invalid_arguments', message: oneLine(e.message), exit: EXIT_REFUSED, plain: true };
+  if (e instanceof NoSuchFolder) return { code: 'invalid_arguments', message: oneLine(e.message), exit: EXIT_REFUSED, plain: true };
   if (e instanceof OutsideRoot) return { code: 'path_denied', message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof RootNotFile) return { code: 'not_indexed', message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof Refusal) return { code: e.code, message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
