@@ -87,6 +87,17 @@ test('importers of a stylesheet says what find_importers answers for and how to 
   assert.match(search.stdout, /^app\.tsx:1: import '\.\/styles\/global\.css';$/m);
 });
 
+test('a query over 200 characters is refused in words, with its length, by the command and by evidex call alike (the schema\'s message)', () => {
+  const q = 'x'.repeat(201);
+  const r = evidex(['search', q]);
+  assert.equal(r, { code: 2, stdout: '', stderr: 'evidex: invalid_arguments: evidex search: query: 201 characters, over the 200 a query may hold: search a shorter, distinctive part of it\n' });
+  const call = evidex(['call', 'search_code', JSON.stringify({ query: q })]);
+  assert.is(call.code, 2);
+  assert.equal(JSON.parse(call.stdout), { error: { code: 'invalid_arguments', message: 'search_code: query: 201 characters, over the 200 a query may hold: search a shorter, distinctive part of it' } });
+  // 200 is still a query.
+  assert.is(evidex(['search', 'x'.repeat(200)]).code, 0);
+});
+
 test('stop the daemon', () => {
   evidex(['daemon', 'stop']);
   cleanupTemp();

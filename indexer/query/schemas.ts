@@ -26,7 +26,8 @@ export const pathPrefix = z.string().min(1).max(1000).optional()
   .describe('Only paths starting with this, e.g. "src/".');
 
 export const SearchCodeArgs = z.strictObject({
-  query: z.string().min(1).max(200)
+  // Said in words, not zod's `Too big: expected string to have <=200 characters`, to the CLI, tools and MCP alike.
+  query: z.string().min(1).max(200, { error: (issue) => `${typeof issue.input === 'string' ? `${issue.input.length} characters, over the 200 a query may hold` : 'over 200 characters'}: search a shorter, distinctive part of it` })
     .describe('Literal text to find (not a regex), 1-200 characters. Matches file paths and file lines.'),
   ...paging,
   case_sensitive: z.boolean().optional().describe('Match case exactly (default false).'),
