@@ -159,7 +159,7 @@ export const EvidenceSchema = z.looseObject({
   end_line: z.number().int().min(1).describe('Last line of the item, inclusive.'),
   kind: z.enum(EVIDENCE_KINDS),
   name: z.string().describe('What was found: the query, the qualified symbol, the module, the path.'),
-  snippet: z.string().describe('Exactly lines start_line..end_line of the file, joined by "\\n" (a diff item: the hunk text).'),
+  snippet: z.string().describe('Exactly lines start_line..end_line of the file, joined by "\\n" (a diff item: the hunk text); with truncated, their first 4,000 characters.'),
   truncated: z.literal(true).optional().describe('The snippet was cut to its first 4,000 characters.'),
   excerpt: z.object({
     column: z.number().int().min(1).describe('Where the text starts in the line, 1-based (UTF-16 code units).'),
