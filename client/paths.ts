@@ -122,11 +122,12 @@ export class Place {
 
   /**
    * A root-relative path as a person reads it here: relative to the current
-   * folder inside the root ("../docs/a.md") or above it ("packages/client/src/a.ts"), else as is.
+   * folder inside the root ("../docs/a.md") or above it ("packages/client/src/a.ts"), else as is;
+   * "./-dash.ts" for one that would read as an option.
    */
   shown(rootPath: string): string {
-    if (this.here !== null) return shownFrom(this.here, rootPath);
-    return this.below === null ? rootPath : rootPath === '' ? this.below.slice(0, -1) : `${this.below}${rootPath}`;
+    if (this.here !== null) return typable(shownFrom(this.here, rootPath));
+    return this.below === null ? rootPath : rootPath === '' ? this.below.slice(0, -1) : typable(`${this.below}${rootPath}`);
   }
 }
 
@@ -162,6 +163,11 @@ export class RootNotFile extends Error {
     super(`${JSON.stringify(typed)} is the repository's root folder (${root}), not a file`);
     this.name = 'RootNotFile';
   }
+}
+
+/** A path as typed back to a command: one starting with "-" would be read as an option, so it is written "./-dash.ts". */
+function typable(shown: string): string {
+  return shown.startsWith('-') ? `./${shown}` : shown;
 }
 
 /** Whether `rel` (a path relative to the root, as path.relative gives it) lies outside the root. */

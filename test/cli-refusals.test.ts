@@ -20,6 +20,8 @@ writeFileSync(join(repo, 'src', RED), 'RED = 1\n');
 mkdirSync(join(repo, 'src', 'styles'));
 writeFileSync(join(repo, 'src', 'styles', 'global.css'), 'body { margin: 0; }\n');
 writeFileSync(join(repo, 'src', 'app.tsx'), "import './styles/global.css';\nexport const App = () => null;\n");
+// A file whose name starts with "-": printed ./-dash.py, so it is not taken for an option when typed back.
+writeFileSync(join(repo, 'src', '-dash.py'), 'DASHED_NAME = 1\n');
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -96,6 +98,15 @@ test('a query over 200 characters is refused in words, with its length, by the c
   assert.equal(JSON.parse(call.stdout), { error: { code: 'invalid_arguments', message: 'search_code: query: 201 characters, over the 200 a query may hold: search a shorter, distinctive part of it' } });
   // 200 is still a query.
   assert.is(evidex(['search', 'x'.repeat(200)]).code, 0);
+});
+
+test('a path starting with "-" is printed ./-dash.py, which works as typed', () => {
+  const r = evidex(['search', 'DASHED_NAME']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, './-dash.py:1: DASHED_NAME = 1\n');
+  const again = evidex(['read', './-dash.py:1']);
+  assert.is(again.stdout, './-dash.py:1: DASHED_NAME = 1\n', again.stderr);
+  assert.is(evidex(['search', 'DASHED_NAME'], '.').stdout, 'src/-dash.py:1: DASHED_NAME = 1\n');
 });
 
 test('stop the daemon', () => {
