@@ -22,6 +22,8 @@ writeFileSync(join(repo, 'src', 'styles', 'global.css'), 'body { margin: 0; }\n'
 writeFileSync(join(repo, 'src', 'app.tsx'), "import './styles/global.css';\nexport const App = () => null;\n");
 // A file whose name starts with "-": printed ./-dash.py, so it is not taken for an option when typed back.
 writeFileSync(join(repo, 'src', '-dash.py'), 'DASHED_NAME = 1\n');
+// 450 lines: more than one read shows (400).
+writeFileSync(join(repo, 'src', 'lines.py'), Array.from({ length: 450 }, (_, i) => `L${i + 1} = ${i + 1}`).join('\n') + '\n');
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -107,6 +109,16 @@ test('a path starting with "-" is printed ./-dash.py, which works as typed', () 
   const again = evidex(['read', './-dash.py:1']);
   assert.is(again.stdout, './-dash.py:1: DASHED_NAME = 1\n', again.stderr);
   assert.is(evidex(['search', 'DASHED_NAME'], '.').stdout, 'src/-dash.py:1: DASHED_NAME = 1\n');
+});
+
+test('read PATH:START- reads to the end of the file; PATH:-END from line 1', () => {
+  const want = (from: number, to: number): string => Array.from({ length: to - from + 1 }, (_, i) => `lines.py:${from + i}: L${from + i} = ${from + i}\n`).join('');
+  const tail = evidex(['read', 'lines.py:440-']);
+  assert.equal({ code: tail.code, stdout: tail.stdout }, { code: 0, stdout: want(440, 450) }, tail.stderr);
+  const open = evidex(['read', 'lines.py:5-']);
+  assert.is(open.stdout, want(5, 404));
+  assert.match(open.stderr, /read on with `evidex read lines\.py:405-804`/);
+  assert.is(evidex(['read', 'lines.py:-3']).stdout, want(1, 3));
 });
 
 test('stop the daemon', () => {

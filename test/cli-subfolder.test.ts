@@ -228,7 +228,7 @@ test('read\'s hint works as printed, from where it was printed; a refusal names 
   assert.match(atRoot.stderr, /"Lib\/json\/nope\.py" is not in the index/);
   const bad = evidex(['read', 'decoder.py:abc'], 'Lib/json');
   assert.is(bad.code, 2);
-  assert.is(bad.stderr, 'evidex: malformed line range "abc" in "decoder.py:abc": use PATH, PATH:START or PATH:START-END (START and END whole numbers)\n');
+  assert.is(bad.stderr, 'evidex: malformed line range "abc" in "decoder.py:abc": use PATH, PATH:START, PATH:START-END, PATH:START- or PATH:-END (START and END whole numbers)\n');
 });
 
 test('--repo naming a folder below the current one: paths printed from here, and typed from here or from the root; a root elsewhere keeps root-relative paths', () => {
