@@ -96,7 +96,8 @@ function unknownCommand(name: string, what: string, before: string): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = optionsAfterCommand(argv);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const asked = name === 'help' ? rest[0] : undefined;
+    // `evidex help help` asks what the topics are: the list of commands, as `evidex help` prints it.
+    const asked = name === 'help' && rest[0] !== 'help' ? rest[0] : undefined;
     const topic = asked !== undefined ? commandNamed(asked) : undefined;
     // A topic that is no command is mistyped, as `evidex serch` is: said so, with the nearest command.
     if (asked !== undefined && !topic) return report(new UsageError(unknownCommand(asked, 'help topic', 'evidex help ')), 'help');

@@ -9,6 +9,7 @@
 // failed (cli.ts's report) or by `call`.
 import { ToolError } from '../indexer/errors.js';
 import { HomeNotAbsolute } from '../local/home.js';
+import { NoSuchFolder } from '../local/root.js';
 import { StateNotYoursError } from '../local/state-trust.js';
 import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
 import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../protocol/messages.js';
@@ -52,6 +53,7 @@ function dataOf(e: RpcError): { code?: string; message?: string } {
 export function userError(e: unknown): UserError {
   if (e instanceof UsageError) return { code: 'invalid_arguments', message: oneLine(e.message), exit: EXIT_REFUSED, plain: true };
   if (e instanceof HomeNotAbsolute) return { code: 'invalid_arguments', message: e.message, exit: EXIT_REFUSED, plain: true };
+  if (e instanceof NoSuchFolder) return { code: 'invalid_arguments', message: oneLine(e.message), exit: EXIT_REFUSED, plain: true };
   if (e instanceof OutsideRoot) return { code: 'path_denied', message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof RootNotFile) return { code: 'not_indexed', message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof Refusal) return { code: e.code, message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };

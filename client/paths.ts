@@ -3,8 +3,12 @@
 // root, every path a command prints is relative to the current folder, as rg
 // and git grep print them, and every path typed is taken relative to it, so
 // whatever a command prints — a result line, a hint to run next — works as
-// typed from the same folder. Outside the root (`--repo` elsewhere) both stay
-// root-relative. `--json` and `evidex call` keep the tools' own paths.
+// typed from the same folder. Outside the root (`--repo` naming another
+// folder), a path typed that names a path inside the root from the current
+// folder is taken so, and paths are printed from the current folder when the
+// root lies below it (`--repo packages/client` prints
+// `packages/client/src/a.ts`); anything else stays root-relative, as it was.
+// `--json` and `evidex call` keep the tools' own paths.
 //
 // One Place per command: the root and the current folder, by their real
 // paths, resolved once where the command starts (local/root.ts).
@@ -23,18 +27,28 @@ export class Place {
    * root itself; null when the current folder is not inside the root.
    */
   readonly here: string | null;
+  /**
+   * The root from the current folder, with its "/" ("packages/client/"), when
+   * the current folder lies outside the root and the root below it; else null.
+   */
+  readonly below: string | null;
 
   constructor(readonly root: RealRoot, readonly cwd: string) {
     const rel = relative(root.path, cwd);
     const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
     this.here = !inside ? null : rel === '' ? '' : `${rel.split(sep).join('/')}/`;
+    const down = relative(cwd, root.path);
+    this.below = inside || outside(down) ? null : `${down.split(sep).join('/')}/`;
   }
 
   /**
    * A path typed on the command line, as the tools take it: relative to the
    * root. Taken relative to the current folder when that lies inside the root
-   * (as every shell tool does), else relative to the root; an absolute path
-   * inside the root is made relative to it. A path outside the root is
+   * (as every shell tool does); outside it, relative to the current folder
+   * when from there it names a path inside the root
+   * (`packages/client/src/a.ts` with `--repo packages/client`), else relative
+   * to the root, as before; an absolute path inside the root is made relative
+   * to it. A path outside the root is
    * refused here (OutsideRoot): the tools take root-relative paths only, so
    * their own words ("it is absolute") would not be the reason. A name typed
    * as evidex shows it (its `\xHH` escapes, local/human.ts) is read back when
@@ -44,7 +58,7 @@ export class Place {
    */
   toRoot(typed: string): string {
     const arg = this.readBack(typed);
-    if (!isAbsolute(arg) && this.here === null) return arg;
+    if (!isAbsolute(arg) && this.here === null && !this.typedFromHere(arg)) return arg;
     const abs = resolve(this.cwd, arg);
     const rel = relative(this.root.path, abs);
     if (outside(rel)) throw new OutsideRoot(typed, this.root.path);
@@ -73,7 +87,17 @@ export class Place {
   }
 
   private onDisk(arg: string): string {
-    return this.here === null && !isAbsolute(arg) ? resolve(this.root.path, arg) : resolve(this.cwd, arg);
+    return this.here === null && !isAbsolute(arg) && !this.typedFromHere(arg) ? resolve(this.root.path, arg) : resolve(this.cwd, arg);
+  }
+
+  /**
+   * Whether `arg`, relative, names from the current folder a path inside the
+   * root (the root itself is none): there or not, so a refusal names the path
+   * where it was looked for, as typed.
+   */
+  private typedFromHere(arg: string): boolean {
+    const rel = relative(this.root.path, resolve(this.cwd, arg));
+    return rel !== '' && !outside(rel);
   }
 
   /** A `--path-prefix` as the tools take it: `/` is the whole repository (no prefix), else toRoot; undefined for no filter. */
@@ -96,9 +120,14 @@ export class Place {
     try { return statSync(abs).isDirectory(); } catch { return false; }
   }
 
-  /** A root-relative path as a person reads it here: relative to the current folder inside the root ("../docs/a.md"), else as is. */
+  /**
+   * A root-relative path as a person reads it here: relative to the current
+   * folder inside the root ("../docs/a.md") or above it ("packages/client/src/a.ts"), else as is;
+   * "./-dash.ts" for one that would read as an option.
+   */
   shown(rootPath: string): string {
-    return this.here === null ? rootPath : shownFrom(this.here, rootPath);
+    if (this.here !== null) return typable(shownFrom(this.here, rootPath));
+    return this.below === null ? rootPath : rootPath === '' ? this.below.slice(0, -1) : typable(`${this.below}${rootPath}`);
   }
 }
 
@@ -134,6 +163,11 @@ export class RootNotFile extends Error {
     super(`${JSON.stringify(typed)} is the repository's root folder (${root}), not a file`);
     this.name = 'RootNotFile';
   }
+}
+
+/** A path as typed back to a command: one starting with "-" would be read as an option, so it is written "./-dash.ts". */
+function typable(shown: string): string {
+  return shown.startsWith('-') ? `./${shown}` : shown;
 }
 
 /** Whether `rel` (a path relative to the root, as path.relative gives it) lies outside the root. */

@@ -81,6 +81,11 @@ export async function workTreeOf(dir: string, env: NodeJS.ProcessEnv = process.e
 /** Where a command runs: its root and the current folder, both by their real paths, each resolved once. */
 export interface Whereabouts { root: RealRoot; cwd: string }
 
+/** `--repo DIR` naming no folder: the caller's input, a usage error (exit 2, client/errors.ts). */
+export class NoSuchFolder extends Error {
+  constructor(message: string) { super(message); this.name = 'NoSuchFolder'; }
+}
+
 /**
  * The repository root (docs/cli.md) and the current folder: `--repo DIR` is
  * that folder, as given; with no --repo, the top of the work tree holding
@@ -92,8 +97,8 @@ export async function whereabouts(dirArg?: string, cwd: string = process.cwd(), 
   try { here = realpathSync(cwd); } catch { here = resolvePath(cwd); }
   const dir = resolvePath(here, dirArg ?? '.');
   let st;
-  try { st = statSync(dir); } catch { throw new Error(`no such folder: ${dir}`); }
-  if (!st.isDirectory()) throw new Error(`not a folder: ${dir}`);
+  try { st = statSync(dir); } catch { throw new NoSuchFolder(`no such folder: ${dir}`); }
+  if (!st.isDirectory()) throw new NoSuchFolder(`not a folder: ${dir}`);
   if (dirArg !== undefined) return { root: RealRoot.trusted(canonicalRoot(dir)), cwd: here };
   // `here` is real, so a folder found above it is too; git's answer is resolved (git's own rules decide it).
   const found = gitSteered(env) ? null : gitFolderAbove(here);

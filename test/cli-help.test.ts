@@ -23,6 +23,10 @@ test('help with a mistyped topic says so, with the nearest command, and exits 2;
   assert.equal(near, { code: 2, stdout: '', stderr: 'evidex: unknown help topic "serch"; did you mean `evidex help search`? (run `evidex --help`)\n' });
   const far = evidex(['help', 'nosuch']);
   assert.equal(far, { code: 2, stdout: '', stderr: 'evidex: unknown help topic "nosuch" (run `evidex --help`)\n' });
+  // `help help` asks what the topics are: the list `evidex --help` prints, exit 0.
+  const helpHelp = evidex(['help', 'help']);
+  assert.equal(helpHelp, { code: 0, stdout: evidex(['--help']).stdout, stderr: '' });
+  assert.match(helpHelp.stdout, /\bsearch\b/);
   // A known topic, and help alone, as before.
   const topic = evidex(['help', 'search']);
   assert.is(topic.code, 0);

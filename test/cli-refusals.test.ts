@@ -20,6 +20,10 @@ writeFileSync(join(repo, 'src', RED), 'RED = 1\n');
 mkdirSync(join(repo, 'src', 'styles'));
 writeFileSync(join(repo, 'src', 'styles', 'global.css'), 'body { margin: 0; }\n');
 writeFileSync(join(repo, 'src', 'app.tsx'), "import './styles/global.css';\nexport const App = () => null;\n");
+// A file whose name starts with "-": printed ./-dash.py, so it is not taken for an option when typed back.
+writeFileSync(join(repo, 'src', '-dash.py'), 'DASHED_NAME = 1\n');
+// 450 lines: more than one read shows (400).
+writeFileSync(join(repo, 'src', 'lines.py'), Array.from({ length: 450 }, (_, i) => `L${i + 1} = ${i + 1}`).join('\n') + '\n');
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -85,6 +89,36 @@ test('importers of a stylesheet says what find_importers answers for and how to 
   // Typed in src/ as printed (the whole repository's search: --all), it finds the import.
   const search = evidex(['search', 'global.css', '--all']);
   assert.match(search.stdout, /^app\.tsx:1: import '\.\/styles\/global\.css';$/m);
+});
+
+test('a query over 200 characters is refused in words, with its length, by the command and by evidex call alike (the schema\'s message)', () => {
+  const q = 'x'.repeat(201);
+  const r = evidex(['search', q]);
+  assert.equal(r, { code: 2, stdout: '', stderr: 'evidex: invalid_arguments: evidex search: query: 201 characters, over the 200 a query may hold: search a shorter, distinctive part of it\n' });
+  const call = evidex(['call', 'search_code', JSON.stringify({ query: q })]);
+  assert.is(call.code, 2);
+  assert.equal(JSON.parse(call.stdout), { error: { code: 'invalid_arguments', message: 'search_code: query: 201 characters, over the 200 a query may hold: search a shorter, distinctive part of it' } });
+  // 200 is still a query.
+  assert.is(evidex(['search', 'x'.repeat(200)]).code, 0);
+});
+
+test('a path starting with "-" is printed ./-dash.py, which works as typed', () => {
+  const r = evidex(['search', 'DASHED_NAME']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, './-dash.py:1: DASHED_NAME = 1\n');
+  const again = evidex(['read', './-dash.py:1']);
+  assert.is(again.stdout, './-dash.py:1: DASHED_NAME = 1\n', again.stderr);
+  assert.is(evidex(['search', 'DASHED_NAME'], '.').stdout, 'src/-dash.py:1: DASHED_NAME = 1\n');
+});
+
+test('read PATH:START- reads to the end of the file; PATH:-END from line 1', () => {
+  const want = (from: number, to: number): string => Array.from({ length: to - from + 1 }, (_, i) => `lines.py:${from + i}: L${from + i} = ${from + i}\n`).join('');
+  const tail = evidex(['read', 'lines.py:440-']);
+  assert.equal({ code: tail.code, stdout: tail.stdout }, { code: 0, stdout: want(440, 450) }, tail.stderr);
+  const open = evidex(['read', 'lines.py:5-']);
+  assert.is(open.stdout, want(5, 404));
+  assert.match(open.stderr, /read on with `evidex read lines\.py:405-804`/);
+  assert.is(evidex(['read', 'lines.py:-3']).stdout, want(1, 3));
 });
 
 test('stop the daemon', () => {

@@ -180,6 +180,33 @@ test('symbol in a subfolder looks there first and counts the rest; importers tak
   if (scopedAll.total > shown) assert.match(scoped.stderr, new RegExp(`^${scopedAll.total - shown} more in the whole repository`, 'm'));
 });
 
+test('a folder with nothing shows the whole repository\'s answer, said so; a folder with some keeps its own', () => {
+  // Lib/email/mime defines no JSONDecoder and imports no json.decoder; the repository does both.
+  for (const args of [['symbol', 'JSONDecoder'], ['importers', 'json.decoder'], ['search', 'class JSONDecoder']]) {
+    const all = JSON.parse(ok([...args, '--all', '--json', '--limit', '200'], 'Lib/email/mime').stdout) as { total: number };
+    assert.ok(all.total > 0, args.join(' '));
+    const here = JSON.parse(ok([...args, '--json'], 'Lib/email/mime').stdout) as { total: number };
+    assert.is(here.total, 0, `--json keeps the folder's answer: ${args.join(' ')}`);
+    const r = ok(args, 'Lib/email/mime');
+    assert.is(totalOf(r), all.total, r.stderr);
+    assert.match(r.stderr, new RegExp(`^nothing under Lib/email/mime/; showing the whole repository's ${all.total} \\(as --all\\)$`, 'm'));
+    assert.not.match(r.stderr, /more in the whole repository/);
+    assert.equal(outLines(r), outLines(ok([...args, '--all', '--limit', '200'], 'Lib/email/mime')));
+    for (const l of sample(outLines(r).filter((x) => !x.startsWith('#')))) {
+      const m = /^(.+?):(\d+)(?:-\d+)?: /.exec(l)!;
+      readBack(m[1], Number(m[2]), Number(m[2]), 'Lib/email/mime');
+    }
+  }
+  // Nothing anywhere: the folder's empty answer, and no line about the repository.
+  const none = ok(['symbol', 'NoSuchNameAnywhere'], 'Lib/email/mime');
+  assert.is(totalOf(none), 0);
+  assert.not.match(none.stderr, /nothing under|whole repository/);
+  // Some here: today's answer, the folder's own.
+  const some = ok(['symbol', '__init__', '--limit', '200'], 'Lib/email/mime');
+  assert.not.match(some.stderr, /nothing under/);
+  assert.ok(outLines(some).every((l) => !l.startsWith('../')));
+});
+
 test('read\'s hint works as printed, from where it was printed; a refusal names the file as typed there; a malformed range is said so', () => {
   for (const cwd of ['Lib/email', 'Lib/json', 'Lib']) {
     const file = cwd === 'Lib/email' ? '_header_value_parser.py' : cwd === 'Lib' ? 'email/_header_value_parser.py' : '../email/_header_value_parser.py';
@@ -201,7 +228,31 @@ test('read\'s hint works as printed, from where it was printed; a refusal names 
   assert.match(atRoot.stderr, /"Lib\/json\/nope\.py" is not in the index/);
   const bad = evidex(['read', 'decoder.py:abc'], 'Lib/json');
   assert.is(bad.code, 2);
-  assert.is(bad.stderr, 'evidex: malformed line range "abc" in "decoder.py:abc": use PATH, PATH:START or PATH:START-END (START and END whole numbers)\n');
+  assert.is(bad.stderr, 'evidex: malformed line range "abc" in "decoder.py:abc": use PATH, PATH:START, PATH:START-END, PATH:START- or PATH:-END (START and END whole numbers)\n');
+});
+
+test('--repo naming a folder below the current one: paths printed from here, and typed from here or from the root; a root elsewhere keeps root-relative paths', () => {
+  const repoArgs = ['--repo', 'Lib/email'];
+  const found = ok(['search', 'class Message', ...repoArgs, '--limit', '200'], '');
+  const here = outLines(ok(['search', 'class Message', '--repo', 'email', '--limit', '200'], 'Lib'));
+  assert.ok(here.length > 0);
+  assert.ok(here.every((l) => l.startsWith('email/')), here.join('\n'));
+  assert.equal(outLines(found).map((l) => l.replace(/^Lib\/email\//, '')), here.map((l) => l.replace(/^email\//, '')), found.stdout);
+  for (const l of sample(here)) {
+    const m = /^(.+?):(\d+): /.exec(l)!;
+    // As printed, from where it was printed.
+    const again = ok(['read', `${m[1]}:${m[2]}`, '--repo', 'email'], 'Lib');
+    assert.is(outLines(again)[0], `${m[1]}:${m[2]}: ${fileLine('Lib', m[1], Number(m[2]))}`);
+    // From the root, as before: printed from here all the same.
+    const fromRoot = ok(['read', `${m[1].replace(/^email\//, '')}:${m[2]}`, '--repo', 'email'], 'Lib');
+    assert.is(outLines(fromRoot)[0], outLines(again)[0]);
+  }
+  const missing = evidex(['read', 'email/nope.py', '--repo', 'email'], 'Lib');
+  assert.is(missing.code, 2);
+  assert.match(missing.stderr, /^evidex: not_indexed: "email\/nope\.py" is not in the index/);
+  // The root beside the current folder, not below it: root-relative, as before.
+  const beside = outLines(ok(['search', 'class Message', '--repo', '../email', '--limit', '200'], 'Lib/json'));
+  assert.equal(beside, here.map((l) => l.replace(/^email\//, '')));
 });
 
 test('diff from a subfolder: every hunk\'s path, an untracked file\'s too, works as printed there', async () => {

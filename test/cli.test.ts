@@ -234,8 +234,9 @@ test("README's main-job command prints the four importers", () => {
   const r = evidex(args, { cwd: PROJECT_ROOT });
   try {
     assert.is(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^src\/build_index\.py:4: import rag_common as rc$/m);
-    assert.match(r.stdout, /^src\/rag_chat\.py:10: from rag_common import \($/m);
+    // Printed from where the command is typed (the root lies below it), so each path works as typed there.
+    assert.match(r.stdout, /^fixtures\/mobileai-local-rag\/src\/build_index\.py:4: import rag_common as rc$/m);
+    assert.match(r.stdout, /^fixtures\/mobileai-local-rag\/src\/rag_chat\.py:10: from rag_common import \($/m);
   } finally {
     evidex(['daemon', 'stop', '--repo', FIXTURE], { cwd: PROJECT_ROOT });
   }

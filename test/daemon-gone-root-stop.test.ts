@@ -54,7 +54,7 @@ test('daemon status/stop --repo X after rm -rf X reach its daemon; prune names `
 
     // A path that never was a root is still a missing folder.
     const never = await cli(['daemon', 'stop', '--repo', 'never-was']);
-    assert.is(never.code, 1);
+    assert.is(never.code, 2, 'a usage error');
     assert.match(never.stderr, /^evidex: no such folder: /m);
   } finally {
     await cli(['daemon', 'stop', '--all']);

@@ -125,7 +125,7 @@ test('stdin closed: the server exits 0 at once; stdout held only JSON-RPC messag
 
 test('a start that fails says so in one stderr line starting `evidex mcp:`, like every other line the server writes', () => {
   const cases: Array<[string[], number, RegExp]> = [
-    [['--repo', join(repo, 'no-such-folder')], 1, /^evidex mcp: no such folder: /],
+    [['--repo', join(repo, 'no-such-folder')], 2, /^evidex mcp: no such folder: /],
     [['--repo', repo, '--port', '3'], 2, /^evidex mcp: --port goes with --http; usage: evidex mcp /],
     [['--repo', repo, 'extra'], 2, /^evidex mcp: /],
     [['--repo', repo, '--http', '--host', 'example.com'], 2, /^evidex mcp: --host takes an IP address/],
@@ -141,6 +141,7 @@ test('a start that fails says so in one stderr line starting `evidex mcp:`, like
   // Other commands keep their own prefix.
   const other = spawnSync(process.execPath, [BIN, 'search', 'x', '--repo', join(repo, 'no-such-folder')], { env, encoding: 'utf8' });
   assert.match(other.stderr, /^evidex: no such folder: /);
+  assert.is(other.status, 2, 'a missing --repo is a usage error');
 });
 
 test('the host\'s name is sent as a header value: printable ASCII, never empty', () => {

@@ -32,6 +32,10 @@ test('a regex-looking query that finds nothing: a note says search is literal, w
     + 'search a literal part of it, such as "use"\n'), r.stderr);
   // The literal part it offers does find something.
   assert.ok((JSON.parse((await evidex(['search', 'use', '--json'])).stdout) as { total: number }).total > 0);
+  // Alternation in a group, as a new user typed it on hono (`export (class|function) Hono`).
+  const alt = await evidex(['search', 'export (class|function) NoSuchName']);
+  assert.ok(alt.stderr.endsWith('\nnote: evidex search matches literal text, not regular expressions: (class|function) was looked for as written, ignoring case; '
+    + 'search a literal part of it, such as "NoSuchName"\n'), alt.stderr);
   const cs = await evidex(['search', 'COLLECTION.*NAME', '--case-sensitive']);
   assert.match(cs.stderr, '\nnote: evidex search matches literal text, not regular expressions: .* was looked for as written, case as given; search a literal part of it, such as "COLLECTION"\n');
 });
@@ -46,8 +50,18 @@ test('no note when the query finds something (the syntax was meant literally), o
   const found = JSON.parse((await evidex(['search', '\\d+', '--json'])).stdout) as { total: number; notes?: string[] };
   assert.is(found.total, 1);
   assert.is(found.notes, undefined);
-  const plain = await evidex(['search', 'no such text anywhere (really)']);
-  assert.match(plain.stderr, /^0 of 0 shown · index generation \d+\n$/);
+  for (const q of ['no such text anywhere (really)', 'if (nothing || here)']) {
+    const plain = await evidex(['search', q]);
+    assert.match(plain.stderr, /^0 of 0 shown · index generation \d+\n$/, q);
+  }
+});
+
+test('a query holding a line break finds nothing, and a note says why, offering its longest line', async () => {
+  const r = await evidex(['search', 'def main():\n    return 1']);
+  assert.is(r.code, 0, r.stderr);
+  assert.ok(r.stderr.endsWith('\nnote: evidex search matches within one line, and the query holds a line break; search one line of it, such as "def main():"\n'), r.stderr);
+  const j = JSON.parse((await evidex(['search', 'a\r\nbc', '--json'])).stdout) as { total: number; notes: string[] };
+  assert.equal(j.notes, ['search_code matches within one line, and the query holds a line break; search one line of it, such as "bc"']);
 });
 
 test('stop the daemon', async () => {

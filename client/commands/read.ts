@@ -9,6 +9,9 @@ import type { Client } from '../connection.js';
 import { readOn } from './read-span.js';
 import { callTool, toolCommand } from './tool-command.js';
 
+/** The END of `PATH:START-`: past any file's last line (read_evidence stops at the file's end). */
+const TO_THE_END = Number.MAX_SAFE_INTEGER;
+
 /**
  * `PATH[:START[-END]]` → read_evidence arguments. A bare PATH reads the file
  * from line 1, as much as one call returns (READ_MAX_LINES). Text after the
@@ -16,9 +19,11 @@ import { callTool, toolCommand } from './tool-command.js';
  * unless the whole target names a file (`isFile`: a name may hold a colon).
  */
 export function parseReadTarget(target: string, isFile: (path: string) => boolean = () => false): { path: string; start_line: number; end_line?: number } {
-  const m = /^(.*?):(\d+)(?:-(\d+))?$/.exec(target);
+  // PATH:START-, open at the end, reads to the end of the file (as much as one read shows, then how to read on); PATH:-END from line 1.
+  const m = /^(.*?):(?:(\d+)(?:-(\d*))?|-(\d+))$/.exec(target);
   if (m) {
-    const start = Number(m[2]), end = m[3] === undefined ? undefined : Number(m[3]);
+    const start = m[4] !== undefined ? 1 : Number(m[2]);
+    const end = m[4] !== undefined ? Number(m[4]) : m[3] === undefined ? undefined : m[3] === '' ? TO_THE_END : Number(m[3]);
     if (start === 0 || end === 0) throw new UsageError(`line 0 in ${JSON.stringify(target)}: lines are numbered from 1 (PATH:1 is the first line)`);
     if (end !== undefined && end < start) throw new UsageError(`lines ${start}-${end} in ${JSON.stringify(target)} end before they start: PATH:${end}-${start} reads them`);
     return { path: m[1], start_line: start, end_line: end };
@@ -26,7 +31,7 @@ export function parseReadTarget(target: string, isFile: (path: string) => boolea
   const colon = target.lastIndexOf(':');
   const range = target.slice(colon + 1);
   if (colon > 0 && !range.includes('/') && !isFile(target)) {
-    throw new UsageError(`malformed line range ${JSON.stringify(range)} in ${JSON.stringify(target)}: use PATH, PATH:START or PATH:START-END (START and END whole numbers)`);
+    throw new UsageError(`malformed line range ${JSON.stringify(range)} in ${JSON.stringify(target)}: use PATH, PATH:START, PATH:START-END, PATH:START- or PATH:-END (START and END whole numbers)`);
   }
   return { path: target, start_line: 1, end_line: READ_MAX_LINES };
 }
@@ -67,7 +72,8 @@ export const command = toolCommand({
   usage: 'evidex read PATH[:START[-END]] [--context N]',
   summary: `print lines of an indexed file (at most ${READ_MAX_LINES} at a time)`,
   details: `PATH alone prints the file from line 1, up to ${READ_MAX_LINES} lines, and says how to read on; `
-    + `PATH:START prints that line, PATH:START-END those lines (past ${READ_MAX_LINES}, the first ${READ_MAX_LINES} and how to read on). `
+    + `PATH:START prints that line, PATH:START-END those lines (past ${READ_MAX_LINES}, the first ${READ_MAX_LINES} and how to read on), `
+    + 'PATH:START- from START to the end, PATH:-END from line 1 to END. '
     + `Every line is printed whole, read on past the tools' ${thousands(SNIPPET_MAX_CHARS)}-character snippet cut, but for a single line longer than that. `
     + 'PATH is relative to the current folder.',
   examples: ['evidex read src/app.py', 'evidex read src/app.py:120-160', 'evidex read app.py:42 --context 5'],

@@ -107,14 +107,14 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
         const { whileBuilding } = await import('../build-wait.js');
         // The text form names every path from here, the paths the daemon's notes and refusals name too; --json keeps the tools' own.
         const from = p.flags.json ? undefined : place.here ?? undefined;
+        const ask = (c: Client, a: Record<string, unknown>): Promise<ToolResult> =>
+          whileBuilding(c, s.call ? s.call(c, a, p, place, from) : callTool(c, s.tool, a, from)).catch((e: unknown) => {
+            throw p.flags.json ? e : refusalHere(e, place, pathArgs(a));
+          });
         // The answer and its follow-up's line, of one index generation (one-generation.ts), printed once both are in.
-        const { value: a, generations } = await ofOneGeneration(client, answering({
-          call: (c) => whileBuilding(c, s.call ? s.call(c, args, p, place, from) : callTool(c, s.tool, args, from)).catch((e: unknown) => {
-            throw p.flags.json ? e : refusalHere(e, place, pathArgs(args));
-          }),
-          followUp: p.flags.json ? undefined
-            : scoped !== undefined ? (c, r) => wholeRepositoryNote(c, s.tool, args, r) : s.after && ((c, r) => s.after!(r, args, c, place)),
-        }));
+        const { value: a, generations } = await ofOneGeneration(client, scoped !== undefined && !p.flags.json
+          ? scopedRound(ask, s.tool, args, scoped)
+          : answering({ call: (c) => ask(c, args), followUp: p.flags.json ? undefined : s.after && ((c, r) => s.after!(r, args, c, place)) }));
         await printResult(a.result, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) }, s.tool, place);
         if (p.flags.json) return;
         for (const note of [a.note, mixedNote(generations)]) if (note) stderr().line(note);
@@ -162,6 +162,23 @@ export function answering(how: {
   return async (client) => {
     const result = await how.call(client);
     return { result, note: (await how.followUp?.(client, result)) ?? null };
+  };
+}
+
+/**
+ * One round of a command scoped to the current folder `folder` (docs/cli.md,
+ * Scope): the folder's answer and how many more the whole repository has, as
+ * git grep would; but when the folder has none and the repository has some,
+ * the repository's answer, with a line saying so — an empty answer over
+ * "N more" only sends the reader to type --all.
+ */
+function scopedRound(ask: (c: Client, args: Record<string, unknown>) => Promise<ToolResult>, tool: string, args: Record<string, unknown>, folder: string): (c: Client) => Promise<Answer> {
+  return async (c) => {
+    const result = await ask(c, args);
+    if (result.total > 0) return { result, note: await wholeRepositoryNote(c, tool, args, result) };
+    const whole = await ask(c, { ...args, path_prefix: undefined });
+    if (whole.total === 0) return { result, note: null };
+    return { result: whole, note: human`nothing under ${path(folder)}; showing the whole repository's ${whole.total} (as --all)` };
   };
 }
 

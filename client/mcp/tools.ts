@@ -7,6 +7,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../indexer/api.js';
 import { SYMBOL_LANGUAGES, type ToolDescriptor, type ToolName } from '../../indexer/query/schemas.js';
 import { ToolError } from '../../indexer/errors.js';
+import { SNIPPET_MAX_CHARS } from '../../indexer/query/limits.js';
 import { RpcError } from '../../protocol/jsonrpc.js';
 
 /**
@@ -72,7 +73,8 @@ export function mcpTool(d: ToolDescriptor): Tool {
 /** The server's `instructions`: what the evidence is and how to cite it, said once for all tools. */
 export function serverInstructions(root: string): string {
   return `Read-only, exact code evidence from the repository at ${root} (an index kept current as files change). `
-    + 'Every item names a repository-relative path and lines start_line..end_line, and its snippet is exactly those lines of the file: '
+    + 'Every item names a repository-relative path and lines start_line..end_line, and its snippet is exactly those lines of the file, '
+    + `but for an item marked truncated: true, whose snippet is their first ${SNIPPET_MAX_CHARS.toLocaleString('en-US')} characters (read the rest with read_evidence from next_start_line, or from the last line it holds): `
     + 'cite answers as path:start_line and read more with read_evidence. A refused call says why in one line; correct the arguments and call again.';
 }
 

@@ -1,17 +1,19 @@
-// The note on a search_code answer that found nothing for a query written as
+// The notes on a search_code answer that found nothing for a query written as
 // a regular expression (docs/tools.md, search_code): search is literal, so
 // `use[A-Z]\w+\(` looks for those very characters, and an empty answer alone
 // would read as "no such code". Said only when nothing matched, so a query
 // that does hold such characters literally (`\n` in a string) loses nothing.
+// So for a query holding a line break, which no line can match.
 import type { Note } from './notes.js';
 
 /**
  * What marks a query as written for a regular-expression engine: a class
  * escape (`\w`, `\d`, `\s`, `\b` and their capitals), an escaped punctuation
  * character (`\(`, `\.`), `.*`, `.+`, `.?`, a bracket class with a range or
- * negated (`[A-Z]`, `[^"]`), a group's `(?:`, `(?=`, `(?!`, `(?<`.
+ * negated (`[A-Z]`, `[^"]`), a group's `(?:`, `(?=`, `(?!`, `(?<`, a group
+ * of alternatives without blanks (`(class|function)`; `(a || b)` is code).
  */
-const REGEX_SYNTAX = /\\[wWdDsSbB]|\\[.()[\]{}+*?|^$\\/]|\.[*+?]|\[\^[^\]]+\]|\[[^\]]*[^\]\\]-[^\]][^\]]*\]|\(\?[:=!<]/g;
+const REGEX_SYNTAX = /\\[wWdDsSbB]|\\[.()[\]{}+*?|^$\\/]|\.[*+?]|\[\^[^\]]+\]|\[[^\]]*[^\]\\]-[^\]][^\]]*\]|\(\?[:=!<]|\((?:[^()|\s]+\|)+[^()|\s]+\)/g;
 
 /** Shown at most: the note stays one short line. */
 const SHOWN_SYNTAX = 3;
@@ -35,4 +37,16 @@ function longestLiteralPart(query: string): string | null {
     if (t.length > best.length) best = t;
   }
   return best.length >= 3 ? best : null;
+}
+
+/**
+ * The note when `total` is 0 and `query` holds a line break (pasted from a
+ * file, say): a match lies within one line, so no line can hold it; its
+ * longest line is offered. Else null.
+ */
+export function lineBreakNote(query: string, total: number): Note | null {
+  if (total > 0 || !/[\r\n]/.test(query)) return null;
+  const longest = query.split(/\r?\n|\r/).map((l) => l.trim()).reduce((a, b) => (b.length > a.length ? b : a), '');
+  const text = `search_code matches within one line, and the query holds a line break${longest === '' ? '' : `; search one line of it, such as ${JSON.stringify(longest)}`}`;
+  return { text, paths: [] };
 }

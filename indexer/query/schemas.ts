@@ -27,7 +27,8 @@ export const pathPrefix = z.string().min(1).max(1000).optional()
   .describe('Only paths starting with this, e.g. "src/".');
 
 export const SearchCodeArgs = z.strictObject({
-  query: z.string().min(1).max(200)
+  // Said in words, not zod's `Too big: expected string to have <=200 characters`, to the CLI, tools and MCP alike.
+  query: z.string().min(1).max(200, { error: (issue) => `${typeof issue.input === 'string' ? `${issue.input.length} characters, over the 200 a query may hold` : 'over 200 characters'}: search a shorter, distinctive part of it` })
     .describe('Literal text to find (not a regex), 1-200 characters. Matches file paths and file lines.'),
   ...paging,
   case_sensitive: z.boolean().optional().describe('Match case exactly (default false).'),
@@ -159,7 +160,7 @@ export const EvidenceSchema = z.looseObject({
   end_line: z.number().int().min(1).describe('Last line of the item, inclusive.'),
   kind: z.enum(EVIDENCE_KINDS),
   name: z.string().describe('What was found: the query, the qualified symbol, the module, the path.'),
-  snippet: z.string().describe('Exactly lines start_line..end_line of the file, joined by "\\n" (a diff item: the hunk text).'),
+  snippet: z.string().describe('Exactly lines start_line..end_line of the file, joined by "\\n" (a diff item: the hunk text); with truncated, their first 4,000 characters.'),
   truncated: z.literal(true).optional().describe('The snippet was cut to its first 4,000 characters.'),
   excerpt: z.object({
     column: z.number().int().min(1).describe('Where the text starts in the line, 1-based (UTF-16 code units).'),

@@ -18,7 +18,7 @@ import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
 import { withImporterSuggestions } from './suggest-modules.js';
 import { prefixIsWhy, withPrefixNote } from './prefix-note.js';
-import { regexNote } from './regex-note.js';
+import { lineBreakNote, regexNote } from './regex-note.js';
 import { withNote } from './notes.js';
 import { ExactFinder, type SearchText } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
@@ -51,7 +51,7 @@ export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResu
         const r = yield* searchCode(store, call.args, due);
         // Nothing in the index under path_prefix is why it found nothing, not how the query is written (prefix-note.ts).
         if (prefixIsWhy(store, call.args.path_prefix, r.total)) return withPrefixNote(store, call.args.path_prefix, r, ctx.rules);
-        return withNote(r, regexNote(call.args.query, r.total, call.args.case_sensitive ?? false));
+        return withNote(r, lineBreakNote(call.args.query, r.total) ?? regexNote(call.args.query, r.total, call.args.case_sensitive ?? false));
       }, pace, () => store.generation);
     }
     case 'find_symbol': return answerPaced((due) => symbolAnswer(ctx.store, ctx.rules, call.args, due), pace, () => ctx.store.generation);

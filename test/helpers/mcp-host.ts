@@ -25,6 +25,8 @@ export function checkInitialize(mcp: McpClient, repo: string): void {
   assert.not.ok(mcp.getServerCapabilities()?.resources, 'nothing but tools is exposed');
   assert.not.ok(mcp.getServerCapabilities()?.prompts, 'nothing but tools is exposed');
   assert.ok(mcp.getInstructions()?.includes(canonicalRoot(repo)), mcp.getInstructions());
+  // "exactly those lines" holds but for a cut item, and the instructions say which (a long item arrives with truncated: true).
+  assert.match(mcp.getInstructions() ?? '', /exactly those lines of the file, but for an item marked truncated: true, whose snippet is their first 4,000 characters/);
 }
 
 /** tools/list: exactly the allowlist, with the daemon's zod-generated schemas and model-facing descriptions. */
