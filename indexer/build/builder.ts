@@ -12,7 +12,8 @@
 // replaced under it): it stops between commits.
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
-import { checkPath, walkRepo, whyLeftOut, type WalkEntry } from '../discover/walk.js';
+import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
+import { whyLeftOut } from '../discover/why-left-out.js';
 import { LeftOutSet, type LeftOut, type LeftOutReason } from '../discover/left-out.js';
 import { listByBytes, mayBeNotUtf8 } from '../discover/names.js';
 import { isPathTooLong } from '../discover/path-limits.js';
@@ -21,7 +22,7 @@ import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { readVettedText } from './parse-worker.js';
 import { defaultWorkers, EarlyWorkers, parseAll } from './pool.js';
-import { lookAndRead, lookMany } from './settled-read.js';
+import { lookAndRead, lookMany, settleReplaced } from './settled-read.js';
 import { ReadSlabs } from './read-slabs.js';
 import { walkUntilSettled, type SettleWalks } from './settled-walk.js';
 import { isPackageInit } from '../python/modules.js';
@@ -331,23 +332,21 @@ export class Builder {
     }
     const store = this.store;
     const results: ParseResult[] = [];
-    /** Files of walked folders to parse, and the place in `results` each result takes (the last word per path wins, below). */
-    const toParse: WalkedTask[] = [];
+    const toParse: WalkedTask[] = []; // files to parse, each with its place in `results` (the last word per path wins, below)
     /** Folders walked (or dropped) by this update: a folder under one of them is covered. Files named on their own are still checked by hash. */
     const folders: string[] = [];
     // The bytes read here live until the commit below: in slabs, off malloc's main heap (read-slabs.ts).
-    const slabs = new ReadSlabs();
+    const reads = { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes, slabs: new ReadSlabs() };
     // A mass change (a checkout): the paths are looked at together and their files parsed with the walked ones, in the pool
     // (POOL_FILES); one at a time, each read and parsed on this thread, trpc's 2,000 took longer than a cold build.
     const looks = clean.length >= POOL_FILES ? await lookMany(this.root, rules, clean, { maxFileBytes: this.opts.maxFileBytes }) : null;
-    /** Slots of named files parsed in the pool: one replaced between look and read is looked at and read again (lookAndRead). */
-    const namedSlots: number[] = [];
+    const namedSlots: number[] = []; // places of named files parsed in the pool (settleReplaced)
     for (const [i, path] of clean.entries()) {
       const known = store.fileByPath(path)?.hash;
       let entry: WalkEntry | null | 'gone';
       let result: ParseResult | undefined;
       if (looks) entry = looks[i]!;
-      else ({ entry, result } = await lookAndRead(this.root, rules, path, known, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes, slabs }));
+      else ({ entry, result } = await lookAndRead(this.root, rules, path, known, reads));
       // Below a folder this update walked, the walk has recorded it already (a deep chain names hundreds of such paths).
       if (!folders.some((d) => isUnder(path, d))) await this.noteLeftOut(rules, path, entry);
       if (entry !== null && entry !== 'gone') {
@@ -390,13 +389,8 @@ export class Builder {
     const total = results.length;
     const read = (done: number) => onProgress?.({ phase: 'parse', done: total - toParse.length + done, total });
     read(0);
-    for (const [slot, res] of await parseWalked(toParse, this.maxBytes, this.workerCount, this.opts.compileCache ?? null, slabs, read)) results[slot] = res;
-    for (const slot of namedSlots) {
-      const { path } = results[slot]!;
-      if (results[slot]!.kind !== 'replaced') continue;
-      const again = await lookAndRead(this.root, rules, path, store.fileByPath(path)?.hash, { maxFileBytes: this.opts.maxFileBytes, maxBytes: this.maxBytes, slabs });
-      if (again.result) results[slot] = again.result; // else gone or left out now: its own event brings the next look
-    }
+    for (const [slot, res] of await parseWalked(toParse, this.maxBytes, this.workerCount, this.opts.compileCache ?? null, reads.slabs, read)) results[slot] = res;
+    await settleReplaced(this.root, rules, results, namedSlots, (path) => store.fileByPath(path)?.hash, reads);
     // The last word per path wins (a folder walk may repeat a path also given alone).
     const byPath = new Map<string, ParseResult>();
     for (const r of results) byPath.set(r.path, r);

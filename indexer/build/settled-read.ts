@@ -48,3 +48,21 @@ export async function lookMany(root: string, rules: RepoRules, paths: readonly s
   await Promise.all(Array.from({ length: Math.min(LOOKS_AT_ONCE, paths.length) }, lane));
   return out;
 }
+
+/**
+ * The named files of a mass change, looked at by lookMany and parsed in the
+ * pool (their places in `results`: `slots`): one replaced between its look and
+ * its read is looked at and read again, as lookAndRead does; gone or left out
+ * by then, it keeps its 'replaced' and its own event brings the next look.
+ */
+export async function settleReplaced(
+  root: string, rules: RepoRules, results: ParseResult[], slots: readonly number[],
+  knownHash: (path: string) => string | undefined, opts: { maxFileBytes?: number; maxBytes: number; slabs?: ReadSlabs },
+): Promise<void> {
+  for (const slot of slots) {
+    const { path, kind } = results[slot]!;
+    if (kind !== 'replaced') continue;
+    const again = await lookAndRead(root, rules, path, knownHash(path), opts);
+    if (again.result) results[slot] = again.result;
+  }
+}

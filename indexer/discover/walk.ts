@@ -483,24 +483,3 @@ export async function checkPath(
   }
   return { path: relPath, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino };
 }
-
-/**
- * Why checkPath left out a path that exists, in the words of left-out.ts, or
- * null when the reason is none a person is told about (a link out of the root,
- * a folder, a device). Asked only for the paths checkPath answered null.
- */
-export async function whyLeftOut(rules: RepoRules, relPath: string, opts: { maxFileBytes?: number } = {}): Promise<WalkLeftOutReason | null> {
-  if (isPathTooLong(rules.realRoot, relPath)) return 'pathTooLong';
-  if (inGitDir(relPath)) return null;
-  const above = rules.excludedFolder(parentOf(relPath));
-  if (above !== null) return above.why === 'state' ? null : above.why;
-  if (rules.isIgnored(relPath, false)) return 'ignored';
-  if (rules.isSecret(relPath) || rules.isKnownSecretFile(relPath)) return 'secret';
-  try {
-    const st = await stat(realChild(rules.realRoot, relPath));
-    if (st.isDirectory()) { const why = rules.excludedFolder(relPath)?.why ?? null; return why === 'state' ? null : why; }
-    return st.isFile() && st.size > (opts.maxFileBytes ?? rules.maxFileBytes) ? 'tooLarge' : null;
-  } catch (err) {
-    return isNameTooLongError(err) ? 'pathTooLong' : null;
-  }
-}

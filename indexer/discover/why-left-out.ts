@@ -1,4 +1,5 @@
-// Why a folder inside the root is not indexed, in words a person can act on
+// Why a folder inside the root is not indexed, in words a person can act on,
+// and why a path the walk's checkPath left out is (whyLeftOut)
 // (docs/tools.md, Paging; docs/cli.md, Tool commands): a command typed in a folder the
 // index leaves out as a whole — site-packages under an ignored `versions/`, a
 // project's `.venv/`, a work tree of the repository, `.git/` itself — finds
@@ -7,10 +8,11 @@
 // decides; this only names the decision, with the ignore file's line as
 // `git check-ignore -v` names it (no git is run at query time).
 import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { matchingPattern, type IgnorePattern } from './gitignore.js';
-import type { FolderLeftOutReason } from './left-out.js';
-import { isPathTooLong } from './path-limits.js';
+import type { FolderLeftOutReason, WalkLeftOutReason } from './left-out.js';
+import { isNameTooLongError, isPathTooLong } from './path-limits.js';
 import { inGitDir, parentOf, type RepoRules } from './rules.js';
 
 /** The rule that decided, as `git check-ignore -v` names it: the file (root-relative; above the root as ignoreFileFromRoot names it), its line, the pattern as written. */
@@ -76,5 +78,26 @@ function isFolder(realRoot: string, dirRel: string): boolean {
     return statSync(join(realRoot, dirRel)).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/**
+ * Why checkPath left out a path that exists, in the words of left-out.ts, or
+ * null when the reason is none a person is told about (a link out of the root,
+ * a folder, a device). Asked only for the paths checkPath answered null.
+ */
+export async function whyLeftOut(rules: RepoRules, relPath: string, opts: { maxFileBytes?: number } = {}): Promise<WalkLeftOutReason | null> {
+  if (isPathTooLong(rules.realRoot, relPath)) return 'pathTooLong';
+  if (inGitDir(relPath)) return null;
+  const above = rules.excludedFolder(parentOf(relPath));
+  if (above !== null) return above.why === 'state' ? null : above.why;
+  if (rules.isIgnored(relPath, false)) return 'ignored';
+  if (rules.isSecret(relPath) || rules.isKnownSecretFile(relPath)) return 'secret';
+  try {
+    const st = await stat(join(rules.realRoot, relPath));
+    if (st.isDirectory()) { const why = rules.excludedFolder(relPath)?.why ?? null; return why === 'state' ? null : why; }
+    return st.isFile() && st.size > (opts.maxFileBytes ?? rules.maxFileBytes) ? 'tooLarge' : null;
+  } catch (err) {
+    return isNameTooLongError(err) ? 'pathTooLong' : null;
   }
 }
