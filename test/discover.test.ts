@@ -204,7 +204,7 @@ test('differential vs git: 250 seeded random pattern sets (root + nested .gitign
   console.log(`  fuzz: 250 pattern sets, ${compared} kept and ${excludedSeen} excluded path decisions identical to git`);
 });
 
-testUnless(lacks.python3())('walk of the installed Python stdlib (site-packages skipped): time and counts', async () => {
+testUnless(lacks.python3())('walk of the installed Python stdlib (site-packages skipped): counts, sorted, its time printed (speed is the bench\'s)', async () => {
   const stdlib = stdlibRoot();
   const times: number[] = [];
   let files = 0, py = 0;
@@ -220,7 +220,6 @@ testUnless(lacks.python3())('walk of the installed Python stdlib (site-packages 
   }
   console.log(`  stdlib walk: ${files} files (${py} .py), ${times.map((t) => `${t.toFixed(0)} ms`).join(', ')}`);
   assert.ok(py > 1000, `found the stdlib's Python files (${py})`);
-  assert.ok(Math.min(...times) < 1000, `walk took ${Math.min(...times).toFixed(0)} ms`);
 });
 
 test('secrets: every default pattern at any depth, case-insensitive, plus extras from options', async () => {
@@ -292,9 +291,8 @@ test('symlinks: inside followed, outside skipped, loops terminate, secrets and i
   mkdirSync(join(root, '.git'));
   writeFileSync(join(root, '.git/config'), '[core]\n');
   const rules = await RepoRules.load(root);
-  const t0 = performance.now();
+  // Loops end the walk's descent (a walk that followed them would never finish: the runner's time limit fails it).
   const r = await walkRepo(root, rules);
-  assert.ok(performance.now() - t0 < 5000, 'terminates quickly');
   const paths = r.files.map((f) => f.path);
   assert.equal(paths, [
     '.gitignore', 'alias/a.py', 'alias/pkg/b.py', 'link_a.py', 'src/a.py', 'src/pkg/b.py',
