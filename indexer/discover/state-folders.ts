@@ -21,6 +21,7 @@
 // a `.pytest_cache/`) is another tool's, and the ignore files decide about it as before.
 import { join } from 'node:path';
 import { STATE_TAG } from '../../local/home.js';
+import { FolderVerdicts } from './folder-verdicts.js';
 import { readSmallFile } from './small-file.js';
 
 /** evidex's tag is three short lines; a longer file is not evidex's. */
@@ -32,31 +33,19 @@ export function isStateTag(text: string | null): boolean {
 }
 
 /** Which folders below one root hold evidex's state; each folder read once until forgotten. */
-export class StateFolders {
-  private readonly verdicts = new Map<string, boolean>();
-
+export class StateFolders extends FolderVerdicts {
   /** `changed`: a verdict that was known flipped (the rules forget the decisions made with it). */
-  constructor(private readonly realRoot: string, private readonly changed: () => void) {}
+  constructor(private readonly realRoot: string, private readonly changed: () => void) {
+    super();
+  }
 
   /** True when folder `rel` (POSIX, relative to the root; never the root itself) holds evidex's tag. */
   isStateFolder(rel: string): boolean {
-    if (rel === '') return false;
-    let known = this.verdicts.get(rel);
-    if (known === undefined) {
-      known = isStateTag(readSmallFile(join(this.realRoot, rel, STATE_TAG.name), MAX_TAG_BYTES));
-      this.verdicts.set(rel, known);
-    }
-    return known;
+    return this.verdict(rel);
   }
 
-  /** The verdict on `rel` as last read, undefined when not read since last forgotten. */
-  known(rel: string): boolean | undefined {
-    return this.verdicts.get(rel);
-  }
-
-  /** Forgets the verdict on `rel` (the folder itself came or went); true when one was known. */
-  forget(rel: string): boolean {
-    return this.verdicts.delete(rel);
+  protected judge(rel: string): boolean {
+    return isStateTag(readSmallFile(join(this.realRoot, rel, STATE_TAG.name), MAX_TAG_BYTES));
   }
 
   /** Reads folder `rel`'s tag again at once (it was written, changed or removed); true when the verdict changed. */

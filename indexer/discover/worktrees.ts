@@ -16,6 +16,7 @@
 // the path it names is compared with git's own `worktrees/` folder, by name,
 // else by resolving its folder's links; only the entry of that folder is looked at.
 import { realpathSync, statSync } from 'node:fs';
+import { FolderVerdicts } from './folder-verdicts.js';
 import { basename, dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { readSmallFile } from './small-file.js';
 
@@ -40,14 +41,14 @@ function realOrNull(abs: string): string | null {
 }
 
 /** Which folders below one root are work trees of the root's repository; each folder read once until forgotten. */
-export class OwnWorktrees {
+export class OwnWorktrees extends FolderVerdicts {
   /** The `worktrees` folder as rev-parse named it and as its real path (null: no repository, no work tree can be one of its own). */
   private readonly named: string | null;
   private readonly real: string | null;
-  private readonly verdicts = new Map<string, boolean>();
 
   /** `commonDir`: the repository's common git folder, absolute (git-sources.ts), or null outside a work tree. */
   constructor(private readonly realRoot: string, commonDir: string | null) {
+    super();
     this.named = commonDir === null ? null : join(normalize(commonDir), 'worktrees');
     const realCommon = commonDir === null ? null : realOrNull(commonDir);
     this.real = realCommon === null ? null : join(realCommon, 'worktrees');
@@ -55,26 +56,11 @@ export class OwnWorktrees {
 
   /** True when folder `rel` (POSIX, relative to the root; never the root itself) is a work tree of this repository. */
   isWorktree(rel: string): boolean {
-    if (rel === '' || this.real === null) return false;
-    let known = this.verdicts.get(rel);
-    if (known === undefined) {
-      known = this.judge(join(this.realRoot, rel));
-      this.verdicts.set(rel, known);
-    }
-    return known;
+    return this.real !== null && this.verdict(rel);
   }
 
-  /** The verdict on `rel` as last read, undefined when not read since last forgotten. */
-  known(rel: string): boolean | undefined {
-    return this.verdicts.get(rel);
-  }
-
-  /** Forgets the verdict on `rel` (its `.git` entry, or the folder itself, changed); true when one was known. */
-  forget(rel: string): boolean {
-    return this.verdicts.delete(rel);
-  }
-
-  private judge(folder: string): boolean {
+  protected judge(rel: string): boolean {
+    const folder = join(this.realRoot, rel);
     const text = readGitFile(join(folder, '.git'));
     const gitdir = text === null ? null : gitdirOf(text);
     if (gitdir === null) return false;
