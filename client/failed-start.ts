@@ -7,10 +7,11 @@
 // needs to see why stays: the error line names the cause (no_space, or the
 // log's last line), and a log holding more than that line is moved to the
 // temp folder, which the line names (docs/cli.md, "A start that fails").
-import { closeSync, copyFileSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { files, lockHeld } from '../local/state.js';
+import { STATE_TAG } from '../local/home.js';
 
 /** The last non-empty line of a daemon log (read from its end: the log grows over the daemon's life). */
 export function lastLogLine(path: string): string {
@@ -42,10 +43,19 @@ export async function undoFirstStart(stateDir: string, made: string, keepLog: bo
   const kept = keepLog && lineCount(log) > 1 ? moved(log, keptLogPath(stateDir)) : null;
   rmSync(stateDir, { recursive: true, force: true });
   for (let dir = dirname(stateDir); !relative(made, dir).startsWith('..'); dir = dirname(dir)) {
+    dropLoneTag(dir);
     try { rmdirSync(dir); } catch { break; } // not empty: another root's state is there
     if (dir === made) break;
   }
   return kept;
+}
+
+/** Removes evidex's tag from a folder this start made when nothing else is in it (another root's state keeps it tagged). */
+function dropLoneTag(dir: string): void {
+  try {
+    const entries = readdirSync(dir);
+    if (entries.length === 1 && entries[0] === STATE_TAG.name) rmSync(join(dir, STATE_TAG.name), { force: true });
+  } catch { /* gone already, or unreadable: rmdir decides */ }
 }
 
 function lineCount(path: string): number {

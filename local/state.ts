@@ -100,7 +100,14 @@ export async function ensureStateDir(stateDir: string): Promise<string | undefin
 async function tagStateFolder(dir: string): Promise<void> {
   const tag = join(dir, STATE_TAG.name);
   if (await fsp.lstat(tag).then((st) => st.isFile(), () => false)) return;
-  await writeFileAtomic(tag, stateTagText());
+  try {
+    await writeFileAtomic(tag, stateTagText());
+  } catch (e) {
+    // A full disk: what follows fails on it with its own no_space line, and the next command tags
+    // the folder once there is room; an ENOSPC here would be the one raw line a user saw instead.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOSPC' && code !== 'EDQUOT') throw e;
+  }
 }
 
 /** Bytes of every file under `dir` (symlinks not followed): an index's size, or what removing a state folder frees. */
@@ -118,12 +125,18 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fh = await fsp.open(tmp, 'wx', 0o600);
   try {
-    await fh.writeFile(content);
-    await fh.sync();
-  } finally {
-    await fh.close();
+    try {
+      await fh.writeFile(content);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fsp.rename(tmp, path);
+  } catch (e) {
+    // A full disk fails the write: the half-written temporary goes, not left beside the file.
+    await fsp.rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
   }
-  await fsp.rename(tmp, path);
 }
 
 // ---- which root a state folder belongs to -----------------------------------
