@@ -26,7 +26,7 @@ export function withPathsShown(text: string, paths: Iterable<string>, show: (roo
     const here = show(rootPath);
     if (rootPath === '' || here === rootPath) continue;
     shown.set(rootPath, here);
-    // Quoted as JSON (`"versions/ev\u001b[31mil/e.py"`), a name with a control character is written escaped: shown escaped too.
+    // Quoted as JSON, a name with a control character (ESC, say) has it written as a \\u escape: shown escaped too.
     const quoted = JSON.stringify(rootPath).slice(1, -1);
     if (quoted !== rootPath) shown.set(quoted, JSON.stringify(here).slice(1, -1));
   }
