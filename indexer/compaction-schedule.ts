@@ -4,7 +4,7 @@
 // asks. A mass change (a checkout, a rebase, a formatter) lands as many
 // watcher batches over seconds; a generation written after the first of them
 // is stale by the last, and each is a write of the whole text (site-packages:
-// 2-3 per mass change before; docs/performance.md, "Days of mass edits").
+// 2-3 per mass change before; docs/performance/text-map.md, "Days of mass edits").
 
 /** A compaction waits until no update has landed for this long and none is queued… */
 export const COMPACT_QUIET_MS = 2000;
