@@ -269,7 +269,8 @@ test('a body over 1 MiB: 413 with the JSON-RPC refusal (its id read from its sta
   const pieces = (function* () { yield Buffer.from('{"jsonrpc": "2.0", "id": 78, "method": "tools/call", "params": {"arguments": {"query": "'); for (let i = 0; i < 256; i++) yield piece; yield Buffer.from('"}}}'); })();
   const streamed = await raw('POST', { 'Content-Type': 'application/json', 'Mcp-Session-Id': session, ...auth() }, pieces);
   assert.equal([streamed.status, streamed.json.id, streamed.json.error.data.code], [413, 78, 'message_too_large']);
-  assert.ok(rss() - rssBefore < 96 << 20, `RSS grew by ${((rss() - rssBefore) / 1048576).toFixed(1)} MiB`);
+  // Held, the 256 MiB would show whole; what does show is garbage of the reads not yet collected (96-106 MiB seen on Node 24).
+  assert.ok(rss() - rssBefore < 160 << 20, `RSS grew by ${((rss() - rssBefore) / 1048576).toFixed(1)} MiB`);
   const after = await mcp.callTool({ name: 'find_symbol', arguments: { name: 'Settings' } });
   assert.is(after.isError, undefined);
 });
