@@ -62,8 +62,10 @@ export class Rechecks {
   add(rel: string): void {
     const now = this.timers.now();
     this.delays.forEach((ms, i) => {
-      if (this.once && this.queued[i].has(rel)) return;
-      this.queued[i].add(rel);
+      if (this.once) {
+        if (this.queued[i].has(rel)) return;
+        this.queued[i].add(rel);
+      }
       this.queues[i].push([now + ms, rel]);
     });
     this.arm();
@@ -96,7 +98,10 @@ export class Rechecks {
       this.queues.forEach((q, i) => {
         let n = 0;
         while (n < q.length && q[n][0] <= until) n++;
-        for (const [, rel] of q.splice(0, n)) { paths.push(rel); this.queued[i].delete(rel); }
+        for (const [, rel] of q.splice(0, n)) {
+          paths.push(rel);
+          if (this.once) this.queued[i].delete(rel);
+        }
       });
       this.hand(paths);
       this.arm();
