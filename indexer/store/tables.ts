@@ -252,6 +252,11 @@ export class Tables {
 
   // ---------------------------------------------------------------- writing
 
+  /** The data file's page size (LMDB's root stats only, none of the tables'). */
+  get pageSize(): number {
+    return (this.env.getStats() as { pageSize: number }).pageSize;
+  }
+
   /**
    * The data file's page size, and the bytes of its pages no tree holds (the
    * pages below its last page less those of every table, the main table, the
