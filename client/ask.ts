@@ -392,7 +392,8 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
   } catch (e) {
     view?.stop();
     const message = interrupts > 0 ? 'cancelled' : (e as Error).message;
-    if (opts.json) out.json({ error: { message } });
+    // The shape every command's --json error has (docs/cli.md, Errors), its code as the CLI names it.
+    if (opts.json) out.json({ error: { code: interrupts > 0 ? 'cancelled' : (await import('./errors.js')).userError(e).code, message } });
     else err.line(human`evidex ask: ${message}`);
     return interrupts > 0 ? 130 : 1;
   } finally {

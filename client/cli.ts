@@ -95,28 +95,29 @@ function unknownCommand(name: string, what: string, before: string): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = optionsAfterCommand(argv);
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    // `evidex help help` asks what the topics are: the list of commands, as `evidex help` prints it.
-    const asked = name === 'help' && rest[0] !== 'help' ? rest[0] : undefined;
-    const topic = asked !== undefined ? commandNamed(asked) : undefined;
-    // A topic that is no command is mistyped, as `evidex serch` is: said so, with the nearest command.
-    if (asked !== undefined && !topic) return report(new UsageError(unknownCommand(asked, 'help topic', 'evidex help ')), 'help');
-    stdout().line(text(topic ? await commandHelp(await topic()) : await mainHelp()));
-    // `evidex` alone is a usage error (exit 2) that shows the help.
-    return name ? 0 : 2;
-  }
-  if (name === '--version') {
-    stdout().line(line(version()));
-    return 0;
-  }
-  const load = commandNamed(name);
+  let cmd: Command | undefined;
   try {
+    if (!name || name === '--help' || name === '-h' || name === 'help') {
+      // `evidex help help` asks what the topics are: the list of commands, as `evidex help` prints it.
+      const asked = name === 'help' && rest[0] !== 'help' ? rest[0] : undefined;
+      const topic = asked !== undefined ? commandNamed(asked) : undefined;
+      // A topic that is no command is mistyped, as `evidex serch` is: said so, with the nearest command.
+      if (asked !== undefined && !topic) throw new UsageError(unknownCommand(asked, 'help topic', 'evidex help '));
+      stdout().line(text(topic ? await commandHelp(await topic()) : await mainHelp()));
+      // `evidex` alone is a usage error (exit 2) that shows the help.
+      return name ? 0 : 2;
+    }
+    if (name === '--version') {
+      stdout().line(line(version()));
+      return 0;
+    }
+    const load = commandNamed(name);
     if (!load) {
       // Options came first and no word names a command (optionsAfterCommand found none).
       if (name.startsWith('-')) throw new UsageError(`no command given (${JSON.stringify(name)} is an option): evidex COMMAND [ARGS] [OPTIONS]; run \`evidex --help\` for the commands`);
       throw new UsageError(unknownCommand(name, 'command', 'evidex '));
     }
-    const cmd = await load();
+    cmd = await load();
     // A command whose usage names an argument (`evidex search QUERY`, `evidex diff [PATH]`) may be given one that starts with "-".
     const parsed = parseArgs(rest, cmd.flags, /^evidex \S+ \[?"?[A-Z]{2,}/.test(cmd.usage) ? `evidex ${name}` : undefined);
     if (parsed.flags.help) {
@@ -125,21 +126,42 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await cmd.run(parsed);
   } catch (e) {
-    return report(e, name);
+    return report(e, name ?? '', errorsAsJson(argv, cmd));
   }
 }
 
 /**
- * Prints an error the one way (client/errors.ts, loaded only when something
- * failed): `{"error": ...}` on stdout for `call`, one line on stderr otherwise,
- * `evidex mcp:` for the MCP server (a host shows its stderr as the server's
- * log, where every other line starts so), `evidex:` for the rest.
+ * Whether an error of this command line is printed as JSON: always for
+ * `call`; for a command that takes --json (or a command not known, or not
+ * yet loaded: `cmd` undefined), when `--json` is among the options (before
+ * `--`). The words themselves are looked at, so an error in reading them (an
+ * unknown option, a bad value, an unknown command) is JSON too.
  */
-async function report(e: unknown, command: string): Promise<number> {
+export function errorsAsJson(argv: readonly string[], cmd?: Command): boolean {
+  const words = optionsAfterCommand(argv);
+  if (words[0] === 'call') return true;
+  if (cmd !== undefined && !Object.hasOwn(cmd.flags, 'json')) return false;
+  const end = words.indexOf('--');
+  return (end === -1 ? words : words.slice(0, end)).some((a) => a === '--json' || a.startsWith('--json='));
+}
+
+/** An error as a script reads it (`evidex call`, and every command given --json): one JSON object on stdout (docs/cli.md, Errors). */
+export function printJsonError(code: string, message: string): void {
+  stdout().json({ error: { code, message } });
+}
+
+/**
+ * Prints an error the one way (client/errors.ts, loaded only when something
+ * failed): `{"error": ...}` on stdout for `call` and with --json (`json`),
+ * one line on stderr otherwise, `evidex mcp:` for the MCP server (a host
+ * shows its stderr as the server's log, where every other line starts so),
+ * `evidex:` for the rest.
+ */
+async function report(e: unknown, command: string, json: boolean): Promise<number> {
   const { userError } = await import('./errors.js');
   const u = userError(e);
   const who = command === 'mcp' ? 'evidex mcp' : 'evidex';
-  if (command === 'call') stdout().json({ error: { code: u.code, message: u.message } });
+  if (json) printJsonError(u.code, u.message);
   else stderr().line(u.plain ? human`${who}: ${u.message}` : human`${who}: ${u.code}: ${u.message}`);
   return u.exit;
 }

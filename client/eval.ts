@@ -255,7 +255,12 @@ export async function runEvalCommand(
     cases = loadEvalCases(file);
     settings = clientAskSettings(opts, opts.env ?? process.env, (line) => { if (opts.err || !opts.json) screenOf(opts.err ?? opts.out).line(human`evidex eval: ${line}`); });
     if (opts.repeat !== undefined && !(opts.repeat >= 1 && opts.repeat <= 100)) throw new Error(`--repeat ${opts.repeat}: give 1 to 100 runs`);
-  } catch (e) { screenOf(opts.err ?? opts.out).line(human`evidex eval: ${(e as Error).message}`); return 2; }
+  } catch (e) {
+    // With --json, the shape every command's --json error has (docs/cli.md, Errors): a bad case file or setting is the caller's input.
+    if (opts.json) screenOf(opts.out).json({ error: { code: 'invalid_arguments', message: (e as Error).message } });
+    else screenOf(opts.err ?? opts.out).line(human`evidex eval: ${(e as Error).message}`);
+    return 2;
+  }
   const { failed } = await runEval(cases, (q, onEvent, describe) => askViaClient(client, q, settings, onEvent, undefined, { describe_model: describe }),
     opts.out, { json: opts.json, ...(opts.repeat ? { repeat: opts.repeat } : {}), ...(opts.err ? { progress: opts.err } : {}) });
   return failed === 0 ? 0 : 1;

@@ -33,8 +33,8 @@ test('options before the command are taken as after it; options with no command 
   assert.is(before.code, 0, before.stderr);
   assert.equal(before, after);
   assert.match(before.stdout, /^\S+:\d+: .*COLLECTION_NAME/m);
-  const none = evidex(['--json']);
-  assert.equal({ code: none.code, stderr: none.stderr }, { code: 2, stderr: 'evidex: no command given ("--json" is an option): evidex COMMAND [ARGS] [OPTIONS]; run `evidex --help` for the commands\n' });
+  const none = evidex(['--limit', '3']);
+  assert.equal({ code: none.code, stderr: none.stderr }, { code: 2, stderr: 'evidex: no command given ("--limit" is an option): evidex COMMAND [ARGS] [OPTIONS]; run `evidex --help` for the commands\n' });
 });
 
 test('a reader that closes stdout, or stdout and stderr, early: quiet, exit 0', () => {
