@@ -4,12 +4,12 @@
 // output, --help everywhere, and the README's main-job command.
 import { spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertEvidenceChecks } from './helpers/evidence.js';
-import { fixtureCopy } from './helpers/daemon.js';
+import { fixtureCopy, waitFor } from './helpers/daemon.js';
 import { cleanupTemp, FIXTURE, PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
@@ -36,7 +36,7 @@ test('evidex index (no daemon) builds in-process and prints the summary', () => 
   assert.is(again.unchanged, s.files);
 });
 
-test('evidex call: {evidence, total} on stdout, exit 0; refusals {error:{code,message}}, exit 2', () => {
+test('evidex call: {evidence, total} on stdout and the generation on stderr, exit 0; refusals {error:{code,message}}, exit 2', async () => {
   const ok = evidex(['call', 'find_importers', '{"module_name": "rag_common"}']);
   assert.is(ok.code, 0, ok.stderr);
   const body = JSON.parse(ok.stdout);
@@ -45,6 +45,22 @@ test('evidex call: {evidence, total} on stdout, exit 0; refusals {error:{code,me
     ['src/build_index.py:4', 'src/chat_reranker.py:6', 'src/chat_reranker_guarded.py:6', 'src/rag_chat.py:10']);
   assert.is(body.total, 4);
   assertEvidenceChecks(repo, body.evidence);
+  // The generation that answered, on stderr as other commands' footers say it (stdout keeps the contract's shape):
+  // the daemon's own, and it moves with the index.
+  const generationOf = (r: { stderr: string }): number => Number(/(?:^|\n)index generation (\d+)\n$/.exec(r.stderr)?.[1]);
+  const statusGeneration = (): number => JSON.parse(evidex(['daemon', 'status', '--json']).stdout).generation as number;
+  const before = generationOf(ok);
+  assert.ok(before > 0, ok.stderr);
+  // A new file makes a new generation: the call then says that one (checked until the call and the daemon's status agree,
+  // as a watcher batch may land between them).
+  write(repo, { 'notes/generation-probe.txt': 'a file that only moves the index on\n' });
+  await waitFor('a call answered from the new generation', () => {
+    const g = generationOf(evidex(['call', 'search_code', '{"query": "moves the index on"}']));
+    return g > before && g === statusGeneration() ? g : null;
+  }, 30_000, 50);
+  // Gone again, from the tree and the index, so the diff below sees only its own change.
+  rmSync(join(repo, 'notes/generation-probe.txt'));
+  await waitFor('the probe out of the index', () => JSON.parse(evidex(['call', 'search_code', '{"query": "moves the index on"}']).stdout).total === 0 || null, 30_000, 50);
 
   const cases: Array<[string[], string]> = [
     [['call', 'search_code', '{"query": "x", "limit": "5"}'], 'invalid_arguments'],

@@ -62,7 +62,10 @@ test('the first auto-start says one line on stderr; later commands reuse the dae
     assert.is(first.code, 0, first.stderr);
     const info = await infoOf(root, home);
     assert.ok(info, 'daemon.json written');
-    assert.is(first.stderr, `started evidex daemon for ${root} (pid ${info!.pid})\n`);
+    // The daemon's one line, then the index generation that answered (`call` says it on stderr, as a footer).
+    const [started, answered, ...rest] = first.stderr.split('\n');
+    assert.equal([started, ...rest], [`started evidex daemon for ${root} (pid ${info!.pid})`, '']);
+    assert.match(answered, /^index generation \d+$/);
     assert.ok(isPidAlive(info!.pid));
     const body = JSON.parse(first.stdout); // stdout is the answer alone
     assert.is(body.evidence.length, 3);

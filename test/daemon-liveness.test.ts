@@ -39,7 +39,9 @@ async function searchAnswers(root: string, home: string): Promise<{ ms: number; 
   const body = JSON.parse(r.stdout) as { evidence: never[]; total: number };
   assert.ok(body.total >= 1);
   assertEvidenceChecks(root, body.evidence);
-  return { ms, stderr: r.stderr };
+  // After the daemon's line, if any, the generation that answered (as the other commands' footers say it).
+  assert.match(r.stderr, /(^|\n)index generation \d+\n$/);
+  return { ms, stderr: r.stderr.replace(/index generation \d+\n$/, '') };
 }
 
 test('a killed daemon nobody reaps (a zombie) is dead: the next command replaces it at once, and status and stop see the new one', async () => {

@@ -1,7 +1,9 @@
 // `evidex call TOOL 'JSON_ARGS'`: one tool call as given, for scripts: the
 // tool's JSON answer on stdout, or {"error": {code, message}} (cli.ts prints
-// errors of `call` that way).
-import { stdout } from '../../local/human.js';
+// errors of `call` that way). stdout holds what the contract pins,
+// {evidence, total}, and nothing more; the index generation that answered
+// goes to stderr, as the other commands' footers do.
+import { stderr, stdout } from '../../local/human.js';
 import { RpcError } from '../../protocol/jsonrpc.js';
 import { Methods, TOOL_ERROR } from '../../protocol/messages.js';
 import { defineCommand, HELP, needPositionals, REPO, withDaemon } from '../command.js';
@@ -14,7 +16,8 @@ export const command = defineCommand({
   usage: USAGE,
   summary: 'run one tool; JSON result on stdout; exit 0 ok, 2 refused or tool error, 1 anything else',
   details: 'The arguments go to the tool as given: paths in them are relative to the repository root.\n'
-    + 'A refusal prints {"error": {"code": "...", "message": "..."}}.',
+    + 'A refusal prints {"error": {"code": "...", "message": "..."}}.\n'
+    + 'On stderr: the index generation that answered (and whether it was still catching up), as other commands\' footers say it.',
   examples: ["evidex call find_symbol '{\"name\": \"Settings\", \"kind\": \"class\"}'", "evidex call read_evidence '{\"path\": \"src/app.py\", \"start_line\": 120}'"],
   flags: { ...REPO, ...HELP },
   async run(p) {
@@ -31,6 +34,7 @@ export const command = defineCommand({
     const r = await withDaemon(place.root, p, (client) => whileBuilding(client, client.request(Methods.toolsCall, { name, arguments: args })))
       .catch((e: unknown) => { throw pathFromHere(e, place, args); });
     stdout().json({ evidence: r.evidence, total: r.total });
+    stderr().line((await import('../catching-up-note.js')).answeredFrom(r));
     return 0;
   },
 });

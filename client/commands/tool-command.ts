@@ -13,16 +13,15 @@ import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SNIPPET_MAX_CHARS, SYMBOL_KINDS } from '../../indexer/query/limits.js';
-import { clock } from '../../local/when.js';
 import type { TextItem } from './read-span.js';
 import type { Client } from '../connection.js';
 import { messageHere, placeOf, type Place } from '../paths.js';
 import { mixedNote, ofOneGeneration } from './one-generation.js';
 import type { FolderHere } from '../left-out-folder.js';
 import { lineSpan } from '../line-span.js';
-import { readSoFar } from '../catching-up-note.js';
+import { answeredFrom } from '../catching-up-note.js';
 import {
-  human, join, line, paint, path, plural, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
+  human, join, line, paint, path, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
 } from '../../local/human.js';
 
 export const COLOR = { color: flag.choice('WHEN', ['auto', 'always', 'never'], 'colour paths, line numbers and matches: auto (a terminal without NO_COLOR), always, never') };
@@ -400,15 +399,11 @@ export function headLine(lines: readonly string[]): string {
   return lines[0].trim();
 }
 
-/** The one-line footer: how many shown of how many, which index generation answered, and whether it was still catching up with the files (since when, as the local clock, as `daemon status` says it: the daemon's ISO UTC string is for --json). */
+/** The one-line footer: how many shown of how many, and which index answered (answeredFrom). */
 export function formatFooter(r: ToolResult, now: number = Date.now()): Shown {
   const shown = r.evidence.length;
   // Nothing on a page of a non-empty answer: the offset went past its end.
   const more = shown === 0 && r.total > 0 ? human` (the offset is past the last of them: --offset takes 0 to ${r.total - 1} here)`
     : r.total > shown ? human` (${r.total - shown} not shown: page with --offset and --limit)` : '';
-  const c = r.catching_up;
-  const behind = !c ? '' : c.changes === 0 && c.rewalk
-    ? human` · ${c.rewalk} (since ${clock(c.since, now)}): this answer may be out of date`
-    : human` · catching up: ${plural(c.changes, 'change')}${c.rewalk ? ' and a re-walk' : ''} since ${clock(c.since, now)} not indexed yet${readSoFar(c, ' (', ')')}, this answer may be out of date`;
-  return human`${shown} of ${r.total} shown${more} · index generation ${r.generation}${behind}`;
+  return human`${shown} of ${r.total} shown${more} · ${answeredFrom(r, now)}`;
 }
