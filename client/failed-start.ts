@@ -11,7 +11,7 @@ import { closeSync, copyFileSync, fstatSync, openSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { files, lockHeld } from '../local/state.js';
-import { STATE_TAG } from '../local/home.js';
+import { STATE_MARKERS } from '../local/home.js';
 
 /** The last non-empty line of a daemon log (read from its end: the log grows over the daemon's life). */
 export function lastLogLine(path: string): string {
@@ -50,11 +50,11 @@ export async function undoFirstStart(stateDir: string, made: string, keepLog: bo
   return kept;
 }
 
-/** Removes evidex's tag from a folder this start made when nothing else is in it (another root's state keeps it tagged). */
+/** Removes evidex's markers (its tag; in the home, its .gitignore) from a folder this start made when nothing else is in it (another root's state keeps them). */
 function dropLoneTag(dir: string): void {
   try {
     const entries = readdirSync(dir);
-    if (entries.length === 1 && entries[0] === STATE_TAG.name) rmSync(join(dir, STATE_TAG.name), { force: true });
+    if (entries.length > 0 && entries.every((e) => STATE_MARKERS.includes(e))) for (const e of entries) rmSync(join(dir, e), { force: true });
   } catch { /* gone already, or unreadable: rmdir decides */ }
 }
 

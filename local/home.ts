@@ -48,3 +48,17 @@ export const STATE_TAG = Object.freeze({
 export function stateTagText(): string {
   return `${STATE_TAG.signature}\n${STATE_TAG.owner}\n# For information about cache directory tags see https://bford.info/cachedir/\n`;
 }
+
+/**
+ * The ignore file evidex puts in its home: `*`, so a home inside a git work tree (an EVIDEX_HOME set to a
+ * folder of the repository) shows nothing in `git status` — git ignores all of it, this file too. Written
+ * when the home has none, so one a user put there stays theirs. evidex's own walk leaves the home out by
+ * its tag (STATE_TAG) as before, whether git is there or not; this file is for git.
+ */
+export const HOME_GITIGNORE = Object.freeze({
+  name: '.gitignore',
+  text: '# evidex state (EVIDEX_HOME): git ignores all of it\n*\n',
+});
+
+/** The files evidex writes in a folder of its state to mark it (STATE_TAG; in the home, HOME_GITIGNORE too): a folder holding only these holds nothing. */
+export const STATE_MARKERS: readonly string[] = Object.freeze([STATE_TAG.name, HOME_GITIGNORE.name]);

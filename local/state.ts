@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstatSync, promises as fsp, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { COMPILE_CACHE, STATE_TAG, stateRoot, stateTagText } from './home.js';
+import { COMPILE_CACHE, HOME_GITIGNORE, STATE_TAG, stateRoot, stateTagText } from './home.js';
 import { isPidAlive, processStartTime } from './processes.js';
 import { canonicalRoot, type RealRoot } from './root.js';
 import { checkStateFolder, readStateFile } from './state-trust.js';
@@ -86,8 +86,10 @@ export async function ensureStateDir(stateDir: string): Promise<string | undefin
   const made = await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
   await checkStateFolder(stateDir);
   // Tagged every time, not only when made: a folder an earlier evidex made has no tag yet.
-  const home = resolve(dirname(resolve(stateDir))) === resolve(stateRoot()) ? [dirname(resolve(stateDir))] : [];
-  for (const dir of [...home, stateDir]) await tagStateFolder(dir);
+  const home = resolve(dirname(resolve(stateDir))) === resolve(stateRoot()) ? dirname(resolve(stateDir)) : undefined;
+  for (const dir of home === undefined ? [stateDir] : [home, stateDir]) await tagStateFolder(dir);
+  // The tag first: a watcher that sees the home's files sees it before the ignore file.
+  if (home !== undefined) await writeMarker(join(home, HOME_GITIGNORE.name), HOME_GITIGNORE.text, () => fsp.lstat(join(home, HOME_GITIGNORE.name)).then(() => true, () => false));
   return made;
 }
 
@@ -99,12 +101,17 @@ export async function ensureStateDir(stateDir: string): Promise<string | undefin
  */
 async function tagStateFolder(dir: string): Promise<void> {
   const tag = join(dir, STATE_TAG.name);
-  if (await fsp.lstat(tag).then((st) => st.isFile(), () => false)) return;
+  await writeMarker(tag, stateTagText(), () => fsp.lstat(tag).then((st) => st.isFile(), () => false));
+}
+
+/** Writes one of the files that mark evidex's state unless `there()` says it is there, best-effort on a full disk. */
+async function writeMarker(path: string, text: string, there: () => Promise<boolean>): Promise<void> {
+  if (await there()) return;
   try {
-    await writeFileAtomic(tag, stateTagText());
+    await writeFileAtomic(path, text);
   } catch (e) {
-    // A full disk: what follows fails on it with its own no_space line, and the next command tags
-    // the folder once there is room; an ENOSPC here would be the one raw line a user saw instead.
+    // A full disk: what follows fails on it with its own no_space line, and the next command writes
+    // the file once there is room; an ENOSPC here would be the one raw line a user saw instead.
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOSPC' && code !== 'EDQUOT') throw e;
   }

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, openSocket } from '../client/connection.js';
 import { countFilesUpTo, MAX_UNNAMED_FILES } from '../client/index-guard.js';
-import { COMPILE_CACHE, STATE_TAG } from '../local/home.js';
+import { COMPILE_CACHE, STATE_MARKERS } from '../local/home.js';
 import { isPidAlive } from '../local/processes.js';
 import { files, folderBytes, readDaemonInfo, stateDirFor, type DaemonInfo } from '../local/state.js';
 import { formatDuration, parseDuration } from '../protocol/daemon-settings.js';
@@ -276,7 +276,7 @@ test('daemon prune removes the state of roots that are gone, says how much it fr
     assert.ok(lockBytes > 3 && lockBytes < 64, `${again.removed[0].bytes} bytes measured, ${runningBytes} before the lock`);
     assert.is(again.bytes, again.removed[0].bytes);
     // The CLI's compile cache (Node 22+, client/code-cache.ts) is no root's state: prune leaves it.
-    assert.equal(readdirSync(home).filter((n) => n !== COMPILE_CACHE && n !== STATE_TAG.name).sort(), [sKept.slice(home.length + 1), 'notes'].sort());
+    assert.equal(readdirSync(home).filter((n) => n !== COMPILE_CACHE && !STATE_MARKERS.includes(n)).sort(), [sKept.slice(home.length + 1), 'notes'].sort());
     const nothing = await evidex(['daemon', 'prune'], { cwd: kept, home });
     assert.is(nothing.stdout, `nothing to prune in ${home} (1 state folder of existing roots)\n`);
   } finally {

@@ -8,16 +8,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { walkRepo } from '../indexer/discover/walk.js';
-import { STATE_TAG, stateRoot } from '../local/home.js';
+import { whyFolderLeftOut } from '../indexer/discover/why-left-out.js';
+import { HOME_GITIGNORE, STATE_TAG, stateRoot } from '../local/home.js';
+import { stateDirFor } from '../local/state.js';
 import { Methods } from '../protocol/messages.js';
 import { evidex } from './helpers/cli.js';
 import { DAEMON_MAIN, fixtureCopy, isNotIndexed, startDaemon, stopDaemon, waitFor, waitWatcherReady, type TestDaemon } from './helpers/daemon.js';
-import { cleanupTemp, tempDir } from './helpers/fs.js';
+import { cleanupTemp, git, tempDir } from './helpers/fs.js';
 
 const daemons: TestDaemon[] = [];
 const clients: Client[] = [];
@@ -103,6 +105,38 @@ test('another daemon\'s home under the same root comes while one runs, and both 
     const lines = watchLines(d);
     const from = lines.findIndex((l) => l.includes('sentinel_one.py'));
     assert.equal(lines.slice(from).filter((l) => /relhome|\.evx/.test(l)), [], 'no watch line names a home once both are settled');
+  }
+});
+
+test('an EVIDEX_HOME inside a git work tree shows nothing in git status: its .gitignore ignores all of it; the walk leaves it out by its tag', async () => {
+  const root = fixtureCopy({ git: true });
+  const home = join(root, '.evx');
+  const status = (): string => git(root, ['status', '--porcelain', '--untracked-files=all']);
+  assert.is(status(), '', 'a clean clone');
+  try {
+    const r = await evidex(['symbol', 'COLLECTION_NAME'], { cwd: root, home });
+    assert.is(r.code, 0, r.stderr);
+    assert.is(readFileSync(join(home, HOME_GITIGNORE.name), 'utf8'), HOME_GITIGNORE.text);
+    assert.ok(existsSync(join(home, STATE_TAG.name)));
+    // Only the home gets one: its state folder is tagged only.
+    const stateDir = stateDirFor(realpathSync(root), { EVIDEX_HOME: home });
+    assert.ok(existsSync(join(stateDir, STATE_TAG.name)));
+    assert.not.ok(existsSync(join(stateDir, HOME_GITIGNORE.name)));
+    assert.is(status(), '', 'the home, its tag, its state folder and the daemon\'s files are all ignored');
+    assert.match(git(root, ['status', '--porcelain', '--ignored']), /^!! \.evx\/$/m, 'ignored by git, not absent');
+    // evidex's own walk: out as evidex's state (by the tag), not as a folder git ignores.
+    assert.equal(whyFolderLeftOut(await RepoRules.load(root), '.evx')?.reason, 'state');
+    // Removed, it is written again by the next command; one the user wrote is left as it is.
+    rmSync(join(home, HOME_GITIGNORE.name));
+    assert.is((await evidex(['daemon', 'stop'], { cwd: root, home })).code, 0);
+    assert.is((await evidex(['symbol', 'COLLECTION_NAME'], { cwd: root, home })).code, 0);
+    assert.is(readFileSync(join(home, HOME_GITIGNORE.name), 'utf8'), HOME_GITIGNORE.text);
+    writeFileSync(join(home, HOME_GITIGNORE.name), 'daemon.log\n');
+    assert.is((await evidex(['daemon', 'stop'], { cwd: root, home })).code, 0);
+    assert.is((await evidex(['symbol', 'COLLECTION_NAME'], { cwd: root, home })).code, 0);
+    assert.is(readFileSync(join(home, HOME_GITIGNORE.name), 'utf8'), 'daemon.log\n');
+  } finally {
+    await evidex(['daemon', 'stop'], { cwd: root, home });
   }
 });
 
