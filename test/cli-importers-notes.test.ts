@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
+import { reachedBy } from '../client/commands/specifier-file.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
 const home = tempDir('importers-notes-home');
@@ -24,6 +25,15 @@ mkdirSync(join(repo, 'packages/sdk/src/@acme/ui'), { recursive: true });
 writeFileSync(join(repo, 'packages/sdk/src/@acme/ui/entry.ts'), 'export const entry = 1;\n');
 // Python statements that import a package's submodules, in a folder of their own (the submodule note from there).
 writeFileSync(join(repo, 'apps/web/src/pad.py'), 'from pkg import run\nfrom pkg.exceptions import A\nimport pkg.exceptions\nfrom pkg.routing import r\n');
+// Paths that an import statement could mean two files by (libs/form.ts and .js; libs/shape.ts, libs/shape/index.ts), and a Python package imported by its dotted name.
+writeFileSync(join(repo, 'libs/shape.ts'), 'export const shape = 1;\n');
+writeFileSync(join(repo, 'libs/form.ts'), 'export const form = 1;\n');
+writeFileSync(join(repo, 'libs/form.js'), 'export const form = 1;\n');
+mkdirSync(join(repo, 'libs/shape'));
+writeFileSync(join(repo, 'libs/shape/index.ts'), 'export const shapeIndex = 1;\n');
+mkdirSync(join(repo, 'tools/pyk'), { recursive: true });
+writeFileSync(join(repo, 'tools/pyk/__init__.py'), 'PYK = 1\n');
+writeFileSync(join(repo, 'tools/use.py'), 'import tools.pyk\n');
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
 git(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init']);
@@ -193,7 +203,8 @@ function totalIn(cwd: string, args: string[]): number {
 
 test('from a subfolder, the commands a refusal names carry --all, and as printed there find what they would at the root', () => {
   // A folder with an index file inside a package: the index file's command and the package's.
-  const folder = evidex(['importers', '../../packages/ui/src/button'], 'apps/web');
+  // Written with its "/" (without, it is the path an import statement writes: the index file is answered for, below).
+  const folder = evidex(['importers', '../../packages/ui/src/button/'], 'apps/web');
   assert.is(folder.code, 2);
   assert.match(folder.stderr, '; an import of the folder reaches its index file: evidex importers ../../packages/ui/src/button/index.ts --all; '
     + 'it is inside package "@acme/ui" (../../packages/ui): evidex importers @acme/ui --all, or its entry file ');
@@ -257,30 +268,77 @@ test('a statement over several lines found through barrels is headed by what it 
 
 test('a folder with an index file, and a path written as an import statement writes it (no extension, or .js for .ts), lead to that file, from a subfolder too', () => {
   const index = 'packages/ui/src/button/index.ts';
-  assert.is(evidex(['importers', 'packages/ui/src/button']).stderr, 'evidex: not_indexed: "packages/ui/src/button" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
+  // Written as a folder, with its "/": refused as one, with the index file's command.
+  assert.is(evidex(['importers', 'packages/ui/src/button/']).stderr, 'evidex: not_indexed: "packages/ui/src/button" is a folder, not a file; evidex importers takes a file\'s path, a module or a package name; '
     + `an import of the folder reaches its index file: evidex importers ${index}; it is inside package "@acme/ui" (packages/ui): evidex importers @acme/ui, or its entry file packages/ui/src/index.ts\n`);
-  // A package's own folder is reached through its package.json, not an index file: no index file is named.
-  assert.not.match(evidex(['importers', 'packages/legacy-utils']).stderr, /index file/);
-  // Without its extension, the file comes before a name that only shares its file name (left-pad/index), each said for what it is.
+  // Written as an import statement writes it, the folder is its index file, and the note says so.
+  const asImport = evidex(['importers', 'packages/ui/src/button']);
+  assert.is(asImport.code, 0, asImport.stderr);
+  assert.is(asImport.stdout, evidex(['importers', index]).stdout);
+  assert.match(asImport.stderr, /^\d+ of \d+ shown · index generation \d+\nnote: packages\/ui\/src\/button means packages\/ui\/src\/button\/index\.ts\n$/);
+  // A package's own folder is reached through its package.json, not an index file: still refused, and no index file is named.
+  const pkg = evidex(['importers', 'packages/legacy-utils']);
+  assert.is(pkg.code, 2);
+  assert.not.match(pkg.stderr, /index file|means/);
+  // Without its extension, the one file it names is answered for.
   const bare = evidex(['importers', 'packages/ui/src/button/index']);
   assert.is(bare.code, 0, bare.stderr);
-  assert.match(bare.stderr, `\ndid you mean: file ${index} (prefix); package name left-pad/index (tail)\n`);
+  assert.is(bare.stdout, asImport.stdout);
+  assert.match(bare.stderr, `\nnote: packages/ui/src/button/index means ${index}\n`);
+  assert.not.match(bare.stderr, /did you mean/);
   // The raw tool refuses the same path written as a path, and its one line labels them too.
   const raw = evidex(['call', 'find_importers', JSON.stringify({ module_name: './packages/ui/src/button/index' })]);
   assert.is(raw.code, 2, raw.stderr);
   assert.match(JSON.parse(raw.stdout).error.message, `; did you mean: file ${index}; package name left-pad/index`);
+  // A package subpath that statements import is that package's, whatever file shares its name.
+  const subpath = evidex(['importers', 'left-pad/index']);
+  assert.match(subpath.stdout, /^apps\/web\/src\/pad\.ts:1: import pad from 'left-pad\/index';$/m);
+  assert.not.match(subpath.stderr, /means/);
   const src = 'packages/ui/src';
-  const here = evidex(['importers', './button'], src);
-  assert.is(here.code, 2);
-  assert.match(here.stderr, '; an import of the folder reaches its index file: evidex importers button/index.ts --all; it is inside package "@acme/ui" (..): evidex importers @acme/ui --all, or its entry file index.ts\n');
-  // Typed from here as a path that is no file here: the file here first, then the names elsewhere that share its file name.
-  for (const [typed, why] of [['button/index', 'prefix'], ['./button/index', 'prefix'], ['button/index.js', 'edit']]) {
-    const r = evidex(['importers', typed], src);
+  // From a subfolder: typed from there, the note names both from there.
+  for (const typed of ['./button', 'button/index', './button/index']) {
+    const r = evidex(['importers', typed, '--all'], src);
     assert.is(r.code, 0, r.stderr);
-    assert.match(r.stderr, new RegExp(`\\ndid you mean: files? button/index\\.ts \\(${why}\\)`), typed);
+    assert.match(r.stderr, `\nnote: ${typed} means button/index.ts\n`, typed);
+    assert.is(r.stdout, evidex(['importers', 'button/index.ts', '--all'], src).stdout, typed);
   }
+  // With its extension mistyped it is no path written as an import: the near miss, as before.
+  const js = evidex(['importers', 'button/index.js'], src);
+  assert.is(js.code, 0, js.stderr);
+  assert.match(js.stderr, /\ndid you mean: files? button\/index\.ts \(edit\)/);
   // The files a command names from here are the ones it then finds.
   assert.is(importerTotal(index), (JSON.parse(evidex(['importers', 'button/index.ts', '--all', '--json'], src).stdout) as { total: number }).total);
+});
+
+test('the files a path without its extension reaches: its name with a source extension, a folder\'s index file or __init__.py, nothing deeper or longer', () => {
+  const reached = ['src/x.ts', 'src/x.tsx', 'src/x.d.ts', 'src/x.d.mts', 'src/x.mjs', 'src/x.cjs', 'src/x.py', 'src/x.pyi', 'src/x/index.ts', 'src/x/index.d.ts', 'src/x/index.jsx', 'src/x/__init__.py', 'src/x/__init__.pyi'];
+  const not = ['src/x.test.ts', 'src/x.d.py', 'src/x.css', 'src/x.json', 'src/xy.ts', 'src/x/y.ts', 'src/x/index.test.ts', 'src/x/sub/index.ts', 'src/x/sub/__init__.py', 'src/x/index.py', 'src/x/__init__.ts'];
+  assert.equal(reached.filter((p) => !reachedBy('src/x', p)), []);
+  assert.equal(not.filter((p) => reachedBy('src/x', p)), []);
+});
+
+test('a path without its extension that reaches several files is answered with them as suggestions; a Python package folder is its __init__.py; --json says it in notes from the root', () => {
+  // Two files, neither in a folder of that name: the answer as typed, its suggestions naming both.
+  const several = evidex(['importers', 'libs/form']);
+  assert.is(several.code, 0, several.stderr);
+  assert.is(several.stdout, '');
+  assert.match(several.stderr, /^0 of 0 shown · index generation \d+\n/);
+  assert.match(several.stderr, /\ndid you mean: files libs\/form\.js \(prefix\), libs\/form\.ts \(prefix\)\n/);
+  assert.not.match(several.stderr, /means/);
+  // A file and a folder of that name: the folder's refusal, which names its index file, names both.
+  const folder = evidex(['importers', './shape'], 'libs');
+  assert.is(folder.code, 2);
+  assert.match(folder.stderr, /^evidex: not_indexed: "shape" is a folder, not a file; .*; written as an import statement writes it, "\.\/shape" reaches 2 files: shape\.ts, shape\/index\.ts\n$/);
+  // A bare name is a package's, as in an import statement: not looked for as a path.
+  assert.not.match(evidex(['importers', 'shape'], 'libs').stderr, /reaches|means/);
+  const py = evidex(['importers', 'tools/pyk']);
+  assert.is(py.code, 0, py.stderr);
+  assert.is(py.stdout, 'tools/use.py:1: import tools.pyk\n');
+  assert.match(py.stderr, /\nnote: tools\/pyk means tools\/pyk\/__init__\.py\n$/);
+  const json = JSON.parse(evidex(['importers', './pyk', '--json'], 'tools').stdout) as { total: number; notes: string[]; evidence: Array<{ name: string }> };
+  assert.is(json.total, 1);
+  assert.equal(json.evidence.map((e) => e.name), ['tools/pyk/__init__.py']);
+  assert.equal(json.notes.at(-1), 'tools/pyk means tools/pyk/__init__.py');
 });
 
 test('stop the daemon', () => {

@@ -57,7 +57,7 @@ function symbolFromSrc(name: string) {
   const args = { name, path_prefix: 'src/' };
   return answering({
     call: (cl) => callTool(cl, 'find_symbol', args),
-    followUp: (cl, r) => wholeRepositoryNote(cl, 'find_symbol', args, r),
+    followUp: (cl, r) => wholeRepositoryNote(cl, (c, a) => callTool(c, 'find_symbol', a), args, r),
   });
 }
 

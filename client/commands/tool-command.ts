@@ -48,8 +48,8 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   flags: F;
   /** The tool's arguments from the command line; `place.toRoot` turns a path argument root-relative. */
   build(p: Parsed<F & CommonFlags>, place: Place): Record<string, unknown>;
-  /** How the text output looks (highlight, bodies, a module asked for by its path); `args` as `build` made them. */
-  format?(p: Parsed<F & CommonFlags>, args: Record<string, unknown>, place: Place): FormatOptions;
+  /** How the text output looks (highlight, bodies, a module asked for by its path); `args` as `build` made them, `r` the answer printed. */
+  format?(p: Parsed<F & CommonFlags>, args: Record<string, unknown>, place: Place, r: ToolResult): FormatOptions;
   /** Makes the call (default: one tools/call, `shownFrom` as callTool takes it); `read` makes several to print a file whole. */
   call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>, place: Place, shownFrom: string | undefined): Promise<ToolResult>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
@@ -114,7 +114,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
         const { value: a, generations } = await ofOneGeneration(client, scoped !== undefined && !p.flags.json
           ? scopedRound(ask, s.tool, args, scoped)
           : answering({ call: (c) => ask(c, args), followUp: p.flags.json ? undefined : s.after && ((c, r) => s.after!(r, args, c, place)) }));
-        await printResult(a.result, p, { ...s.format?.(p, args, place), shown: (f) => place.shown(f) }, s.tool, place);
+        await printResult(a.result, p, { ...s.format?.(p, args, place, a.result), shown: (f) => place.shown(f) }, s.tool, place);
         if (p.flags.json) return;
         for (const note of [a.note, mixedNote(generations)]) if (note) stderr().line(note);
       });
@@ -174,7 +174,7 @@ export function answering(how: {
 function scopedRound(ask: (c: Client, args: Record<string, unknown>) => Promise<ToolResult>, tool: string, args: Record<string, unknown>, folder: string): (c: Client) => Promise<Answer> {
   return async (c) => {
     const result = await ask(c, args);
-    if (result.total > 0) return { result, note: await wholeRepositoryNote(c, tool, args, result) };
+    if (result.total > 0) return { result, note: await wholeRepositoryNote(c, ask, args, result) };
     const whole = await ask(c, { ...args, path_prefix: undefined });
     if (whole.total === 0) return { result, note: null };
     return { result: whole, note: human`nothing under ${path(folder)}; showing the whole repository's ${whole.total} (as --all)` };
@@ -184,10 +184,12 @@ function scopedRound(ask: (c: Client, args: Record<string, unknown>) => Promise<
 /**
  * How many matches the whole repository has besides those of the current
  * folder, from a second call that counts (one item, the same arguments but
- * the prefix), and how to see them; null when there are none.
+ * the prefix), made as the command makes its calls (`ask`: importers of a
+ * path written without its extension count that file's), and how to see
+ * them; null when there are none.
  */
-export async function wholeRepositoryNote(client: Client, tool: string, args: Record<string, unknown>, here: ToolResult): Promise<Shown | null> {
-  const all = await callTool(client, tool, { ...args, path_prefix: undefined, limit: 1, offset: 0 });
+export async function wholeRepositoryNote(client: Client, ask: (c: Client, args: Record<string, unknown>) => Promise<ToolResult>, args: Record<string, unknown>, here: ToolResult): Promise<Shown | null> {
+  const all = await ask(client, { ...args, path_prefix: undefined, limit: 1, offset: 0 });
   const more = all.total - here.total;
   if (more <= 0) return null;
   return human`${more} more in the whole repository: add --all (or --path-prefix /) to see them`;
