@@ -92,7 +92,15 @@ function eventOf(params: AskEventParams): AskEvent | null {
 }
 
 /** The daemon went away under a question (stopped, or killed): the connection is gone, and a new one starts a daemon. */
-export class DaemonStoppedError extends Error {}
+export class DaemonStoppedError extends Error { readonly code = 'daemon_unavailable'; }
+
+/** The code of what stopped `ask`: the daemon's own (askViaClient keeps it), a setting refused here (AskConfigError), else as the CLI names the error. */
+async function askErrorCode(e: unknown): Promise<string> {
+  const code = (e as { code?: unknown } | null)?.code;
+  // Ours are snake_case words; Node's own (ECONNRESET, …) are no code of evidex's.
+  if (typeof code === 'string' && /^[a-z_]+$/.test(code)) return code;
+  return (await import('./errors.js')).userError(e).code;
+}
 
 /** Sends one `ask` and feeds its events to onEvent as they arrive. A JSON-RPC error becomes an Error with a one-line message. */
 export async function askViaClient(
@@ -112,7 +120,8 @@ export async function askViaClient(
     if (data === undefined && /^connection (closed|error)\b/.test(message) && !signal?.aborted) {
       throw new DaemonStoppedError(`the daemon stopped before the question was answered (${message}); ask again (the next command starts a daemon)`);
     }
-    throw new Error(message);
+    // Its code kept (`invalid_arguments` for a setting the daemon refused, `ollama_unreachable`, …): `ask --json` prints it.
+    throw Object.assign(new Error(message), data?.code === undefined ? {} : { code: data.code });
   } finally {
     off();
   }
@@ -393,7 +402,7 @@ export async function runAskCommand(client: AskClient, question: string, opts: A
     view?.stop();
     const message = interrupts > 0 ? 'cancelled' : (e as Error).message;
     // The shape every command's --json error has (docs/cli.md, Errors), its code as the CLI names it.
-    if (opts.json) out.json({ error: { code: interrupts > 0 ? 'cancelled' : (await import('./errors.js')).userError(e).code, message } });
+    if (opts.json) out.json({ error: { code: interrupts > 0 ? 'cancelled' : await askErrorCode(e), message } });
     else err.line(human`evidex ask: ${message}`);
     return interrupts > 0 ? 130 : 1;
   } finally {

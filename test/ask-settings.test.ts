@@ -155,7 +155,7 @@ test('a bad host fails that request only, with one line; the next request works'
   const before = f.requests.length;
   const bad = await ask({ OLLAMA_HOST: 'ftp://ollama.example' });
   assert.is(bad.code, 1);
-  assert.equal(bad.lines, [{ error: { message: 'OLLAMA_HOST sent with the request "ftp://ollama.example": only http:// and https:// are supported' } }]);
+  assert.equal(bad.lines, [{ error: { code: 'invalid_arguments', message: 'OLLAMA_HOST sent with the request "ftp://ollama.example": only http:// and https:// are supported' } }]);
   const worse = await ask({ OLLAMA_HOST: 'http://[::1' });
   assert.is(worse.code, 1);
   assert.match(worse.lines[0].error.message, /^OLLAMA_HOST sent with the request "http:\/\/\[::1" is not a host, host:port or URL$/);

@@ -99,7 +99,7 @@ test('a daemon that cannot start: exit 1, or 2 for a bad setting, the same both 
   }
 });
 
-test('eval with --json: a bad case file in the same shape, exit 2', () => {
+test('eval and ask with --json: their errors in the same shape (eval\'s bad case file exit 2, ask\'s refused setting exit 1)', () => {
   const missing = evidex(['eval', join(repo, 'no-cases.jsonl'), '--json']);
   assert.is(missing.code, 2, missing.stderr);
   const e = JSON.parse(missing.stdout).error;
@@ -112,6 +112,10 @@ test('eval with --json: a bad case file in the same shape, exit 2', () => {
   assert.is(plain.code, 2);
   assert.is(json.code, 2);
   assert.is(plain.stderr, `evidex eval: ${JSON.parse(json.stdout).error.message}\n`);
+  // ask's own error line (exit 1, its own status), with the daemon's code.
+  const ask = evidex(['ask', 'where?', '--json'], { OLLAMA_HOST: 'ftp://ollama.example' });
+  assert.is(ask.code, 1, ask.stderr);
+  assert.equal(JSON.parse(ask.stdout.trim().split('\n').at(-1)!), { error: { code: 'invalid_arguments', message: 'OLLAMA_HOST sent with the request "ftp://ollama.example": only http:// and https:// are supported' } });
 });
 
 test('without --json, or with --json as an argument after --, or for a command that has no --json: plain, as before', () => {
