@@ -115,6 +115,8 @@ export class Daemon {
   private idleTimer: IdleTimer | null = null;
   /** Armed while the root is gone: the daemon exits when it fires (ROOT_GONE_GRACE_MS). */
   private goneTimer: NodeJS.Timeout | null = null;
+  /** Root changes seen so far: a re-index's "is indexed" line is logged only if no later change superseded it. */
+  private rootChanges = 0;
   private readonly startedAt = new Date();
   private resolveStopped!: () => void;
   /** Resolves once the daemon has shut down (files removed, sockets closed). */
@@ -255,6 +257,7 @@ export class Daemon {
    */
   private rootChanged(change: RootChange, why: string): void {
     if (this.stopping) return;
+    const thisChange = ++this.rootChanges;
     if (change === 'gone') {
       this.log(`root: ${why}; tool calls are refused until a folder is back at that path`);
       this.rootGate.gone(why);
@@ -274,8 +277,9 @@ export class Daemon {
       return ok;
     });
     this.rootGate.reindexing(why, settled);
+    // A later change (a re-clone right after this one) supersedes this one: its own line reports it.
     void settled.then((ok) => {
-      if (ok) this.log(`root: the folder at ${this.opts.root} is indexed: ${this.handle.status().files} files, ${((performance.now() - t0) / 1000).toFixed(2)} s after the change was seen`);
+      if (ok && thisChange === this.rootChanges) this.log(`root: the folder at ${this.opts.root} is indexed: ${this.handle.status().files} files, ${((performance.now() - t0) / 1000).toFixed(2)} s after the change was seen`);
     });
   }
 
