@@ -170,7 +170,7 @@ export class RepoWatcher {
   /** Null when every change seen so far is in the index; else settles once it is (true) or after `ms` (false). */
   settled(ms: number): Promise<boolean> | null { return this.marks.settled(ms); }
 
-  /** Queues a full re-walk (catch-up) behind whatever is pending. */
+  /** Queues a full re-walk (catch-up): the next batch, or the one waiting for its turn (watch/queued.ts). */
   requestRefresh(why = 'requested'): void {
     this.queue.requestRewalk(why);
     this.schedule();
