@@ -11,6 +11,8 @@
 //                     chokidar read or re-read their parent (unwatched.ts)
 //   folders.ts        a folder replaced under its name (its watch died)
 //   aliases.ts        symlinks: the other names of a changed path
+//   queued.ts         what no batch has taken yet; a re-walk queued while a batch
+//                     waits for its turn joins it (one checkout, one re-walk)
 //   git-sources.ts    git's own ignore sources watched, git-change.ts what a change means
 //   held.ts           a batch that could not be written, kept and retried (a full
 //                     disk holds new events too; any other failure is narrowed
@@ -35,6 +37,7 @@ import { CatchUpMarks, shortWhy, type CatchingUp } from './watch/catch-up.js';
 import { DeletionHold } from './watch/deletions.js';
 import { failureReason, HeldChanges, heldLine, tryOneByOne, type HeldReport } from './watch/held.js';
 import type { OpenTarget, WatchApplied, WatchMode, WatchOptions, WatchState } from './watch/options.js';
+import { QueuedChanges, type Batch } from './watch/queued.js';
 import { Rechecks, realTimers } from './watch/rechecks.js';
 import { chokidarSkips, isIgnoredFolder } from './watch/skips.js';
 import { WatchAdditions } from './watch/additions.js';
@@ -46,15 +49,11 @@ export class RepoWatcher {
   private fsw: FSWatcher | null = null;
   private stateValue: WatchState = 'starting';
   private noteValue: string | undefined;
-  private readonly pending = new Set<string>();
-  private readonly pendingIgnoreFiles = new Set<string>();
-  /** One of git's own ignore sources changed (watch/git-sources.ts): the next flush reads them again. */
-  private pendingGitSources = false;
+  /** What no batch has taken yet (watch/queued.ts). */
+  private readonly queue = new QueuedChanges();
   private readonly gitSources: GitSourceWatch;
   /** Folders chokidar does not watch itself, added to its watch (watch/additions.ts). */
   private readonly additions: WatchAdditions;
-  private needRefresh = false;
-  private refreshWhy: string[] = [];
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
@@ -75,7 +74,7 @@ export class RepoWatcher {
   private readonly folders = new WatchedFolders();
   private readonly rechecks = new Rechecks((paths) => {
     if (this.closed) return;
-    for (const p of paths) if (!inEvidexState(this.opts.rules, p)) this.pending.add(p); // became evidex's state since it came: nothing to walk
+    for (const p of paths) if (!inEvidexState(this.opts.rules, p)) this.queue.paths.add(p); // became evidex's state since it came: nothing to walk
     this.marks.saw();
     this.schedule();
     // chokidar read each new folder and then watched it: a subfolder made in between it missed.
@@ -114,7 +113,7 @@ export class RepoWatcher {
     this.deletions = new DeletionHold(opts.timers ?? realTimers);
     this.gitSources = new GitSourceWatch(() => {
       if (this.closed) return;
-      this.pendingGitSources = true;
+      this.queue.gitSources = true;
       this.marks.saw();
       this.schedule();
     }, (line) => this.opts.log?.(line));
@@ -140,7 +139,7 @@ export class RepoWatcher {
   /** Paths and refreshes waiting to be applied (not counting the batch being applied), held ones included. */
   get queued(): number { return this.ready + this.held.count; }
   /** Paths and refreshes the next batch takes. */
-  private get ready(): number { return this.pending.size + (this.needRefresh || this.pendingGitSources ? 1 : 0); }
+  private get ready(): number { return this.queue.size; }
   /**
    * Changes kept because their write failed, and why; null when every write has landed. While an outage is on record, `changes` counts
    * all not written: held, waiting for the next batch, and the running batch whole (its re-walk's progress counts files read, not written).
@@ -156,7 +155,7 @@ export class RepoWatcher {
    */
   get catchingUp(): CatchingUp | null {
     const { since } = this.marks;
-    const rewalk = this.rewalking ?? (this.needRefresh ? this.pendingWhy : null);
+    const rewalk = this.rewalking ?? (this.queue.rewalk ? this.queue.why : null);
     if (since === null && rewalk === null) return null;
     return {
       changes: since === null ? 0 : this.queued + this.inFlight,
@@ -166,19 +165,14 @@ export class RepoWatcher {
     };
   }
 
-  /** The queued re-walk's reasons. */
-  private get pendingWhy(): string {
-    return [...[...this.pendingIgnoreFiles].map((f) => `${f} changed`), ...this.refreshWhy].join(', ');
-  }
   /** Changes were seen that are not in the index yet (a re-walk alone, asked for by no change, is not one). */
   get sawUnwritten(): boolean { return this.marks.since !== null; }
   /** Null when every change seen so far is in the index; else settles once it is (true) or after `ms` (false). */
   settled(ms: number): Promise<boolean> | null { return this.marks.settled(ms); }
 
-  /** Queues a full re-walk (catch-up) behind whatever is pending. */
+  /** Queues a full re-walk (catch-up): the next batch, or the one waiting for its turn (watch/queued.ts). */
   requestRefresh(why = 'requested'): void {
-    this.needRefresh = true;
-    this.refreshWhy.push(why);
+    this.queue.requestRewalk(why);
     this.schedule();
   }
 
@@ -263,18 +257,17 @@ export class RepoWatcher {
       // after its watch is surely in place (unchanged files cost a stat each).
       if (event === 'addDir' && rel !== '' && !this.watchFiles) this.rechecks.add(rel);
       if (this.isIgnoredFolder(rel)) return;
-      this.pending.add(rel);
+      this.queue.paths.add(rel);
       this.marks.saw();
       this.schedule();
       return;
     }
     if (this.opts.rules.isIgnoreFile(rel)) {
-      this.pendingIgnoreFiles.add(rel);
-      this.needRefresh = true;
+      this.queue.ignoreFileChanged(rel);
     } else if (!this.isIgnoredFolder(parentOf(rel))) {
       // A file its own name excludes is looked at too (update counts it left out, or forgets it when gone);
       // below an excluded folder nothing is: the folder counts once.
-      this.pending.add(rel);
+      this.queue.paths.add(rel);
     } else return;
     this.marks.saw();
     this.schedule();
@@ -343,61 +336,49 @@ export class RepoWatcher {
   }
 
   private async flush(): Promise<void> {
-    const paths = [...this.pending].sort();
-    this.pending.clear();
-    let refresh = this.needRefresh;
-    const ignoreFiles = [...this.pendingIgnoreFiles];
-    const gitSources = this.pendingGitSources;
-    this.pendingGitSources = false;
     // A folder was replaced: its watch died, and any ignore file in it changed unseen.
-    const replaced = this.restartWanted;
-    // Restarts wait for start() (a restart would close the watcher it waits on); start() asks again.
-    const restart = refresh && replaced && this.started;
-    if (restart) this.restartWanted = false;
-    let why = this.pendingWhy;
-    // Ignore files below the root alone: their folders are walked again, not the tree.
-    const scoped = refresh && !replaced && this.refreshWhy.length === 0 && ignoreFiles.length > 0 && !ignoreFiles.some((f) => parentOf(f) === '')
-      ? [...new Set(ignoreFiles.map(parentOf))] : null;
-    this.needRefresh = false;
-    this.refreshWhy = [];
-    this.pendingIgnoreFiles.clear();
+    const b = this.queue.take(this.restartWanted);
+    let restart = this.takeRestart(b);
     const t0 = performance.now();
     // When the write queue gave the batch its turn: `ms` is the batch's own work, the wait before it is told apart.
     let turn = t0;
     const applied = (a: Omit<WatchApplied, 'ms' | 'waitedMs'>) => this.opts.onApplied?.({ ...a, ms: performance.now() - turn, waitedMs: turn - t0 });
-    // Reading git's sources is a change seen, as `ready` counts it.
-    this.inFlight = this.batchSize = paths.length + (refresh || gitSources ? 1 : 0);
-    this.marks.take();
-    this.rewalking = refresh ? why || 'requested' : null;
+    this.took(b);
     try {
       // Many paths gone at once: held until the deletion settles, what comes meanwhile joining (watch/deletions.ts).
-      if (!gitSources && this.deletions.goesOn(this.opts.root, paths, refresh, ignoreFiles)) {
-        await this.deletions.hold(paths, this.pending, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
-        this.marks.take();
-        this.inFlight = this.batchSize = paths.length;
+      if (!b.gitSources && this.deletions.goesOn(this.opts.root, b.paths, b.refresh, b.ignoreFiles)) {
+        await this.deletions.hold(b.paths, this.queue.paths, () => this.closed, () => this.folders.check(this.opts.root), this.opts);
+        this.took(b);
       }
       await this.opts.exclusive(async () => {
         turn = performance.now();
         // Closed while this batch waited its turn (a stop, or the root replaced): the tree it saw is not the root's now.
         if (this.closed) return;
-        if (gitSources && !refresh) {
+        // A re-walk queued while this batch waited joins it: it reads every ignore source as it is now (watch/queued.ts).
+        if (this.queue.foldInto(b, this.restartWanted)) {
+          restart ||= this.takeRestart(b);
+          this.took(b);
+        }
+        const { paths, ignoreFiles, scoped } = b;
+        if (b.gitSources && !b.refresh) {
           const change = await gitSourcesChanged(this.opts.rules, this.opts.index);
           this.gitSources.follow(this.opts.rules.gitSourceFiles);
-          if (change.rewalk) { refresh = true; this.rewalking = change.why; } // named while it runs, as a re-walk queued as such is
+          if (change.rewalk) { b.refresh = true; this.rewalking = change.why; } // named while it runs, as a re-walk queued as such is
           else {
             paths.push(...change.paths);
             this.additions.newlyVisible();
           }
-          why = change.why ?? why;
+          b.why = change.why ?? b.why;
         }
-        if (refresh && scoped && !gitSources) {
+        const why = b.why;
+        if (b.refresh && scoped) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           this.additions.newlyVisible();
           const batch = await this.aliases.expand([...scoped, ...paths]);
           const summary = await this.opts.index.update(batch, this.marks.read);
           this.lastUpdate = new Date().toISOString();
           applied({ paths: batch, refreshed: false, why, summary });
-        } else if (refresh) {
+        } else if (b.refresh) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           // A replaced folder's watch died with it, and its ignore files raised no event: all are
           // read again first, so chokidar prunes by the rules as they are; the re-walk then
@@ -426,7 +407,7 @@ export class RepoWatcher {
       this.landed();
       this.marks.landed();
     } catch (e) {
-      await this.keep(paths, refresh ? (why ? [why] : []) : null, e);
+      await this.keep(b.paths, b.refresh ? (b.why ? [b.why] : []) : null, e);
     } finally {
       this.running = this.rewalking = this.marks.progress = null;
       this.inFlight = this.batchSize = 0;
@@ -435,13 +416,26 @@ export class RepoWatcher {
     }
   }
 
+  /** The batch holds everything seen so far: counted (reading git's sources is a change seen, as `ready` counts it) and named. */
+  private took(b: Batch): void {
+    this.inFlight = this.batchSize = b.paths.length + (b.refresh || b.gitSources ? 1 : 0);
+    this.marks.take();
+    this.rewalking = b.refresh ? b.why || 'requested' : null;
+  }
+
+  /** Whether the batch restarts chokidar before its re-walk: a replaced folder's watch died. Restarts wait for start() (a restart would close the watcher it waits on); start() asks again. */
+  private takeRestart(b: Batch): boolean {
+    const restart = b.refresh && this.restartWanted && this.started;
+    if (restart) this.restartWanted = false;
+    return restart;
+  }
 
   /** A retry is due: what was held joins the next batch. */
   private retryHeld(): void {
     if (this.closed) return;
     const { paths, refreshWhy } = this.held.take();
-    for (const p of paths) this.pending.add(p);
-    if (refreshWhy) { this.needRefresh = true; this.refreshWhy.push(...refreshWhy); }
+    for (const p of paths) this.queue.paths.add(p);
+    if (refreshWhy) this.queue.requestRewalk(...refreshWhy);
     this.schedule();
   }
 
