@@ -13,6 +13,7 @@
 // shared part, the protocol's messages and transport, the connection and
 // the state folder (test/cli-shell checks what a tool call loads).
 import { human, line, stderr, stdout, text } from '../local/human.js';
+import { unsupportedNodeWarning } from '../local/node-line.js';
 import { parseArgs, UsageError, version, type Command } from './command.js';
 
 /** The commands in the order --help lists them, each loaded on demand. */
@@ -95,6 +96,9 @@ function unknownCommand(name: string, what: string, before: string): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = optionsAfterCommand(argv);
+  // Before anything else is said, and on stderr only: stdout may be JSON a script reads.
+  const unsupported = unsupportedNodeWarning();
+  if (unsupported !== null) stderr().line(human`${name === 'mcp' ? 'evidex mcp' : 'evidex'}: ${unsupported}`);
   let cmd: Command | undefined;
   try {
     if (!name || name === '--help' || name === '-h' || name === 'help') {

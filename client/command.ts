@@ -11,7 +11,7 @@
 // length, both loaded only when a command runs.
 import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
-import type { RealRoot } from '../local/root.js';
+import { expandHome, type RealRoot } from '../local/root.js';
 import { allowedDistance, distanceWithin } from '../local/distance.js';
 import { thousands } from '../local/human.js';
 
@@ -27,6 +27,8 @@ export interface FlagSpec<V = unknown> {
   readonly choices?: readonly string[];
   /** A path as the user typed it: relative to the current folder, turned root-relative by the command. */
   readonly path?: boolean;
+  /** A folder on this machine: a leading `~` or `~/` is the home folder, as a shell would have made it (expandHome). */
+  readonly folder?: boolean;
   /** Phantom: never set, it carries the type of the flag's value (made by `flag`). */
   readonly _value?: V;
 }
@@ -37,7 +39,7 @@ export const flag = {
   boolean: (help: string): FlagSpec<true> => ({ kind: 'boolean', help }),
   /** A whole number, within `range` when given; `value` is its placeholder in --help (default N). */
   int: (help: string, opts: { value?: string; range?: readonly [number, number] } = {}): FlagSpec<number> => ({ kind: 'int', help, ...opts }),
-  string: (value: string, help: string, opts: { path?: boolean } = {}): FlagSpec<string> => ({ kind: 'string', value, help, ...opts }),
+  string: (value: string, help: string, opts: { path?: boolean; folder?: boolean } = {}): FlagSpec<string> => ({ kind: 'string', value, help, ...opts }),
   /** A string that must be one of `choices`. */
   choice: <const C extends readonly string[]>(value: string, choices: C, help: string): FlagSpec<C[number]> => ({ kind: 'string', value, choices, help }),
 };
@@ -105,7 +107,7 @@ export function parseArgs<F extends FlagSpecs>(argv: readonly string[], specs: F
       if (spec.choices && !spec.choices.includes(value)) {
         throw new UsageError(`--${name} takes ${spec.choices.join(', ')}; got ${JSON.stringify(value)}`);
       }
-      flags[name] = value;
+      flags[name] = spec.folder ? expandHome(value, `--${name}`) : value;
     }
   }
   // Each value was checked against its spec above: this is where the spec's types are earned.
@@ -130,7 +132,7 @@ export function defineCommand<F extends FlagSpecs>(c: Command<F>): Command<F> {
   return c;
 }
 
-export const REPO = { repo: flag.string('DIR', 'repository root (default: git top-level of the current folder, else the folder)') };
+export const REPO = { repo: flag.string('DIR', 'repository root (default: git top-level of the current folder, else the folder; a leading ~/ is your home folder)', { folder: true }) };
 export const JSON_FLAG = { json: flag.boolean('print JSON for scripts instead of text') };
 export const HELP = { help: flag.boolean('show this help') };
 

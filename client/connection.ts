@@ -465,7 +465,7 @@ export async function daemonStatus(root: string | RealRoot, opts: { env?: NodeJS
 }
 
 /** True when the daemon has closed (or broken) the connection: a request failed because of that, not because of an answer. */
-function closedBy(c: Client): Promise<boolean> {
+export function closedBy(c: Client): Promise<boolean> {
   // The connection resolves `closed` in the same step as it fails its pending requests; one turn of the loop is enough.
   return Promise.race([c.closed.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
 }

@@ -15,7 +15,7 @@ export interface AuditRecord {
   step?: number;
   tool: string;
   arguments: unknown;
-  decision: 'allowed' | 'refused' | 'not_run' | 'cancelled'; // cancelled: a tools/call whose client gave up before it ran
+  decision: 'allowed' | 'refused' | 'not_run' | 'cancelled'; // cancelled: a tools/call whose client gave up (cancelled or left) before it was answered
   code?: string;
   reason?: string;
   items?: number;

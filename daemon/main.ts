@@ -7,12 +7,15 @@
 // EVIDEX_HOME / XDG_CACHE_HOME (state folder).
 import { human, stderr } from '../local/human.js';
 import { asWriteFailure, isNoSpace } from '../indexer/write-failure.js';
+import { unsupportedNodeWarning } from '../local/node-line.js';
 import { resolveRepoRoot } from '../local/root.js';
 import { DaemonRunningError, EXIT_ALREADY_RUNNING, EXIT_NO_SPACE, stateDirFor } from '../local/state.js';
 import { parseDaemonArgs, type DaemonArgs } from '../protocol/daemon-settings.js';
 import { daemonSettings, serveForeground } from './foreground.js';
 
 async function main(): Promise<void> {
+  const unsupported = unsupportedNodeWarning();
+  if (unsupported !== null) stderr().line(human`evidex daemon: ${unsupported}`);
   let args: DaemonArgs;
   let root: string;
   let stateDir: string;

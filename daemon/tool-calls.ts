@@ -61,7 +61,17 @@ export interface Freshness {
  * is read-only, and bounded (git by its timeout).
  */
 function untilCancelled<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return untilAborted(work, signal, () => new RpcError(REQUEST_CANCELLED, 'request cancelled by the client'));
+  return untilAborted(work, signal, () => cancelledError(signal));
+}
+
+/**
+ * The error a call its client gave up on is answered with, and audited by: a
+ * cancellation, or the client's connection closing (it left, or the daemon is
+ * stopping and closed it), each said as such.
+ */
+function cancelledError(signal: AbortSignal): RpcError {
+  const why = signal.reason instanceof Error ? signal.reason.message : '';
+  return new RpcError(REQUEST_CANCELLED, /^connection (closed|error)/.test(why) ? `request cancelled: the client's ${why}` : 'request cancelled by the client');
 }
 
 /**
@@ -70,7 +80,7 @@ function untilCancelled<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * AbortController (Cancellation in protocol/jsonrpc.ts).
  */
 export function cancelledBy(ctx: RequestContext): () => Error | null {
-  return () => (ctx.signal.aborted ? new RpcError(REQUEST_CANCELLED, 'request cancelled by the client') : null);
+  return () => (ctx.signal.aborted ? cancelledError(ctx.signal) : null);
 }
 
 export class ToolCalls {
@@ -119,9 +129,11 @@ export class ToolCalls {
       throw refusalFrom(e, from);
     }
     if (!(r instanceof Promise)) { this.auditLine(client, p, t0, r, null); return wireResult(r, this.freshness.answerNote, from); }
-    return untilCancelled(
-      r.then((v) => { this.auditLine(client, p, t0, v, null); return wireResult(v, this.freshness.answerNote, from); }, (e: unknown) => { this.auditLine(client, p, t0, null, e); throw refusalFrom(e, from); }),
-      ctx.signal,
+    // Audited by what the client got: a call it gave up on while it waited or ran is `cancelled` when it
+    // gave up, and what the work answers later (never sent) is not counted as allowed.
+    return untilCancelled(r, ctx.signal).then(
+      (v) => { this.auditLine(client, p, t0, v, null); return wireResult(v, this.freshness.answerNote, from); },
+      (e: unknown) => { this.auditLine(client, p, t0, null, e); throw refusalFrom(e, from); },
     );
   }
 

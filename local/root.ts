@@ -12,6 +12,7 @@
 // call, unlike the indexer's: GIT_DIR and GIT_WORK_TREE say which repository
 // the user means, as they do for their own `git`.
 import { existsSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 
 /**
@@ -76,6 +77,20 @@ async function askGitTopLevel(dir: string, env: NodeJS.ProcessEnv): Promise<stri
 /** The top of the work tree holding `dir`, or null outside any: gitTopLevel, else git's own answer. */
 export async function workTreeOf(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
   return gitTopLevel(dir, env) ?? askGitTopLevel(dir, env);
+}
+
+/**
+ * A folder argument (`--repo`) with a leading `~` or `~/` made the home
+ * folder ($HOME), as a shell does: an MCP host passes its `args` to the
+ * process without a shell, so `"--repo", "~/src/app"` arrives as typed.
+ * `~user` is refused in one line (no shell ran to look the user up);
+ * anything else is returned as it is.
+ */
+export function expandHome(value: string, what: string, home: string = process.env.HOME || homedir()): string {
+  if (value === '~') return home;
+  if (value.startsWith('~/')) return join(home, value.slice(2));
+  if (value.startsWith('~')) throw new NoSuchFolder(`${what} ${JSON.stringify(value)}: ~user is not expanded here (no shell ran); give an absolute path`);
+  return value;
 }
 
 /** Where a command runs: its root and the current folder, both by their real paths, each resolved once. */

@@ -11,6 +11,7 @@
 // run` pass none, so that daemon stays until stopped even when
 // EVIDEX_IDLE_TIMEOUT is set.
 import type { WatchMode } from '../indexer/watch.js';
+import { expandHome } from '../local/root.js';
 
 const USAGE = 'usage: daemon/main.js [--repo DIR] [--port N] [--allow-origin ORIGIN]... [--watch auto|poll|off] [--warmup on|off] [--idle-timeout DURATION]';
 
@@ -48,7 +49,7 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const value = (): string | undefined => inline ?? argv[++i];
     switch (flag) {
-      case '--repo': { const v = value(); if (!v) throw new Error('--repo needs a folder'); out.repo = v; break; }
+      case '--repo': { const v = value(); if (!v) throw new Error('--repo needs a folder'); out.repo = expandHome(v, '--repo'); break; }
       case '--port': out.port = port(value(), '--port'); break;
       case '--allow-origin': { const v = value(); if (!v) throw new Error('--allow-origin needs an origin'); out.allowedOrigins.push(v); break; }
       case '--watch': out.watch = watch(value(), '--watch'); break;

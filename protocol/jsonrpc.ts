@@ -210,14 +210,13 @@ export class RpcConnection {
 
   sendRequest(method: string, params?: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.closedReason !== null) return Promise.reject(new RpcError(RpcCode.INTERNAL_ERROR, this.closedReason));
+    // Given up on before it was sent: nothing is sent (a cancellation sent first would find no request to cancel).
+    if (signal?.aborted) return Promise.reject(new RpcError(RpcCode.INTERNAL_ERROR, `${method} cancelled before it was sent`));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      if (signal) {
-        const onAbort = () => { if (this.pending.has(id)) this.sendNotification(CANCEL_NOTIFICATION, { id }); };
-        if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
-      }
       this.write({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+      signal?.addEventListener('abort', () => { if (this.pending.has(id)) this.sendNotification(CANCEL_NOTIFICATION, { id }); }, { once: true });
     });
   }
 

@@ -4,10 +4,11 @@
 // output, --help everywhere, and the README's main-job command.
 import { spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { appendFileSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { expandHome } from '../local/root.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { fixtureCopy, waitFor } from './helpers/daemon.js';
 import { cleanupTemp, FIXTURE, PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
@@ -34,6 +35,23 @@ test('evidex index (no daemon) builds in-process and prints the summary', () => 
   const again = JSON.parse(evidex(['index', '--repo', repo, '--json']).stdout);
   assert.is(again.parsed, 0, 'an unchanged tree re-parses nothing');
   assert.is(again.unchanged, s.files);
+});
+
+test('--repo ~/DIR is DIR in the home folder, for every command (a host passes args without a shell); ~user is refused in one line', () => {
+  // HOME is the repository's parent here, so "~/NAME" is the repository.
+  const env = { HOME: dirname(repo) };
+  const status = evidex(['daemon', 'status', '--json', '--repo', `~/${basename(repo)}`], { cwd: tempDir('cli-tilde-cwd'), env });
+  assert.is(JSON.parse(status.stdout).root, realpathSync(repo), status.stderr);
+  for (const [args, prefix] of [[['search', 'x'], 'evidex'], [['mcp'], 'evidex mcp'], [['index'], 'evidex'], [['daemon', 'status'], 'evidex']] as const) {
+    const missing = evidex([...args, '--repo', '~/no-such-repo'], { env });
+    assert.equal([missing.code, missing.stderr], [2, `${prefix}: no such folder: ${join(dirname(repo), 'no-such-repo')}\n`], args.join(' '));
+    const other = evidex([...args, '--repo=~bob/src'], { env });
+    assert.equal([other.code, other.stderr], [2, `${prefix}: --repo "~bob/src": ~user is not expanded here (no shell ran); give an absolute path\n`], args.join(' '));
+  }
+  assert.is(expandHome('~', '--repo', '/h'), '/h');
+  assert.is(expandHome('~/', '--repo', '/h'), '/h');
+  assert.is(expandHome('a/~/b', '--repo', '/h'), 'a/~/b');
+  assert.is(expandHome('/abs/~', '--repo', '/h'), '/abs/~');
 });
 
 test('evidex call: {evidence, total} on stdout and the generation on stderr, exit 0; refusals {error:{code,message}}, exit 2', async () => {

@@ -107,6 +107,18 @@ test('a cancel after the handler took its signal fires the abort event', async (
   assert.equal(g.seen, { sameSignal: true, aborted: true, reason: 'cancelled by the client' });
 });
 
+test('a request whose signal is already aborted is not sent at all (no cancellation ahead of a request it cannot find)', async () => {
+  const seen: string[] = [];
+  const p = await serve((method) => { seen.push(method); return 'pong'; });
+  const ac = new AbortController();
+  ac.abort();
+  const r = await p.client.sendRequest('given-up', {}, ac.signal).then(() => 'answered', (e: RpcError) => e.message);
+  assert.is(r, 'given-up cancelled before it was sent');
+  // Messages on one connection arrive in order: by the answer to this one, the server has seen everything sent before it.
+  assert.is(await p.client.sendRequest('ping'), 'pong');
+  assert.equal(seen, ['ping']);
+});
+
 test('a request nobody cancels keeps an unaborted signal', async () => {
   const { g, p, answer } = await inFlight(true);
   assert.is(await p.client.sendRequest('ping', {}), 'pong');

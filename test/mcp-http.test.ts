@@ -18,7 +18,7 @@ import { files, stateDirFor } from '../local/state.js';
 import { daemonEnv, fixtureCopy, waitFor } from './helpers/daemon.js';
 import { PROJECT_ROOT, cleanupTemp, tempDir } from './helpers/fs.js';
 import {
-  cancelledInDaemon, checkCancellation, checkEveryTool, checkInitialize, checkNoArguments, checkRefusals, checkToolList, daemonPid, diffCalls, stopDaemon, whileDaemonStopped,
+  auditLog, cancelledInDaemon, checkCancellation, checkEveryTool, checkInitialize, checkNoArguments, checkRefusals, checkToolList, daemonPid, diffCalls, stopDaemon, whileDaemonStopped,
 } from './helpers/mcp-host.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'client', 'bin.js');
@@ -238,6 +238,26 @@ test('cancellation, raw: the cancelled POST ends at once with an SSE stream carr
   await cancelledInDaemon(direct, before);
 });
 
+test('a host that closes its request before the answer has cancelled it: cancelled in the daemon, audited cancelled', async () => {
+  const session = sessionOf(mcp);
+  const before = await diffCalls(direct);
+  const path = 'src/closed-by-the-host';
+  const u = new URL(server.url);
+  await whileDaemonStopped(repo, env, async (stopped) => {
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers: {
+      'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': session, ...auth(),
+    } });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 'gone-1', method: 'tools/call', params: { name: 'read_git_diff', arguments: { path } } }));
+    await stopped.reached();
+    req.destroy();
+    await stopped.reached();
+  });
+  await cancelledInDaemon(direct, before);
+  const line = await waitFor('the call in the audit log', () => auditLog(repo, env).find((l) => l.arguments.path === path));
+  assert.equal([line.decision, line.reason, line.items], ['cancelled', 'request cancelled by the client', undefined], JSON.stringify(line));
+});
+
 test('two hosts at once: separate sessions, each call answered in its own session and audited under its own name', async () => {
   const [a, b] = await Promise.all([sdkHost('host-a'), sdkHost('host-b')]);
   assert.is.not(sessionOf(a), sessionOf(b));
@@ -343,7 +363,8 @@ test('a daemon killed with a call in flight: the call is answered (isError, why)
   const r = await pending;
   assert.is(r.isError, true);
   const text = (r.content as Array<{ text: string }>)[0].text;
-  assert.match(text, /connection closed|session ended/);
+  // Whichever comes first, the call's own failure or its session's end, says the same.
+  assert.match(text, /^daemon_unavailable: the evidex daemon stopped while this call ran \(connection (closed|error)[^;]*\); retry in a new session: this one has ended \(its next request gets 404\)$/);
   console.log(`a call in flight when its daemon was killed: ${text}`);
   await waitFor('the session ended', () => /session of "crash-host" ended/.test(server.stderr));
   assert.is(await statusOf(host.callTool({ name: 'find_symbol', arguments: { name: 'Settings' } })), 404);
@@ -376,18 +397,26 @@ test('the token and port stay across restarts; --rotate-token makes a new token 
   assert.is((await mcp.callTool({ name: 'find_symbol', arguments: { name: 'Settings' } })).isError, undefined);
 });
 
-test('a token file others can read is refused at start with one line, and left as it is', async () => {
+test('a token file others can read is refused at start with one line, and left as it is; --rotate-token then keeps the port', async () => {
   const path = files(stateDir).mcpHttp;
   const text = readFileSync(path, 'utf8');
+  const { port, token } = server;
+  await mcp.close();
+  await server.stopCleanly();
   chmodSync(path, 0o644);
   try {
     const s = new HttpServer(['--port', '0']);
     assert.is(await s.exited, 1);
     assert.equal(s.stderr.trim().split('\n').filter((l) => !/started evidex daemon/.test(l)), [`evidex mcp: ${path} can be read by others (mode 644), so its token may have leaked; start with --rotate-token to make a new one`]);
     assert.is(readFileSync(path, 'utf8'), text);
-  } finally {
+  } catch (e) {
     chmodSync(path, 0o600);
+    throw e;
   }
+  // What the refusal says to do: a new token, on the port the host's URL names.
+  server = await HttpServer.start(['--rotate-token']);
+  assert.equal([server.port, server.token === token, statSync(path).mode & 0o777], [port, false, 0o600]);
+  mcp = await sdkHost('evidex-http-test-host');
 });
 
 test('SIGTERM the moment it says its token (a host that reads it as "ready"): a clean stop, status 0, each of 5 starts', async () => {

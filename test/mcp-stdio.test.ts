@@ -125,6 +125,35 @@ test('arguments that are not an object: -32602 with one short line, not a valida
   await stillServing();
 });
 
+test('valid JSON-RPC with params that do not fit: -32602 naming the field (a bad progress token, a cursor this server never gave)', async () => {
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ method: 'tools/call', params: { name: 'search_code', arguments: { query: 'x' }, _meta: { progressToken: { a: 1 } } } },
+      /^invalid params for tools\/call: params\._meta\.progressToken: expected string or number, received object$/],
+    [{ method: 'tools/list', params: { cursor: 'bogus' } }, /^invalid params for tools\/list: params\.cursor: not a cursor this server gave /],
+    [{ method: 'tools/list', params: { cursor: 5 } }, /^invalid params for tools\/list: params\.cursor: /],
+  ];
+  for (const [msg, message] of cases) {
+    const r = await host.ask({ jsonrpc: '2.0', id: ++id, ...msg });
+    assert.equal([r.id, r.error?.code], [id, -32602], JSON.stringify(r));
+    assert.match(r.error.message, message);
+  }
+  // A notification is never answered, whatever its params: the next answer is the next request's.
+  await host.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { a: 1 }, _meta: { progressToken: [] } } });
+  await stillServing();
+  const list = await host.ask({ jsonrpc: '2.0', id: ++id, method: 'tools/list', params: {} });
+  assert.is(list.result.tools.length, 5);
+  assert.is(list.result.nextCursor, undefined, 'the whole list at once');
+});
+
+test('an id with a fraction (JSON-RPC: SHOULD NOT, not MUST NOT): taken, and echoed in the answer', async () => {
+  const r = await host.ask({ jsonrpc: '2.0', id: 11.5, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'COLLECTION_NAME', limit: 1 } } });
+  assert.is(r.id, 11.5);
+  assert.is(r.result.structuredContent.evidence[0].kind, 'content_match');
+  // An id that is no string or number is not a request: -32600, id null (it cannot be echoed).
+  const bad = await host.ask({ jsonrpc: '2.0', id: { n: 1 }, method: 'ping' });
+  assert.equal([bad.id, bad.error.code, bad.error.message], [null, -32600, 'invalid request: "id" must be a string or a number']);
+});
+
 test('arguments nested 100,000 deep: the documented refusal (an isError result), not a stack overflow', async () => {
   let deep = '1';
   for (let i = 0; i < 100_000; i++) deep = `[${deep}]`;

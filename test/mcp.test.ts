@@ -14,7 +14,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, daemonStop, openSocket, type Client } from '../client/connection.js';
 import { clientHeaderName } from '../client/mcp/daemon-link.js';
-import { checkCancellation, checkEveryTool, checkInitialize, checkNoArguments, checkRefusals, checkToolList, whileDaemonStopped } from './helpers/mcp-host.js';
+import {
+  checkCancellation, checkCancelledAudit, checkEveryTool, checkInitialize, checkNoArguments, checkRefusals, checkToolList, daemonPid, stopDaemon, whileDaemonStopped,
+} from './helpers/mcp-host.js';
 import { canonicalRoot } from '../local/root.js';
 import { stateDirFor } from '../local/state.js';
 import { daemonEnv, fixtureCopy, waitFor } from './helpers/daemon.js';
@@ -60,6 +62,8 @@ test('tools/call without arguments is the same as {}: an all-optional tool answe
 
 test('cancellation: a cancelled call is cancelled in the daemon too, and the server answers the next call', () => checkCancellation(mcp, direct, repo, env));
 
+test('a call cancelled after it reached the daemon is audited as cancelled, without the items the host never got', () => checkCancelledAudit(mcp, repo, env));
+
 test('a call cancelled before its turn came is audited as cancelled, not as an internal error', async () => {
   const audited = (): Array<{ tool: string; arguments: { path?: string }; decision: string; code?: string; reason?: string }> => {
     try { return readFileSync(join(stateDirFor(canonicalRoot(repo), env), 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)); } catch { return []; }
@@ -98,6 +102,22 @@ test('a stopped daemon: the next call starts a new one and answers', async () =>
   assert.is(again.isError, undefined, JSON.stringify(again.content));
   direct = await connect(repo, { env });
   assert.match(stderr, /daemon connection closed/);
+});
+
+test('the daemon gone with a call in flight: daemon_unavailable, saying how to go on; the next call starts a new daemon', async () => {
+  await direct.close();
+  const { pid, reached } = await stopDaemon(repo, env);
+  const pending = call('read_git_diff', {});
+  await reached();
+  process.kill(pid, 'SIGKILL');
+  const r = await pending;
+  assert.is(r.isError, true);
+  const text = (r.content as Array<{ text: string }>)[0].text;
+  assert.match(text, /^daemon_unavailable: the evidex daemon stopped while this call ran \(connection (closed|error)[^;]*\); retry: the next call starts a new daemon$/);
+  const again = await call('find_symbol', { name: 'Settings' });
+  assert.is(again.isError, undefined, JSON.stringify(again.content));
+  assert.is.not(await daemonPid(repo, env), pid);
+  direct = await connect(repo, { env });
 });
 
 test('stdin closed: the server exits 0 at once; stdout held only JSON-RPC messages', async () => {

@@ -3,7 +3,8 @@
 // configured once with the URL and the token; both stay the same when the
 // server is started again (after a reboot, an upgrade), so the host's
 // configuration stays valid. The token changes only when asked
-// (--rotate-token), and the port only when another is named (--port).
+// (--rotate-token, which keeps the port, even when the old token was refused),
+// and the port only when another is named (--port).
 //
 // The daemon's own token is made fresh per start instead: only local programs
 // that read daemon.json use it, and they read it again each time.
@@ -25,6 +26,19 @@ const isPort = (v: unknown): v is number => Number.isInteger(v) && (v as number)
  * writes is refused with one line, and nothing is changed.
  */
 export async function readHttpState(stateDir: string): Promise<HttpState | null> {
+  const read = await readSaved(stateDir);
+  if (read === null) return null;
+  if (read.refusal !== null) throw new Error(read.refusal);
+  const { path, saved: v } = read;
+  if (!isToken(v.token)) throw new Error(`${path} holds no token evidex made; start with --rotate-token to make a new one`);
+  return { token: v.token, port: isPort(v.port) ? v.port : null };
+}
+
+/**
+ * The saved file as it is, with why its token may not be used (null: it may);
+ * null when there is none. Only a regular file of the user's own is read.
+ */
+async function readSaved(stateDir: string): Promise<{ path: string; saved: { token?: unknown; port?: unknown }; refusal: string | null } | null> {
   const path = files(stateDir).mcpHttp;
   let st;
   try {
@@ -35,17 +49,16 @@ export async function readHttpState(stateDir: string): Promise<HttpState | null>
   }
   if (!st.isFile()) throw new Error(`${path} is not a regular file; remove it (a new token is made at the next start)`);
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${path} is not yours (owner uid ${st.uid}); remove it, or start with --rotate-token`);
-  if ((st.mode & 0o077) !== 0) {
-    throw new Error(`${path} can be read by others (mode ${(st.mode & 0o777).toString(8)}), so its token may have leaked; start with --rotate-token to make a new one`);
-  }
-  let v: { token?: unknown; port?: unknown };
+  let saved: { token?: unknown; port?: unknown };
   try {
-    v = JSON.parse(await readFile(path, 'utf8')) as typeof v;
+    saved = (JSON.parse(await readFile(path, 'utf8')) as typeof saved | null) ?? {};
   } catch {
-    v = {};
+    saved = {};
   }
-  if (!isToken(v?.token)) throw new Error(`${path} holds no token evidex made; start with --rotate-token to make a new one`);
-  return { token: v.token, port: isPort(v.port) ? v.port : null };
+  const refusal = (st.mode & 0o077) !== 0
+    ? `${path} can be read by others (mode ${(st.mode & 0o777).toString(8)}), so its token may have leaked; start with --rotate-token to make a new one`
+    : null;
+  return { path, saved: typeof saved === 'object' ? saved : {}, refusal };
 }
 
 /** Writes the state owner-only and atomically (the state folder is made owner-only when missing). */
@@ -59,9 +72,13 @@ export async function writeHttpState(stateDir: string, s: HttpState): Promise<vo
  * `rotate` asks for it (a new one is saved at once, so it is never lost).
  */
 export async function serverToken(stateDir: string, rotate: boolean): Promise<{ state: HttpState; made: boolean }> {
-  const saved = rotate ? await readHttpState(stateDir).catch(() => null) : await readHttpState(stateDir);
-  if (saved && !rotate) return { state: saved, made: false };
-  const state = { token: newToken(), port: saved?.port ?? null };
+  if (!rotate) {
+    const saved = await readHttpState(stateDir);
+    if (saved) return { state: saved, made: false };
+  }
+  // The port stays whatever was wrong with the old token (others could read it, say): it is no secret, and the host's URL names it.
+  const old = rotate ? await readSaved(stateDir).catch(() => null) : null;
+  const state = { token: newToken(), port: isPort(old?.saved.port) ? old.saved.port : null };
   await writeHttpState(stateDir, state);
   return { state, made: true };
 }

@@ -15,7 +15,8 @@
 // token and accepts an event stream, is answered by an SSE stream of its
 // progress notifications, then its answer. A request the host cancelled is
 // answered by an SSE stream that ends with no answer (the host gets none, as
-// MCP's cancellation says, and the HTTP exchange still ends). Notifications
+// MCP's cancellation says, and the HTTP exchange still ends); a host that
+// closes a request before its answer has cancelled it too. Notifications
 // get 202. GET is 405 (this server sends nothing unasked); DELETE ends a
 // session.
 //
@@ -30,7 +31,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { Client } from '../connection.js';
 import { checkAccess, corsHeaders, hostsFor, type AccessRules } from './http-access.js';
 import { ErrorCode, errorText, readMessage, tooLarge, topLevelId, type Incoming, type Refusal } from './messages.js';
-import { McpSession } from './session.js';
+import { daemonGoneLine, McpSession } from './session.js';
 
 /** Sessions open at once; past it, the least recently used one ends. */
 export const MAX_SESSIONS = 64;
@@ -90,6 +91,11 @@ class EventStream {
   end(json: string | undefined): void {
     if (json !== undefined) this.send(json, undefined);
     this.res.end();
+  }
+
+  /** Calls `fn` if the host closes the exchange before its answer is written (it gave up on the request). */
+  onGone(fn: () => void): void {
+    this.res.once('close', () => { if (!this.res.writableFinished) fn(); });
   }
 }
 const noId = (code: number, message: string, data?: Record<string, unknown>): string => errorText({ id: null, code, message, ...(data ? { data } : {}) });
@@ -212,6 +218,8 @@ export class McpHttpServer {
     if (!(s instanceof McpSession)) return s;
     // Messages of a request's own before its answer (progress) need a stream the host takes.
     const notify = m.kind === 'request' && takesEvents(req.headers.accept) ? (note: string) => events.send(note, sessionId) : undefined;
+    // A host that closes its request has given up on it, as a notifications/cancelled would say.
+    if (m.kind === 'request') events.onGone(() => s.cancel(m.id, 'the host closed its HTTP request before the answer'));
     const reply = await s.handle(m, notify);
     if (m.kind !== 'request') return { status: 202, session: sessionId };
     return reply === null ? { status: 200, sse: true, session: sessionId } : { status: 200, body: reply, session: sessionId };
@@ -223,7 +231,7 @@ export class McpHttpServer {
     const session = new McpSession({
       root: this.opts.root, version: this.opts.version, open: this.opts.open, log: this.opts.log,
       reconnect: false,
-      onLost: (why) => { this.end(id, `the evidex daemon connection closed: ${why}`).catch(() => undefined); },
+      onLost: (why) => { this.end(id, `the evidex daemon connection closed: ${why}`, daemonGoneLine(why, false)).catch(() => undefined); },
     });
     const reply = (await session.handle(m))!;
     try {
@@ -250,14 +258,15 @@ export class McpHttpServer {
     return { status: 204 };
   }
 
-  private async end(id: string, why: string): Promise<void> {
+  /** Ends a session: `why` is logged and told to its later requests (404); a call in flight is refused with `refusal`. */
+  private async end(id: string, why: string, refusal = `the MCP session ended: ${why}; start a new session`): Promise<void> {
     const s = this.sessions.get(id);
     if (!s) return;
     this.sessions.delete(id);
     this.ended.set(id, why);
     if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
     this.opts.log(`session of ${JSON.stringify(s.clientName)} ended: ${why}`);
-    await s.close(`the MCP session ended: ${why}; start a new session`);
+    await s.close(refusal);
   }
 
   /**

@@ -5,14 +5,15 @@
 //
 //   - not JSON: -32700, `id: null` (a text that does not parse has no id);
 //   - JSON that is not a JSON-RPC message (a batch too): -32600, with its id when it has one;
-//   - params that do not fit a handled request: -32602, naming the first field
-//     (the SDK's own schemas, so the SDK client and this server agree on what fits).
+//   - params that do not fit a handled request (a bad `_meta.progressToken`,
+//     a tools/list cursor this server never gave): -32602, naming the first
+//     field (the SDK's own schemas, so the SDK client and this server agree on what fits).
 //
 // And what goes back: answers as JSON text, written once. A result that is
 // already JSON (the prepared tool list, a daemon answer) is spliced in as it
 // is, not parsed and written again.
 import {
-  CallToolRequestSchema, ErrorCode, InitializeRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, PingRequestSchema,
+  CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 
@@ -32,9 +33,18 @@ export interface Refusal {
   data?: Record<string, unknown>;
 }
 
+/** A zod issue, as much of it as is said back: where, what, and for a union what each option wanted. */
+interface Issue {
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  code?: string;
+  expected?: string;
+  errors?: ReadonlyArray<ReadonlyArray<Issue>>;
+}
+
 /** A schema the SDK's way (zod): what a request of one method must look like. */
 interface RequestSchema {
-  safeParse(v: unknown): { success: true } | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } };
+  safeParse(v: unknown): { success: true } | { success: false; error: { issues: ReadonlyArray<Issue> } };
 }
 
 /** The requests this server answers, with the SDK's schema for each: their params are checked before the session runs them. */
@@ -48,15 +58,47 @@ const REQUESTS: Readonly<Record<string, RequestSchema>> = {
 const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ');
 
 /** The first zod issue, as `path: message`. */
-function issueLine(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): string {
+function issueLine(error: { issues: ReadonlyArray<Issue> }): string {
   const i = error.issues[0];
   if (!i) return 'does not match the schema';
-  return oneLine(`${i.path.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message}`);
+  return oneLine(`${i.path.length ? `${i.path.map(String).join('.')}: ` : ''}${unionWords(i) ?? i.message}`);
+}
+
+/** A union's "Invalid input" said as what it takes (`expected string or number, received object`), when each of its options wanted a type. */
+function unionWords(i: Issue): string | null {
+  const types = (i.errors ?? []).map((e) => (e.length === 1 && e[0].code === 'invalid_type' && e[0].path.length === 0 ? e[0].expected : undefined));
+  if (types.length === 0 || types.some((t) => t === undefined)) return null;
+  const received = /received (\w+)/.exec(i.errors![0][0].message)?.[1];
+  return `expected ${types.join(' or ')}${received ? `, received ${received}` : ''}`;
 }
 
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
-/** One message's text read as JSON-RPC: the message, or the refusal to answer it with. */
+/** A JSON-RPC 2.0 message's own shape, checked by hand (not the SDK's schema, which also checks params and takes integer ids only). */
+function envelope(value: unknown): { message: Incoming } | { refusal: Refusal } {
+  const invalid = (id: RequestId | null, why: string) => ({ refusal: { id, code: ErrorCode.InvalidRequest, message: `invalid request: ${why}` } });
+  if (Array.isArray(value)) return invalid(null, 'a batch (an array); send one JSON-RPC message at a time');
+  if (value === null || typeof value !== 'object') return invalid(null, 'not a JSON-RPC 2.0 message (a JSON object with "jsonrpc": "2.0")');
+  const m = value as Record<string, unknown>;
+  const id = isId(m.id) ? m.id : null;
+  if (m.jsonrpc !== '2.0') return invalid(id, 'not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"');
+  if (!('method' in m)) {
+    return 'result' in m || 'error' in m ? { message: { kind: 'response' } } : invalid(id, 'neither a request or notification ("method") nor a response ("result" or "error")');
+  }
+  if (typeof m.method !== 'string' || m.method === '') return invalid(id, '"method" must be a non-empty string');
+  if ('id' in m && id === null) return invalid(null, '"id" must be a string or a number');
+  if (m.params !== undefined && (m.params === null || typeof m.params !== 'object')) return invalid(id, '"params" must be an object');
+  const params = m.params as Record<string, unknown> | undefined;
+  return { message: id === null ? { kind: 'notification', method: m.method, params } : { kind: 'request', id, method: m.method, params } };
+}
+
+/**
+ * One message's text read as JSON-RPC: the message, or the refusal to answer
+ * it with. An id with a fractional part (JSON-RPC says it SHOULD NOT have one)
+ * is taken and echoed, as JSON-RPC allows. A notification's params are not
+ * checked: a notification is never answered, and the session reads the few
+ * it takes with care.
+ */
 export function readMessage(text: string): { message: Incoming } | { refusal: Refusal } {
   let value: unknown;
   try {
@@ -64,25 +106,18 @@ export function readMessage(text: string): { message: Incoming } | { refusal: Re
   } catch (e) {
     return { refusal: { id: null, code: ErrorCode.ParseError, message: `parse error: the message is not JSON (${oneLine((e as Error).message).slice(0, 160)})` } };
   }
-  const id = value !== null && typeof value === 'object' && !Array.isArray(value) && isId((value as { id?: unknown }).id) ? (value as { id: RequestId }).id : null;
-  const msg = JSONRPCMessageSchema.safeParse(value);
-  if (!msg.success) {
-    return {
-      refusal: {
-        id, code: ErrorCode.InvalidRequest,
-        message: 'invalid request: not a JSON-RPC 2.0 request, notification or response (an object with "jsonrpc": "2.0" and a method, or a result or error)',
-      },
-    };
+  const read = envelope(value);
+  if ('refusal' in read || read.message.kind !== 'request') return read;
+  const { id, method, params } = read.message;
+  const bad = (why: string) => ({ refusal: { id, code: ErrorCode.InvalidParams, message: `invalid params for ${method}: ${why}` } });
+  if (Array.isArray(params)) return bad('params: must be an object, not an array');
+  if (Object.hasOwn(REQUESTS, method)) {
+    const checked = REQUESTS[method].safeParse({ method, params });
+    if (!checked.success) return bad(issueLine(checked.error));
   }
-  const m = msg.data;
-  if (!('method' in m)) return { message: { kind: 'response' } };
-  const params = m.params as Record<string, unknown> | undefined;
-  if (!('id' in m)) return { message: { kind: 'notification', method: m.method, params } };
-  if (Object.hasOwn(REQUESTS, m.method)) {
-    const checked = REQUESTS[m.method].safeParse({ method: m.method, params: m.params });
-    if (!checked.success) return { refusal: { id: m.id, code: ErrorCode.InvalidParams, message: `invalid params for ${m.method}: ${issueLine(checked.error)}` } };
-  }
-  return { message: { kind: 'request', id: m.id, method: m.method, params } };
+  // MCP: a cursor the server did not give is -32602; this server gives none (the whole list comes at once, without nextCursor).
+  if (method === 'tools/list' && params?.cursor !== undefined) return bad('params.cursor: not a cursor this server gave (it lists every tool at once, with no nextCursor); send tools/list without one');
+  return read;
 }
 
 /** A JSON-RPC error answer as JSON text (`id: null` where the id could not be read, as JSON-RPC says). */

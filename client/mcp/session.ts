@@ -21,7 +21,7 @@ import { boundsRefusal } from '../../indexer/query/arg-bounds.js';
 import { toolDescriptors } from '../../indexer/query/schemas.js';
 import { Methods } from '../../protocol/messages.js';
 import { watchBuild } from '../build-wait.js';
-import type { Client } from '../connection.js';
+import { closedBy, type Client } from '../connection.js';
 import { progressWords } from '../progress.js';
 import { clientHeaderName, DaemonLink } from './daemon-link.js';
 import { ErrorCode, errorText, resultText, type Incoming, type RequestId } from './messages.js';
@@ -103,12 +103,19 @@ export class McpSession {
       this.warm().catch(() => undefined);
     } else if (method === 'notifications/cancelled') {
       const id = params?.requestId;
-      const call = typeof id === 'string' || typeof id === 'number' ? this.calls.get(id) : undefined;
-      if (call) {
-        call.byHost = true;
-        call.ac.abort(new Error(typeof params?.reason === 'string' ? params.reason : 'cancelled by the host'));
-      }
+      if (typeof id === 'string' || typeof id === 'number') this.cancel(id, typeof params?.reason === 'string' ? params.reason : 'cancelled by the host');
     }
+  }
+
+  /**
+   * The host gave up on a call (notifications/cancelled, or over HTTP by
+   * closing its request): it is cancelled in the daemon too, and gets no answer.
+   */
+  cancel(id: RequestId, why: string): void {
+    const call = this.calls.get(id);
+    if (!call) return;
+    call.byHost = true;
+    call.ac.abort(new Error(why));
   }
 
   private async request(id: RequestId, method: string, params: Record<string, unknown> | undefined, notify?: (json: string) => void): Promise<string | null> {
@@ -189,6 +196,8 @@ export class McpSession {
         try {
           // The abort travels on as $/cancelRequest: the daemon stops working on the call.
           return answerResultJson(await daemon.request(Methods.toolsCall, { name: params.name, arguments: args }, signal));
+        } catch (e) {
+          throw await this.daemonGone(daemon, e);
         } finally {
           // Before the answer is written: no progress follows it (MCP).
           await watch.stop();
@@ -199,6 +208,17 @@ export class McpSession {
     } finally {
       if (this.calls.get(id) === call) this.calls.delete(id);
     }
+  }
+
+  /**
+   * A call's failure as the host is told it: when the daemon connection closed
+   * under the call (the daemon was stopped or restarted, or crashed), the
+   * refusal line `daemon_unavailable: …` saying so and how to go on; any other
+   * failure as it is. The call is not retried here: a stopped daemon is the
+   * user's doing, and the host's next call (over stdio) starts a new one.
+   */
+  private async daemonGone(daemon: Client, e: unknown): Promise<unknown> {
+    return (await closedBy(daemon)) ? new Error(daemonGoneLine(refusalLine(e), this.opts.reconnect)) : e;
   }
 
   /**
@@ -218,6 +238,16 @@ export class McpSession {
       if (note) notify!(note);
     }, { everyMs: PROGRESS_EVERY_MS });
   }
+}
+
+/**
+ * The refusal of a call whose daemon connection closed under it (`why`), and
+ * how to go on: over stdio the next call starts a new daemon (`reconnect`);
+ * over HTTP the session has ended with it, and the host starts a new one.
+ */
+export function daemonGoneLine(why: string, reconnect: boolean): string {
+  const retry = reconnect ? 'retry: the next call starts a new daemon' : 'retry in a new session: this one has ended (its next request gets 404)';
+  return `daemon_unavailable: the evidex daemon stopped while this call ran (${why}); ${retry}`;
 }
 
 /** A method name as a message quotes it: short, on one line. */

@@ -166,9 +166,14 @@ export const EvidenceSchema = z.looseObject({
     column: z.number().int().min(1).describe('Where the text starts in the line, 1-based (UTF-16 code units).'),
     text: z.string().describe('The part of the line around the match.'),
   }).optional().describe('search_code, on a line cut before its first match: the part of the line around that match.'),
+  via: z.array(z.string()).optional()
+    .describe('find_importers with via_reexports: the re-exporting files between the import statement and the module, nearest first.'),
   next_start_line: z.number().int().min(1).optional()
     .describe('read_evidence, on a cut snippet: the first line it does not hold whole; read on from there.'),
 });
+/** Every field an Evidence item may carry is described for hosts: one added to Evidence alone does not compile. */
+const evidenceFieldsDescribed: [Exclude<keyof Evidence, keyof typeof EvidenceSchema.shape>] extends [never] ? true : never = true;
+void evidenceFieldsDescribed;
 /**
  * Why a name is suggested (docs/tools.md, Suggestions), in the order
  * suggestions are listed: what the name means through the index's own
@@ -251,6 +256,10 @@ export interface ToolResult {
   /** When path_prefix is a folder the index leaves out as a whole: the note on it, as fields (see LeftOutFolderSchema). */
   left_out_folder?: LeftOutFolder;
 }
+
+/** Every field of a result on the wire is described for hosts (but those never sent): one added to ToolResult alone does not compile. */
+const resultFieldsDescribed: [Exclude<keyof ToolResult, keyof typeof ToolResultSchema.shape | 'notePaths' | 'noteScopes' | 'noteWholeCalls'>] extends [never] ? true : never = true;
+void resultFieldsDescribed;
 
 export interface ToolDescriptor {
   name: ToolName;

@@ -232,3 +232,36 @@ export async function checkCancellation(mcp: McpClient, direct: Client, repo: st
   assert.is(next.isError, undefined);
   assert.is((next.structuredContent as { evidence: Array<{ path: string }> }).evidence[0].path, 'src/mobileai_rag/config.py');
 }
+
+/** A line of the repository's audit log. */
+export interface AuditLine { client: string; tool: string; arguments: { path?: string }; decision: string; code?: string; reason?: string; items?: number; total?: number; duration_ms: number }
+
+/** The repository's audit log, line by line (none yet: []). */
+export function auditLog(repo: string, env: NodeJS.ProcessEnv): AuditLine[] {
+  try {
+    return readFileSync(join(stateDirFor(canonicalRoot(repo), env), 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditLine);
+  } catch { return []; }
+}
+
+/**
+ * A call the host cancels after it reached the daemon is audited `cancelled`,
+ * without the items the host never received, though the daemon's work on it
+ * ends with an answer once the daemon runs again (an SDK client's timeout
+ * cancels a call the same way: notifications/cancelled). Told apart from
+ * every other call by its `path`.
+ */
+export async function checkCancelledAudit(mcp: McpClient, repo: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const path = 'src/the-host-gave-up';
+  await whileDaemonStopped(repo, env, async (stopped) => {
+    const ac = new AbortController();
+    const pending = mcp.callTool({ name: 'read_git_diff', arguments: { path } }, undefined, { signal: ac.signal });
+    const rejected = pending.then(() => assert.unreachable('the host gave up on the call'), (e: unknown) => e);
+    await stopped.reached();
+    ac.abort('the host gave up');
+    // The cancellation reaches the daemon before it runs again: it reads the call, starts git, then reads that.
+    await stopped.reached();
+    assert.ok(await rejected, 'rejected');
+  });
+  const line = await waitFor('the call in the audit log', () => auditLog(repo, env).find((l) => l.arguments.path === path));
+  assert.equal([line.decision, line.reason, line.items, line.total], ['cancelled', 'request cancelled by the client', undefined, undefined], JSON.stringify(line));
+}
