@@ -163,16 +163,18 @@ export class IndexUpdates {
     const { epoch } = this;
     const { signal } = this.abort;
     let lastPhase = '';
-    return this.queue.run(() => this.handle.refresh((p) => {
+    const phases = new PhaseTimes(t0);
+    return this.queue.run(() => { phases.mark('queue'); return this.handle.refresh((p) => {
       if (epoch === this.epoch) this.startupProgress = p;
-      if (p.phase !== lastPhase) { lastPhase = p.phase; this.opts.log(`index: ${p.phase} (${p.done}/${p.total})`); }
-    }, signal, settle)).finally(() => {
+      if (p.phase !== lastPhase) { lastPhase = p.phase; phases.mark(p.phase); this.opts.log(`index: ${p.phase} (${p.done}/${p.total})`); }
+      else if (p.phase === 'walk' && p.total > 0) phases.mark('compare'); // the walk is over: what it found is compared with the index
+    }, signal, settle); }).finally(() => {
       if (epoch === this.epoch) this.startupProgress = undefined;
     }).then((s) => {
       if (!first) this.wrote(s);
       if (epoch !== this.epoch) return false;
       this.startupState = 'done';
-      this.opts.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+      this.opts.log(`index ready: ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed) in ${((performance.now() - t0) / 1000).toFixed(2)} s (${phases.told()})`);
       return true;
     }, (e: unknown) => {
       const message = e instanceof Error ? e.message : String(e);
@@ -311,3 +313,29 @@ export class IndexUpdates {
   }
 }
 
+
+/**
+ * Where a catch-up's time went, for its log line: its turn in the write queue,
+ * the rules read (ignore files, git's sources), the walk, the compare with
+ * what the index stored, the parse, the writes (TypeScript resolution among
+ * them), each ended by the next phase the refresh reports.
+ */
+class PhaseTimes {
+  private readonly marks: Array<[string, number]>;
+  constructor(t0: number) { this.marks = [['turn', t0]]; }
+
+  /** The refresh reached `phase` ('queue': its turn came). */
+  mark(phase: string): void {
+    this.marks.push([phase === 'queue' ? 'rules' : phase, performance.now()]);
+  }
+
+  /** `turn 0 ms, rules 21 ms, walk 12 ms, compare 3 ms, parse 240 ms, write 48 ms`. */
+  told(): string {
+    const out: string[] = [];
+    for (let i = 0; i + 1 < this.marks.length; i++) {
+      const [name, at] = this.marks[i]!;
+      out.push(`${name} ${(this.marks[i + 1]![1] - at).toFixed(0)} ms`);
+    }
+    return out.join(', ');
+  }
+}
