@@ -28,7 +28,7 @@ export class WritesAhead {
 
   /** What landed since `mark`, and how long ago it was taken; undefined when no write landed. */
   since(mark: AheadMark): WaitedFor | undefined {
-    const out: WaitedFor = { seconds: (this.now() - mark.at) / 1000, parsed: 0, removed: 0, writes: [] };
+    const out: WaitedFor = { seconds: Math.round(this.now() - mark.at) / 1000, parsed: 0, removed: 0, writes: [] };
     for (const [what, t] of this.totals) {
       const before = mark.totals.get(what) ?? { parsed: 0, removed: 0, writes: 0 };
       if (t.writes === before.writes) continue;
