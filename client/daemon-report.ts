@@ -6,7 +6,7 @@ import type { LeftOutCounts, LeftOutReason } from '../indexer/api.js';
 import { human, join, padEnd, path, plural, shellWord, type Part, type Shown } from '../local/human.js';
 import { formatDuration } from '../protocol/daemon-settings.js';
 import { when, whenIn } from '../local/when.js';
-import type { DaemonInfoStatus, LatencySnapshot, Unresolved, WarmupStatus } from '../protocol/messages.js';
+import type { DaemonInfoStatus, LatencySnapshot, Unresolved, WaitedFor, WarmupStatus } from '../protocol/messages.js';
 import type { StatusReport } from './connection.js';
 import { LEFT_OUT_WORDS } from './left-out-note.js';
 import { readSoFar } from './catching-up-note.js';
@@ -14,6 +14,16 @@ import type { DaemonList, ListedDaemon, PruneResult, StoppedDaemon } from './dae
 
 /** A TS/JS statement's reason for resolving nowhere, after its count (`5 missing`), in the summary and in `evidex index --unresolved`. */
 export const UNRESOLVED_WORDS: Record<Unresolved, string> = { external: 'external packages', missing: 'missing', config: 'under an unreadable config' };
+
+/**
+ * What ran ahead of a daemon's refresh while it waited its turn (`evidex
+ * index`'s `waited` line): the files those writes parsed are the ones the
+ * refresh then found unchanged, so its own `0 parsed` is not "nothing done".
+ * `2.31 s for the daemon's start-up check, which parsed 812 files and removed 3`.
+ */
+export function formatWaited(w: WaitedFor): Shown {
+  return human`${w.seconds.toFixed(2)} s for ${w.writes.map((x) => `the daemon's ${x}`).join(' and ')}, which parsed ${plural(w.parsed, 'file')} and removed ${w.removed}`;
+}
 
 /** TypeScript/JavaScript import statements by outcome, as `evidex index` and `evidex daemon status` print them (null: none indexed, or an older daemon). */
 export function formatTsImports(c: { files: number; resolved: number; unresolved: Record<Unresolved, number> } | undefined): Shown | null {

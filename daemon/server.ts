@@ -343,7 +343,7 @@ export class Daemon {
     },
   };
 
-  /** index/refresh: the summary, and whether `folder` (where it was asked from) is a folder the index leaves out. */
+  /** index/refresh: the summary, what the writes ahead of it did, and whether `folder` (where it was asked from) is a folder the index leaves out. */
   private async refresh(client: Caller, ctx: RequestContext, folder: string | undefined) {
     const summary = await this.updates.refresh((progress) => {
       client.notify(Notifications.indexProgress, { requestId: ctx.id, progress });

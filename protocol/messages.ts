@@ -221,6 +221,25 @@ export interface RefreshParams {
   folder?: string;
 }
 
+/**
+ * The daemon's writes that ran ahead of an index/refresh while it waited its
+ * turn in the write queue (a checkout's catch-up, the start-up check, another
+ * client's refresh): what they parsed and removed is in the index, so the
+ * refresh itself then finds those files unchanged. Absent when none ran.
+ */
+export interface WaitedFor {
+  /** How long the refresh waited for its turn. */
+  seconds: number;
+  /** Files those writes parsed (new or changed content) and removed, in all. */
+  parsed: number;
+  removed: number;
+  /** What they were, each kind once, as "the daemon's …" ends: `start-up check`, `catch-up of changes the watcher saw`, … */
+  writes: string[];
+}
+
+/** What index/refresh answers: its own pass, the generation it left, and what ran ahead of it. */
+export type RefreshResult = BuildSummary & { generation: number; left_out_folder?: Omit<LeftOutFolder, 'note'>; waited_for?: WaitedFor };
+
 export interface UnresolvedParams {
   /** The reasons to list (default: missing and config, the statements that reach nothing and are no package). */
   reasons?: Unresolved[];
@@ -286,7 +305,7 @@ export const Methods = {
   /** The model an `ask` with these settings would use, the daemon's own environment filling in what they leave unset (chat's `/model`); nothing is asked of the model's server. */
   askModel: request<AskModelParams, AskModel>('ask/model'),
   indexStatus: request<NoParams, StatusResult>('index/status'),
-  indexRefresh: request<RefreshParams | undefined, BuildSummary & { generation: number; left_out_folder?: Omit<LeftOutFolder, 'note'> }>('index/refresh'),
+  indexRefresh: request<RefreshParams | undefined, RefreshResult>('index/refresh'),
   /** Left-out files whose path holds the query (`evidex search` says so): names and reasons, never content. */
   indexLeftOut: request<LeftOutParams, { items: LeftOut[]; total: number }>('index/leftOut'),
   /** TypeScript/JavaScript import statements that resolved nowhere, with why (`evidex index --unresolved`): not a tool, the five are fixed. */

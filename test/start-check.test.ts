@@ -14,6 +14,7 @@ import { HELD_BUILD, IndexUpdates, START_CHECK } from '../daemon/updates.js';
 import { noSpace } from '../indexer/write-failure.js';
 import { RepoWatcher } from '../indexer/watch.js';
 import { formatFooter } from '../client/commands/tool-command.js';
+import { formatWaited } from '../client/daemon-report.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 
 test.after(() => cleanupTemp());
@@ -43,14 +44,18 @@ async function completeIndex(root: string): Promise<string> {
   return state;
 }
 
-test('answers during the start-up check of a complete index are marked, after a bounded wait; the file added offline is found once it ends', async () => {
+/** A complete index of a tree that gained a file while no daemon ran, reopened with its updates' refreshes held until open(). */
+async function offlineAdded(): Promise<{ opened: IndexHandle; open: () => void; updates: IndexUpdates }> {
   const root = repo();
   const state = await completeIndex(root);
   writeFileSync(join(root, 'pkg/offline.py'), 'def added_while_no_daemon_ran():\n    return 2\n');
-
   const opened = await openEvidexIndex(root, { stateDir: state, workers: 1 });
   const { handle, open } = heldRefresh(opened);
-  const updates = new IndexUpdates(handle, { root, rules: await opened.rules(), watch: 'off', log: () => {} });
+  return { opened, open, updates: new IndexUpdates(handle, { root, rules: await opened.rules(), watch: 'off', log: () => {} }) };
+}
+
+test('answers during the start-up check of a complete index are marked, after a bounded wait; the file added offline is found once it ends', async () => {
+  const { opened, open, updates } = await offlineAdded();
   try {
     updates.begin();
     const note = updates.answerNote;
@@ -146,6 +151,26 @@ test('a start-up build cut short by a full disk marks the answers it leaves, unt
     assert.match(formatFooter({ evidence: [], total: 0, generation: 1, catching_up: note! }).plain,
       /^0 of 0 shown · index generation 1 · index build cut short by a full disk, retried once there is room \(since .*\): this answer may be out of date$/);
   } finally {
+    await updates.stop('test over');
+    await opened.close();
+  }
+});
+
+test('a client\'s refresh queued behind the start-up check says what the check did: its own pass found the offline file indexed', async () => {
+  const { opened, open, updates } = await offlineAdded();
+  try {
+    updates.begin();
+    // `evidex index` typed while the check runs: its refresh waits its turn in the write queue.
+    const asked = updates.refresh(() => {});
+    open();
+    const r = await asked;
+    assert.is(r.parsed, 0, 'the check had parsed the file when this pass walked');
+    const w = r.waited_for;
+    assert.equal(w && { parsed: w.parsed, removed: w.removed, writes: w.writes }, { parsed: 1, removed: 0, writes: ['start-up check'] });
+    assert.is(formatWaited(w!).plain, `${w!.seconds.toFixed(2)} s for the daemon's start-up check, which parsed 1 file and removed 0`);
+    assert.is((await updates.refresh(() => {})).waited_for, undefined, 'nothing ran ahead of a refresh asked with the queue empty');
+  } finally {
+    open();
     await updates.stop('test over');
     await opened.close();
   }

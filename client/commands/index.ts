@@ -5,10 +5,10 @@
 // With --unresolved, the TS/JS import statements that resolved nowhere are
 // listed below the summary, from the index just refreshed (unresolved-report.ts).
 import { human, path, stderr, stdout } from '../../local/human.js';
-import { Methods, Notifications, type BuildSummary, type LeftOutFolder, type UnresolvedImports } from '../../protocol/messages.js';
+import { Methods, Notifications, type BuildSummary, type LeftOutFolder, type UnresolvedImports, type WaitedFor } from '../../protocol/messages.js';
 import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
 import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '../../indexer/query/limits.js';
-import { formatLeftOut, formatTsImports } from '../daemon-report.js';
+import { formatLeftOut, formatTsImports, formatWaited } from '../daemon-report.js';
 import { CLIENT_NAME, defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, unnamedRoot, UsageError } from '../command.js';
 import { Refusal } from '../errors.js';
 import { COLOR, noteLines, olderDaemon, outScreen, PAGE, PATH_PREFIX, withShownFrom } from './tool-command.js';
@@ -61,7 +61,7 @@ export const command = defineCommand({
     const t0 = Date.now();
     type Summary = BuildSummary & {
       generation: number; indexBytes?: number; leftOut?: LeftOutCounts; secretPaths?: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports;
-      left_out_folder?: LeftOutFolder; via: 'daemon' | 'in-process';
+      left_out_folder?: LeftOutFolder; waited_for?: WaitedFor; via: 'daemon' | 'in-process';
     };
     let summary: Summary | undefined;
     let told = false;
@@ -84,12 +84,22 @@ export const command = defineCommand({
         // A daemon owns this root's index: ask it to refresh and show its progress.
         const { connect } = await import('../connection.js');
         const client = await connect(root, { autoStart: false, clientName: CLIENT_NAME });
+        // Until its own pass reports, the refresh waits for its turn behind the daemon's running write (a checkout's
+        // catch-up, the start-up check): that write's progress is shown meanwhile, and what it did is said after.
+        const { watchWritesAhead } = await import('../build-wait.js');
+        let ownPass = false;
+        const ahead = json ? null : watchWritesAhead(client, (w) => {
+          if (w && !ownPass) bar.show(w.fraction, w.words ? human`waiting for ${w.what}: ${w.words}` : human`waiting for ${w.what}`, false, w.fraction > 0);
+        });
         try {
-          client.onNotification(Notifications.indexProgress, (params) => bar.update(params.progress));
+          client.onNotification(Notifications.indexProgress, (params) => {
+            if (!ownPass) { ownPass = true; void ahead?.stop(); }
+            bar.update(params.progress);
+          });
           const refreshed = await client.request(Methods.indexRefresh, folder === undefined ? undefined : { folder }).catch((e: unknown) => {
             if (!olderDaemon(e, 'folder')) throw e;
             return client.request(Methods.indexRefresh); // a daemon older than `folder`: the refresh, without the note
-          });
+          }).finally(() => ahead?.stop());
           // What the walk left out, counted (and its secrets and work trees named) as `evidex daemon status` does.
           const { leftOut, secretPaths, worktreePaths } = (await client.request(Methods.indexStatus)).index;
           summary = { ...refreshed, leftOut, secretPaths, worktreePaths, via: 'daemon' };
@@ -112,7 +122,7 @@ export const command = defineCommand({
       const ts = tsImports === null ? '' : human`  ts/js   ${tsImports}\n`;
       const size = s.indexBytes !== undefined ? human`  index   ${(s.indexBytes / 1048576).toFixed(1)} MiB\n` : '';
       stdout().write(human`indexed ${path(root.path)} (${s.via})
-  files   ${s.files} (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)
+${s.waited_for ? human`  waited  ${formatWaited(s.waited_for)}\n` : ''}  files   ${s.files} (${s.waited_for ? 'then this pass: ' : ''}${s.parsed} parsed, ${s.unchanged} unchanged, ${s.removed} removed)
   left out ${formatLeftOut(s.leftOut, s, (f) => place.shown(f))}
   symbols ${s.symbols}
   imports ${s.imports}

@@ -21,7 +21,7 @@ import type { FileWrite, Store, StoreOp } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { readVettedText } from './parse-worker.js';
-import { defaultWorkers, EarlyWorkers, parseAll } from './pool.js';
+import { defaultWorkers, EarlyWorkers } from './pool.js';
 import { lookAndRead, lookMany, settleReplaced } from './settled-read.js';
 import { ReadSlabs } from './read-slabs.js';
 import { walkUntilSettled, type SettleWalks } from './settled-walk.js';
@@ -31,7 +31,7 @@ import type { ImportRec, TsResolution } from '../store/store.js';
 import { tsImportCounts, type BuildProgress, type BuildSummary, type UpdateSummary } from './summary.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
-import { parseWalked, POOL_FILES, type WalkedTask } from './parse-walked.js';
+import { parseTasks, parseWalked, POOL_FILES, type WalkedTask } from './parse-walked.js';
 import { saveCompileCache, useCompileCache } from '../typescript/load.js';
 
 /**
@@ -80,10 +80,11 @@ export class Builder {
   get loadedRules(): RepoRules | null { return this.rules; }
 
   async currentRules(): Promise<RepoRules> {
-    return (this.rules ??= await RepoRules.load(this.root, {
-      maxFileBytes: this.opts.maxFileBytes, extraSecrets: this.opts.extraSecrets, extraIgnore: this.opts.extraIgnore,
-    }));
+    if (this.rules) return this.rules;
+    this.rulesUnused = true;
+    return (this.rules = await RepoRules.load(this.root, { maxFileBytes: this.opts.maxFileBytes, extraSecrets: this.opts.extraSecrets, extraIgnore: this.opts.extraIgnore }));
   }
+  private rulesUnused = false; // just loaded, and no refresh has walked with them: that refresh need not read them again (four git commands)
 
   private get maxBytes(): number { return this.rules?.maxFileBytes ?? this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES; }
 
@@ -152,10 +153,10 @@ export class Builder {
     // A build from nothing will parse: its workers start now and as the walk finds work, and start up while the rules load and the tree is walked.
     const early = this.store.fileCount === 0 ? new EarlyWorkers(this.workerCount, this.opts.compileCache ?? null) : null;
     try {
-      // Ignore files may have changed: read them afresh, into the same instance,
-      // which the daemon's watcher shares (IndexHandle.rules()).
-      if (this.rules) await this.rules.reloadAll();
-      const rules = await this.currentRules();
+      // Ignore files may have changed since the rules were read (unless just now): read them afresh, into the
+      // same instance, which the daemon's watcher shares (IndexHandle.rules()).
+      if (this.rules && !this.rulesUnused) await this.rules.reloadAll();
+      const rules = await this.currentRules().finally(() => { this.rulesUnused = false; });
       onProgress?.({ phase: 'walk', done: 0, total: 0 });
       let walkEnded = (): void => undefined;
       this.firstWalk ??= new Promise<void>((resolve) => { walkEnded = resolve; });
@@ -175,7 +176,7 @@ export class Builder {
       signal?.throwIfAborted();
       return await this.reconcile(walked, null, onProgress, t0, signal, early);
     } finally {
-      // Not handed to parseAll (the build failed or was cancelled first): ended here.
+      // Not handed to parseTasks (the build failed or was cancelled first): ended here.
       await early?.end();
     }
   }
@@ -227,8 +228,7 @@ export class Builder {
     let done = 0;
     /** Files read and found binary or over the size cap: said beside the progress's count, which they stay in. */
     let excluded = 0;
-    let ops: StoreOp[] = [];
-    let opBytes = 0;
+    let ops: StoreOp[] = [], opBytes = 0;
     let lastFlush = performance.now();
     const flush = (): void => {
       if (ops.length) this.commitTs(ops);
@@ -256,7 +256,8 @@ export class Builder {
       // read near the end, made it 3535). What reading left out is said beside it, so done - leftOut is what was indexed.
       onProgress?.({ phase: 'parse', done, total: tasks.length, leftOut: excluded });
     };
-    await parseAll(tasks, this.maxBytes, this.workerCount, take, this.opts.compileCache ?? null, early?.take());
+    if (tasks.length) onProgress?.({ phase: 'parse', done: 0, total: tasks.length, leftOut: 0 }); // the parse's time starts here, not at its first file
+    await parseTasks(tasks, this.maxBytes, this.workerCount, take, this.opts.compileCache ?? null, early?.take());
     signal?.throwIfAborted();
     flush();
     onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });
@@ -267,7 +268,7 @@ export class Builder {
     for (const p of store.skipped.keys()) if (inScope(p) && !seen.has(p)) removals.push({ op: 'remove', path: p });
     if (removals.length) this.commitTs(removals);
     for (const o of removals) if (o.op === 'remove') changes.push({ path: o.path, how: 'disappeared' });
-    const unseen = walked.filter((w) => !store.fileByPath(w.path)).map((w) => w.path);
+    const unseen = resolveTs ? walked.filter((w) => !store.fileByPath(w.path)).map((w) => w.path) : []; // the walk's tree was taken to exist only by TS/JS files parsed here
     await this.resolveTs(changes, tsWritten, resolveAll, unseen);
     saveCompileCache(); // the compiler has resolved (and maybe parsed) on this thread by now
 
@@ -294,8 +295,7 @@ export class Builder {
   private async resolveTs(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): Promise<void> {
     const ops = this.ts.afterBuild(changes, written, all, unseen);
     for (let i = 0; i < ops.length; i += COMMIT_FILES) {
-      const chunk = ops.slice(i, i + COMMIT_FILES);
-      this.commitTs(chunk);
+      this.commitTs(ops.slice(i, i + COMMIT_FILES));
       await new Promise((r) => setImmediate(r));
     }
   }

@@ -197,7 +197,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     const realRel = dir.realRel === dir.rel ? rel : childPath(dir.realRel, name);
     if (d.isDirectory()) {
       if (rules.excludedHere(rel, true) || (realRel !== rel && rules.isIgnored(realRel, true))) leave(rel, 'ignored');
-      else if (isPathTooLong(rules.realRoot, rel) || isPathTooLong(rules.realRoot, realRel)) leave(rel, 'pathTooLong');
+      else if (isPathTooLong(rules.realRoot, rel) || (realRel !== rel && isPathTooLong(rules.realRoot, realRel))) leave(rel, 'pathTooLong');
       else subdirs.push({ rel, real, realRel, parent: dir });
       return;
     }
@@ -209,7 +209,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
         try { secretIds.add(identityOf(lstatSync(real))); } catch { /* gone since the listing */ }
         return;
       }
-      if (isPathTooLong(rules.realRoot, rel) || isPathTooLong(rules.realRoot, realRel)) { leave(rel, 'pathTooLong'); return; }
+      if (isPathTooLong(rules.realRoot, rel) || (realRel !== rel && isPathTooLong(rules.realRoot, realRel))) { leave(rel, 'pathTooLong'); return; }
       // lstatSync on purpose: measured 3-4x faster than fs.promises.lstat over
       // 50k files (no threadpool round trip per file), and one folder's worth
       // of stats blocks the event loop only for milliseconds.
