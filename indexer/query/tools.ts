@@ -10,7 +10,9 @@
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, withExcerpt, withNextStart, type Evidence } from '../evidence.js';
-import { indexedFile, pageOf, pathPrefixOf, type LeftOutLookup, type Page } from './args.js';
+import { indexedFile, NotIndexedError, pageOf, pathPrefixOf, type LeftOutLookup, type Page } from './args.js';
+import { normalizeCallerPath } from './caller-paths.js';
+import { nearPaths, nearPathWords } from './path-near.js';
 import { findImporters } from './importers.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
@@ -248,6 +250,24 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
   return n;
 }
 
+/**
+ * The indexed file read_evidence's `path` names, or its refusal; a path that
+ * names no file there gets the indexed path it most likely meant
+ * (path-near.ts) in its one line. A file that is there and left out is the
+ * file asked for: its refusal says why, and no other name is nearer.
+ */
+function readableFile(store: Store, rules: RepoRules, path: string, leftOut?: LeftOutLookup): FileMeta {
+  try {
+    return indexedFile(store, rules, path, leftOut);
+  } catch (err) {
+    if (!(err instanceof NotIndexedError) || err.fileThere) throw err;
+    const near = nearPaths(store, normalizeCallerPath(rules, path));
+    const words = nearPathWords(near);
+    if (words === null) throw err;
+    throw new NotIndexedError(`${err.message}; ${words}`, false, [...err.paths, ...near.map((n) => n.path)], err.wholeCalls);
+  }
+}
+
 /** find_symbol's answer in slices, with suggestions when it finds nothing (and the note when path_prefix is why). */
 function* symbolAnswer(store: Store, rules: RepoRules, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
   return withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, yield* findSymbol(store, args, due)), rules);
@@ -267,7 +287,7 @@ function* findSymbol(store: Store, args: ToolArgs['find_symbol'], due: Due): Gen
 }
 
 export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['read_evidence'], leftOut?: LeftOutLookup): ToolResult {
-  const f = indexedFile(store, rules, args.path, leftOut);
+  const f = readableFile(store, rules, args.path, leftOut);
   const count = store.searchText(f.fid).lineCount;
   const end = args.end_line ?? args.start_line;
   if (args.start_line > count) {
