@@ -10,6 +10,7 @@
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, withExcerpt, withNextStart, type Evidence } from '../evidence.js';
+import { SNIPPET_MAX_CHARS } from './limits.js';
 import { indexedFile, NotIndexedError, pageOf, pathPrefixOf, type LeftOutLookup, type Page } from './args.js';
 import { normalizeCallerPath } from './caller-paths.js';
 import { nearPaths, nearPathWords } from './path-near.js';
@@ -18,10 +19,11 @@ import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from '.
 import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
+import { ALIAS_LINES, exportAliasNote, mayBeAlias } from './export-alias.js';
 import { withImporterSuggestions } from './suggest-modules.js';
 import { prefixIsWhy, withPrefixNote } from './prefix-note.js';
 import { lineBreakNote, regexNote } from './regex-note.js';
-import { withNote } from './notes.js';
+import { withNote, type Note } from './notes.js';
 import { ExactFinder, type SearchText } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
@@ -270,7 +272,12 @@ function readableFile(store: Store, rules: RepoRules, path: string, leftOut?: Le
 
 /** find_symbol's answer in slices, with suggestions when it finds nothing (and the note when path_prefix is why). */
 function* symbolAnswer(store: Store, rules: RepoRules, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
-  return withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, yield* findSymbol(store, args, due)), rules);
+  const found = yield* findSymbol(store, args, due);
+  const r = withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, found), rules);
+  if (found.total > 0 || !mayBeAlias(args.name) || prefixIsWhy(store, args.path_prefix, found.total)) return r;
+  // A name that is only an export alias (`export { Hono as HonoBase }`): said, with what it stands for (export-alias.ts).
+  const lines = yield* searchCode(store, { query: `as ${args.name}`, case_sensitive: true, limit: ALIAS_LINES }, due);
+  return withNote(r, exportAliasNote(store, args.name, lines));
 }
 
 /**
@@ -302,5 +309,24 @@ export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['rea
   if (e - s + 1 > READ_MAX_LINES) {
     throw new ToolError('invalid_arguments', `read_evidence returns at most ${READ_MAX_LINES} lines; lines ${s}-${e} are ${e - s + 1}`);
   }
-  return { evidence: [withNextStart(evidenceAt(store, f, s, e, 'source', f.path))], total: 1, generation: store.generation };
+  const item = withNextStart(evidenceAt(store, f, s, e, 'source', f.path));
+  const result: ToolResult = { evidence: [item], total: 1, generation: store.generation };
+  return withNote(result, firstLineCutNote(store, f, item));
+}
+
+/**
+ * A snippet cut inside its first line (over SNIPPET_MAX_CHARS alone) holds
+ * none of the lines after it, and has no next_start_line (that line is its
+ * first): said, with the line to read on from, or the lines after a long
+ * first line are never seen. Null for any other item.
+ */
+function firstLineCutNote(store: Store, f: FileMeta, item: Evidence): Note | null {
+  if (!item.truncated || item.next_start_line !== undefined || item.end_line === item.start_line) return null;
+  const s = item.start_line;
+  const chars = store.searchText(f.fid).textRange(s, s).length;
+  const rest = item.end_line === s + 1 ? `line ${s + 1}` : `lines ${s + 1}-${item.end_line}`;
+  return {
+    text: `line ${s} alone is ${chars.toLocaleString('en')} characters: the snippet is its first ${SNIPPET_MAX_CHARS.toLocaleString('en')} and holds none of ${rest}; read on with start_line ${s + 1} (search_code shows the part of a long line around a match)`,
+    paths: [],
+  };
 }
