@@ -55,18 +55,14 @@ function listed(names: readonly string[]): string {
 
 /**
  * The refusal of a relative specifier (`./hono-base`) that names no indexed
- * file from the root: it says so, that as a specifier its file depends on the
- * importing file, and the files it may mean (filesWritten), in place of a
- * refusal that names the path it was made into (`"hono-base" is not in the
- * index`).
+ * file from the root: it says so, and that as a specifier its file depends on
+ * the importing file, in place of a refusal that names the path it was made
+ * into (`"hono-base" is not in the index`); `near`: the near misses, as the
+ * refusal lists them (suggest-modules.ts), or null for none.
  */
-export function relativeSpecifierRefusal(store: Store, m: string): ToolError {
-  const files = filesWritten(store, m);
-  const call = files.length ? `find_importers ${files[0]}` : '';
+export function relativeSpecifierRefusal(m: string, near: { listed: string; paths: string[] } | null): ToolError {
   const head = `${JSON.stringify(m)} names no indexed file from the repository root; read as an import statement's relative specifier, the file it names depends on the importing file, and find_importers takes that file's repository path`;
-  if (files.length === 0) return new ToolError('not_indexed', `${head} (such as src/lib/log.ts)`);
-  const which = files.length === 1 ? '' : ` (or ${listed(files.slice(1))})`;
-  return new ToolError('not_indexed', `${head}: ${call}${which}`, files.slice(0, NAMED_MAX), [call]);
+  return near === null ? new ToolError('not_indexed', `${head} (such as src/lib/log.ts)`) : new ToolError('not_indexed', `${head}; did you mean: ${near.listed}`, near.paths);
 }
 
 /**

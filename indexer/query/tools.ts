@@ -21,6 +21,7 @@ import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
 import { ALIAS_LINES, exportAliasNote, mayBeAlias } from './export-alias.js';
 import { withImporterSuggestions } from './suggest-modules.js';
+import type { WouldReach } from './missing-file.js';
 import { prefixIsWhy, withPrefixNote } from './prefix-note.js';
 import { lineBreakNote, regexNote } from './regex-note.js';
 import { withNote, type Note } from './notes.js';
@@ -37,6 +38,8 @@ export interface ToolContext {
   rules: RepoRules;
   /** Why the index left a file out, so a refusal of its path can say so. */
   leftOut?: LeftOutLookup;
+  /** Which of some unresolved statements a file would take, were it there (missing-file.ts): find_importers of a path no file is at counts them. */
+  wouldReach?: WouldReach;
 }
 
 /**
@@ -63,7 +66,7 @@ export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResu
     case 'find_importers': {
       const { store, rules, leftOut } = ctx;
       return answerPaced(function* (due) {
-        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due, leftOut)), rules);
+        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due, leftOut), ctx.wouldReach), rules);
       }, pace, () => store.generation);
     }
     case 'read_git_diff': return gitDiff(ctx, call.args);
