@@ -25,7 +25,7 @@ export const ALIAS_LINES = 50;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** One `export { local as name }` (or `… } from "spec"`) at `line` of `path`. */
-interface Alias { path: string; fid: number; line: number; local: string; spec?: string }
+interface Alias { path: string; fid: number; line: number; name: string; local: string; spec?: string }
 
 /** Whether find_symbol's empty answer for `name` is worth a look for export aliases. */
 export function mayBeAlias(name: string): boolean {
@@ -46,7 +46,7 @@ export function exportAliasNote(store: Store, name: string, lines: ToolResult): 
     const f = store.fileByPath(path);
     const text = f === undefined ? undefined : store.text(f.fid);
     if (f === undefined || text === undefined) continue;
-    aliases.push(...aliasesIn(path, f.fid, text, name));
+    aliases.push(...aliasesIn(store, path, f.fid, text, name));
   }
   if (aliases.length === 0) return null;
   const paths: string[] = [];
@@ -65,11 +65,27 @@ export function exportAliasNote(store: Store, name: string, lines: ToolResult): 
   return { text: `no definition is named ${JSON.stringify(name)} (an export alias defines nothing): ${said.join('; ')}`, paths };
 }
 
-/** The export specifiers of `text` that export something as `name`, at any depth of namespaces. */
-function aliasesIn(path: string, fid: number, text: string, name: string): Alias[] {
+/**
+ * Each file's export aliases as of the store's generation: parsing a file
+ * costs milliseconds (9 ms a call for hono's src/hono-base.ts), and a model
+ * asks again; kept only for the files asked about.
+ */
+const parsed = new WeakMap<Store, { generation: number; byFid: Map<number, Alias[]> }>();
+
+/** The export specifiers of file `fid` that export something as `name`. */
+function aliasesIn(store: Store, path: string, fid: number, text: string, name: string): Alias[] {
+  let seen = parsed.get(store);
+  if (seen === undefined || seen.generation !== store.generation) parsed.set(store, seen = { generation: store.generation, byFid: new Map() });
+  let all = seen.byFid.get(fid);
+  if (all === undefined) seen.byFid.set(fid, all = exportAliases(path, fid, text));
+  return all.filter((a) => a.name === name);
+}
+
+/** Every export specifier of `text` with an alias (`export { local as name }`), at any depth of namespaces. */
+function exportAliases(path: string, fid: number, text: string): Alias[] {
   const ts = typescript();
   const kinds = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX };
-  const sf = ts.createSourceFile(path, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, true, kinds[scriptKindOf(path)]);
+  const sf = ts.createSourceFile(path, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, kinds[scriptKindOf(path)]);
   const out: Alias[] = [];
   const visit = (statements: TS.NodeArray<TS.Statement>): void => {
     for (const s of statements) {
@@ -77,9 +93,9 @@ function aliasesIn(path: string, fid: number, text: string, name: string): Alias
       if (!ts.isExportDeclaration(s) || !s.exportClause || !ts.isNamedExports(s.exportClause)) continue;
       const spec = s.moduleSpecifier && ts.isStringLiteralLike(s.moduleSpecifier) ? s.moduleSpecifier.text : undefined;
       for (const e of s.exportClause.elements) {
-        if (e.propertyName === undefined || e.name.text !== name) continue;
+        if (e.propertyName === undefined) continue;
         const line = sf.getLineAndCharacterOfPosition(e.getStart(sf)).line + 1;
-        out.push({ path, fid, line, local: e.propertyName.text, ...(spec === undefined ? {} : { spec }) });
+        out.push({ path, fid, line, name: e.name.text, local: e.propertyName.text, ...(spec === undefined ? {} : { spec }) });
       }
     }
   };
