@@ -13,6 +13,7 @@
 import { isTsImport, type TsImport } from '../model.js';
 import { UNRESOLVED_AT, type Store } from '../store/store.js';
 import { isTsJsPath } from '../typescript/paths.js';
+import { namedList } from './notes.js';
 import { writtenStem } from './relative-names.js';
 
 /** The file each statement would resolve to were `extra` indexed too, when one of them; else null (the index's builder answers it). */
@@ -52,9 +53,7 @@ export function wouldImportWords(store: Store, path: string, reach: WouldReach |
   const hits = stmts.filter((_, i) => reached[i] === path);
   if (hits.length === 0) return null;
   const n = hits.length;
-  const places = hits.slice(0, PLACES_NAMED).map((s) => `${s.file}:${s.line}`);
-  const rest = n - places.length;
-  const listed = rest > 0 ? `${places.join(', ')} and ${rest} more` : places.length === 1 ? places[0] : `${places.slice(0, -1).join(', ')} and ${places[places.length - 1]}`;
+  const listed = namedList(hits.map((s) => `${s.file}:${s.line}`), PLACES_NAMED);
   return {
     text: `${more ? 'at least ' : ''}${n} statement${n === 1 ? '' : 's'} that resolve${n === 1 ? 's' : ''} to no file now would resolve to that path if a file were there: ${listed} (\`evidex index --unresolved\` lists every unresolved statement)`,
     paths: [...new Set(hits.slice(0, PLACES_NAMED).map((s) => s.file))],

@@ -8,7 +8,7 @@
 // (its paths and Python module names), never an ignored or secret file.
 import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import type { Note } from './notes.js';
+import { namedList, type Note } from './notes.js';
 
 /** Files or modules named in one note. */
 const NAMED_MAX = 3;
@@ -45,14 +45,6 @@ export function filesWritten(store: Store, written: string): string[] {
   return out.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** `a, b and c` (at most NAMED_MAX, then `and N more`). */
-function listed(names: readonly string[]): string {
-  const shown = names.slice(0, NAMED_MAX);
-  const more = names.length - shown.length;
-  const all = more > 0 ? [...shown, `${more} more`] : shown;
-  return all.length === 1 ? all[0] : `${all.slice(0, -1).join(', ')} and ${all[all.length - 1]}`;
-}
-
 /**
  * The refusal of a relative specifier (`./hono-base`) that names no indexed
  * file from the root: it says so, and that as a specifier its file depends on
@@ -80,7 +72,7 @@ export function relativeNameNote(store: Store, m: string): Note | null {
   if (files.length === 0) return null;
   const call = `find_importers ${files[0]}`;
   return {
-    text: `${JSON.stringify(m)} is matched as a package name, which no statement imports; an import of a file of the repository (\`./${m.replace(/^.*\//, '')}\`) is matched by the file's path: ${call}${files.length > 1 ? ` (or ${listed(files.slice(1))})` : ''}`,
+    text: `${JSON.stringify(m)} is matched as a package name, which no statement imports; an import of a file of the repository (\`./${m.replace(/^.*\//, '')}\`) is matched by the file's path: ${call}${files.length > 1 ? ` (or ${namedList(files.slice(1), NAMED_MAX)})` : ''}`,
     paths: files.slice(0, NAMED_MAX),
     wholeCalls: [call],
   };
@@ -106,5 +98,5 @@ function pythonRelativeNote(store: Store, m: string, dots: number, rest: string)
   });
   if (modules.length === 0) return { text: `${lead}; no indexed module is named ${JSON.stringify(rest)} or ends with it`, paths: [] };
   const call = `find_importers ${modules[0]}`;
-  return { text: `${lead}: ${call}${modules.length > 1 ? ` (or ${listed(modules.slice(1))})` : ''}`, paths: [], wholeCalls: [call] };
+  return { text: `${lead}: ${call}${modules.length > 1 ? ` (or ${namedList(modules.slice(1), NAMED_MAX)})` : ''}`, paths: [], wholeCalls: [call] };
 }
