@@ -19,6 +19,7 @@ import { checkToolCall } from './query/arg-bounds.js';
 import { NotIndexedError } from './query/args.js';
 import type { LeftOutFolder, ToolCall } from './query/schemas.js';
 import { runTool } from './query/tools.js';
+import type { WouldReach } from './query/missing-file.js';
 import { unresolvedImports } from './query/unresolved.js';
 import { folderLeftOut } from './query/prefix-note.js';
 import { FORMAT_VERSION, Store } from './store/store.js';
@@ -132,7 +133,10 @@ export class EvidexIndex implements IndexHandle {
     try {
       this.checkServing(call.name !== 'read_git_diff');
       const rules = this.builder.loadedRules;
-      const ctx = { root: this.root, store: this.store, leftOut: (path: string) => this.builder.leftOutReason(path) };
+      const ctx = {
+        root: this.root, store: this.store, leftOut: (path: string) => this.builder.leftOutReason(path),
+        wouldReach: (stmts: Parameters<WouldReach>[0], extra: ReadonlySet<string>) => this.builder.ts.wouldReach(stmts, extra),
+      };
       const r = rules ? runTool({ ...ctx, rules }, call, pace) : this.rules().then((loaded) => runTool({ ...ctx, rules: loaded }, call, pace));
       return r instanceof Promise ? r.catch((e: unknown) => this.refusedBeforeWalk(e, call, pace, again) ?? Promise.reject(asToolError(e))) : r;
     } catch (e) {

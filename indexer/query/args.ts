@@ -45,7 +45,7 @@ export type LeftOutLookup = (path: string) => LeftOutReason | null;
  * a file exists at that path, so it is no near miss of another name.
  */
 export class NotIndexedError extends ToolError {
-  constructor(message: string, readonly fileThere: boolean) { super('not_indexed', message); }
+  constructor(message: string, readonly fileThere: boolean, paths: readonly string[] = [], wholeCalls: readonly string[] = []) { super('not_indexed', message, paths, wholeCalls); }
 }
 
 /** The indexed file a caller's path names, or a refusal (path_denied, secret_denied, not_indexed: why, when the index knows). */

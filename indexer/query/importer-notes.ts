@@ -11,6 +11,7 @@ import { fileTarget, specTarget } from '../typescript/targets.js';
 import { normalizeLexically } from './caller-paths.js';
 import { importable } from './importers.js';
 import type { Note } from './notes.js';
+import { wouldImportWords, type WouldReach } from './missing-file.js';
 
 /** Statements looked at to learn what a specifier resolves to: enough to see its file, bounded for a name imported everywhere. */
 const STATEMENTS_LOOKED_AT = 500;
@@ -153,12 +154,16 @@ export function noSuchSubpathNote(store: Store, m: string): Note | null {
  * nothing, the note says so, or the bare 0 reads as "nothing imports that
  * file". Null for a name of another shape, and for a path the index holds.
  */
-export function noSuchFileNote(store: Store, m: string): Note | null {
+export function noSuchFileNote(store: Store, m: string, reach?: WouldReach): Note | null {
   if (!importable(m) || store.fileByPath(m)) return null;
   // The name is not quoted: the daemon cannot tell a path the command line made root-relative (`../src/x.ts`)
   // from a package subpath sent as typed (`lodash/fp.js`), so it could show neither as the reader typed it.
   const as = m.includes('/') ? 'a package subpath' : 'a module or package name';
-  return { text: `no indexed file is at that path; read as ${as}, it is imported by no statement`, paths: [] };
+  // Statements left unresolved by the file's absence (deleted, renamed away) still import it as far as their authors know.
+  let path: string | null = null;
+  try { path = normalizeLexically(m, { allowRoot: false }); } catch { /* not a path inside the root: no statement names it */ }
+  const would = path === null ? null : wouldImportWords(store, path, reach);
+  return { text: `no indexed file is at that path; read as ${as}, it is imported by no statement${would === null ? '' : `; ${would.text}`}`, paths: would?.paths ?? [] };
 }
 
 /**

@@ -28,6 +28,14 @@ export interface Note {
   leftOutFolder?: Omit<LeftOutFolder, 'note'>;
 }
 
+/** `a, b and c`: at most `max` of `names`, then `and N more`. */
+export function namedList(names: readonly string[], max: number): string {
+  const shown = names.slice(0, max);
+  const more = names.length - shown.length;
+  const all = more > 0 ? [...shown, `${more} more`] : shown;
+  return all.length === 1 ? all[0] : `${all.slice(0, -1).join(', ')} and ${all[all.length - 1]}`;
+}
+
 /** `result` with `note` added (as is when null). */
 export function withNote<R extends Pick<ToolResult, 'notes' | 'notePaths' | 'noteScopes' | 'noteWholeCalls' | 'left_out_folder'>>(result: R, note: Note | null): R {
   if (note === null) return result;

@@ -12,10 +12,12 @@ import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { folderRefusal, noSuchFileNote, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
 import { withNote } from './notes.js';
+import type { WouldReach } from './missing-file.js';
 import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './limits.js';
 import { importerSuggestionGroups } from './suggestion-groups.js';
+import { isRelativeSpecifier, relativeNameNote, relativeSpecifierRefusal, writtenStem } from './relative-names.js';
 
 /** The extension of a Python, TypeScript or JavaScript source, as a pattern. */
 const SOURCE_EXTENSION = String.raw`\.(?:py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)`;
@@ -30,7 +32,7 @@ const WRITTEN_WITHOUT = new RegExp(`^(?:/index)?${SOURCE_EXTENSION}$`);
  * reason instead (a refusal has no result to carry them), unless a file is
  * there (left out of the index: the refusal says why).
  */
-export function* withImporterSuggestions(store: Store, args: ToolArgs['find_importers'], answer: Generator<void, ImportersAnswer, void>): Generator<void, ToolResult, void> {
+export function* withImporterSuggestions(store: Store, args: ToolArgs['find_importers'], answer: Generator<void, ImportersAnswer, void>, reach?: WouldReach): Generator<void, ToolResult, void> {
   let result: ToolResult;
   let indexed: boolean;
   try {
@@ -40,11 +42,14 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     // A file that is there and left out is the file asked for: no other name is nearer.
     if (err instanceof NotIndexedError && err.fileThere) throw err;
     const near = moduleSuggestions(store, args.module_name);
-    if (near.length === 0) throw err;
     // A suggestion that is a file's path (its name is its path) is a path the reason names.
     // Labelled by kind (`files a, b; package name c`): a package name must not read as a path.
     const listed = importerSuggestionGroups(near).map((g) => `${g.label} ${g.items.map((s) => s.name).join(', ')}`).join('; ');
-    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...near.filter((s) => s.name === s.path).map((s) => s.name)], err.wholeCalls);
+    const paths = near.filter((s) => s.name === s.path).map((s) => s.name);
+    // `./hono-base`: refused in words about what was asked, not about the path it was made into ("hono-base").
+    if (isRelativeSpecifier(args.module_name)) throw relativeSpecifierRefusal(args.module_name, near.length ? { listed, paths } : null);
+    if (near.length === 0) throw err;
+    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...paths], err.wholeCalls);
   }
   if (indexed) return result;
   if (result.total === 0) {
@@ -58,7 +63,7 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
   // and when nothing in the index is under path_prefix, that is why the answer is empty, not the name (prefix-note.ts).
   if (result.total > 0 || note || prefixIsWhy(store, args.path_prefix, result.total)) return result;
   // A subpath of one of the repository's packages said not to be there; else a path-shaped name said to be no indexed file.
-  result = withNote(result, noSuchSubpathNote(store, args.module_name) ?? noSuchFileNote(store, args.module_name));
+  result = withNote(result, noSuchSubpathNote(store, args.module_name) ?? noSuchFileNote(store, args.module_name, reach) ?? relativeNameNote(store, args.module_name));
   const suggestions = moduleSuggestions(store, args.module_name);
   return suggestions.length ? { ...result, suggestions } : result;
 }
@@ -75,7 +80,8 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
  * right after `case`, before a `tail` that merely shares the file name.
  */
 export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
-  const want = asked.toLowerCase().replace(/^\.\//, '');
+  // As a statement writes it relative to itself (`./hono-base`, `..globals`): the name, as the tail of a path or module.
+  const want = asked.toLowerCase().replace(/^(?:\.\.?\/)+/, '').replace(/^\.+(?=[a-z_])/, '');
   if (want.length < 2) return [];
   const max = allowedDistance(want.length);
   const found: Array<{ s: Suggestion; rank: number; d: number }> = [];
@@ -89,6 +95,8 @@ export function moduleSuggestions(store: Store, asked: string): Suggestion[] {
     if (low === want) rank = 0;
     else if (path === name && low.startsWith(want) && WRITTEN_WITHOUT.test(low.slice(want.length))) rank = 1;
     else if (low.endsWith(dotWant) || low.endsWith(slashWant)) rank = 2;
+    // A file as an import statement relative to it writes it (`hono-base`, `utils/url`): src/hono-base.ts.
+    else if (path === name && `/${writtenStem(low)}`.endsWith(slashWant) && writtenStem(low) !== low) rank = 2;
     else if ((d = distanceWithin(want, low, max)) <= max) rank = 3;
     else if (fileName !== null && low.endsWith(fileName)) { rank = 4; d = 0; }
     else if (want.length >= 3 && low.startsWith(want)) { rank = 5; d = 0; }

@@ -209,8 +209,14 @@ class SymbolSuggester {
     if (types.length > places.length) places.push(`${types.length - places.length} more`);
     const listed = places.length === 1 ? places[0] : `${places.slice(0, -1).join(', ')} and ${places[places.length - 1]}`;
     const where = declared.length ? `; ${JSON.stringify(member)} is declared at ${declared.join(', ')}` : '';
+    // A class of that name too (hono's class Context beside its interfaces) is said first: its members are definitions, and none is `member`.
+    const classes = this.find(owner).filter((h) => h.qualname === owner && h.kind === 'class');
+    const classAt = classes.slice(0, OWNERS_NAMED).map((h) => `${this.store.file(h.fid)!.path}:${h.start}`);
+    paths.push(...classAt.map((at) => at.slice(0, at.lastIndexOf(':'))));
+    if (classes.length > classAt.length) classAt.push(`${classes.length - classAt.length} more`);
+    const asClass = classAt.length ? `a class at ${classAt.join(', ')} (whose members are definitions; none is named ${JSON.stringify(member)}), and ` : '';
     return {
-      text: `no definition is named ${JSON.stringify(name)}: ${owner} is ${listed}, and the members of an interface or a type alias are not definitions: read them among its lines${where}`,
+      text: `no definition is named ${JSON.stringify(name)}: ${owner} is ${asClass}${listed}, and the members of an interface or a type alias are not definitions: read them among its lines${where}`,
       paths,
     };
   }

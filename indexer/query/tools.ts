@@ -10,16 +10,21 @@
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, withExcerpt, withNextStart, type Evidence } from '../evidence.js';
-import { indexedFile, pageOf, pathPrefixOf, type LeftOutLookup, type Page } from './args.js';
+import { SNIPPET_MAX_CHARS } from './limits.js';
+import { indexedFile, NotIndexedError, pageOf, pathPrefixOf, type LeftOutLookup, type Page } from './args.js';
+import { normalizeCallerPath } from './caller-paths.js';
+import { nearPaths, nearPathWords } from './path-near.js';
 import { findImporters } from './importers.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
+import { ALIAS_LINES, exportAliasNote, mayBeAlias } from './export-alias.js';
 import { withImporterSuggestions } from './suggest-modules.js';
+import type { WouldReach } from './missing-file.js';
 import { prefixIsWhy, withPrefixNote } from './prefix-note.js';
 import { lineBreakNote, regexNote } from './regex-note.js';
-import { withNote } from './notes.js';
+import { withNote, type Note } from './notes.js';
 import { ExactFinder, type SearchText } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
@@ -33,6 +38,8 @@ export interface ToolContext {
   rules: RepoRules;
   /** Why the index left a file out, so a refusal of its path can say so. */
   leftOut?: LeftOutLookup;
+  /** Which of some unresolved statements a file would take, were it there (missing-file.ts): find_importers of a path no file is at counts them. */
+  wouldReach?: WouldReach;
 }
 
 /**
@@ -59,7 +66,7 @@ export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResu
     case 'find_importers': {
       const { store, rules, leftOut } = ctx;
       return answerPaced(function* (due) {
-        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due, leftOut)), rules);
+        return withPrefixNote(store, call.args.path_prefix, yield* withImporterSuggestions(store, call.args, findImporters(store, rules, call.args, due, leftOut), ctx.wouldReach), rules);
       }, pace, () => store.generation);
     }
     case 'read_git_diff': return gitDiff(ctx, call.args);
@@ -248,9 +255,32 @@ function scanBlock(store: Store, f: FileMeta, hay: string, find: ((hay: string, 
   return n;
 }
 
+/**
+ * The indexed file read_evidence's `path` names, or its refusal; a path that
+ * names no file there gets the indexed path it most likely meant
+ * (path-near.ts) in its one line. A file that is there and left out is the
+ * file asked for: its refusal says why, and no other name is nearer.
+ */
+function readableFile(store: Store, rules: RepoRules, path: string, leftOut?: LeftOutLookup): FileMeta {
+  try {
+    return indexedFile(store, rules, path, leftOut);
+  } catch (err) {
+    if (!(err instanceof NotIndexedError) || err.fileThere) throw err;
+    const near = nearPaths(store, normalizeCallerPath(rules, path));
+    const words = nearPathWords(near);
+    if (words === null) throw err;
+    throw new NotIndexedError(`${err.message}; ${words}`, false, [...err.paths, ...near.map((n) => n.path)], err.wholeCalls);
+  }
+}
+
 /** find_symbol's answer in slices, with suggestions when it finds nothing (and the note when path_prefix is why). */
 function* symbolAnswer(store: Store, rules: RepoRules, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
-  return withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, yield* findSymbol(store, args, due)), rules);
+  const found = yield* findSymbol(store, args, due);
+  const r = withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, found), rules);
+  if (found.total > 0 || !mayBeAlias(args.name) || prefixIsWhy(store, args.path_prefix, found.total)) return r;
+  // A name that is only an export alias (`export { Hono as HonoBase }`): said, with what it stands for (export-alias.ts).
+  const lines = yield* searchCode(store, { query: `as ${args.name}`, case_sensitive: true, limit: ALIAS_LINES }, due);
+  return withNote(r, exportAliasNote(store, args.name, lines));
 }
 
 /**
@@ -267,7 +297,7 @@ function* findSymbol(store: Store, args: ToolArgs['find_symbol'], due: Due): Gen
 }
 
 export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['read_evidence'], leftOut?: LeftOutLookup): ToolResult {
-  const f = indexedFile(store, rules, args.path, leftOut);
+  const f = readableFile(store, rules, args.path, leftOut);
   const count = store.searchText(f.fid).lineCount;
   const end = args.end_line ?? args.start_line;
   if (args.start_line > count) {
@@ -282,5 +312,24 @@ export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['rea
   if (e - s + 1 > READ_MAX_LINES) {
     throw new ToolError('invalid_arguments', `read_evidence returns at most ${READ_MAX_LINES} lines; lines ${s}-${e} are ${e - s + 1}`);
   }
-  return { evidence: [withNextStart(evidenceAt(store, f, s, e, 'source', f.path))], total: 1, generation: store.generation };
+  const item = withNextStart(evidenceAt(store, f, s, e, 'source', f.path));
+  const result: ToolResult = { evidence: [item], total: 1, generation: store.generation };
+  return withNote(result, firstLineCutNote(store, f, item));
+}
+
+/**
+ * A snippet cut inside its first line (over SNIPPET_MAX_CHARS alone) holds
+ * none of the lines after it, and has no next_start_line (that line is its
+ * first): said, with the line to read on from, or the lines after a long
+ * first line are never seen. Null for any other item.
+ */
+function firstLineCutNote(store: Store, f: FileMeta, item: Evidence): Note | null {
+  if (!item.truncated || item.next_start_line !== undefined || item.end_line === item.start_line) return null;
+  const s = item.start_line;
+  const chars = store.searchText(f.fid).textRange(s, s).length;
+  const rest = item.end_line === s + 1 ? `line ${s + 1}` : `lines ${s + 1}-${item.end_line}`;
+  return {
+    text: `line ${s} alone is ${chars.toLocaleString('en')} characters: the snippet is its first ${SNIPPET_MAX_CHARS.toLocaleString('en')} and holds none of ${rest}; read on with start_line ${s + 1} (search_code shows the part of a long line around a match)`,
+    paths: [],
+  };
 }
