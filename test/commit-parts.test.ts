@@ -2,7 +2,8 @@
 // (store/commit-parts.ts: lmdb keeps the pages a transaction dirtied for the
 // life of the environment), yet stays one generation that a query sees
 // wholly or not at all; a failure in a later part leaves the parts before it
-// in LMDB and in memory alike, and the meta patch where it belongs.
+// in LMDB and in memory alike, and LMDB marked building so that a stop then
+// is repaired as an interrupted build is.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
@@ -76,25 +77,28 @@ test('a batch of more than two parts: that many transactions, one generation, th
   }
 });
 
-test('a part that fails after others landed: what landed is in LMDB and in memory alike, the generation counted, the meta patch where it belongs', async () => {
+test('a part that fails after others landed: what landed is in LMDB and in memory alike, the generation counted, LMDB marked building until a commit lands whole', async () => {
   const root = tempDir('parts-repo');
   writeFileSync(join(root, 'a.txt'), 'hello\n');
-  for (const [patch, stateAfter, pkgDirsAfter] of [
-    [{ state: 'ready', pkgDirs: ['pkg'] }, 'ready', []],  // what says the commit is done goes with its last part: not written
-    [{ state: 'building' }, 'building', []],             // building goes with the first: written
+  const good = Array.from({ length: PART_OPS + 20 }, (_, i) => file(`d/f${i}.txt`, `line ${i}\n`));
+  const puts = good.map((f): StoreOp => ({ op: 'put', file: f }));
+  // A key longer than LMDB takes: it throws inside the second part's transaction.
+  const bad: StoreOp = { op: 'skip', path: `d/${'x'.repeat(4000)}`, size: 1, mtimeMs: 1 };
+  const ops = [...puts.slice(0, PART_OPS + 10), bad, ...puts.slice(PART_OPS + 10)];
+  const withoutState = (d: Record<string, unknown>) => ({ ...d, state: undefined });
+  for (const [patch, stateAfter] of [
+    [{ state: 'ready', pkgDirs: ['pkg'] }, 'ready'], // the state and package folders go with the last part: not written
+    [{ state: 'building' }, 'building'],            // a build's own mark goes with the first: written
   ] as const) {
     const stateDir = join(tempDir('parts-state'), 'state');
     let index = await openEvidexIndex(root, { stateDir });
+    const lmdbState = () => (index.store as any).tables.readMeta().state as string;
     try {
       await index.refresh();
       const generation = index.store.generation;
       assert.is(index.store.state, 'ready');
-      const good = Array.from({ length: PART_OPS + 20 }, (_, i) => file(`d/f${i}.txt`, `line ${i}\n`));
-      // A key longer than LMDB takes: it throws inside the second part's transaction.
-      const bad: StoreOp = { op: 'skip', path: `d/${'x'.repeat(4000)}`, size: 1, mtimeMs: 1 };
-      const puts = good.map((f): StoreOp => ({ op: 'put', file: f }));
-      const ops = [...puts.slice(0, PART_OPS + 10), bad, ...puts.slice(PART_OPS + 10)];
-      assert.throws(() => index.store.commit(ops, { state: patch.state, pkgDirs: 'pkgDirs' in patch ? [...patch.pkgDirs] : undefined }), /size|key/i);
+      const again = () => ({ state: patch.state, pkgDirs: 'pkgDirs' in patch ? [...patch.pkgDirs] : undefined });
+      assert.throws(() => index.store.commit(ops, again()), /size|key/i);
       for (const [i, f] of good.entries()) {
         const meta = index.store.fileByPath(f.path);
         if (i < PART_OPS) assert.is(meta && index.store.text(meta.fid), `line ${i}\n`, f.path);
@@ -102,16 +106,30 @@ test('a part that fails after others landed: what landed is in LMDB and in memor
       }
       assert.is(index.store.generation, generation + 1, 'the landed part is a generation');
       assert.is(index.store.state, stateAfter);
-      assert.equal(index.store.pkgDirs, pkgDirsAfter);
+      assert.equal(index.store.pkgDirs, []);
+      assert.is(lmdbState(), 'building', 'a stop now would be repaired as an interrupted build');
       const inMemory = index.store.dump();
+
+      // Stopped here (a kill): LMDB holds what memory held, marked building; the next build repairs it and marks it ready.
       await index.close();
       index = await openEvidexIndex(root, { stateDir });
-      assert.equal(index.store.dump(), inMemory, 'LMDB holds what memory held');
+      assert.equal(withoutState(index.store.dump()), withoutState(inMemory), 'LMDB holds what memory held');
+      assert.is(index.store.state, 'building');
       assert.is(index.store.generation, generation + 1, 'generation persisted');
-      // The rest lands as a later commit would write it.
-      index.store.commit(good.slice(PART_OPS).map((f) => ({ op: 'put', file: f })));
+      await index.refresh();
+      assert.is(lmdbState(), 'ready');
+
+      // Not stopped: the commit retried lands whole, and writes the state back.
+      assert.throws(() => index.store.commit(ops, again()), /size|key/i);
+      assert.is(lmdbState(), 'building');
+      index.store.commit(puts, again());
       for (const f of good) assert.ok(index.store.fileByPath(f.path), f.path);
-      assert.is(index.store.generation, generation + 2);
+      assert.is(lmdbState(), patch.state);
+      assert.is(index.store.state, patch.state);
+      const whole = index.store.dump();
+      await index.close();
+      index = await openEvidexIndex(root, { stateDir });
+      assert.equal(index.store.dump(), whole, 'LMDB holds what memory held');
     } finally {
       await index.close();
     }

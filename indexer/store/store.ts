@@ -49,6 +49,8 @@ export class Store {
   lastUpdate: string | null = null;
   pkgDirs: string[] = [];
   private closed = false;
+  /** LMDB says `building` for a commit in parts that stopped between them (see commit), while `state` is what the index is. */
+  private partsMarked = false;
   /** Whether the disk has room for a commit (asked before LMDB is). */
   private readonly room: CommitRoom;
   /** Set by the owner before close() so a background warm-up stops at its next slice. */
@@ -87,7 +89,8 @@ export class Store {
    * synchronous step, so a query sees all of it or none. A throw before the
    * first transaction lands leaves LMDB and memory untouched; one in a later
    * transaction leaves the parts written before it, in LMDB and in memory
-   * alike (whole files each), and the generation counted. Refused with
+   * alike (whole files each), the generation counted, and LMDB marked
+   * `building` until a later commit lands whole. Refused with
    * no_space, before LMDB is called, when the disk visibly lacks room for
    * it or for a part (commit-room.ts says why).
    */
@@ -101,8 +104,12 @@ export class Store {
     const now = new Date().toISOString();
     let nextFid = files.nextFid;
     const mode = memory.commitMode(ops.filter((o) => o.op === 'put').length);
-    // Marked building with the first part, so a stop between parts leaves it so; what says the commit is done goes with its last part.
-    const first: MetaPatch = patch.state === 'building' ? { state: 'building' } : {};
+    // A commit in parts is marked building in LMDB by its first part, so a stop between parts leaves the index to be
+    // repaired as an interrupted build is (Builder.reconcile resolves every import again: those of other files that the
+    // parts written may have changed); its last part (or the next commit that lands) writes the state back.
+    const split = parts.length > 1;
+    const first: MetaPatch = patch.state === 'building' || split ? { state: 'building' } : {};
+    const last: MetaPatch = { state: patch.state ?? (split || this.partsMarked ? this.state : undefined), pkgDirs: patch.pkgDirs };
     let landed = 0;
     try {
       for (const [i, part] of parts.entries()) {
@@ -111,7 +118,7 @@ export class Store {
         let fid = nextFid;
         tables.transaction(() => {
           for (const o of part) fid = this.write(o, fid, mode, done, loadText);
-          const end = i === parts.length - 1 ? patch : i === 0 ? first : {};
+          const end = i === parts.length - 1 ? last : i === 0 ? first : {};
           tables.putMeta({ generation, lastUpdate: now, nextFileId: fid, state: end.state, pkgDirs: end.pkgDirs });
         });
         this.room.landed();
@@ -127,9 +134,12 @@ export class Store {
         memory.committed(loadText, mode);
         this.generation = generation;
         this.lastUpdate = now;
-        const end = landed === parts.length ? patch : first;
-        if (end.state) this.state = end.state;
-        if (end.pkgDirs) this.pkgDirs = end.pkgDirs;
+        if (landed === parts.length) {
+          this.partsMarked = false;
+          if (patch.state) this.state = patch.state;
+          if (patch.pkgDirs) this.pkgDirs = patch.pkgDirs;
+        } else if (patch.state === 'building') this.state = 'building';
+        else this.partsMarked = true;
       }
     }
     return generation;
