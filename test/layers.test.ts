@@ -109,7 +109,7 @@ const INDEXER_LAYERS: readonly (readonly string[])[] = [
 
 /** Within store/: the parts the Store façade composes, each below the ones that use it. */
 const STORE_LAYERS: readonly (readonly string[])[] = [
-  ['path-order.ts', 'sorted.ts', 'in-slices.ts', 'trigrams.ts', 'case-data.ts', 'lmdb-in-place.ts', 'text-map.ts', 'search-text.ts', 'mapped-text.ts', 'block-signatures.ts', 'line-counts.ts', 'postings.ts', 'target-order.ts', 'symbols.ts', 'tables.ts', 'commit-room.ts'],
+  ['path-order.ts', 'sorted.ts', 'in-slices.ts', 'trigrams.ts', 'case-data.ts', 'lmdb-in-place.ts', 'text-map.ts', 'search-text.ts', 'mapped-text.ts', 'block-signatures.ts', 'line-counts.ts', 'postings.ts', 'target-order.ts', 'symbols.ts', 'tables.ts', 'commit-room.ts', 'commit-parts.ts'],
   ['file-table.ts'],
   ['memory.ts'],
   ['plan.ts'],

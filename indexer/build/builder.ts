@@ -216,7 +216,7 @@ export class Builder {
     const oldDirs = new Set(store.pkgDirs);
     if (tasks.length || removedPaths.length || !sameSet(oldDirs, target) || store.state !== 'ready') {
       // First write of the pass: mark building, switch package folders, re-resolve
-      // unchanged files under flipped folders — all in one transaction.
+      // unchanged files under flipped folders — all in one commit.
       const parsing = new Set(tasks.map((t) => t.path));
       store.commit(this.resolveOps(oldDirs, target, parsing), { state: 'building', pkgDirs: [...target].sort() });
     }
@@ -314,7 +314,7 @@ export class Builder {
   }
 
   /**
-   * Re-checks these paths and applies the result as ONE transaction: changed
+   * Re-checks these paths and applies the result as ONE commit: changed
    * files re-parsed, gone/excluded ones removed, package-dependent names of other
    * files re-resolved when an __init__.py came or went. A changed ignore file
    * means the whole tree may be differently visible: that becomes a refresh.

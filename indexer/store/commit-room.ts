@@ -36,7 +36,11 @@ const PAGE_FACTOR = 1.25;
 /** Whole pages any commit may add: two meta pages aside, the branch pages above the leaves it writes, the main table, the freelist. */
 const BASE_PAGES = 8;
 
-/** Bytes a put adds to the tables before PAGE_FACTOR: its text, trigram buckets, rows and lookup keys. */
+/** Bytes an operation adds to the tables before PAGE_FACTOR: a put's text, trigram buckets, rows and lookup keys; any other op's row (`put` null). */
+export function opBytes(put: FileWrite | null): number {
+  return put ? putBytes(put) : ROW_BYTES;
+}
+
 function putBytes(f: FileWrite): number {
   let n = ROW_BYTES + 2 * f.path.length + f.text.length + f.tri.length;
   for (const d of f.defs) n += 2 * (d.name.length + d.qualname.length) + DEF_BYTES;

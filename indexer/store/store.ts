@@ -2,18 +2,20 @@
 // composes the LMDB tables (tables.ts), the file table in memory
 // (file-table.ts), the other in-memory structures (memory.ts) and the query
 // planner (plan.ts), which the tools ask directly (`store.plan`) where their
-// answers are. Every change goes through commit(): one write
-// transaction, after which the in-memory state is patched in the same
-// synchronous step, so a query — which runs synchronously too — sees the index
-// wholly before or wholly after an update.
+// answers are. Every change goes through commit(): one write transaction (a
+// large one: several of bounded size, commit-parts.ts), after which the
+// in-memory state is patched in the same synchronous step, so a query — which
+// runs synchronously too — sees the index wholly before or wholly after an
+// update.
 import { FileTable, type FileMeta, type Totals } from './file-table.js';
-import { MemoryIndex, type ImportSpan } from './memory.js';
+import { MemoryIndex, type CommitMode, type ImportSpan } from './memory.js';
 import { QueryPlanner, type CandidateFile, type DefinitionHit, type DefinitionQuery, type Hits, type Window } from './plan.js';
 import type { TextMapOptions } from './mapped-text.js';
 import type { SearchText } from './search-text.js';
 import { decodeText } from '../text.js';
 import { targetName } from '../typescript/targets.js';
 import { CommitRoom } from './commit-room.js';
+import { commitParts } from './commit-parts.js';
 import { noSpace, roomLeft } from '../write-failure.js';
 import { Tables, type FileWrite, type ImportRec, type IndexState, type ResolutionCounts, type TsResolution } from './tables.js';
 
@@ -47,6 +49,8 @@ export class Store {
   lastUpdate: string | null = null;
   pkgDirs: string[] = [];
   private closed = false;
+  /** LMDB says `building` for a commit in parts that stopped between them (see commit), while `state` is what the index is. */
+  private partsMarked = false;
   /** Whether the disk has room for a commit (asked before LMDB is). */
   private readonly room: CommitRoom;
   /** Set by the owner before close() so a background warm-up stops at its next slice. */
@@ -79,82 +83,123 @@ export class Store {
   // ---------------------------------------------------------------- writing
 
   /**
-   * Applies ops as ONE write transaction (and one generation), then patches the
-   * in-memory state. A throw inside leaves both LMDB and memory untouched.
-   * Refused with no_space, before LMDB is called, when the disk visibly
-   * lacks room for it (commit-room.ts says why).
+   * Applies ops as one generation: written in LMDB as one write transaction,
+   * or, when large, as several of bounded size one after another
+   * (commit-parts.ts says why), then patched into memory, all in one
+   * synchronous step, so a query sees all of it or none. A throw before the
+   * first transaction lands leaves LMDB and memory untouched; one in a later
+   * transaction leaves the parts written before it, in LMDB and in memory
+   * alike (whole files each), the generation counted, and LMDB marked
+   * `building` until a later commit lands whole. Refused with
+   * no_space, before LMDB is called, when the disk visibly lacks room for
+   * it or for a part (commit-room.ts says why).
    */
   commit(ops: readonly StoreOp[], patch: MetaPatch = {}): number {
     const { tables, files, memory } = this;
     this.checkRoom(ops);
+    const parts = commitParts(ops, (o) => (o.op === 'put' ? o.file : null));
     const after: Array<() => void> = [];
     const loadText: number[] = [];
     const generation = this.generation + 1;
     const now = new Date().toISOString();
     let nextFid = files.nextFid;
     const mode = memory.commitMode(ops.filter((o) => o.op === 'put').length);
-    tables.transaction(() => {
-      for (const o of ops) {
-        const old = files.byPathOf(o.op === 'put' ? o.file.path : o.path);
-        const fid = old?.fid;
-        switch (o.op) {
-          case 'put': {
-            const f = o.file;
-            const id = fid ?? nextFid++;
-            // The old version's buckets, so the postings can be patched (a bulk commit rebuilds them instead).
-            const prevTri = old && !mode.bulk ? tables.tri(id) ?? null : null;
-            const row = tables.putFile(id, f, old !== undefined);
-            const skipped = files.skipped.has(f.path);
-            if (skipped) tables.removeSkip(f.path);
-            const prev = prevTri ? Uint8Array.from(prevTri) : null;
-            after.push(() => {
-              if (old) memory.fileChanged(old.fid);
-              if (skipped) files.skipped.delete(f.path);
-              files.put(id, row, old);
-              memory.filePut(id, f.tri, prev, mode, f.lang !== null ? f.defs : [], f.lang !== null ? f.imports : []);
-              if (mode.keepComplete) loadText.push(id);
-            });
-            break;
-          }
-          case 'touch': {
-            if (!old || !tables.touchFile(old.fid, o.size, o.mtimeMs)) break;
-            after.push(() => files.touch(old, o.size, o.mtimeMs));
-            break;
-          }
-          case 'skip':
-          case 'remove': {
-            if (o.op === 'skip') {
-              tables.putSkip(o.path, o.size, o.mtimeMs);
-              after.push(() => files.skipped.set(o.path, { size: o.size, mtimeMs: o.mtimeMs }));
-            } else if (files.skipped.has(o.path)) {
-              tables.removeSkip(o.path);
-              after.push(() => files.skipped.delete(o.path));
-            }
-            if (!old) break;
-            tables.removeFile(old.fid);
-            after.push(() => { files.remove(old); memory.fileRemoved(old.fid); });
-            break;
-          }
-          case 'resolve': {
-            const row = old && (old.py || old.ts) ? tables.resolveFile(old.fid, o.mods, o.imports, o.tsres) : null;
-            if (!old || !row) break;
-            after.push(() => { files.resolved(old, row); memory.importsResolved(old.fid, o.imports); });
-            break;
-          }
-        }
+    // A commit in parts is marked building in LMDB by its first part, so a stop between parts leaves the index to be
+    // repaired as an interrupted build is (Builder.reconcile resolves every import again: those of other files that the
+    // parts written may have changed); its last part (or the next commit that lands) writes the state back.
+    const split = parts.length > 1;
+    const first: MetaPatch = patch.state === 'building' || split ? { state: 'building' } : {};
+    const last: MetaPatch = { state: patch.state ?? (split || this.partsMarked ? this.state : undefined), pkgDirs: patch.pkgDirs };
+    let landed = 0;
+    try {
+      for (const [i, part] of parts.entries()) {
+        if (i > 0) this.checkRoom(part);
+        const done: Array<() => void> = [];
+        let fid = nextFid;
+        tables.transaction(() => {
+          for (const o of part) fid = this.write(o, fid, mode, done, loadText);
+          const end = i === parts.length - 1 ? last : i === 0 ? first : {};
+          tables.putMeta({ generation, lastUpdate: now, nextFileId: fid, state: end.state, pkgDirs: end.pkgDirs });
+        });
+        this.room.landed();
+        nextFid = fid;
+        after.push(...done);
+        landed++;
       }
-      tables.putMeta({ generation, lastUpdate: now, nextFileId: nextFid, state: patch.state, pkgDirs: patch.pkgDirs });
-    });
-    this.room.landed();
-    // Committed: patch memory before anything else can run.
-    for (const fn of after) fn();
-    files.nextFid = nextFid;
-    memory.committed(loadText, mode);
-    this.generation = generation;
-    this.lastUpdate = now;
-    if (patch.state) this.state = patch.state;
-    if (patch.pkgDirs) this.pkgDirs = patch.pkgDirs;
+    } finally {
+      // What landed is patched into memory before anything else can run, a failed part or not.
+      if (landed > 0) {
+        for (const fn of after) fn();
+        files.nextFid = nextFid;
+        memory.committed(loadText, mode);
+        this.generation = generation;
+        this.lastUpdate = now;
+        if (landed === parts.length) {
+          this.partsMarked = false;
+          if (patch.state) this.state = patch.state;
+          if (patch.pkgDirs) this.pkgDirs = patch.pkgDirs;
+        } else if (patch.state === 'building') this.state = 'building';
+        else this.partsMarked = true;
+      }
+    }
     return generation;
+  }
+
+  /**
+   * Writes one operation inside a transaction (`fid`: the id a new file
+   * takes); what memory must do once the transaction lands goes on `done`,
+   * the files whose search text is then read on `loadText`. Returns the id
+   * the next new file takes.
+   */
+  private write(o: StoreOp, fid: number, mode: CommitMode, done: Array<() => void>, loadText: number[]): number {
+    const { tables, files, memory } = this;
+    const old = files.byPathOf(o.op === 'put' ? o.file.path : o.path);
+    switch (o.op) {
+      case 'put': {
+        const f = o.file;
+        const id = old?.fid ?? fid++;
+        // The old version's buckets, so the postings can be patched (a bulk commit rebuilds them instead).
+        const prevTri = old && !mode.bulk ? tables.tri(id) ?? null : null;
+        const row = tables.putFile(id, f, old !== undefined);
+        const skipped = files.skipped.has(f.path);
+        if (skipped) tables.removeSkip(f.path);
+        const prev = prevTri ? Uint8Array.from(prevTri) : null;
+        done.push(() => {
+          if (old) memory.fileChanged(old.fid);
+          if (skipped) files.skipped.delete(f.path);
+          files.put(id, row, old);
+          memory.filePut(id, f.tri, prev, mode, f.lang !== null ? f.defs : [], f.lang !== null ? f.imports : []);
+          if (mode.keepComplete) loadText.push(id);
+        });
+        break;
+      }
+      case 'touch': {
+        if (!old || !tables.touchFile(old.fid, o.size, o.mtimeMs)) break;
+        done.push(() => files.touch(old, o.size, o.mtimeMs));
+        break;
+      }
+      case 'skip':
+      case 'remove': {
+        if (o.op === 'skip') {
+          tables.putSkip(o.path, o.size, o.mtimeMs);
+          done.push(() => files.skipped.set(o.path, { size: o.size, mtimeMs: o.mtimeMs }));
+        } else if (files.skipped.has(o.path)) {
+          tables.removeSkip(o.path);
+          done.push(() => files.skipped.delete(o.path));
+        }
+        if (!old) break;
+        tables.removeFile(old.fid);
+        done.push(() => { files.remove(old); memory.fileRemoved(old.fid); });
+        break;
+      }
+      case 'resolve': {
+        const row = old && (old.py || old.ts) ? tables.resolveFile(old.fid, o.mods, o.imports, o.tsres) : null;
+        if (!old || !row) break;
+        done.push(() => { files.resolved(old, row); memory.importsResolved(old.fid, o.imports); });
+        break;
+      }
+    }
+    return fid;
   }
 
   /** Throws no_space when the disk visibly has no room for `ops` (commit-room.ts). */
