@@ -10,8 +10,8 @@ import * as assert from 'uvu/assert';
 import { cpSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
-import { commitBytes, CommitRoom, COUNT_PAGES_WITHIN, jsonLength } from '../indexer/store/commit-room.js';
-import { oldestReader, Tables, type FileWrite } from '../indexer/store/tables.js';
+import { commitPages, CommitRoom, COUNT_PAGES_WITHIN, jsonLength } from '../indexer/store/commit-room.js';
+import { oldestReader, Tables, type FileCounts, type FileWrite } from '../indexer/store/tables.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mountReason, SmallDisk } from './helpers/full-disk.js';
 import { cleanupTemp, git, PROJECT_ROOT, tempDir } from './helpers/fs.js';
@@ -23,9 +23,6 @@ uvu.after(() => {
   SmallDisk.unmountAll();
   cleanupTemp();
 });
-
-/** Room left besides a batch's own growth of the data file, in the test that it fits: "little more". */
-const SPARE = 1.5;
 
 type Shape = { name: string; before: Record<string, string>; batch: Record<string, string> };
 
@@ -87,7 +84,7 @@ async function growth(shape: Shape): Promise<number> {
 }
 
 for (const shape of SHAPES) {
-  test(`${shape.name}: refused with no_space on a full disk, LMDB never called; written with ${SPARE} times its growth free`, async () => {
+  test(`${shape.name}: refused with no_space on a full disk, LMDB never called; written with the room the check asked for, which is no less than it grows the file by`, async () => {
     const grew = await growth(shape);
     const disk = SmallDisk.mount(16 << 20);
     const stateDir = join(disk.dir, 'state');
@@ -104,79 +101,127 @@ for (const shape of SHAPES) {
       assert.is(statSync(data).size, size, 'the data file is as it was');
       assert.is(index.store.generation, generation, 'nothing landed');
 
-      // Little more room than the batch grows the file by: it lands.
+      // As much room as the check asked for: it lands, and LMDB needed no more of the disk than that.
+      const room: number = (index.store as any).room.asked;
+      assert.ok(room >= grew, `asked ${room} bytes for a batch that grows the file by ${grew}`);
       disk.release();
-      const room = Math.ceil((grew * SPARE) / 4096) * 4096;
       disk.fill(room);
       assert.is(disk.free, room);
       const fits = await commitBatch(shape, root, index);
       assert.is(fits.error, undefined, `${room} bytes free for a batch that grew the file by ${grew}: ${String(fits.error)}`);
+      assert.ok(statSync(data).size - size <= room, 'the data file grew by no more than the room asked for');
       assert.is(index.store.generation, generation + 1);
       for (const [p, text] of Object.entries(shape.batch)) assert.is(index.store.text(index.store.fileByPath(p)!.fid), text, p);
-      console.log(`\n    ${shape.name}: data file grew ${grew} bytes on a disk with room; written with ${room} free, refused with 0 free`);
+      console.log(`\n    ${shape.name}: data file grew ${grew} bytes on a disk with room; the check asked for ${room} (${(room / grew).toFixed(2)} times); written with that free, refused with 0 free`);
     } finally {
       await index.close();
     }
   });
 }
 
-/** A CommitRoom on probes the test sets: `free` bytes on the disk, `reusable` bytes of free pages (each count is recorded). */
-function probed(): { room: CommitRoom; disk: { free: number; reusable: number; counts: number } } {
-  const disk = { free: 0, reusable: 0, counts: 0 };
-  const room = new CommitRoom(4096, { free: () => disk.free, reusable: () => { disk.counts++; return disk.reusable; } });
+test('a full disk after a daemon ran a while: every commit the check lets through fits in the data file\'s free pages (LMDB asks the disk for nothing)', async () => {
+  const disk = SmallDisk.mount(16 << 20);
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'test', 'helpers', 'full-disk-commits.js'), join(disk.dir, 'state'), tempDir('full-disk-commits')], {
+    cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (b) => { out += b; });
+    child.stderr!.on('data', (b) => { err += b; });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((res) => child.once('exit', (c, s) => res([c, s])));
+    assert.not.match(err, /Write error/, `LMDB met the full disk: ${err.trim()}`);
+    assert.is(code, 0, `exit ${code} ${signal ?? ''}: ${err.trim()}`);
+    const r = JSON.parse(out.trim().split('\n').pop()!) as { landed: string[]; refused: string[]; sizeAtFill: number; size: number };
+    assert.is(r.size, r.sizeAtFill, 'the data file did not grow on the full disk');
+    assert.ok(r.landed.includes('state building'), `the state mark fits in the free pages: ${JSON.stringify(r)}`);
+    assert.ok(r.refused.length > 0, `the files did not all fit: ${JSON.stringify(r)}`);
+    console.log(`\n    on a full disk: landed ${r.landed.join(', ')}; refused ${r.refused.length}`);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});
+
+/** A CommitRoom on probes the test sets: `free` bytes on the disk, the data file's `counts` in pages (each count is recorded). */
+function probed(): { room: CommitRoom; disk: { free: number; counts: FileCounts; asked: number } } {
+  const disk = { free: 0, counts: { free: 0, file: 100, used: 100, keyed: 10 }, asked: 0 };
+  const room = new CommitRoom(4096, { free: () => disk.free, pages: () => { disk.asked++; return { ...disk.counts }; } });
   return { room, disk };
 }
 
 const one: FileWrite = { path: 'a.py', size: 6, mtimeMs: 1, hash: 'h', lines: 1, text: Buffer.from('X = 1\n'), tri: new Uint8Array(16), lang: 'py', defs: [], imports: [], mods: ['a'] };
-const needed = commitBytes([one], 1, 4096);
+/** A put whose text needs a run of overflow pages (20 KB: six pages). */
+const long: FileWrite = { ...one, path: 'b.py', text: Buffer.alloc(20_000, 'x') };
+const PAGE = 4096;
 
-uvu('CommitRoom: far from a full disk a commit fits without counting the free pages; within COUNT_PAGES_WITHIN it counts them', () => {
-  const { room, disk } = probed();
-  disk.free = needed + COUNT_PAGES_WITHIN;
-  assert.ok(room.fits([one], 1));
-  assert.is(disk.counts, 0, 'free pages not counted');
-  room.landed();
-  disk.free -= 1;
-  assert.ok(room.fits([one], 1));
-  assert.is(disk.counts, 1, 'counted within the margin');
-  disk.free = needed - 1;
-  disk.reusable = 0;
-  assert.not.ok(room.fits([one], 1), 'no room on the disk nor in the file');
+uvu('commitPages: a small file takes single pages only; a value past two pages is a run; the state mark is the base pages alone', () => {
+  assert.is(commitPages([one], 1, PAGE).runs, 0);
+  const l = commitPages([long], 1, PAGE);
+  assert.is(l.runs, 5, 'the text: one run of five pages');
+  assert.ok(l.all > l.runs, `${l.all} pages in all`);
+  assert.equal(commitPages([], 0, PAGE), { all: 16, runs: 0 });
+  // Counted: a put may copy every lookup-table page, and copies no more pages than the trees hold.
+  const far = commitPages([one], 1, PAGE).all;
+  assert.is(commitPages([one], 1, PAGE, { free: 0, file: 50, used: 1000, keyed: 100 }).all, far + 100);
+  assert.is(commitPages([one], 1, PAGE, { free: 0, file: 50, used: 3, keyed: 100 }).all, far - 6 + 3);
+  // The freelist's own records need runs once the page numbers they may list pass a page.
+  assert.is(commitPages([], 0, PAGE, { free: 0, file: 100, used: 100, keyed: 0 }).runs, 0);
+  assert.is(commitPages([], 0, PAGE, { free: 0, file: 5000, used: 5000, keyed: 0 }).runs, 2 * 10);
 });
 
-uvu('CommitRoom: free pages count once the last commit counted them, as no more than before it, and as none after one that did not', () => {
+uvu('CommitRoom: far from a full disk a commit fits without counting the data file; within COUNT_PAGES_WITHIN it counts it', () => {
   const { room, disk } = probed();
-  // The disk full: only the file's free pages can take the commit. Each commit counts them, and the one after goes by the smaller count.
-  disk.free = 0;
-  disk.reusable = needed;
-  assert.ok(room.fits([one], 1), 'fits in the free pages (nothing counted before: as the file has them)');
-  room.landed();
-  disk.reusable = 10 * needed;
+  disk.free = commitPages([one], 1, PAGE).all * PAGE + COUNT_PAGES_WITHIN;
   assert.ok(room.fits([one], 1));
+  assert.is(disk.asked, 0, 'not counted');
   room.landed();
-  disk.reusable = needed - 1;
-  assert.not.ok(room.fits([one], 1), 'the file has too few free pages now');
-  disk.reusable = 10 * needed;
-  assert.ok(room.fits([one], 1), 'a refused commit did not change what the last one counted');
-  // Pages the last commit freed are not counted: before it there were fewer.
-  const { room: r2, disk: d2 } = probed();
-  d2.free = needed;
-  d2.reusable = needed - 1;
-  assert.ok(r2.fits([one], 1), 'the disk alone has room');
-  r2.landed();
-  d2.free = 0;
-  d2.reusable = 10 * needed;
-  assert.not.ok(r2.fits([one], 1), 'counts no more than before the last commit');
-  // A commit far from full did not count them: the next near one counts none.
-  const { room: r3, disk: d3 } = probed();
-  d3.free = needed + COUNT_PAGES_WITHIN;
-  assert.ok(r3.fits([one], 1));
-  r3.landed();
-  d3.free = needed - 1;
-  d3.reusable = 10 * needed;
-  assert.not.ok(r3.fits([one], 1), 'after a commit that did not count them, none');
-  d3.free = needed;
-  assert.ok(r3.fits([one], 1), 'the disk alone has room');
+  disk.free -= 1;
+  room.fits([one], 1);
+  assert.is(disk.asked, 1, 'counted within the margin');
+});
+
+uvu('CommitRoom: of the free pages, a commit counts those before the last counted commit less those it may have reused; none at open or after a commit far from full; runs from the disk', () => {
+  const { room, disk } = probed();
+  const mark = commitPages([], 0, PAGE).all;
+  // At open the free pages include those the last commit freed, which LMDB does not reuse yet.
+  disk.free = 0;
+  disk.counts = { free: 100, file: 150, used: 50, keyed: 10 };
+  assert.not.ok(room.fits([], 0), 'at open, none of the free pages count');
+  disk.free = mark * PAGE;
+  assert.ok(room.fits([], 0), 'the disk alone has room');
+  room.landed();
+  // 100 free before it; it did not grow the file, so it may have reused all it allocated.
+  disk.free = 0;
+  assert.ok(room.fits([], 0), `100 - ${mark} free pages count`);
+  disk.counts = { ...disk.counts, free: mark - 1 };
+  assert.not.ok(room.fits([], 0), 'no more than the file has free now');
+  disk.counts = { ...disk.counts, free: 100 };
+  assert.ok(room.fits([], 0), 'a refused commit changed nothing');
+
+  // A landed commit that counted 20 free pages before it: what the next counts depends on how much it grew the file.
+  disk.counts = { free: 20, file: 150, used: 130, keyed: 10 };
+  assert.ok(room.fits([], 0));
+  room.landed();
+  disk.counts = { free: 100, file: 150, used: 50, keyed: 10 };
+  assert.not.ok(room.fits([], 0), `it grew nothing: it may have reused ${mark} of the 20, so ${20 - mark} count`);
+  disk.counts = { free: 100, file: 150 + mark, used: 50 + mark, keyed: 10 };
+  assert.ok(room.fits([], 0), `it grew the file by all it allocated: all 20 count`);
+  room.landed();
+
+  // A run of overflow pages is asked of the disk, whatever the file has free.
+  disk.counts = { free: 100, file: 150 + mark, used: 50 + mark, keyed: 10 };
+  const l = commitPages([long], 1, PAGE, disk.counts);
+  assert.ok(l.all - l.runs <= 100 - mark, `its ${l.all - l.runs} single pages fit in the free pages`);
+  assert.not.ok(room.fits([long], 1), 'its run does not');
+  disk.free = l.runs * PAGE;
+  assert.ok(room.fits([long], 1), 'the run from the disk, the rest from free pages');
+
+  // After a commit far from a full disk, none count.
+  disk.free = 1e12;
+  assert.ok(room.fits([], 0));
+  room.landed();
+  disk.free = 0;
+  assert.not.ok(room.fits([], 0), 'after a commit that did not count, none');
 });
 
 uvu('jsonLength: an import statement and a TsResolution count as long as their JSON, without writing it (escapes aside)', async () => {
@@ -225,12 +270,12 @@ uvu('Tables.pages: while another process holds an older snapshot open, none of t
     // Two commits after it: the first frees the files' pages, the second lets LMDB count them free.
     tables.transaction(() => { for (let i = 0; i < 20; i++) tables.removeFile(i + 1); });
     tables.transaction(() => tables.putFile(100, one, false));
-    assert.is(tables.pages().reusable, 0, 'nothing counted while it reads');
+    assert.is(tables.pages().free, 0, 'nothing counted while it reads');
     held.stdin!.end();
     await new Promise((res) => held.once('exit', res));
     tables.transaction(() => tables.putFile(101, one, false));
     tables.transaction(() => tables.putFile(102, one, false));
-    assert.ok(tables.pages().reusable > 20 * 20_000 / 2, `${tables.pages().reusable} bytes counted once it is gone`);
+    assert.ok(tables.pages().free * tables.pageSize > 20 * 20_000 / 2, `${tables.pages().free} pages counted once it is gone`);
   } finally {
     if (reader && reader.exitCode === null) reader.kill('SIGKILL');
     await tables.close();

@@ -271,6 +271,9 @@ test('`evidex index` through a daemon, cut short by a full disk after it marked 
     await waitFor('the churn indexed', async () => (await run('search_code', { query: 'CHURN_', limit: 1 })).total === 20 * 200, 30_000, 50);
     spawnSync('rm', ['-rf', join(root, 'churn')]);
     await waitFor('the churn removed', async () => (await run('search_code', { query: 'CHURN_', limit: 1 })).total === 0, 30_000, 50);
+    // And a commit after that one: only then are the pages the removal freed known to be reusable (commit-room.ts).
+    writeFileSync(join(root, 'after_churn.py'), 'AFTER_CHURN = 1\n');
+    await waitFor('a change after the churn indexed', async () => (await run('search_code', { query: 'AFTER_CHURN = 1', limit: 1 })).total > 0, 30_000, 50);
 
     disk.fill();
     const lines = (i: number) => Array.from({ length: 300 }, (_, j) => `${MARK}${i}_${j} = ${j}`).join('\n') + '\n';

@@ -59,7 +59,7 @@ export class Store {
   private constructor(private readonly tables: Tables, private readonly dir: string, private readonly stateDir: string, textMap?: TextMapOptions) {
     this.memory = new MemoryIndex(tables, this.files, textMap);
     this.plan = new QueryPlanner(this.files, this.memory, tables);
-    this.room = new CommitRoom(tables.pageSize, { free: () => roomLeft(dir), reusable: () => tables.pages().reusable });
+    this.room = new CommitRoom(tables.pageSize, { free: () => roomLeft(dir), pages: () => tables.pages() });
   }
 
   /**

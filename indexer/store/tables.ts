@@ -123,6 +123,18 @@ export function resolutionCounts(imports: readonly ImportRec[]): ResolutionCount
   return c;
 }
 
+/** The data file's pages as the room check counts them (Tables.pages, commit-room.ts). */
+export interface FileCounts {
+  /** Pages no tree holds, less what dupSort sub-trees may hold; 0 while a reader holds an older snapshot. */
+  free: number;
+  /** Pages of the data file. */
+  file: number;
+  /** Pages the trees hold, sub-trees' bound included: a commit copies no more of them than there are. */
+  used: number;
+  /** Pages of the lookup tables (sym, target), sub-trees' bound included: what removing a file's old keys may copy. */
+  keyed: number;
+}
+
 export class Tables {
   private env: RootDatabase;
   private meta: Database<any, string>;
@@ -258,26 +270,33 @@ export class Tables {
   }
 
   /**
-   * The data file's page size, and the bytes of its pages no tree holds (the
-   * pages below its last page less those of every table, the main table, the
-   * freelist's tree and the two meta pages): what LMDB's freelist can reuse
-   * without growing the file. An estimate from above: a dupSort table's
-   * sub-trees are not in its counts. Pages freed since the snapshot of a
-   * reader still open (an iteration in progress, another process) wait for
-   * it, and which pages those are is not known outside LMDB: with such a
-   * reader, none are counted — a commit that then needs new pages on a full
-   * disk is refused rather than meeting LMDB's own error path.
+   * The data file's pages for the room check (commit-room.ts, FileCounts):
+   * its size, the pages its trees hold (every table, the main table, the
+   * freelist's tree, the two meta pages) and the rest, free. A dupSort
+   * table's sub-trees (a name defined in a few hundred files) are not in
+   * LMDB's counts of it: they are bounded by the table's values, 128 bytes
+   * each (a value is under 20 on a leaf page at least half full, and a
+   * sub-tree holds a hundred or more), and counted as held. With a reader
+   * open on an older snapshot, none are free: LMDB keeps the pages freed
+   * since it, and which those are is not known outside LMDB.
    */
-  pages(): { pageSize: number; reusable: number } {
-    type Counts = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+  pages(): FileCounts {
+    type Counts = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number; entryCount: number };
     const pagesOf = (c: Counts): number => c.treeBranchPageCount + c.treeLeafPageCount + c.overflowPages;
     const root = this.env.getStats() as Counts & { lastPageNumber: number; lastTxnId: number; free: Counts };
-    if (oldestReader(this.env.readerList()) < root.lastTxnId) return { pageSize: root.pageSize, reusable: 0 };
     let used = 2 + pagesOf(root) + pagesOf(root.free);
-    for (const db of [this.meta, this.filesDb, this.textDb, this.triDb, this.skipDb, this.defsDb, this.impsDb, this.symDb, this.targetDb, this.tsresDb]) {
+    for (const db of [this.meta, this.filesDb, this.textDb, this.triDb, this.skipDb, this.defsDb, this.impsDb, this.tsresDb]) {
       used += pagesOf(db.getStats() as Counts);
     }
-    return { pageSize: root.pageSize, reusable: Math.max(0, root.lastPageNumber + 1 - used) * root.pageSize };
+    let keyed = 0;
+    for (const db of [this.symDb, this.targetDb]) {
+      const c = db.getStats() as Counts;
+      keyed += pagesOf(c) + Math.ceil((c.entryCount * 128) / root.pageSize);
+    }
+    used += keyed;
+    const file = root.lastPageNumber + 1;
+    const free = oldestReader(this.env.readerList()) < root.lastTxnId ? 0 : Math.max(0, file - used);
+    return { free, file, used, keyed };
   }
 
   /** Runs `fn` as one write transaction: everything it writes lands together, or (if it throws) nothing does. */

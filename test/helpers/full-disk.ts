@@ -26,6 +26,29 @@ export function mountReason(): string | null {
   return known;
 }
 
+/**
+ * Writes `filler` until its disk refuses even a byte more; then gives `leave`
+ * bytes back (whole pages: tmpfs frees by the page). For a disk mounted by
+ * another process (a child that fills the disk its parent mounted).
+ */
+export function fillDisk(filler: string, leave = 0): void {
+  const fd = openSync(filler, 'a');
+  try {
+    for (const size of [1 << 16, 4096, 1]) {
+      const chunk = Buffer.alloc(size);
+      for (;;) {
+        try { writeSync(fd, chunk); } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
+          throw e;
+        }
+      }
+    }
+    if (leave > 0) ftruncateSync(fd, Math.max(0, fstatSync(fd).size - leave));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class SmallDisk {
   /** Every disk mounted and not yet unmounted: a test file's `after` unmounts them all (unmountAll), failed tests' too. */
   private static readonly mountedNow = new Set<SmallDisk>();
@@ -57,23 +80,9 @@ export class SmallDisk {
     return s.bavail * s.bsize;
   }
 
-  /** Writes the filler file until the disk refuses even a byte more; then gives `leave` bytes back (whole pages: tmpfs frees by the page). */
+  /** Writes the filler file until the disk refuses even a byte more; then gives `leave` bytes back (fillDisk). */
   fill(leave = 0): void {
-    const fd = openSync(this.filler, 'a');
-    try {
-      for (const size of [1 << 16, 4096, 1]) {
-        const chunk = Buffer.alloc(size);
-        for (;;) {
-          try { writeSync(fd, chunk); } catch (e) {
-            if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break;
-            throw e;
-          }
-        }
-      }
-      if (leave > 0) ftruncateSync(fd, Math.max(0, fstatSync(fd).size - leave));
-    } finally {
-      closeSync(fd);
-    }
+    fillDisk(this.filler, leave);
   }
 
   /** Space returns: the filler file is removed. */
