@@ -25,15 +25,10 @@ import { openEvidexIndex } from '../indexer/index.js';
 import type { Pace } from '../indexer/api.js';
 import { waitFor } from './helpers/daemon.js';
 import { askDuringFlood, assertAnsweredBeforeBacklog, FLOOD_QUERY, writeFloodTree } from './helpers/flood.js';
+import { countingClock } from './helpers/clock.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 
 test.after(() => cleanupTemp());
-
-/** A clock that moves one unit per reading: with a 1-unit slice, work yields at its first look at the clock. */
-function countingClock(): () => number {
-  let t = 0;
-  return () => ++t;
-}
 
 /** Work of `slices` slices that logs `name` at each slice it runs. */
 function sliced(log: string[], name: string, slices: number): (pace: Pace) => Promise<string> | string {

@@ -25,16 +25,11 @@ import { drain, sortInSlices } from '../indexer/store/in-slices.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { waitFor } from './helpers/daemon.js';
 import { askDuringFlood, assertAnsweredBeforeBacklog, CROWDED_NAME, CROWDED_PACKAGE, LONE_SYMBOL, writeCrowdedTree } from './helpers/flood.js';
+import { countingClock, eagerPace } from './helpers/clock.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 import { mulberry32 } from './helpers/random.js';
 
 test.after(() => cleanupTemp());
-
-/** A clock that moves one unit per reading: with a 1-unit slice, work yields at its first look at the clock. */
-function countingClock(): () => number {
-  let t = 0;
-  return () => ++t;
-}
 
 const FILES = 600, DEFS = 10, BARRELS = 40;
 
@@ -73,12 +68,6 @@ test('sortInSlices: the order and stability of Array.prototype.sort, in slices',
     assert.equal(drain(sortInSlices([...xs].reverse(), order, () => true)), [...xs].reverse().sort(order), `n = ${n}, reversed`);
   }
 });
-
-/** A pace whose every slice is due at once; counts its pauses. */
-function eagerPace(): Pace & { pauses: number } {
-  const p = { pauses: 0, due: () => true, pause: async () => { p.pauses++; await new Promise((r) => setImmediate(r)); } };
-  return p;
-}
 
 test('find_symbol and find_importers on a crowded tree: paced, they pause and answer what they answer in one go', async () => {
   const { root, idx } = await warmCrowdedIndex('slices', FILES, DEFS, BARRELS);

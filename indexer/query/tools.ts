@@ -164,7 +164,7 @@ function* searchCode(store: Store, args: ToolArgs['search_code'], due: () => boo
     const lines = !cs && prefix === undefined && q.length === 3 ? store.plan.linesWithTrigram(q) : null;
     const counted = lines !== null;
     if (counted) total += lines;
-    const { blocks, files } = store.plan.candidateBlocks(queryBuckets(query, cs), prefix);
+    const { blocks, files } = yield* store.plan.candidateBlocks(queryBuckets(query, cs), prefix, due);
     // Case-insensitive: the lowercased blocks, searched from the query's rarest character; case-sensitive: ExactFinder.
     const findLower = cs ? null : anchoredFind(q, store.plan.rarestCharAt(q));
     const exact = cs ? new ExactFinder(q) : null;

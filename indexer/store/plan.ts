@@ -65,16 +65,20 @@ export class QueryPlanner {
    * those under a path prefix), each with the blocks whose signature holds every
    * bucket, ascending: `blocks[from..to)` (blocks null: every block, from 0 to
    * the file's block count). With no buckets (a query too short for a trigram),
-   * every block of every file.
+   * every block of every file. Files whose text is not in memory yet (a cold
+   * daemon) are read from LMDB here, yielding when `due` between them: a
+   * search for "e" read all 6,500 of a tree's files in one step, 4.5 s.
    */
-  candidateBlocks(buckets: readonly number[] | null, prefix?: string): { blocks: Int32Array | null; files: CandidateFile[] } {
+  *candidateBlocks(buckets: readonly number[] | null, prefix: string | undefined, due: Due): Generator<void, { blocks: Int32Array | null; files: CandidateFile[] }, void> {
     const under = (f: FileMeta) => prefix === undefined || f.path.startsWith(prefix);
     const memory = this.memory;
     if (!buckets) {
-      const files = this.files.ordered().filter(under).map((f) => {
-        const st = memory.searchText(f.fid);
-        return { f, st, from: 0, to: st.blockCount };
-      });
+      const files: CandidateFile[] = [];
+      for (const f of this.files.ordered()) {
+        if (!under(f)) continue;
+        const st = yield* this.textOf(f.fid, due);
+        files.push({ f, st, from: 0, to: st.blockCount });
+      }
       return { blocks: null, files };
     }
     const rows = memory.sigs.queryRows(buckets);
@@ -95,15 +99,24 @@ export class QueryPlanner {
     }
     // Not all in memory yet: the file-level postings pick the files, which are loaded (and signed) as needed.
     const all: number[] = [];
-    for (const id of memory.postingsCandidates(buckets)) {
+    for (const id of yield* memory.postingsCandidates(buckets, due)) {
       const f = this.files.get(id)!;
       if (!under(f)) continue;
-      const st = memory.searchText(id);
+      const st = yield* this.textOf(id, due);
       const from = all.length;
       for (const b of memory.sigs.matchFile(id, rows)) all.push(b);
       if (all.length > from) files.push({ f, st, from, to: all.length });
     }
     return { blocks: Int32Array.from(all), files: this.files.sortByPathOf(files) };
+  }
+
+  /** The file's search text, read from LMDB if it is not in memory (a pause after it when `due`: reading one is ~0.7 ms). */
+  private *textOf(fid: number, due: Due): Generator<void, SearchText, void> {
+    const loaded = this.memory.loadedText(fid);
+    if (loaded) return loaded;
+    const st = this.memory.searchText(fid);
+    if (due()) yield;
+    return st;
   }
 
   /** Each file's place in path order (by file id): callers that sort by path compare these, not the paths. */

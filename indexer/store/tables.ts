@@ -218,10 +218,13 @@ export class Tables {
 
   /** Every file's encoded trigram buckets, for the files `keep` accepts. */
   triRows(keep: (fid: number) => boolean): Array<[number, Uint8Array]> {
+    return this.triRowsFrom(0, Infinity).filter(([fid]) => keep(fid));
+  }
+
+  /** Every file's encoded trigram buckets from file id `from` on, ascending, at most `limit` files (a rebuild in slices reads them a part at a time). */
+  triRowsFrom(from: number, limit: number): Array<[number, Uint8Array]> {
     const lists: Array<[number, Uint8Array]> = [];
-    for (const { key, value } of this.triDb.getRange()) {
-      if (keep(key)) lists.push([key, value]);
-    }
+    for (const { key, value } of this.triDb.getRange(Number.isFinite(limit) ? { start: from, limit } : { start: from })) lists.push([key, value]);
     return lists;
   }
 

@@ -35,6 +35,8 @@ export const MIN_SEGMENT_BYTES = (32 << 20) + (64 << 10);
  * buffer filled here, LMDB's dirty pages), so no longer than the padding.
  */
 const SEGMENT_BYTES = MIN_SEGMENT_BYTES;
+/** Bytes copied into a segment between two yields while it is filled. */
+const FILL_STEP_BYTES = 4 << 20;
 /** Room asked for besides the segments: LMDB's pages, the meta pages, the lock file. */
 const SLACK_BYTES = 4 << 20;
 
@@ -127,18 +129,21 @@ export class TextMapGeneration {
         for (let s = 0; s < padded.length; s++) {
           if (!buf || buf.length < padded[s]) buf = Buffer.alloc(padded[s]);
           else buf.fill(0, 0, padded[s]);
-          for (; i < sources.length && where[2 * i] === s; i++) {
+          for (let copied = 0; i < sources.length && where[2 * i] === s; i++) {
             const src = sources[i];
             const at = where[2 * i + 1];
             if (typeof src === 'string') buf.write(src, at, src.length, 'latin1');
             else readable(src).copy(buf, at, src.at, src.at + src.length);
+            // Yield within a segment too: filling one in one step held the daemon up ~50 ms (a cold start under load).
+            if ((copied += src.length) >= FILL_STEP_BYTES) { copied = 0; await new Promise((r) => setImmediate(r)); }
           }
           // LMDB must not meet a full disk itself: its report of a failed page write overflows the buffer it
           // formats it into and corrupts the heap (docs/design.md). Checked before each segment, it is met only
           // when another process fills the disk between this check and the write.
           const left = freeIn(dir);
           if (left < padded[s] + SLACK_BYTES) throw new NoRoomError(`no room for the text map: the disk filled while it was written (${mb(needed)} needed, ${mb(left)} free in ${dir} before segment ${s + 1} of ${padded.length})`, dir, needed);
-          writer.putSync(s, buf.subarray(0, padded[s]));
+          // Written by lmdb-js's write thread, not this one: a segment's put in one synchronous step took 60-70 ms.
+          await writer.put(s, buf.subarray(0, padded[s]));
           // Yield between segments: a compaction runs beside the daemon's requests.
           await new Promise((r) => setImmediate(r));
         }

@@ -2,6 +2,7 @@
 // (Rechecks' Timers): time stands still until advance(), which fires every
 // timer that falls due, in due order, each at exactly its due time. What such
 // a test asserts then holds however slow or busy the machine is.
+import type { Pace } from '../../indexer/api.js';
 import type { Timers } from '../../indexer/watch/rechecks.js';
 
 export class ManualClock implements Timers {
@@ -29,4 +30,16 @@ export class ManualClock implements Timers {
     }
     this.time = until;
   }
+}
+
+/** A clock that moves one unit per reading: with a 1-unit slice, work yields at its first look at the clock. */
+export function countingClock(): () => number {
+  let t = 0;
+  return () => ++t;
+}
+
+/** A pace whose every slice is due at once; counts its pauses. */
+export function eagerPace(): Pace & { pauses: number } {
+  const p = { pauses: 0, due: () => true, pause: async () => { p.pauses++; await new Promise((r) => setImmediate(r)); } };
+  return p;
 }
