@@ -161,7 +161,7 @@ export function join(parts: readonly Part[], sep = '\n'): Shown {
 
 /** `3 changes`, `1 change`: a count and its noun, plural by English's regular -s. */
 /** A word (a path, an argument) as one shell word, so a printed command works as typed ('…' when it holds anything but plain characters). */
-export const shellWord = (p: string): string => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'"'"'`)}'`);
+export const shellWord = (p: string): string => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`);
 
 export const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
