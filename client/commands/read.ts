@@ -95,7 +95,8 @@ export const command = toolCommand({
     return { ...t, path: place.fileToRoot(t.path), context: p.flags.context };
   },
   // --json prints the tool's own answer; the text output every line asked for.
-  call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args) : readText(client, args)),
+  // A line past the end is said in the command's words both ways (inLines); `evidex call` keeps the tool's.
+  call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args).catch((e: unknown) => { throw inLines(e); }) : readText(client, args)),
   async after(r, args, client, place) {
     const e = r.evidence[0];
     if (!e) return null;
