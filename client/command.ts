@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
 import { expandHome, type RealRoot } from '../local/root.js';
-import { allowedDistance, distanceWithin } from '../local/distance.js';
+import { nearestName } from '../local/distance.js';
 import { thousands } from '../local/human.js';
 
 export type FlagKind = 'boolean' | 'string' | 'int';
@@ -141,12 +141,7 @@ export const CLIENT_NAME = 'cli';
 
 /** `unknown option --via-reexport; did you mean --via-reexports?`: the nearest of the command's options, within the edits a suggested name may be (allowedDistance). */
 function unknownOption(name: string, options: readonly string[], otherwise: string): string {
-  const max = allowedDistance(name.length);
-  let best: string | null = null, bestD = max + 1;
-  for (const o of options) {
-    const d = distanceWithin(name.toLowerCase(), o, max);
-    if (d < bestD) { best = o; bestD = d; }
-  }
+  const best = nearestName(name, options);
   return `unknown option --${name}${best !== null ? `; did you mean --${best}?` : otherwise}`;
 }
 

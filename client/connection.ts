@@ -4,6 +4,7 @@
 // replaced at once), connect with its token, start one when none runs, and
 // `evidex daemon start|stop|status` (daemon-report.ts prints the status).
 // Errors are one line and say what to do next.
+import { commandLine } from './command-line.js';
 import type { ChildProcess, spawn as Spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -357,16 +358,19 @@ export async function connect(root: string | RealRoot, opts: ConnectOptions = {}
   if (p.kind === 'running') return makeClient(p.ws, p.info, stateDir);
   if (p.kind === 'unreachable') {
     throw new ConnectionError(`the evidex daemon for ${real} (pid ${p.info.pid}) is not answering at ${p.info.url}: ${p.error}; `
-      + `restart it with \`evidex daemon stop\` then \`evidex daemon start\` (log: ${files(stateDir).log})`);
+      + `restart it with \`${adviceCommand('stop', real)}\` then \`${adviceCommand('start', real)}\` (log: ${files(stateDir).log})`);
   }
   if (!opts.autoStart) {
-    throw new ConnectionError(`no evidex daemon for ${real}; start one with \`evidex daemon start --repo ${real}\``);
+    throw new ConnectionError(`no evidex daemon for ${real}; start one with \`${adviceCommand('start', real)}\``);
   }
   const started = await startAndWait(real, stateDir, env, { auto: true, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs, clientName: opts.clientName });
   // A background process now runs for this root: say so, once, where it does not mix with the answer.
   if (started.spawned) (opts.announce ?? ((l) => stderr().line(l)))(human`started evidex daemon for ${path(real)} (pid ${started.info.pid})`);
   return makeClient(started.ws, started.info, stateDir);
 }
+
+/** `evidex daemon ACTION --repo ROOT`: these messages are read wherever the command ran, so they name the root. */
+const adviceCommand = (action: string, root: string): string => commandLine(undefined, ['daemon', action, '--repo', root]);
 
 // ---- evidex daemon start | stop | status --------------------------------------
 
@@ -377,7 +381,7 @@ export async function daemonStart(root: string | RealRoot, opts: ConnectOptions 
   const { env, real, stateDir, p } = await locate(root, opts.env);
   if (p.kind === 'running') { p.ws.terminate(); return { started: false, info: p.info, stateDir, log: files(stateDir).log }; }
   if (p.kind === 'unreachable') {
-    throw new ConnectionError(`a daemon for ${real} (pid ${p.info.pid}) is running but not answering (${p.error}); stop it with \`evidex daemon stop\``);
+    throw new ConnectionError(`a daemon for ${real} (pid ${p.info.pid}) is running but not answering (${p.error}); stop it with \`${adviceCommand('stop', real)}\``);
   }
   const s = await startAndWait(real, stateDir, env, { auto: false, unnamedRoot: opts.unnamedRoot, timeoutMs: opts.startTimeoutMs });
   s.ws.terminate();

@@ -5,7 +5,8 @@
 // is, and what to type to index that folder as a tree of its own — this
 // command again with --repo naming it (the tool cannot know the command; the
 // command line can). Every name goes out through local/human.ts.
-import { human, line, path, shellWord, type Shown } from '../local/human.js';
+import { human, line, path, type Shown } from '../local/human.js';
+import { commandLine } from './command-line.js';
 import type { LeftOutFolder } from '../protocol/messages.js';
 
 /** Flags that choose the repository or the scope: the command typed again names the folder as its repository instead. */
@@ -44,5 +45,5 @@ export function typedAgain(argv: readonly string[], dir: string): string {
   }
   // Before a `--`, which makes every word after it a positional one.
   words.push('--repo', dir, ...argv.slice(i));
-  return ['evidex', ...words.map(shellWord)].join(' ');
+  return commandLine(undefined, words);
 }

@@ -51,3 +51,14 @@ export function distanceWithin(a: string, b: string, max: number): number {
 export function allowedDistance(length: number): number {
   return length <= 4 ? 1 : 2;
 }
+
+/** The one of `names` nearest `name` (case aside) within allowedDistance, or null: what a "did you mean" offers. */
+export function nearestName(name: string, names: readonly string[]): string | null {
+  const max = allowedDistance(name.length);
+  let best: string | null = null, bestD = max + 1;
+  for (const n of names) {
+    const d = distanceWithin(name.toLowerCase(), n, max);
+    if (d < bestD) { best = n; bestD = d; }
+  }
+  return best;
+}

@@ -160,7 +160,10 @@ export function join(parts: readonly Part[], sep = '\n'): Shown {
 }
 
 /** `3 changes`, `1 change`: a count and its noun, plural by English's regular -s. */
-/** A word (a path, an argument) as one shell word, so a printed command works as typed ('…' when it holds anything but plain characters). */
+/**
+ * A word (a path, an argument) as one shell word, so a printed command works as typed ('…' when it holds anything but plain characters).
+ * A quote inside is written '"'"' rather than '\'': a command is shown as `path` shows text, a backslash as `\\`, which a shell would not read back.
+ */
 export const shellWord = (p: string): string => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'"'"'`)}'`);
 
 export const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;

@@ -223,7 +223,7 @@ test('read\'s hint works as printed, from where it was printed; a refusal names 
   assert.is.not(missing.code, 0);
   assert.match(missing.stderr, /^evidex: not_indexed: "nope\.py" is not in the index/);
   const past = evidex(['read', '../json/decoder.py:99999'], 'Lib/email');
-  assert.match(past.stderr, /^evidex: out_of_range: start_line 99999 is past the end of \.\.\/json\/decoder\.py \(\d+ lines\)/);
+  assert.match(past.stderr, /^evidex: out_of_range: line 99999 is past the end of \.\.\/json\/decoder\.py \(\d+ lines\)/);
   const atRoot = evidex(['read', 'Lib/json/nope.py'], '.');
   assert.match(atRoot.stderr, /"Lib\/json\/nope\.py" is not in the index/);
   const bad = evidex(['read', 'decoder.py:abc'], 'Lib/json');

@@ -2,9 +2,17 @@
 // (connection.ts acts, daemon-report.ts prints status), or every daemon under
 // $EVIDEX_HOME (daemon-commands.ts acts, daemon-report.ts says what happened).
 import { human, line, path, stdout, type Shown } from '../../local/human.js';
+import { nearestName } from '../../local/distance.js';
 import { defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, unnamedRoot, UsageError } from '../command.js';
 
 const USAGE = 'evidex daemon start|stop|status|run|list|prune [--repo DIR] [--all] [--json]';
+const ACTIONS = ['start', 'stop', 'status', 'run', 'list', 'prune'];
+
+/** `unknown daemon action "stats"; did you mean \`evidex daemon status\`?`, as an unknown command gets one (cli.ts). */
+function unknownAction(action: string): string {
+  const near = nearestName(action, ACTIONS);
+  return `unknown daemon action ${JSON.stringify(action)}${near ? `; did you mean \`evidex daemon ${near}\`?` : ''} (usage: ${USAGE})`;
+}
 
 export const command = defineCommand({
   usage: USAGE,
@@ -62,7 +70,7 @@ export const command = defineCommand({
         return runDaemonForeground(root.path);
       }
       default:
-        throw new UsageError(`unknown daemon action ${JSON.stringify(action)}; usage: ${USAGE}`);
+        throw new UsageError(unknownAction(action));
     }
   },
 });

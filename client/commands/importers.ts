@@ -6,8 +6,10 @@ import { RpcError } from '../../protocol/jsonrpc.js';
 import { TOOL_ERROR, type ToolResult } from '../../protocol/messages.js';
 import { flag, needPositionals } from '../command.js';
 import type { Client } from '../connection.js';
-import type { Place } from '../paths.js';
-import { extensionless, filesReachedBy, withMeansNote } from './specifier-file.js';
+import { commandLine } from '../command-line.js';
+import { Refusal } from '../errors.js';
+import { RootNotFile, type Place } from '../paths.js';
+import { extensionless, filesReachedBy, rootIndexFiles, withMeansNote } from './specifier-file.js';
 import { PAGE, SCOPE, callTool, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
@@ -27,7 +29,8 @@ export const command = toolCommand({
     needPositionals(p, 1, 'evidex importers MODULE');
     const m = p.positionals[0];
     return {
-      module_name: typedAsPath(place, m) ? place.fileToRoot(m).replace(/(.)\/$/, '$1') : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
+      // The root folder typed (`..` in test/) is refused once the daemon can say which index file it has (rootRefusal).
+      module_name: typedAsPath(place, m) ? (place.toRoot(m) === '' ? '' : place.fileToRoot(m).replace(/(.)\/$/, '$1')) : m, via_reexports: p.flags['via-reexports'], ...pageArgs(p), path_prefix: p.flags['path-prefix'],
     };
   },
   // A module asked for by its path (or answered for the file a path reaches) is named in items' headers by that path, from here.
@@ -48,6 +51,7 @@ const forAFile = new WeakSet<ToolResult>();
  * as typed stands: its suggestions list them.
  */
 async function asTypedOrItsFile(client: Client, args: Record<string, unknown>, typed: string, place: Place, shownFrom: string | undefined, json: boolean): Promise<ToolResult> {
+  if (args.module_name === '') throw await rootRefusal(client, typed, place, json);
   const name = specifierName(place, typed, args);
   let asTyped: ToolResult;
   try {
@@ -79,6 +83,21 @@ async function forTheFile(client: Client, args: Record<string, unknown>, name: s
   const r = withMeansNote(await callTool(client, 'find_importers', { ...args, module_name: files[0] }, shownFrom), asTyped, shown[0]);
   forAFile.add(r);
   return r;
+}
+
+/**
+ * The root folder typed where a module goes (`importers ..` in test/), as
+ * the root is refused where a file goes (RootNotFile), with the way on a
+ * folder's refusal gives: its index file, when it has one
+ * (`evidex importers ../index.js`, as every printed command is written).
+ */
+async function rootRefusal(client: Client, typed: string, place: Place, json: boolean): Promise<Refusal> {
+  const refused = new RootNotFile(typed, place.root.path).message;
+  const files = await rootIndexFiles(client);
+  if (files.length === 0) return new Refusal('not_indexed', refused);
+  const shown = json ? files : files.map((f) => place.shown(f));
+  const ways = shown.map((f) => commandLine(json ? undefined : place, ['importers', f]));
+  return new Refusal('not_indexed', `${refused}; an import of the folder reaches its index file: ${ways.join(' or ')}`);
 }
 
 /** A tool's refusal of a module as no indexed file (not_indexed). */

@@ -3,10 +3,12 @@
 // character cap cut it, and says how to go on past the line cap.
 import { MAX_CONTEXT, READ_MAX_LINES, SNIPPET_MAX_CHARS } from '../../indexer/query/limits.js';
 import { human, path, thousands } from '../../local/human.js';
+import { RpcError } from '../../protocol/jsonrpc.js';
 import { Methods, type ToolResult } from '../../protocol/messages.js';
 import { flag, needPositionals, UsageError } from '../command.js';
 import type { Client } from '../connection.js';
 import { readOn } from './read-span.js';
+import { commandLine } from '../command-line.js';
 import { callTool, toolCommand } from './tool-command.js';
 
 /** The END of `PATH:START-`: past any file's last line (read_evidence stops at the file's end). */
@@ -46,9 +48,18 @@ async function readText(client: Client, args: Record<string, unknown>): Promise<
   const { start, end, context } = spanOf(args);
   // The last line the first call may ask for, so that with its context it spans at most READ_MAX_LINES lines.
   const lastAsked = Math.min(end, Math.max(1, start - context) + READ_MAX_LINES - 1 - context);
-  const first = await callTool(client, 'read_evidence', { ...args, end_line: lastAsked });
+  const first = await callTool(client, 'read_evidence', { ...args, end_line: lastAsked }).catch((e: unknown) => { throw inLines(e); });
   const e = first.evidence[0];
   return e ? { ...first, evidence: [await readOn(client, e)] } : first;
+}
+
+/** A refusal of a line past the file's end in the command's words: the line typed, not the tool's `start_line`. */
+function inLines(e: unknown): unknown {
+  if (!(e instanceof RpcError)) return e;
+  const d = e.data as { code?: unknown; message?: unknown } | undefined;
+  if (d?.code !== 'out_of_range') return e;
+  const words = (m: string): string => m.replace(/^start_line (\d+) is past/, 'line $1 is past');
+  return new RpcError(e.code, words(e.message), typeof d.message === 'string' ? { ...d, message: words(d.message) } : d);
 }
 
 /** The lines a read asks for: START, END and the context on each side. */
@@ -84,7 +95,8 @@ export const command = toolCommand({
     return { ...t, path: place.fileToRoot(t.path), context: p.flags.context };
   },
   // --json prints the tool's own answer; the text output every line asked for.
-  call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args) : readText(client, args)),
+  // A line past the end is said in the command's words both ways (inLines); `evidex call` keeps the tool's.
+  call: (client, args, p) => (p.flags.json ? callTool(client, 'read_evidence', args).catch((e: unknown) => { throw inLines(e); }) : readText(client, args)),
   async after(r, args, client, place) {
     const e = r.evidence[0];
     if (!e) return null;
@@ -92,9 +104,13 @@ export const command = toolCommand({
     // PATH alone (lines 1-400 asked) reads on to the next page; a range asked for past the cap, to its end.
     const fromTheTop = start === 1 && end === READ_MAX_LINES && context === 0;
     const wanted = fromTheTop ? e.end_line + READ_MAX_LINES : end + context;
-    if (e.end_line >= wanted || (fromTheTop && e.end_line < READ_MAX_LINES) || !(await hasLine(client, e.path, e.end_line + 1))) return null;
+    if (e.end_line >= wanted || (fromTheTop && e.end_line < READ_MAX_LINES)) return null;
     const shown = place.shown(e.path);
+    if (!(await hasLine(client, e.path, e.end_line + 1))) {
+      // A range asked for past the file's end is cut at its last line: said, not left for the reader to notice.
+      return !fromTheTop && end !== TO_THE_END && end > e.end_line ? human`note: ${path(shown)} ends at line ${e.end_line}: lines ${e.end_line + 1}-${end} asked for are past its end` : null;
+    }
     const to = Math.min(wanted, e.end_line + READ_MAX_LINES);
-    return human`${path(shown)}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`evidex read ${path(shown)}:${e.end_line + 1}-${to}\``;
+    return human`${path(shown)}: stopped at line ${e.end_line} (${READ_MAX_LINES} lines at a time); read on with \`${path(commandLine(place, ['read', `${shown}:${e.end_line + 1}-${to}`]))}\``;
   },
 });

@@ -26,6 +26,7 @@ const QUERY_MAX = 200;
  * (`index` with a TS/JS extension) or its `__init__.py` (`.pyi`).
  */
 export function reachedBy(name: string, path: string): boolean {
+  // The root's files are passed with a leading "/" under the name "": its index files, as a folder's.
   if (!path.startsWith(name)) return false;
   const rest = path.slice(name.length);
   if (rest.startsWith('/')) {
@@ -56,6 +57,16 @@ export async function filesReachedBy(client: Client, name: string): Promise<stri
   const [named, index, init, pkg] = await Promise.all([`${name}.`, `${name}/index.`, `${name}/__init__.`, `${name}/package.json`].map((p) => indexedUnder(client, p)));
   const inFolder = pkg.includes(`${name}/package.json`) ? init : [...index, ...init];
   return [...named, ...inFolder].filter((f) => reachedBy(name, f)).sort();
+}
+
+/**
+ * The repository root's own index files (`index.js`, `__init__.py`: what an
+ * import of the root folder, `require('..')` in test/, reaches when its
+ * package names no other entry), in path order.
+ */
+export async function rootIndexFiles(client: Client): Promise<string[]> {
+  const found = await Promise.all(['index.', '__init__.'].map((p) => indexedUnder(client, p)));
+  return found.flat().filter((f) => reachedBy('', `/${f}`)).sort();
 }
 
 /** `result` with a note saying which file `typed` was taken for (its paths as the answer's other notes name them). */

@@ -19,6 +19,7 @@ import { messageHere, placeOf, type Place } from '../paths.js';
 import { mixedNote, ofOneGeneration } from './one-generation.js';
 import type { FolderHere } from '../left-out-folder.js';
 import { lineSpan } from '../line-span.js';
+import { commandLine, notedCommands, type CommandPlace } from '../command-line.js';
 import { answeredFrom } from '../catching-up-note.js';
 import {
   human, join, line, paint, path, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
@@ -114,7 +115,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
         const { value: a, generations } = await ofOneGeneration(client, scoped !== undefined && !p.flags.json
           ? scopedRound(ask, s.tool, args, scoped)
           : answering({ call: (c) => ask(c, args), followUp: p.flags.json ? undefined : s.after && ((c, r) => s.after!(r, args, c, place)) }));
-        await printResult(a.result, p, { ...s.format?.(p, args, place, a.result), shown: (f) => place.shown(f) }, s.tool, place);
+        await printResult(a.result, p, { ...s.format?.(p, args, place, a.result), shown: (f) => place.shown(f), place }, s.tool, place);
         if (p.flags.json) return;
         for (const note of [a.note, mixedNote(generations)]) if (note) stderr().line(note);
       });
@@ -127,8 +128,9 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
 function refusalHere(e: unknown, place: Place, paths: string[]): unknown {
   if (!(e instanceof RpcError)) return e;
   const d = e.data as { message?: unknown } | undefined;
-  const data = d !== null && typeof d === 'object' && typeof d.message === 'string' ? { ...d, message: messageHere(place, asCommands(d.message), paths) } : d;
-  return new RpcError(e.code, messageHere(place, asCommands(e.message), paths), data);
+  const here = (m: string): string => notedCommands(messageHere(place, toolWords(m), paths), place);
+  const data = d !== null && typeof d === 'object' && typeof d.message === 'string' ? { ...d, message: here(d.message) } : d;
+  return new RpcError(e.code, here(e.message), data);
 }
 
 /** The root-relative paths among a call's arguments (a module name with a "/" is a file's path; a dotted one is no path). */
@@ -222,12 +224,12 @@ export async function noteLines(r: Pick<ToolResult, 'notes' | 'left_out_folder'>
   const leftOut = r.left_out_folder;
   // Loaded only for an answer that has the note: a plain call never needs it (docs/performance/cli-start.md).
   const { leftOutFolderNote } = leftOut !== undefined ? await import('../left-out-folder.js') : { leftOutFolderNote: undefined };
-  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note && leftOutFolderNote ? leftOutFolderNote(leftOut, place, argv) : formatNote(note)));
+  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note && leftOutFolderNote ? leftOutFolderNote(leftOut, place, argv) : formatNote(note, place)));
 }
 
 /** A note of the daemon's answer, as a `note:` line in the command line's words. */
-export function formatNote(note: string): Shown {
-  return human`note: ${line(asCommands(note))}`;
+export function formatNote(note: string, place?: CommandPlace): Shown {
+  return human`note: ${line(asCommands(note, place))}`;
 }
 
 /** The command each tool is, as a note or refusal names it. */
@@ -238,9 +240,16 @@ const COMMAND_OF_TOOL: Record<string, string> = { search_code: 'search', find_sy
  * its command (`find_importers X` is `evidex importers X`; `search_code,
  * find_symbol and find_importers look inside it` names three), the
  * `path_prefix "P"` it was given is `--path-prefix "P"` (`path_prefix "/"`,
- * the whole repository, is `--all`), `case_sensitive` is `--case-sensitive`.
+ * the whole repository, is `--all`), `case_sensitive` is `--case-sensitive`;
+ * and each command it names after ": " is written as every printed command
+ * is (command-line.ts: quoted, with `--repo` when `place` is outside the root).
  */
-export function asCommands(text: string): string {
+export function asCommands(text: string, place?: CommandPlace): string {
+  return notedCommands(toolWords(text), place);
+}
+
+/** asCommands' words alone: tools and their arguments named as the command line names them. */
+function toolWords(text: string): string {
   return text.replace(/\b(search_code|find_symbol|find_importers|read_evidence|read_git_diff)\b/g, (tool) => `evidex ${COMMAND_OF_TOOL[tool]}`)
     // The whole repository (a note's call from a subfolder, notes.ts): what --all says.
     .replace(/\bpath_prefix "\/"/g, '--all')
@@ -261,6 +270,8 @@ export interface FormatOptions {
   shown?: (rootPath: string) => string;
   /** The items' `name` is a root-relative path (`importers lib/log.ts`): printed as paths are. */
   nameIsPath?: boolean;
+  /** Where the command ran, so a command printed works as typed there (command-line.ts). */
+  place?: CommandPlace;
 }
 
 const DEFINITION_KINDS: ReadonlySet<string> = new Set(SYMBOL_KINDS);
@@ -348,7 +359,7 @@ export function formatEvidence(items: readonly TextItem[], opts: FormatOptions =
       out.push(human`${p.where(e.path, String(n))} ${p.marked(t)}`);
       if (cut.has(n)) out.push(lineCutNote(p.file(e.path), n));
     });
-    if (e.truncated) out.push(readOnHint(p.file(e.path), e, lines.length));
+    if (e.truncated) out.push(readOnHint(p.file(e.path), e, lines.length, opts.place));
   }
   return join(out);
 }
@@ -368,11 +379,11 @@ function lineCutNote(file: string, n: number): Shown {
  * holds more than it, past it when the cut line is all it holds (read would
  * cut it again) — and never the same lines again.
  */
-function readOnHint(file: string, e: Evidence, shownLines: number): Shown {
+function readOnHint(file: string, e: Evidence, shownLines: number, place: CommandPlace | undefined): Shown {
   const cutAt = e.start_line + shownLines - 1;
   const from = shownLines > 1 ? cutAt : cutAt + 1;
   if (from > e.end_line) return lineCutNote(file, cutAt);
-  const command = human`evidex read ${path(file)}:${from}-${Math.min(e.end_line, from + READ_MAX_LINES - 1)}`;
+  const command = path(commandLine(place, ['read', `${file}:${from}-${Math.min(e.end_line, from + READ_MAX_LINES - 1)}`]));
   const what = shownLines > 1 ? human`snippet cut at ${thousands(e.snippet.length)} characters` : lineCut(cutAt);
   return human`${path(file)}: … (${what}; read on with \`${command}\`)`;
 }
