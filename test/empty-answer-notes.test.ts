@@ -27,7 +27,13 @@ write(repo, {
   'lib/view.js': ['module.exports = View;', '', 'function View(name) {', '  this.name = name;', '}', '', 'View.prototype.lookup = function lookup(name) {', '  return name;', '};', ''].join('\n'),
   'lib/application.js': ["var View = require('./view');", 'exports.View = View;', ''].join('\n'),
   'lib/other.js': ['function View() {}', 'function View2() {}', 'exports.View = View;', ''].join('\n'),
-  'pydantic/__init__.py': 'from .main import BaseModel\nfrom .root_model import RootModel\n',
+  'pydantic/__init__.py': 'from .main import BaseModel\nfrom .root_model import RootModel\nfrom .main import *\n',
+  'lib/express.js': 'exports.app = 1;\n',
+  'index.js': "'use strict';\n\nmodule.exports = require('./lib/express');\n",
+  'examples/hello.js': "var express = require('../lib/express');\n",
+  'web/a.ts': 'export const a = 1;\n',
+  'web/index.ts': "export * from './a';\n",
+  'web/use.ts': "import { a } from './index';\n",
   'pydantic/main.py': 'class BaseModel:\n    pass\n',
   'pydantic/root_model.py': 'from .main import BaseModel\n\n\nclass RootModel(BaseModel):\n    pass\n',
   'tests/test_root.py': 'import pydantic.root_model\nimport requests.adapters\n',
@@ -93,6 +99,24 @@ test('find_importers: a module of the tree\'s own package that no file is any mo
   assert.is(third.total, 1);
   assert.is(third.notes, undefined);
   assert.is((await i.runTool('find_importers', { module_name: 'pydantic.main' })).notes, undefined);
+});
+
+test('find_importers --via-reexports that followed no chain says what the rules follow, and names the file passing the module on in a form they do not', async () => {
+  const i = await index();
+  const js = await i.runTool('find_importers', { module_name: 'lib/express.js', via_reexports: true });
+  assert.equal(js.evidence.map((e) => `${e.path}:${e.start_line} ${e.snippet}`), ["examples/hello.js:1 var express = require('../lib/express');", "index.js:3 module.exports = require('./lib/express');"]);
+  assertEvidenceChecks(repo, js.evidence);
+  assert.equal(js.notes, ['via_reexports follows only `export … from` in TypeScript and JavaScript, and no statement here came through one; this file passes the module on in a form it does not follow (a Python star import, `module.exports = require(…)`): index.js:3, whose importers find_importers index.js finds']);
+  const py = await i.runTool('find_importers', { module_name: 'pydantic.main', via_reexports: true });
+  assertEvidenceChecks(repo, py.evidence);
+  assert.is(lineOf('pydantic/__init__.py', 3), 'from .main import *');
+  assert.match(py.notes?.join('\n') ?? '', /this file passes the module on in a form it does not follow \(a Python star import, `module\.exports = require\(…\)`\): pydantic\/__init__\.py:3, whose importers find_importers pydantic finds/);
+  // Nothing passes it on: the rule alone; a chain followed: no note; the flag not given: no note.
+  assert.equal((await i.runTool('find_importers', { module_name: 'web/use.ts', via_reexports: true })).notes, ['via_reexports follows only `export … from` in TypeScript and JavaScript, and no statement here came through one']);
+  const ts = await i.runTool('find_importers', { module_name: 'web/a.ts', via_reexports: true });
+  assert.equal(ts.evidence.map((e) => `${e.path}:${e.start_line} ${(e.via ?? []).join(',')}`), ['web/index.ts:1 ', 'web/use.ts:1 web/index.ts']);
+  assert.is(ts.notes, undefined);
+  assert.is((await i.runTool('find_importers', { module_name: 'lib/express.js' })).notes, undefined);
 });
 
 test.after(async () => { await idx?.close(); cleanupTemp(); });
