@@ -6,6 +6,7 @@
 // stored for it: the lines are search_code's own answer for `NAME =` (and
 // `A.prototype.b =` for `A.b`), limited as export-alias.ts's scan is, and
 // each is read with a pattern, not parsed.
+import { escapeRegExp } from '../../local/regexp.js';
 import { isTsJsPath } from '../typescript/paths.js';
 import type { Note } from './notes.js';
 import type { ToolResult } from './schemas.js';
@@ -19,7 +20,6 @@ const QUOTED_MAX = 120;
 
 const IDENT = '[A-Za-z_$][\\w$]*';
 const NAME = new RegExp(`^${IDENT}(?:\\.${IDENT})*$`);
-const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Whether find_symbol's empty answer for `name` is worth a look for assignments: an identifier or a dotted one. */
 export function mayBeAssigned(name: string): boolean {
@@ -37,8 +37,8 @@ export function assignedQueries(name: string): string[] {
 function assignmentPattern(name: string): RegExp {
   const dot = name.lastIndexOf('.');
   const target = dot < 0
-    ? `(?:${IDENT}\\.)+${esc(name)}`
-    : `(?:${esc(name)}|${esc(name.slice(0, dot))}\\.prototype\\.${esc(name.slice(dot + 1))})`;
+    ? `(?:${IDENT}\\.)+${escapeRegExp(name)}`
+    : `(?:${escapeRegExp(name)}|${escapeRegExp(name.slice(0, dot))}\\.prototype\\.${escapeRegExp(name.slice(dot + 1))})`;
   // At the start of its line (not in a comment); `req.get = req.header = function header(name) {` assigns both.
   const chain = `${IDENT}(?:\\.${IDENT})*\\s*=(?!=)\\s*`;
   return new RegExp(`^\\s*(?:${chain})*${target}\\s*=\\s*(?:${chain})*(?:async\\s+)?(?:function\\b|\\([^)]*\\)\\s*=>|${IDENT}\\s*=>)`);

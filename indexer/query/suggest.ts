@@ -12,6 +12,7 @@
 // writes it (`Effect.map`: `map` of Effect.ts); members a class inherits,
 // base classes nearest first; then names spelled alike — the same in another case, then within a small
 // edit distance, then longer names it begins — nearest first.
+import { escapeRegExp } from '../../local/regexp.js';
 import { isPythonPath } from '../python/modules.js';
 import type { DefinitionHit, Store } from '../store/store.js';
 import { baseNames } from './bases.js';
@@ -424,7 +425,7 @@ function cmpStr(a: string, b: string): number {
  */
 function memberLine(text: string, start: number, end: number, member: string): number | null {
   const lines = text.split('\n');
-  const escaped = member.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(member);
   const declares = new RegExp(`^\\s*(?:(?:readonly|get|set)\\s+)?(['"]?)${escaped}\\1\\s*[?:(<]`);
   let depth = 0;
   for (let n = start; n <= end && n <= lines.length; n++) {
