@@ -29,13 +29,14 @@ export function formatSuggestions(r: ToolResult, shownPath: (rootPath: string) =
   if (list.length === 0) return null;
   const why = (s: Suggestion): string => {
     if (s.why !== 'filtered_out') return s.why;
-    return filters.kind !== undefined && s.kind !== undefined && s.kind !== filters.kind ? `${article(s.kind)} ${s.kind}, not ${article(filters.kind)} ${filters.kind}` : filters.outside;
+    return filters.kind !== undefined && s.kind !== undefined && s.kind !== filters.kind ? `${kindsSaid(s)}, not ${article(filters.kind)} ${filters.kind}` : filters.outside;
   };
   const one = (s: Suggestion): Shown => {
     // A name that is its file's path (find_importers suggests paths) is shown as paths are, so it works as typed, and says where it is itself.
     if (s.path !== undefined && s.name === s.path && s.line === undefined) return human`${path(shownPath(s.name))} (${why(s)})`;
     const where = s.path === undefined ? null : s.line === undefined ? path(shownPath(s.path)) : human`${path(shownPath(s.path))}:${String(s.line)}`;
-    const more = s.count !== undefined ? human`, +${String(s.count - 1)} more` : '';
+    // Kinds said in words (`a variable and 6 functions`) count the definitions already.
+    const more = s.count !== undefined && !(kindsWorded(s, filters)) ? human`, +${String(s.count - 1)} more` : '';
     return where ? human`${line(s.name)} (${why(s)}, ${where}${more})` : human`${line(s.name)} (${why(s)})`;
   };
   if (!filters.byKind) return human`did you mean: ${join(list.map(one), ', ')}`;
@@ -43,3 +44,16 @@ export function formatSuggestions(r: ToolResult, shownPath: (rootPath: string) =
 }
 
 const article = (kind: string): string => (/^[aeiou]/.test(kind) ? 'an' : 'a');
+
+/** Whether the suggestion's `why` is worded from its kinds (a filtered_out one whose kinds differ, under --kind). */
+const kindsWorded = (s: Suggestion, filters: Filters): boolean =>
+  s.why === 'filtered_out' && s.kinds !== undefined && filters.kind !== undefined && s.kind !== undefined && s.kind !== filters.kind;
+
+/** `a variable` or, when the definitions differ in kind, `a variable and 6 functions` (the shown definition's kind first). */
+function kindsSaid(s: Suggestion): string {
+  const first = s.kind!;
+  if (s.kinds === undefined) return `${article(first)} ${first}`;
+  const counts = Object.entries(s.kinds).sort(([a, m], [b, n]) => Number(b === first) - Number(a === first) || n - m);
+  const words = counts.map(([k, n]) => (n === 1 ? `${article(k)} ${k}` : `${n} ${k === 'class' ? 'classes' : `${k}s`}`));
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}

@@ -5,6 +5,7 @@
 // name this way for a client that says where it stands (tools/call's
 // `shown_from`): one rule on both ends.
 import { posix } from 'node:path';
+import { escapeRegExp } from './regexp.js';
 
 /** A root-relative path read from `here`, a folder of the root with its "/" ("src/"; "" the root itself): "../docs/a.md". */
 export function shownFrom(here: string, rootPath: string): string {
@@ -32,7 +33,7 @@ export function withPathsShown(text: string, paths: Iterable<string>, show: (roo
   }
   if (shown.size === 0) return text;
   // One pass over the text, so a path already shown from here is never taken for another root path ("x/y.ts" from "apps/").
-  const alternatives = [...shown.keys()].sort((a, b) => b.length - a.length).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const alternatives = [...shown.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
   const named = new RegExp(`(^|[\\s"'(])(${alternatives.join('|')})(?=$|[\\s"'):,;])`, 'g');
   return text.replace(named, (_m, before: string, rootPath: string) => `${before}${shown.get(rootPath)!}`);
 }

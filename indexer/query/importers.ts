@@ -17,6 +17,7 @@ import { fileTarget, specTarget } from '../typescript/targets.js';
 import { indexedFile, pageOf, pathPrefixOf, statOrNull, type LeftOutLookup } from './args.js';
 import { resolveCallerPath } from './caller-paths.js';
 import { withNote } from './notes.js';
+import { unfollowedNote } from './reexport-note.js';
 import { submodulesNote } from './submodule-note.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
 
@@ -163,7 +164,9 @@ export function* findImporters(store: Store, rules: RepoRules, args: ToolArgs['f
     return { result: yield* withSubmodules({ evidence: hits.map((r) => item(r)), total, generation: store.generation }), indexed };
   }
   const all = (yield* throughReexports(store, names, due)).filter((r) => prefix === undefined || store.file(r.span.fid)!.path.startsWith(prefix));
-  return { result: yield* withSubmodules({ evidence: all.slice(page.offset, page.end).map((r) => item(r.span, r.via)), total: all.length, generation: store.generation }), indexed };
+  const result = yield* withSubmodules({ evidence: all.slice(page.offset, page.end).map((r) => item(r.span, r.via)), total: all.length, generation: store.generation });
+  // No chain followed: the flag changed nothing, which is said with what the rules follow (reexport-note.ts).
+  return { result: all.some((r) => r.via !== null) ? result : withNote(result, unfollowedNote(store, all.map((r) => r.span))), indexed };
 
   /** A module asked by name: the answer with the note on the statements importing its submodules, which the rule leaves out (submodule-note.ts). */
   function* withSubmodules(result: ToolResult): Generator<void, ToolResult, void> {

@@ -59,3 +59,21 @@ export function wouldImportWords(store: Store, path: string, reach: WouldReach |
     paths: [...new Set(hits.slice(0, PLACES_NAMED).map((s) => s.file))],
   };
 }
+
+/** A Python module's dotted name. */
+const PY_MODULE = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$/;
+
+/**
+ * The Python counterpart of the note above: find_importers of a dotted module
+ * name that statements import (`total` of them) but no indexed file is
+ * (`pydantic.root_model` after its file is removed), when a package that
+ * holds it is in the tree; a third-party module (`requests.adapters`) gets
+ * nothing, as its files were never the tree's. Null otherwise.
+ */
+export function missingModuleNote(store: Store, m: string, total: number): { text: string; paths: string[] } | null {
+  if (total === 0 || !PY_MODULE.test(m) || store.moduleFiles(m).length > 0) return null;
+  let held = false;
+  for (let i = m.lastIndexOf('.'); i > 0 && !held; i = m.lastIndexOf('.', i - 1)) held = store.moduleFiles(m.slice(0, i)).length > 0;
+  if (!held) return null;
+  return { text: `no indexed file is module ${m} (the statement${total === 1 ? '' : 's'} below import${total === 1 ? 's' : ''} a module the tree does not hold)`, paths: [] };
+}

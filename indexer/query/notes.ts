@@ -3,6 +3,7 @@
 // stands elsewhere in the tree is shown them from there (tools/call's
 // `shown_from`, daemon/tool-calls.ts) and can type them as printed.
 import { shownFrom, withPathsShown } from '../../local/shown-from.js';
+import { escapeRegExp } from '../../local/regexp.js';
 import type { LeftOutFolder, ToolResult } from './schemas.js';
 
 export interface Note {
@@ -69,6 +70,6 @@ export function textShownFrom(text: string, paths: readonly string[], from: stri
 /** `text` with each of `calls` it names whole (followed by its end, a blank or punctuation) given path_prefix "/". */
 function wholeScoped(text: string, calls: readonly string[]): string {
   if (calls.length === 0) return text;
-  const alternatives = [...new Set(calls)].sort((a, b) => b.length - a.length).map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const alternatives = [...new Set(calls)].sort((a, b) => b.length - a.length).map(escapeRegExp);
   return text.replace(new RegExp(`(${alternatives.join('|')})(?=$|[\\s,;])`, 'g'), '$1 path_prefix "/"');
 }

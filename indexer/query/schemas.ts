@@ -188,6 +188,7 @@ export const SuggestionSchema = z.looseObject({
   path: z.string().optional().describe('The file the definition or module is in (not evidence: call the tool to see it).'),
   line: z.number().int().min(1).optional().describe('find_symbol: the first line of the definition (the first one, when the name finds several).'),
   count: z.number().int().min(2).optional().describe('find_symbol: how many definitions the name finds, when more than one.'),
+  kinds: z.partialRecord(z.enum(SYMBOL_KINDS), z.number().int().min(1)).optional().describe('find_symbol: how many of those definitions are of each kind, when they are not all of one kind.'),
 });
 export type Suggestion = z.infer<typeof SuggestionSchema>;
 /**

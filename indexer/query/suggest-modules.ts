@@ -12,7 +12,7 @@ import type { ImportersAnswer } from './importers.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { folderRefusal, noSuchFileNote, noSuchSubpathNote, packageFolders, resolvesNote } from './importer-notes.js';
 import { withNote } from './notes.js';
-import type { WouldReach } from './missing-file.js';
+import { missingModuleNote, type WouldReach } from './missing-file.js';
 import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { SUGGESTIONS_MAX } from './limits.js';
@@ -57,7 +57,8 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     if (folder) throw folder;
   }
   // A package name or subpath: what it resolves to, when that is a file of the repository.
-  const note = resolvesNote(store, args.module_name, result.total);
+  // A Python module of the tree's own packages that no indexed file is any more (removed, renamed away): said above the statements that still import it.
+  const note = resolvesNote(store, args.module_name, result.total) ?? missingModuleNote(store, args.module_name, result.total);
   result = withNote(result, note);
   // A module or an indexed file that nothing imports (however its path is spelled, as find_importers read it) is an exact answer, not a near miss;
   // and when nothing in the index is under path_prefix, that is why the answer is empty, not the name (prefix-note.ts).

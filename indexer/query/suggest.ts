@@ -12,6 +12,7 @@
 // writes it (`Effect.map`: `map` of Effect.ts); members a class inherits,
 // base classes nearest first; then names spelled alike — the same in another case, then within a small
 // edit distance, then longer names it begins — nearest first.
+import { escapeRegExp } from '../../local/regexp.js';
 import { isPythonPath } from '../python/modules.js';
 import type { DefinitionHit, Store } from '../store/store.js';
 import { baseNames } from './bases.js';
@@ -83,7 +84,7 @@ class SymbolSuggester {
    */
   private grouped(): Suggestion[] {
     const out: Suggestion[] = [];
-    const byName = new Map<string, { s: Suggestion; seen: Set<string> }>();
+    const byName = new Map<string, { s: Suggestion; seen: Set<string>; kinds: NonNullable<Suggestion['kinds']> }>();
     /** Definition -> the name it was first suggested under: a later rule reaching it by another name adds nothing. */
     const named = new Map<string, string>();
     for (const { r, why } of this.found) {
@@ -92,16 +93,18 @@ class SymbolSuggester {
       named.set(key, r.name);
       const g = byName.get(r.name);
       if (g) {
-        if (!g.seen.has(key)) { g.seen.add(key); g.s.count = (g.s.count ?? 1) + 1; }
+        if (!g.seen.has(key)) { g.seen.add(key); g.s.count = (g.s.count ?? 1) + 1; g.kinds[r.hit.kind] = (g.kinds[r.hit.kind] ?? 0) + 1; }
         continue;
       }
       if (out.length >= SUGGESTIONS_MAX) continue;
       const f = this.store.file(r.hit.fid);
       if (!f) continue;
       const s: Suggestion = { name: r.name, why, kind: r.hit.kind, path: f.path, line: r.hit.start };
-      byName.set(r.name, { s, seen: new Set([key]) });
+      byName.set(r.name, { s, seen: new Set([key]), kinds: { [r.hit.kind]: 1 } });
       out.push(s);
     }
+    // "a variable, not a class, +6 more" read as seven variables when six were functions: the kinds are said when they differ.
+    for (const { s, kinds } of byName.values()) if (Object.keys(kinds).length > 1) s.kinds = kinds;
     return out;
   }
 
@@ -422,7 +425,7 @@ function cmpStr(a: string, b: string): number {
  */
 function memberLine(text: string, start: number, end: number, member: string): number | null {
   const lines = text.split('\n');
-  const escaped = member.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(member);
   const declares = new RegExp(`^\\s*(?:(?:readonly|get|set)\\s+)?(['"]?)${escaped}\\1\\s*[?:(<]`);
   let depth = 0;
   for (let n = start; n <= end && n <= lines.length; n++) {

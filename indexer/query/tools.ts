@@ -20,6 +20,7 @@ import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
 import { ALIAS_LINES, exportAliasNote, mayBeAlias } from './export-alias.js';
+import { ASSIGNED_LINES, assignedNote, assignedQueries, mayBeAssigned } from './assigned-note.js';
 import { withImporterSuggestions } from './suggest-modules.js';
 import type { WouldReach } from './missing-file.js';
 import { prefixIsWhy, withPrefixNote } from './prefix-note.js';
@@ -277,10 +278,18 @@ function readableFile(store: Store, rules: RepoRules, path: string, leftOut?: Le
 function* symbolAnswer(store: Store, rules: RepoRules, args: ToolArgs['find_symbol'], due: Due): Generator<void, ToolResult, void> {
   const found = yield* findSymbol(store, args, due);
   const r = withPrefixNote(store, args.path_prefix, withSymbolSuggestions(store, args, found), rules);
-  if (found.total > 0 || !mayBeAlias(args.name) || prefixIsWhy(store, args.path_prefix, found.total)) return r;
-  // A name that is only an export alias (`export { Hono as HonoBase }`): said, with what it stands for (export-alias.ts).
-  const lines = yield* searchCode(store, { query: `as ${args.name}`, case_sensitive: true, limit: ALIAS_LINES }, due);
-  return withNote(r, exportAliasNote(store, args.name, lines));
+  if (found.total > 0 || prefixIsWhy(store, args.path_prefix, found.total)) return r;
+  let out = r;
+  if (mayBeAlias(args.name)) {
+    // A name that is only an export alias (`export { Hono as HonoBase }`): said, with what it stands for (export-alias.ts).
+    const lines = yield* searchCode(store, { query: `as ${args.name}`, case_sensitive: true, limit: ALIAS_LINES }, due);
+    out = withNote(out, exportAliasNote(store, args.name, lines));
+  }
+  if (!mayBeAssigned(args.name)) return out;
+  // A name JavaScript only assigns a function to (`res.send = function send(body) {`): where, and the search that lists them (assigned-note.ts).
+  const answers: ToolResult[] = [];
+  for (const query of assignedQueries(args.name)) answers.push(yield* searchCode(store, { query, case_sensitive: true, limit: ASSIGNED_LINES }, due));
+  return withNote(out, assignedNote(args.name, answers));
 }
 
 /**
