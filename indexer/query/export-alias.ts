@@ -11,7 +11,8 @@ import type TS from 'typescript';
 import { isTsImport } from '../model.js';
 import type { DefinitionHit, Store } from '../store/store.js';
 import { typescript } from '../typescript/load.js';
-import { isTsJsPath, scriptKindOf } from '../typescript/paths.js';
+import { parseSource } from '../typescript/extract.js';
+import { isTsJsPath } from '../typescript/paths.js';
 import type { Note } from './notes.js';
 import type { ToolResult } from './schemas.js';
 
@@ -84,8 +85,7 @@ function aliasesIn(store: Store, path: string, fid: number, text: string, name: 
 /** Every export specifier of `text` with an alias (`export { local as name }`), at any depth of namespaces. */
 function exportAliases(path: string, fid: number, text: string): Alias[] {
   const ts = typescript();
-  const kinds = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX };
-  const sf = ts.createSourceFile(path, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, kinds[scriptKindOf(path)]);
+  const sf = parseSource(ts, path, text, false);
   const out: Alias[] = [];
   const visit = (statements: TS.NodeArray<TS.Statement>): void => {
     for (const s of statements) {

@@ -441,19 +441,24 @@ function withJsDoc(x: Extractor, inDocs: readonly JsDocImport[]): TsImport[] {
   return out.concat(found.slice(j));
 }
 
+/** The compiler's AST of one file, `path` deciding how it is parsed (paths.ts); its JSDoc parsed only with `jsDoc`. */
+export function parseSource(ts: Ts, path: string, text: string, jsDoc: boolean): TS.SourceFile {
+  const kinds = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX };
+  return ts.createSourceFile(path, text, {
+    languageVersion: ts.ScriptTarget.Latest,
+    jsDocParsingMode: jsDoc ? ts.JSDocParsingMode.ParseAll : ts.JSDocParsingMode.ParseNone,
+  }, false, kinds[scriptKindOf(path)]);
+}
+
 /** Definitions and import statements of one file, `path` deciding how it is parsed (paths.ts). */
 export function extractTs(text: string, path: string): TsExtract {
   const ts = typescript();
   const kind = scriptKindOf(path);
-  const kinds = { ts: ts.ScriptKind.TS, tsx: ts.ScriptKind.TSX, js: ts.ScriptKind.JS, jsx: ts.ScriptKind.JSX };
   // JSDoc is parsed only where a statement can be in it: the compiler looks into JSDoc in JavaScript files alone (in
   // TypeScript it ignores `@import` tags and `import()` types there), and parsing every comment of every file would
   // cost the build for nothing.
   const docs = (kind === 'js' || kind === 'jsx') && mayHoldJsDocImports(text);
-  const sf = ts.createSourceFile(path, text, {
-    languageVersion: ts.ScriptTarget.Latest,
-    jsDocParsingMode: docs ? ts.JSDocParsingMode.ParseAll : ts.JSDocParsingMode.ParseNone,
-  }, false, kinds[kind]);
+  const sf = parseSource(ts, path, text, docs);
   const x = new Extractor(ts, sf, new LineMap(text));
   x.statements(sf.statements, '');
   return { defs: x.defs, imports: docs ? withJsDoc(x, jsdocImports(ts, sf)) : x.imports };
