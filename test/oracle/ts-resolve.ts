@@ -27,6 +27,8 @@ export interface Resolution {
    * keeps its reason, as evidex keeps it; this says the compiler's answer.
    */
   inNodeModules?: string;
+  /** The target stands for build output the tree lacks (ts-workspaces.ts): the compiler alone finds nothing there. */
+  mapped?: true;
 }
 
 /** Whether a repository path lies in a node_modules folder. */
@@ -75,7 +77,7 @@ export const matchesPackage = (spec: string, name: string): boolean => spec === 
  * files, symbolic links as the same links (so realpath leads where it leads in
  * the tree), files reached through a linked folder by that link alone.
  */
-function copyTree(root: string, copy: string, files: readonly string[]): void {
+export function copyTree(root: string, copy: string, files: readonly string[]): void {
   const isLink = new Map<string, boolean>();
   const linked = (rel: string): boolean => {
     let v = isLink.get(rel);
@@ -212,7 +214,7 @@ export class OracleTree {
     const target = this.toRepoPath(r.resolvedModule?.resolvedFileName);
     const unresolved = isBareSpecifier(spec) ? 'package' : 'missing';
     if (target !== null && (inNodeModules(target) || this.throughTreeNodeModules(r.resolvedModule))) return { target: null, unresolved, mode, inNodeModules: target };
-    if (target !== null) return { target, unresolved: null, mode };
+    if (target !== null) return { target, unresolved: null, mode, ...(this.virtual.has(r.resolvedModule!.resolvedFileName) ? { mapped: true as const } : {}) };
     return { target: null, unresolved, mode };
   }
 
