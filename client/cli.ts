@@ -38,7 +38,7 @@ const commandNamed = (name: string): (() => Promise<Command>) | undefined => (Ob
 async function mainHelp(): Promise<string> {
   const [{ mainHelp: layout }, commands] = await Promise.all([import('./help.js'), Promise.all(Object.values(COMMANDS).map((load) => load()))]);
   return layout(commands, [
-    'Run `evidex COMMAND --help` for a command\'s options and examples. `--` ends the options.',
+    'Run `evidex COMMAND --help` for a command\'s options and examples; `evidex --version` prints the version. `--` ends the options.',
     'Paths on the command line are taken from the current folder, and printed from it (tools, --json and `evidex call` keep them from the root). In a subfolder, search, symbol and importers look there first (--all: the whole repository).',
     'State lives in $EVIDEX_HOME (default $XDG_CACHE_HOME/evidex, else ~/.cache/evidex).',
     'Exit status: 0 ok, 2 refused (bad arguments, tool refusal), 1 any other error; `daemon status` exits 3 when no daemon runs.',
@@ -94,6 +94,9 @@ function unknownCommand(name: string, what: string, before: string): string {
   return `unknown ${what} ${JSON.stringify(name)}${near ? `; did you mean \`${before}${near}\`?` : ''} (run \`evidex --help\`)`;
 }
 
+/** The words other command lines print their version for, said to be `evidex --version`. */
+const VERSION_ASKED = new Set(['version', '-v', '-V']);
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = optionsAfterCommand(argv);
   // Before anything else is said, and on stderr only: stdout may be JSON a script reads.
@@ -117,6 +120,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     const load = commandNamed(name);
     if (!load) {
+      // How other tools are asked for their version: no command of evidex's, and no option without one.
+      if (VERSION_ASKED.has(name)) throw new UsageError(`unknown command ${JSON.stringify(name)}; \`evidex --version\` prints the version`);
       // Options came first and no word names a command (optionsAfterCommand found none).
       if (name.startsWith('-')) throw new UsageError(`no command given (${JSON.stringify(name)} is an option): evidex COMMAND [ARGS] [OPTIONS]; run \`evidex --help\` for the commands`);
       throw new UsageError(unknownCommand(name, 'command', 'evidex '));

@@ -164,6 +164,18 @@ test('--help on every command; unknown command and option are one-line usage err
   assert.match(opt.stderr, /unknown option --frob/);
 });
 
+test('the version: --version prints it, the main help names it, and the other ways people ask for it point to it', () => {
+  const v = evidex(['--version']);
+  assert.equal({ code: v.code, stderr: v.stderr }, { code: 0, stderr: '' });
+  assert.match(v.stdout, /^\d+\.\d+\.\d+\S*\n$/);
+  assert.match(evidex(['--help']).stdout.replace(/\s+/g, ' '), /`evidex --version` prints the version/);
+  for (const asked of ['version', '-v', '-V']) {
+    const r = evidex([asked]);
+    assert.equal({ code: r.code, stdout: r.stdout }, { code: 2, stdout: '' }, asked);
+    assert.is(r.stderr, `evidex: unknown command ${JSON.stringify(asked)}; \`evidex --version\` prints the version\n`, asked);
+  }
+});
+
 test('--help fits 80 columns, broken only between words: every text of a command is there whole', async () => {
   const squash = (t: string) => t.replace(/\s+/g, ' ').trim();
   const main = evidex(['--help']).stdout;
