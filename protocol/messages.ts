@@ -23,13 +23,13 @@
 //   -32800 REQUEST_CANCELLED  the client cancelled the request ($/cancelRequest) before it was answered
 import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, LeftOutFolder, ToolResult, UnresolvedImports } from '../indexer/api.js';
 import type { Unresolved } from '../indexer/model.js';
-import type { ToolDescriptor } from '../indexer/query/schemas.js';
+import type { NoteCall, ToolCallParams, ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
 import type { CatchingUp, HeldReport, WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
-export type { Evidence, AskEvent, AskResult, LeftOutFolder, ToolResult, ToolDescriptor, BuildProgress, BuildSummary, Unresolved, UnresolvedImports };
+export type { Evidence, AskEvent, AskResult, LeftOutFolder, NoteCall, ToolCallParams, ToolResult, ToolDescriptor, BuildProgress, BuildSummary, Unresolved, UnresolvedImports };
 
 export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;

@@ -8,7 +8,7 @@
 // a terminal, paths, line numbers and the matched text are coloured as rg
 // colours them.
 import { RpcCode, RpcError } from '../../protocol/jsonrpc.js';
-import { Methods, type Evidence, type ToolResult } from '../../protocol/messages.js';
+import { Methods, type Evidence, type NoteCall, type ToolResult } from '../../protocol/messages.js';
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
@@ -20,6 +20,7 @@ import { mixedNote, ofOneGeneration } from './one-generation.js';
 import type { FolderHere } from '../left-out-folder.js';
 import { lineSpan } from '../line-span.js';
 import { commandLine, notedCommands, type CommandPlace } from '../command-line.js';
+import { callWords, type CallPlace } from '../call-words.js';
 import { answeredFrom } from '../catching-up-note.js';
 import {
   human, join, line, paint, path, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
@@ -220,16 +221,33 @@ async function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOpt
 }
 
 /** An answer's notes as `note:` lines, the one on a left-out folder (its `left_out_folder`) with the command typed (`argv`) again. */
-export async function noteLines(r: Pick<ToolResult, 'notes' | 'left_out_folder'>, place: FolderHere, argv: readonly string[] = process.argv.slice(2)): Promise<Shown[]> {
+export async function noteLines(r: Pick<ToolResult, 'notes' | 'left_out_folder' | 'note_calls'>, place: FolderHere & NotePlace, argv: readonly string[] = process.argv.slice(2)): Promise<Shown[]> {
   const leftOut = r.left_out_folder;
   // Loaded only for an answer that has the note: a plain call never needs it (docs/performance/cli-start.md).
   const { leftOutFolderNote } = leftOut !== undefined ? await import('../left-out-folder.js') : { leftOutFolderNote: undefined };
-  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note && leftOutFolderNote ? leftOutFolderNote(leftOut, place, argv) : formatNote(note, place)));
+  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note && leftOutFolderNote
+    ? leftOutFolderNote(leftOut, place, argv) : formatNote(note, place, (r.note_calls ?? []).filter((c) => c.note === i))));
 }
 
-/** A note of the daemon's answer, as a `note:` line in the command line's words. */
-export function formatNote(note: string, place?: CommandPlace): Shown {
-  return human`note: ${line(asCommands(note, place))}`;
+/** Where a note is printed: where the command ran, for the commands it names. */
+export type NotePlace = CommandPlace & CallPlace;
+
+/**
+ * A note of the daemon's answer, as a `note:` line in the command line's
+ * words: each of its `calls` (its note_calls, where it writes them) as the
+ * command that makes it from `place` (call-words.ts, command-line.ts), and the
+ * tools and arguments its other words name as the command line names them.
+ */
+export function formatNote(note: string, place: NotePlace, calls: readonly NoteCall[] = []): Shown {
+  let said = '';
+  let at = 0;
+  for (const c of [...calls].sort((a, b) => a.at - b.at)) {
+    // A call the note does not hold where it says (a daemon of another version) is left as the note writes it.
+    if (c.at < at || c.at + c.length > note.length) continue;
+    said += toolWords(note.slice(at, c.at)) + commandLine(place, callWords(c, place));
+    at = c.at + c.length;
+  }
+  return human`note: ${line(said + toolWords(note.slice(at)))}`;
 }
 
 /** The command each tool is, as a note or refusal names it. */
