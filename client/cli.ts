@@ -12,6 +12,7 @@
 // little more than starting Node: the command's file, the tool commands'
 // shared part, the protocol's messages and transport, the connection and
 // the state folder (test/cli-shell checks what a tool call loads).
+import { nearestName } from '../local/distance.js';
 import { human, line, stderr, stdout, text } from '../local/human.js';
 import { unsupportedNodeWarning } from '../local/node-line.js';
 import { parseArgs, UsageError, version, type Command } from './command.js';
@@ -49,28 +50,10 @@ async function commandHelp(cmd: Command): Promise<string> {
   return (await import('./help.js')).commandHelp(cmd);
 }
 
-/** Edit distance, for "did you mean" (command names are short: the quadratic table is nothing). */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/** The command a mistyped name most likely meant: within 2 edits (1 for short names), or one it starts. */
+/** The command a mistyped name most likely meant: within 2 edits (1 for short names: local/distance.ts), or one it starts. */
 export function nearestCommand(name: string): string | null {
-  let best: string | null = null;
-  let bestD = Infinity;
-  for (const c of Object.keys(COMMANDS)) {
-    const d = distance(name.toLowerCase(), c);
-    if (d < bestD) { best = c; bestD = d; }
-  }
-  if (best !== null && bestD <= (name.length <= 4 ? 1 : 2)) return best;
+  const near = nearestName(name, Object.keys(COMMANDS));
+  if (near !== null) return near;
   const prefixed = Object.keys(COMMANDS).filter((c) => name.length >= 2 && c.startsWith(name.toLowerCase()));
   return prefixed.length === 1 ? prefixed[0] : null;
 }
