@@ -16,6 +16,7 @@ import { nearestName } from '../local/distance.js';
 import { human, line, stderr, stdout, text } from '../local/human.js';
 import { unsupportedNodeWarning } from '../local/node-line.js';
 import { parseArgs, UsageError, version, type Command } from './command.js';
+import type { CommandPlace } from './command-line.js';
 
 /** The commands in the order --help lists them, each loaded on demand. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -71,10 +72,33 @@ function optionsAfterCommand(argv: readonly string[]): string[] {
   return [argv[at], ...argv.slice(0, at), ...argv.slice(at + 1)];
 }
 
-/** `unknown command "serch"; did you mean \`evidex search\`? (run \`evidex --help\`)`, for a command or a help topic. */
-function unknownCommand(name: string, what: string, before: string): string {
+/**
+ * `unknown command "serch"; did you mean \`evidex search\`? (run \`evidex
+ * --help\`)`, for a command or a help topic (`before`: the words before it);
+ * the command it offers is written as every printed command is
+ * (command-line.ts), with `--repo` when the words after it (`rest`) name a
+ * repository that is not the current folder's.
+ */
+async function unknownCommand(name: string, what: string, before: readonly string[], rest: readonly string[] = []): Promise<string> {
   const near = nearestCommand(name);
-  return `unknown ${what} ${JSON.stringify(name)}${near ? `; did you mean \`${before}${near}\`?` : ''} (run \`evidex --help\`)`;
+  // Loaded only for a mistyped command: the rest never print one from here.
+  const { commandLine } = await import('./command-line.js');
+  const offered = near === null ? '' : `; did you mean \`${commandLine(await placeNamed(rest), [...before, near])}\`?`;
+  return `unknown ${what} ${JSON.stringify(name)}${offered} (run \`evidex --help\`)`;
+}
+
+/** Where a command line that names its repository with `--repo` (among `words`, before `--`) runs; undefined without one, or when it names no folder. */
+async function placeNamed(words: readonly string[]): Promise<CommandPlace | undefined> {
+  const end = words.indexOf('--');
+  let repo: string | undefined;
+  (end === -1 ? words : words.slice(0, end)).forEach((w, i, all) => {
+    if (w === '--repo' && i + 1 < all.length) repo = all[i + 1];
+    else if (w.startsWith('--repo=')) repo = w.slice('--repo='.length);
+  });
+  if (repo === undefined) return undefined;
+  const { placeOf } = await import('./paths.js');
+  // A --repo naming no folder is said by the command it is given to; the offer stays as it is.
+  try { return await placeOf({ flags: { repo } }); } catch { return undefined; }
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -89,7 +113,7 @@ export async function main(argv: string[]): Promise<number> {
       const asked = name === 'help' && rest[0] !== 'help' ? rest[0] : undefined;
       const topic = asked !== undefined ? commandNamed(asked) : undefined;
       // A topic that is no command is mistyped, as `evidex serch` is: said so, with the nearest command.
-      if (asked !== undefined && !topic) throw new UsageError(unknownCommand(asked, 'help topic', 'evidex help '));
+      if (asked !== undefined && !topic) throw new UsageError(await unknownCommand(asked, 'help topic', ['help']));
       stdout().line(text(topic ? await commandHelp(await topic()) : await mainHelp()));
       // `evidex` alone is a usage error (exit 2) that shows the help.
       return name ? 0 : 2;
@@ -102,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!load) {
       // Options came first and no word names a command (optionsAfterCommand found none).
       if (name.startsWith('-')) throw new UsageError(`no command given (${JSON.stringify(name)} is an option): evidex COMMAND [ARGS] [OPTIONS]; run \`evidex --help\` for the commands`);
-      throw new UsageError(unknownCommand(name, 'command', 'evidex '));
+      throw new UsageError(await unknownCommand(name, 'command', [], rest));
     }
     cmd = await load();
     // A command whose usage names an argument (`evidex search QUERY`, `evidex diff [PATH]`) may be given one that starts with "-".

@@ -201,6 +201,20 @@ test('a note\'s calls of the whole repository, from a subfolder: the path from t
   assert.is(json.notes[c.note].slice(c.at, c.at + c.length), 'search_code "res.send ="');
 });
 
+test('a mistyped command run with --repo from outside the root: the command offered carries --repo, quoted; typed with its query it searches there', () => {
+  const r = evidex(['serch', 'base', '--repo', "it's a repo"], top);
+  assert.is(r.code, 2);
+  const m = /did you mean `(evidex search[^`]*)`\?/.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  assert.is(m![1], `evidex search --repo 'it'"'"'s a repo'`);
+  const again = typed(`${m![1]} 'export const base'`, top);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(again.stdout, "it's a repo/src/my dir/it's base.ts:1: export const base = 1;\n");
+  // Run inside the root it names: nothing to add; a help topic is no command run on a repository.
+  assert.match(evidex(['serch', 'x', '--repo', '.'], odd).stderr, /did you mean `evidex search`\?/);
+  assert.match(evidex(['help', 'serch', '--repo', "it's a repo"], top).stderr, /did you mean `evidex help search`\?/);
+});
+
 test.after(() => {
   evidex(['daemon', 'stop', '--all'], top);
   cleanupTemp();
