@@ -6,7 +6,8 @@
 // scoped to it already), --all for the whole repository from a subfolder
 // (typed there without it, it would be scoped to that folder), else
 // --path-prefix from there. command-line.ts then quotes the words.
-import type { ToolCallParams } from '../protocol/messages.js';
+import type { PlacedCall, ToolCallParams } from '../protocol/messages.js';
+import { commandLine, type CommandPlace } from './command-line.js';
 
 /** Where the command ran, as client/paths.ts's Place says it. */
 export interface CallPlace {
@@ -65,4 +66,21 @@ function bare(a: Record<string, unknown>, arg: string, flag: string): string[] {
 
 function valued(a: Record<string, unknown>, arg: string, flag: string): string[] {
   return a[arg] === undefined ? [] : [flag, String(a[arg])];
+}
+
+/**
+ * `text` (a note or a refusal) with each of its `calls` (where it writes
+ * them) as the command line that makes it from `place`, and its other words
+ * as `prose` says them. A call the text does not hold where it says (a
+ * daemon of another version) is left in the words as the text writes it.
+ */
+export function withCommands(text: string, calls: readonly PlacedCall[], place: CommandPlace & CallPlace, prose: (words: string) => string): string {
+  let said = '';
+  let at = 0;
+  for (const c of [...calls].sort((a, b) => a.at - b.at)) {
+    if (c.at < at || c.at + c.length > text.length) continue;
+    said += prose(text.slice(at, c.at)) + commandLine(place, callWords(c, place));
+    at = c.at + c.length;
+  }
+  return said + prose(text.slice(at));
 }

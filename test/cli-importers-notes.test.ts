@@ -219,11 +219,11 @@ test('from a subfolder, the commands a refusal names carry --all, and as printed
   const css = evidex(['importers', '../../apps/web/src/styles.css'], 'packages/ui');
   assert.is(css.code, 2);
   assert.is(css.stderr, 'evidex: not_indexed: "../../apps/web/src/styles.css" is not a Python, TypeScript, JavaScript or JSON file: evidex importers answers only for those, '
-    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search "styles.css" --all\n');
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search styles.css --all\n');
   assert.ok(totalIn('packages/ui', ['search', 'styles.css', '--all']) > 0);
   assert.is(totalIn('packages/ui', ['search', 'styles.css']), 0);
   // At the root the same refusal names the command alone.
-  assert.match(evidex(['importers', 'apps/web/src/styles.css']).stderr, /search for its name: evidex search "styles\.css"\n$/);
+  assert.match(evidex(['importers', 'apps/web/src/styles.css']).stderr, /search for its name: evidex search styles\.css\n$/);
 });
 
 test('the submodule note\'s command from a subfolder: no --path-prefix naming the folder it is run in (the command means that there), one naming another folder from there', () => {

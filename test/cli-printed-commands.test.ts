@@ -50,6 +50,7 @@ const odd = join(top, "it's a repo");
 mkdirSync(join(odd, 'src', 'my dir'), { recursive: true });
 write(odd, {
   "src/my dir/it's base.ts": 'export const base = 1;\n',
+  "src/my dir/it's.css": 'body { margin: 0; }\n',
   'src/app.ts': 'import { base } from "./my dir/it\'s base";\nexport const res = { send: (x: number) => x };\nres.send = function send(body: number) { return body; };\n',
 });
 commit(odd);
@@ -199,6 +200,18 @@ test('a note\'s calls of the whole repository, from a subfolder: the path from t
   const json = JSON.parse(evidex(['symbol', 'res.send', '--json'], src).stdout) as { notes: string[]; note_calls: Array<{ note: number; at: number; length: number }> };
   const [c] = json.note_calls;
   assert.is(json.notes[c.note].slice(c.at, c.at + c.length), 'search_code "res.send ="');
+});
+
+test('a refusal\'s call, made a command here: quoted, --all from a subfolder; typed there it finds the file', () => {
+  const src = join(odd, 'src');
+  const r = evidex(['importers', "my dir/it's.css"], src);
+  assert.is(r.code, 2, r.stderr);
+  const m = /search for its name: (evidex .*)$/m.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  assert.is(m![1], `evidex search 'it'"'"'s.css' --all`);
+  const again = typed(m![1], src);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(again.stdout, "my dir/it's.css:1: [path match]\n");
 });
 
 test('a mistyped command run with --repo from outside the root: the command offered carries --repo, quoted; typed with its query it searches there', () => {

@@ -6,7 +6,8 @@
 // command that makes it from where the command ran.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { callText, joinWorded, namedList, namedWords, notesShownFrom, withNote, worded } from '../indexer/query/notes.js';
+import { callText, joinWorded, namedList, namedWords, notesShownFrom, refusalShownFrom, withNote, worded } from '../indexer/query/notes.js';
+import { ToolError } from '../indexer/errors.js';
 import { callWords, type CallPlace } from '../client/call-words.js';
 import { formatNote } from '../client/commands/tool-command.js';
 import { shownFrom } from '../local/shown-from.js';
@@ -47,6 +48,17 @@ test('a result\'s note_calls name their note; shown from a subfolder, the note\'
   assert.equal(calls.map((c) => notes[c.note].slice(c.at, c.at + c.length)), ['find_importers apps/a.ts']);
   // Without a folder: as they are.
   assert.equal(notesShownFrom(r.notes!, r.notePaths!, undefined, r.note_calls), { notes: r.notes, calls: r.note_calls });
+});
+
+test('a refusal\'s calls go on the wire beside its code and message, and stay where they land when its paths are shown from a subfolder', () => {
+  const why = worded`"apps/ui" is a folder; its index file: ${importers('apps/ui/index.ts')}; package "@a/ui" (apps/ui): ${importers('@a/ui')}`;
+  const e = new ToolError('not_indexed', why.text, ['apps/ui'], why.calls);
+  assert.equal(e.toJSON(), { code: 'not_indexed', message: why.text, calls: why.calls });
+  assert.equal(new ToolError('not_indexed', 'no calls').toJSON(), { code: 'not_indexed', message: 'no calls' });
+  const shown = refusalShownFrom(e.message, e.paths, 'apps/', why.calls);
+  assert.is(shown.message, '"ui" is a folder; its index file: find_importers apps/ui/index.ts; package "@a/ui" (ui): find_importers @a/ui');
+  assert.equal(written({ text: shown.message, calls: shown.calls }), ['find_importers apps/ui/index.ts', 'find_importers @a/ui']);
+  assert.equal(shown.calls.map((c) => c.arguments), [{ module_name: 'apps/ui/index.ts' }, { module_name: '@a/ui' }]);
 });
 
 /** A place in `here` of a root whose files are `files`. */

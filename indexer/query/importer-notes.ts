@@ -208,23 +208,16 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
   for (const p of packageFolders(store)) {
     if (p.folder !== '' && (dir === p.folder || dir.startsWith(`${p.folder}/`)) && (!pkg || p.folder.length > pkg.folder.length)) pkg = p;
   }
-  let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
+  let why = worded`${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
   const paths = [dir];
-  // The calls it names list the whole repository's importers: a reader in a subfolder is shown them so (Note.wholeCalls).
-  const calls: string[] = [];
   const index = pkg?.folder === dir ? undefined : FOLDER_INDEX.map((n) => `${dir}/${n}`).find((p) => store.fileByPath(p));
-  if (index !== undefined) {
-    why += `; an import of the folder reaches its index file: find_importers ${index}`;
-    paths.push(index);
-    calls.push(`find_importers ${index}`);
-  }
+  if (index !== undefined) why = worded`${why}; an import of the folder reaches its index file: ${{ name: 'find_importers', arguments: { module_name: index } }}`;
   if (pkg) {
     const entries = resolutionsOf(store, pkg.name).files;
     const entry = entries.length ? entries : likelyFiles(store, pkg, '');
-    why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
-    if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
+    why = worded`${why}; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): ${{ name: 'find_importers', arguments: { module_name: pkg.name } }}`;
+    if (entry.length) why = worded`${why}, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
     paths.push(pkg.folder, ...entry.slice(0, FILES_NAMED));
-    calls.push(`find_importers ${pkg.name}`);
   }
-  return new ToolError('not_indexed', why, paths, calls);
+  return new ToolError('not_indexed', why.text, paths, why.calls);
 }

@@ -6,11 +6,9 @@
 // a client shows those in its own words (the command line as `evidex …`
 // lines) without reading the line's words for them.
 import { shownFrom, withPathsShown } from '../../local/shown-from.js';
-import { escapeRegExp } from '../../local/regexp.js';
-import type { LeftOutFolder, NoteCall, ToolCallParams, ToolResult } from './schemas.js';
+import type { LeftOutFolder, NoteCall, PlacedCall, ToolCallParams, ToolResult } from './schemas.js';
 
-/** A call as its note writes it: where (`at`, `length`) in the note's text. */
-export type PlacedCall = Omit<NoteCall, 'note'>;
+export type { PlacedCall };
 
 /** Words that may name calls: the text, and each call it names, where it writes it. */
 export interface Worded {
@@ -92,7 +90,7 @@ export function withNote<R extends Pick<ToolResult, 'notes' | 'notePaths' | 'not
   return {
     ...result, notes: [...(result.notes ?? []), note.text], notePaths: [...(result.notePaths ?? []), ...note.paths],
     ...(note.leftOutFolder === undefined ? {} : { left_out_folder: { ...note.leftOutFolder, note: index } }),
-    ...(note.calls?.length ? { note_calls: [...(result.note_calls ?? []), ...note.calls.map((c) => ({ note: index, ...c }) as NoteCall)] } : {}),
+    ...(note.calls?.length ? { note_calls: [...(result.note_calls ?? []), ...note.calls.map((c): NoteCall => ({ note: index, ...c }))] } : {}),
   };
 }
 
@@ -120,15 +118,13 @@ export function notesShownFrom(notes: readonly string[], paths: readonly string[
   return { notes: shown, calls: out };
 }
 
-/** A note's or refusal's `text` shown from `from`: the paths it names, and each of `wholeCalls` (calls of the whole repository it names) given path_prefix "/" from a subfolder. */
-export function textShownFrom(text: string, paths: readonly string[], from: string | undefined, wholeCalls: readonly string[] = []): string {
-  if (from === undefined) return text;
-  return withPathsShown(wholeScoped(text, from === '' ? [] : wholeCalls), paths, (p) => shownFrom(from, p));
+/** Words of a note or refusal shown from `from`: the `paths` they name. */
+function textShownFrom(text: string, paths: readonly string[], from: string): string {
+  return withPathsShown(text, paths, (p) => shownFrom(from, p));
 }
 
-/** `text` with each of `calls` it names whole (followed by its end, a blank or punctuation) given path_prefix "/". */
-function wholeScoped(text: string, calls: readonly string[]): string {
-  if (calls.length === 0) return text;
-  const alternatives = [...new Set(calls)].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  return text.replace(new RegExp(`(${alternatives.join('|')})(?=$|[\\s,;])`, 'g'), '$1 path_prefix "/"');
+/** A refusal's message shown from `from` as notesShownFrom shows a note: the paths it names moved, its `calls` where they land then. */
+export function refusalShownFrom(message: string, paths: readonly string[], from: string, calls: readonly PlacedCall[]): { message: string; calls: PlacedCall[] } {
+  const shown = notesShownFrom([message], paths, from, calls.map((c) => ({ note: 0, ...c })));
+  return { message: shown.notes[0], calls: shown.calls.map(({ note: _note, ...c }) => c as PlacedCall) };
 }

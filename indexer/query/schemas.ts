@@ -219,20 +219,26 @@ export const LeftOutFolderSchema = z.object({
 });
 export type LeftOutFolder = z.infer<typeof LeftOutFolderSchema>;
 /**
- * A call a note names (notes.ts): the tool and its arguments as tools/call
- * takes them (paths root-relative), and where the note writes it, so a client
- * shows it as its own (the command line: an `evidex …` line) without reading
- * the note's words for it.
+ * A call a note or refusal names (notes.ts): the tool and its arguments as
+ * tools/call takes them (paths root-relative), and where the text writes it,
+ * so a client shows it as its own (the command line: an `evidex …` line)
+ * without reading the text's words for it. A refusal sends its calls as
+ * `calls` beside its code and message.
  */
-export const NoteCallSchema = z.object({
-  note: z.number().int().min(0).describe('Which of notes names the call (its index).'),
-  at: z.number().int().min(0).describe('Where that note writes it: the index of its first character (UTF-16 code units).'),
-  length: z.number().int().min(1).describe('How many characters the note writes it with.'),
+export const PlacedCallSchema = z.object({
+  at: z.number().int().min(0).describe('Where the text writes it: the index of its first character (UTF-16 code units).'),
+  length: z.number().int().min(1).describe('How many characters the text writes it with.'),
   name: z.enum(TOOL_NAMES as [ToolName, ...ToolName[]]).describe('The tool.'),
   arguments: z.record(z.string(), z.unknown()).describe('Its arguments, as tools/call takes them.'),
 });
+/** A call a note names: PlacedCallSchema, and which of notes. */
+export const NoteCallSchema = PlacedCallSchema.extend({
+  note: z.number().int().min(0).describe('Which of notes names the call (its index).'),
+});
+/** PlacedCallSchema with the exact arguments of its tool. */
+export type PlacedCall = { at: number; length: number } & ToolCallParams;
 /** NoteCallSchema with the exact arguments of its tool. */
-export type NoteCall = { note: number; at: number; length: number } & ToolCallParams;
+export type NoteCall = { note: number } & PlacedCall;
 export const ToolResultSchema = z.looseObject({
   evidence: z.array(EvidenceSchema).describe('The items of this page of the answer, in answer order.'),
   total: z.number().int().min(0).describe('How many matches exist in all; more than the items returned when limit or offset cut the answer.'),
