@@ -96,7 +96,7 @@ test('importers of a stylesheet says what find_importers answers for and how to 
   const r = evidex(['importers', 'styles/global.css']);
   assert.is(r.code, 2);
   assert.is(r.stderr, 'evidex: not_indexed: "styles/global.css" is not a Python, TypeScript, JavaScript or JSON file: evidex importers answers only for those, '
-    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search "global.css" --all\n');
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search global.css --all\n');
   // Typed in src/ as printed (the whole repository's search: --all), it finds the import.
   const search = evidex(['search', 'global.css', '--all']);
   assert.match(search.stdout, /^app\.tsx:1: import '\.\/styles\/global\.css';$/m);

@@ -30,6 +30,9 @@ test('evidex index (no daemon) builds in-process and prints the summary', () => 
   assert.is(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout);
   assert.is(s.via, 'in-process');
+  // Seconds as the text form prints them, to the hundredth, and a number still.
+  assert.is(typeof s.seconds, 'number');
+  assert.is(s.seconds, Number(s.seconds.toFixed(2)), JSON.stringify(s.seconds));
   // 11 .py files + docs/README.md, config/settings.toml, notes/design.txt, .gitignore, fixtures' own README? (not copied: outside)
   assert.ok(s.files >= 14 && s.symbols > 50 && s.imports > 30 && s.lines > 200, JSON.stringify(s));
   const again = JSON.parse(evidex(['index', '--repo', repo, '--json']).stdout);
