@@ -6,8 +6,6 @@
 // Errors are one line and say what to do next.
 import { commandLine } from './command-line.js';
 import type { ChildProcess, spawn as Spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { WsClient } from '../protocol/ws-client.js';
 import { RpcConnection, RpcError } from '../protocol/jsonrpc.js';
 import {
@@ -22,6 +20,10 @@ import {
 } from '../local/state.js';
 import { checkStateFolder } from '../local/state-trust.js';
 import { UsageError } from './command.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { closeSync, openSync } = process.getBuiltinModule('node:fs');
+const { fileURLToPath } = process.getBuiltinModule('node:url');
 
 export { RpcError };
 

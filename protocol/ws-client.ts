@@ -5,9 +5,12 @@
 // http, https, tls and zlib, which cost a one-shot `evidex search` more than
 // the daemon's whole answer; this needs only `net` and `crypto`.
 // The daemon's server side is `ws` itself, and the tests run both against it.
-import { createHash, randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { createHash, randomBytes } = process.getBuiltinModule('node:crypto');
+const { EventEmitter } = process.getBuiltinModule('node:events');
+const { connect } = process.getBuiltinModule('node:net');
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const OP = { continuation: 0, text: 1, binary: 2, close: 8, ping: 9, pong: 10 } as const;
