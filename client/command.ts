@@ -188,13 +188,13 @@ export async function connectCommand(root: RealRoot, p: { flags: { repo?: string
   return connect(root, { autoStart: true, clientName, unnamedRoot: unnamedRoot(p) });
 }
 
-/** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
+/** Opens a connection to the root's daemon (starting one), runs `fn`, and leaves it closing (Client.leave). */
 export async function withDaemon<T>(root: RealRoot, p: { flags: { repo?: string } }, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
   const client = await connectCommand(root, p, clientName);
   try {
     return await fn(client);
   } finally {
-    await client.close();
+    client.leave();
   }
 }
 

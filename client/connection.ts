@@ -60,6 +60,12 @@ export interface Client {
   /** Resolves when the daemon closes the connection (or it breaks). */
   readonly closed: Promise<string>;
   close(): Promise<void>;
+  /**
+   * Starts the closing handshake and lets the process exit without waiting
+   * for the daemon's answer to it (a one-shot command's last act: the wait is
+   * ~2 ms of every CLI call); the daemon sees the close code either way.
+   */
+  leave(): void;
 }
 
 export interface ConnectOptions {
@@ -129,6 +135,11 @@ export function makeClient(ws: WsClient, info: DaemonInfo, stateDir: string): Cl
       conn.close(1000, 'client done');
       await Promise.race([closed, sleepUnref(1000)]);
       if (ws.readyState !== WsClient.CLOSED) ws.terminate();
+    },
+    leave: () => {
+      if (ws.readyState === WsClient.CLOSED) return;
+      conn.close(1000, 'client done');
+      ws.unref();
     },
   };
 }

@@ -96,6 +96,11 @@ export class WsClient extends EventEmitter {
     setTimeout(() => this.socket.destroy(), 1000).unref();
   }
 
+  /** Lets the process exit while the connection is open (a pending write still holds it until written). */
+  unref(): void {
+    this.socket.unref();
+  }
+
   /** Drops the connection at once, without the closing handshake (close code 1006). */
   terminate(): void {
     if (this.readyState === WsClient.CLOSED) return;
