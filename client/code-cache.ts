@@ -14,10 +14,12 @@
 // (made 0700: nobody else can even enter). A home that does not exist yet is
 // not made for it (a mistyped command writes nothing); anything refused or
 // failing means no cache, never an error.
-import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { COMPILE_CACHE, stateRoot } from '../local/home.js';
 import { madeOwnFolder, othersCanRename } from '../local/state-trust.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { statSync } = process.getBuiltinModule('node:fs');
+const { join, resolve } = process.getBuiltinModule('node:path');
 
 /** The folder below the home's compile cache that Node's own cache of the CLI's modules is kept in. */
 export const NODE_CACHE = 'node';

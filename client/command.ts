@@ -9,11 +9,13 @@
 // Also here, for every command: the flags they share, and what most start
 // with — the repository root and a connection to its daemon for the command's
 // length, both loaded only when a command runs.
-import { readFileSync } from 'node:fs';
 import type { Client } from './connection.js';
 import { expandHome, type RealRoot } from '../local/root.js';
 import { nearestName } from '../local/distance.js';
 import { thousands } from '../local/human.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 export type FlagKind = 'boolean' | 'string' | 'int';
 export interface FlagSpec<V = unknown> {
@@ -186,13 +188,13 @@ export async function connectCommand(root: RealRoot, p: { flags: { repo?: string
   return connect(root, { autoStart: true, clientName, unnamedRoot: unnamedRoot(p) });
 }
 
-/** Opens a connection to the root's daemon (starting one), runs `fn`, closes it. */
+/** Opens a connection to the root's daemon (starting one), runs `fn`, and leaves it closing (Client.leave). */
 export async function withDaemon<T>(root: RealRoot, p: { flags: { repo?: string } }, fn: (c: Client) => Promise<T>, clientName: string = CLIENT_NAME): Promise<T> {
   const client = await connectCommand(root, p, clientName);
   try {
     return await fn(client);
   } finally {
-    await client.close();
+    client.leave();
   }
 }
 

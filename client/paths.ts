@@ -12,11 +12,13 @@
 //
 // One Place per command: the root and the current folder, by their real
 // paths, resolved once where the command starts (local/root.ts).
-import { statSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { readBackName } from '../local/human.js';
 import type { RealRoot } from '../local/root.js';
 import { shownFrom, withPathsShown } from '../local/shown-from.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { statSync } = process.getBuiltinModule('node:fs');
+const { isAbsolute, relative, resolve, sep } = process.getBuiltinModule('node:path');
 
 /** What `--path-prefix` takes to mean the whole repository from anywhere (`--path-prefix /`). */
 export const WHOLE_REPOSITORY = '/';

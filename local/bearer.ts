@@ -3,7 +3,9 @@
 // and `evidex mcp --http` (client/mcp/http-state.ts keeps one across starts).
 // A token is 256 random bits in hex; it is checked in constant time, so a
 // caller that may retry at will learns nothing from how long a refusal took.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { randomBytes, timingSafeEqual } = process.getBuiltinModule('node:crypto');
 
 /** A fresh token: 32 random bytes as 64 hex digits. */
 export function newToken(): string {

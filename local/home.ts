@@ -2,8 +2,10 @@
 // holding a state folder per root and the compile caches they share. Its own
 // module, importing nothing of evidex, because the CLI's entry reads it before
 // anything else is loaded (client/code-cache.ts).
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { homedir } = process.getBuiltinModule('node:os');
+const { isAbsolute, join } = process.getBuiltinModule('node:path');
 
 /** The home's folder of compiled code (the daemon's TypeScript compiler, the CLI's modules): never a root's, it has no root.json. */
 export const COMPILE_CACHE = 'compile-cache';

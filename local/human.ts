@@ -26,10 +26,19 @@
 
 import { graphemes, graphemeWidth } from './width.js';
 
-/** The characters shown escaped (docs/cli.md): Cc, Bidi_Control, Zl, Zp. */
-const UNSAFE = /[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
-/** One run of them (or of backslashes, which `path` doubles). */
-const UNSAFE_RUN = /[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}]+/gu;
+/**
+ * The characters shown escaped (docs/cli.md): Cc, Bidi_Control, Zl, Zp,
+ * written out (test/human checks them against those properties over every
+ * BMP code point). A `\p{…}` class would have ICU build its sets the first
+ * time each regexp runs: ~0.5 ms of CPU each, in every CLI call
+ * (docs/performance/cli-start.md).
+ */
+const UNSAFE_CHARS = '\\0-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029';
+const UNSAFE = new RegExp(`[${UNSAFE_CHARS}]`, 'u');
+/** One run of them. */
+const UNSAFE_RUN = new RegExp(`[${UNSAFE_CHARS}]+`, 'gu');
+/** One run of them or of backslashes, which `path` doubles. */
+const UNSAFE_OR_BACKSLASH_RUN = new RegExp(`[${UNSAFE_CHARS}\\\\]+`, 'gu');
 
 const ESC = '\x1b';
 const CSI = `${ESC}[`;
@@ -65,7 +74,7 @@ function render(s: string, keep: (c: string) => boolean, backslash: boolean): Sh
   let plain = '';
   let rich = '';
   let from = 0;
-  const re = backslash ? /[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}\\]+/gu : UNSAFE_RUN;
+  const re = backslash ? UNSAFE_OR_BACKSLASH_RUN : UNSAFE_RUN;
   for (const m of s.matchAll(re)) {
     const before = s.slice(from, m.index);
     plain += before;

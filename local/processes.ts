@@ -7,7 +7,9 @@
 //
 // Linux answers all of it from /proc; elsewhere liveness falls back to
 // kill(pid, 0) and the process table is not read.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { readdirSync, readFileSync, statSync } = process.getBuiltinModule('node:fs');
 
 /** What /proc/PID/stat says of a process, the fields evidex reads. */
 interface ProcStat {

@@ -11,9 +11,11 @@
 // one runner (git.ts), loaded then. The user's GIT_* variables stay in that
 // call, unlike the indexer's: GIT_DIR and GIT_WORK_TREE say which repository
 // the user means, as they do for their own `git`.
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve as resolvePath } from 'node:path';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { existsSync, realpathSync, statSync } = process.getBuiltinModule('node:fs');
+const { homedir } = process.getBuiltinModule('node:os');
+const { dirname, join, resolve: resolvePath } = process.getBuiltinModule('node:path');
 
 /**
  * A root already resolved to its real path (resolveRepoRoot's answer). What

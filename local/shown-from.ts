@@ -4,8 +4,10 @@
 // (client/paths.ts), and the daemon shows the paths its notes and refusals
 // name this way for a client that says where it stands (tools/call's
 // `shown_from`): one rule on both ends.
-import { posix } from 'node:path';
 import { escapeRegExp } from './regexp.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { posix } = process.getBuiltinModule('node:path');
 
 /** A root-relative path read from `here`, a folder of the root with its "/" ("src/"; "" the root itself): "../docs/a.md". */
 export function shownFrom(here: string, rootPath: string): string {

@@ -16,9 +16,11 @@
 //
 // A refusal is one line that names the path and what to do, and nothing is
 // read from, written to or sent to what was refused.
-import { constants, lstatSync, mkdirSync, promises as fsp, type Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import type { Stats } from 'node:fs';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, statSync } = process.getBuiltinModule('node:fs');
+const { dirname } = process.getBuiltinModule('node:path');
 
 /** Thrown for state evidex will not use; the CLI prints its message as is (code `state_refused`). */
 export class StateNotYoursError extends Error {
@@ -61,9 +63,15 @@ export function othersCanRename(st: Stats): string | null {
   return null;
 }
 
-async function lstatOrNull(path: string): Promise<Stats | null> {
+/**
+ * What is at `path` (a link followed when `follow`), null when nothing is.
+ * State is read with synchronous calls: a few small reads are what every CLI
+ * call does first, and each promise-based one is a round trip to the thread
+ * pool, which the first one starts (docs/performance/cli-start.md).
+ */
+function statOrNull(path: string, follow: boolean): Stats | null {
   try {
-    return await fsp.lstat(path);
+    return follow ? statSync(path) : lstatSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -80,14 +88,11 @@ async function lstatOrNull(path: string): Promise<Stats | null> {
 export async function checkStateFolder(dir: string): Promise<boolean> {
   const home = dirname(dir);
   // Followed: EVIDEX_HOME (or ~/.cache) may well be a link to a folder elsewhere; that folder is judged.
-  const parent = await fsp.stat(home).catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
-    throw e;
-  });
+  const parent = statOrNull(home, true);
   if (parent === null) return false;
   const why = parent.isDirectory() ? othersCanRename(parent) : 'it is not a folder';
   if (why) throw new StateNotYoursError(`refusing to keep evidex state in ${home}: ${why}; set EVIDEX_HOME to a folder of your own`);
-  const st = await lstatOrNull(dir);
+  const st = statOrNull(dir, false);
   if (st === null) return false;
   if (st.isSymbolicLink()) throw new StateNotYoursError(`refusing the state folder ${dir}: it is a symbolic link; remove it (evidex makes a new one)`);
   if (!st.isDirectory()) throw new StateNotYoursError(`refusing the state folder ${dir}: it is not a folder; remove it (evidex makes a new one)`);
@@ -104,9 +109,9 @@ export async function checkStateFolder(dir: string): Promise<boolean> {
  * what is read is what was checked. Throws StateNotYoursError when refused.
  */
 export async function readStateFile(path: string): Promise<string | null> {
-  let fh: FileHandle;
+  let fd: number;
   try {
-    fh = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -114,12 +119,12 @@ export async function readStateFile(path: string): Promise<string | null> {
     throw e;
   }
   try {
-    const st = await fh.stat();
+    const st = fstatSync(fd);
     if (!st.isFile()) throw new StateNotYoursError(`refusing the state file ${path}: it is not a regular file; remove it`);
     const problem = notOursAlone(st);
     if (problem) throw new StateNotYoursError(`refusing the state file ${path}: ${problem}; remove it, or set EVIDEX_HOME to a folder of your own`);
-    return await fh.readFile('utf8');
+    return readFileSync(fd, 'utf8');
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }

@@ -7,13 +7,18 @@
 // 0600) because daemon.json holds the token, and state that is not the
 // user's alone is refused before it is read (state-trust.ts). The daemon
 // makes the token (daemon/token.ts).
-import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, promises as fsp, readdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
 import { COMPILE_CACHE, HOME_GITIGNORE, STATE_TAG, stateRoot, stateTagText } from './home.js';
 import { isPidAlive, processStartTime } from './processes.js';
 import { canonicalRoot, type RealRoot } from './root.js';
 import { checkStateFolder, readStateFile } from './state-trust.js';
+import { sha256 } from './digest.js';
+import { randomBytes } from './random-bytes.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+// fs.promises is read where it is used: reading it loads fs/promises.
+const fs = process.getBuiltinModule('node:fs');
+const { lstatSync, readdirSync } = fs;
+const { basename, dirname, join, resolve } = process.getBuiltinModule('node:path');
 
 export interface DaemonInfo {
   pid: number;
@@ -28,7 +33,7 @@ export { stateRoot };
 /** One subfolder per root: a readable name plus a short hash of the real path (e.g. `myrepo-3f9a1c2b`). */
 export function stateDirFor(root: string | RealRoot, env: NodeJS.ProcessEnv = process.env): string {
   const real = canonicalRoot(root);
-  const hash = createHash('sha256').update(real).digest('hex').slice(0, 8);
+  const hash = sha256(real).toString('hex').slice(0, 8);
   const name = (basename(real) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return join(stateRoot(env), `${name}-${hash}`);
 }
@@ -83,13 +88,13 @@ export const files = (stateDir: string) => ({
  */
 export async function ensureStateDir(stateDir: string): Promise<string | undefined> {
   await checkStateFolder(stateDir);
-  const made = await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const made = await fs.promises.mkdir(stateDir, { recursive: true, mode: 0o700 });
   await checkStateFolder(stateDir);
   // Tagged every time, not only when made: a folder an earlier evidex made has no tag yet.
   const home = resolve(dirname(resolve(stateDir))) === resolve(stateRoot()) ? dirname(resolve(stateDir)) : undefined;
   for (const dir of home === undefined ? [stateDir] : [home, stateDir]) await tagStateFolder(dir);
   // The tag first: a watcher that sees the home's files sees it before the ignore file.
-  if (home !== undefined) await writeMarker(join(home, HOME_GITIGNORE.name), HOME_GITIGNORE.text, () => fsp.lstat(join(home, HOME_GITIGNORE.name)).then(() => true, () => false));
+  if (home !== undefined) await writeMarker(join(home, HOME_GITIGNORE.name), HOME_GITIGNORE.text, () => fs.promises.lstat(join(home, HOME_GITIGNORE.name)).then(() => true, () => false));
   return made;
 }
 
@@ -101,7 +106,7 @@ export async function ensureStateDir(stateDir: string): Promise<string | undefin
  */
 async function tagStateFolder(dir: string): Promise<void> {
   const tag = join(dir, STATE_TAG.name);
-  await writeMarker(tag, stateTagText(), () => fsp.lstat(tag).then((st) => st.isFile(), () => false));
+  await writeMarker(tag, stateTagText(), () => fs.promises.lstat(tag).then((st) => st.isFile(), () => false));
 }
 
 /** Writes one of the files that mark evidex's state unless `there()` says it is there, best-effort on a full disk. */
@@ -130,7 +135,7 @@ export function folderBytes(dir: string): number {
 /** Writes a file owner-only and atomically: a reader sees the old content or the new, never a half-written file. */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await fsp.open(tmp, 'wx', 0o600);
+  const fh = await fs.promises.open(tmp, 'wx', 0o600);
   try {
     try {
       await fh.writeFile(content);
@@ -138,10 +143,10 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
     } finally {
       await fh.close();
     }
-    await fsp.rename(tmp, path);
+    await fs.promises.rename(tmp, path);
   } catch (e) {
     // A full disk fails the write: the half-written temporary goes, not left beside the file.
-    await fsp.rm(tmp, { force: true }).catch(() => undefined);
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
     throw e;
   }
 }
@@ -177,7 +182,7 @@ export async function listStateDirs(env: NodeJS.ProcessEnv = process.env): Promi
   const home = stateRoot(env);
   let entries;
   try {
-    entries = await fsp.readdir(home, { withFileTypes: true });
+    entries = await fs.promises.readdir(home, { withFileTypes: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
@@ -186,7 +191,7 @@ export async function listStateDirs(env: NodeJS.ProcessEnv = process.env): Promi
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!e.isDirectory()) continue;
     const dir = join(home, e.name);
-    const has = async (p: string) => fsp.lstat(p).then((st) => st.isFile(), () => false);
+    const has = async (p: string) => fs.promises.lstat(p).then((st) => st.isFile(), () => false);
     if (await has(files(dir).rootRecord) || await has(files(dir).daemonJson)) out.push(dir);
   }
   return out;
@@ -240,8 +245,8 @@ export async function readDaemonInfo(stateDir: string): Promise<DaemonInfo | nul
 export async function removeDaemonInfo(stateDir: string, pid: number, opts: { token?: boolean } = {}): Promise<void> {
   const info = await readDaemonInfo(stateDir).catch(() => null);
   if (info && info.pid !== pid) return;
-  await fsp.rm(files(stateDir).daemonJson, { force: true });
-  if (opts.token) await fsp.rm(files(stateDir).token, { force: true });
+  await fs.promises.rm(files(stateDir).daemonJson, { force: true });
+  if (opts.token) await fs.promises.rm(files(stateDir).token, { force: true });
 }
 
 // ---- the one-daemon-per-root lock -------------------------------------------
@@ -280,27 +285,27 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
   const path = files(stateDir).lock;
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
-      const fh = await fsp.open(path, 'wx', 0o600);
+      const fh = await fs.promises.open(path, 'wx', 0o600);
       try {
         await fh.writeFile(`${process.pid} ${processStartTime(process.pid) ?? ''}\n`);
       } catch (e) {
         // A lock that could not be written (a full disk) is not left behind half made.
         await fh.close();
-        await fsp.rm(path, { force: true });
+        await fs.promises.rm(path, { force: true });
         throw e;
       }
       await fh.close();
       try {
         await writeRootRecord(stateDir, root);
       } catch (e) {
-        await fsp.rm(path, { force: true });
+        await fs.promises.rm(path, { force: true });
         throw e;
       }
       return {
         path,
         release: async () => {
           const h = await readLockHolder(path).catch(() => null);
-          if (h && h !== 'missing' && h.pid === process.pid) await fsp.rm(path, { force: true });
+          if (h && h !== 'missing' && h.pid === process.pid) await fs.promises.rm(path, { force: true });
         },
       };
     } catch (e) {
@@ -310,7 +315,7 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
     if (holder === 'missing') continue;
     if (holder === null) {
       // Empty or garbled: a starter may be between open and write. Give it a moment; if still so, it is stale.
-      const st = await fsp.stat(path).catch(() => null);
+      const st = await fs.promises.stat(path).catch(() => null);
       if (st && Date.now() - st.mtimeMs < 2000) { await new Promise((r) => setTimeout(r, 100)); continue; }
     } else if (holder.pid === process.pid) {
       throw new Error(`this process (pid ${holder.pid}) already holds the lock for ${root}`);
@@ -319,7 +324,7 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
     }
     const aside = `${path}.stale.${process.pid}`;
     try {
-      await fsp.rename(path, aside);
+      await fs.promises.rename(path, aside);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // someone else moved it first
       throw e;
@@ -327,10 +332,10 @@ export async function acquireLock(stateDir: string, root: string): Promise<Lock>
     // If what we moved is not the stale lock we judged (a racer replaced it meanwhile), put it back.
     const moved = await readLockHolder(aside);
     if (moved !== 'missing' && moved !== null && (holder === null || moved.pid !== holder.pid) && holderAlive(moved)) {
-      await fsp.rename(aside, path).catch(() => undefined);
+      await fs.promises.rename(aside, path).catch(() => undefined);
       throw new DaemonRunningError(moved.pid, root);
     }
-    await fsp.rm(aside, { force: true });
+    await fs.promises.rm(aside, { force: true });
   }
   throw new Error(`could not take the daemon lock ${path} (it keeps changing)`);
 }

@@ -3,11 +3,16 @@
 // the closing handshake; no extensions, no TLS, no proxies. It exists because
 // a CLI call's cost is mostly start-up: the `ws` package's client pulls in
 // http, https, tls and zlib, which cost a one-shot `evidex search` more than
-// the daemon's whole answer; this needs only `net` and `crypto`.
+// the daemon's whole answer; this needs only `net` (its SHA-1 and random
+// bytes are local/, not node:crypto, which is as costly to load).
 // The daemon's server side is `ws` itself, and the tests run both against it.
-import { createHash, randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { sha1 } from '../local/digest.js';
+import { randomBytes } from '../local/random-bytes.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { EventEmitter } = process.getBuiltinModule('node:events');
+const { connect } = process.getBuiltinModule('node:net');
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const OP = { continuation: 0, text: 1, binary: 2, close: 8, ping: 9, pong: 10 } as const;
@@ -91,6 +96,11 @@ export class WsClient extends EventEmitter {
     setTimeout(() => this.socket.destroy(), 1000).unref();
   }
 
+  /** Lets the process exit while the connection is open (a pending write still holds it until written). */
+  unref(): void {
+    this.socket.unref();
+  }
+
   /** Drops the connection at once, without the closing handshake (close code 1006). */
   terminate(): void {
     if (this.readyState === WsClient.CLOSED) return;
@@ -146,7 +156,7 @@ export class WsClient extends EventEmitter {
       return false;
     }
     const headers = new Map(headerLines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-    const expected = createHash('sha1').update(this.key + GUID).digest('base64');
+    const expected = sha1(this.key + GUID).toString('base64');
     if (headers.get('sec-websocket-accept') !== expected) { this.fail(new Error('Invalid Sec-WebSocket-Accept header')); return false; }
     this.handshakeDone = true;
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer);

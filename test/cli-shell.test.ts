@@ -226,23 +226,51 @@ test('the client names itself with the X-Evidex-Client upgrade header (the CLI: 
   }
 });
 
-test('a tool call loads nothing of the daemon or the indexer (but its import-free limits.ts and suggestion-groups.ts), lmdb, tree-sitter, ollama, openai or zod', () => {
-  assert.is(evidex(['search', 'x']).code, 0, 'a daemon runs (an earlier test stopped it): what is measured is a call to it');
-  // Every module the ESM loader resolves is logged by a resolve hook; CommonJS loads by NODE_DEBUG=module.
-  const dir = tempDir('loads');
+/**
+ * What `evidex ARGS` loads: every module the ESM loader resolves (a resolve
+ * hook), CommonJS ones (NODE_DEBUG=module), and Node's own builtins
+ * (process.moduleLoadList at exit, written by a preload that imports nothing).
+ */
+function loadedBy(args: string[], name: string): { loaded: string; builtins: string[] } {
+  const dir = tempDir(name);
   const log = join(dir, 'resolved.txt');
+  const builtinLog = join(dir, 'builtins.txt');
   const hook = join(dir, 'hook.mjs');
   writeFileSync(hook, `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`);
   const register = `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hook).href)});`;
-  const r = evidex(['search', 'COLLECTION_NAME'], { node: ['--import', `data:text/javascript,${encodeURIComponent(register)}`], env: { NODE_DEBUG: 'module' } });
+  const atExit = `const fs = process.getBuiltinModule('node:fs'); process.on('exit', () => fs.writeFileSync(${JSON.stringify(builtinLog)}, process.moduleLoadList.join('\\n')));`;
+  const dataUrl = (js: string) => `data:text/javascript,${encodeURIComponent(js)}`;
+  const r = evidex(args, { node: ['--import', dataUrl(register), '--import', dataUrl(atExit)], env: { NODE_DEBUG: 'module' } });
   assert.is(r.code, 0, r.stderr);
-  const loaded = `${readFileSync(log, 'utf8')}\n${r.stderr}`;
-  assert.match(loaded, /dist\/client\/connection\.js/, 'the hook saw the client modules');
-  // indexer/query/limits.ts is allowed: a few lines with no imports, the bounds `read FILE` pages by and the snippet cut;
-  // so is indexer/query/suggestion-groups.ts, no imports either: what each of find_importers' near misses names.
-  // The client knows a daemon through local/ and protocol/ alone: nothing of daemon/ is loaded.
-  for (const banned of [/dist\/indexer\/(?!query\/(?:limits|suggestion-groups)\.js)/, /node_modules\/(lmdb|tree-sitter|tree-sitter-python|ollama|openai|zod)\//, /dist\/daemon\//]) {
-    assert.not.match(loaded, banned, `loaded: ${loaded.split('\n').filter((l) => banned.test(l)).join(' ')}`);
+  return { loaded: `${readFileSync(log, 'utf8')}\n${r.stderr}`, builtins: readFileSync(builtinLog, 'utf8').split('\n') };
+}
+
+/** Packages no CLI call needs: the index's store, the parsers, the models' clients, zod (the daemon validates). */
+const NOT_IN_A_CALL = /node_modules\/(lmdb|tree-sitter|tree-sitter-python|typescript|ollama|openai|zod)\//;
+
+test('a tool call loads nothing of the daemon or the indexer (but its import-free limits.ts and suggestion-groups.ts), lmdb, tree-sitter, typescript, ollama, openai, zod, crypto or fs/promises', () => {
+  assert.is(evidex(['search', 'x']).code, 0, 'a daemon runs (an earlier test stopped it): what is measured is a call to it');
+  for (const [i, args] of [['search', 'COLLECTION_NAME'], ['symbol', 'VectorStore']].entries()) {
+    const { loaded, builtins } = loadedBy(args, `loads-${i}`);
+    assert.match(loaded, /dist\/client\/connection\.js/, 'the hook saw the client modules');
+    // indexer/query/limits.ts is allowed: a few lines with no imports, the bounds `read FILE` pages by and the snippet cut;
+    // so is indexer/query/suggestion-groups.ts, no imports either: what each of find_importers' near misses names.
+    // The client knows a daemon through local/ and protocol/ alone: nothing of daemon/ is loaded.
+    for (const banned of [/dist\/indexer\/(?!query\/(?:limits|suggestion-groups)\.js)/, NOT_IN_A_CALL, /dist\/daemon\//]) {
+      assert.not.match(loaded, banned, `${args[0]} loaded: ${loaded.split('\n').filter((l) => banned.test(l)).join(' ')}`);
+    }
+    // fs/promises (with readline, watchers, streams) is loaded by importing node:fs or by its first use; Node 20's
+    // own ES module loader reads files with it, so there it is loaded whatever evidex does.
+    if (Number(process.versions.node.split('.')[0]) >= 22) assert.not.ok(builtins.includes('NativeModule internal/fs/promises'), `${args[0]} loaded fs/promises`);
+    // Nor crypto (its digests and random bytes are local/digest.ts and local/random-bytes.ts), nor perf_hooks.
+    for (const m of ['crypto', 'perf_hooks']) assert.not.ok(builtins.includes(`NativeModule ${m}`), `${args[0]} loaded ${m}`);
+  }
+});
+
+test('--help and --version load none of those packages, nor anything of the daemon', () => {
+  for (const [i, args] of [['--help'], ['--version']].entries()) {
+    const { loaded } = loadedBy(args, `loads-help-${i}`);
+    for (const banned of [NOT_IN_A_CALL, /dist\/daemon\//]) assert.not.match(loaded, banned, `${args[0]} loaded: ${loaded.split('\n').filter((l) => banned.test(l)).join(' ')}`);
   }
 });
 

@@ -1,9 +1,11 @@
 // `evidex diff [PATH]`: read_git_diff from the command line.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { human, path } from '../../local/human.js';
 import { flag, UsageError } from '../command.js';
 import { PAGE, pageArgs, toolCommand } from './tool-command.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { existsSync } = process.getBuiltinModule('node:fs');
+const { join } = process.getBuiltinModule('node:path');
 
 export const command = toolCommand({
   tool: 'read_git_diff',

@@ -54,5 +54,6 @@ function noting(client: Client, seen: Set<number>): Client {
     requestRaw: (method, params, signal) => client.requestRaw(method, params, signal).then(note),
     onNotification: client.onNotification.bind(client) as Client['onNotification'],
     close: () => client.close(),
+    leave: () => client.leave(),
   };
 }

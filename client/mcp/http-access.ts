@@ -12,9 +12,11 @@
 // A CORS preflight (OPTIONS) from an allowed origin is answered after 1 and 2:
 // a browser sends it without the token.
 import type { IncomingHttpHeaders } from 'node:http';
-import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import { bearerOf, tokensEqual } from '../../local/bearer.js';
+// Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
+// and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { isIP } = process.getBuiltinModule('node:net');
+const { networkInterfaces } = process.getBuiltinModule('node:os');
 
 export interface AccessRules {
   /** `host:port` values (lower case) a request's Host may take. */
