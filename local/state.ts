@@ -11,10 +11,9 @@ import { COMPILE_CACHE, HOME_GITIGNORE, STATE_TAG, stateRoot, stateTagText } fro
 import { isPidAlive, processStartTime } from './processes.js';
 import { canonicalRoot, type RealRoot } from './root.js';
 import { checkStateFolder, readStateFile } from './state-trust.js';
-import { sha256 } from './digest.js';
-import { randomBytes } from './random-bytes.js';
 // Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
 // and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { createHash, randomBytes } = process.getBuiltinModule('node:crypto');
 // fs.promises is read where it is used: reading it loads fs/promises.
 const fs = process.getBuiltinModule('node:fs');
 const { lstatSync, readdirSync } = fs;
@@ -33,7 +32,7 @@ export { stateRoot };
 /** One subfolder per root: a readable name plus a short hash of the real path (e.g. `myrepo-3f9a1c2b`). */
 export function stateDirFor(root: string | RealRoot, env: NodeJS.ProcessEnv = process.env): string {
   const real = canonicalRoot(root);
-  const hash = sha256(real).toString('hex').slice(0, 8);
+  const hash = createHash('sha256').update(real).digest('hex').slice(0, 8);
   const name = (basename(real) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return join(stateRoot(env), `${name}-${hash}`);
 }

@@ -3,14 +3,12 @@
 // the closing handshake; no extensions, no TLS, no proxies. It exists because
 // a CLI call's cost is mostly start-up: the `ws` package's client pulls in
 // http, https, tls and zlib, which cost a one-shot `evidex search` more than
-// the daemon's whole answer; this needs only `net` (its SHA-1 and random
-// bytes are local/, not node:crypto, which is as costly to load).
+// the daemon's whole answer; this needs only `net` and `crypto`.
 // The daemon's server side is `ws` itself, and the tests run both against it.
 import type { Socket } from 'node:net';
-import { sha1 } from '../local/digest.js';
-import { randomBytes } from '../local/random-bytes.js';
 // Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
 // and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+const { createHash, randomBytes } = process.getBuiltinModule('node:crypto');
 const { EventEmitter } = process.getBuiltinModule('node:events');
 const { connect } = process.getBuiltinModule('node:net');
 
@@ -156,7 +154,7 @@ export class WsClient extends EventEmitter {
       return false;
     }
     const headers = new Map(headerLines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-    const expected = sha1(this.key + GUID).toString('base64');
+    const expected = createHash('sha1').update(this.key + GUID).digest('base64');
     if (headers.get('sec-websocket-accept') !== expected) { this.fail(new Error('Invalid Sec-WebSocket-Accept header')); return false; }
     this.handshakeDone = true;
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
