@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_SECRET_PATTERNS, RepoRules, type DiscoverOptions } from '../indexer/discover/rules.js';
-import { checkPath, walkRepo, type WalkResult } from '../indexer/discover/walk.js';
+import { checkLink, checkPath, walkRepo, type WalkResult } from '../indexer/discover/walk.js';
+import { RepoLinks } from '../indexer/discover/links.js';
 import { isBinary } from '../indexer/discover/content.js';
 import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
 import { mulberry32 } from './helpers/random.js';
@@ -318,6 +319,20 @@ test('symlinks: inside listed once under the real path, outside skipped, loops n
   assert.equal((await walkRepo(root, rules, { under: 'alias' })).files, []);
   assert.equal((await walkRepo(root, rules, { under: 'alias/pkg' })).files, []);
   assert.equal((await walkRepo(root, rules, { under: 'src/pkg/up/src' })).files, []);
+  // The links the walk counts, with where they lead: what resolution follows (links.ts); checkLink decides one as the walk does.
+  assert.equal(r.links.map((l) => `${l.path} ${l.target}`).sort(), ['alias src', 'link_a.py src/a.py', 'src/pkg/loop src/pkg', 'src/pkg/up ', 'x/to_y y', 'y/to_x x']);
+  for (const l of r.links) assert.is(await checkLink(rules, l.path), l.target, l.path);
+  for (const p of ['out.py', 'notes.txt', 'gen_link.py', 'dangling.py', 'gitcfg', 'src/a.py', 'alias/pkg/loop', 'missing']) assert.is(await checkLink(rules, p), null, p);
+  const links = new RepoLinks();
+  links.replace(r.links);
+  assert.equal(['alias/pkg/b.py', 'link_a.py', 'src/pkg/up/alias/a.py', 'x/to_y/to_x/keep.py', 'src/a.py', 'nowhere/x'].map((p) => links.follow(p)),
+    ['src/pkg/b.py', 'src/a.py', 'src/a.py', 'x/keep.py', 'src/a.py', 'nowhere/x']);
+  assert.is(links.follow('src/pkg/loop/loop/b.py'), 'src/pkg/b.py');
+  assert.equal(links.takeChanged().sort(), r.links.map((l) => l.path).sort(), 'a first walk: every link is new');
+  links.replace(r.links.filter((l) => l.path !== 'alias'));
+  assert.equal(links.takeChanged(), ['alias'], 'one link gone');
+  await links.recheck(rules, 'src/pkg', true);
+  assert.equal(links.takeChanged().sort(), ['src/pkg/loop', 'src/pkg/up'], 'a folder gone takes its links along');
 });
 
 test('fifos and sockets are skipped as special files', async () => {
