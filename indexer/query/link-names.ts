@@ -6,8 +6,10 @@
 // reader who cites the evidence's path knows why it is not the one typed.
 import type { RepoRules } from '../discover/rules.js';
 import { ToolError } from '../errors.js';
+import type { Store } from '../store/store.js';
 import { normalizeLexically, resolveCallerPath } from './caller-paths.js';
 import type { Note } from './notes.js';
+import { holdsUnder } from './prefix-note.js';
 
 /** The note on an answer for `given`, a name through a link of what the index holds as `real` (a file, or a folder with its "/"). */
 export function followedNote(given: string, real: string): Note {
@@ -23,13 +25,16 @@ export function followedNote(given: string, real: string): Note {
  * real path, and its note; null when the prefix names no link (or one out of
  * the root, which holds nothing indexed: the prefix note says so). A prefix
  * that is no whole name (`tests/pydantic_core/test_v`) is followed by its
- * folder, as a string prefix it keeps its last part as typed.
+ * folder, as a string prefix it keeps its last part as typed. A prefix
+ * the index holds files under names no link (no file is indexed under one):
+ * it is taken as it is, without a look at the disk.
  */
-export function followedPrefix(rules: RepoRules, raw: string | undefined): { prefix: string; note: Note } | null {
+export function followedPrefix(store: Store, rules: RepoRules, raw: string | undefined): { prefix: string; note: Note } | null {
   if (raw === undefined) return null;
   const clean = normalizeLexically(raw, { allowRoot: true });
   if (clean === '') return null;
   const slash = raw.endsWith('/') ? '/' : '';
+  if (holdsUnder(store, `${clean}${slash}`)) return null;
   const whole = realOf(rules, clean);
   let prefix: string;
   if (whole !== null) prefix = whole === '' ? '' : `${whole}${slash}`;

@@ -54,7 +54,7 @@ export interface ToolContext {
  */
 export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResult | Promise<ToolResult> {
   // A path_prefix through a symbolic link inside the root looks under the real folder, the name the index holds its files under.
-  const followed = 'path_prefix' in call.args ? followedPrefix(ctx.rules, call.args.path_prefix) : null;
+  const followed = 'path_prefix' in call.args ? followedPrefix(ctx.store, ctx.rules, call.args.path_prefix) : null;
   if (followed) {
     const r = answerTool(ctx, { ...call, args: { ...call.args, path_prefix: followed.prefix } } as ToolCall, pace);
     return r instanceof Promise ? r.then((x) => withNote(x, followed.note)) : withNote(r, followed.note);
