@@ -12,9 +12,11 @@
 // little more than starting Node: the command's file, the tool commands'
 // shared part, the protocol's messages and transport, the connection and
 // the state folder (test/cli-shell checks what a tool call loads).
+import { nearestName } from '../local/distance.js';
 import { human, line, stderr, stdout, text } from '../local/human.js';
 import { unsupportedNodeWarning } from '../local/node-line.js';
 import { parseArgs, UsageError, version, type Command } from './command.js';
+import type { CommandPlace } from './command-line.js';
 
 /** The commands in the order --help lists them, each loaded on demand. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -38,7 +40,7 @@ const commandNamed = (name: string): (() => Promise<Command>) | undefined => (Ob
 async function mainHelp(): Promise<string> {
   const [{ mainHelp: layout }, commands] = await Promise.all([import('./help.js'), Promise.all(Object.values(COMMANDS).map((load) => load()))]);
   return layout(commands, [
-    'Run `evidex COMMAND --help` for a command\'s options and examples. `--` ends the options.',
+    'Run `evidex COMMAND --help` for a command\'s options and examples; `evidex --version` prints the version. `--` ends the options.',
     'Paths on the command line are taken from the current folder, and printed from it (tools, --json and `evidex call` keep them from the root). In a subfolder, search, symbol and importers look there first (--all: the whole repository).',
     'State lives in $EVIDEX_HOME (default $XDG_CACHE_HOME/evidex, else ~/.cache/evidex).',
     'Exit status: 0 ok, 2 refused (bad arguments, tool refusal), 1 any other error; `daemon status` exits 3 when no daemon runs.',
@@ -49,28 +51,10 @@ async function commandHelp(cmd: Command): Promise<string> {
   return (await import('./help.js')).commandHelp(cmd);
 }
 
-/** Edit distance, for "did you mean" (command names are short: the quadratic table is nothing). */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/** The command a mistyped name most likely meant: within 2 edits (1 for short names), or one it starts. */
+/** The command a mistyped name most likely meant: within 2 edits (1 for short names: local/distance.ts), or one it starts. */
 export function nearestCommand(name: string): string | null {
-  let best: string | null = null;
-  let bestD = Infinity;
-  for (const c of Object.keys(COMMANDS)) {
-    const d = distance(name.toLowerCase(), c);
-    if (d < bestD) { best = c; bestD = d; }
-  }
-  if (best !== null && bestD <= (name.length <= 4 ? 1 : 2)) return best;
+  const near = nearestName(name, Object.keys(COMMANDS));
+  if (near !== null) return near;
   const prefixed = Object.keys(COMMANDS).filter((c) => name.length >= 2 && c.startsWith(name.toLowerCase()));
   return prefixed.length === 1 ? prefixed[0] : null;
 }
@@ -88,11 +72,37 @@ function optionsAfterCommand(argv: readonly string[]): string[] {
   return [argv[at], ...argv.slice(0, at), ...argv.slice(at + 1)];
 }
 
-/** `unknown command "serch"; did you mean \`evidex search\`? (run \`evidex --help\`)`, for a command or a help topic. */
-function unknownCommand(name: string, what: string, before: string): string {
+/**
+ * `unknown command "serch"; did you mean \`evidex search\`? (run \`evidex
+ * --help\`)`, for a command or a help topic (`before`: the words before it);
+ * the command it offers is written as every printed command is
+ * (command-line.ts), with `--repo` when the words after it (`rest`) name a
+ * repository that is not the current folder's.
+ */
+async function unknownCommand(name: string, what: string, before: readonly string[], rest: readonly string[] = []): Promise<string> {
   const near = nearestCommand(name);
-  return `unknown ${what} ${JSON.stringify(name)}${near ? `; did you mean \`${before}${near}\`?` : ''} (run \`evidex --help\`)`;
+  // Loaded only for a mistyped command: the rest never print one from here.
+  const { commandLine } = await import('./command-line.js');
+  const offered = near === null ? '' : `; did you mean \`${commandLine(await placeNamed(rest), [...before, near])}\`?`;
+  return `unknown ${what} ${JSON.stringify(name)}${offered} (run \`evidex --help\`)`;
 }
+
+/** Where a command line that names its repository with `--repo` (among `words`, before `--`) runs; undefined without one, or when it names no folder. */
+async function placeNamed(words: readonly string[]): Promise<CommandPlace | undefined> {
+  const end = words.indexOf('--');
+  let repo: string | undefined;
+  (end === -1 ? words : words.slice(0, end)).forEach((w, i, all) => {
+    if (w === '--repo' && i + 1 < all.length) repo = all[i + 1];
+    else if (w.startsWith('--repo=')) repo = w.slice('--repo='.length);
+  });
+  if (repo === undefined) return undefined;
+  const { placeOf } = await import('./paths.js');
+  // A --repo naming no folder is said by the command it is given to; the offer stays as it is.
+  try { return await placeOf({ flags: { repo } }); } catch { return undefined; }
+}
+
+/** The words other command lines print their version for, said to be `evidex --version`. */
+const VERSION_ASKED = new Set(['version', '-v', '-V']);
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = optionsAfterCommand(argv);
@@ -106,7 +116,7 @@ export async function main(argv: string[]): Promise<number> {
       const asked = name === 'help' && rest[0] !== 'help' ? rest[0] : undefined;
       const topic = asked !== undefined ? commandNamed(asked) : undefined;
       // A topic that is no command is mistyped, as `evidex serch` is: said so, with the nearest command.
-      if (asked !== undefined && !topic) throw new UsageError(unknownCommand(asked, 'help topic', 'evidex help '));
+      if (asked !== undefined && !topic) throw new UsageError(await unknownCommand(asked, 'help topic', ['help']));
       stdout().line(text(topic ? await commandHelp(await topic()) : await mainHelp()));
       // `evidex` alone is a usage error (exit 2) that shows the help.
       return name ? 0 : 2;
@@ -117,9 +127,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     const load = commandNamed(name);
     if (!load) {
+      // How other tools are asked for their version: no command of evidex's, and no option without one.
+      if (VERSION_ASKED.has(name)) throw new UsageError(`unknown command ${JSON.stringify(name)}; \`evidex --version\` prints the version`);
       // Options came first and no word names a command (optionsAfterCommand found none).
       if (name.startsWith('-')) throw new UsageError(`no command given (${JSON.stringify(name)} is an option): evidex COMMAND [ARGS] [OPTIONS]; run \`evidex --help\` for the commands`);
-      throw new UsageError(unknownCommand(name, 'command', 'evidex '));
+      throw new UsageError(await unknownCommand(name, 'command', [], rest));
     }
     cmd = await load();
     // A command whose usage names an argument (`evidex search QUERY`, `evidex diff [PATH]`) may be given one that starts with "-".

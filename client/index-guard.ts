@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { thousands } from '../local/human.js';
 import { workTreeOf } from '../local/root.js';
 import { UsageError } from './command.js';
+import { commandLine } from './command-line.js';
 
 export const MAX_UNNAMED_FILES = 100_000;
 
@@ -50,9 +51,16 @@ export async function checkUnnamedRoot(root: string): Promise<void> {
   }
 }
 
-/** The refusal of checkUnnamedRoot: its message gives the command line's advice; `why` is there for another (evidex mcp's). */
+/**
+ * The refusal of checkUnnamedRoot: its message gives the command line's
+ * advice, the command typed (`argv`, the words after `evidex`) again with
+ * `--repo` naming the root, written as every printed command is
+ * (command-line.ts); `why` is there for another (evidex mcp's).
+ */
 export class UnnamedRootError extends UsageError {
-  constructor(readonly root: string, readonly why: string) {
-    super(`not indexing ${root} unasked: ${why}; name it with --repo ${root} to index it anyway, or run evidex inside a repository`);
+  constructor(readonly root: string, readonly why: string, argv: readonly string[] = process.argv.slice(2)) {
+    // Outside the root as far as the command line knows (`here` null): commandLine adds `--repo ROOT`, quoted.
+    const again = commandLine({ here: null, root: { path: root } }, argv);
+    super(`not indexing ${root} unasked: ${why}; name it with --repo to index it anyway (\`${again}\`), or run evidex inside a repository`);
   }
 }

@@ -61,9 +61,24 @@ export class Place {
     if (!isAbsolute(arg) && this.here === null && !this.typedFromHere(arg)) return arg;
     const abs = resolve(this.cwd, arg);
     const rel = relative(this.root.path, abs);
-    if (outside(rel)) throw new OutsideRoot(typed, this.root.path);
+    if (outside(rel)) throw new OutsideRoot(typed, this.root.path, this.rootRelativeMeant(arg));
     const posixRel = rel.split(sep).join('/');
     return posixRel !== '' && (/[/\\]$/.test(arg) || isFolder(abs)) ? `${posixRel}/` : posixRel;
+  }
+
+  /**
+   * For an absolute path outside the root that names a path of the repository
+   * read from the root (`/src/app.py`, typed as `--path-prefix /` means the
+   * whole repository): that path, and how it is typed from here. Undefined
+   * when it names nothing there.
+   */
+  private rootRelativeMeant(arg: string): { rootPath: string; typed: string } | undefined {
+    if (!isAbsolute(arg)) return undefined;
+    const abs = resolve(this.root.path, arg.replace(/^[/\\]+/, ''));
+    const rel = relative(this.root.path, abs);
+    if (rel === '' || outside(rel) || !exists(abs)) return undefined;
+    const rootPath = rel.split(sep).join('/');
+    return { rootPath, typed: this.shown(rootPath) };
   }
 
   /** toRoot for an argument that must name a file: the root itself (`.` at the root, its absolute path) is refused as the folder it is. */
@@ -151,8 +166,9 @@ export async function placeOf(p: { flags: { repo?: string } }): Promise<Place> {
 
 /** A path typed on the command line that lies outside the repository: refused before anything is sent (errors.ts: path_denied). */
 export class OutsideRoot extends Error {
-  constructor(readonly typed: string, readonly root: string) {
-    super(`path ${JSON.stringify(typed)} refused: it is outside the repository (${root}); evidex reads only the repository's files`);
+  constructor(readonly typed: string, readonly root: string, meant?: { rootPath: string; typed: string }) {
+    super(`path ${JSON.stringify(typed)} refused: it is outside the repository (${root}); evidex reads only the repository's files`
+      + (meant ? `; paths are taken from the current folder: for the repository's ${meant.rootPath}, type ${meant.typed}` : ''));
     this.name = 'OutsideRoot';
   }
 }

@@ -20,6 +20,12 @@ export interface DispatchOptions<C> {
   handlers: Handlers<C>;
   /** Called before a known method's params are checked; throws (an RpcError) to refuse it, e.g. while shutting down. */
   admit: (key: MethodKey) => void;
+  /**
+   * Called with what a handler threw before it is answered: the refusal to
+   * answer instead (a call the daemon's stop cut short is refused as a call
+   * after the stop is), or null to answer it as it is.
+   */
+  overrule: (e: unknown) => RpcError | null;
   /** Logs an unexpected exception (a bug) with the method and the caller it happened for. */
   logInternal: (method: string, caller: C, e: unknown) => void;
 }
@@ -57,8 +63,10 @@ export class Dispatcher<C> {
     return (this.opts.handlers[key] as Handler<K, C>)(parsed.data, caller, ctx);
   }
 
-  /** A refusal keeps its code (TOOL_ERROR carries the tool's); anything else is a bug: logged, answered as an internal error. */
+  /** Unless overruled, a refusal keeps its code (TOOL_ERROR carries the tool's); anything else is a bug: logged, answered as an internal error. */
   private rpcErrorOf(e: unknown, method: string, caller: C): RpcError {
+    const instead = this.opts.overrule(e);
+    if (instead) return instead;
     if (e instanceof RpcError) return e;
     if (e instanceof ToolError) return new RpcError(TOOL_ERROR, e.message, e.toJSON());
     this.opts.logInternal(method, caller, e);

@@ -21,6 +21,7 @@
 // affects the others.
 import type { IndexHandle } from '../indexer/api.js';
 import type { RepoRules } from '../indexer/discover/rules.js';
+import { ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
 import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS } from '../indexer/query/limits.js';
 import { toolDescriptors } from '../indexer/query/schemas.js';
@@ -90,6 +91,9 @@ const REINDEX_SETTLE_MS = 5000;
  */
 export const ROOT_GONE_GRACE_MS = 60_000;
 
+/** The one refusal of work while the daemon stops: calls that came after the stop, and calls it cut short. */
+const shuttingDown = (): RpcError => new RpcError(SHUTTING_DOWN, 'the daemon is shutting down');
+
 /** A connected client: a Caller whose connection the daemon can close. */
 type Client = Caller & { conn: RpcConnection };
 
@@ -150,8 +154,10 @@ export class Daemon {
     this.dispatcher = new Dispatcher<Caller>({
       handlers: this.handlers,
       admit: (key) => {
-        if (this.stopping && key !== 'indexStatus') throw new RpcError(SHUTTING_DOWN, 'the daemon is shutting down');
+        if (this.stopping && key !== 'indexStatus') throw shuttingDown();
       },
+      // The stop closes the index under calls still running or waiting for their turn: they are refused as calls after it are.
+      overrule: (e) => (this.stopping && e instanceof ToolError && e.code === 'index_unavailable' ? shuttingDown() : null),
       logInternal: (method, caller, e) => {
         const msg = e instanceof Error ? e.message : String(e);
         this.log(`internal error in ${method} for ${caller.id}: ${e instanceof Error && e.stack ? e.stack : msg}`);

@@ -12,7 +12,7 @@
 import type { IndexHandle, ToolResult } from '../indexer/api.js';
 import type { CatchingUp } from '../indexer/query/schemas.js';
 import { asToolError, ToolError } from '../indexer/errors.js';
-import { notesShownFrom, textShownFrom } from '../indexer/query/notes.js';
+import { notesShownFrom, refusalShownFrom, type PlacedCall } from '../indexer/query/notes.js';
 import { untilAborted } from '../local/until-aborted.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { REQUEST_CANCELLED, type ToolsCallParams } from '../protocol/messages.js';
@@ -29,15 +29,23 @@ import type { RootGate } from './root-gate.js';
  */
 const wireResult = (r: ToolResult, catchingUp: CatchingUp | null, from: string | undefined): ToolResult => ({
   evidence: r.evidence, total: r.total, generation: r.generation, ...(r.suggestions?.length ? { suggestions: r.suggestions } : {}),
-  ...(r.notes?.length ? { notes: notesShownFrom(r.notes, r.notePaths ?? [], from, r.noteScopes, r.noteWholeCalls) } : {}),
+  ...(r.notes?.length ? wireNotes(r, from) : {}),
   ...(catchingUp ? { catching_up: catchingUp } : {}),
   ...(r.left_out_folder ? { left_out_folder: r.left_out_folder } : {}),
 });
 
-/** A refusal whose reason names repository paths or calls of the whole repository, with them shown from `from` (as is without one, or when it names none). */
+/** A result's notes with the paths they name shown from `from`, and the calls they name where they land then. */
+function wireNotes(r: ToolResult, from: string | undefined): Pick<ToolResult, 'notes' | 'note_calls'> {
+  const { notes, calls } = notesShownFrom(r.notes ?? [], r.notePaths ?? [], from, r.note_calls);
+  return { notes, ...(calls.length ? { note_calls: calls } : {}) };
+}
+
+/** A refusal whose reason names repository paths, with them shown from `from`, and its calls where they land then (as is without one, or when it names none). */
 function refusalFrom(e: unknown, from: string | undefined): unknown {
-  if (from === undefined || !(e instanceof ToolError) || (e.paths.length === 0 && e.wholeCalls.length === 0)) return e;
-  return new ToolError(e.code, textShownFrom(e.message, e.paths, from, [], e.wholeCalls));
+  if (from === undefined || !(e instanceof ToolError) || e.paths.length === 0) return e;
+  // Its calls are the tools' own (errors.ts keeps them as placed text only, below the tools' schemas).
+  const shown = refusalShownFrom(e.message, e.paths, from, e.calls as readonly PlacedCall[]);
+  return new ToolError(e.code, shown.message, [], shown.calls);
 }
 
 /**

@@ -15,7 +15,7 @@
 import type { IndexHandle, IndexSample } from '../indexer/api.js';
 import type { ToolCallParams } from '../indexer/query/schemas.js';
 import { RpcError, type RequestContext } from '../protocol/jsonrpc.js';
-import { Methods, TOOL_ERROR, type WarmupOutcome, type WarmupStatus } from '../protocol/messages.js';
+import { Methods, SHUTTING_DOWN, TOOL_ERROR, type WarmupOutcome, type WarmupStatus } from '../protocol/messages.js';
 import { WARMUP_CALLER, type Caller } from './caller.js';
 import { collectGarbage } from './collect-garbage.js';
 
@@ -163,6 +163,9 @@ export class RequestPathWarmup {
         const result = await dispatch(WARMUP_CALLER, request.method, request.params, ctx);
         JSON.stringify({ jsonrpc: '2.0', id: seq, result }); // what a connection sends: part of the path being warmed
       } catch (e) {
+        // The daemon's stop cut this call short (it waited for its turn, or its next slice, as the index closed):
+        // no failure, and the loop ends at its next look at `stopped`.
+        if (e instanceof RpcError && e.code === SHUTTING_DOWN) return;
         const code = e instanceof RpcError && e.code === TOOL_ERROR ? (e.data as { code?: string } | undefined)?.code : undefined;
         if (code === undefined || !WARMUP_REFUSALS.has(code)) throw e;
         refused++;

@@ -19,22 +19,25 @@ export const ERROR_CODES = [
 // tool: its code, answer_too_large, is ANSWER_TOO_LARGE in protocol/jsonrpc.ts.
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Where a message writes a call it names: query/notes.ts's PlacedCall (the tool and its arguments too), which the wire carries as is. */
+export interface Placed { readonly at: number; readonly length: number }
+
 export class ToolError extends Error {
   /**
    * `paths`: the repository paths (root-relative) the message names, each
    * written whole in it, so a reader elsewhere in the tree can be shown them
    * from there (tools/call's `shown_from`); never on the wire.
-   * `wholeCalls`: the calls of the whole repository the message names, each
-   * written whole in it, so a reader in a subfolder is shown them with
-   * path_prefix "/" (query/notes.ts, Note.wholeCalls); never on the wire.
+   * `calls`: the calls the message names, each where it writes it
+   * (query/notes.ts, PlacedCall), so a client shows them in its own words;
+   * sent as the refusal's `calls`.
    */
-  constructor(readonly code: ErrorCode, message: string, readonly paths: readonly string[] = [], readonly wholeCalls: readonly string[] = []) {
+  constructor(readonly code: ErrorCode, message: string, readonly paths: readonly string[] = [], readonly calls: readonly Placed[] = []) {
     // One line, always: a model gets this text back verbatim.
     super(message.replace(/\s*\n\s*/g, ' '));
     this.name = 'ToolError';
   }
-  toJSON(): { code: ErrorCode; message: string } {
-    return { code: this.code, message: this.message };
+  toJSON(): { code: ErrorCode; message: string; calls?: readonly Placed[] } {
+    return { code: this.code, message: this.message, ...(this.calls.length ? { calls: this.calls } : {}) };
   }
 }
 

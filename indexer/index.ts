@@ -138,7 +138,7 @@ export class EvidexIndex implements IndexHandle {
         wouldReach: (stmts: Parameters<WouldReach>[0], extra: ReadonlySet<string>) => this.builder.ts.wouldReach(stmts, extra),
       };
       const r = rules ? runTool({ ...ctx, rules }, call, pace) : this.rules().then((loaded) => runTool({ ...ctx, rules: loaded }, call, pace));
-      return r instanceof Promise ? r.catch((e: unknown) => this.refusedBeforeWalk(e, call, pace, again) ?? Promise.reject(asToolError(e))) : r;
+      return r instanceof Promise ? r.catch((e: unknown) => this.refusedBeforeWalk(e, call, pace, again) ?? Promise.reject(this.failure(e))) : r;
     } catch (e) {
       const later = this.refusedBeforeWalk(e, call, pace, again);
       if (later) return later;
@@ -157,10 +157,19 @@ export class EvidexIndex implements IndexHandle {
     return this.builder.leftOutKnown().then(() => this.answer(call, pace, true));
   }
 
+  /**
+   * What an answer that failed while it waited (for its next slice, for the
+   * rules) is refused with: an answer the index was closed under (its text
+   * map unmapped, a stop) is refused as a call after the close is, not as a bug.
+   */
+  private failure(e: unknown): ToolError {
+    return this.closed && !(e instanceof ToolError) ? closedError() : asToolError(e);
+  }
+
   /** Refuses a call the index cannot answer now; `needsIndex`: it reads the index (read_git_diff alone does not). */
   private checkServing(needsIndex: boolean): void {
     if (this.buildFailure !== undefined) throw new ToolError('index_unavailable', `the index could not be built: ${this.buildFailure}`);
-    if (this.closed) throw new ToolError('index_unavailable', 'the index is closed');
+    if (this.closed) throw closedError();
     if (needsIndex && this.store.state === 'empty') {
       throw new ToolError('index_unavailable', 'no index yet for this repository: it has not been built');
     }
@@ -268,6 +277,9 @@ export class EvidexIndex implements IndexHandle {
     await this.store.close();
   }
 }
+
+/** A call on a closed index (a daemon stopping): one refusal, whether it came after the close or was answering when it came. */
+const closedError = (): ToolError => new ToolError('index_unavailable', 'the index is closed');
 
 /** Opens the index of `root` kept under `opts.stateDir/index/` (created if missing). Call refresh() to build or catch up. */
 export async function openIndex(root: string, opts: OpenOptions): Promise<IndexHandle> {

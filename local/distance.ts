@@ -1,5 +1,5 @@
 // How far apart two spellings are, for near-miss suggestions (the index's
-// suggest.ts and suggest-modules.ts, the CLI's nearest option): the optimal
+// suggest.ts and suggest-modules.ts, the CLI's nearest option and command): the optimal
 // string alignment distance (insertions, deletions, substitutions and swaps of
 // two neighbours each cost 1), cut off at a bound. A name that finds nothing
 // is compared with every name and path of the index, so each comparison must

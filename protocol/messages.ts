@@ -14,7 +14,7 @@
 //   -32601 method not found
 //   -32602 invalid params     params failed the method's schema; data = {code: 'invalid_arguments', message}
 //   -32603 internal error     an unexpected exception (one-line message); the daemon keeps serving
-//   -32001 TOOL_ERROR         a tool refused or failed; data = {code, message} from ToolError
+//   -32001 TOOL_ERROR         a tool refused or failed; data = {code, message, calls?} from ToolError (calls: PlacedCall[])
 //                             (invalid_arguments, unknown_tool, path_denied, secret_denied, not_indexed, ...)
 //   -32002 ASK_ERROR          the `ask` loop could not run (Ollama unreachable, model lacks tools...); data = {code, message}
 //   -32003 MESSAGE_TOO_LARGE  a message over the per-message limit (default 1 MiB); the connection stays open.
@@ -23,13 +23,13 @@
 //   -32800 REQUEST_CANCELLED  the client cancelled the request ($/cancelRequest) before it was answered
 import type { BuildProgress, BuildSummary, IndexStatus, LeftOut, LeftOutFolder, ToolResult, UnresolvedImports } from '../indexer/api.js';
 import type { Unresolved } from '../indexer/model.js';
-import type { ToolDescriptor } from '../indexer/query/schemas.js';
+import type { NoteCall, PlacedCall, ToolCallParams, ToolDescriptor } from '../indexer/query/schemas.js';
 import type { AskEvent, AskResult } from './ask-events.js';
 import type { CatchingUp, HeldReport, WatchState } from '../indexer/watch.js';
 import type { Evidence } from '../indexer/evidence.js';
 import { MESSAGE_TOO_LARGE, type RpcConnection } from './jsonrpc.js';
 
-export type { Evidence, AskEvent, AskResult, LeftOutFolder, ToolResult, ToolDescriptor, BuildProgress, BuildSummary, Unresolved, UnresolvedImports };
+export type { Evidence, AskEvent, AskResult, LeftOutFolder, NoteCall, PlacedCall, ToolCallParams, ToolResult, ToolDescriptor, BuildProgress, BuildSummary, Unresolved, UnresolvedImports };
 
 export const TOOL_ERROR = -32001;
 export const ASK_ERROR = -32002;

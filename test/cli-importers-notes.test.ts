@@ -219,29 +219,32 @@ test('from a subfolder, the commands a refusal names carry --all, and as printed
   const css = evidex(['importers', '../../apps/web/src/styles.css'], 'packages/ui');
   assert.is(css.code, 2);
   assert.is(css.stderr, 'evidex: not_indexed: "../../apps/web/src/styles.css" is not a Python, TypeScript, JavaScript or JSON file: evidex importers answers only for those, '
-    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search "styles.css" --all\n');
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search styles.css --all\n');
   assert.ok(totalIn('packages/ui', ['search', 'styles.css', '--all']) > 0);
   assert.is(totalIn('packages/ui', ['search', 'styles.css']), 0);
   // At the root the same refusal names the command alone.
-  assert.match(evidex(['importers', 'apps/web/src/styles.css']).stderr, /search for its name: evidex search "styles\.css"\n$/);
+  assert.match(evidex(['importers', 'apps/web/src/styles.css']).stderr, /search for its name: evidex search styles\.css\n$/);
 });
 
 test('the submodule note\'s command from a subfolder: no --path-prefix naming the folder it is run in (the command means that there), one naming another folder from there', () => {
   const here = evidex(['importers', 'pkg'], 'apps/web/src');
   assert.is(here.code, 0, here.stderr);
-  const tail = 'a statement imports pkg only when it names it: evidex importers "pkg.exceptions"';
+  const tail = 'a statement imports pkg only when it names it: evidex importers pkg.exceptions';
   assert.ok(here.stderr.endsWith(`\nnote: 3 more statements import modules under pkg (pkg.exceptions 2, pkg.routing 1); ${tail} lists those\n`), here.stderr);
   // That command, as printed, run there, lists the 2 it counts.
   assert.is((JSON.parse(evidex(['importers', 'pkg.exceptions', '--json'], 'apps/web/src').stdout) as { total: number }).total, 2);
   // The same scope named from a folder above: kept, from there; and the tool's own words keep the root's.
-  assert.match(evidex(['importers', 'pkg', '--path-prefix', 'src'], 'apps/web').stderr, `; ${tail} --path-prefix "src/" lists those\n`);
+  assert.match(evidex(['importers', 'pkg', '--path-prefix', 'src'], 'apps/web').stderr, `; ${tail} --path-prefix src/ lists those\n`);
   assert.match(evidex(['importers', 'pkg', '--path-prefix', '.'], 'apps/web/src').stderr, `; ${tail} lists those\n`);
   // Counted over the whole repository (--all), the command that lists them is of the whole repository too.
   const whole = evidex(['importers', 'pkg', '--all'], 'apps/web/src');
   assert.match(whole.stderr, `; ${tail} --all lists those\n`);
   assert.is(totalIn('apps/web/src', ['importers', 'pkg.exceptions', '--all']), 2);
-  const json = JSON.parse(evidex(['importers', 'pkg', '--json'], 'apps/web/src').stdout) as { notes: string[] };
-  assert.match(json.notes[0], /: find_importers "pkg\.exceptions" path_prefix "apps\/web\/src\/" lists those$/);
+  const json = JSON.parse(evidex(['importers', 'pkg', '--json'], 'apps/web/src').stdout) as { notes: string[]; note_calls: unknown[] };
+  assert.match(json.notes[0], /: find_importers pkg\.exceptions path_prefix "apps\/web\/src\/" lists those$/);
+  // The call as a call, where the note writes it: what a host calls, and what the command line printed above.
+  const at = json.notes[0].indexOf('find_importers');
+  assert.equal(json.note_calls, [{ note: 0, at, length: json.notes[0].indexOf(' lists those') - at, name: 'find_importers', arguments: { module_name: 'pkg.exceptions', path_prefix: 'apps/web/src/' } }]);
 });
 
 test('a statement over several lines found through barrels is headed by what it imports itself, from where the command runs; --json keeps the module asked for and the chain', () => {

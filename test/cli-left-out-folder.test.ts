@@ -81,7 +81,7 @@ test('--path-prefix from the top, --all dropped from the command typed again, --
 
 test('the command line reads the field, not the note\'s words: its line comes from left_out_folder, and a note worded alike without one is printed as a note', async () => {
   const { noteLines } = await import('../client/commands/tool-command.js');
-  const place = { here: 'a/', root: { path: '/r' }, shown: (p: string) => (p.startsWith('a/') ? p.slice(2) || '.' : `../${p}`) };
+  const place = { here: 'a/', root: { path: '/r' }, shown: (p: string) => (p.startsWith('a/') ? p.slice(2) || '.' : `../${p}`), namesFile: () => false };
   const plain = (s: { plain: string }) => s.plain;
   const out = { path_prefix: 'a/', reason: 'ignored' as const, why: 'x:1 ignores "a/"', note: 1 };
   const argv = ['symbol', 'S'];

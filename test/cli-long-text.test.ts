@@ -102,6 +102,8 @@ test('read prints every line of a file with a line past the cut, says that line 
     for (const l of lines) assert.is(l.text, l.line === 2 ? LONG.slice(0, 4000) : fileLines('l10k.txt')[l.line - 1]);
     assert.match(r.stdout, /^l10k\.txt: … \(line 2 cut at 4,000 characters, the most a tool returns of one line\)$/m);
     assert.equal(hints(r), [], `${asked} printed a hint: ${r.stdout}`);
+    // The tool's note on a span cut in its first line says to read on; the text form has, so it must not say so.
+    assert.not.match(r.stderr, /holds none of|read on with/, `${asked}: ${r.stderr}`);
   }
 });
 

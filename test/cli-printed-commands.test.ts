@@ -45,6 +45,16 @@ const ESCAPED = 'e\x1bvil.py';
 write(py, { [SPACED]: numbered('SPACED', 450), [QUOTED]: numbered('QUOTE', 420), [ESCAPED]: numbered('ESC', 410), 'short.py': numbered('S', 5) });
 commit(py);
 
+// A repository whose own path holds a blank and a quote, with a file named so too: a note names both in the commands it prints.
+const odd = join(top, "it's a repo");
+mkdirSync(join(odd, 'src', 'my dir'), { recursive: true });
+write(odd, {
+  "src/my dir/it's base.ts": 'export const base = 1;\n',
+  "src/my dir/it's.css": 'body { margin: 0; }\n',
+  'src/app.ts': 'import { base } from "./my dir/it\'s base";\nexport const res = { send: (x: number) => x };\nres.send = function send(body: number) { return body; };\n',
+});
+commit(odd);
+
 function evidex(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -155,6 +165,67 @@ test('daemon with a mistyped action gets a did you mean, which works as typed', 
   const again = typed(m![1], py);
   assert.ok(again.code === 0 || again.code === 3, again.stderr);
   assert.match(again.stdout, new RegExp(py.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+});
+
+/** The command a note names after `: ` and before `tail`. */
+const noted = (stderr: string, tail: string): string => {
+  const m = new RegExp(`^note: .*: (evidex .*)${tail}$`, 'm').exec(stderr);
+  assert.ok(m, stderr);
+  return m![1];
+};
+
+test('a note\'s command from outside the root names the file from here and the repository, both quoted; typed there it finds the importer', () => {
+  const r = evidex(['importers', "it's base", '--repo', "it's a repo"], top);
+  assert.is(r.code, 0, r.stderr);
+  const command = noted(r.stderr, '');
+  assert.is(command, `evidex importers 'it'"'"'s a repo/src/my dir/it'"'"'s base.ts' --repo 'it'"'"'s a repo'`);
+  const again = typed(command, top);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(again.stdout, `it's a repo/src/app.ts:1: import { base } from "./my dir/it's base";\n`);
+});
+
+test('a note\'s calls of the whole repository, from a subfolder: the path from there, --all; each typed there answers', () => {
+  const src = join(odd, 'src');
+  const file = evidex(['importers', "it's base"], src);
+  assert.is(file.code, 0, file.stderr);
+  const importers = noted(file.stderr, '');
+  assert.is(importers, `evidex importers 'my dir/it'"'"'s base.ts' --all`);
+  assert.is(typed(importers, src).stdout, `app.ts:1: import { base } from "./my dir/it's base";\n`);
+  const assigned = evidex(['symbol', 'res.send'], src);
+  assert.is(assigned.code, 0, assigned.stderr);
+  const search = noted(assigned.stderr, ' lists such lines');
+  assert.is(search, "evidex search 'res.send =' --all");
+  assert.is(typed(search, src).stdout, 'app.ts:3: res.send = function send(body: number) { return body; };\n');
+  // The same answer as data: the call each note names, where it writes it.
+  const json = JSON.parse(evidex(['symbol', 'res.send', '--json'], src).stdout) as { notes: string[]; note_calls: Array<{ note: number; at: number; length: number }> };
+  const [c] = json.note_calls;
+  assert.is(json.notes[c.note].slice(c.at, c.at + c.length), 'search_code "res.send ="');
+});
+
+test('a refusal\'s call, made a command here: quoted, --all from a subfolder; typed there it finds the file', () => {
+  const src = join(odd, 'src');
+  const r = evidex(['importers', "my dir/it's.css"], src);
+  assert.is(r.code, 2, r.stderr);
+  const m = /search for its name: (evidex .*)$/m.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  assert.is(m![1], `evidex search 'it'"'"'s.css' --all`);
+  const again = typed(m![1], src);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(again.stdout, "my dir/it's.css:1: [path match]\n");
+});
+
+test('a mistyped command run with --repo from outside the root: the command offered carries --repo, quoted; typed with its query it searches there', () => {
+  const r = evidex(['serch', 'base', '--repo', "it's a repo"], top);
+  assert.is(r.code, 2);
+  const m = /did you mean `(evidex search[^`]*)`\?/.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  assert.is(m![1], `evidex search --repo 'it'"'"'s a repo'`);
+  const again = typed(`${m![1]} 'export const base'`, top);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(again.stdout, "it's a repo/src/my dir/it's base.ts:1: export const base = 1;\n");
+  // Run inside the root it names: nothing to add; a help topic is no command run on a repository.
+  assert.match(evidex(['serch', 'x', '--repo', '.'], odd).stderr, /did you mean `evidex search`\?/);
+  assert.match(evidex(['help', 'serch', '--repo', "it's a repo"], top).stderr, /did you mean `evidex help search`\?/);
 });
 
 test.after(() => {

@@ -44,6 +44,17 @@ test('a path outside the repository is refused as outside it, named as typed, wh
     assert.equal({ code: r.code, stdout: r.stdout }, { code: 2, stdout: '' }, args.join(' '));
     assert.is(r.stderr, `evidex: path_denied: path ${JSON.stringify(typed)} refused: it is outside the repository (${root}); evidex reads only the repository's files\n`, args.join(' '));
   }
+  // One that names a path of the repository read from its root (as `--path-prefix /` is the whole repository) says how to type that path from here.
+  for (const [args, typed, rootPath, fromHere] of [
+    [['search', 'x', '--path-prefix', '/src/mobileai_rag'], '/src/mobileai_rag', 'src/mobileai_rag', 'mobileai_rag'],
+    [['read', '/docs/README.md:1'], '/docs/README.md', 'docs/README.md', '../docs/README.md'],
+  ] as const) {
+    const r = evidex([...args]);
+    assert.equal({ code: r.code, stdout: r.stdout }, { code: 2, stdout: '' }, args.join(' '));
+    assert.is(r.stderr, `evidex: path_denied: path ${JSON.stringify(typed)} refused: it is outside the repository (${root}); evidex reads only the repository's files; paths are taken from the current folder: for the repository's ${rootPath}, type ${fromHere}\n`, args.join(' '));
+    const typedAgain = args[0] === 'read' ? ['read', `${fromHere}:1`] : ['search', 'x', '--path-prefix', fromHere];
+    assert.is(evidex(typedAgain).code, 0, typedAgain.join(' '));
+  }
   // An absolute path inside the repository is taken, as before.
   const inside = evidex(['read', `${join(root, 'src', 'rag_common.py')}:12`]);
   assert.is(inside.code, 0, inside.stderr);
@@ -85,7 +96,7 @@ test('importers of a stylesheet says what find_importers answers for and how to 
   const r = evidex(['importers', 'styles/global.css']);
   assert.is(r.code, 2);
   assert.is(r.stderr, 'evidex: not_indexed: "styles/global.css" is not a Python, TypeScript, JavaScript or JSON file: evidex importers answers only for those, '
-    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search "global.css" --all\n');
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name: evidex search global.css --all\n');
   // Typed in src/ as printed (the whole repository's search: --all), it finds the import.
   const search = evidex(['search', 'global.css', '--all']);
   assert.match(search.stdout, /^app\.tsx:1: import '\.\/styles\/global\.css';$/m);

@@ -30,6 +30,9 @@ test('evidex index (no daemon) builds in-process and prints the summary', () => 
   assert.is(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout);
   assert.is(s.via, 'in-process');
+  // Seconds as the text form prints them, to the hundredth, and a number still.
+  assert.is(typeof s.seconds, 'number');
+  assert.is(s.seconds, Number(s.seconds.toFixed(2)), JSON.stringify(s.seconds));
   // 11 .py files + docs/README.md, config/settings.toml, notes/design.txt, .gitignore, fixtures' own README? (not copied: outside)
   assert.ok(s.files >= 14 && s.symbols > 50 && s.imports > 30 && s.lines > 200, JSON.stringify(s));
   const again = JSON.parse(evidex(['index', '--repo', repo, '--json']).stdout);
@@ -162,6 +165,18 @@ test('--help on every command; unknown command and option are one-line usage err
   const opt = evidex(['search', 'x', '--frob']);
   assert.is(opt.code, 2);
   assert.match(opt.stderr, /unknown option --frob/);
+});
+
+test('the version: --version prints it, the main help names it, and the other ways people ask for it point to it', () => {
+  const v = evidex(['--version']);
+  assert.equal({ code: v.code, stderr: v.stderr }, { code: 0, stderr: '' });
+  assert.match(v.stdout, /^\d+\.\d+\.\d+\S*\n$/);
+  assert.match(evidex(['--help']).stdout.replace(/\s+/g, ' '), /`evidex --version` prints the version/);
+  for (const asked of ['version', '-v', '-V']) {
+    const r = evidex([asked]);
+    assert.equal({ code: r.code, stdout: r.stdout }, { code: 2, stdout: '' }, asked);
+    assert.is(r.stderr, `evidex: unknown command ${JSON.stringify(asked)}; \`evidex --version\` prints the version\n`, asked);
+  }
 });
 
 test('--help fits 80 columns, broken only between words: every text of a command is there whole', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, openSocket } from '../client/connection.js';
+import { shellWord } from '../local/human.js';
 import { countFilesUpTo, MAX_UNNAMED_FILES } from '../client/index-guard.js';
 import { COMPILE_CACHE, STATE_MARKERS } from '../local/home.js';
 import { isPidAlive } from '../local/processes.js';
@@ -285,7 +286,9 @@ test('daemon prune removes the state of roots that are gone, says how much it fr
 });
 
 test('the home folder is not indexed unless --repo names it; a repository inside it is', async () => {
-  const fakeHome = realpathSync(tempDir('lc-userhome'));
+  // A home folder whose path a shell would split and read: the command offered quotes it.
+  const fakeHome = join(realpathSync(tempDir('lc-userhome')), "it's my home");
+  mkdirSync(fakeHome);
   writeFileSync(join(fakeHome, 'notes.txt'), 'hello from home\n');
   const proj = join(fakeHome, 'proj');
   mkdirSync(proj);
@@ -297,7 +300,8 @@ test('the home folder is not indexed unless --repo names it; a repository inside
     for (const args of [['search', 'hello'], ['index'], ['daemon', 'start'], ['call', 'search_code', '{"query": "hello"}']]) {
       const r = await evidex(args, { cwd: fakeHome, home, env });
       assert.is(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
-      const msg = `not indexing ${fakeHome} unasked: it is your home folder; name it with --repo ${fakeHome} to index it anyway, or run evidex inside a repository`;
+      const again = `evidex ${args.map(shellWord).join(' ')} --repo ${shellWord(fakeHome)}`;
+      const msg = `not indexing ${fakeHome} unasked: it is your home folder; name it with --repo to index it anyway (\`${again}\`), or run evidex inside a repository`;
       if (args[0] === 'call') assert.equal(JSON.parse(r.stdout), { error: { code: 'invalid_arguments', message: msg } });
       else assert.is(r.stderr, `evidex: ${msg}\n`);
     }
@@ -343,7 +347,7 @@ test(`outside git, a folder of more than ${MAX_UNNAMED_FILES} files is not index
   const t1 = Date.now();
   const r = await evidex(['search', 'x'], { cwd: big, home });
   assert.is(r.code, 2, r.stderr);
-  assert.is(r.stderr, `evidex: not indexing ${big} unasked: it is not a git work tree and holds more than 100,000 files; name it with --repo ${big} to index it anyway, or run evidex inside a repository\n`);
+  assert.is(r.stderr, `evidex: not indexing ${big} unasked: it is not a git work tree and holds more than 100,000 files; name it with --repo to index it anyway (\`evidex search x --repo ${big}\`), or run evidex inside a repository\n`);
   assert.not.ok(existsSync(home), 'nothing started, nothing written');
   console.log(`${MAX_UNNAMED_FILES + 1} files: made in ${made} ms; refused in ${Date.now() - t1} ms (loaded machine)`);
 });

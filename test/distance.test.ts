@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { distanceWithin } from '../local/distance.js';
+import { nearestCommand } from '../client/cli.js';
 import { mulberry32 } from './helpers/random.js';
 
 /** The optimal string alignment distance, every cell of the table computed. */
@@ -69,6 +70,36 @@ test('long paths that differ in a short stretch, and a longer one after a shorte
     assert.is(distanceWithin(long, other, 2), Math.min(osa(long, other), 3));
   }
   assert.is(distanceWithin('ab', 'ba', 1), 1);
+});
+
+/** The command names, in the order cli.ts lists them (its --help). */
+const COMMANDS = ['index', 'daemon', 'call', 'search', 'symbol', 'read', 'importers', 'diff', 'ask', 'chat', 'eval', 'mcp', 'tools'];
+
+/** The CLI's nearest command as it was chosen by its own whole table: the first nearest within 2 edits (1 up to four letters), else the one command the name starts. */
+function nearestByTable(name: string): string | null {
+  let best: string | null = null, bestD = Infinity;
+  for (const c of COMMANDS) {
+    const d = osa(name.toLowerCase(), c);
+    if (d < bestD) { best = c; bestD = d; }
+  }
+  if (best !== null && bestD <= (name.length <= 4 ? 1 : 2)) return best;
+  const prefixed = COMMANDS.filter((c) => name.length >= 2 && c.startsWith(name.toLowerCase()));
+  return prefixed.length === 1 ? prefixed[0] : null;
+}
+
+test('the CLI\'s "did you mean" command, now by distanceWithin, is the one its own table chose, on every command misspelt 1-3 ways and random words', () => {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const names = new Set<string>(['serch', 'symbols', 'SEARCH', 'Idx', 'im', 'd', '', 'dif', 'tool', 'cal', 'evl']);
+  for (const c of COMMANDS) for (let n = 0; n < 300; n++) names.add(edited(c, 1 + pick(3), letters));
+  for (let n = 0; n < 2000; n++) names.add(word('acdehilmnoprstv', 1 + pick(9)));
+  let offered = 0;
+  for (const name of names) {
+    const want = nearestByTable(name);
+    assert.is(nearestCommand(name), want, JSON.stringify(name));
+    if (want !== null) offered++;
+  }
+  // Both kinds were met: names offered a command and names offered none.
+  assert.ok(offered > 1000 && offered < names.size, `${offered} of ${names.size}`);
 });
 
 test.run();

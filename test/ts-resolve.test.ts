@@ -280,5 +280,42 @@ test('a self-import through build output rests on the sources it could stand for
   await idx.close();
 });
 
+test('a package name a paths pattern also matches (vuejs/core\'s `@vue/*`): external when a package.json above the file declares it, as an install puts it where the compiler looks next; else missing', async () => {
+  const root = join(tmp, 'paths-external');
+  const playground = (deps: Record<string, string>): string => json({ name: 'playground', dependencies: deps });
+  write(root, {
+    'package.json': json({ name: 'root', private: true, workspaces: ['packages/*'], devDependencies: { '@vue/consolidate': '1.0.0' } }),
+    'tsconfig.json': json({ compilerOptions: { module: 'esnext', moduleResolution: 'bundler', paths: { '@vue/*': ['./packages/*/src'] } }, include: ['packages/*/src'] }),
+    'packages/shared/package.json': json({ name: '@vue/shared' }),
+    'packages/shared/src/index.ts': 'export const s = 1;\n',
+    'packages/playground/package.json': playground({ '@vue/repl': '^4.0.0' }),
+    'packages/playground/src/main.ts': 'import "@vue/shared";\nimport "@vue/repl";\nimport "@vue/consolidate";\nimport "@vue/sharde";\n',
+  });
+  // The compiler, with what the package.json files declare installed: `paths` finds no file, node_modules does.
+  const copy = join(tmp, 'paths-external-copy');
+  cpSync(root, copy, { recursive: true });
+  write(copy, { 'packages/playground/node_modules/@vue/repl/index.d.ts': 'export {};\n', 'node_modules/@vue/consolidate/index.d.ts': 'export {};\n' });
+  const options = ts.getParsedCommandLineOfConfigFile(join(copy, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!.options;
+  const from = join(copy, 'packages/playground/src/main.ts');
+  const compiler = ['@vue/repl', '@vue/consolidate', '@vue/sharde'].map((s) => ts.resolveModuleName(s, from, options, ts.sys).resolvedModule?.isExternalLibraryImport ?? null);
+  assert.equal(compiler, [true, true, null]);
+
+  const idx = await openEvidexIndex(root, { stateDir: join(tmp, 'paths-external-state') });
+  try {
+    await idx.refresh();
+    assert.equal(answersOf(idx, 'packages/playground/src/main.ts'), ['packages/shared/src/index.ts', 'external', 'external', 'missing']);
+    assert.equal(idx.status().tsImports?.unresolved, { external: 2, missing: 1, config: 0 });
+    // The declaration goes: the alias is all that is left, written wrong.
+    write(root, { 'packages/playground/package.json': playground({}) });
+    await idx.refresh();
+    assert.equal(answersOf(idx, 'packages/playground/src/main.ts'), ['packages/shared/src/index.ts', 'missing', 'external', 'missing']);
+    write(root, { 'packages/playground/package.json': playground({ '@vue/repl': '^4.0.0' }) });
+    await idx.refresh();
+    assert.equal(answersOf(idx, 'packages/playground/src/main.ts'), ['packages/shared/src/index.ts', 'external', 'external', 'missing']);
+  } finally {
+    await idx.close();
+  }
+});
+
 test.after(() => cleanupTemp());
 test.run();

@@ -115,7 +115,8 @@ export const command = defineCommand({
       process.off('SIGINT', onInterrupt);
     }
     if (json) {
-      stdout().json({ root: root.path, ...summary });
+      // Seconds to the hundredth, as the text form prints them (a number still): the rest is timing noise.
+      stdout().json({ root: root.path, ...summary, seconds: Number(summary.seconds.toFixed(2)) });
     } else {
       const s = summary;
       const tsImports = formatTsImports(s.tsImports);

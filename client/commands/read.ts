@@ -50,7 +50,12 @@ async function readText(client: Client, args: Record<string, unknown>): Promise<
   const lastAsked = Math.min(end, Math.max(1, start - context) + READ_MAX_LINES - 1 - context);
   const first = await callTool(client, 'read_evidence', { ...args, end_line: lastAsked }).catch((e: unknown) => { throw inLines(e); });
   const e = first.evidence[0];
-  return e ? { ...first, evidence: [await readOn(client, e)] } : first;
+  if (!e) return first;
+  // A span cut inside its first line (no next_start_line) is read_evidence's one note: "holds none of lines …; read on with start_line …".
+  // readOn has read those lines, so the note would tell the reader to do what this output just did.
+  const cutInFirstLine = e.truncated === true && e.next_start_line === undefined && e.end_line > e.start_line;
+  const { notes: _, ...rest } = first;
+  return { ...(cutInFirstLine ? rest : first), evidence: [await readOn(client, e)] };
 }
 
 /** A refusal of a line past the file's end in the command's words: the line typed, not the tool's `start_line`. */

@@ -8,7 +8,7 @@
 // a terminal, paths, line numbers and the matched text are coloured as rg
 // colours them.
 import { RpcCode, RpcError } from '../../protocol/jsonrpc.js';
-import { Methods, type Evidence, type ToolResult } from '../../protocol/messages.js';
+import { Methods, type Evidence, type PlacedCall, type ToolResult } from '../../protocol/messages.js';
 import {
   defineCommand, flag, HELP, JSON_FLAG, REPO, UsageError, withDaemon, type Command, type FlagSpecs, type Parsed,
 } from '../command.js';
@@ -19,7 +19,8 @@ import { messageHere, placeOf, type Place } from '../paths.js';
 import { mixedNote, ofOneGeneration } from './one-generation.js';
 import type { FolderHere } from '../left-out-folder.js';
 import { lineSpan } from '../line-span.js';
-import { commandLine, notedCommands, type CommandPlace } from '../command-line.js';
+import { commandLine, type CommandPlace } from '../command-line.js';
+import { withCommands, type CallPlace } from '../call-words.js';
 import { answeredFrom } from '../catching-up-note.js';
 import {
   human, join, line, paint, path, stderr, stdout, text, thousands, type Colour, type Part, type Screen, type Shown,
@@ -124,11 +125,12 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
   });
 }
 
-/** A refusal that names the paths it was sent, naming them from here, as the command's own output does. */
+/** A refusal that names the paths it was sent, naming them from here, as the command's own output does, and each call it names (its `calls`) as the command that makes it. */
 function refusalHere(e: unknown, place: Place, paths: string[]): unknown {
   if (!(e instanceof RpcError)) return e;
-  const d = e.data as { message?: unknown } | undefined;
-  const here = (m: string): string => notedCommands(messageHere(place, toolWords(m), paths), place);
+  const d = e.data as { message?: unknown; calls?: unknown } | undefined;
+  const calls = Array.isArray(d?.calls) ? d.calls as PlacedCall[] : [];
+  const here = (m: string): string => withCommands(m, calls, place, (words) => messageHere(place, toolWords(words), paths));
   const data = d !== null && typeof d === 'object' && typeof d.message === 'string' ? { ...d, message: here(d.message) } : d;
   return new RpcError(e.code, here(e.message), data);
 }
@@ -220,39 +222,39 @@ async function printResult(r: ToolResult, p: Parsed<CommonFlags>, fmt: FormatOpt
 }
 
 /** An answer's notes as `note:` lines, the one on a left-out folder (its `left_out_folder`) with the command typed (`argv`) again. */
-export async function noteLines(r: Pick<ToolResult, 'notes' | 'left_out_folder'>, place: FolderHere, argv: readonly string[] = process.argv.slice(2)): Promise<Shown[]> {
+export async function noteLines(r: Pick<ToolResult, 'notes' | 'left_out_folder' | 'note_calls'>, place: FolderHere & NotePlace, argv: readonly string[] = process.argv.slice(2)): Promise<Shown[]> {
   const leftOut = r.left_out_folder;
   // Loaded only for an answer that has the note: a plain call never needs it (docs/performance/cli-start.md).
   const { leftOutFolderNote } = leftOut !== undefined ? await import('../left-out-folder.js') : { leftOutFolderNote: undefined };
-  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note && leftOutFolderNote ? leftOutFolderNote(leftOut, place, argv) : formatNote(note, place)));
+  return (r.notes ?? []).map((note, i) => (leftOut !== undefined && i === leftOut.note && leftOutFolderNote
+    ? leftOutFolderNote(leftOut, place, argv) : formatNote(note, place, (r.note_calls ?? []).filter((c) => c.note === i))));
 }
 
-/** A note of the daemon's answer, as a `note:` line in the command line's words. */
-export function formatNote(note: string, place?: CommandPlace): Shown {
-  return human`note: ${line(asCommands(note, place))}`;
+/** Where a note is printed: where the command ran, for the commands it names. */
+export type NotePlace = CommandPlace & CallPlace;
+
+/**
+ * A note of the daemon's answer, as a `note:` line in the command line's
+ * words: each of its `calls` (its note_calls, where it writes them) as the
+ * command that makes it from `place` (call-words.ts, command-line.ts), and the
+ * tools and arguments its other words name as the command line names them.
+ */
+export function formatNote(note: string, place: NotePlace, calls: readonly PlacedCall[] = []): Shown {
+  return human`note: ${line(withCommands(note, calls, place, toolWords))}`;
 }
 
 /** The command each tool is, as a note or refusal names it. */
 const COMMAND_OF_TOOL: Record<string, string> = { search_code: 'search', find_symbol: 'symbol', find_importers: 'importers', read_evidence: 'read', read_git_diff: 'diff' };
 
 /**
- * A tool's note or refusal as the command line says it: every tool named is
- * its command (`find_importers X` is `evidex importers X`; `search_code,
- * find_symbol and find_importers look inside it` names three), the
- * `path_prefix "P"` it was given is `--path-prefix "P"` (`path_prefix "/"`,
- * the whole repository, is `--all`), `case_sensitive` is `--case-sensitive`;
- * and each command it names after ": " is written as every printed command
- * is (command-line.ts: quoted, with `--repo` when `place` is outside the root).
+ * The words of a tool's note or refusal outside the calls it names (those
+ * are made into commands: withCommands) as the command line says them: every
+ * tool named is its command (`search_code, find_symbol and find_importers
+ * look inside it` names three), `path_prefix` is `--path-prefix`,
+ * `case_sensitive` is `--case-sensitive`.
  */
-export function asCommands(text: string, place?: CommandPlace): string {
-  return notedCommands(toolWords(text), place);
-}
-
-/** asCommands' words alone: tools and their arguments named as the command line names them. */
 function toolWords(text: string): string {
   return text.replace(/\b(search_code|find_symbol|find_importers|read_evidence|read_git_diff)\b/g, (tool) => `evidex ${COMMAND_OF_TOOL[tool]}`)
-    // The whole repository (a note's call from a subfolder, notes.ts): what --all says.
-    .replace(/\bpath_prefix "\/"/g, '--all')
     .replace(/\bpath_prefix /g, '--path-prefix ').replace(/\bcase_sensitive\b/g, '--case-sensitive');
 }
 

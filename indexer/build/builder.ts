@@ -434,7 +434,7 @@ export class Builder {
       const touched = new Set([...byPath.values()].filter((r) => r.kind === 'file' || r.kind === 'gone' || r.kind === 'excluded').map((r) => r.path));
       ops.push(...this.resolveOps(oldDirs, newDirs, touched), ...ts.ops);
       const dirsChanged = !sameSet(oldDirs, newDirs);
-      if (ops.length || dirsChanged) summary.generation = this.commitTs(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
+      if (ops.length || dirsChanged || store.markedBuilding) summary.generation = this.commitTs(ops, dirsChanged ? { pkgDirs: [...newDirs].sort() } : {});
       else this.ts.committed([]); // nothing to write: the tree it resolved against is the store's
     } catch (err) {
       this.ts.reset();

@@ -6,7 +6,7 @@ import { BINARY_SNIFF_BYTES } from '../discover/content.js';
 import type { LeftOutReason } from '../discover/left-out.js';
 import { parentOf, type RepoRules } from '../discover/rules.js';
 import { whyFolderLeftOut } from '../discover/why-left-out.js';
-import { ToolError } from '../errors.js';
+import { ToolError, type Placed } from '../errors.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { normalizeLexically, resolveCallerPath } from './caller-paths.js';
 import { DEFAULT_LIMIT } from './limits.js';
@@ -45,7 +45,7 @@ export type LeftOutLookup = (path: string) => LeftOutReason | null;
  * a file exists at that path, so it is no near miss of another name.
  */
 export class NotIndexedError extends ToolError {
-  constructor(message: string, readonly fileThere: boolean, paths: readonly string[] = [], wholeCalls: readonly string[] = []) { super('not_indexed', message, paths, wholeCalls); }
+  constructor(message: string, readonly fileThere: boolean, paths: readonly string[] = [], calls: readonly Placed[] = []) { super('not_indexed', message, paths, calls); }
 }
 
 /**

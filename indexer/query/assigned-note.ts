@@ -8,7 +8,7 @@
 // each is read with a pattern, not parsed.
 import { escapeRegExp } from '../../local/regexp.js';
 import { isTsJsPath } from '../typescript/paths.js';
-import type { Note } from './notes.js';
+import { worded, type Note } from './notes.js';
 import type { ToolResult } from './schemas.js';
 
 /** Lines looked at for each query. */
@@ -67,11 +67,10 @@ export function assignedNote(name: string, answers: readonly ToolResult[]): Note
   const shown = places.slice(0, PLACES_NAMED).map((p) => `${p.path}:${p.line}${p.text.length <= QUOTED_MAX ? ` (\`${p.text}\`)` : ''}`);
   const more = places.length - shown.length;
   const where = more > 0 ? `${shown.join(', ')} and ${more} more line${more === 1 ? '' : 's'}` : shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
-  const call = `search_code ${JSON.stringify(assignedQueries(name)[0])}`;
+  const call = { name: 'search_code', arguments: { query: assignedQueries(name)[0] } } as const;
   const one = places.length === 1;
   return {
-    text: `${name} is assigned at ${where}, which ${one ? 'is not a definition' : 'are not definitions'} (docs/tools.md): ${call} lists such lines`,
+    ...worded`${name} is assigned at ${where}, which ${one ? 'is not a definition' : 'are not definitions'} (docs/tools.md): ${call} lists such lines`,
     paths: [...new Set(places.slice(0, PLACES_NAMED).map((p) => p.path))],
-    wholeCalls: [call],
   };
 }

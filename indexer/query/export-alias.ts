@@ -13,7 +13,7 @@ import type { DefinitionHit, Store } from '../store/store.js';
 import { typescript } from '../typescript/load.js';
 import { parseSource } from '../typescript/extract.js';
 import { isTsJsPath } from '../typescript/paths.js';
-import type { Note } from './notes.js';
+import { joinWorded, worded, type Note } from './notes.js';
 import type { ToolResult } from './schemas.js';
 
 /** Files whose `as NAME` lines are parsed, and aliases named in one note. */
@@ -59,11 +59,11 @@ export function exportAliasNote(store: Store, name: string, lines: ToolResult): 
       paths.push(p);
       return `${d.qualname} (${p}:${d.start})`;
     });
-    const its = where.length ? `its definition: ${where.join(', ')}` : `find_symbol ${a.local} finds what it stands for`;
-    return `${name} is an export alias of ${a.local} (${a.path}:${a.line})${a.spec === undefined ? '' : `, re-exported from ${JSON.stringify(a.spec)}`}; ${its}`;
+    const its = where.length ? worded`its definition: ${where.join(', ')}` : worded`${{ name: 'find_symbol', arguments: { name: a.local } }} finds what it stands for`;
+    return worded`${name} is an export alias of ${a.local} (${a.path}:${a.line})${a.spec === undefined ? '' : `, re-exported from ${JSON.stringify(a.spec)}`}; ${its}`;
   });
-  if (aliases.length > said.length) said.push(`${aliases.length - said.length} more export alias${aliases.length - said.length === 1 ? '' : 'es'}`);
-  return { text: `no definition is named ${JSON.stringify(name)} (an export alias defines nothing): ${said.join('; ')}`, paths };
+  if (aliases.length > said.length) said.push(worded`${aliases.length - said.length} more export alias${aliases.length - said.length === 1 ? '' : 'es'}`);
+  return { ...worded`no definition is named ${JSON.stringify(name)} (an export alias defines nothing): ${joinWorded(said, '; ')}`, paths };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
 import { normalizeLexically } from './caller-paths.js';
 import { importable } from './importers.js';
-import type { Note } from './notes.js';
+import { joinWorded, worded, type Note, type Worded } from './notes.js';
 import { wouldImportWords, type WouldReach } from './missing-file.js';
 
 /** Statements looked at to learn what a specifier resolves to: enough to see its file, bounded for a name imported everywhere. */
@@ -100,20 +100,18 @@ function importerCount(store: Store, path: string): number {
 }
 
 /** `p, which N statements import: find_importers p` for each file (but one that `skip` statements import: the answer itself), joined; '' for none. */
-function filesWithCounts(store: Store, files: readonly string[], skip = -1): Note {
-  const said: string[] = [];
+function filesWithCounts(store: Store, files: readonly string[], skip = -1): Note & Worded {
+  const said: Worded[] = [];
   const paths: string[] = [];
-  const calls: string[] = [];
   for (const p of files.slice(0, FILES_NAMED)) {
     const n = importerCount(store, p);
     if (n !== skip || files.length > 1) {
-      said.push(`${p}, which ${n} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}: find_importers ${p}`);
-      paths.push(p);
       // Counted over the whole repository: so is the call that lists them.
-      calls.push(`find_importers ${p}`);
+      said.push(worded`${p}, which ${n} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}: ${{ name: 'find_importers', arguments: { module_name: p } }}`);
+      paths.push(p);
     }
   }
-  return { text: said.join('; '), paths, wholeCalls: calls };
+  return { ...joinWorded(said, '; '), paths };
 }
 
 /** `package "@org/ui" (packages/ui)`, or `this repository's own package "x"` for the root's; with the folder it names. */
@@ -181,7 +179,7 @@ export function resolvesNote(store: Store, m: string, total: number): Note | nul
     const rest = nowhere > 0 ? `; ${atLeast ? 'at least ' : ''}${nowhere} statement${nowhere === 1 ? '' : 's'} written ${JSON.stringify(m)} resolve${nowhere === 1 ? 's' : ''} to no file of the repository` : '';
     // One file that exactly the answer's statements import: nothing to add.
     const said = filesWithCounts(store, resolved, rest ? -1 : total);
-    return said.text === '' ? null : { text: `${JSON.stringify(m)} resolves to ${said.text}${rest}`, paths: said.paths, wholeCalls: said.wholeCalls };
+    return said.text === '' ? null : { ...worded`${JSON.stringify(m)} resolves to ${said}${rest}`, paths: said.paths };
   }
   const pkg = packageOf(store, m);
   if (!pkg) return null;
@@ -191,7 +189,7 @@ export function resolvesNote(store: Store, m: string, total: number): Note | nul
   const said = filesWithCounts(store, files);
   // Statements may write the name and still resolve nowhere (a package outside any workspace the root declares).
   const lead = total > 0 ? `the statements importing ${JSON.stringify(m)} resolve to no file of the repository` : `no statement imports ${JSON.stringify(m)} by that name`;
-  return { text: `${lead}; it is ${pkg.sub === '' ? whose.text : `in ${whose.text}`}: ${said.text}`, paths: [...whose.paths, ...said.paths], wholeCalls: said.wholeCalls };
+  return { ...worded`${lead}; it is ${pkg.sub === '' ? whose.text : `in ${whose.text}`}: ${said}`, paths: [...whose.paths, ...said.paths] };
 }
 
 /**
@@ -210,23 +208,16 @@ export function folderRefusal(store: Store, m: string): ToolError | null {
   for (const p of packageFolders(store)) {
     if (p.folder !== '' && (dir === p.folder || dir.startsWith(`${p.folder}/`)) && (!pkg || p.folder.length > pkg.folder.length)) pkg = p;
   }
-  let why = `${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
+  let why = worded`${JSON.stringify(dir)} is a folder, not a file; find_importers takes a file's path, a module or a package name`;
   const paths = [dir];
-  // The calls it names list the whole repository's importers: a reader in a subfolder is shown them so (Note.wholeCalls).
-  const calls: string[] = [];
   const index = pkg?.folder === dir ? undefined : FOLDER_INDEX.map((n) => `${dir}/${n}`).find((p) => store.fileByPath(p));
-  if (index !== undefined) {
-    why += `; an import of the folder reaches its index file: find_importers ${index}`;
-    paths.push(index);
-    calls.push(`find_importers ${index}`);
-  }
+  if (index !== undefined) why = worded`${why}; an import of the folder reaches its index file: ${{ name: 'find_importers', arguments: { module_name: index } }}`;
   if (pkg) {
     const entries = resolutionsOf(store, pkg.name).files;
     const entry = entries.length ? entries : likelyFiles(store, pkg, '');
-    why += `; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): find_importers ${pkg.name}`;
-    if (entry.length) why += `, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
+    why = worded`${why}; ${dir === pkg.folder ? 'it is the folder of' : 'it is inside'} package ${JSON.stringify(pkg.name)} (${pkg.folder}): ${{ name: 'find_importers', arguments: { module_name: pkg.name } }}`;
+    if (entry.length) why = worded`${why}, or its entry file ${entry.slice(0, FILES_NAMED).join(', ')}`;
     paths.push(pkg.folder, ...entry.slice(0, FILES_NAMED));
-    calls.push(`find_importers ${pkg.name}`);
   }
-  return new ToolError('not_indexed', why, paths, calls);
+  return new ToolError('not_indexed', why.text, paths, why.calls);
 }

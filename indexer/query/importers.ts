@@ -16,7 +16,7 @@ import { isTsJsPath } from '../typescript/paths.js';
 import { fileTarget, specTarget } from '../typescript/targets.js';
 import { indexedFile, pageOf, pathPrefixOf, statOrNull, type LeftOutLookup } from './args.js';
 import { resolveCallerPath } from './caller-paths.js';
-import { withNote } from './notes.js';
+import { withNote, worded } from './notes.js';
 import { unfollowedNote } from './reexport-note.js';
 import { submodulesNote } from './submodule-note.js';
 import type { ToolArgs, ToolResult } from './schemas.js';
@@ -88,10 +88,10 @@ function isFileThere(rules: RepoRules, real: string | null): boolean {
  */
 function notResolvedHere(path: string): ToolError {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  // The search looks for the name in the whole repository, wherever the reader stands (Note.wholeCalls).
-  const search = `search_code ${JSON.stringify(name)}`;
-  return new ToolError('not_indexed', `${JSON.stringify(path)} is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, `
-    + `as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler's import of a stylesheet, say), search for its name: ${search}`, [path], [search]);
+  const what = `${JSON.stringify(path)} is not a Python, TypeScript, JavaScript or JSON file: find_importers answers only for those, `
+    + 'as Python and the TypeScript compiler resolve imports; to find where it is imported (a bundler\'s import of a stylesheet, say), search for its name';
+  const why = worded`${what}: ${{ name: 'search_code', arguments: { query: name } }}`;
+  return new ToolError('not_indexed', why.text, [path], why.calls);
 }
 
 /** Every statement with a target in `names` (in answer order). */

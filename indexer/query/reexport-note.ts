@@ -8,7 +8,7 @@
 // with the call that finds their own importers. Only the statements of the
 // answer are read, as indexed; nothing is stored for it.
 import type { ImportSpan, Store } from '../store/store.js';
-import { namedList, type Note } from './notes.js';
+import { namedWords, worded, type Note } from './notes.js';
 
 /** Statements read for an unfollowed re-export (the first, in answer order). */
 const STATEMENTS_READ = 200;
@@ -25,7 +25,7 @@ const CJS = /(?:^|[^\w$.])module\.exports\s*=\s*require\s*\(/;
  * on as a star import in an `__init__.py` or a `module.exports = require(…)`.
  */
 export function unfollowedNote(store: Store, spans: readonly ImportSpan[]): Note {
-  const found: Array<{ path: string; line: number; call: string }> = [];
+  const found: Array<{ path: string; line: number; module: string }> = [];
   const seen = new Set<number>();
   for (const s of spans.slice(0, STATEMENTS_READ)) {
     if (seen.has(s.fid)) continue;
@@ -37,15 +37,14 @@ export function unfollowedNote(store: Store, spans: readonly ImportSpan[]): Note
     seen.add(s.fid);
     // A package's __init__.py is imported by its package's name; a JavaScript file by its path.
     const name = star && f.mods.length ? f.mods[0] : f.path;
-    found.push({ path: f.path, line: s.start, call: `find_importers ${name}` });
+    found.push({ path: f.path, line: s.start, module: name });
   }
   const rule = 'via_reexports follows only `export … from` in TypeScript and JavaScript, and no statement here came through one';
   if (found.length === 0) return { text: rule, paths: [] };
   const shown = found.slice(0, FILES_NAMED);
-  const listed = namedList(found.map((x) => `${x.path}:${x.line}, whose importers ${x.call} finds`), FILES_NAMED);
+  const listed = namedWords(found.map((x) => worded`${x.path}:${x.line}, whose importers ${{ name: 'find_importers', arguments: { module_name: x.module } }} finds`), FILES_NAMED);
   return {
-    text: `${rule}; ${found.length === 1 ? 'this file passes' : 'these files pass'} the module on in a form it does not follow (a Python star import, \`module.exports = require(…)\`): ${listed}`,
+    ...worded`${rule}; ${found.length === 1 ? 'this file passes' : 'these files pass'} the module on in a form it does not follow (a Python star import, \`module.exports = require(…)\`): ${listed}`,
     paths: shown.map((x) => x.path),
-    wholeCalls: shown.map((x) => x.call),
   };
 }

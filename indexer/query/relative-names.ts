@@ -8,7 +8,7 @@
 // (its paths and Python module names), never an ignored or secret file.
 import { ToolError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { namedList, type Note } from './notes.js';
+import { namedList, worded, type Note } from './notes.js';
 
 /** Files or modules named in one note. */
 const NAMED_MAX = 3;
@@ -70,11 +70,10 @@ export function relativeNameNote(store: Store, m: string): Note | null {
   if (isRelativeSpecifier(m) || m.startsWith('@')) return null;
   const files = filesWritten(store, m);
   if (files.length === 0) return null;
-  const call = `find_importers ${files[0]}`;
+  const call = { name: 'find_importers', arguments: { module_name: files[0] } } as const;
   return {
-    text: `${JSON.stringify(m)} is matched as a package name, which no statement imports; an import of a file of the repository (\`./${m.replace(/^.*\//, '')}\`) is matched by the file's path: ${call}${files.length > 1 ? ` (or ${namedList(files.slice(1), NAMED_MAX)})` : ''}`,
-    paths: files.slice(0, NAMED_MAX),
-    wholeCalls: [call],
+    ...worded`${JSON.stringify(m)} is matched as a package name, which no statement imports; an import of a file of the repository (\`./${m.replace(/^.*\//, '')}\`) is matched by the file's path: ${call}${files.length > 1 ? ` (or ${namedList(files.slice(1), NAMED_MAX)})` : ''}`,
+    paths: files.slice(1, NAMED_MAX),
   };
 }
 
@@ -97,6 +96,6 @@ function pythonRelativeNote(store: Store, m: string, dots: number, rest: string)
     return true;
   });
   if (modules.length === 0) return { text: `${lead}; no indexed module is named ${JSON.stringify(rest)} or ends with it`, paths: [] };
-  const call = `find_importers ${modules[0]}`;
-  return { text: `${lead}: ${call}${modules.length > 1 ? ` (or ${namedList(modules.slice(1), NAMED_MAX)})` : ''}`, paths: [], wholeCalls: [call] };
+  const call = { name: 'find_importers', arguments: { module_name: modules[0] } } as const;
+  return { ...worded`${lead}: ${call}${modules.length > 1 ? ` (or ${namedList(modules.slice(1), NAMED_MAX)})` : ''}`, paths: [] };
 }

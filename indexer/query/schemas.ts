@@ -218,6 +218,27 @@ export const LeftOutFolderSchema = z.object({
   note: z.number().int().min(0).optional().describe('Which of notes (its index) says this in words.'),
 });
 export type LeftOutFolder = z.infer<typeof LeftOutFolderSchema>;
+/**
+ * A call a note or refusal names (notes.ts): the tool and its arguments as
+ * tools/call takes them (paths root-relative), and where the text writes it,
+ * so a client shows it as its own (the command line: an `evidex …` line)
+ * without reading the text's words for it. A refusal sends its calls as
+ * `calls` beside its code and message.
+ */
+export const PlacedCallSchema = z.object({
+  at: z.number().int().min(0).describe('Where the text writes it: the index of its first character (UTF-16 code units).'),
+  length: z.number().int().min(1).describe('How many characters the text writes it with.'),
+  name: z.enum(TOOL_NAMES as [ToolName, ...ToolName[]]).describe('The tool.'),
+  arguments: z.record(z.string(), z.unknown()).describe('Its arguments, as tools/call takes them.'),
+});
+/** A call a note names: PlacedCallSchema, and which of notes. */
+export const NoteCallSchema = PlacedCallSchema.extend({
+  note: z.number().int().min(0).describe('Which of notes names the call (its index).'),
+});
+/** PlacedCallSchema with the exact arguments of its tool. */
+export type PlacedCall = { at: number; length: number } & ToolCallParams;
+/** NoteCallSchema with the exact arguments of its tool. */
+export type NoteCall = { note: number } & PlacedCall;
 export const ToolResultSchema = z.looseObject({
   evidence: z.array(EvidenceSchema).describe('The items of this page of the answer, in answer order.'),
   total: z.number().int().min(0).describe('How many matches exist in all; more than the items returned when limit or offset cut the answer.'),
@@ -230,6 +251,8 @@ export const ToolResultSchema = z.looseObject({
     .describe('Only when files changed on disk were not all indexed yet: the answer is provisional; ask again shortly.'),
   left_out_folder: LeftOutFolderSchema.optional()
     .describe('Only when the answer is empty because path_prefix is a folder the index leaves out: which, and why (one of notes says it in words).'),
+  note_calls: z.array(NoteCallSchema).optional()
+    .describe('The calls notes name, as calls: which note, where in it, the tool and its arguments.'),
 });
 
 /**
@@ -246,12 +269,10 @@ export interface ToolResult {
   suggestions?: Suggestion[];
   /** One-line remarks on the answer (see ToolResultSchema): what a name resolves to, a path_prefix nothing is under. */
   notes?: string[];
+  /** The calls `notes` name, each where its note writes it (see NoteCallSchema). */
+  note_calls?: NoteCall[];
   /** The repository paths `notes` name (notes.ts), for a reader elsewhere in the tree; never on the wire. */
   notePaths?: string[];
-  /** The path_prefix of the calls `notes` name (Note.scope), for a reader standing in one; never on the wire. */
-  noteScopes?: string[];
-  /** The calls of the whole repository `notes` name (Note.wholeCalls), for a reader standing in a subfolder; never on the wire. */
-  noteWholeCalls?: string[];
   /** Only from the daemon, when its watcher held changes not yet in the index as it answered (see CatchingUpSchema). */
   catching_up?: CatchingUp;
   /** When path_prefix is a folder the index leaves out as a whole: the note on it, as fields (see LeftOutFolderSchema). */
@@ -259,7 +280,7 @@ export interface ToolResult {
 }
 
 /** Every field of a result on the wire is described for hosts (but those never sent): one added to ToolResult alone does not compile. */
-const resultFieldsDescribed: [Exclude<keyof ToolResult, keyof typeof ToolResultSchema.shape | 'notePaths' | 'noteScopes' | 'noteWholeCalls'>] extends [never] ? true : never = true;
+const resultFieldsDescribed: [Exclude<keyof ToolResult, keyof typeof ToolResultSchema.shape | 'notePaths'>] extends [never] ? true : never = true;
 void resultFieldsDescribed;
 
 export interface ToolDescriptor {

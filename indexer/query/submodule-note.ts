@@ -7,7 +7,7 @@
 import type { Due } from '../store/in-slices.js';
 import type { Store } from '../store/store.js';
 import { isPythonTarget } from '../store/target-order.js';
-import type { Note } from './notes.js';
+import { worded, type Note } from './notes.js';
 
 /** Submodules named in one note. */
 const SUBMODULES_NAMED = 3;
@@ -30,12 +30,9 @@ export function* submodulesNote(store: Store, m: string, names: ReadonlySet<stri
   const n = under.total;
   const statements = `${n}${total > 0 ? ' more' : ''} statement${n === 1 ? '' : 's'} import${n === 1 ? 's' : ''}`;
   // The call that lists them keeps the prefix they were counted under: without it, it lists those of the whole tree.
-  const scope = prefix === undefined ? '' : ` path_prefix ${JSON.stringify(prefix)}`;
-  const call = `find_importers ${JSON.stringify(top[0][0])}`;
+  const call = { name: 'find_importers', arguments: { module_name: top[0][0], ...(prefix === undefined ? {} : { path_prefix: prefix }) } } as const;
   return {
-    text: `${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: ${call}${scope} lists ${top[0][1] === 1 ? 'it' : 'those'}`,
-    paths: prefix === undefined ? [] : [prefix],
-    // Counted over the whole tree (no prefix): so is the call that lists them, for a reader in a subfolder too (Note.wholeCalls).
-    ...(prefix === undefined ? { wholeCalls: [call] } : { scope: prefix }),
+    ...worded`${statements} modules under ${m} (${listed}); a statement imports ${m} only when it names it: ${call} lists ${top[0][1] === 1 ? 'it' : 'those'}`,
+    paths: [],
   };
 }

@@ -49,7 +49,7 @@ export function* withImporterSuggestions(store: Store, args: ToolArgs['find_impo
     // `./hono-base`: refused in words about what was asked, not about the path it was made into ("hono-base").
     if (isRelativeSpecifier(args.module_name)) throw relativeSpecifierRefusal(args.module_name, near.length ? { listed, paths } : null);
     if (near.length === 0) throw err;
-    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...paths], err.wholeCalls);
+    throw new ToolError('not_indexed', `${err.message}; did you mean: ${listed}`, [...err.paths, ...paths], err.calls);
   }
   if (indexed) return result;
   if (result.total === 0) {

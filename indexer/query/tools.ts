@@ -281,7 +281,7 @@ function readableFile(store: Store, rules: RepoRules, path: string, leftOut?: Le
     const near = nearPaths(store, normalizeCallerPath(rules, path));
     const words = nearPathWords(near);
     if (words === null) throw err;
-    throw new NotIndexedError(`${err.message}; ${words}`, false, [...err.paths, ...near.map((n) => n.path)], err.wholeCalls);
+    throw new NotIndexedError(`${err.message}; ${words}`, false, [...err.paths, ...near.map((n) => n.path)], err.calls);
   }
 }
 

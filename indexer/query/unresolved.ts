@@ -182,5 +182,5 @@ export function unresolvedImports(store: Store, q: UnresolvedQuery, reach?: Left
   for (const r of reasons) if (r !== 'external' && counts[r] > 0) extensions[r] = extensionsOf(store, files, r);
   const answer: UnresolvedImports = { items, total, counts, ...(prefix === undefined ? {} : { repository_counts: everywhere }), extensions, generation: store.generation };
   const note = prefixNote(store, q.path_prefix, total, rules);
-  return note ? { ...answer, notes: notesShownFrom([note.text], note.paths, q.shown_from), ...(note.leftOutFolder ? { left_out_folder: { ...note.leftOutFolder, note: 0 } } : {}) } : answer;
+  return note ? { ...answer, notes: notesShownFrom([note.text], note.paths, q.shown_from).notes, ...(note.leftOutFolder ? { left_out_folder: { ...note.leftOutFolder, note: 0 } } : {}) } : answer;
 }

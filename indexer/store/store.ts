@@ -202,6 +202,14 @@ export class Store {
     return fid;
   }
 
+  /**
+   * LMDB says `building` while the index is whole (`state` says what it is): a
+   * commit in parts was cut short (see commit). Any commit that lands writes the
+   * state back, one of no operations too: a retry that finds nothing left to
+   * write makes one, or a restart would repair the index as an interrupted build.
+   */
+  get markedBuilding(): boolean { return this.partsMarked; }
+
   /** Throws no_space when the disk visibly has no room for `ops` (commit-room.ts). */
   private checkRoom(ops: readonly StoreOp[]): void {
     const puts: FileWrite[] = [];

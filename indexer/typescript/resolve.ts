@@ -14,7 +14,7 @@ import { typescript, type Ts } from './load.js';
 import { BuildOutputs } from './outputs.js';
 import { dirOf, existenceKey, joinRel, type FolderEntries, type RepoView } from './view.js';
 import { fileTarget, specTargets } from './targets.js';
-import { declaresPackages, isBareSpecifier, packageNameOf, workspacePackages, type WorkspacePackages } from './workspaces.js';
+import { declaredDependency, declaresPackages, isBareSpecifier, packageNameOf, workspacePackages, type WorkspacePackages } from './workspaces.js';
 
 /** A statement as resolved: its targets (docs/architecture.md, TypeScript resolution) and, when it reached no file, why. */
 export interface ResolvedImport { targets: string[]; why?: Unresolved }
@@ -218,7 +218,7 @@ export class TsResolver {
       }
       targets.push(...specTargets(imp.spec));
       if (targets.length && targets[0].startsWith('./')) return { targets };
-      return { targets, why: this.whyUnresolved(imp.spec, options, config) };
+      return { targets, why: this.whyUnresolved(imp.spec, options, config, file, reads) };
     }));
     const chain = impliedByChain(file);
     return {
@@ -256,10 +256,21 @@ export class TsResolver {
     return f;
   }
 
-  /** Why a statement reached no file of the repository (model.ts, Unresolved). */
-  private whyUnresolved(spec: string, options: TS.CompilerOptions, config: ParsedConfig | null): Unresolved {
+  /**
+   * Why a statement reached no file of the repository (model.ts, Unresolved).
+   * A package name a `paths` pattern also matches (`@vue/*` over `@vue/repl`)
+   * is an alias written wrong unless a package.json above the file declares
+   * it: the compiler, finding no file by `paths`, looks in node_modules, where
+   * an install puts it. The package.json files read join `reads`.
+   */
+  private whyUnresolved(spec: string, options: TS.CompilerOptions, config: ParsedConfig | null, file: string, reads: Set<string>): Unresolved {
     const pkg = packageNameOf(spec);
-    if (pkg !== null && !this.packages.has(pkg) && !matchesPaths(spec, options.paths)) return 'external';
+    if (pkg !== null && !this.packages.has(pkg)) {
+      if (!matchesPaths(spec, options.paths)) return 'external';
+      const dep = declaredDependency(this.view, file, pkg);
+      for (const r of dep.read) reads.add(r);
+      if (dep.declared) return 'external';
+    }
     return config?.unreadable ? 'config' : 'missing';
   }
 }

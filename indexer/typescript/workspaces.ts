@@ -96,6 +96,26 @@ export function changedPackages(a: WorkspacePackages, b: WorkspacePackages): str
   return out;
 }
 
+const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
+
+/**
+ * Whether a package.json on `file`'s folder chain (its folder up to the root)
+ * declares `pkg` as a dependency, so that an install puts it in a node_modules
+ * folder the compiler looks in from `file` (pnpm: the declaring package's
+ * own; npm and yarn: the root's); `read`: the package.json files looked at.
+ */
+export function declaredDependency(view: RepoView, file: string, pkg: string): { declared: boolean; read: string[] } {
+  const read: string[] = [];
+  for (let dir = dirOf(file); ; dir = dirOf(dir)) {
+    const rel = joinRel(dir, 'package.json');
+    const json = parseJson(view.text(rel)) as Record<string, unknown> | undefined;
+    if (view.isFile(rel)) read.push(rel);
+    const declares = (field: string): boolean => { const deps = json?.[field]; return typeof deps === 'object' && deps !== null && Object.hasOwn(deps, pkg); };
+    if (DEPENDENCY_FIELDS.some(declares)) return { declared: true, read };
+    if (dir === '') return { declared: false, read };
+  }
+}
+
 /** Whether a specifier is bare: not relative, absolute or a `#` import (the compiler looks it up by `paths`, self-name and node_modules). */
 export function isBareSpecifier(spec: string): boolean {
   return !(spec === '' || spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('#'));

@@ -7,7 +7,7 @@ import type { Accepted } from './ts-compare.js';
 export const ACCEPTED: Accepted[] = [
   {
     reason: 'the rules name the reasons an unresolved statement is kept with (an external package, a missing file, a config that could not be read) '
-      + 'but not which one a bare specifier gets when it names a workspace package or matches a `paths` alias and still resolves nowhere: '
+      + 'but not which one a bare specifier gets when it names a workspace package or matches a `paths` alias that no package.json above declares, and still resolves nowhere: '
       + 'evidex says a missing file, the oracle counts every bare specifier as a package (the totals are compared exactly)',
     test: (d) => d.category === 'index/status reasons',
   },

@@ -28,6 +28,8 @@ export interface Resolution {
    * keeps its reason, as evidex keeps it; this says the compiler's answer.
    */
   inNodeModules?: string;
+  /** The target stands for build output the tree lacks (ts-workspaces.ts): the compiler alone finds nothing there. */
+  mapped?: true;
 }
 
 /** Whether a repository path lies in a node_modules folder. */
@@ -78,7 +80,7 @@ export const matchesPackage = (spec: string, name: string): boolean => spec === 
  * links git lists whose real target lies inside the root come along too: the
  * index lists no file under a link's name, but the compiler resolves through it.
  */
-function copyTree(root: string, copy: string, files: readonly string[]): void {
+export function copyTree(root: string, copy: string, files: readonly string[]): void {
   copyFiles(root, copy, [...files, ...linksListed(root)]);
 }
 
@@ -232,7 +234,7 @@ export class OracleTree {
     const target = this.toRepoPath(r.resolvedModule?.resolvedFileName);
     const unresolved = isBareSpecifier(spec) ? 'package' : 'missing';
     if (target !== null && (inNodeModules(target) || this.throughTreeNodeModules(r.resolvedModule))) return { target: null, unresolved, mode, inNodeModules: target };
-    if (target !== null) return { target, unresolved: null, mode };
+    if (target !== null) return { target, unresolved: null, mode, ...(this.virtual.has(r.resolvedModule!.resolvedFileName) ? { mapped: true as const } : {}) };
     return { target: null, unresolved, mode };
   }
 
