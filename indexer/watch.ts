@@ -10,7 +10,6 @@
 //                     excluded ones let in again (pruned.ts), ones made while
 //                     chokidar read or re-read their parent (unwatched.ts)
 //   folders.ts        a folder replaced under its name (its watch died)
-//   aliases.ts        symlinks: the other names of a changed path
 //   queued.ts         what no batch has taken yet; a re-walk queued while a batch
 //                     waits for its turn joins it (one checkout, one re-walk)
 //   git-sources.ts    git's own ignore sources watched, git-change.ts what a change means
@@ -27,7 +26,6 @@
 import type { FSWatcher } from 'chokidar';
 import { basename, join } from 'node:path';
 import { parentOf, underRoot } from './discover/rules.js';
-import { LinkAliases } from './watch/aliases.js';
 import { isScanLinkAdd, isWatchLimitError, openChokidar, watchedFolders } from './watch/chokidar.js';
 import { REPLACED_FOLDER_CHECK_MS, WatchedFolders } from './watch/folders.js';
 import { gitSourcesChanged } from './watch/git-change.js';
@@ -81,8 +79,6 @@ export class RepoWatcher {
     this.additions.lookBelow(paths);
   });
   private idleWaiters: (() => void)[] = [];
-  /** Alias names of real paths; empty until the first links scan ends (flush waits for it). */
-  private readonly aliases: LinkAliases;
   /** Batches that could not be written, waiting for their retry. */
   private readonly held: HeldChanges;
   /** The held changes failed on the disk itself: new events wait for the retry too (they would fail alike). */
@@ -99,7 +95,6 @@ export class RepoWatcher {
   lastUpdate: string | null = null;
 
   private constructor(private readonly opts: WatchOptions) {
-    this.aliases = new LinkAliases(opts.root, opts.rules, (line) => this.opts.log?.(line));
     this.ignored = chokidarSkips({ root: opts.root, rules: opts.rules, watchFiles: () => this.watchFiles, skipped: (rel) => this.additions.skipped(rel) });
     this.additions = new WatchAdditions({
       root: opts.root,
@@ -124,8 +119,7 @@ export class RepoWatcher {
     const w = new RepoWatcher(opts);
     const mode = opts.mode ?? 'auto';
     if (mode === 'off') { w.stateValue = 'off'; return w; }
-    // The links scan runs beside chokidar's own scan; batches wait for it, so no event is applied without its aliases.
-    await Promise.all([w.open(mode === 'poll' ? 'polling' : 'watching'), w.aliases.start()]);
+    await w.open(mode === 'poll' ? 'polling' : 'watching');
     w.gitSources.follow(opts.rules.gitSourceFiles);
     w.started = true;
     // The rules may have been read anew while chokidar scanned (the start-up catch-up runs beside it).
@@ -178,8 +172,6 @@ export class RepoWatcher {
 
   /** Paths of the batch held while a deletion goes on (0: none). */
   get holdingDeletion(): number { return this.deletions.holding; }
-  /** The symlinks currently known (link name → what it is), for status and tests. */
-  get links(): ReadonlyMap<string, string> { return this.aliases.links; }
 
   /** Resolves when nothing is queued or running (tests and shutdown use it). */
   idle(): Promise<void> {
@@ -374,7 +366,7 @@ export class RepoWatcher {
         if (b.refresh && scoped) {
           for (const f of ignoreFiles) await this.opts.rules.reloadIgnoreFile(f);
           this.additions.newlyVisible();
-          const batch = await this.aliases.expand([...scoped, ...paths]);
+          const batch = [...scoped, ...paths];
           const summary = await this.opts.index.update(batch, this.marks.read);
           this.lastUpdate = new Date().toISOString();
           applied({ paths: batch, refreshed: false, why, summary });
@@ -393,15 +385,12 @@ export class RepoWatcher {
           // The re-walk read every ignore source anew: folders chokidar skipped may be in view. It also listed folders chokidar missed.
           this.additions.newlyVisible();
           this.additions.lookBelow();
-          // The re-walk indexed every link as it now is; only the map needs to catch up.
-          await this.aliases.rescan();
           this.lastUpdate = new Date().toISOString();
           applied({ paths: [], refreshed: true, why });
         } else if (paths.length) {
-          const batch = await this.aliases.expand(paths);
-          const summary = await this.opts.index.update(batch, this.marks.read);
+          const summary = await this.opts.index.update(paths, this.marks.read);
           this.lastUpdate = new Date().toISOString();
-          applied({ paths: batch, refreshed: false, summary });
+          applied({ paths, refreshed: false, summary });
         }
       });
       this.landed();
@@ -457,7 +446,7 @@ export class RepoWatcher {
     // A lone path is tried alone too when it failed beside a re-walk: the re-walk may be what failed.
     if (!isNoSpace(e) && paths.length > (refreshWhy ? 0 : 1) && !this.closed) {
       ({ failed, error } = await this.opts.exclusive(() => tryOneByOne(paths, e, () => this.closed, async (p) => {
-        const summary = await this.opts.index.update(await this.aliases.expand([p]));
+        const summary = await this.opts.index.update([p]);
         this.lastUpdate = new Date().toISOString();
         this.opts.onApplied?.({ paths: [p], refreshed: false, summary, ms: 0 });
       })).catch((x: unknown) => ({ failed: paths, error: x })));

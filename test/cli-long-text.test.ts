@@ -6,7 +6,7 @@
 // the match, and every `evidex read` hint printed works as typed (at most 400
 // lines, never the command that printed it).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,6 +21,7 @@ const repo = tempDir('long-text-repo');
 copyFileSync(join(stdlibRoot(), 'argparse.py'), join(repo, 'argparse.py'));
 const LONG = 'd'.repeat(10_000) + 'END';
 writeFileSync(join(repo, 'l10k.txt'), `a=1\n${LONG}\nlast\n`);
+symlinkSync('l10k.txt', join(repo, 'long-link.txt'));
 writeFileSync(join(repo, 'many.txt'), Array.from({ length: 450 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
 git(repo, ['init', '-q']);
 git(repo, ['add', '-A']);
@@ -105,6 +106,12 @@ test('read prints every line of a file with a line past the cut, says that line 
     // The tool's note on a span cut in its first line says to read on; the text form has, so it must not say so.
     assert.not.match(r.stderr, /holds none of|read on with/, `${asked}: ${r.stderr}`);
   }
+  // Through a link, the note that names the real path stays; the read-on note goes all the same.
+  const r = evidex(['read', 'long-link.txt:2-3']);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(sourceLines(r.stdout).map((l) => `${l.path}:${l.line}`), ['l10k.txt:2', 'l10k.txt:3']);
+  assert.match(r.stderr, '"long-link.txt" goes through a symbolic link to "l10k.txt"');
+  assert.not.match(r.stderr, /holds none of|read on with/, r.stderr);
 });
 
 test('read past 400 lines prints the first 400 and a hint for the rest that works', () => {

@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_SECRET_PATTERNS, RepoRules, type DiscoverOptions } from '../indexer/discover/rules.js';
-import { checkPath, walkRepo, type WalkResult } from '../indexer/discover/walk.js';
+import { checkLink, checkPath, walkRepo, type WalkResult } from '../indexer/discover/walk.js';
+import { RepoLinks } from '../indexer/discover/links.js';
 import { isBinary } from '../indexer/discover/content.js';
 import { cleanupTemp, git, tempDir, write } from './helpers/fs.js';
 import { mulberry32 } from './helpers/random.js';
@@ -271,15 +272,15 @@ test('size limit: exactly max is kept, max + 1 is skipped; default is 2 MiB', as
   assert.equal(rb.files.map((f) => f.path), ['max.txt']);
 });
 
-test('symlinks: inside followed, outside skipped, loops terminate, secrets and ignored targets stay out', async () => {
+test('symlinks: inside listed once under the real path, outside skipped, loops never entered, secrets and ignored targets stay out', async () => {
   const outside = tempDir('outside');
   write(outside, { 'secret.py': 'outside', 'dir/o.py': 'outside' });
   const root = tempDir('links');
   write(root, { 'src/a.py': 'a', 'src/pkg/b.py': 'b', '.env': 'TOKEN=1', 'build/gen.py': 'g', '.gitignore': 'build/\n', 'x/keep.py': 'x', 'y/keep.py': 'y' });
-  symlinkSync('src/a.py', join(root, 'link_a.py'));            // file inside → listed under its own name
+  symlinkSync('src/a.py', join(root, 'link_a.py'));            // file inside → src/a.py is listed, the link adds no name
   symlinkSync(join(outside, 'secret.py'), join(root, 'out.py')); // file outside → skipped
   symlinkSync(join(outside, 'dir'), join(root, 'outdir'));       // folder outside → skipped
-  symlinkSync('src', join(root, 'alias'));                        // folder inside → walked under alias/
+  symlinkSync('src', join(root, 'alias'));                        // folder inside → not entered: src/ is walked
   symlinkSync('.', join(root, 'src/pkg/loop'));                   // loop to itself
   symlinkSync('../..', join(root, 'src/pkg/up'));                 // loop to the root
   symlinkSync('../y', join(root, 'x/to_y'));                      // x/to_y → y, y/to_x → x: mutual
@@ -291,19 +292,15 @@ test('symlinks: inside followed, outside skipped, loops terminate, secrets and i
   mkdirSync(join(root, '.git'));
   writeFileSync(join(root, '.git/config'), '[core]\n');
   const rules = await RepoRules.load(root);
-  // Loops end the walk's descent (a walk that followed them would never finish: the runner's time limit fails it).
+  // No link is entered, so no loop is walked (a walk that followed them would never finish: the runner's time limit fails it).
   const r = await walkRepo(root, rules);
   const paths = r.files.map((f) => f.path);
-  assert.equal(paths, [
-    '.gitignore', 'alias/a.py', 'alias/pkg/b.py', 'link_a.py', 'src/a.py', 'src/pkg/b.py',
-    'x/keep.py', 'x/to_y/keep.py', 'y/keep.py', 'y/to_x/keep.py',
-  ]);
-  const link = r.files.find((f) => f.path === 'link_a.py')!;
-  assert.is(link.abs, join(root, 'src/a.py'), 'abs is the real location');
+  assert.equal(paths, ['.gitignore', 'src/a.py', 'src/pkg/b.py', 'x/keep.py', 'y/keep.py']);
+  for (const f of r.files) assert.is(f.abs, join(root, f.path), 'each file is read where its path is');
   assert.is(r.skipped.symlinkOutside, 2);
   assert.is(r.skipped.brokenLink, 1);
-  // loop, up (pkg twice: src/pkg and alias/pkg), and the mutual pair cut at its second hop (x/to_y/to_x, y/to_x/to_y)
-  assert.is(r.skipped.symlinkLoop, 6);
+  // link_a.py, alias, loop, up, to_y, to_x: each leads to a file or folder listed under its own name
+  assert.is(r.skipped.linked, 6);
   assert.is(r.skipped.secret, 2, '.env and notes.txt → .env');
   // checkPath makes the same decisions one path at a time
   assert.is(await checkPath(root, rules, 'out.py'), null);
@@ -314,8 +311,28 @@ test('symlinks: inside followed, outside skipped, loops terminate, secrets and i
   assert.is(await checkPath(root, rules, 'dangling.py'), null);
   assert.is(await checkPath(root, rules, 'missing.py'), 'gone');
   assert.is(await checkPath(root, rules, 'src'), null, 'a folder is not a file entry');
-  assert.is((await checkPath(root, rules, 'alias/pkg/b.py') as { abs: string }).abs, join(root, 'src/pkg/b.py'));
-  assert.is((await checkPath(root, rules, 'link_a.py') as { path: string }).path, 'link_a.py');
+  // A link's name, or a path through a linked folder, is no entry: the file is listed under its real path.
+  assert.is(await checkPath(root, rules, 'alias/pkg/b.py'), null);
+  assert.is(await checkPath(root, rules, 'link_a.py'), null);
+  assert.is((await checkPath(root, rules, 'src/pkg/b.py') as { abs: string }).abs, join(root, 'src/pkg/b.py'));
+  // A sub-walk of a linked folder (the watcher's, for a new `alias -> src`) lists nothing either.
+  assert.equal((await walkRepo(root, rules, { under: 'alias' })).files, []);
+  assert.equal((await walkRepo(root, rules, { under: 'alias/pkg' })).files, []);
+  assert.equal((await walkRepo(root, rules, { under: 'src/pkg/up/src' })).files, []);
+  // The links the walk counts, with where they lead: what resolution follows (links.ts); checkLink decides one as the walk does.
+  assert.equal(r.links.map((l) => `${l.path} ${l.target}`).sort(), ['alias src', 'link_a.py src/a.py', 'src/pkg/loop src/pkg', 'src/pkg/up ', 'x/to_y y', 'y/to_x x']);
+  for (const l of r.links) assert.is(await checkLink(rules, l.path), l.target, l.path);
+  for (const p of ['out.py', 'notes.txt', 'gen_link.py', 'dangling.py', 'gitcfg', 'src/a.py', 'alias/pkg/loop', 'missing']) assert.is(await checkLink(rules, p), null, p);
+  const links = new RepoLinks();
+  links.replace(r.links);
+  assert.equal(['alias/pkg/b.py', 'link_a.py', 'src/pkg/up/alias/a.py', 'x/to_y/to_x/keep.py', 'src/a.py', 'nowhere/x'].map((p) => links.follow(p)),
+    ['src/pkg/b.py', 'src/a.py', 'src/a.py', 'x/keep.py', 'src/a.py', 'nowhere/x']);
+  assert.is(links.follow('src/pkg/loop/loop/b.py'), 'src/pkg/b.py');
+  assert.equal(links.takeChanged().sort(), r.links.map((l) => l.path).sort(), 'a first walk: every link is new');
+  links.replace(r.links.filter((l) => l.path !== 'alias'));
+  assert.equal(links.takeChanged(), ['alias'], 'one link gone');
+  await links.recheck(rules, 'src/pkg', true);
+  assert.equal(links.takeChanged().sort(), ['src/pkg/loop', 'src/pkg/up'], 'a folder gone takes its links along');
 });
 
 test('fifos and sockets are skipped as special files', async () => {

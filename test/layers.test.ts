@@ -211,8 +211,8 @@ test('the checker sees every kind of import and applies each rule', () => {
   assert.equal(local.map((i) => brokenRule(i)), [null, ...Array(2).fill('local/ imports nothing from indexer/, protocol/, daemon/ or client/')]);
   assert.is(brokenRule(importsOf('indexer/query/git-diff.ts', "import { runGit } from '../../local/git.js';")[0]), null);
   assert.is(brokenRule(importsOf('protocol/p.ts', "import { stateDirFor } from '../local/state.js';")[0]), null);
-  assert.is(brokenRule(importsOf('indexer/build/builder.ts', "import { watch } from '../watch/aliases.js';")[0]),
-    'indexer/ layers: build/builder.ts sits below watch/aliases.ts');
+  assert.is(brokenRule(importsOf('indexer/build/builder.ts', "import { watch } from '../watch/queued.js';")[0]),
+    'indexer/ layers: build/builder.ts sits below watch/queued.ts');
   assert.is(brokenRule(importsOf('indexer/query/tools.ts', "import { Store } from '../store/store.js';")[0]), null);
   assert.is(brokenRule(importsOf('indexer/store/tables.ts', "import { MemoryIndex } from './memory.js';")[0]),
     'store/ layers: tables.ts sits below memory.ts');

@@ -65,7 +65,7 @@ test('item 1: a file reached through a symlinked folder is judged by its real pa
   symlinkSync('conf', join(root, 'alias'));
   // Secrets by a path pattern, reached through a folder link under another name.
   const walked = (await walkRepo(root, await RepoRules.load(root, { extraSecrets: ['conf/creds.json'] }))).files.map((f) => f.path);
-  assert.equal(walked, ['.gitignore', 'ok.txt', 'private/readme.md', 'pub/readme.md']);
+  assert.equal(walked, ['.gitignore', 'ok.txt', 'private/readme.md'], 'each file once, under its real path');
 
   d = await startDaemon(root);
   c = await connect(root, { env: d.env });
@@ -75,11 +75,13 @@ test('item 1: a file reached through a symlinked folder is judged by its real pa
   for (const p of ['pub/creds.txt', 'dlink/x.txt']) {
     assert.is((await refusalOf(call(c, 'read_evidence', { path: p, start_line: 1 }))).code, 'not_indexed', p);
   }
-  assert.is((await call(c, 'read_evidence', { path: 'pub/readme.md', start_line: 1 })).evidence[0].snippet, 'public words');
+  const through = (await call(c, 'read_evidence', { path: 'pub/readme.md', start_line: 1 })).evidence[0];
+  assert.equal([through.path, through.snippet], ['private/readme.md', 'public words'], 'followed to its real path');
   // A file created later through the link is judged the same way by the watcher.
   writeFileSync(join(root, 'pub', 'later.txt'), 'TOP_SECRET_LATER\n');
   writeFileSync(join(root, 'pub', 'later.md'), 'LATER_PUBLIC\n');
   await waitFor('later.md indexed', async () => (await call(c!, 'search_code', { query: 'LATER_PUBLIC' })).total >= 1, 15_000, 100);
+  assert.equal((await call(c, 'search_code', { query: 'LATER_PUBLIC' })).evidence.map((e) => e.path), ['private/later.md']);
   assert.is((await call(c, 'search_code', { query: 'TOP_SECRET_LATER' })).total, 0);
 });
 
@@ -119,7 +121,8 @@ test('item 3: a hard link to a secret is a secret, at start-up and when made lat
   git(root, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'a secret committed under an innocent name']);
   writeFileSync(join(root, '.env'), 'TOKEN=HARDLINK_SECRET_CHANGED\n'); // the same inode: notes.txt changes with it
   linkSync(join(root, 'vendor/.env'), join(root, 'vendored.txt'));
-  symlinkSync('settings.txt', join(root, '.env.local'));
+  symlinkSync('settings.txt', join(root, '.env.local'));        // a secret name for a plain-named file
+  symlinkSync('.env', join(root, 'env-notes.txt'));            // a plain name for a secret
   write(root, { 'settings.txt': 'TOKEN=LINKED_SECRET_3\n' });
   d = await startDaemon(root);
   c = await connect(root, { env: d.env });
@@ -127,6 +130,10 @@ test('item 3: a hard link to a secret is a secret, at start-up and when made lat
   for (const q of ['HARDLINK_SECRET', 'LINKED_SECRET']) assert.is((await call(c, 'search_code', { query: q })).total, 0, q);
   for (const p of ['notes.txt', 'vendored.txt', 'settings.txt']) {
     assert.is((await refusalOf(call(c, 'read_evidence', { path: p, start_line: 1 }))).code, 'not_indexed', p);
+  }
+  // Neither link is followed to what it leads to: the secret name, or the secret it names, refuses it.
+  for (const p of ['.env.local', 'env-notes.txt']) {
+    assert.is((await refusalOf(call(c, 'read_evidence', { path: p, start_line: 1 }))).code, 'secret_denied', p);
   }
   assert.is((await call(c, 'read_evidence', { path: 'ok.txt', start_line: 1 })).evidence[0].snippet, 'fine');
   // The tracked hard link's change is not shown; of the untracked files (read_git_diff shows them as new files)

@@ -139,7 +139,8 @@ test('evidex index --unresolved: in-process and through a daemon, from the root 
   assert.is(first.code, 0, first.stderr);
   assert.match(first.stdout, 'indexed ');
   assert.match(first.stdout, ' (in-process)\n');
-  assert.match(first.stdout, '  ts/js   95 imports in 49 TS/JS files: 67 in the repository, 22 external packages, 6 missing, 0 under an unreadable config\n');
+  // 48 files: the link apps/legacy/lib/current.js -> greet.js is no file of its own (its require still resolves, through it, to greet.js).
+  assert.match(first.stdout, '  ts/js   95 imports in 48 TS/JS files: 67 in the repository, 22 external packages, 6 missing, 0 under an unreadable config\n');
   const listed = first.stdout.slice(first.stdout.indexOf('# missing'));
   assert.is(listed, [
     "# missing (6): a relative path, a paths alias, a # import or a repository package's subpath that reaches no file of the repository the compiler would load (an asset such as .css, or JSON without resolveJsonModule, is none)",

@@ -51,11 +51,13 @@ async function readText(client: Client, args: Record<string, unknown>): Promise<
   const first = await callTool(client, 'read_evidence', { ...args, end_line: lastAsked }).catch((e: unknown) => { throw inLines(e); });
   const e = first.evidence[0];
   if (!e) return first;
-  // A span cut inside its first line (no next_start_line) is read_evidence's one note: "holds none of lines …; read on with start_line …".
-  // readOn has read those lines, so the note would tell the reader to do what this output just did.
+  // A span cut inside its first line (no next_start_line) gets read_evidence's last note: "holds none of lines …; read on with start_line …".
+  // readOn has read those lines, so the note would tell the reader to do what this output just did. It names no path or call:
+  // the notes before it (a symbolic link followed to the real path) keep theirs.
   const cutInFirstLine = e.truncated === true && e.next_start_line === undefined && e.end_line > e.start_line;
+  const notes = cutInFirstLine ? first.notes?.slice(0, -1) : first.notes;
   const { notes: _, ...rest } = first;
-  return { ...(cutInFirstLine ? rest : first), evidence: [await readOn(client, e)] };
+  return { ...rest, ...(notes?.length ? { notes } : {}), evidence: [await readOn(client, e)] };
 }
 
 /** A refusal of a line past the file's end in the command's words: the line typed, not the tool's `start_line`. */

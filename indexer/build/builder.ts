@@ -13,11 +13,12 @@
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
 import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
+import { RepoLinks } from '../discover/links.js';
 import { whyLeftOut } from '../discover/why-left-out.js';
 import { LeftOutSet, type LeftOut, type LeftOutReason } from '../discover/left-out.js';
 import { listByBytes, mayBeNotUtf8 } from '../discover/names.js';
 import { isPathTooLong } from '../discover/path-limits.js';
-import type { FileWrite, Store, StoreOp } from '../store/store.js';
+import type { FileWrite, ImportRec, Store, StoreOp, TsResolution } from '../store/store.js';
 import { cmp } from '../store/path-order.js';
 import type { ParseResult, ParseTask } from './messages.js';
 import { readVettedText } from './parse-worker.js';
@@ -27,7 +28,6 @@ import { ReadSlabs } from './read-slabs.js';
 import { walkUntilSettled, type SettleWalks } from './settled-walk.js';
 import { isPackageInit } from '../python/modules.js';
 import type { PyImport, TsImport } from '../model.js';
-import type { ImportRec, TsResolution } from '../store/store.js';
 import { tsImportCounts, type BuildProgress, type BuildSummary, type UpdateSummary } from './summary.js';
 import { initFilesOf, isUnder, packageDirsOf, resolvePython, sameSet } from './resolve.js';
 import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
@@ -64,9 +64,11 @@ export class Builder {
   private firstWalk: Promise<void> | null = null;
   /** Whole-tree walks whose left-out set was recorded. */
   private walksRecorded = 0;
+  /** The symbolic links inside the root, which TypeScript resolution follows (links.ts), kept as walks and updates meet them. */
+  private readonly links = new RepoLinks();
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {
-    this.ts = new TsImports(root, store);
+    this.ts = new TsImports(root, store, this.links);
     if (opts.compileCache) useCompileCache(opts.compileCache);
   }
 
@@ -88,10 +90,7 @@ export class Builder {
 
   private get maxBytes(): number { return this.rules?.maxFileBytes ?? this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES; }
 
-  /**
-   * Turns one parse result into store ops under the given package folders; a
-   * TypeScript file's statements resolved by `ts`.
-   */
+  /** Turns one parse result into store ops under the given package folders; a TypeScript file's statements resolved by `ts`. */
   private opFor(res: ParseResult, pkgDirs: ReadonlySet<string>, ts: (path: string, raw: readonly TsImport[]) => ResolvedFile | undefined): StoreOp | null {
     const indexed = this.store.fileByPath(res.path);
     switch (res.kind) {
@@ -167,7 +166,7 @@ export class Builder {
           return walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, onFile: early && !again ? (e) => early.found(e.size) : undefined });
         }, settle, signal);
         walked = walk.files;
-        this.walkLeftOut.replace(walk.leftOut);
+        this.walkLeftOut.replace(walk.leftOut); this.links.replace(walk.links);
         this.walksRecorded++;
       } finally {
         walkEnded(); // after the set is replaced: a caller waiting on firstWalk must see it
@@ -349,6 +348,7 @@ export class Builder {
       else ({ entry, result } = await lookAndRead(this.root, rules, path, known, reads));
       // Below a folder this update walked, the walk has recorded it already (a deep chain names hundreds of such paths).
       if (!folders.some((d) => isUnder(path, d))) await this.noteLeftOut(rules, path, entry);
+      if (entry === null || entry === 'gone') await this.links.recheck(rules, path, entry === 'gone');
       if (entry !== null && entry !== 'gone') {
         if (result) results.push(result);
         else {
@@ -371,8 +371,8 @@ export class Builder {
       const under = [...this.heldUnder(path)];
       const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));
       if (isDir && !rules.isIgnored(path, true) && !isPathTooLong(rules.realRoot, path)) {
-        const { files, leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
-        this.walkLeftOut.replace(leftOut, path);
+        const { files, leftOut, links } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
+        this.walkLeftOut.replace(leftOut, path); this.links.replace(links, path);
         const listed = new Set(files.map((w) => w.path));
         for (const f of under) if (!listed.has(f)) results.push({ path: f, kind: 'gone' });
         for (const w of files) {
@@ -452,8 +452,8 @@ export class Builder {
   leftOutKnown(): Promise<void> {
     return (this.firstWalk ??= (async () => {
       const rules = await this.currentRules();
-      const { leftOut } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
-      if (this.walksRecorded === 0) { this.walkLeftOut.replace(leftOut); this.walksRecorded++; }
+      const { leftOut, links } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes });
+      if (this.walksRecorded === 0) { this.walkLeftOut.replace(leftOut); this.links.replace(links); this.walksRecorded++; }
     })().catch(() => undefined));
   }
 

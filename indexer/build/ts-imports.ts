@@ -7,7 +7,7 @@
 // coming or going, or a config or package.json changing re-resolves exactly
 // the files whose keys it touches. The `typescript` package is loaded only
 // once the index holds a TypeScript or JavaScript file.
-import { realpathSync } from 'node:fs';
+import type { RepoLinks } from '../discover/links.js';
 import type { TsImport } from '../model.js';
 import type { ImportRec, Store, StoreOp, TsResolution } from '../store/store.js';
 import { extractTs } from '../typescript/extract.js';
@@ -20,7 +20,8 @@ import { FolderTree, StoreView, WalkView, WithFilesView } from './ts-view.js';
 import { Slices } from './slices.js';
 
 /** A file that changed in a way resolution may care about. */
-export interface FileChange { path: string; how: 'appeared' | 'disappeared' | 'text' }
+/** `linked`: a symbolic link came, went or was retargeted there (the index holds no name through it, but resolution follows it). */
+export interface FileChange { path: string; how: 'appeared' | 'disappeared' | 'text' | 'linked' }
 
 /** A TypeScript file written by an update, with its statements resolved. */
 export interface ResolvedFile { imports: ImportRec[]; tsres: TsResolution }
@@ -87,14 +88,8 @@ export class TsImports {
    */
   private pendingUpdate: { settled: Promise<void>; end: () => void } | null = null;
 
-  /** The root, and its real path (where the walk's real paths of files lie). */
-  private readonly roots: { root: string; realRoot: string };
-
-  constructor(private readonly root: string, private readonly store: Store) {
-    let realRoot = root;
-    try { realRoot = realpathSync(root); } catch { /* a root that is gone: nothing resolves through links */ }
-    this.roots = { root, realRoot };
-  }
+  /** The symbolic links inside the root, which resolution follows (links.ts): the builder's, kept in step by its walks and updates. */
+  constructor(private readonly root: string, private readonly store: Store, private readonly links: RepoLinks) {}
 
   private tree(): FolderTree {
     return (this.folders ??= new FolderTree(this.store.ordered().map((f) => f.path)));
@@ -138,7 +133,7 @@ export class TsImports {
       if (stopped()) return;
       const t0 = performance.now();
       // Fresh each slice: an update may have changed the tree meanwhile (it keeps tree and dependents in step).
-      const resolver = this.resolverFor(new StoreView(this.store, this.tree(), this.roots), true);
+      const resolver = this.resolverFor(new StoreView(this.store, this.tree(), this.links), true);
       this.deps();
       void resolver.packages;
       while (i < files.length && performance.now() - t0 < sliceMs) {
@@ -162,7 +157,7 @@ export class TsImports {
     if (extra.size === 0) return stmts.map(() => null);
     // Mid-update the kept tree is the tree the update will leave, not the store's: a tree of the store's own then.
     const tree = this.pendingUpdate ? new FolderTree(this.store.ordered().map((f) => f.path)) : this.tree();
-    const resolver = new TsResolver(this.root, new WithFilesView(new StoreView(this.store, tree, this.roots), extra));
+    const resolver = new TsResolver(this.root, new WithFilesView(new StoreView(this.store, tree, this.links), extra));
     return stmts.map(({ file, raw }) => {
       const target = resolveOrNot(resolver, file, [raw]).imports[0].targets[0];
       return target !== undefined && target.startsWith('./') && extra.has(targetName(target)) ? targetName(target) : null;
@@ -223,6 +218,7 @@ export class TsImports {
    */
   async resolveUpdate(puts: ReadonlyMap<string, { bytes: Uint8Array; ts: readonly TsImport[] | null }>, removed: ReadonlySet<string>): Promise<{ files: Map<string, ResolvedFile>; ops: StoreOp[] }> {
     const files = new Map<string, ResolvedFile>();
+    const links = this.links.takeChanged();
     const anyTs = [...puts.values()].some((p) => p.ts !== null);
     if (!anyTs && this.store.counts.ts === 0) {
       this.folders = null; // not kept in step: read afresh when next needed
@@ -234,15 +230,16 @@ export class TsImports {
     const changes: FileChange[] = [];
     for (const p of puts.keys()) changes.push({ path: p, how: this.store.fileByPath(p) ? 'text' : 'appeared' });
     for (const p of removed) if (this.store.fileByPath(p)) changes.push({ path: p, how: 'disappeared' });
+    for (const p of links) changes.push({ path: p, how: 'linked' });
     const touchesPackages = changes.some((c) => declaresPackages(c.path));
-    const before = touchesPackages ? this.resolverFor(new StoreView(this.store, tree, this.roots)).packages : null;
+    const before = touchesPackages ? this.resolverFor(new StoreView(this.store, tree, this.links)).packages : null;
     const folders: string[] = [];
     for (const c of changes) {
       if (c.how === 'appeared') folders.push(...tree.add(c.path));
       else if (c.how === 'disappeared') folders.push(...tree.remove(c.path));
     }
     const bytes = new Map([...puts].map(([p, v]) => [p, v.bytes]));
-    const view = new StoreView(this.store, tree, this.roots, bytes, removed);
+    const view = new StoreView(this.store, tree, this.links, bytes, removed);
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
     for (const c of changes) this.resolver.changed(c.path, c.how === 'text' ? 'text' : 'exists');
     // A save of a file no resolution reads (the common case: a source file) changes nothing the compiler looked at.
@@ -277,7 +274,7 @@ export class TsImports {
   beginBuild(walked: ReadonlyMap<string, { abs: string; dev: number; ino: number }>, parsing: ReadonlySet<string>, removed: readonly string[],
     readVetted: (entry: { abs: string; dev: number; ino: number }) => string | undefined): ((path: string, raw: readonly TsImport[]) => ResolvedFile) | null {
     if (![...parsing].some(isTsJsPath)) return null; // nothing the build parses needs resolving
-    const view = new WalkView(this.store, walked, parsing, new FolderTree(walked.keys()), readVetted, this.roots.realRoot);
+    const view = new WalkView(this.store, walked, parsing, new FolderTree(walked.keys()), readVetted, this.links);
     if (!this.resolver) this.resolver = new TsResolver(this.root, view);
     // What the build may change, parsed configs and the package map forget: they are read again from the walk's tree.
     for (const p of parsing) this.resolver.changed(p, this.store.fileByPath(p) ? 'text' : 'exists');
@@ -299,11 +296,13 @@ export class TsImports {
    * (binary, unreadable, gone meanwhile), which the files resolved during the
    * build took to exist.
    */
-  afterBuild(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): StoreOp[] {
+  afterBuild(walkChanges: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): StoreOp[] {
+    // Links that came, went or were retargeted since the last resolution: what rested on their names is resolved again.
+    const changes = [...walkChanges, ...this.links.takeChanged().map((path): FileChange => ({ path, how: 'linked' }))];
     if (this.store.counts.ts === 0 || (changes.length === 0 && unseen.length === 0 && !all)) return [];
     this.folders = null;
     this.dependents = null;
-    const view = new StoreView(this.store, this.tree(), this.roots);
+    const view = new StoreView(this.store, this.tree(), this.links);
     if (this.resolver) for (const c of changes) this.resolver.changed(c.path, c.how === 'text' ? 'text' : 'exists');
     if (this.resolver) for (const p of unseen) this.resolver.changed(p, 'exists');
     const resolver = this.resolverFor(view);

@@ -2,9 +2,7 @@
 // store's files, with the changes of an update not yet committed laid over
 // them, so the update's files and the statements they affect are resolved
 // against the tree as it will be once the update lands — in the same commit.
-import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
-import { underRoot } from '../discover/rules.js';
+import type { RepoLinks } from '../discover/links.js';
 import { decodeText } from '../text.js';
 import type { Store } from '../store/store.js';
 import { dirOf, type FolderEntries, type RepoView } from '../typescript/view.js';
@@ -73,49 +71,64 @@ export class FolderTree {
   }
 }
 
+/**
+ * The one rule of both views for a path through a symbolic link (links.ts):
+ * the index holds no name through one, so a file or folder is looked for at
+ * the path the links along it lead to — as the file system the compiler
+ * knows would find it — and its real path is that one.
+ */
+abstract class LinkedView implements RepoView {
+  constructor(protected readonly links: RepoLinks) {}
+
+  /** Whether `rel`, a path with no link along it, is an indexed file; and whether it is a folder holding one. */
+  protected abstract ownFile(rel: string): boolean;
+  protected abstract ownDir(rel: string): boolean;
+  protected abstract ownText(rel: string): string | undefined;
+  protected abstract ownEntries(rel: string): FolderEntries;
+  abstract filesNamed(name: string): Iterable<string>;
+
+  realPath(rel: string): string {
+    if (this.ownFile(rel)) return rel;
+    const real = this.links.follow(rel);
+    return real !== rel && this.ownFile(real) ? real : rel;
+  }
+
+  isFile(rel: string): boolean { return this.ownFile(rel) || this.ownFile(this.links.follow(rel)); }
+  isDir(rel: string): boolean { return rel === '' || this.ownDir(rel) || this.ownDir(this.links.follow(rel)); }
+  text(rel: string): string | undefined { return this.ownText(this.realPath(rel)); }
+  entries(rel: string): FolderEntries { return this.ownEntries(this.ownDir(rel) ? rel : this.links.follow(rel)); }
+}
+
 /** The store's files, with an update's puts (path → bytes) and removals laid over them; folders from a FolderTree kept in step. */
-export class StoreView implements RepoView {
+export class StoreView extends LinkedView {
   private readonly decoded = new Map<string, string>();
-  private readonly reals = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
     private readonly folders: FolderTree,
-    /** The repository root and its real path (symbolic links resolved). */
-    private readonly roots: { root: string; realRoot: string },
+    links: RepoLinks,
     private readonly puts: ReadonlyMap<string, Uint8Array> = new Map(),
     private readonly removed: ReadonlySet<string> = new Set(),
-  ) {}
+  ) { super(links); }
 
-  realPath(rel: string): string {
-    let r = this.reals.get(rel);
-    if (r === undefined) {
-      let real: string | null = null;
-      try { real = underRoot(this.roots.realRoot, realpathSync(join(this.roots.root, rel))); } catch { real = null; }
-      r = real !== null && real !== rel && this.isFile(real) ? real : rel;
-      this.reals.set(rel, r);
-    }
-    return r;
-  }
-
-  isFile(rel: string): boolean {
+  protected ownFile(rel: string): boolean {
     if (this.puts.has(rel)) return true;
     return !this.removed.has(rel) && this.store.fileByPath(rel) !== undefined;
   }
 
-  isDir(rel: string): boolean { return rel === '' || this.folders.has(rel); }
+  protected ownDir(rel: string): boolean { return this.folders.has(rel); }
 
-  text(rel: string): string | undefined {
+  protected ownText(rel: string): string | undefined {
     let t = this.decoded.get(rel);
     if (t !== undefined) return t;
     const bytes = this.puts.get(rel);
     if (bytes) t = decodeText(bytes);
-    else if (this.isFile(rel)) t = this.store.text(this.store.fileByPath(rel)!.fid);
+    else if (this.ownFile(rel)) t = this.store.text(this.store.fileByPath(rel)!.fid);
     if (t !== undefined) this.decoded.set(rel, t);
     return t;
   }
 
-  entries(rel: string): FolderEntries { return this.folders.entries(rel); }
+  protected ownEntries(rel: string): FolderEntries { return this.folders.entries(rel); }
 
   *filesNamed(name: string): Iterable<string> {
     const suffix = `/${name}`;
@@ -133,7 +146,7 @@ export class StoreView implements RepoView {
  * results arrive: the walked files exist; a file being parsed is read (as
  * vetted) from disk, any other from the store, which holds it unchanged.
  */
-export class WalkView implements RepoView {
+export class WalkView extends LinkedView {
   private readonly decoded = new Map<string, string | undefined>();
 
   constructor(
@@ -142,20 +155,14 @@ export class WalkView implements RepoView {
     private readonly parsing: ReadonlySet<string>,
     private readonly folders: FolderTree,
     private readonly readVetted: (entry: { abs: string; dev: number; ino: number }) => string | undefined,
-    private readonly realRoot: string,
-  ) {}
+    links: RepoLinks,
+  ) { super(links); }
 
-  isFile(rel: string): boolean { return this.walked.has(rel); }
+  protected ownFile(rel: string): boolean { return this.walked.has(rel); }
+  protected ownDir(rel: string): boolean { return this.folders.has(rel); }
+  protected ownEntries(rel: string): FolderEntries { return this.folders.entries(rel); }
 
-  realPath(rel: string): string {
-    const entry = this.walked.get(rel);
-    const real = entry ? underRoot(this.realRoot, entry.abs) : null;
-    return real !== null && real !== rel && this.walked.has(real) ? real : rel;
-  }
-  isDir(rel: string): boolean { return rel === '' || this.folders.has(rel); }
-  entries(rel: string): FolderEntries { return this.folders.entries(rel); }
-
-  text(rel: string): string | undefined {
+  protected ownText(rel: string): string | undefined {
     if (this.decoded.has(rel)) return this.decoded.get(rel);
     const entry = this.walked.get(rel);
     let t: string | undefined;

@@ -8,8 +8,10 @@
 //   symlink that does not resolve              → skipped.brokenLink
 //   symlink whose real target is outside root  → skipped.symlinkOutside
 //   symlink whose target is in .git or ignored → skipped.ignored
-//   symlinked folder that leads back up        → skipped.symlinkLoop
 //   secret (own name or the target's name)     → skipped.secret
+//   any other symlink (to a file or a folder
+//   inside the root)                           → skipped.linked: its target is
+//                                                listed under its real path
 //   socket, fifo, device                       → skipped.special
 //   larger than maxFileBytes                   → skipped.tooLarge
 //   past the path limits (path-limits.ts)      → skipped.pathTooLong (folders are not entered)
@@ -19,21 +21,24 @@
 //   a folder of evidex's own state
 //   (state-folders.ts)                         → skipped.ignored (not entered, not named)
 // Folders are listed with bounded concurrency; only symlinks are resolved.
+// Each real file is listed once, under its real path: a link adds no name
+// (it is never entered or listed), so a linked folder's files are not found
+// twice, and no loop can be walked. A link is still judged, for what its name
+// says of the file it leads to: a secret-named link makes its target a secret.
 // What is left out for a reason a person is told about (left-out.ts) is also
 // listed by path in WalkResult.leftOut.
 import { lstatSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import type { WalkLeftOutReason } from './left-out.js';
 import { listByBytes, mayBeNotUtf8, type FolderEntry } from './names.js';
 import { isNameTooLongError, isPathTooLong } from './path-limits.js';
-import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, parentOf, realRelative } from './rules.js';
+import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, realRelative } from './rules.js';
 import { StateFolders } from './state-folders.js';
 
 export interface WalkEntry {
-  /** POSIX path relative to the root: the name the file is indexed under (a symlink keeps its own name). */
+  /** POSIX path relative to the root: the name the file is indexed under, its real path (no symlink in it). */
   path: string;
-  /** Absolute real path of the content (symlinks resolved), which is what the indexer should read. */
+  /** Absolute real path of the content, which is what the indexer should read. */
   abs: string;
   size: number;
   mtimeMs: number;
@@ -49,34 +54,12 @@ export interface WalkSkipped {
   symlinkOutside: number;
   special: number;
   brokenLink: number;
-  symlinkLoop: number;
+  /** Links to a file or folder inside the root, not listed: what they lead to is listed under its own name. */
+  linked: number;
   unreadable: number;
   pathTooLong: number;
   nameNotUtf8: number;
   worktree: number;
-}
-
-/**
- * A symbolic link the walk met (only with WalkOptions.links). The watcher keeps
- * these to know every name a real file is indexed under.
- */
-export interface WalkLink {
-  /** The link's own name (POSIX, relative to the root); under a followed folder link, the name through it. */
-  path: string;
-  /**
-   * Where it leads, relative to the real root ('' is the root): the resolved real
-   * target; for a dangling link, what its text names (one hop, resolved by name).
-   * null when that lies outside the root.
-   */
-  target: string | null;
-  /**
-   * How the walk follows it: 'file' (indexed under `path` whenever the target's
-   * content qualifies: size and kind are not judged here) or 'dir' (its files
-   * are listed under `path/...`); null when not followed (dangling, outside,
-   * ignored, secret, or a loop).
-   */
-  followed: 'file' | 'dir' | null;
-  dangling: boolean;
 }
 
 export interface WalkResult {
@@ -84,8 +67,8 @@ export interface WalkResult {
   skipped: WalkSkipped;
   /** Entries left out for a reason left-out.ts names (ignored folders once, not what is in them), in no particular order. */
   leftOut: Array<{ path: string; reason: WalkLeftOutReason }>;
-  /** Every symlink met, in no particular order; present only when asked for (WalkOptions.links). */
-  links?: WalkLink[];
+  /** The links counted as `linked`, each with where it leads (root-relative), in no particular order: resolution follows them (links.ts). */
+  links: Array<{ path: string; target: string }>;
 }
 
 export interface WalkOptions {
@@ -93,12 +76,6 @@ export interface WalkOptions {
   maxFileBytes?: number;
   /** Walk only this folder (POSIX, relative to the root), e.g. after its .gitignore changed. */
   under?: string;
-  /**
-   * Also report the symlinks met (WalkResult.links). 'only' reports just them:
-   * regular files are not stat'd, so `files` stays empty and `skipped` counts
-   * only what was decided without a stat — a cheap scan for the watcher.
-   */
-  links?: boolean | 'only';
   /** Told of each file as it is listed, in no particular order (a build starts its parse workers by them). */
   onFile?: (entry: WalkEntry) => void;
 }
@@ -106,13 +83,8 @@ export interface WalkOptions {
 /** How many folders are listed at once: enough to keep the libuv pool busy, few enough to stay far from fd limits. */
 const DIR_CONCURRENCY = 16;
 
-/**
- * A folder being walked: its indexed name, its real location (absolute, and
- * relative to the real root: they differ from the name under a followed
- * folder link, and its entries are judged under both), and the chain of real
- * folders above it (cycle guard).
- */
-interface DirNode { rel: string; real: string; realRel: string; parent: DirNode | null }
+/** A folder being walked: its path (root-relative, also its real path) and its absolute real location. */
+interface DirNode { rel: string; real: string }
 
 function childPath(parent: string, name: string): string {
   return parent === '' ? name : `${parent}/${name}`;
@@ -120,15 +92,6 @@ function childPath(parent: string, name: string): string {
 
 function realChild(parentReal: string, name: string): string {
   return parentReal.endsWith('/') ? parentReal + name : `${parentReal}/${name}`;
-}
-
-/** A symlinked folder loops when its target is one of the folders above it on this path, or an ancestor of one. */
-function leadsBackUp(node: DirNode, targetReal: string): boolean {
-  const prefix = targetReal.endsWith('/') ? targetReal : `${targetReal}/`;
-  for (let n: DirNode | null = node; n; n = n.parent) {
-    if (n.real === targetReal || n.real.startsWith(prefix)) return true;
-  }
-  return false;
 }
 
 function gone(err: unknown): boolean {
@@ -152,7 +115,7 @@ async function realOrNull(abs: string): Promise<string | null> {
 }
 
 function emptySkipped(): WalkSkipped {
-  return { ignored: 0, secret: 0, tooLarge: 0, symlinkOutside: 0, special: 0, brokenLink: 0, symlinkLoop: 0, unreadable: 0, pathTooLong: 0, nameNotUtf8: 0, worktree: 0 };
+  return { ignored: 0, secret: 0, tooLarge: 0, symlinkOutside: 0, special: 0, brokenLink: 0, linked: 0, unreadable: 0, pathTooLong: 0, nameNotUtf8: 0, worktree: 0 };
 }
 
 /**
@@ -169,19 +132,16 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   const leave = (path: string, reason: WalkLeftOutReason): void => { skipped[reason]++; leftOut.push({ path, reason }); };
   const files: WalkEntry[] = [];
   const found = (e: WalkEntry): void => { files.push(e); opts.onFile?.(e); };
-  const links: WalkLink[] | undefined = opts.links ? [] : undefined;
-  const linksOnly = opts.links === 'only';
+  const links: WalkResult['links'] = [];
 
-  const rootNode: DirNode = { rel: '', real: rules.realRoot, realRel: '', parent: null };
+  const rootNode: DirNode = { rel: '', real: rules.realRoot };
   let start: DirNode = rootNode;
   if (opts.under !== undefined && opts.under !== '' && opts.under !== '.') {
     const under = opts.under.replace(/\/+$/, '');
-    const decided = await checkDir(rules, under);
-    const chain = decided === null ? null : await chainAbove(rules, under);
-    // Like the full walk, a sub-walk does not enter a symlinked folder that leads back up
-    // (else `update('d/up')` for a new `d/up -> ..` would index the tree again under d/up/).
-    if (chain === null || leadsBackUp(chain, decided!)) return links ? { files, skipped, leftOut, links } : { files, skipped, leftOut };
-    start = { rel: under, real: decided!, realRel: realRelative(rules.realRoot, decided!)!, parent: chain };
+    const real = await checkDir(rules, under);
+    // A folder reached through a link (`dl` for `dl -> d`, or anything under it) holds no name the index lists: its real folder is walked under its own.
+    if (real === null) return { files, skipped, leftOut, links };
+    start = { rel: under, real };
   }
 
   /** Secret files met (and the real files secret-named links lead to), by identity; files that share an inode with another name. */
@@ -193,23 +153,20 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     const name = d.name;
     const rel = childPath(dir.rel, name);
     const real = realChild(dir.real, name);
-    // Under a followed folder link the entry is also judged where it really lives.
-    const realRel = dir.realRel === dir.rel ? rel : childPath(dir.realRel, name);
     if (d.isDirectory()) {
-      if (rules.excludedHere(rel, true) || (realRel !== rel && rules.isIgnored(realRel, true))) leave(rel, 'ignored');
-      else if (isPathTooLong(rules.realRoot, rel) || (realRel !== rel && isPathTooLong(rules.realRoot, realRel))) leave(rel, 'pathTooLong');
-      else subdirs.push({ rel, real, realRel, parent: dir });
+      if (rules.excludedHere(rel, true)) leave(rel, 'ignored');
+      else if (isPathTooLong(rules.realRoot, rel)) leave(rel, 'pathTooLong');
+      else subdirs.push({ rel, real });
       return;
     }
     if (d.isFile()) {
-      if (linksOnly) return;
-      if (rules.excludedHere(rel, false) || (realRel !== rel && rules.isIgnored(realRel, false))) { leave(rel, 'ignored'); return; }
-      if (rules.isSecret(rel) || (realRel !== rel && rules.isSecret(realRel))) {
+      if (rules.excludedHere(rel, false)) { leave(rel, 'ignored'); return; }
+      if (rules.isSecret(rel)) {
         leave(rel, 'secret');
         try { secretIds.add(identityOf(lstatSync(real))); } catch { /* gone since the listing */ }
         return;
       }
-      if (isPathTooLong(rules.realRoot, rel) || (realRel !== rel && isPathTooLong(rules.realRoot, realRel))) { leave(rel, 'pathTooLong'); return; }
+      if (isPathTooLong(rules.realRoot, rel)) { leave(rel, 'pathTooLong'); return; }
       // lstatSync on purpose: measured 3-4x faster than fs.promises.lstat over
       // 50k files (no threadpool round trip per file), and one folder's worth
       // of stats blocks the event loop only for milliseconds.
@@ -228,12 +185,15 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
       return;
     }
     if (!d.isSymbolicLink()) { skipped.special++; return; }
-    return judgeLink(dir, rel, real, subdirs);
+    return judgeLink(rel, real);
   };
 
-  /** Symlinks are rare: these alone pay for realpath + stat. */
-  const judgeLink = async (dir: DirNode, rel: string, real: string, subdirs: DirNode[]): Promise<void> => {
-
+  /**
+   * Symlinks are rare: these alone pay for realpath + stat. None is listed or
+   * entered; each is counted (and said as left out) as before, and a
+   * secret-named link to a file makes that file a secret under every name.
+   */
+  const judgeLink = async (rel: string, real: string): Promise<void> => {
     let targetReal: string;
     let st: Stats;
     try {
@@ -242,41 +202,16 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (isNameTooLongError(err)) { leave(rel, 'pathTooLong'); return; }
-      if (gone(err) || code === 'ELOOP') {
-        skipped.brokenLink++;
-        if (links) links.push({ path: rel, target: await danglingTarget(rules.realRoot, real), followed: null, dangling: true });
-        return;
-      }
+      if (gone(err) || code === 'ELOOP') { skipped.brokenLink++; return; }
       throw err;
     }
     const targetRel = realRelative(rules.realRoot, targetReal);
-    const note = (followed: WalkLink['followed']): void => { links?.push({ path: rel, target: targetRel, followed, dangling: false }); };
-    if (targetRel === null) { skipped.symlinkOutside++; note(null); return; }
-    const isDir = st.isDirectory();
-    if (rules.excludedHere(rel, isDir) || inGitDir(targetRel) || rules.isIgnored(targetRel, isDir)) {
-      leave(rel, 'ignored');
-      note(null);
-      return;
-    }
-    if (isPathTooLong(rules.realRoot, rel) || isPathTooLong(rules.realRoot, targetRel)) { leave(rel, 'pathTooLong'); note(null); return; }
-    if (isDir) {
-      if (leadsBackUp(dir, targetReal)) { skipped.symlinkLoop++; note(null); }
-      else { subdirs.push({ rel, real: targetReal, realRel: targetRel, parent: dir }); note('dir'); }
-      return;
-    }
-    if (rules.isSecret(rel) || rules.isSecret(targetRel)) {
-      leave(rel, 'secret');
-      note(null);
-      // `.env -> settings.txt`: what the secret name holds is a secret under its other names too.
-      if (st.isFile()) secretIds.add(identityOf(st));
-      return;
-    }
-    note('file');
-    if (linksOnly) return;
-    if (!st.isFile()) { skipped.special++; return; }
-    if (st.size > maxBytes) { leave(rel, 'tooLarge'); return; }
-    if (st.nlink > 1) shared = true;
-    found({ path: rel, abs: targetReal, size: st.size, mtimeMs: st.mtimeMs, dev: st.dev, ino: st.ino });
+    if (targetRel === null) { skipped.symlinkOutside++; return; }
+    const verdict = linkVerdict(rules, rel, targetRel, st.isDirectory());
+    if (verdict === 'linked') { skipped.linked++; links.push({ path: rel, target: targetRel }); return; }
+    leave(rel, verdict);
+    // `.env -> settings.txt`: what the secret name holds is a secret under its other names too.
+    if (verdict === 'secret' && st.isFile()) secretIds.add(identityOf(st));
   };
 
   const visit = async (dir: DirNode): Promise<DirNode[]> => {
@@ -347,14 +282,14 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   // A hard link to a secret may sit anywhere, ignored folders included, which the walk did not
   // enter: only when some listed file has another name is the whole tree searched for them.
   if (shared) for (const id of await secretIdentities(rules)) secretIds.add(id);
-  rules.noteSecrets(secretIds, start === rootNode && !linksOnly);
+  rules.noteSecrets(secretIds, start === rootNode);
   let kept = files;
   if (secretIds.size > 0) {
     kept = files.filter((f) => !secretIds.has(identityOf(f)));
     skipped.secret += files.length - kept.length;
   }
   kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return links ? { files: kept, skipped, leftOut, links } : { files: kept, skipped, leftOut };
+  return { files: kept, skipped, leftOut, links };
 }
 
 /**
@@ -388,44 +323,44 @@ export async function secretIdentities(rules: RepoRules): Promise<Set<string>> {
   return ids;
 }
 
-/** A dangling link's target as its text names it (one hop), relative to the real root; null if outside or unreadable. */
-async function danglingTarget(realRoot: string, linkReal: string): Promise<string | null> {
-  let text: string;
-  try {
-    text = await readlink(linkReal);
-  } catch {
-    return null; // replaced or removed since the listing
-  }
-  return realRelative(realRoot, resolvePath(dirname(linkReal), text));
+/** A link inside the root, to `targetRel` (inside it too): left out for what its name or target is, or 'linked' (its target is listed under its own name). */
+function linkVerdict(rules: RepoRules, rel: string, targetRel: string, isDir: boolean): 'ignored' | 'pathTooLong' | 'secret' | 'linked' {
+  if (rules.excludedHere(rel, isDir) || inGitDir(targetRel) || rules.isIgnored(targetRel, isDir)) return 'ignored';
+  if (isPathTooLong(rules.realRoot, rel) || isPathTooLong(rules.realRoot, targetRel)) return 'pathTooLong';
+  if (!isDir && (rules.isSecret(rel) || rules.isSecret(targetRel))) return 'secret';
+  return 'linked';
 }
 
 /**
- * The folders above `relDir` as the walk would meet them (each with its real
- * location), ending at its parent; null when one of them is a loop the walk
- * would not enter, or cannot be resolved.
+ * Where the link at `relPath` leads (root-relative) when the walk would count
+ * it as `linked`; null for anything else (no link, gone, dangling, leading
+ * out, left out), as the walk decides for one path met in its folder.
  */
-async function chainAbove(rules: RepoRules, relDir: string): Promise<DirNode | null> {
-  let node: DirNode = { rel: '', real: rules.realRoot, realRel: '', parent: null };
-  const parts = relDir.split('/');
-  for (let i = 1; i < parts.length; i++) {
-    const rel = parts.slice(0, i).join('/');
-    const real = await realOrNull(realChild(rules.realRoot, rel));
-    if (real === null || leadsBackUp(node, real)) return null;
-    node = { rel, real, realRel: realRelative(rules.realRoot, real) ?? rel, parent: node };
+export async function checkLink(rules: RepoRules, relPath: string): Promise<string | null> {
+  const abs = realChild(rules.realRoot, relPath);
+  try {
+    if (!(await lstat(abs)).isSymbolicLink() || rules.isIgnored(relPath, false)) return null;
+    // Met through a linked folder, it is the walk's under its real folder's name, not this one.
+    const slash = relPath.lastIndexOf('/');
+    if (slash >= 0 && realRelative(rules.realRoot, await realpath(realChild(rules.realRoot, relPath.slice(0, slash)))) !== relPath.slice(0, slash)) return null;
+    const targetReal = await realpath(abs);
+    const targetRel = realRelative(rules.realRoot, targetReal);
+    if (targetRel === null) return null;
+    return linkVerdict(rules, relPath, targetRel, (await stat(targetReal)).isDirectory()) === 'linked' ? targetRel : null;
+  } catch (err) {
+    if (unresolvable(err) || isNameTooLongError(err)) return null;
+    throw err;
   }
-  return node;
 }
 
 /**
  * The real location of folder `relDir` when the walk would enter it (not
- * excluded, no symlink out of the root along the way), else null.
+ * excluded, and its real path: no symlink along the way), else null.
  */
 async function checkDir(rules: RepoRules, relDir: string): Promise<string | null> {
   if (rules.isIgnored(relDir, true) || isPathTooLong(rules.realRoot, relDir)) return null;
   const real = await realOrNull(realChild(rules.realRoot, relDir));
-  if (real === null) return null;
-  const realRel = realRelative(rules.realRoot, real);
-  if (realRel === null || (realRel !== '' && rules.isIgnored(realRel, true))) return null;
+  if (real === null || realRelative(rules.realRoot, real) !== relDir) return null;
   if (!(await stat(real)).isDirectory()) return null;
   return real;
 }
@@ -433,8 +368,8 @@ async function checkDir(rules: RepoRules, relDir: string): Promise<string | null
 /**
  * The walk's decision for ONE path, for the watcher: the entry when the file
  * would be listed, null when it exists but is excluded (ignored, secret, too
- * large, a folder, special, or resolving outside the root), 'gone' when nothing
- * exists there.
+ * large, a folder, special, a symlink's name or a path through one), 'gone'
+ * when nothing exists there.
  */
 export async function checkPath(
   root: string, rules: RepoRules, relPath: string, opts: { maxFileBytes?: number } = {},
@@ -468,11 +403,8 @@ export async function checkPath(
   }
   if (!st.isFile()) return null;
   if (rules.isIgnored(relPath, false) || rules.isSecret(relPath)) return null;
-  // Symlinks anywhere along the path: the content must live inside the root and
-  // not be ignored or secret under its real name either.
-  const targetRel = realRelative(rules.realRoot, targetReal);
-  if (targetRel === null || isPathTooLong(rules.realRoot, targetRel)) return null;
-  if (targetRel !== relPath && (rules.isIgnored(targetRel, false) || rules.isSecret(targetRel))) return null;
+  // A link's name, or a path through a linked folder: the file is listed under its real path, if at all (as the walk lists it).
+  if (realRelative(rules.realRoot, targetReal) !== relPath) return null;
   if (st.size > maxBytes) return null;
   // Another name of a secret (a hard link, or the target of a secret-named link) is a secret.
   const id = identityOf(st);

@@ -8,12 +8,12 @@
 // decides; this only names the decision, with the ignore file's line as
 // `git check-ignore -v` names it (no git is run at query time).
 import { statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { matchingPattern, type IgnorePattern } from './gitignore.js';
 import type { FolderLeftOutReason, WalkLeftOutReason } from './left-out.js';
 import { isNameTooLongError, isPathTooLong } from './path-limits.js';
-import { inGitDir, parentOf, type RepoRules } from './rules.js';
+import { inGitDir, parentOf, realRelative, type RepoRules } from './rules.js';
 
 /** The rule that decided, as `git check-ignore -v` names it: the file (root-relative; above the root as ignoreFileFromRoot names it), its line, the pattern as written. */
 export interface DecidingRule { file: string; line: number; pattern: string }
@@ -96,7 +96,9 @@ export async function whyLeftOut(rules: RepoRules, relPath: string, opts: { maxF
   try {
     const st = await stat(join(rules.realRoot, relPath));
     if (st.isDirectory()) { const why = rules.excludedFolder(relPath)?.why ?? null; return why === 'state' ? null : why; }
-    return st.isFile() && st.size > (opts.maxFileBytes ?? rules.maxFileBytes) ? 'tooLarge' : null;
+    if (!st.isFile() || st.size <= (opts.maxFileBytes ?? rules.maxFileBytes)) return null;
+    // A symlink's name (or a path through a linked folder) is no file of its own: what it leads to is told of under its real path.
+    return realRelative(rules.realRoot, await realpath(join(rules.realRoot, relPath))) === relPath ? 'tooLarge' : null;
   } catch (err) {
     return isNameTooLongError(err) ? 'pathTooLong' : null;
   }

@@ -8,7 +8,7 @@ import { parentOf, type RepoRules } from '../discover/rules.js';
 import { whyFolderLeftOut } from '../discover/why-left-out.js';
 import { ToolError, type Placed } from '../errors.js';
 import type { FileMeta, Store } from '../store/store.js';
-import { normalizeCallerPath, normalizeLexically } from './caller-paths.js';
+import { normalizeLexically, resolveCallerPath } from './caller-paths.js';
 import { DEFAULT_LIMIT } from './limits.js';
 
 /**
@@ -48,10 +48,13 @@ export class NotIndexedError extends ToolError {
   constructor(message: string, readonly fileThere: boolean, paths: readonly string[] = [], calls: readonly Placed[] = []) { super('not_indexed', message, paths, calls); }
 }
 
-/** The indexed file a caller's path names, or a refusal (path_denied, secret_denied, not_indexed: why, when the index knows). */
+/**
+ * The indexed file a caller's path names, or a refusal (path_denied, secret_denied, not_indexed: why, when the index knows).
+ * A path through a symbolic link inside the root names the file at its real path (its `path` then differs from the one typed).
+ */
 export function indexedFile(store: Store, rules: RepoRules, input: string, leftOut?: LeftOutLookup): FileMeta {
-  const rel = normalizeCallerPath(rules, input);
-  const f = store.fileByPath(rel);
+  const { path: rel, real } = resolveCallerPath(rules, input);
+  const f = store.fileByPath(rel) ?? (real === null || real === rel ? undefined : store.fileByPath(real));
   if (!f) throw notIndexed(rules, rel, leftOut);
   return f;
 }

@@ -45,7 +45,7 @@ export function importable(path: string): boolean {
  * specifier target.
  */
 function targetsOf(store: Store, rules: RepoRules, m: string, leftOut: LeftOutLookup | undefined): { names: Set<string>; indexed: boolean; byName?: true } {
-  const isRootFile = importable(m) && (store.fileByPath(m) !== undefined || (leftOut?.(m) ?? null) !== null);
+  const isRootFile = importable(m) && (store.fileByPath(m) !== undefined || (leftOut?.(m) ?? null) !== null || linksToIndexed(store, rules, m));
   if (m.includes('/') || isRootFile) {
     const { path, real } = resolveCallerPath(rules, m);
     const f = store.fileByPath(path) ?? (real === null ? undefined : store.fileByPath(real));
@@ -61,6 +61,17 @@ function targetsOf(store: Store, rules: RepoRules, m: string, leftOut: LeftOutLo
   const files = store.moduleFiles(m);
   for (const fid of files) for (const n of store.file(fid)?.mods ?? []) names.add(n);
   return { names, indexed: files.length > 0, byName: true };
+}
+
+/** Whether `m`, a name at the root, is a symbolic link to an indexed file (`CLAUDE.md -> AGENTS.md`): then it is a path, not a package name. */
+function linksToIndexed(store: Store, rules: RepoRules, m: string): boolean {
+  try {
+    const { real } = resolveCallerPath(rules, m);
+    return real !== null && real !== m && store.fileByPath(real) !== undefined;
+  } catch (err) {
+    if (err instanceof ToolError) return false; // refused as a path (a secret, say): read as a name, as before
+    throw err;
+  }
 }
 
 /** Whether `real` (a caller's path resolved: root-relative, null for nothing there) is a file, not a folder. */

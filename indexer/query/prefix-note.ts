@@ -45,10 +45,15 @@ export function prefixIsWhy(store: Store, rawPrefix: string | undefined, total: 
 function emptyPrefix(store: Store, rawPrefix: string | undefined, total: number): string | undefined {
   const prefix = pathPrefixOf(rawPrefix);
   if (total > 0 || prefix === undefined) return undefined;
+  return holdsUnder(store, prefix) ? undefined : prefix;
+}
+
+/** Whether some indexed file's path starts with `prefix`. */
+export function holdsUnder(store: Store, prefix: string): boolean {
   // Files are in path order, where those under a prefix are one run: where it would start is one binary search.
   const files = store.ordered();
   const at = firstWhere(files, 0, (f) => cmp(f.path, prefix) >= 0);
-  return at < files.length && files[at].path.startsWith(prefix) ? undefined : prefix;
+  return at < files.length && files[at].path.startsWith(prefix);
 }
 
 /**

@@ -12,7 +12,8 @@ import { ToolError } from '../errors.js';
 import { makeEvidenceLazy, withExcerpt, withNextStart, type Evidence } from '../evidence.js';
 import { SNIPPET_MAX_CHARS } from './limits.js';
 import { indexedFile, NotIndexedError, pageOf, pathPrefixOf, type LeftOutLookup, type Page } from './args.js';
-import { normalizeCallerPath } from './caller-paths.js';
+import { normalizeCallerPath, normalizeLexically } from './caller-paths.js';
+import { followedNote, followedPrefix } from './link-names.js';
 import { nearPaths, nearPathWords } from './path-near.js';
 import { findImporters } from './importers.js';
 import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
@@ -52,6 +53,16 @@ export interface ToolContext {
  * with a promise.
  */
 export function runTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResult | Promise<ToolResult> {
+  // A path_prefix through a symbolic link inside the root looks under the real folder, the name the index holds its files under.
+  const followed = 'path_prefix' in call.args ? followedPrefix(ctx.store, ctx.rules, call.args.path_prefix) : null;
+  if (followed) {
+    const r = answerTool(ctx, { ...call, args: { ...call.args, path_prefix: followed.prefix } } as ToolCall, pace);
+    return r instanceof Promise ? r.then((x) => withNote(x, followed.note)) : withNote(r, followed.note);
+  }
+  return answerTool(ctx, call, pace);
+}
+
+function answerTool(ctx: ToolContext, call: ToolCall, pace?: Pace): ToolResult | Promise<ToolResult> {
   switch (call.name) {
     case 'search_code': {
       const { store } = ctx;
@@ -323,7 +334,9 @@ export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['rea
   }
   const item = withNextStart(evidenceAt(store, f, s, e, 'source', f.path));
   const result: ToolResult = { evidence: [item], total: 1, generation: store.generation };
-  return withNote(result, firstLineCutNote(store, f, item));
+  // A path through a symbolic link names the file at its real path: the evidence names that, and the note says why.
+  const typed = normalizeLexically(args.path);
+  return withNote(withNote(result, f.path === typed ? null : followedNote(typed, f.path)), firstLineCutNote(store, f, item));
 }
 
 /**

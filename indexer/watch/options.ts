@@ -20,7 +20,7 @@ export interface WatchApplied {
 export interface WatchOptions {
   /** Real path of the repository root. */
   root: string;
-  /** The rules the index walks with (the links scan must decide exactly as the walk does). */
+  /** The rules the index walks with (what chokidar skips is decided as the walk decides). */
   rules: RepoRules;
   index: {
     /** `onProgress`: files read of those the batch has to read (BuildProgress), shown while it runs (catchingUp.progress). */

@@ -3,8 +3,8 @@
 // `npm ci` (this project's own node_modules), each as a temp git repository,
 // and the list of files an index of such a tree holds, worked out from git and
 // the product's rules (docs/tools.md, What is indexed) rather than asked of evidex.
-import { closeSync, copyFileSync, cpSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, statSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { closeSync, copyFileSync, cpSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { git, PROJECT_ROOT, tempDir } from './fs.js';
 
 /** The bundled fixture monorepo, fixtures/ts-monorepo. */
@@ -28,34 +28,16 @@ function hasNulAtStart(abs: string): boolean {
 /**
  * The files an index of the git work tree `root` holds: tracked and
  * untracked-not-ignored regular files, minus secrets, binaries and files over
- * 2 MiB; a symbolic link counts when its real target lies inside the root and
- * is such a file, and a linked folder's files count under the link's path when
- * their real paths do (the rules judge a file reached through a link by its real path).
+ * 2 MiB, each under its own path; a symbolic link adds no name (what it leads
+ * to is listed under its real path, as git lists it).
  */
 export function indexedFiles(root: string): string[] {
   const listed = git(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']).split('\0').filter((f) => f !== '');
-  const realRoot = realpathSync(root);
   const usable = (abs: string): boolean => {
     const st = statSync(abs);
     return st.isFile() && st.size <= MAX_FILE_BYTES && !hasNulAtStart(abs);
   };
-  const plain = new Set(listed.filter((f) => !SECRET.test(f) && lstatOrNull(join(root, f))?.isFile() === true && usable(join(root, f))));
-  const out = new Set(plain);
-  const insideRoot = (real: string): string | null => {
-    const rel = relative(realRoot, real).split(sep).join('/');
-    return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? null : rel;
-  };
-  for (const f of listed) {
-    if (SECRET.test(f) || lstatOrNull(join(root, f))?.isSymbolicLink() !== true) continue;
-    let real: string;
-    try { real = realpathSync(join(root, f)); } catch { continue; }
-    const rel = insideRoot(real);
-    if (rel === null) continue;
-    if (plain.has(rel)) { out.add(f); continue; }
-    if (!statSync(real).isDirectory()) continue;
-    for (const p of plain) if (p.startsWith(`${rel}/`)) out.add(`${f}/${p.slice(rel.length + 1)}`);
-  }
-  return [...out].sort();
+  return listed.filter((f) => !SECRET.test(f) && lstatOrNull(join(root, f))?.isFile() === true && usable(join(root, f))).sort();
 }
 
 function lstatOrNull(abs: string): Stats | null {

@@ -8,6 +8,7 @@
 // walks the package's own fields and the answer maps back to that source.
 // Results are mapped back through realpath to repository paths; only indexed
 // files (the ones copied) are targets.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix, relative } from 'node:path';
@@ -75,9 +76,28 @@ export const matchesPackage = (spec: string, name: string): boolean => spec === 
 /**
  * Copies `files` (root-relative) from `root` to `copy`: regular files as
  * files, symbolic links as the same links (so realpath leads where it leads in
- * the tree), files reached through a linked folder by that link alone.
+ * the tree), files reached through a linked folder by that link alone. The
+ * links git lists whose real target lies inside the root come along too: the
+ * index lists no file under a link's name, but the compiler resolves through it.
  */
 export function copyTree(root: string, copy: string, files: readonly string[]): void {
+  copyFiles(root, copy, [...files, ...linksListed(root)]);
+}
+
+/** The symbolic links `git ls-files` lists in `root` (tracked, and untracked not ignored) whose real target lies inside it. */
+function linksListed(root: string): string[] {
+  const realRoot = realpathSync(root);
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\0');
+  return listed.filter((rel) => {
+    if (rel === '' || lstatOrNull(join(root, rel))?.isSymbolicLink() !== true) return false;
+    let real: string;
+    try { real = realpathSync(join(root, rel)); } catch { return false; }
+    const inside = relative(realRoot, real);
+    return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside);
+  });
+}
+
+function copyFiles(root: string, copy: string, files: readonly string[]): void {
   const isLink = new Map<string, boolean>();
   const linked = (rel: string): boolean => {
     let v = isLink.get(rel);
