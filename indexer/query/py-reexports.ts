@@ -87,8 +87,8 @@ export function pyBindings(store: Store, module: string, name: string): PyStep[]
       const lines = store.searchText(fid).textRange(imp.start, imp.end).split('\n');
       for (const b of bindingsOf(lines)) {
         if (b.bound !== name && b.imported !== '*') continue;
-        // A star import's one target is its module; a named one's are `P` and `P.n`, and P is the one `P.imported` extends.
-        const from = b.imported === '*' ? imp.targets[0] : imp.targets.find((t) => t.endsWith(`.${b.imported}`))?.slice(0, -b.imported.length - 1);
+        // A star import's one target is its module; a named one's are `P` and `P.n`, and P is the one `P.imported` extends (`from .__version__ import __version__`: not P.imported itself).
+        const from = b.imported === '*' ? imp.targets[0] : imp.targets.find((t) => imp.targets.includes(`${t}.${b.imported}`));
         if (from === undefined || from === module) continue;
         out.push({ module, fid, line: imp.start + b.index, bound: name, from, imported: b.imported });
       }
