@@ -229,7 +229,7 @@ test('find_importers: a path through a symbolic link to an indexed file is that 
 
 test('the model reads the suggestions beside the empty answer, marked as names to call, not evidence', async () => {
   const r = await (await index()).runTool('find_symbol', { name: 'Flask.route' });
-  const env = evidenceEnvelope('find_symbol', { name: 'Flask.route' }, r.evidence, r.total, r.generation, 2000, (t) => Math.ceil(t.length / 4), r.suggestions);
+  const env = evidenceEnvelope('find_symbol', { name: 'Flask.route' }, r.evidence, r.total, r.generation, 2000, (t) => Math.ceil(t.length / 4), r);
   const data = JSON.parse(env.content).untrusted_data;
   assert.equal(data.suggestions, r.suggestions);
   assert.match(data.hint, /not evidence/);

@@ -127,7 +127,7 @@ async function answerCall(
   const shrunk = t.makeRoom(Math.floor(t.budget.limit / 4));
   if (shrunk) q.notify({ type: 'summarised', step, results: shrunk });
   const room = Math.floor(t.room() / Math.max(1, callsLeft)) - t.budget.resultOverhead(name);
-  const env = evidenceEnvelope(name, args, r.evidence, r.total, r.generation, room, (text) => t.budget.text(text), r.suggestions);
+  const env = evidenceEnvelope(name, args, r.evidence, r.total, r.generation, room, (text) => t.budget.text(text), r);
   q.addEvidence(env.shown);
   q.notify({ type: 'tool_result', step, index, name, items: r.evidence.length, total: r.total, generation: r.generation, ms, shown: env.shown.length, refs: env.refs });
   await q.record({ step, tool: name, arguments: args, decision: 'allowed', ms, items: r.evidence.length, total: r.total });

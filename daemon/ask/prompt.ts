@@ -3,11 +3,16 @@
 // data envelope around tool output, and the one-line refusal text.
 import type { Evidence } from '../../indexer/evidence.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, TOOLS, toolDescriptors } from '../../indexer/query/schemas.js';
-import type { Suggestion } from '../../indexer/query/schemas.js';
+import type { ToolResult } from '../../indexer/query/schemas.js';
 import type { ToolSpec } from './model.js';
 
 /** What the model is told about suggestions: they are names to call the tool with, not evidence to cite. */
 const SUGGESTIONS_HINT = 'nothing matched; suggestions are names the index does hold: call the tool again with one of them to see its evidence (a suggestion is not evidence)';
+/** What the model is told about notes: why the answer is what it is, and the calls that go on from it. */
+const NOTES_HINT = 'notes say why the answer is what it is (a note is not evidence); note_calls are the calls they name, to make as given';
+
+/** What an answer says besides its evidence: near misses, and notes with the calls they name. */
+export type Said = Pick<ToolResult, 'suggestions' | 'notes' | 'note_calls'>;
 
 export const SYSTEM_PROMPT = [
   'You answer questions about one code repository (Python, TypeScript, JavaScript) using only evidence returned by the tools you are given.',
@@ -95,12 +100,12 @@ export interface SizedEnvelope { content: string; shown: Evidence[]; refs: numbe
  */
 export function evidenceEnvelope(
   tool: string, args: unknown, evidence: Evidence[], total: number, generation: number,
-  room: number, cost: (text: string) => number, suggestions?: readonly Suggestion[],
+  room: number, cost: (text: string) => number, said: Said = {},
 ): SizedEnvelope {
   // The envelope's own fields and the hint take room too: build, and if the whole is over, build again with that much less.
   let overshoot = 0;
   for (let tries = 0; ; tries++) {
-    const env = buildEnvelope(tool, args, evidence, total, generation, room - overshoot, cost, suggestions);
+    const env = buildEnvelope(tool, args, evidence, total, generation, room - overshoot, cost, said);
     const over = cost(env.content) - room;
     if (over <= 0 || tries === 3) return env;
     overshoot += over + 8;
@@ -109,12 +114,13 @@ export function evidenceEnvelope(
 
 function buildEnvelope(
   tool: string, args: unknown, evidence: Evidence[], total: number, generation: number,
-  room: number, cost: (text: string) => number, suggestions?: readonly Suggestion[],
+  room: number, cost: (text: string) => number, said: Said,
 ): SizedEnvelope {
   const wrap = (data: Record<string, unknown>): string => JSON.stringify({ untrusted_data: data, note: DATA_NOTE });
   // Near misses (a tool that found nothing): names to call it with instead, and where they are, as the tool gave them.
-  const near = suggestions?.length ? { suggestions, hint: SUGGESTIONS_HINT } : {};
-  let left = room - cost(wrap({ tool, total, returned: 0, generation, evidence: [], refs: [], omitted: 0, ...near }));
+  const near = said.suggestions?.length ? { suggestions: said.suggestions, hint: SUGGESTIONS_HINT } : {};
+  const told = notesThatFit(said, Math.floor(room / 2), cost);
+  let left = room - cost(wrap({ tool, total, returned: 0, generation, evidence: [], refs: [], omitted: 0, ...near, ...told }));
   const shown: Evidence[] = [];
   const refs: string[] = [];
   let i = 0;
@@ -144,7 +150,7 @@ function buildEnvelope(
     refs.push(ref);
     left -= c;
   }
-  const data: Record<string, unknown> = { tool, total, returned: shown.length, generation, evidence: shown, ...near };
+  const data: Record<string, unknown> = { tool, total, returned: shown.length, generation, evidence: shown, ...near, ...told };
   const whole = shown.length - (cutItem ? 1 : 0);
   if (refs.length) data.not_shown_refs = refs;
   const notShown = total - whole - (cutItem ? 1 : 0);
@@ -160,8 +166,28 @@ function buildEnvelope(
       : `${notShown} more match(es) not shown to fit the context window: narrow the call (path_prefix, a more specific query) or read_evidence one of not_shown_refs`);
   }
   if (near.hint) hints.push(near.hint);
+  if (told.notes) hints.push(NOTES_HINT);
   if (hints.length) data.hint = hints.join('; ');
   return { content: wrap(data), shown, refs: refs.length };
+}
+
+/**
+ * An answer's notes, in order, while they fit in `room` tokens (a few
+ * lines each; what lets a model go on from an empty answer, so they come
+ * before the items), each with the calls it names as a tool call:
+ * `{note, name, arguments}`.
+ */
+function notesThatFit(said: Said, room: number, cost: (text: string) => number): { notes?: string[]; note_calls?: Array<{ note: number; name: string; arguments: unknown }> } {
+  const notes: string[] = [];
+  const calls: Array<{ note: number; name: string; arguments: unknown }> = [];
+  for (const [i, text] of (said.notes ?? []).entries()) {
+    const mine = (said.note_calls ?? []).filter((c) => c.note === i).map((c) => ({ note: i, name: c.name, arguments: c.arguments }));
+    if (cost(JSON.stringify({ notes: [...notes, text], note_calls: [...calls, ...mine] })) > room) break;
+    notes.push(text);
+    calls.push(...mine);
+  }
+  if (notes.length === 0) return {};
+  return calls.length ? { notes, note_calls: calls } : { notes };
 }
 
 /**

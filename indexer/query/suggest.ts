@@ -18,14 +18,14 @@ import type { DefinitionHit, Store } from '../store/store.js';
 import { baseNames } from './bases.js';
 import { allowedDistance, distanceWithin } from '../../local/distance.js';
 import { moduleQualified } from './qualified.js';
+import { pyBindings, pyReexportChains } from './py-reexports.js';
 import { withNote, type Note } from './notes.js';
 import { prefixIsWhy } from './prefix-note.js';
 import type { Suggestion, ToolArgs, ToolResult } from './schemas.js';
 import { isModuleFileOf } from '../typescript/paths.js';
 import { SUGGESTIONS_MAX } from './limits.js';
 
-/** How many re-export hops and base-class levels are followed. */
-const MAX_HOPS = 4;
+/** How many base-class levels are followed. */
 const MAX_BASE_DEPTH = 8;
 /** Names spelled alike considered (nearest first) before their definitions are looked up. */
 const MAX_ALIKE_NAMES = 64;
@@ -120,53 +120,11 @@ class SymbolSuggester {
 
   /**
    * `M.R` where M is a module whose files import R's first part from P
-   * (`from P import *`, or `from P import N` naming it): the definitions of
-   * `P.R`, or, when P only passes it on too, what `P.R` reaches the same way.
+   * (`from P import *`, `from P import N`, `from P import K as N`): the
+   * definitions the re-exports reach (py-reexports.ts), by the name they have there.
    */
   private reexported(name: string): Reached[] {
-    const out: Reached[] = [];
-    const visited = new Set<string>();
-    for (let i = name.indexOf('.'); i > 0 && i < name.length - 1; i = name.indexOf('.', i + 1)) {
-      out.push(...this.passedOn(name.slice(0, i), name.slice(i + 1), 0, visited));
-    }
-    return out;
-  }
-
-  /** What `module.rest` reaches through the modules the files known as `module` take rest's first part from. */
-  private passedOn(module: string, rest: string, hops: number, visited: Set<string>): Reached[] {
-    const key = `${module}\0${rest}`;
-    if (hops >= MAX_HOPS || visited.has(key)) return [];
-    visited.add(key);
-    const out: Reached[] = [];
-    for (const from of this.sources(module, rest.split('.')[0])) {
-      const target = `${from}.${rest}`;
-      const hits = this.find(target);
-      if (hits.length) for (const hit of hits) out.push({ hit, name: target });
-      else out.push(...this.passedOn(from, rest, hops + 1, visited));
-    }
-    return out;
-  }
-
-  /** The modules the files known as `module` take `name` from: star imports, and from-imports naming it (targets `P.name`). */
-  private sources(module: string, name: string): string[] {
-    const out = new Set<string>();
-    for (const fid of this.inPathOrder(this.store.moduleFiles(module))) {
-      for (const imp of this.store.imports(fid)) {
-        const raw = imp.raw as { isFrom?: boolean; names?: string[] };
-        if (!raw.isFrom || !raw.names) continue;
-        if (raw.names.includes('*')) for (const t of imp.targets) out.add(t);
-        else if (raw.names.includes(name)) {
-          for (const t of imp.targets) if (t.endsWith(`.${name}`)) out.add(t.slice(0, -name.length - 1));
-        }
-      }
-    }
-    out.delete(module);
-    return [...out];
-  }
-
-  private inPathOrder(fids: number[]): number[] {
-    const path = (fid: number): string => this.store.file(fid)?.path ?? '';
-    return [...fids].sort((a, b) => cmpStr(path(a), path(b)));
+    return pyReexportChains(this.store, name).flatMap((c) => c.hits.map((hit) => ({ hit, name: c.target })));
   }
 
   /**
@@ -371,7 +329,7 @@ class SymbolSuggester {
     const found: Array<{ r: Reached; why: Suggestion['why']; rank: number; d: number; extra: number }> = [];
     for (const c of names.slice(0, MAX_ALIKE_NAMES)) {
       // The modules the asked head takes this name from (`httpx.client`: httpx star-imports httpx._client, which defines Client).
-      const passers = head === '' ? null : new Set(this.sources(name.slice(0, dot), c.n));
+      const passers = head === '' ? null : new Set(pyBindings(this.store, name.slice(0, dot), c.n).map((s) => s.from));
       for (const hit of this.find(c.n)) {
         if (hit.qualname.slice(lastDot(hit.qualname) + 1) !== c.n) continue;
         // Named as find_symbol answers it: under the module that defines it (httpx._client.Client).

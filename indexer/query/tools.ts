@@ -21,6 +21,7 @@ import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
 import { ALIAS_LINES, exportAliasNote, mayBeAlias } from './export-alias.js';
+import { mayBeReexported, pyReexportNote } from './py-reexport-note.js';
 import { ASSIGNED_LINES, assignedNote, assignedQueries, mayBeAssigned } from './assigned-note.js';
 import { withImporterSuggestions } from './suggest-modules.js';
 import type { WouldReach } from './missing-file.js';
@@ -296,6 +297,8 @@ function* symbolAnswer(store: Store, rules: RepoRules, args: ToolArgs['find_symb
     const lines = yield* searchCode(store, { query: `as ${args.name}`, case_sensitive: true, limit: ALIAS_LINES }, due);
     out = withNote(out, exportAliasNote(store, args.name, lines));
   }
+  // A Python name a package only re-exports (`httpx.Client`, by `from ._client import *`): which statement, and its definition (py-reexport-note.ts).
+  if (mayBeReexported(args.name)) out = withNote(out, pyReexportNote(store, args.name));
   if (!mayBeAssigned(args.name)) return out;
   // A name JavaScript only assigns a function to (`res.send = function send(body) {`): where, and the search that lists them (assigned-note.ts).
   const answers: ToolResult[] = [];
