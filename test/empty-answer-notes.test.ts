@@ -7,9 +7,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
 import { formatSuggestions } from '../client/suggestions.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
+import { indexOnce } from './helpers/fresh-index.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 
 const tmp = tempDir('empty-notes');
@@ -39,11 +39,7 @@ write(repo, {
   'tests/test_root.py': 'import pydantic.root_model\nimport requests.adapters\n',
 });
 
-let idx: EvidexIndex | null = null;
-async function index(): Promise<EvidexIndex> {
-  if (!idx) { idx = await openEvidexIndex(repo, { stateDir: join(tmp, 'state') }); await idx.refresh(); await idx.warm(); }
-  return idx;
-}
+const { index, close } = indexOnce(repo, join(tmp, 'state'));
 
 /** The file's line `n` (1-based). */
 const lineOf = (path: string, n: number): string => readFileSync(join(repo, path), 'utf8').split('\n')[n - 1];
@@ -119,6 +115,6 @@ test('find_importers --via-reexports that followed no chain says what the rules 
   assert.is((await i.runTool('find_importers', { module_name: 'lib/express.js' })).notes, undefined);
 });
 
-test.after(async () => { await idx?.close(); cleanupTemp(); });
+test.after(async () => { await close(); cleanupTemp(); });
 
 test.run();

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { indexOnce } from './helpers/fresh-index.js';
 import { cleanupTemp, tempDir, write } from './helpers/fs.js';
 
 const tmp = tempDir('py-reexport');
@@ -21,11 +21,7 @@ write(repo, {
   'pkg/_impl.py': 'def star_made():\n    pass\n',
 });
 
-let idx: EvidexIndex | null = null;
-async function index(): Promise<EvidexIndex> {
-  if (!idx) { idx = await openEvidexIndex(repo, { stateDir: join(tmp, 'state') }); await idx.refresh(); await idx.warm(); }
-  return idx;
-}
+const { index, close } = indexOnce(repo, join(tmp, 'state'));
 
 /** The file's line `n` (1-based), trimmed as a note quotes it. */
 const lineOf = (path: string, n: number): string => readFileSync(join(repo, path), 'utf8').split('\n')[n - 1].trim();
@@ -81,6 +77,6 @@ test('find_symbol: a name from outside the index is said to be; no re-export, or
   assert.equal((await i.runTool('find_symbol', { name: 'pkg.Thing' })).suggestions?.[0]?.name, 'pkg.sub.mod.Widget');
 });
 
-test.after(async () => { await idx?.close(); cleanupTemp(); });
+test.after(async () => { await close(); cleanupTemp(); });
 
 test.run();

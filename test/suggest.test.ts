@@ -11,10 +11,11 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { existsSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { openEvidexIndex, type EvidexIndex } from '../indexer/index.js';
+import { openEvidexIndex } from '../indexer/index.js';
 import { ToolError } from '../indexer/errors.js';
 import { baseNames } from '../indexer/query/bases.js';
 import { evidenceEnvelope } from '../daemon/ask/prompt.js';
+import { indexOnce } from './helpers/fresh-index.js';
 import { cleanupTemp, PROJECT_ROOT, tempDir, write } from './helpers/fs.js';
 import { testUnless } from './helpers/skip.js';
 
@@ -54,11 +55,7 @@ write(repo, {
   '.env': 'SECRET=1\n',
 });
 
-let idx: EvidexIndex | null = null;
-async function index(): Promise<EvidexIndex> {
-  if (!idx) { idx = await openEvidexIndex(repo, { stateDir: join(tmp, 'state') }); await idx.refresh(); await idx.warm(); }
-  return idx;
-}
+const { index, close } = indexOnce(repo, join(tmp, 'state'));
 
 const suggested = async (tool: string, args: Record<string, unknown>): Promise<string[]> => {
   const r = await (await index()).runTool(tool, args);
@@ -304,5 +301,5 @@ test('names alike follow saves: a name a save adds is suggested at once, and one
   assert.equal(await suggested('find_symbol', { name: 'stopListner' }), []);
 });
 
-test.after(async () => { await idx?.close(); cleanupTemp(); });
+test.after(async () => { await close(); cleanupTemp(); });
 test.run();
