@@ -96,6 +96,25 @@ test('find_importers: "pkg.py" is module py of pkg unless the index holds a root
   assert.is((await refusedWith('find_importers', { module_name: 'nope/x.py' })).code, 'not_indexed');
 });
 
+test('a refused argument is said in plain words: required, wrong type, unknown key, too long, out of range, not one of', () => {
+  const words = (name: string, args: unknown): string => {
+    try { validateToolCall(name, args); } catch (e) { if (e instanceof ToolError && e.code === 'invalid_arguments') return e.message; throw e; }
+    throw new Error(`${name} ${JSON.stringify(args)} was not refused`);
+  };
+  assert.is(words('find_symbol', {}), 'find_symbol: name is required');
+  assert.is(words('find_symbol', { name: 5 }), 'find_symbol: name must be a string, got number');
+  assert.is(words('find_symbol', { name: 'x', bogus: 1 }), 'find_symbol: unknown key "bogus"; the keys are name, kind, limit, offset, path_prefix');
+  assert.is(words('find_symbol', { name: 'x'.repeat(501) }), 'find_symbol: name is too long: 501 characters, at most 500');
+  assert.is(words('find_symbol', { name: '' }), 'find_symbol: name must not be empty');
+  assert.is(words('search_code', { query: 'x', limit: 201 }), 'search_code: limit must be at most 200, got 201');
+  assert.is(words('search_code', { query: 'x', limit: 0 }), 'search_code: limit must be at least 1, got 0');
+  assert.is(words('search_code', { query: 'x', limit: 1.5 }), 'search_code: limit must be a whole number, got 1.5');
+  assert.is(words('find_symbol', { name: 'x', kind: 'klass' }).startsWith('find_symbol: kind must be one of "'), true);
+  assert.is(words('read_evidence', 'main.py'), 'read_evidence: arguments must be an object, got string');
+  // A message the schema wrote itself is kept.
+  assert.match(words('search_code', { query: 'x'.repeat(201) }), /^search_code: query: 201 characters, over the 200 a query may hold/);
+});
+
 test.after(async () => {
   await ix?.close();
   cleanupTemp();
