@@ -78,9 +78,9 @@ export async function withShownFrom<R>(shownFrom: string | undefined, send: (sho
   }
 }
 
-/** Whether `e` is a daemon's refusal of `param` as a param it does not know: a daemon older than the client. */
+/** Whether `e` is a daemon's refusal of `param` as a param it does not know: a daemon older than the client (zod's wording, or issueWords' since). */
 export function olderDaemon(e: unknown, param: string): boolean {
-  return e instanceof RpcError && e.code === RpcCode.INVALID_PARAMS && e.message.includes(`Unrecognized key`) && e.message.includes(JSON.stringify(param));
+  return e instanceof RpcError && e.code === RpcCode.INVALID_PARAMS && /Unrecognized key|unknown key/.test(e.message) && e.message.includes(JSON.stringify(param));
 }
 
 function defined(o: Record<string, unknown>): Record<string, unknown> {
