@@ -2,7 +2,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { human, path } from '../../local/human.js';
+import { workTreeOf } from '../../local/root.js';
 import { flag, UsageError } from '../command.js';
+import { Refusal } from '../errors.js';
 import { PAGE, pageArgs, toolCommand } from './tool-command.js';
 
 export const command = toolCommand({
@@ -24,6 +26,11 @@ export const command = toolCommand({
     const file = p.positionals[0];
     // The root itself (`diff .` there) is the whole repository, as no PATH is.
     return { path: file === undefined ? undefined : place.toRoot(file) || undefined, staged: p.flags.staged, base: p.flags.base, untracked: p.flags['tracked-only'] ? false : undefined, ...pageArgs(p) };
+  },
+  // git's changes need git: refused before a daemon is started to index a folder it would then refuse.
+  async before(place) {
+    if (await workTreeOf(place.root.path) !== null) return;
+    throw new Refusal('not_a_git_repo', human`${path(place.root.path)} is not inside a git work tree: evidex diff shows git's uncommitted changes`.plain);
   },
   // No change under a PATH that is not there is most likely a typo: said, so "0 of 0 shown" is not taken for "unchanged".
   async after(r, args, _client, place) {

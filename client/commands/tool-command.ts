@@ -54,6 +54,8 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   format?(p: Parsed<F & CommonFlags>, args: Record<string, unknown>, place: Place, r: ToolResult): FormatOptions;
   /** Makes the call (default: one tools/call, `shownFrom` as callTool takes it); `read` makes several to print a file whole. */
   call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>, place: Place, shownFrom: string | undefined): Promise<ToolResult>;
+  /** Runs before any daemon is started or asked: a refusal the command can make alone (diff outside git) is made here. */
+  before?(place: Place): Promise<void>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
   after?(r: ToolResult, args: Record<string, unknown>, client: Client, place: Place): Promise<Shown | null>;
 }
@@ -104,6 +106,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
       }
       const scoped = scopeOf(flags, p, place);
       if (scoped !== undefined) args.path_prefix = scoped;
+      await s.before?.(place);
       await withDaemon(place.root, p, async (client) => {
         const { whileBuilding } = await import('../build-wait.js');
         // The text form names every path from here, the paths the daemon's notes and refusals name too; --json keeps the tools' own.
