@@ -133,7 +133,7 @@ function refusalHere(e: unknown, place: Place, paths: string[]): unknown {
   if (!(e instanceof RpcError)) return e;
   const d = e.data as { message?: unknown; calls?: unknown } | undefined;
   const calls = Array.isArray(d?.calls) ? d.calls as PlacedCall[] : [];
-  const here = (m: string): string => withCommands(m, calls, place, (words) => messageHere(place, toolWords(words), paths));
+  const here = (m: string): string => withCommands(m, calls, place, (words) => messageHere(place, toolWords(words, place.here), paths));
   const data = d !== null && typeof d === 'object' && typeof d.message === 'string' ? { ...d, message: here(d.message) } : d;
   return new RpcError(e.code, here(e.message), data);
 }
@@ -243,7 +243,7 @@ export type NotePlace = CommandPlace & CallPlace;
  * tools and arguments its other words name as the command line names them.
  */
 export function formatNote(note: string, place: NotePlace, calls: readonly PlacedCall[] = []): Shown {
-  return human`note: ${line(withCommands(note, calls, place, toolWords))}`;
+  return human`note: ${line(withCommands(note, calls, place, (words) => toolWords(words, place.here)))}`;
 }
 
 /** The command each tool is, as a note or refusal names it. */
@@ -254,10 +254,13 @@ const COMMAND_OF_TOOL: Record<string, string> = { search_code: 'search', find_sy
  * are made into commands: withCommands) as the command line says them: every
  * tool named is its command (`search_code, find_symbol and find_importers
  * look inside it` names three), `path_prefix` is `--path-prefix`,
- * `case_sensitive` is `--case-sensitive`.
+ * `case_sensitive` is `--case-sensitive`; a path_prefix that is the
+ * current folder (`here`, with its "/") is no flag to type: a command run
+ * in a folder looks in it already (`--path-prefix "."` read as a typo).
  */
-function toolWords(text: string): string {
-  return text.replace(/\b(search_code|find_symbol|find_importers|read_evidence|read_git_diff)\b/g, (tool) => `evidex ${COMMAND_OF_TOOL[tool]}`)
+function toolWords(text: string, here: string | null): string {
+  const scoped = here ? text.split(`with path_prefix ${JSON.stringify(here)}`).join('as typed here (a command run in a folder looks in that folder)') : text;
+  return scoped.replace(/\b(search_code|find_symbol|find_importers|read_evidence|read_git_diff)\b/g, (tool) => `evidex ${COMMAND_OF_TOOL[tool]}`)
     .replace(/\bpath_prefix /g, '--path-prefix ').replace(/\bcase_sensitive\b/g, '--case-sensitive');
 }
 
