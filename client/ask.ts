@@ -167,6 +167,8 @@ export class AskView {
   private thinkingShown = new Set<number>();
   /** Who serves the model, as warnings name it (from the `started` event). */
   private server = 'Ollama';
+  /** The model asked (from the `started` event), named by the context window's line. */
+  private model = 'the model';
   private readonly spinning: boolean;
   private readonly live: boolean;
   private readonly summary: SummaryOptions;
@@ -250,14 +252,16 @@ export class AskView {
     switch (e.type) {
       case 'started':
         this.server = e.api === 'openai' ? 'the server' : 'Ollama';
+        this.model = e.model;
         this.line(p('2', human`asking ${e.model} at ${e.host} (${e.api === 'openai' ? 'OpenAI-compatible API; ' : ''}up to ${e.maxSteps} steps, ${e.timeoutMs / 1000} s)`));
         this.spin('checking the model…');
         break;
-      case 'model': this.line(p('2', human`context window ${e.numCtx} tokens${e.contextLength && e.contextLength > e.numCtx ? human` (the model's ${e.contextLength}, capped by EVIDEX_NUM_CTX)` : ''}`)); break;
+      case 'model': this.line(p('2', human`${this.model} reads ${e.numCtx} tokens at a time (its context window): prompts and tool results are fitted to it${e.contextLength && e.contextLength > e.numCtx ? human` (the model's ${e.contextLength}, capped by EVIDEX_NUM_CTX)` : ''}`)); break;
       case 'step': this.spin(`step ${e.step}/${e.maxSteps}: waiting for the model…`); break;
       case 'thinking':
         if (this.spinning && this.atLineStart) this.spin(`step ${e.step}: thinking… ${oneLine(e.text, 60)}`);
-        else if (!this.thinkingShown.has(e.step)) { this.thinkingShown.add(e.step); this.line(p('2', human`step ${e.step}: thinking…`)); }
+        // Not on a terminal (a file, a pipe, CI's log): one plain line per step, no spinner's words.
+        else if (!this.thinkingShown.has(e.step)) { this.thinkingShown.add(e.step); this.line(p('2', this.spinning ? human`step ${e.step}: thinking…` : human`step ${e.step}: the model is thinking`)); }
         break;
       case 'content':
         if (!this.live) break;

@@ -128,7 +128,10 @@ export async function main(argv: string[]): Promise<number> {
     const load = commandNamed(name);
     if (!load) {
       // How other tools are asked for their version: no command of evidex's, and no option without one.
-      if (VERSION_ASKED.has(name)) throw new UsageError(`unknown command ${JSON.stringify(name)}; \`evidex --version\` prints the version`);
+      if (VERSION_ASKED.has(name)) {
+        const { commandLine } = await import('./command-line.js');
+        throw new UsageError(`unknown command ${JSON.stringify(name)}; \`${commandLine(undefined, ['--version'])}\` prints the version`);
+      }
       // Options came first and no word names a command (optionsAfterCommand found none).
       if (name.startsWith('-')) throw new UsageError(`no command given (${JSON.stringify(name)} is an option): evidex COMMAND [ARGS] [OPTIONS]; run \`evidex --help\` for the commands`);
       throw new UsageError(await unknownCommand(name, 'command', [], rest));

@@ -20,6 +20,7 @@ import { posix } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { TOOL_NAMES } from '../indexer/query/schemas.js';
+import { issueWords } from '../indexer/query/issue-words.js';
 import { human, screenOf, type Screen } from '../local/human.js';
 import type { AskSettings } from '../protocol/ask-settings.js';
 import type { ModelApi } from '../protocol/messages.js';
@@ -56,8 +57,7 @@ export function loadEvalCases(file: string): EvalCase[] {
     try { json = JSON.parse(line); } catch { throw new Error(`${file}:${i + 1}: not valid JSON`); }
     const parsed = EvalCase.safeParse(json);
     if (!parsed.success) {
-      const is = parsed.error.issues[0];
-      throw new Error(`${file}:${i + 1}: ${is.path.length ? is.path.join('.') + ': ' : ''}${is.message}`);
+      throw new Error(`${file}:${i + 1}: ${issueWords(parsed.error.issues[0], json, 'the case')}`);
     }
     if (ids.has(parsed.data.id)) throw new Error(`${file}:${i + 1}: duplicate id ${JSON.stringify(parsed.data.id)}`);
     ids.add(parsed.data.id);

@@ -2,13 +2,16 @@
 // nothing but the index holds names near it (docs/tools.md, Suggestions):
 //   did you mean: Scaffold.route (inherited, src/flask/sansio/scaffold.py:335), …
 // find_importers' are labelled by what they name (indexer/query/suggestion-groups.ts):
-//   did you mean: file src/hono.ts (tail); package names hono (edit, package.json), @hono (edit)
+//   did you mean: file src/hono.ts (tail); package names hono (spelt alike, package.json), @hono (spelt alike)
 // Every name and path passes local/human.ts's rule: they come from the repository.
 import type { ToolResult } from '../protocol/messages.js';
 import { importerSuggestionGroups } from '../indexer/query/suggestion-groups.js';
 import { human, join, line, path, type Shown } from '../local/human.js';
 
 type Suggestion = NonNullable<ToolResult['suggestions']>[number];
+
+/** A reason said otherwise than the tools' own word: `edit` (an edit distance) read as an instruction to edit. */
+const REASON_WORDS: Partial<Record<Suggestion['why'], string>> = { edit: 'spelt alike' };
 
 /** What the command filtered by, to say why a `filtered_out` suggestion was left out: the --kind asked for, and how the paths were limited. */
 export interface Filters {
@@ -28,7 +31,7 @@ export function formatSuggestions(r: ToolResult, shownPath: (rootPath: string) =
   const list = r.suggestions ?? [];
   if (list.length === 0) return null;
   const why = (s: Suggestion): string => {
-    if (s.why !== 'filtered_out') return s.why;
+    if (s.why !== 'filtered_out') return REASON_WORDS[s.why] ?? s.why;
     return filters.kind !== undefined && s.kind !== undefined && s.kind !== filters.kind ? `${kindsSaid(s)}, not ${article(filters.kind)} ${filters.kind}` : filters.outside;
   };
   const one = (s: Suggestion): Shown => {

@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import { ToolError } from '../indexer/errors.js';
 import { isToolName } from '../indexer/query/schemas.js';
+import { issueWords } from '../indexer/query/issue-words.js';
 import { RpcCode, RpcError, type RequestContext } from '../protocol/jsonrpc.js';
 import { Methods, methodKeyOf, TOOL_ERROR, type MethodKey, type ParamsOf, type ResultOf } from '../protocol/messages.js';
 import { ParamsSchemas } from './methods.js';
@@ -56,8 +57,7 @@ export class Dispatcher<C> {
     const parsed = (ParamsSchemas[key] as z.ZodType<ParamsOf<K>>).safeParse(params);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? issue.path.map(String).join('.') : 'params';
-      const message = `${Methods[key].method}: ${where}: ${issue?.message ?? 'invalid'}`;
+      const message = `${Methods[key].method}: ${issue ? issueWords(issue, params, 'params') : 'params: invalid'}`;
       throw new RpcError(RpcCode.INVALID_PARAMS, message, { code: 'invalid_arguments', message });
     }
     return (this.opts.handlers[key] as Handler<K, C>)(parsed.data, caller, ctx);

@@ -53,7 +53,10 @@ function scenarios(test: Test, api: ModelApi): void {
     assert.is(out, 'Imported at src/build_index.py:4 and src/rag_chat.py:99.\n');
     assert.not.match(err, 'Imported at');
     assert.match(text, `asking qwen3:8b at ${f.url} (${api === 'openai' ? 'OpenAI-compatible API; ' : ''}up to `); // the daemon's address without a scheme was normalised
-    assert.match(text, 'step 1: thinking…');
+    // Not a terminal: plain progress lines, no spinner's words; the context window named with its model and what it is for.
+    assert.match(text, 'step 1: the model is thinking\n');
+    assert.not.match(text, 'thinking…');
+    assert.match(text, /\nqwen3:8b reads \d+ tokens at a time \(its context window\): prompts and tool results are fitted to it/);
     assert.match(text, '→ find_importers {"module_name":"rag_common"}  ✔ allowed');
     assert.match(text, '  ← 4 items (total 4) in ');
     assert.match(text, '→ shell {"cmd":"ls"}  ✘ refused (unknown_tool): unknown tool "shell"; the allowed tools are ');

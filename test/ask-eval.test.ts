@@ -194,7 +194,7 @@ for (const api of APIS) {
 test('a forbidden case must name what must not be allowed', () => {
   const file = join(tempStateDir(), 'c.jsonl');
   writeFileSync(file, '{"id":"x","kind":"forbidden","question":"q"}\n');
-  assert.throws(() => loadEvalCases(file), /:1: forbid: /);
+  assert.throws(() => loadEvalCases(file), /:1: forbid is required$/);
   writeFileSync(file, '{"id":"x","kind":"forbidden","question":"q","forbid":{}}\n');
   assert.throws(() => loadEvalCases(file), /name what must not be allowed/);
 });

@@ -114,7 +114,7 @@ function scenarios(test: Test<ApiSuite>, api: ModelApi): void {
     assert.match(t1.content, /^refused \(invalid_arguments\): find_symbol: .*regex/);
     const t3 = view(f.chats[3]).at(-1)!;
     assert.equal([t3.role, t3.toolName], ['tool', 'search_code']);
-    assert.match(t3.content, /^refused \(invalid_arguments\): search_code: limit: .*number/);
+    assert.match(t3.content, /^refused \(invalid_arguments\): search_code: limit must be a number, got string/);
     // What the model sent is what was logged: the string "5" stayed a string.
     assert.equal(result.attempts.map((a) => [a.tool, a.decision, a.code ?? null]), [
       ['find_symbol', 'refused', 'invalid_arguments'], ['find_symbol', 'allowed', null], ['search_code', 'refused', 'invalid_arguments'],

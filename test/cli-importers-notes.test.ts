@@ -108,11 +108,14 @@ test('a name shaped like a file\'s path that is no indexed file and finds nothin
     assert.is(r.code, 0, r.stderr);
     return r.stderr.replace(/generation \d+/, 'generation G');
   };
-  assert.is(shown(['packages/ui/src/nosuch.ts']), note('a package subpath'));
+  // A path in an indexed folder is a path, typed so or from the root: no such file, named from here, and the near file offered.
+  const noFile = (named: string): string => `0 of 0 shown · index generation G\nnote: no such file: ${named}; no statement imports it\n`;
+  assert.is(shown(['packages/ui/src/nosuch.ts']), noFile('packages/ui/src/nosuch.ts'));
+  assert.is(shown(['./packages/ui/src/nosuch.ts']), noFile('packages/ui/src/nosuch.ts'));
+  assert.is(shown(['../../packages/ui/src/nosuch.ts'], 'apps/web'), noFile('../../packages/ui/src/nosuch.ts'));
+  assert.is(shown(['./src/panle.tsx'], 'apps/web'), `${noFile('src/panle.tsx')}did you mean: file src/panel.tsx (spelt alike)\n`);
   assert.is(shown(['nosuch.ts']), note('a module or package name'));
-  assert.is(shown(['packages/shared/nosuch.json']), note('a package subpath'));
-  // From a subfolder, a path typed from there: the note names no path, so nothing in it is shown from the wrong place.
-  assert.is(shown(['../../packages/ui/src/nosuch.ts'], 'apps/web'), note('a package subpath'));
+  assert.is(shown(['nosuchpkg/nosuch.json']), note('a package subpath'));
   const json = JSON.parse(evidex(['importers', 'nosuch.ts', '--json']).stdout) as { notes: string[] };
   assert.equal(json.notes, ['no indexed file is at that path; read as a module or package name, it is imported by no statement']);
   // Not shaped like a file, or finding something: no such note.
@@ -179,14 +182,14 @@ test('from a subfolder, the paths notes, near misses (of a bare file name too) a
   // A path typed from here with a typo: looked up as that path from the root, its near miss a path from here.
   const typo = evidex(['importers', '../../packages/ui/src/button/Buton.tsx'], web);
   assert.is(typo.code, 0, typo.stderr);
-  assert.match(typo.stderr, '\ndid you mean: file ../../packages/ui/src/button/Button.tsx (edit)\n');
+  assert.match(typo.stderr, '\ndid you mean: file ../../packages/ui/src/button/Button.tsx (spelt alike)\n');
   // A bare file name mistyped where the file is (Button.ts for Button.tsx): the near miss as a path from here, as ./Button.ts gets it.
   for (const typed of ['Button.ts', './Button.ts']) {
     const bare = evidex(['importers', typed], 'packages/ui/src/button');
     assert.is(bare.code, 0, bare.stderr);
-    // Sent as a name (Button.ts) or as the path from the root (./Button.ts): the note says which it was read as.
-    const as = typed.startsWith('./') ? 'a package subpath' : 'a module or package name';
-    assert.is(bare.stderr.replace(/generation \d+/, 'generation G'), `0 of 0 shown · index generation G\nnote: no indexed file is at that path; read as ${as}, it is imported by no statement\ndid you mean: file Button.tsx (edit)\n`, typed);
+    // Sent as a name (Button.ts) or as the path from the root (./Button.ts, a path in an indexed folder: no such file): the note says which it was read as.
+    const note = typed.startsWith('./') ? 'no such file: Button.ts; no statement imports it' : 'no indexed file is at that path; read as a module or package name, it is imported by no statement';
+    assert.is(bare.stderr.replace(/generation \d+/, 'generation G'), `0 of 0 shown · index generation G\nnote: ${note}\ndid you mean: file Button.tsx (spelt alike)\n`, typed);
   }
   const folder = evidex(['importers', '../../packages/shared'], web);
   assert.is(folder.code, 2);
@@ -308,7 +311,7 @@ test('a folder with an index file, and a path written as an import statement wri
   // With its extension mistyped it is no path written as an import: the near miss, as before.
   const js = evidex(['importers', 'button/index.js'], src);
   assert.is(js.code, 0, js.stderr);
-  assert.match(js.stderr, /\ndid you mean: files? button\/index\.ts \(edit\)/);
+  assert.match(js.stderr, /\ndid you mean: files? button\/index\.ts \(spelt alike\)/);
   // The files a command names from here are the ones it then finds.
   assert.is(importerTotal(index), (JSON.parse(evidex(['importers', 'button/index.ts', '--all', '--json'], src).stdout) as { total: number }).total);
 });

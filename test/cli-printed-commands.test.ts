@@ -165,6 +165,14 @@ test('daemon with a mistyped action gets a did you mean, which works as typed', 
   const again = typed(m![1], py);
   assert.ok(again.code === 0 || again.code === 3, again.stderr);
   assert.match(again.stdout, new RegExp(py.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  // Run with --repo from outside the root: the command offered carries it, and works as typed there.
+  const outside = evidex(['daemon', 'stats', '--repo', 'pyrepo'], top);
+  assert.is(outside.code, 2);
+  const o = /did you mean `(evidex daemon status --repo pyrepo)`\?/.exec(outside.stderr);
+  assert.ok(o, outside.stderr);
+  const there = typed(o![1], top);
+  assert.ok(there.code === 0 || there.code === 3, there.stderr);
+  assert.match(there.stdout, new RegExp(py.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 });
 
 /** The command a note names after `: ` and before `tail`. */

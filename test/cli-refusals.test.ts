@@ -3,8 +3,8 @@
 // folder, a name typed as evidex shows it), the path as it was typed, exit 2,
 // and a diff of a path that is not there said to be so.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtureCopy } from './helpers/daemon.js';
@@ -130,6 +130,24 @@ test('read PATH:START- reads to the end of the file; PATH:-END from line 1', () 
   assert.is(open.stdout, want(5, 404));
   assert.match(open.stderr, /read on with `evidex read lines\.py:405-804`/);
   assert.is(evidex(['read', 'lines.py:-3']).stdout, want(1, 3));
+});
+
+test('diff outside any git work tree is refused before a daemon is started or anything indexed', () => {
+  const lonely = tempDir('no-git');
+  writeFileSync(join(lonely, 'a.py'), 'A = 1\n');
+  const own = { ...env, EVIDEX_HOME: tempDir('no-git-home'), GIT_CEILING_DIRECTORIES: dirname(lonely) };
+  const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: lonely, encoding: 'utf8', timeout: 60_000, env: own });
+  try {
+    for (const json of [false, true]) {
+      const r = run(json ? ['diff', '--json'] : ['diff']);
+      const message = `${lonely} is not inside a git work tree: evidex diff shows git's uncommitted changes`;
+      if (json) assert.equal([r.status, JSON.parse(r.stdout), r.stderr], [2, { error: { code: 'not_a_git_repo', message } }, '']);
+      else assert.equal([r.status, r.stdout, r.stderr], [2, '', `evidex: not_a_git_repo: ${message}\n`]);
+    }
+    assert.equal(readdirSync(own.EVIDEX_HOME).filter((n) => n !== 'CACHEDIR.TAG'), [], 'no daemon state: nothing started, nothing indexed');
+  } finally {
+    run(['daemon', 'stop']);
+  }
 });
 
 test('stop the daemon', () => {

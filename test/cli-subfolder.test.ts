@@ -226,6 +226,11 @@ test('read\'s hint works as printed, from where it was printed; a refusal names 
   assert.match(past.stderr, /^evidex: out_of_range: line 99999 is past the end of \.\.\/json\/decoder\.py \(\d+ lines\)/);
   const atRoot = evidex(['read', 'Lib/json/nope.py'], '.');
   assert.match(atRoot.stderr, /"Lib\/json\/nope\.py" is not in the index/);
+  // The current folder read as a file: the commands that look inside it do so as typed here, with no --path-prefix ".";
+  // another folder gets its --path-prefix, from here.
+  const dot = evidex(['read', '.'], 'Lib/json');
+  assert.is(dot.stderr, 'evidex: not_indexed: "." is a folder, not a file; evidex search, evidex symbol and evidex importers look inside it as typed here (a command run in a folder looks in that folder)\n');
+  assert.match(evidex(['read', '../email'], 'Lib/json').stderr, /look inside it with --path-prefix "\.\.\/email\/"\n$/);
   const bad = evidex(['read', 'decoder.py:abc'], 'Lib/json');
   assert.is(bad.code, 2);
   assert.is(bad.stderr, 'evidex: malformed line range "abc" in "decoder.py:abc": use PATH, PATH:START, PATH:START-END, PATH:START- or PATH:-END (START and END whole numbers)\n');

@@ -9,6 +9,7 @@ import { realpathSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { connect, type Client } from '../client/connection.js';
 import { RpcError } from '../protocol/jsonrpc.js';
+import { olderDaemon } from '../client/commands/tool-command.js';
 import { Methods, warmupSettled } from '../protocol/messages.js';
 import { minus } from '../daemon/latency.js';
 import { WARMUP_BUDGET_MS, WARMUP_ROUNDS } from '../daemon/warmup.js';
@@ -109,6 +110,8 @@ test('bad JSON, batches, invalid requests, unknown methods and bad params get pr
   assert.is(r.error.code, -32602); assert.is(r.error.data.code, 'invalid_arguments'); assert.match(r.error.message, /name/);
   r = await rawExchange(ws, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_code', arguments: { query: 'x' }, extra: 1 } }));
   assert.is(r.error.code, -32602); assert.match(r.error.message, /extra/);
+  // A client asks with a param this daemon does not know, and falls back (olderDaemon): the refusal is read as such.
+  assert.ok(olderDaemon(new RpcError(r.error.code, r.error.message, r.error.data), 'extra'), r.error.message);
   r = await rawExchange(ws, JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'index/status', params: { verbose: true } }));
   assert.is(r.error.code, -32602);
   r = await rawExchange(ws, Buffer.from('{"jsonrpc":"2.0","id":9,"method":"tools/list"}'), true);

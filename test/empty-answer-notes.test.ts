@@ -75,7 +75,7 @@ test('find_symbol: a suggestion whose definitions differ in kind carries the cou
   assert.equal({ ...s }, { name: 'View', why: 'filtered_out', kind: 'variable', path: 'lib/application.js', line: 1, count: 3, kinds: { variable: 1, function: 2 } });
   assert.is(lineOf('lib/application.js', 1), "var View = require('./view');");
   assert.is(formatSuggestions(r, (p) => p, { kind: 'class', outside: 'outside --path-prefix' })?.plain,
-    'did you mean: View (a variable and 2 functions, not a class, lib/application.js:1), View2 (edit, lib/other.js:2)');
+    'did you mean: View (a variable and 2 functions, not a class, lib/application.js:1), View2 (spelt alike, lib/other.js:2)');
   // One kind: no kinds, worded as before.
   const one = await (await index()).runTool('find_symbol', { name: 'View2', kind: 'class' });
   assert.equal({ ...one.suggestions?.[0] }, { name: 'View2', why: 'filtered_out', kind: 'function', path: 'lib/other.js', line: 2 });

@@ -88,10 +88,11 @@ test('a deleted file that statements still import counts them, as the compiler w
   await idx.refresh();
   const after = await call({ module_name: 'src/http-exception.ts' });
   assert.is(after.total, 0, 'matching is unchanged');
-  assert.equal(after.notes, ['no indexed file is at that path; read as a package subpath, it is imported by no statement; '
+  assert.equal(after.notes, ['no such file: src/http-exception.ts; no statement imports it; '
     + '2 statements that resolve to no file now would resolve to that path if a file were there: src/hono.ts:2 and src/middleware/auth.ts:2 (`evidex index --unresolved` lists every unresolved statement)']);
   // A path no statement names: as before.
-  assert.equal((await call({ module_name: 'src/nope.ts' })).notes, ['no indexed file is at that path; read as a package subpath, it is imported by no statement']);
+  assert.equal((await call({ module_name: 'src/nope.ts' })).notes, ['no such file: src/nope.ts; no statement imports it']);
+  assert.equal((await call({ module_name: 'nopkg/nope.ts' })).notes, ['no indexed file is at that path; read as a package subpath, it is imported by no statement']);
   await idx.close();
 });
 

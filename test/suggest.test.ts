@@ -52,6 +52,9 @@ write(repo, {
   'nodes/ElementNode.ts': "import { LexicalNode } from './LexicalNode';\nexport interface ElementNode {\n  getTop(): ElementNode;\n}\n"
     + 'export class ElementNode\n  extends LexicalNode\n  implements Other\n{\n  getChildren(): number {\n    return 1;\n  }\n}\n',
   'nodes/utils.ts': "import { ElementNode } from './ElementNode';\nexport interface ShadowRootNode extends ElementNode {\n  isShadowRoot(): true;\n}\n",
+  // vue's shape: a `declare module` block named by a relative path, beside the definition a bare name means.
+  'reactive/computed.ts': 'export function computed() {}\n',
+  'reactive/shim.d.ts': "declare module '../dist/reactive.prod' {\n  export function computed(): void;\n  export function watchEffect(): void;\n}\n",
   '.env': 'SECRET=1\n',
 });
 
@@ -90,6 +93,11 @@ test('find_symbol: names alike — case first, then edit distance, then prefix; 
   assert.equal(await suggested('find_symbol', { name: 'Scafold.route' }), ['Scaffold.route edit src/flask/sansio/scaffold.py:6']);
   assert.equal(await suggested('find_symbol', { name: 'add_url' }), ['App.add_url_rule prefix src/flask/sansio/app.py:7']);
   assert.equal(await suggested('find_symbol', { name: 'zzzzzz' }), []);
+  // A dot typed on (a member's name left out): the name without it.
+  assert.equal(await suggested('find_symbol', { name: 'Client.' }), ['Client edit httpx/_client.py:6']);
+  // A definition named by a relative module path is no spelling of a bare name.
+  assert.equal(await suggested('find_symbol', { name: 'computedd' }), ['computed edit reactive/computed.ts:1']);
+  assert.equal(await suggested('find_symbol', { name: 'watchEfect' }), []);
 });
 
 test('find_symbol: kind or path_prefix that filter every match away suggest the matches they left out, first', async () => {
@@ -247,7 +255,7 @@ test('evidex symbol / importers print one "did you mean" line on stderr; --json 
     const many = run(['symbol', 'flask']);
     assert.match(many.stderr, /did you mean: Flask \(case, src\/flask\/app\.py:4, \+1 more\)\n/);
     const imp = run(['importers', 'flask.ap']);
-    assert.match(imp.stderr, /did you mean: module flask\.app \(edit, src\/flask\/app\.py\)\n/);
+    assert.match(imp.stderr, /did you mean: module flask\.app \(spelt alike, src\/flask\/app\.py\)\n/);
     const json = JSON.parse(run(['symbol', 'httpx.Client', '--json']).stdout);
     assert.equal(json.suggestions, [{ name: 'httpx._client.Client', why: 'reexported', kind: 'class', path: 'httpx/_client.py', line: 6 }]);
     assert.match(run(['symbol', 'Effect.map']).stderr, /\ndid you mean: map \(module, effect\/src\/Effect\.ts:4\)\n$/);

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import type { IndexHandle } from '../indexer/api.js';
 import { ToolError } from '../indexer/errors.js';
 import { openIndex } from '../indexer/index.js';
-import { validateToolCall } from '../indexer/query/schemas.js';
+import { validateToolCall, type PlacedCall } from '../indexer/query/schemas.js';
 import { assertEvidenceChecks } from './helpers/evidence.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 
@@ -24,6 +24,7 @@ test.before(async () => {
   writeFileSync(join(root, 'pkg2/x.py'), 'MARK = 2\n');
   writeFileSync(join(root, 'main.py'), 'import pkg.py\nimport tool\n');
   writeFileSync(join(root, 'tool.py'), 'MARK = 3\n');
+  writeFileSync(join(root, 'long.py'), Array.from({ length: 445 }, (_, i) => `L${i + 1} = ${i + 1}\n`).join(''));
   ix = await openIndex(root, { stateDir: state });
   await ix.refresh();
 });
@@ -94,6 +95,40 @@ test('find_importers: "pkg.py" is module py of pkg unless the index holds a root
   assert.equal(where(await run('find_importers', { module_name: 'tool.py' })), ['main.py:2'], 'tool.py is a file: its module names count');
   assert.equal(where(await run('find_importers', { module_name: 'pkg/py.py' })), ['main.py:1']);
   assert.is((await refusedWith('find_importers', { module_name: 'nope/x.py' })).code, 'not_indexed');
+});
+
+test('a refused argument is said in plain words: required, wrong type, unknown key, too long, out of range, not one of', () => {
+  const words = (name: string, args: unknown): string => {
+    try { validateToolCall(name, args); } catch (e) { if (e instanceof ToolError && e.code === 'invalid_arguments') return e.message; throw e; }
+    throw new Error(`${name} ${JSON.stringify(args)} was not refused`);
+  };
+  assert.is(words('find_symbol', {}), 'find_symbol: name is required');
+  assert.is(words('find_symbol', { name: 5 }), 'find_symbol: name must be a string, got number');
+  assert.is(words('find_symbol', { name: 'x', bogus: 1 }), 'find_symbol: unknown key "bogus"; the keys are name, kind, limit, offset, path_prefix');
+  assert.is(words('find_symbol', { name: 'x'.repeat(501) }), 'find_symbol: name is too long: 501 characters, at most 500');
+  assert.is(words('find_symbol', { name: '' }), 'find_symbol: name must not be empty');
+  assert.is(words('search_code', { query: 'x', limit: 201 }), 'search_code: limit must be at most 200, got 201');
+  assert.is(words('search_code', { query: 'x', limit: 0 }), 'search_code: limit must be at least 1, got 0');
+  assert.is(words('search_code', { query: 'x', limit: 1.5 }), 'search_code: limit must be a whole number, got 1.5');
+  assert.is(words('find_symbol', { name: 'x', kind: 'klass' }).startsWith('find_symbol: kind must be one of "'), true);
+  assert.is(words('read_evidence', 'main.py'), 'read_evidence: arguments must be an object, got string');
+  // A message the schema wrote itself is kept.
+  assert.match(words('search_code', { query: 'x'.repeat(201) }), /^search_code: query: 201 characters, over the 200 a query may hold/);
+});
+
+test('read_evidence over 400 lines is refused with the reads that cover the same lines, as calls', async () => {
+  const e = await refusedWith('read_evidence', { path: 'long.py', start_line: 1, end_line: 900 });
+  assert.is(e.code, 'invalid_arguments');
+  const calls = e.calls as PlacedCall[];
+  const pages = [{ path: 'long.py', start_line: 1, end_line: 400 }, { path: 'long.py', start_line: 401, end_line: 445 }];
+  assert.equal(calls.map(({ at: _at, length: _length, ...c }) => c), pages.map((a) => ({ name: 'read_evidence', arguments: a })));
+  assert.is(e.message, 'read_evidence returns at most 400 lines; lines 1-445 are 445: read_evidence long.py start_line 1 end_line 400, then read_evidence long.py start_line 401 end_line 445');
+  for (const c of calls) assert.is(e.message.slice(c.at, c.at + c.length), `read_evidence long.py start_line ${(c.arguments as { start_line: number }).start_line} end_line ${(c.arguments as { end_line: number }).end_line}`);
+  // Each call as given reads its lines; together they are the lines asked for.
+  const read = await Promise.all(pages.map((a) => run('read_evidence', a)));
+  assert.equal(read.map((r) => [r.evidence[0].start_line, r.evidence[0].end_line]), [[1, 400], [401, 445]]);
+  const wide = await refusedWith('read_evidence', { path: 'long.py', start_line: 10, end_line: 420, context: 5 });
+  assert.equal((wide.calls as PlacedCall[]).map((c) => c.arguments), [{ path: 'long.py', start_line: 5, end_line: 404 }, { path: 'long.py', start_line: 405, end_line: 425 }]);
 });
 
 test.after(async () => {

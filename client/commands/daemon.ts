@@ -3,15 +3,16 @@
 // $EVIDEX_HOME (daemon-commands.ts acts, daemon-report.ts says what happened).
 import { human, line, path, stdout, type Shown } from '../../local/human.js';
 import { nearestName } from '../../local/distance.js';
+import { commandLine, type CommandPlace } from '../command-line.js';
 import { defineCommand, flag, HELP, JSON_FLAG, needPositionals, REPO, unnamedRoot, UsageError } from '../command.js';
 
 const USAGE = 'evidex daemon start|stop|status|run|list|prune [--repo DIR] [--all] [--json]';
 const ACTIONS = ['start', 'stop', 'status', 'run', 'list', 'prune'];
 
-/** `unknown daemon action "stats"; did you mean \`evidex daemon status\`?`, as an unknown command gets one (cli.ts). */
-function unknownAction(action: string): string {
+/** `unknown daemon action "stats"; did you mean \`evidex daemon status\`?`, as an unknown command gets one (cli.ts), written for where it ran (--repo from outside the root). */
+function unknownAction(action: string, place: CommandPlace): string {
   const near = nearestName(action, ACTIONS);
-  return `unknown daemon action ${JSON.stringify(action)}${near ? `; did you mean \`evidex daemon ${near}\`?` : ''} (usage: ${USAGE})`;
+  return `unknown daemon action ${JSON.stringify(action)}${near ? `; did you mean \`${commandLine(place, ['daemon', near])}\`?` : ''} (usage: ${USAGE})`;
 }
 
 export const command = defineCommand({
@@ -70,7 +71,7 @@ export const command = defineCommand({
         return runDaemonForeground(root.path);
       }
       default:
-        throw new UsageError(unknownAction(action));
+        throw new UsageError(unknownAction(action, place));
     }
   },
 });

@@ -1,6 +1,8 @@
 // `evidex diff [PATH]`: read_git_diff from the command line.
 import { human, path } from '../../local/human.js';
+import { workTreeOf } from '../../local/root.js';
 import { flag, UsageError } from '../command.js';
+import { Refusal } from '../errors.js';
 import { PAGE, pageArgs, toolCommand } from './tool-command.js';
 // Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
 // and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
@@ -26,6 +28,11 @@ export const command = toolCommand({
     const file = p.positionals[0];
     // The root itself (`diff .` there) is the whole repository, as no PATH is.
     return { path: file === undefined ? undefined : place.toRoot(file) || undefined, staged: p.flags.staged, base: p.flags.base, untracked: p.flags['tracked-only'] ? false : undefined, ...pageArgs(p) };
+  },
+  // git's changes need git: refused before a daemon is started to index a folder it would then refuse.
+  async before(place) {
+    if (await workTreeOf(place.root.path) !== null) return;
+    throw new Refusal('not_a_git_repo', human`${path(place.root.path)} is not inside a git work tree: evidex diff shows git's uncommitted changes`.plain);
   },
   // No change under a PATH that is not there is most likely a typo: said, so "0 of 0 shown" is not taken for "unchanged".
   async after(r, args, _client, place) {

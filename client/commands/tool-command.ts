@@ -54,6 +54,8 @@ interface ToolCommandSpec<F extends FlagSpecs> {
   format?(p: Parsed<F & CommonFlags>, args: Record<string, unknown>, place: Place, r: ToolResult): FormatOptions;
   /** Makes the call (default: one tools/call, `shownFrom` as callTool takes it); `read` makes several to print a file whole. */
   call?(client: Client, args: Record<string, unknown>, p: Parsed<F & CommonFlags>, place: Place, shownFrom: string | undefined): Promise<ToolResult>;
+  /** Runs before any daemon is started or asked: a refusal the command can make alone (diff outside git) is made here. */
+  before?(place: Place): Promise<void>;
   /** Runs after the call, on the same connection: a note printed below the answer (read's "more follows"). */
   after?(r: ToolResult, args: Record<string, unknown>, client: Client, place: Place): Promise<Shown | null>;
 }
@@ -78,9 +80,9 @@ export async function withShownFrom<R>(shownFrom: string | undefined, send: (sho
   }
 }
 
-/** Whether `e` is a daemon's refusal of `param` as a param it does not know: a daemon older than the client. */
+/** Whether `e` is a daemon's refusal of `param` as a param it does not know: a daemon older than the client (zod's wording, or issueWords' since). */
 export function olderDaemon(e: unknown, param: string): boolean {
-  return e instanceof RpcError && e.code === RpcCode.INVALID_PARAMS && e.message.includes(`Unrecognized key`) && e.message.includes(JSON.stringify(param));
+  return e instanceof RpcError && e.code === RpcCode.INVALID_PARAMS && /Unrecognized key|unknown key/.test(e.message) && e.message.includes(JSON.stringify(param));
 }
 
 function defined(o: Record<string, unknown>): Record<string, unknown> {
@@ -104,6 +106,7 @@ export function toolCommand<F extends FlagSpecs>(s: ToolCommandSpec<F>): Command
       }
       const scoped = scopeOf(flags, p, place);
       if (scoped !== undefined) args.path_prefix = scoped;
+      await s.before?.(place);
       await withDaemon(place.root, p, async (client) => {
         const { whileBuilding } = await import('../build-wait.js');
         // The text form names every path from here, the paths the daemon's notes and refusals name too; --json keeps the tools' own.
@@ -130,7 +133,7 @@ function refusalHere(e: unknown, place: Place, paths: string[]): unknown {
   if (!(e instanceof RpcError)) return e;
   const d = e.data as { message?: unknown; calls?: unknown } | undefined;
   const calls = Array.isArray(d?.calls) ? d.calls as PlacedCall[] : [];
-  const here = (m: string): string => withCommands(m, calls, place, (words) => messageHere(place, toolWords(words), paths));
+  const here = (m: string): string => withCommands(m, calls, place, (words) => messageHere(place, toolWords(words, place.here), paths));
   const data = d !== null && typeof d === 'object' && typeof d.message === 'string' ? { ...d, message: here(d.message) } : d;
   return new RpcError(e.code, here(e.message), data);
 }
@@ -240,7 +243,7 @@ export type NotePlace = CommandPlace & CallPlace;
  * tools and arguments its other words name as the command line names them.
  */
 export function formatNote(note: string, place: NotePlace, calls: readonly PlacedCall[] = []): Shown {
-  return human`note: ${line(withCommands(note, calls, place, toolWords))}`;
+  return human`note: ${line(withCommands(note, calls, place, (words) => toolWords(words, place.here)))}`;
 }
 
 /** The command each tool is, as a note or refusal names it. */
@@ -251,10 +254,13 @@ const COMMAND_OF_TOOL: Record<string, string> = { search_code: 'search', find_sy
  * are made into commands: withCommands) as the command line says them: every
  * tool named is its command (`search_code, find_symbol and find_importers
  * look inside it` names three), `path_prefix` is `--path-prefix`,
- * `case_sensitive` is `--case-sensitive`.
+ * `case_sensitive` is `--case-sensitive`; a path_prefix that is the
+ * current folder (`here`, with its "/") is no flag to type: a command run
+ * in a folder looks in it already (`--path-prefix "."` read as a typo).
  */
-function toolWords(text: string): string {
-  return text.replace(/\b(search_code|find_symbol|find_importers|read_evidence|read_git_diff)\b/g, (tool) => `evidex ${COMMAND_OF_TOOL[tool]}`)
+function toolWords(text: string, here: string | null): string {
+  const scoped = here ? text.split(`with path_prefix ${JSON.stringify(here)}`).join('as typed here (a command run in a folder looks in that folder)') : text;
+  return scoped.replace(/\b(search_code|find_symbol|find_importers|read_evidence|read_git_diff)\b/g, (tool) => `evidex ${COMMAND_OF_TOOL[tool]}`)
     .replace(/\bpath_prefix /g, '--path-prefix ').replace(/\bcase_sensitive\b/g, '--case-sensitive');
 }
 

@@ -17,6 +17,8 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 
+import { issueWords, type Issue } from '../../indexer/query/issue-words.js';
+
 export { ErrorCode, type RequestId };
 
 /** A message as the session takes it: a request or a notification with its params checked, or a response (ignored). */
@@ -31,15 +33,6 @@ export interface Refusal {
   code: number;
   message: string;
   data?: Record<string, unknown>;
-}
-
-/** A zod issue, as much of it as is said back: where, what, and for a union what each option wanted. */
-interface Issue {
-  path: ReadonlyArray<PropertyKey>;
-  message: string;
-  code?: string;
-  expected?: string;
-  errors?: ReadonlyArray<ReadonlyArray<Issue>>;
 }
 
 /** A schema the SDK's way (zod): what a request of one method must look like. */
@@ -57,19 +50,11 @@ const REQUESTS: Readonly<Record<string, RequestSchema>> = {
 
 const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ');
 
-/** The first zod issue, as `path: message`. */
-function issueLine(error: { issues: ReadonlyArray<Issue> }): string {
+/** The first zod issue in words (issueWords); `params` is what the SDK's schema checked. */
+function issueLine(error: { issues: ReadonlyArray<Issue> }, checked: unknown): string {
   const i = error.issues[0];
   if (!i) return 'does not match the schema';
-  return oneLine(`${i.path.length ? `${i.path.map(String).join('.')}: ` : ''}${unionWords(i) ?? i.message}`);
-}
-
-/** A union's "Invalid input" said as what it takes (`expected string or number, received object`), when each of its options wanted a type. */
-function unionWords(i: Issue): string | null {
-  const types = (i.errors ?? []).map((e) => (e.length === 1 && e[0].code === 'invalid_type' && e[0].path.length === 0 ? e[0].expected : undefined));
-  if (types.length === 0 || types.some((t) => t === undefined)) return null;
-  const received = /received (\w+)/.exec(i.errors![0][0].message)?.[1];
-  return `expected ${types.join(' or ')}${received ? `, received ${received}` : ''}`;
+  return oneLine(issueWords(i, checked, 'params'));
 }
 
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
@@ -113,7 +98,7 @@ export function readMessage(text: string): { message: Incoming } | { refusal: Re
   if (Array.isArray(params)) return bad('params: must be an object, not an array');
   if (Object.hasOwn(REQUESTS, method)) {
     const checked = REQUESTS[method].safeParse({ method, params });
-    if (!checked.success) return bad(issueLine(checked.error));
+    if (!checked.success) return bad(issueLine(checked.error, { method, params }));
   }
   // MCP: a cursor the server did not give is -32602; this server gives none (the whole list comes at once, without nextCursor).
   if (method === 'tools/list' && params?.cursor !== undefined) return bad('params.cursor: not a cursor this server gave (it lists every tool at once, with no nextCursor); send tools/list without one');

@@ -150,18 +150,25 @@ export function noSuchSubpathNote(store: Store, m: string): Note | null {
  * file's name: `src/mising.ts`, `nosuch.ts`, a file renamed away) that is no
  * indexed file was matched as a name, as docs/tools.md says; when that found
  * nothing, the note says so, or the bare 0 reads as "nothing imports that
- * file". Null for a name of another shape, and for a path the index holds.
+ * file". A path in a folder the index holds files of is said to be no such
+ * file. Null for a name of another shape, and for a path the index holds.
  */
 export function noSuchFileNote(store: Store, m: string, reach?: WouldReach): Note | null {
   if (!importable(m) || store.fileByPath(m)) return null;
-  // The name is not quoted: the daemon cannot tell a path the command line made root-relative (`../src/x.ts`)
-  // from a package subpath sent as typed (`lodash/fp.js`), so it could show neither as the reader typed it.
-  const as = m.includes('/') ? 'a package subpath' : 'a module or package name';
   // Statements left unresolved by the file's absence (deleted, renamed away) still import it as far as their authors know.
   let path: string | null = null;
   try { path = normalizeLexically(m, { allowRoot: false }); } catch { /* not a path inside the root: no statement names it */ }
   const would = path === null ? null : wouldImportWords(store, path, reach);
-  return { text: `no indexed file is at that path; read as ${as}, it is imported by no statement${would === null ? '' : `; ${would.text}`}`, paths: would?.paths ?? [] };
+  const tail = would === null ? '' : `; ${would.text}`;
+  // In a folder the index holds files of, the name is a path (`./src/reff.ts` typed, made root-relative): no such file, named so.
+  const dir = path?.includes('/') ? path.slice(0, path.lastIndexOf('/')) : null;
+  if (path !== null && dir !== null && store.filesUnder(dir).length > 0) {
+    return { text: `no such file: ${path}; no statement imports it${tail}`, paths: [path, ...(would?.paths ?? [])] };
+  }
+  // The name is not quoted: the daemon cannot tell a path the command line made root-relative (`../src/x.ts`)
+  // from a package subpath sent as typed (`lodash/fp.js`), so it could show neither as the reader typed it.
+  const as = m.includes('/') ? 'a package subpath' : 'a module or package name';
+  return { text: `no indexed file is at that path; read as ${as}, it is imported by no statement${tail}`, paths: would?.paths ?? [] };
 }
 
 /**

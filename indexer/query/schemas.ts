@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { EVIDENCE_KINDS, type Evidence } from '../evidence.js';
 import { FOLDER_LEFT_OUT_REASONS } from '../discover/left-out.js';
+import { issueWords } from './issue-words.js';
 
 import { DEFAULT_LIMIT, MAX_CONTEXT, MAX_LIMIT, MAX_OFFSET, READ_MAX_LINES, SYMBOL_KINDS } from './limits.js';
 
@@ -125,12 +126,6 @@ export function isToolName(name: unknown): name is ToolName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(TOOLS, name);
 }
 
-/** One line naming the first problem zod found, e.g. `limit: expected number, received string`. */
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path.length ? issue.path.map(String).join('.') : 'arguments';
-  return `${where}: ${issue.message}`;
-}
-
 /**
  * Checks a call by exact name and strict schema. Nothing is coerced: the
  * string "5" is not a number, an unknown field is an error, and the returned
@@ -143,7 +138,8 @@ export function validateToolCall(name: unknown, args: unknown): ToolCall {
   }
   const parsed = TOOLS[name].schema.safeParse(args);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map(describeIssue);
+    const keys = Object.keys(TOOLS[name].schema.shape);
+    const issues = parsed.error.issues.map((i) => issueWords(i, args, 'arguments', keys));
     throw new ToolError('invalid_arguments', `${name}: ${issues.join('; ')}`);
   }
   return { name, args: parsed.data } as ToolCall;

@@ -66,6 +66,12 @@ class SymbolSuggester {
   suggest(name: string, filtered: boolean, onlyFilteredOut = false): Suggestion[] {
     if (filtered) for (const hit of this.find(name)) this.found.push({ r: { hit, name: hit.qualname }, why: 'filtered_out' });
     if (onlyFilteredOut) return this.grouped();
+    // `Client.` (a member's name left out, or a dot typed on): the definitions of `Client`, one character away.
+    const owner = name.replace(/\.+$/, '');
+    if (owner !== name && owner !== '') {
+      for (const hit of this.find(owner)) this.found.push({ r: { hit, name: hit.qualname }, why: 'edit' });
+      return this.grouped();
+    }
     for (const r of this.reexported(name)) this.found.push({ r, why: 'reexported' });
     for (const r of this.moduleExports(name)) this.found.push({ r, why: 'module' });
     const dot = lastDot(name);
@@ -332,6 +338,8 @@ class SymbolSuggester {
       const passers = head === '' ? null : new Set(pyBindings(this.store, name.slice(0, dot), c.n).map((s) => s.from));
       for (const hit of this.find(c.n)) {
         if (hit.qualname.slice(lastDot(hit.qualname) + 1) !== c.n) continue;
+        // A member of `declare module '../dist/x'` is named by that relative path: no spelling of a bare name.
+        if (head === '' && /^\.\.?\//.test(hit.qualname)) continue;
         // Named as find_symbol answers it: under the module that defines it (httpx._client.Client).
         const via = passers === null || parentOf(hit.qualname) !== '' ? undefined : (this.store.file(hit.fid)?.mods ?? []).find((m) => passers.has(m));
         const passed = via !== undefined;

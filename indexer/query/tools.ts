@@ -16,7 +16,7 @@ import { normalizeCallerPath, normalizeLexically } from './caller-paths.js';
 import { followedNote, followedPrefix } from './link-names.js';
 import { nearPaths, nearPathWords } from './path-near.js';
 import { findImporters } from './importers.js';
-import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolResult } from './schemas.js';
+import { READ_MAX_LINES, type ToolArgs, type ToolCall, type ToolCallParams, type ToolResult } from './schemas.js';
 import { readGitDiff } from './git-diff.js';
 import { moduleQualified } from './qualified.js';
 import { withSymbolSuggestions } from './suggest.js';
@@ -27,7 +27,7 @@ import { withImporterSuggestions } from './suggest-modules.js';
 import type { WouldReach } from './missing-file.js';
 import { prefixIsWhy, withPrefixNote } from './prefix-note.js';
 import { lineBreakNote, regexNote } from './regex-note.js';
-import { withNote, type Note } from './notes.js';
+import { withNote, worded, type Note } from './notes.js';
 import { ExactFinder, type SearchText } from '../store/search-text.js';
 import type { FileMeta, Store } from '../store/store.js';
 import { queryBuckets } from '../store/trigrams.js';
@@ -332,14 +332,25 @@ export function readEvidence(store: Store, rules: RepoRules, args: ToolArgs['rea
   const ctx = args.context ?? 0;
   const s = Math.max(1, args.start_line - ctx);
   const e = Math.min(count, end + ctx);
-  if (e - s + 1 > READ_MAX_LINES) {
-    throw new ToolError('invalid_arguments', `read_evidence returns at most ${READ_MAX_LINES} lines; lines ${s}-${e} are ${e - s + 1}`);
-  }
+  if (e - s + 1 > READ_MAX_LINES) throw tooManyLines(f.path, s, e);
   const item = withNextStart(evidenceAt(store, f, s, e, 'source', f.path));
   const result: ToolResult = { evidence: [item], total: 1, generation: store.generation };
   // A path through a symbolic link names the file at its real path: the evidence names that, and the note says why.
   const typed = normalizeLexically(args.path);
   return withNote(withNote(result, f.path === typed ? null : followedNote(typed, f.path)), firstLineCutNote(store, f, item));
+}
+
+/**
+ * The refusal of a read over READ_MAX_LINES, with the reads that cover the
+ * same lines as calls: the first two pages, and the rest said in words (a
+ * 5,000-line ask is not answered with 13 calls).
+ */
+function tooManyLines(path: string, s: number, e: number): ToolError {
+  const page = (from: number): ToolCallParams => ({ name: 'read_evidence', arguments: { path, start_line: from, end_line: Math.min(e, from + READ_MAX_LINES - 1) } });
+  const second = s + READ_MAX_LINES;
+  const rest = second + READ_MAX_LINES <= e ? worded`, then ${page(second)} and so on, ${READ_MAX_LINES} at a time, to line ${e}` : worded`, then ${page(second)}`;
+  const why = worded`read_evidence returns at most ${READ_MAX_LINES} lines; lines ${s}-${e} are ${e - s + 1}: ${page(s)}${rest}`;
+  return new ToolError('invalid_arguments', why.text, [], why.calls);
 }
 
 /**
