@@ -19,6 +19,11 @@ export class DaemonBusy extends Error {
   constructor(message: string, readonly pid: number, readonly stateDir: string) { super(message); }
 }
 
+/** Thrown when the build was stopped (buildInProcess's `signal`): `files` is what the index holds, what it parsed included. */
+export class BuildStopped extends Error {
+  constructor(readonly files: number) { super('the build was stopped'); }
+}
+
 /** How often a waiting `evidex index` looks at the lock and daemon.json (two small file reads). */
 const HOLDER_POLL_MS = 100;
 
@@ -40,9 +45,10 @@ export async function whileHeld(busy: DaemonBusy, onWait: () => void): Promise<'
 /**
  * `unnamedRoot`: the root was not named with --repo (index-guard.ts may refuse it);
  * `unresolved`: list these TS/JS statements that resolved nowhere, from the index just refreshed;
- * `folder`: where the command was typed (root-relative, with its "/"), said to be left out when it is (index/refresh's `folder`).
+ * `folder`: where the command was typed (root-relative, with its "/"), said to be left out when it is (index/refresh's `folder`);
+ * `signal`: stops the build (Ctrl-C): what it parsed is committed, the index closed and the lock released, then it rejects.
  */
-export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean; unresolved?: UnresolvedQuery; folder?: string } = {}):
+export async function buildInProcess(given: string | RealRoot, onProgress: (p: BuildProgress) => void, opts: { unnamedRoot?: boolean; unresolved?: UnresolvedQuery; folder?: string; signal?: AbortSignal } = {}):
 Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOutCounts; secretPaths: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports; left_out_folder?: Omit<LeftOutFolder, 'note'> }> {
   const root = canonicalRoot(given);
   const stateDir = stateDirFor(RealRoot.trusted(root));
@@ -61,7 +67,7 @@ Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOu
   try {
     const index = await openIndex(root, { stateDir });
     try {
-      const summary = await index.refresh(onProgress);
+      const summary = await index.refresh(onProgress, opts.signal).catch((e: unknown) => { throw opts.signal?.aborted ? new BuildStopped(index.status().files) : e; });
       const { generation, leftOut, secretPaths, worktreePaths } = index.status();
       const unresolved = opts.unresolved ? { unresolved: await index.unresolvedImports(opts.unresolved) } : {};
       const leftOutFolder = opts.folder === undefined ? null : await index.leftOutFolder(opts.folder);

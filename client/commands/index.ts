@@ -1,10 +1,10 @@
 // `evidex index`: build or refresh the index with a progress line. Without a
 // daemon the index is built in this process (client/index-command.ts, under
 // the root's lock); when a daemon holds the root, it is asked to refresh and
-// its progress is shown. Ctrl-C leaves a clean line and exits 130.
+// its progress is shown. Ctrl-C leaves a clean line, says what the index keeps and exits 130.
 // With --unresolved, the TS/JS import statements that resolved nowhere are
 // listed below the summary, from the index just refreshed (unresolved-report.ts).
-import { human, path, stderr, stdout } from '../../local/human.js';
+import { human, path, stderr, stdout, type Shown } from '../../local/human.js';
 import { Methods, Notifications, type BuildSummary, type LeftOutFolder, type UnresolvedImports, type WaitedFor } from '../../protocol/messages.js';
 import type { LeftOutCounts } from '../../indexer/discover/left-out.js';
 import { DEFAULT_LIMIT, DEFAULT_UNRESOLVED_REASONS, UNRESOLVED_REASONS } from '../../indexer/query/limits.js';
@@ -19,7 +19,7 @@ export const command = defineCommand({
   usage: USAGE,
   summary: 'build or refresh the index, with progress; --unresolved lists the TS/JS imports that resolved nowhere',
   details: 'Without a daemon the index is built in this process; with one running, the daemon refreshes it.\n'
-    + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it safely.\n'
+    + 'Unchanged files (same size, time and hash) are not parsed again. Ctrl-C stops it, keeping every file it parsed.\n'
     + 'With --unresolved, the TS/JS import statements that resolved nowhere follow the summary, by reason, as `path:line: text`: '
     + 'missing (the path reaches no file) and under an unreadable config unless --reason says otherwise.',
   examples: ['evidex index', 'evidex index --repo ~/src/flask --json', 'evidex index --unresolved', 'evidex index --unresolved --reason external --limit 50', 'evidex index --unresolved --path-prefix packages/core'],
@@ -46,18 +46,30 @@ export const command = defineCommand({
     // that folder out, it says so, and how to index the folder itself (docs/cli.md, evidex index).
     const folder = unnamedRoot(p) && place.here ? place.here : undefined;
     const query = p.flags.unresolved ? { reasons, limit: p.flags.limit ?? DEFAULT_LIMIT, offset: p.flags.offset ?? 0, path_prefix: prefix, shown_from: shownFrom } : undefined;
-    const [{ ProgressLine }, { buildInProcess, DaemonBusy, whileHeld }] = await Promise.all([import('../progress.js'), import('../index-command.js')]);
+    const [{ ProgressLine }, { buildInProcess, BuildStopped, DaemonBusy, whileHeld }] = await Promise.all([import('../progress.js'), import('../index-command.js')]);
     const bar = new ProgressLine(stderr(), json);
-    // The default SIGINT exit would leave the progress line half drawn under the prompt.
-    // An interrupted build is safe: the index is crash-safe, and the next run resumes it.
-    // Then the process dies of the signal itself, as the shell expects of Ctrl-C (status 130):
-    // a normal exit would tear down the parser threads mid-call, which aborts in native code.
-    const onInterrupt = () => {
+    // Ctrl-C. A build in this process is stopped at its next parse results and commits what it parsed, so the next
+    // run parses only the rest (a second Ctrl-C stops at once, keeping what was committed); waiting on another
+    // process or a daemon, nothing here writes. One line says what the index keeps (the default SIGINT exit would
+    // leave the progress line half drawn under the prompt), then the process dies of the signal itself, as the shell
+    // expects of Ctrl-C (status 130): a normal exit would tear down the parser threads mid-call, which aborts in native code.
+    const stop = new AbortController();
+    let waitingOn: number | null = null; // another process's pid, while its build is waited for
+    let viaDaemon = false;
+    const interrupted = (said: Shown): Promise<never> => {
       bar.done();
-      stderr().line(human`evidex: interrupted; the index is left as it was or partly refreshed, and \`evidex index\` resumes it`);
+      stderr().line(human`evidex: interrupted; ${said}`);
+      process.off('SIGINT', onInterrupt);
       process.kill(process.pid, 'SIGINT');
+      return new Promise<never>(() => undefined); // the signal ends the process
     };
-    process.once('SIGINT', onInterrupt);
+    const onInterrupt = () => {
+      if (viaDaemon) void interrupted(human`the daemon goes on with the refresh, and \`evidex index\` waits for it and says what it did`);
+      else if (waitingOn !== null) void interrupted(human`nothing was written here, and process ${waitingOn} goes on building the index`);
+      else if (!stop.signal.aborted) stop.abort(); // the build's end says what it kept
+      else void interrupted(human`stopped at once: the files committed so far are kept, and \`evidex index\` parses the rest`);
+    };
+    process.on('SIGINT', onInterrupt);
     const t0 = Date.now();
     type Summary = BuildSummary & {
       generation: number; indexBytes?: number; leftOut?: LeftOutCounts; secretPaths?: string[]; worktreePaths?: string[]; unresolved?: UnresolvedImports;
@@ -70,16 +82,23 @@ export const command = defineCommand({
       // wait for it, then build here (finding its work unchanged) or ask the daemon that now serves.
       while (summary === undefined) {
         try {
-          summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p), unresolved: query, folder }), via: 'in-process' };
+          summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p), unresolved: query, folder, signal: stop.signal }), via: 'in-process' };
         } catch (e) {
+          if (e instanceof BuildStopped) await interrupted(human`the files parsed so far are kept (the index holds ${e.files} now), and \`evidex index\` parses only the rest`);
           if (!(e instanceof DaemonBusy)) throw e;
+          if (stop.signal.aborted) await interrupted(human`nothing was written here`);
           const tell = () => {
             if (!told) stderr().line(human`evidex: another process (pid ${e.pid}) is building this index; waiting for it to finish`);
             told = true;
           };
-          if (await whileHeld(e, tell) === 'daemon') break;
+          waitingOn = e.pid;
+          const next = await whileHeld(e, tell);
+          waitingOn = null;
+          if (next === 'daemon') break;
         }
       }
+      if (stop.signal.aborted && summary) await interrupted(human`the build had ended by then: the index is complete (${summary.files} files)`);
+      viaDaemon = summary === undefined;
       if (summary === undefined) {
         // A daemon owns this root's index: ask it to refresh and show its progress.
         const { connect } = await import('../connection.js');

@@ -3,13 +3,11 @@
 // workers parse (parse-worker.ts), this module decides what to write and
 // writes it through Store.commit — the only writer.
 //
-// Crash safety: the state is set to `building` before the first write of a
-// refresh and to `ready` after the last. Every commit holds whole files (row,
-// text, buckets, symbols, imports and lookup keys together), so after a kill
-// the index is a mix of old and new whole files; the next refresh compares
-// size+mtime, then content hashes, and finishes the job. The same holds for a
-// refresh cancelled through its AbortSignal (a daemon stopping, or its root
-// replaced under it): it stops between commits.
+// Crash safety: the state is `building` from a refresh's first write to its last. Every commit
+// holds whole files (row, text, buckets, symbols, imports and lookup keys together), so after a kill
+// the index is a mix of old and new whole files; the next refresh compares size+mtime, then content
+// hashes, and finishes the job. A refresh cancelled through its AbortSignal (a daemon stopping, its
+// root replaced, Ctrl-C on `evidex index`) parses no more, commits what it parsed and stops.
 import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
 import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
@@ -233,9 +231,9 @@ export class Builder {
       if (ops.length) this.commitTs(ops);
       ops = []; opBytes = 0; lastFlush = performance.now();
     };
+    // Cancelled (`signal`), the pool sends no more chunks but hands over those in flight: they are taken as any
+    // others and committed below, so the next build parses only what this one never parsed.
     const take = (results: ParseResult[]): void => {
-      // Cancelled: commit what is parsed (the next build need not parse it again) and stop; the throw shuts the parse pool down.
-      if (signal?.aborted) { flush(); signal.throwIfAborted(); }
       for (const res of results) {
         const op = this.opFor(res, target, (path, raw) => resolveTs?.(path, raw));
         if (res.kind === 'file') {
@@ -256,9 +254,9 @@ export class Builder {
       onProgress?.({ phase: 'parse', done, total: tasks.length, leftOut: excluded });
     };
     if (tasks.length) onProgress?.({ phase: 'parse', done: 0, total: tasks.length, leftOut: 0 }); // the parse's time starts here, not at its first file
-    await parseTasks(tasks, this.maxBytes, this.workerCount, take, this.opts.compileCache ?? null, early?.take());
-    signal?.throwIfAborted();
+    await parseTasks(tasks, this.maxBytes, this.workerCount, take, this.opts.compileCache ?? null, early?.take(), undefined, signal);
     flush();
+    signal?.throwIfAborted();
     onProgress?.({ phase: 'write', done: 0, total: removedPaths.length });
     const removals: StoreOp[] = [];
     const changedSet = new Set(changedPaths);
@@ -268,7 +266,7 @@ export class Builder {
     if (removals.length) this.commitTs(removals);
     for (const o of removals) if (o.op === 'remove') changes.push({ path: o.path, how: 'disappeared' });
     const unseen = resolveTs ? walked.filter((w) => !store.fileByPath(w.path)).map((w) => w.path) : []; // the walk's tree was taken to exist only by TS/JS files parsed here
-    await this.resolveTs(changes, tsWritten, resolveAll, unseen);
+    await this.resolveTs(changes, tsWritten, resolveAll, unseen, signal);
     saveCompileCache(); // the compiler has resolved (and maybe parsed) on this thread by now
 
     // Package folders as they really are now (an __init__.py may have been binary or vanished meanwhile).
@@ -289,11 +287,13 @@ export class Builder {
   /**
    * The end of a build: re-resolves the stored TypeScript files its changes
    * can affect (those it wrote were resolved as they were parsed), in bounded
-   * commits, yielding between them so queries are answered meanwhile.
+   * commits, yielding between them so queries are answered meanwhile; cancelled, it stops between two
+   * (the index stays `building`, so the next build resolves every file again).
    */
-  private async resolveTs(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): Promise<void> {
+  private async resolveTs(changes: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[], signal?: AbortSignal): Promise<void> {
     const ops = this.ts.afterBuild(changes, written, all, unseen);
     for (let i = 0; i < ops.length; i += COMMIT_FILES) {
+      if (signal?.aborted) { this.ts.reset(); signal.throwIfAborted(); } // the resolutions not committed are not the store's
       this.commitTs(ops.slice(i, i + COMMIT_FILES));
       await new Promise((r) => setImmediate(r));
     }

@@ -17,7 +17,12 @@ export interface ParseWorkerData {
   compileCache: string | null;
 }
 
-export interface ParseRequest { id: number; maxBytes: number; tasks: ParseTask[] }
+/**
+ * `stop`: one Int32 on shared memory, set to 1 when the build is cancelled; a worker then parses no more
+ * files of its chunks and answers with those it has parsed (the build keeps them), so a stop waits for
+ * one file's parse, not for whole chunks.
+ */
+export interface ParseRequest { id: number; maxBytes: number; tasks: ParseTask[]; stop?: Int32Array }
 
 export type ParseResult =
   | { path: string; kind: 'gone' }

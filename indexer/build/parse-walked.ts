@@ -20,17 +20,19 @@ export interface WalkedTask { slot: number; task: ParseTask & { size: number } }
  * Parses `tasks`, handing each result (or chunk of results) to `onResults` as
  * parseAll does: in the pool when they are POOL_FILES or more, or when
  * workers were `started` for them ahead (a build from nothing), else here.
- * `slabs`: where those parsed here keep their bytes (parseOne).
+ * `slabs`: where those parsed here keep their bytes (parseOne). Once `signal`
+ * aborts, nothing more is started; what was started is still handed over.
  */
 export async function parseTasks(
   tasks: Array<ParseTask & { size: number }>, maxBytes: number, workers: number, onResults: (results: ParseResult[]) => void,
-  compileCache: string | null, started: Worker[] = [], slabs?: ReadSlabs,
+  compileCache: string | null, started: Worker[] = [], slabs?: ReadSlabs, signal?: AbortSignal,
 ): Promise<void> {
-  if (tasks.length >= POOL_FILES || started.length > 0) return parseAll(tasks, maxBytes, workers, onResults, compileCache, started);
+  if (tasks.length >= POOL_FILES || started.length > 0) return parseAll(tasks, maxBytes, workers, onResults, compileCache, started, signal);
   // One file is faster here than a round trip to a worker.
   const slices = new Slices();
   for (const task of tasks) {
     await slices.next();
+    if (signal?.aborted) return;
     onResults([parseOne(task, maxBytes, slabs)]);
   }
 }

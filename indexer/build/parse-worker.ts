@@ -168,6 +168,7 @@ function parseChunk(req: ParseRequest): { results: ParseResult[]; transfer: Arra
   const transfer: ArrayBuffer[] = [];
   let pyBytes = 0;
   for (const task of req.tasks) {
+    if (req.stop && Atomics.load(req.stop, 0) !== 0) break; // the build was cancelled: what is parsed goes back
     let res: ParseResult;
     try {
       res = parseOne(task, req.maxBytes);

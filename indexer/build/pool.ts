@@ -113,15 +113,19 @@ export class EarlyWorkers {
  * chunks want more, and any started ahead beyond that ended unused (the walk
  * saw the files in another order). Calls onResults for each finished chunk
  * (on the main thread, in completion order). Resolves when all are done;
- * the workers are terminated either way. When onResults throws (a cancelled
- * build) no more chunks go out, and the workers are terminated only once the
- * chunks in flight have come back: a worker terminated inside tree-sitter's
- * native parse makes the binding throw a C++ exception that aborts the whole
- * process.
+ * the workers are terminated either way. Once `signal` aborts (a cancelled
+ * build) no more chunks go out, the workers parse no further file of the
+ * chunks they hold (ParseRequest.stop) and answer with what they parsed,
+ * which goes to onResults as any other answer (parsed work the build can
+ * keep); it resolves when every chunk has come back. When onResults throws,
+ * no more chunks go out either and the chunks in flight are awaited unread.
+ * Either way the workers are terminated only once nothing is in flight: a
+ * worker terminated inside tree-sitter's native parse makes the binding throw
+ * a C++ exception that aborts the whole process.
  */
 export async function parseAll(
   tasks: Array<ParseTask & { size: number }>, maxBytes: number, maxWorkers: number,
-  onResults: (results: ParseResult[]) => void, compileCache: string | null = null, started: Worker[] = [],
+  onResults: (results: ParseResult[]) => void, compileCache: string | null = null, started: Worker[] = [], signal?: AbortSignal,
 ): Promise<void> {
   const chunks = chunk(tasks);
   const wanted = workersFor(chunks.length, maxWorkers);
@@ -139,12 +143,18 @@ export async function parseAll(
   };
   let next = 0;
   let pending = 0;
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const stopParsing = (): void => { Atomics.store(stop, 0, 1); };
+  signal?.addEventListener('abort', stopParsing, { once: true });
+  if (signal?.aborted) stopParsing();
   try {
     await new Promise<void>((resolve, reject) => {
       let failed = false;
+      /** Every chunk that went out has come back and no more will go: all of them, or the build was cancelled. */
+      const over = (): boolean => pending === 0 && (next >= chunks.length || signal?.aborted === true);
       const send = (w: Worker): void => {
-        if (next >= chunks.length || failed) return;
-        const req: ParseRequest = { id: next, maxBytes, tasks: chunks[next] };
+        if (next >= chunks.length || failed || signal?.aborted) return;
+        const req: ParseRequest = { id: next, maxBytes, tasks: chunks[next], stop };
         next++; pending++;
         inFlight.set(w, inFlight.get(w)! + 1);
         w.postMessage(req);
@@ -156,7 +166,7 @@ export async function parseAll(
           pending--;
           try { onResults(res.results); } catch (err) { failed = true; reject(err); return; }
           send(w);
-          if (pending === 0 && next >= chunks.length) resolve();
+          if (over()) resolve();
         });
         w.on('error', (err) => { landed(w, true); if (!failed) { failed = true; reject(err); } });
         w.on('exit', (code) => {
@@ -169,8 +179,10 @@ export async function parseAll(
         if (ended) { landed(w, true); if (!failed) { failed = true; reject(ended); } continue; }
         for (let i = 0; i < IN_FLIGHT_PER_WORKER; i++) send(w);
       }
+      if (!failed && over()) resolve(); // cancelled before any chunk went out
     });
   } finally {
+    signal?.removeEventListener('abort', stopParsing);
     if (!allLanded()) await new Promise<void>((r) => { settleInFlight = r; });
     await Promise.all(pool.map((w) => w.terminate()));
   }

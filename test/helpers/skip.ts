@@ -33,6 +33,8 @@ export const lacks = {
   python3: once(() => (runs('python3', ['-c', 'import ast, sysconfig']) ? null : 'python3 is not installed (the ast oracle and the stdlib corpora need it)')),
   /** /proc, for process start times and memory. */
   proc: once(() => (existsSync('/proc/self/stat') ? null : 'this system has no /proc')),
+  /** util-linux `script`: a pseudo-terminal for one command, whose output and typed keys a test handles as streams. */
+  script: once(() => (runs('script', ['--version']) ? null : 'script (util-linux) is not installed')),
   /** The bundled fixture repository. */
   fixture: once(() => (existsSync(FIXTURE) ? null : `the fixture repository ${FIXTURE} is absent`)),
 };
