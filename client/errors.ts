@@ -11,7 +11,7 @@ import { ToolError } from '../indexer/errors.js';
 import { HomeNotAbsolute } from '../local/home.js';
 import { NoSuchFolder } from '../local/root.js';
 import { StateNotYoursError } from '../local/state-trust.js';
-import { RpcCode, RpcError } from '../protocol/jsonrpc.js';
+import { ConnectionClosed, RpcCode, RpcError } from '../protocol/jsonrpc.js';
 import { ASK_ERROR, MESSAGE_TOO_LARGE, SHUTTING_DOWN, TOOL_ERROR } from '../protocol/messages.js';
 import { UsageError } from './command.js';
 import { ConnectionError } from './connection.js';
@@ -58,6 +58,10 @@ export function userError(e: unknown): UserError {
   if (e instanceof RootNotFile) return { code: 'not_indexed', message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof Refusal) return { code: e.code, message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof ConnectionError) return { code: 'daemon_unavailable', message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
+  // The daemon went away with the answer pending (stopped, or killed): no fault of the command, and the next one starts a daemon.
+  if (e instanceof ConnectionClosed) {
+    return { code: 'daemon_unavailable', message: `the evidex daemon stopped while this command ran (${e.reason}); run it again: it starts a new daemon`, exit: EXIT_FAILED, plain: true };
+  }
   // State another user could have planted: refused before anything was read or sent (local/state-trust.ts).
   if (e instanceof StateNotYoursError) return { code: e.code, message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
   // What the index itself refused in this process (`evidex index` without a daemon: a full disk).

@@ -54,6 +54,18 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * A request's answer lost with its connection (`reason`: the close code and
+ * reason, or the socket's error): the peer went away while it was pending,
+ * which is not an error the peer made.
+ */
+export class ConnectionClosed extends RpcError {
+  constructor(readonly reason: string) {
+    super(RpcCode.INTERNAL_ERROR, reason);
+    this.name = 'ConnectionClosed';
+  }
+}
+
 export type Incoming =
   | { kind: 'request'; id: RpcId; method: string; params: unknown }
   | { kind: 'notification'; method: string; params: unknown }
@@ -384,7 +396,7 @@ export class RpcConnection {
     if (this.closedReason !== null) return;
     this.closedReason = reason;
     for (const c of this.inflight.values()) c.abort(new Error(reason));
-    for (const p of this.pending.values()) p.reject(new RpcError(RpcCode.INTERNAL_ERROR, reason));
+    for (const p of this.pending.values()) p.reject(new ConnectionClosed(reason));
     this.pending.clear();
     for (const h of this.closeHandlers) {
       try { h(reason); } catch { /* ignore */ }

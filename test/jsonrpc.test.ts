@@ -7,9 +7,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocket, WebSocketServer } from 'ws';
 import {
-  CANCEL_NOTIFICATION, RpcCode, RpcConnection, RpcError, type RequestContext, type RequestHandler, type RpcConnectionOptions,
+  CANCEL_NOTIFICATION, ConnectionClosed, RpcCode, RpcConnection, RpcError, type RequestContext, type RequestHandler, type RpcConnectionOptions,
 } from '../protocol/jsonrpc.js';
 import { MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES } from '../protocol/messages.js';
+import { userError } from '../client/errors.js';
 
 /** The limits each end passes (the transport has none of its own). */
 const LIMITS = { maxMessageBytes: MAX_MESSAGE_BYTES, maxBufferedBytes: MAX_PAYLOAD_BYTES };
@@ -132,6 +133,24 @@ test('a disconnect aborts the request in flight; the client sees its request fai
   p.client.close();
   assert.ok(await within(g.abortEvent), 'the disconnect aborted the request');
   assert.match(String(await answer), /closed/);
+});
+
+test('a peer that closes with a request pending (a daemon stopping) fails it as ConnectionClosed, which the CLI words as the daemon gone, not an internal error', async () => {
+  let server!: WebSocket;
+  let entered!: () => void;
+  const started = new Promise<void>((res) => { entered = res; });
+  const p = await serve(async () => { entered(); return new Promise(() => undefined); }, (ws) => { server = ws; });
+  const answer = p.client.sendRequest('index/refresh', {}).then(() => null, (e: unknown) => e);
+  await started;
+  server.close(1001, 'daemon shutting down');
+  const e = await answer;
+  assert.ok(e instanceof ConnectionClosed, String(e));
+  assert.is((e as ConnectionClosed).reason, 'connection closed (1001 daemon shutting down)');
+  const said = userError(e);
+  assert.is(said.code, 'daemon_unavailable');
+  assert.is(said.message, 'the evidex daemon stopped while this command ran (connection closed (1001 daemon shutting down)); run it again: it starts a new daemon');
+  // An error the peer sends is still its own: not taken for a lost connection.
+  assert.not.ok(new RpcError(RpcCode.INTERNAL_ERROR, 'internal error: x') instanceof ConnectionClosed);
 });
 
 test('a value from the handler is sent in the same turn; a throw, an unserialisable value and odd thenables get exactly one answer each; the connection goes on', async () => {
