@@ -282,11 +282,15 @@ test('Ctrl-C during evidex index: the progress line is finished, one line says s
   let stderr = '';
   const firstLine = new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); if (stderr.includes('\n')) resolve(); }));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  await firstLine;
-  child.kill('SIGINT');
-  const end = await exited;
-  assert.equal(end, { code: null, signal: 'SIGINT' }, stderr);
-  assert.match(stderr, /\nevidex: interrupted; .*\n$/);
+  try {
+    await firstLine;
+    child.kill('SIGINT');
+    const end = await exited;
+    assert.equal(end, { code: null, signal: 'SIGINT' }, stderr);
+    assert.match(stderr, /\nevidex: interrupted; .*\n$/);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
   const again = evidex(['index', '--repo', big, '--json']);
   assert.is(again.code, 0, again.stderr);
   assert.is(JSON.parse(again.stdout).files, 4000);
