@@ -5,6 +5,12 @@
 // source at every call; on Node 20 not even code-cache.ts is loaded.
 // Builtins by process.getBuiltinModule(), not `import`: a CLI call loads this module,
 // and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
+// A Node without process.getBuiltinModule (before 20.16 and 22.3) cannot run the CLI at all: one line, not a TypeError.
+if (typeof process.getBuiltinModule !== 'function') {
+  const { SUPPORTED_NODE } = await import('../local/node-line.js');
+  process.stderr.write(`evidex: Node.js ${process.versions.node} cannot run evidex (it has no process.getBuiltinModule); evidex supports ${SUPPORTED_NODE}\n`);
+  process.exit(1);
+}
 const module = process.getBuiltinModule('node:module');
 
 const enable = (module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;

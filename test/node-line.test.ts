@@ -58,4 +58,13 @@ test(`on this Node (${process.versions.node}): the CLI, the MCP server and the d
 
 test.after(() => cleanupTemp());
 
+test('a Node too old for the CLI (no process.getBuiltinModule: before 20.16 and 22.3) gets one line and exit 1, not a TypeError', () => {
+  const { [NODE_WARNING_ENV]: _off, ...rest } = process.env;
+  const older = `data:text/javascript,${encodeURIComponent('delete process.getBuiltinModule;')}`;
+  const r = spawnSync(process.execPath, ['--import', older, BIN, '--version'], { encoding: 'utf8', input: '', env: { ...rest, EVIDEX_HOME: tempDir('node-line-old') }, timeout: 30_000 });
+  assert.is(r.status, 1, r.stderr);
+  assert.is(r.stdout, '');
+  assert.is(r.stderr, `evidex: Node.js ${process.versions.node} cannot run evidex (it has no process.getBuiltinModule); evidex supports ${SUPPORTED_NODE}\n`);
+});
+
 test.run();
