@@ -58,9 +58,14 @@ export function userError(e: unknown): UserError {
   if (e instanceof RootNotFile) return { code: 'not_indexed', message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof Refusal) return { code: e.code, message: oneLine(e.message), exit: EXIT_REFUSED, plain: false };
   if (e instanceof ConnectionError) return { code: 'daemon_unavailable', message: oneLine(e.message), exit: EXIT_FAILED, plain: true };
-  // The daemon went away with the answer pending (stopped, or killed): no fault of the command, and the next one starts a daemon.
+  // The connection went with the answer pending. 1001 is the daemon's stop, 1006 a daemon gone without a word (killed):
+  // no fault of the command, and the next one starts a daemon. Any other close (a message over the limit) is said as it is.
   if (e instanceof ConnectionClosed) {
-    return { code: 'daemon_unavailable', message: `the evidex daemon stopped while this command ran (${e.reason}); run it again: it starts a new daemon`, exit: EXIT_FAILED, plain: true };
+    const gone = e.closeCode === 1001 || e.closeCode === 1006;
+    const message = gone
+      ? `the evidex daemon stopped while this command ran (${e.reason}); run it again: it starts a new daemon`
+      : `the connection to the evidex daemon closed while this command ran (${e.reason})`;
+    return { code: 'daemon_unavailable', message, exit: EXIT_FAILED, plain: true };
   }
   // State another user could have planted: refused before anything was read or sent (local/state-trust.ts).
   if (e instanceof StateNotYoursError) return { code: e.code, message: oneLine(e.message), exit: EXIT_FAILED, plain: true };

@@ -60,7 +60,8 @@ export class RpcError extends Error {
  * which is not an error the peer made.
  */
 export class ConnectionClosed extends RpcError {
-  constructor(readonly reason: string) {
+  /** `closeCode`: the WebSocket close code (1001: the peer is going away), or null for a socket error. */
+  constructor(readonly reason: string, readonly closeCode: number | null) {
     super(RpcCode.INTERNAL_ERROR, reason);
     this.name = 'ConnectionClosed';
   }
@@ -207,8 +208,8 @@ export class RpcConnection {
     this.maxBufferedBytes = opts.maxBufferedBytes;
     this.maxAnswerBytes = opts.maxAnswerBytes ?? this.maxMessageBytes;
     ws.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
-    ws.on('close', (code: number, reason: Buffer) => this.closed(`connection closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`));
-    ws.on('error', (err: Error) => this.closed(`connection error: ${err.message}`));
+    ws.on('close', (code: number, reason: Buffer) => this.closed(`connection closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`, code));
+    ws.on('error', (err: Error) => this.closed(`connection error: ${err.message}`, null));
   }
 
   get isOpen(): boolean { return this.closedReason === null; }
@@ -242,7 +243,7 @@ export class RpcConnection {
 
   /** Drops the peer at once (no closing handshake): for peers that stopped reading. */
   terminate(reason: string): void {
-    this.closed(reason);
+    this.closed(reason, null);
     this.ws.terminate();
   }
 
@@ -392,11 +393,11 @@ export class RpcConnection {
       : new RpcError(RpcCode.INTERNAL_ERROR, `internal error: ${e instanceof Error ? e.message : String(e)}`));
   }
 
-  private closed(reason: string): void {
+  private closed(reason: string, code: number | null): void {
     if (this.closedReason !== null) return;
     this.closedReason = reason;
     for (const c of this.inflight.values()) c.abort(new Error(reason));
-    for (const p of this.pending.values()) p.reject(new ConnectionClosed(reason));
+    for (const p of this.pending.values()) p.reject(new ConnectionClosed(reason, code));
     this.pending.clear();
     for (const h of this.closeHandlers) {
       try { h(reason); } catch { /* ignore */ }

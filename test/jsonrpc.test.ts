@@ -149,6 +149,9 @@ test('a peer that closes with a request pending (a daemon stopping) fails it as 
   const said = userError(e);
   assert.is(said.code, 'daemon_unavailable');
   assert.is(said.message, 'the evidex daemon stopped while this command ran (connection closed (1001 daemon shutting down)); run it again: it starts a new daemon');
+  // Any other close is said as it is, without a daemon's stop in it (here: a message over the peer's limit).
+  const tooLarge = userError(new ConnectionClosed('connection closed (1009 message too big)', 1009));
+  assert.is(tooLarge.message, 'the connection to the evidex daemon closed while this command ran (connection closed (1009 message too big))');
   // An error the peer sends is still its own: not taken for a lost connection.
   assert.not.ok(new RpcError(RpcCode.INTERNAL_ERROR, 'internal error: x') instanceof ConnectionClosed);
 });
