@@ -67,7 +67,9 @@ Promise<BuildSummary & { generation: number; indexBytes: number; leftOut: LeftOu
   try {
     const index = await openIndex(root, { stateDir });
     try {
-      const summary = await index.refresh(onProgress, opts.signal).catch((e: unknown) => { throw opts.signal?.aborted ? new BuildStopped(index.status().files) : e; });
+      // The stop's own error becomes BuildStopped; any other failure (a full disk) is said as itself, stop or not.
+      const stopped = (e: unknown) => opts.signal?.aborted === true && (e === opts.signal.reason || (e instanceof Error && e.name === 'AbortError'));
+      const summary = await index.refresh(onProgress, opts.signal).catch((e: unknown) => { throw stopped(e) ? new BuildStopped(index.status().files) : e; });
       const { generation, leftOut, secretPaths, worktreePaths } = index.status();
       const unresolved = opts.unresolved ? { unresolved: await index.unresolvedImports(opts.unresolved) } : {};
       const leftOutFolder = opts.folder === undefined ? null : await index.leftOutFolder(opts.folder);

@@ -98,6 +98,8 @@ export const command = defineCommand({
         }
       }
       if (stop.signal.aborted && summary) await interrupted(human`the build had ended by then: the index is complete (${summary.files} files)`);
+      // A Ctrl-C after the wait ended and before the daemon was asked: nothing asked yet, so nothing goes on.
+      if (stop.signal.aborted) await interrupted(human`nothing was written here`);
       viaDaemon = summary === undefined;
       if (summary === undefined) {
         // A daemon owns this root's index: ask it to refresh and show its progress.
