@@ -87,7 +87,7 @@ function nearestByTable(name: string): string | null {
   return prefixed.length === 1 ? prefixed[0] : null;
 }
 
-test('the CLI\'s "did you mean" command, now by distanceWithin, is the one its own table chose, on every command misspelt 1-3 ways and random words', () => {
+test('the CLI\'s "did you mean" command, by distanceWithin, is the one a whole edit-distance table chooses, on every command misspelt 1-3 ways and random words', () => {
   const letters = 'abcdefghijklmnopqrstuvwxyz';
   const names = new Set<string>(['serch', 'symbols', 'SEARCH', 'Idx', 'im', 'd', '', 'dif', 'tool', 'cal', 'evl']);
   for (const c of COMMANDS) for (let n = 0; n < 300; n++) names.add(edited(c, 1 + pick(3), letters));

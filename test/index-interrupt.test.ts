@@ -11,13 +11,13 @@ import * as assert from 'uvu/assert';
 import { openEvidexIndex } from '../indexer/index.js';
 import { stateDirFor } from '../local/state.js';
 import { evidex, BIN } from './helpers/cli.js';
+import { CHUNK_FILES, IN_FLIGHT_PER_WORKER } from '../indexer/build/pool.js';
 import { freshDump } from './helpers/fresh-index.js';
 import { cleanupTemp, tempDir } from './helpers/fs.js';
 import { lacks, testUnless } from './helpers/skip.js';
 
-/** Files per parse chunk (pool.ts CHUNK_FILES) and chunks a worker holds at once (IN_FLIGHT_PER_WORKER). */
-const CHUNK_FILES = 24;
-const IN_FLIGHT = 2;
+/** Files per parse chunk and chunks a worker holds at once, as the pool has them. */
+const IN_FLIGHT = IN_FLIGHT_PER_WORKER;
 const WORKERS = 2;
 
 /** A tree of `n` small Python and TypeScript files that import one another (every file is indexed: none binary). */

@@ -1,8 +1,9 @@
 // A stop during the request-path warm-up is not a failure. The stop closes the
 // index under the warm-up's call in flight (waiting for its turn, or paused
-// between two slices of a search): that call used to fail as "the index is
-// closed" or, resumed over the unmapped text map, as "internal: search text
-// read from a closed text map", and the warm-up logged itself failed.
+// between two slices of a search): that call must end as a refusal for the
+// stop, not as "the index is closed" or, resumed over the unmapped text map,
+// "internal: search text read from a closed text map", and the warm-up must
+// not log itself failed.
 //
 // The stop is made to land inside the warm-up by the daemon's own slice clock
 // (an injected function, as in fair-slices.test.ts): its K-th reading once the
@@ -11,9 +12,8 @@
 // around the stop depends only on the order of the event loop, not on the
 // machine's speed: a call that ran at once leaves the next one waiting for its
 // turn (fair-turns.ts), and the stop then closes the index before that turn.
-// Before the fix, 8 of the 16 readings below ended in "warm-up failed: the
-// index is closed". A search resumed over an unmapped text map is the index's
-// own test, first below.
+// About half of the 16 readings below land the stop in such a wait. A search
+// resumed over an unmapped text map is the index's own test, first below.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';

@@ -5,11 +5,11 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ParseRequest, ParseResponse, ParseResult, ParseTask, ParseWorkerData } from './messages.js';
 
-const CHUNK_FILES = 24;
+export const CHUNK_FILES = 24;
 // Small chunks bound the tree-sitter trees a worker holds before it can collect
 // them (see parse-worker.ts): 1 MiB chunks peaked ~40 MiB higher on the stdlib.
 const CHUNK_BYTES = 256 << 10;
-const IN_FLIGHT_PER_WORKER = 2;
+export const IN_FLIGHT_PER_WORKER = 2;
 
 export function defaultWorkers(): number {
   return Math.max(1, availableParallelism());
