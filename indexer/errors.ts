@@ -31,14 +31,44 @@ export class ToolError extends Error {
    * (query/notes.ts, PlacedCall), so a client shows them in its own words;
    * sent as the refusal's `calls`.
    */
-  constructor(readonly code: ErrorCode, message: string, readonly paths: readonly string[] = [], readonly calls: readonly Placed[] = []) {
-    // One line, always: a model gets this text back verbatim.
-    super(message.replace(/\s*\n\s*/g, ' '));
+  readonly calls: readonly Placed[];
+  constructor(readonly code: ErrorCode, message: string, readonly paths: readonly string[] = [], calls: readonly Placed[] = []) {
+    // One line, always: a model gets this text back verbatim. The calls move with the text they sit in.
+    const line = oneLine(message);
+    super(line.text);
     this.name = 'ToolError';
+    this.calls = calls.map((c) => ({ ...c, at: line.at(c.at), length: line.at(c.at + c.length) - line.at(c.at) }));
   }
   toJSON(): { code: ErrorCode; message: string; calls?: readonly Placed[] } {
     return { code: this.code, message: this.message, ...(this.calls.length ? { calls: this.calls } : {}) };
   }
+}
+
+/**
+ * `text` with each line break and the blanks around it made one space, and
+ * where an offset of `text` is in the result (an offset inside a collapsed
+ * run is after its space).
+ */
+function oneLine(text: string): { text: string; at(offset: number): number } {
+  const runs: Array<{ from: number; to: number }> = [];
+  for (const m of text.matchAll(/\s*\n\s*/g)) runs.push({ from: m.index, to: m.index + m[0].length });
+  if (runs.length === 0) return { text, at: (offset) => offset };
+  let out = '';
+  let last = 0;
+  for (const r of runs) { out += `${text.slice(last, r.from)} `; last = r.to; }
+  out += text.slice(last);
+  return {
+    text: out,
+    at(offset) {
+      let removed = 0;
+      for (const r of runs) {
+        if (offset <= r.from) break;
+        if (offset < r.to) return r.from - removed + 1;
+        removed += r.to - r.from - 1;
+      }
+      return offset - removed;
+    },
+  };
 }
 
 /** Turns anything thrown into a ToolError, keeping ToolErrors as they are. */

@@ -61,6 +61,14 @@ test('a refusal\'s calls go on the wire beside its code and message, and stay wh
   assert.equal(shown.calls.map((c) => c.arguments), [{ module_name: 'apps/ui/index.ts' }, { module_name: '@a/ui' }]);
 });
 
+test('a refusal made one line keeps its calls on their words: a line break before and after a call (a folder name from the tree; a call writes one escaped)', () => {
+  const folder = 'apps/\n  weird';
+  const why = worded`"${folder}" is a folder:\n  ${importers('apps/ui/index.ts')}\n and ${importers(`${folder}/x.ts`)} then\n`;
+  const e = new ToolError('not_indexed', why.text, [], why.calls);
+  assert.not.match(e.message, /\n/);
+  assert.equal(written({ text: e.message, calls: [...e.calls] }), ['find_importers apps/ui/index.ts', 'find_importers "apps/\\n  weird/x.ts"']);
+});
+
 /** A place in `here` of a root whose files are `files`. */
 const placeIn = (here: string | null, files: readonly string[] = [], below: string | null = null): CallPlace & { below: string | null; root: { path: string } } => ({
   here, below, root: { path: '/r oot' },
