@@ -84,7 +84,11 @@ export const command = defineCommand({
         try {
           summary = { ...await buildInProcess(root, (pr) => bar.update(pr), { unnamedRoot: unnamedRoot(p), unresolved: query, folder, signal: stop.signal }), via: 'in-process' };
         } catch (e) {
-          if (e instanceof BuildStopped) await interrupted(human`the files parsed so far are kept (the index holds ${e.files} now), and \`evidex index\` parses only the rest`);
+          if (e instanceof BuildStopped) {
+            await interrupted(e.files > 0
+              ? human`the files parsed so far are kept (the index holds ${e.files} now), and \`evidex index\` parses only the rest`
+              : human`stopped before any file was parsed, so the index holds none yet: \`evidex index\` starts it again`);
+          }
           if (!(e instanceof DaemonBusy)) throw e;
           if (stop.signal.aborted) await interrupted(human`nothing was written here`);
           const tell = () => {
