@@ -197,6 +197,33 @@ test('a TypeScript import through a link resolves to the real file, as links com
   await settle('ts files gone', () => hits('./tsl/v2'), []);
 });
 
+test('an import through a file link follows its target away and back (a checkout deletes and recreates it)', async () => {
+  w('y.ts', 'export const Y_BACK = 1;\n');
+  symlinkSync('y.ts', join(root, 'x.ts'));
+  w('imp.ts', "import { Y_BACK } from './x';\n");
+  await settle('resolved through x.ts', () => importers('y.ts'), ['imp.ts:1']);
+  rmSync(join(root, 'y.ts'));
+  await settle('target gone', () => hits('Y_BACK = 1'), []); // the same commit re-resolved imp.ts: its import is missing now
+  w('y.ts', 'export const Y_BACK = 1;\n');
+  await settle('target back: resolved again', () => importers('y.ts'), ['imp.ts:1']);
+  for (const p of ['imp.ts', 'x.ts', 'y.ts']) rmSync(join(root, p));
+  await settle('cleaned', () => hits('Y_BACK'), []);
+});
+
+test('an import through a dangling link resolves once its target (and the folder above it) appears', async () => {
+  symlinkSync('gen/z.ts', join(root, 'z.ts'));      // the folder is not there either
+  symlinkSync('q2.ts', join(root, 'q.ts'));
+  w('imp2.ts', "import { Z } from './z';\nimport { Q } from './q';\n");
+  await settle('imp2 indexed', () => hits("from './q'"), ["imp2.ts:2: import { Q } from './q';"]);
+  mkdirSync(join(root, 'gen'));
+  w('gen/z.ts', 'export const Z = 1;\n');
+  w('q2.ts', 'export const Q = 1;\n');
+  await settle('targets appeared', async () => [await importers('gen/z.ts'), await importers('q2.ts')], [['imp2.ts:1'], ['imp2.ts:2']]);
+  for (const p of ['imp2.ts', 'z.ts', 'q.ts', 'q2.ts']) rmSync(join(root, p));
+  rmSync(join(root, 'gen'), { recursive: true });
+  await settle('cleaned', () => hits("from './q'"), []);
+});
+
 test('each save in a linked folder is queryable once, under its real path (latency printed, not asserted)', async () => {
   const ms: number[] = [];
   for (let i = 0; i < 15; i++) {
