@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Client } from '../client/connection.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { walkRepo } from '../indexer/discover/walk.js';
+import { openEvidexIndex } from '../indexer/index.js';
 import { median, waitFor, type TestDaemon, checkedCaller, isNotIndexed, startWatched, stopWatched } from './helpers/daemon.js';
 import { git, tempDir } from './helpers/fs.js';
 
@@ -222,6 +223,29 @@ test('an import through a dangling link resolves once its target (and the folder
   for (const p of ['imp2.ts', 'z.ts', 'q.ts', 'q2.ts']) rmSync(join(root, p));
   rmSync(join(root, 'gen'), { recursive: true });
   await settle('cleaned', () => hits("from './q'"), []);
+});
+
+test('a dangling link\'s target appearing, told alone (as a checkout may tell it), re-resolves the import through the link', async () => {
+  const r = tempDir('dangling-links');
+  git(r, ['init', '-q']);
+  symlinkSync('gen/z.ts', join(r, 'z.ts'));
+  symlinkSync('q2.ts', join(r, 'q.ts'));
+  writeFileSync(join(r, 'imp.ts'), "import { Z } from './z';\nimport { Q } from './q';\n");
+  const idx = await openEvidexIndex(r, { stateDir: tempDir('dangling-state') });
+  try {
+    await idx.refresh();
+    const targets = (): string[] => idx.store.imports(idx.store.fileByPath('imp.ts')!.fid).map((i) => i.targets.find((t) => t.startsWith('./'))?.slice(2) ?? i.why ?? '');
+    assert.equal(targets(), ['missing', 'missing']);
+    mkdirSync(join(r, 'gen'));
+    writeFileSync(join(r, 'gen/z.ts'), 'export const Z = 1;\n');
+    await idx.update(['gen']);
+    assert.equal(targets(), ['gen/z.ts', 'missing'], 'the folder above the target appeared');
+    writeFileSync(join(r, 'q2.ts'), 'export const Q = 1;\n');
+    await idx.update(['q2.ts']);
+    assert.equal(targets(), ['gen/z.ts', 'q2.ts'], 'the target itself appeared');
+  } finally {
+    await idx.close();
+  }
 });
 
 test('each save in a linked folder is queryable once, under its real path (latency printed, not asserted)', async () => {
