@@ -12,7 +12,7 @@
 // system's path limit) holds back nothing else, and is retried until it lands.
 // A first start on a full disk leaves nothing on it.
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { connect, type Client } from '../client/connection.js';
@@ -144,6 +144,35 @@ test('in process: batches that cannot be written are held and retried on the clo
     // Saves after the outage land at once, as ever.
     writeFileSync(join(root, 'after.py'), `${MARK}after = 1\n`);
     await waitFor('a save after the outage', async () => (await markedPaths(run, root)).includes('after.py'), 30_000, 20);
+  } finally {
+    await watcher.close();
+    await handle.close();
+  }
+});
+
+test('in process: a link made while a batch is held is followed once it lands: its import resolves (the failed attempt gives the link back)', async () => {
+  const disk = SmallDisk.mount(16 << 20);
+  const root = repo();
+  writeFileSync(join(root, 'lib.ts'), 'export const LIB = 1;\n');
+  writeFileSync(join(root, 'imp.ts'), "import { LIB } from './cur';\n");
+  const { handle, watcher, clock, run } = await watched(root, join(disk.dir, 'state'));
+  const importers = async (): Promise<string[]> => (await run('find_importers', { module_name: 'lib.ts' })).evidence.map((e: any) => `${e.path}:${e.start_line}`);
+  try {
+    assert.equal(await importers(), [], 'no link yet: nothing resolves');
+    disk.fill();
+    writeDuringOutage(root);
+    await waitFor('the first write failed', () => watcher.heldChanges && watcher.queued === WRITTEN, 60_000, 20);
+    symlinkSync('lib.ts', join(root, 'cur.ts'));
+    await waitFor('the link queued behind', () => watcher.queued === WRITTEN + 1, 60_000, 20);
+    // A retry with the link in its batch, on the full disk: it fails, after taking the link's change.
+    clock.advance(RETRY_DELAYS_MS[0]);
+    await waitFor('the retry with the link failed', () => { const h = watcher.heldChanges; return h && h.attempts === 2 && h.changes === WRITTEN + 1; }, 60_000, 20);
+    disk.release();
+    clock.advance(RETRY_DELAYS_MS[1]);
+    await waitFor('the kept changes landed', () => watcher.heldChanges === null, 60_000, 20);
+    await watcher.idle();
+    assert.equal(await markedPaths(run, root), written());
+    assert.equal(await importers(), ['imp.ts:1'], 'the import through cur.ts -> lib.ts resolves');
   } finally {
     await watcher.close();
     await handle.close();

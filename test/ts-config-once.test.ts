@@ -92,6 +92,7 @@ function memoryView(files: Record<string, string>): RepoView {
     }),
     filesNamed: (n) => Object.keys(files).filter((f) => name(f) === n),
     realPath: (rel) => rel,
+    linkedTo: (rel) => rel,
   };
 }
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Client } from '../client/connection.js';
 import { RepoRules } from '../indexer/discover/rules.js';
 import { walkRepo } from '../indexer/discover/walk.js';
+import { openEvidexIndex } from '../indexer/index.js';
 import { median, waitFor, type TestDaemon, checkedCaller, isNotIndexed, startWatched, stopWatched } from './helpers/daemon.js';
 import { git, tempDir } from './helpers/fs.js';
 
@@ -195,6 +196,56 @@ test('a TypeScript import through a link resolves to the real file, as links com
   for (const p of ['app.ts', 'lib.ts']) rmSync(join(root, p));
   rmSync(join(root, 'tsd'), { recursive: true });
   await settle('ts files gone', () => hits('./tsl/v2'), []);
+});
+
+test('an import through a file link follows its target away and back (a checkout deletes and recreates it)', async () => {
+  w('y.ts', 'export const Y_BACK = 1;\n');
+  symlinkSync('y.ts', join(root, 'x.ts'));
+  w('imp.ts', "import { Y_BACK } from './x';\n");
+  await settle('resolved through x.ts', () => importers('y.ts'), ['imp.ts:1']);
+  rmSync(join(root, 'y.ts'));
+  await settle('target gone', () => hits('Y_BACK = 1'), []); // the same commit re-resolved imp.ts: its import is missing now
+  w('y.ts', 'export const Y_BACK = 1;\n');
+  await settle('target back: resolved again', () => importers('y.ts'), ['imp.ts:1']);
+  for (const p of ['imp.ts', 'x.ts', 'y.ts']) rmSync(join(root, p));
+  await settle('cleaned', () => hits('Y_BACK'), []);
+});
+
+test('an import through a dangling link resolves once its target (and the folder above it) appears', async () => {
+  symlinkSync('gen/z.ts', join(root, 'z.ts'));      // the folder is not there either
+  symlinkSync('q2.ts', join(root, 'q.ts'));
+  w('imp2.ts', "import { Z } from './z';\nimport { Q } from './q';\n");
+  await settle('imp2 indexed', () => hits("from './q'"), ["imp2.ts:2: import { Q } from './q';"]);
+  mkdirSync(join(root, 'gen'));
+  w('gen/z.ts', 'export const Z = 1;\n');
+  w('q2.ts', 'export const Q = 1;\n');
+  await settle('targets appeared', async () => [await importers('gen/z.ts'), await importers('q2.ts')], [['imp2.ts:1'], ['imp2.ts:2']]);
+  for (const p of ['imp2.ts', 'z.ts', 'q.ts', 'q2.ts']) rmSync(join(root, p));
+  rmSync(join(root, 'gen'), { recursive: true });
+  await settle('cleaned', () => hits("from './q'"), []);
+});
+
+test('a dangling link\'s target appearing, told alone (as a checkout may tell it), re-resolves the import through the link', async () => {
+  const r = tempDir('dangling-links');
+  git(r, ['init', '-q']);
+  symlinkSync('gen/z.ts', join(r, 'z.ts'));
+  symlinkSync('q2.ts', join(r, 'q.ts'));
+  writeFileSync(join(r, 'imp.ts'), "import { Z } from './z';\nimport { Q } from './q';\n");
+  const idx = await openEvidexIndex(r, { stateDir: tempDir('dangling-state') });
+  try {
+    await idx.refresh();
+    const targets = (): string[] => idx.store.imports(idx.store.fileByPath('imp.ts')!.fid).map((i) => i.targets.find((t) => t.startsWith('./'))?.slice(2) ?? i.why ?? '');
+    assert.equal(targets(), ['missing', 'missing']);
+    mkdirSync(join(r, 'gen'));
+    writeFileSync(join(r, 'gen/z.ts'), 'export const Z = 1;\n');
+    await idx.update(['gen']);
+    assert.equal(targets(), ['gen/z.ts', 'missing'], 'the folder above the target appeared');
+    writeFileSync(join(r, 'q2.ts'), 'export const Q = 1;\n');
+    await idx.update(['q2.ts']);
+    assert.equal(targets(), ['gen/z.ts', 'q2.ts'], 'the target itself appeared');
+  } finally {
+    await idx.close();
+  }
 });
 
 test('each save in a linked folder is queryable once, under its real path (latency printed, not asserted)', async () => {

@@ -91,6 +91,9 @@ export class TsImports {
   /** The symbolic links inside the root, which resolution follows (links.ts): the builder's, kept in step by its walks and updates. */
   constructor(private readonly root: string, private readonly store: Store, private readonly links: RepoLinks) {}
 
+  /** Link names taken from `links` whose re-resolution is not committed yet (takeLinks()). */
+  private linksTaken: string[] = [];
+
   private tree(): FolderTree {
     return (this.folders ??= new FolderTree(this.store.ordered().map((f) => f.path)));
   }
@@ -164,8 +167,10 @@ export class TsImports {
     });
   }
 
-  /** After a failed commit: what was derived from the uncommitted view is thrown away and read afresh when next needed. */
+  /** After a failed commit: what was derived from the uncommitted view is thrown away and read afresh when next needed; the link changes it took are owed again. */
   reset(): void {
+    this.links.putBack(this.linksTaken);
+    this.linksTaken = [];
     this.endUpdate();
     this.folders = null;
     this.dependents = null;
@@ -218,7 +223,7 @@ export class TsImports {
    */
   async resolveUpdate(puts: ReadonlyMap<string, { bytes: Uint8Array; ts: readonly TsImport[] | null }>, removed: ReadonlySet<string>): Promise<{ files: Map<string, ResolvedFile>; ops: StoreOp[] }> {
     const files = new Map<string, ResolvedFile>();
-    const links = this.links.takeChanged();
+    const links = this.takeLinks();
     const anyTs = [...puts.values()].some((p) => p.ts !== null);
     if (!anyTs && this.store.counts.ts === 0) {
       this.folders = null; // not kept in step: read afresh when next needed
@@ -298,8 +303,8 @@ export class TsImports {
    */
   afterBuild(walkChanges: readonly FileChange[], written: ReadonlySet<string>, all: boolean, unseen: readonly string[]): StoreOp[] {
     // Links that came, went or were retargeted since the last resolution: what rested on their names is resolved again.
-    const changes = [...walkChanges, ...this.links.takeChanged().map((path): FileChange => ({ path, how: 'linked' }))];
-    if (this.store.counts.ts === 0 || (changes.length === 0 && unseen.length === 0 && !all)) return [];
+    const changes = [...walkChanges, ...this.takeLinks().map((path): FileChange => ({ path, how: 'linked' }))];
+    if (this.store.counts.ts === 0 || (changes.length === 0 && unseen.length === 0 && !all)) { this.linksTaken = []; return []; }
     this.folders = null;
     this.dependents = null;
     const view = new StoreView(this.store, this.tree(), this.links);
@@ -324,6 +329,7 @@ export class TsImports {
       if (op) ops.push(op);
     }
     this.lastPackages = resolver.packages;
+    if (ops.length === 0) this.linksTaken = []; // nothing to commit: nothing owed
     return ops;
   }
 
@@ -357,8 +363,19 @@ export class TsImports {
     this.pendingUpdate = null;
   }
 
+  /**
+   * The link changes not yet resolved, held (linksTaken) until a commit of
+   * what they changed lands: a failed one puts them back (reset()), so the
+   * retried batch re-resolves what rested on them.
+   */
+  private takeLinks(): string[] {
+    this.linksTaken = [...new Set([...this.linksTaken, ...this.links.takeChanged()])];
+    return [...this.linksTaken];
+  }
+
   /** After a commit of these ops: the dependents follow what is now stored. */
   committed(ops: readonly StoreOp[]): void {
+    this.linksTaken = [];
     this.endUpdate();
     if (!this.dependents) return;
     for (const o of ops) {

@@ -93,6 +93,7 @@ abstract class LinkedView implements RepoView {
     return real !== rel && this.ownFile(real) ? real : rel;
   }
 
+  linkedTo(rel: string): string { return this.links.follow(rel); }
   isFile(rel: string): boolean { return this.ownFile(rel) || this.ownFile(this.links.follow(rel)); }
   isDir(rel: string): boolean { return rel === '' || this.ownDir(rel) || this.ownDir(this.links.follow(rel)); }
   text(rel: string): string | undefined { return this.ownText(this.realPath(rel)); }
@@ -195,6 +196,7 @@ export class WithFilesView implements RepoView {
   text(rel: string): string | undefined { return this.base.text(rel); }
   filesNamed(name: string): Iterable<string> { return this.base.filesNamed(name); }
   realPath(rel: string): string { return this.extra.has(rel) ? rel : this.base.realPath(rel); }
+  linkedTo(rel: string): string { return this.base.linkedTo(rel); }
 
   entries(rel: string): FolderEntries {
     const mine = this.folders.entries(rel);

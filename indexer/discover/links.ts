@@ -27,6 +27,11 @@ export class RepoLinks {
     return out;
   }
 
+  /** Names takeChanged() answered whose re-resolution was not committed after all (a failed commit is retried): they are answered again. */
+  putBack(names: Iterable<string>): void {
+    for (const n of names) this.changed.add(n);
+  }
+
   /** Replaces what is known below `folder` ('' = everything) with the links a walk of it met. */
   replace(found: Iterable<{ path: string; target: string }>, folder = ''): void {
     const before = this.takeUnder(folder, false);

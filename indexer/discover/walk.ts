@@ -28,7 +28,8 @@
 // What is left out for a reason a person is told about (left-out.ts) is also
 // listed by path in WalkResult.leftOut.
 import { lstatSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { posix } from 'node:path';
 import type { WalkLeftOutReason } from './left-out.js';
 import { listByBytes, mayBeNotUtf8, type FolderEntry } from './names.js';
 import { isNameTooLongError, isPathTooLong } from './path-limits.js';
@@ -67,7 +68,7 @@ export interface WalkResult {
   skipped: WalkSkipped;
   /** Entries left out for a reason left-out.ts names (ignored folders once, not what is in them), in no particular order. */
   leftOut: Array<{ path: string; reason: WalkLeftOutReason }>;
-  /** The links counted as `linked`, each with where it leads (root-relative), in no particular order: resolution follows them (links.ts). */
+  /** The links counted as `linked`, and the dangling ones with where they would lead, each with its target (root-relative), in no particular order: resolution follows them (links.ts). */
   links: Array<{ path: string; target: string }>;
 }
 
@@ -202,7 +203,12 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (isNameTooLongError(err)) { leave(rel, 'pathTooLong'); return; }
-      if (gone(err) || code === 'ELOOP') { skipped.brokenLink++; return; }
+      if (gone(err) || code === 'ELOOP') {
+        skipped.brokenLink++;
+        const to = gone(err) ? await danglingTarget(rules, rel, real) : null;
+        if (to !== null) links.push({ path: rel, target: to });
+        return;
+      }
       throw err;
     }
     const targetRel = realRelative(rules.realRoot, targetReal);
@@ -333,8 +339,9 @@ function linkVerdict(rules: RepoRules, rel: string, targetRel: string, isDir: bo
 
 /**
  * Where the link at `relPath` leads (root-relative) when the walk would count
- * it as `linked`; null for anything else (no link, gone, dangling, leading
- * out, left out), as the walk decides for one path met in its folder.
+ * it as `linked`, or record it as dangling (danglingTarget); null for anything
+ * else (no link, gone, a loop, leading out, left out), as the walk decides for
+ * one path met in its folder.
  */
 export async function checkLink(rules: RepoRules, relPath: string): Promise<string | null> {
   const abs = realChild(rules.realRoot, relPath);
@@ -343,7 +350,8 @@ export async function checkLink(rules: RepoRules, relPath: string): Promise<stri
     // Met through a linked folder, it is the walk's under its real folder's name, not this one.
     const slash = relPath.lastIndexOf('/');
     if (slash >= 0 && realRelative(rules.realRoot, await realpath(realChild(rules.realRoot, relPath.slice(0, slash)))) !== relPath.slice(0, slash)) return null;
-    const targetReal = await realpath(abs);
+    let targetReal: string;
+    try { targetReal = await realpath(abs); } catch (err) { if (gone(err)) return await danglingTarget(rules, relPath, abs); throw err; }
     const targetRel = realRelative(rules.realRoot, targetReal);
     if (targetRel === null) return null;
     return linkVerdict(rules, relPath, targetRel, (await stat(targetReal)).isDirectory()) === 'linked' ? targetRel : null;
@@ -351,6 +359,28 @@ export async function checkLink(rules: RepoRules, relPath: string): Promise<stri
     if (unresolvable(err) || isNameTooLongError(err)) return null;
     throw err;
   }
+}
+
+/**
+ * Where a dangling link inside the root would lead (root-relative) once its
+ * target appears, when the walk would then count it as `linked`; else null.
+ * Recorded with the live links, so that what a lookup through it missed is
+ * looked for again when the target (or a folder above it) appears.
+ */
+async function danglingTarget(rules: RepoRules, rel: string, abs: string): Promise<string | null> {
+  let head: string;
+  try { head = posix.resolve(posix.dirname(abs), await readlink(abs)); } catch (err) { if (unresolvable(err)) return null; throw err; }
+  const tail: string[] = [];
+  // The nearest folder above the target that exists, real; the missing rest kept as written.
+  for (;;) {
+    const real = await realOrNull(head);
+    if (real !== null) { head = real; break; }
+    if (head === '/') return null;
+    tail.unshift(posix.basename(head));
+    head = posix.dirname(head);
+  }
+  const targetRel = realRelative(rules.realRoot, tail.length ? posix.join(head, ...tail) : head);
+  return targetRel !== null && targetRel !== rel && linkVerdict(rules, rel, targetRel, false) === 'linked' ? targetRel : null;
 }
 
 /**

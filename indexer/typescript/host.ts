@@ -169,7 +169,8 @@ export class RepoHost implements TS.ModuleResolutionHost, TS.ParseConfigHost {
    */
   keysOf(abs: string): string[] {
     const p = this.place(abs);
-    if (p.at === 'repo') return [existenceKey(p.rel)];
+    // A lookup through a link failed for want of what it leads to: that path appearing must re-resolve it too.
+    if (p.at === 'repo') { const to = this.view.linkedTo(p.rel); return to === p.rel ? [existenceKey(p.rel)] : [existenceKey(p.rel), existenceKey(to)]; }
     if (p.at !== 'package') return [];
     return [existenceKey(p.rel), ...this.outputs.candidates(p.pkgDir, p.rest).map(existenceKey)];
   }

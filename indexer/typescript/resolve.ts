@@ -91,6 +91,7 @@ class CurrentView implements RepoView {
   entries(rel: string): FolderEntries { return this.current.entries(rel); }
   filesNamed(name: string): Iterable<string> { return this.current.filesNamed(name); }
   realPath(rel: string): string { return this.current.realPath(rel); }
+  linkedTo(rel: string): string { return this.current.linkedTo(rel); }
 }
 
 /**

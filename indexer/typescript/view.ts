@@ -19,6 +19,8 @@ export interface RepoView {
   filesNamed(name: string): Iterable<string>;
   /** Where an indexed file really is: the path a symbolic link (or a linked folder) leads to, when that is an indexed file too; else `rel`. */
   realPath(rel: string): string;
+  /** `rel` with every symbolic link along it followed, whether or not anything is there (a dangling link's target); `rel` when it passes through none. */
+  linkedTo(rel: string): string;
 }
 
 /** The folder of a repository-relative path ('' for a file at the root). */
