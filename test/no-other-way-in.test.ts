@@ -173,6 +173,13 @@ test('item 9: a link under a secret name makes what it leads to a secret, while 
   symlinkSync('settings.txt', join(root, '.env'));
   await until('settings.txt leaves the index once .env leads to it', 'LIVE_LINK_SECRET_1', 0);
   await refused('settings.txt');
+  write(root, { 'settings.new': 'LIVE_LINK_SECRET_1 saved anew\n' });
+  renameSync(join(root, 'settings.new'), join(root, 'settings.txt')); // an editor's save: a new inode under the link's target
+  write(root, { 'after-save.txt': 'MARKER_AFTER_SAVE\n' });
+  await until('the save after it is indexed', 'MARKER_AFTER_SAVE', 1);
+  await waitFor('watcher idle', async () => (await c!.request(Methods.indexStatus)).daemon.pendingUpdates === 0, 15_000, 20);
+  assert.is(await hits('LIVE_LINK_SECRET_1'), 0, 'the target saved anew is still the secret');
+  await refused('settings.txt');
   for (const prefix of ['.env', '.env/', '.aws/credentials']) {
     const r = await refusalOf(call(c, 'search_code', { query: 'SECRET', path_prefix: prefix }));
     assert.is(r.code, 'secret_denied', prefix);

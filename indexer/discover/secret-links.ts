@@ -79,6 +79,14 @@ export class SecretLinks {
   /** The paths to check again for `paths` named by an update (besides those paths). */
   async touched(rules: RepoRules, paths: readonly string[]): Promise<string[]> {
     const again = new Set<string>();
+    // A target saved anew (a new inode, by rename) is the same secret: what the link makes secret is looked at again.
+    const named = new Set(paths);
+    for (const [link, targets] of this.byLink) {
+      if (!targets.some((t) => named.has(t)) || named.has(link)) continue;
+      const now = await secretsOfPath(rules, link);
+      rules.noteSecrets(now.map((t) => t.id), false);
+      this.byLink.set(link, now.map((t) => t.path));
+    }
     for (const p of paths) {
       for (const [link, targets] of this.byLink) {
         if (link !== p && !link.startsWith(`${p}/`)) continue;
