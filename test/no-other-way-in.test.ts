@@ -6,7 +6,7 @@
 // the daemon keeps serving.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { linkSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import WebSocket from 'ws';
 import { connect, RpcError, type Client } from '../client/connection.js';
@@ -146,6 +146,63 @@ test('item 3: a hard link to a secret is a secret, at start-up and when made lat
   await waitFor('watcher idle', async () => (await c!.request(Methods.indexStatus)).daemon.pendingUpdates === 0, 15_000, 50);
   assert.is((await call(c, 'search_code', { query: 'HARDLINK_SECRET' })).total, 0, 'a hard link made while watching');
   assert.equal((await call(c, 'read_git_diff', {})).evidence.map((e) => e.path), ['.gitignore', 'marker.txt'], 'nor is it a new file of the diff');
+});
+
+test('item 9: a link under a secret name makes what it leads to a secret, while watching too, and a prefix through it names nothing', async () => {
+  const root = realpathSync(tempDir('livelink'));
+  write(root, {
+    'settings.txt': 'LIVE_LINK_SECRET_1\n', 'other.txt': 'LIVE_LINK_SECRET_2\n', 'ok.txt': 'fine\n',
+    'aws-profile/credentials': 'FOLDER_LINK_SECRET_1\n', 'kube/config': 'FOLDER_LINK_SECRET_2\n', 'dock/config.json': '{"FOLDER_LINK_SECRET_3": 1}\n',
+  });
+  git(root, ['init', '-q']);
+  symlinkSync('aws-profile', join(root, '.aws')); // `.aws/credentials` is a secret pattern: aws-profile/credentials is that file
+  d = await startDaemon(root);
+  c = await connect(root, { env: d.env });
+  await waitWatcherReady(c);
+  const hits = async (q: string): Promise<number> => (await call(c!, 'search_code', { query: q })).total;
+  const until = (what: string, q: string, n: number) => waitFor(what, async () => (await hits(q)) === n, 15_000, 20);
+  const refused = async (p: string): Promise<void> => {
+    const r = await refusalOf(call(c!, 'read_evidence', { path: p, start_line: 1 }));
+    assert.ok(['not_indexed', 'secret_denied'].includes(r.code), `${p}: ${r.code}`);
+  };
+  assert.is(await hits('FOLDER_LINK_SECRET_1'), 0, 'a folder link under a secret folder name, at the walk');
+  await refused('aws-profile/credentials');
+  assert.is(await hits('LIVE_LINK_SECRET_1'), 1, 'a plain file while no secret name leads to it');
+  assert.is(await hits('FOLDER_LINK_SECRET_2'), 1);
+
+  symlinkSync('settings.txt', join(root, '.env'));
+  await until('settings.txt leaves the index once .env leads to it', 'LIVE_LINK_SECRET_1', 0);
+  await refused('settings.txt');
+  write(root, { 'settings.new': 'LIVE_LINK_SECRET_1 saved anew\n' });
+  renameSync(join(root, 'settings.new'), join(root, 'settings.txt')); // an editor's save: a new inode under the link's target
+  write(root, { 'after-save.txt': 'MARKER_AFTER_SAVE\n' });
+  await until('the save after it is indexed', 'MARKER_AFTER_SAVE', 1);
+  await waitFor('watcher idle', async () => (await c!.request(Methods.indexStatus)).daemon.pendingUpdates === 0, 15_000, 20);
+  assert.is(await hits('LIVE_LINK_SECRET_1'), 0, 'the target saved anew is still the secret');
+  await refused('settings.txt');
+  for (const prefix of ['.env', '.env/', '.aws/credentials']) {
+    const r = await refusalOf(call(c, 'search_code', { query: 'SECRET', path_prefix: prefix }));
+    assert.is(r.code, 'secret_denied', prefix);
+    assert.not.match(r.message, /settings|aws-profile/, 'the refusal names nothing behind the link');
+  }
+
+  unlinkSync(join(root, '.env'));
+  symlinkSync('other.txt', join(root, '.env'));
+  await until('the new target leaves the index', 'LIVE_LINK_SECRET_2', 0);
+  await until('the old target is a plain file again', 'LIVE_LINK_SECRET_1', 1);
+  await refused('other.txt');
+  unlinkSync(join(root, '.env'));
+  await until('no secret name leads to other.txt any more', 'LIVE_LINK_SECRET_2', 1);
+
+  symlinkSync('kube', join(root, '.kube'));
+  symlinkSync('dock', join(root, '.docker'));
+  await until('kube/config leaves the index once .kube leads to its folder', 'FOLDER_LINK_SECRET_2', 0);
+  await until('dock/config.json leaves too', 'FOLDER_LINK_SECRET_3', 0);
+  await refused('kube/config');
+  await refused('dock/config.json');
+  unlinkSync(join(root, '.aws')); // a link the start-up walk met, removed
+  await until('aws-profile/credentials is a plain file again', 'FOLDER_LINK_SECRET_1', 1);
+  assert.is((await call(c, 'read_evidence', { path: 'ok.txt', start_line: 1 })).evidence[0].snippet, 'fine');
 });
 
 test('item 4: the reader refuses a file swapped for a symlink after it was vetted (dev/ino on the open descriptor)', async () => {

@@ -12,6 +12,7 @@ import { stat } from 'node:fs/promises';
 import { RepoRules, DEFAULT_MAX_FILE_BYTES, parentOf } from '../discover/rules.js';
 import { checkPath, walkRepo, type WalkEntry } from '../discover/walk.js';
 import { RepoLinks } from '../discover/links.js';
+import { SecretLinks } from '../discover/secret-links.js';
 import { whyLeftOut } from '../discover/why-left-out.js';
 import { LeftOutSet, type LeftOut, type LeftOutReason } from '../discover/left-out.js';
 import { listByBytes, mayBeNotUtf8 } from '../discover/names.js';
@@ -32,11 +33,8 @@ import { TsImports, type FileChange, type ResolvedFile } from './ts-imports.js';
 import { parseTasks, parseWalked, POOL_FILES, type WalkedTask } from './parse-walked.js';
 import { saveCompileCache, useCompileCache } from '../typescript/load.js';
 
-/**
- * A build commits whenever this many files or bytes of text have accumulated,
- * or this much time has passed: bounded transactions, and parsed work becomes
- * durable (and queryable) steadily rather than all at the end.
- */
+/** A build commits whenever this many files or bytes of text have accumulated, or this much time has passed: bounded
+ *  transactions, and parsed work becomes durable (and queryable) steadily rather than all at the end. */
 const COMMIT_FILES = 400;
 const COMMIT_BYTES = 16 << 20;
 const COMMIT_MS = 500;
@@ -64,6 +62,7 @@ export class Builder {
   private walksRecorded = 0;
   /** The symbolic links inside the root, which TypeScript resolution follows (links.ts), kept as walks and updates meet them. */
   private readonly links = new RepoLinks();
+  private readonly secretLinks = new SecretLinks(); // the files links made secret (secret-links.ts)
 
   constructor(readonly root: string, private readonly store: Store, private readonly opts: BuilderOptions) {
     this.ts = new TsImports(root, store, this.links);
@@ -164,7 +163,7 @@ export class Builder {
           return walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, onFile: early && !again ? (e) => early.found(e.size) : undefined });
         }, settle, signal);
         walked = walk.files;
-        this.walkLeftOut.replace(walk.leftOut); this.links.replace(walk.links);
+        this.walkLeftOut.replace(walk.leftOut); this.links.replace(walk.links); this.secretLinks.replace(walk.secretLinks);
         this.walksRecorded++;
       } finally {
         walkEnded(); // after the set is replaced: a caller waiting on firstWalk must see it
@@ -324,7 +323,8 @@ export class Builder {
   async update(paths: string[], onProgress?: (p: BuildProgress) => void): Promise<UpdateSummary> {
     const rules = await this.currentRules();
     // In path order: a folder comes before what is under it, so its walk covers their folders.
-    const clean = [...new Set(paths.map((p) => p.replace(/^\.\/+/, '').replace(/\/+$/, '')).filter((p) => p !== '' && p !== '.'))].sort(cmp);
+    const named = [...new Set(paths.map((p) => p.replace(/^\.\/+/, '').replace(/\/+$/, '')).filter((p) => p !== '' && p !== '.'))];
+    const clean = [...new Set([...named, ...await this.secretLinks.touched(rules, named)])].sort(cmp); // and what a named link makes secret
     if (clean.some((p) => rules.isIgnoreFile(p))) {
       const r = await this.refresh();
       return { changed: r.changedPaths, removed: r.removedPaths, unchanged: r.unchangedPaths, generation: this.store.generation };
@@ -371,8 +371,8 @@ export class Builder {
       const under = [...this.heldUnder(path)];
       const isDir = entry === null && (await stat(`${this.root}/${path}`).then((s) => s.isDirectory(), () => false));
       if (isDir && !rules.isIgnored(path, true) && !isPathTooLong(rules.realRoot, path)) {
-        const { files, leftOut, links } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
-        this.walkLeftOut.replace(leftOut, path); this.links.replace(links, path);
+        const { files, leftOut, links, secretLinks } = await walkRepo(this.root, rules, { maxFileBytes: this.opts.maxFileBytes, under: path });
+        this.walkLeftOut.replace(leftOut, path); this.links.replace(links, path); this.secretLinks.replace(secretLinks, path);
         const listed = new Set(files.map((w) => w.path));
         for (const f of under) if (!listed.has(f)) results.push({ path: f, kind: 'gone' });
         for (const w of files) {

@@ -34,6 +34,7 @@ import type { WalkLeftOutReason } from './left-out.js';
 import { listByBytes, mayBeNotUtf8, type FolderEntry } from './names.js';
 import { isNameTooLongError, isPathTooLong } from './path-limits.js';
 import { RepoRules, IGNORE_FILE_NAMES, identityOf, inGitDir, realRelative } from './rules.js';
+import { secretsThroughLink } from './secret-links.js';
 import { StateFolders } from './state-folders.js';
 
 export interface WalkEntry {
@@ -70,6 +71,8 @@ export interface WalkResult {
   leftOut: Array<{ path: string; reason: WalkLeftOutReason }>;
   /** The links counted as `linked`, and the dangling ones with where they would lead, each with its target (root-relative), in no particular order: resolution follows them (links.ts). */
   links: Array<{ path: string; target: string }>;
+  /** The links that make files secret (secret-links.ts), each with those files' paths. */
+  secretLinks: Array<{ path: string; targets: string[] }>;
 }
 
 export interface WalkOptions {
@@ -134,6 +137,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
   const files: WalkEntry[] = [];
   const found = (e: WalkEntry): void => { files.push(e); opts.onFile?.(e); };
   const links: WalkResult['links'] = [];
+  const secretLinks: WalkResult['secretLinks'] = [];
 
   const rootNode: DirNode = { rel: '', real: rules.realRoot };
   let start: DirNode = rootNode;
@@ -141,7 +145,7 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     const under = opts.under.replace(/\/+$/, '');
     const real = await checkDir(rules, under);
     // A folder reached through a link (`dl` for `dl -> d`, or anything under it) holds no name the index lists: its real folder is walked under its own.
-    if (real === null) return { files, skipped, leftOut, links };
+    if (real === null) return { files, skipped, leftOut, links, secretLinks };
     start = { rel: under, real };
   }
 
@@ -214,10 +218,14 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     const targetRel = realRelative(rules.realRoot, targetReal);
     if (targetRel === null) { skipped.symlinkOutside++; return; }
     const verdict = linkVerdict(rules, rel, targetRel, st.isDirectory());
+    // `.env -> settings.txt`, `.aws -> aws-profile`: what a secret name holds is a secret under its other names too.
+    if (verdict === 'secret' || (verdict === 'linked' && st.isDirectory())) {
+      const made = await secretsThroughLink(rules, rel, targetReal, st.isDirectory());
+      for (const t of made) secretIds.add(t.id);
+      if (made.length > 0) secretLinks.push({ path: rel, targets: made.map((t) => t.path) });
+    }
     if (verdict === 'linked') { skipped.linked++; links.push({ path: rel, target: targetRel }); return; }
     leave(rel, verdict);
-    // `.env -> settings.txt`: what the secret name holds is a secret under its other names too.
-    if (verdict === 'secret' && st.isFile()) secretIds.add(identityOf(st));
   };
 
   const visit = async (dir: DirNode): Promise<DirNode[]> => {
@@ -295,14 +303,14 @@ export async function walkRepo(root: string, rules: RepoRules, opts: WalkOptions
     skipped.secret += files.length - kept.length;
   }
   kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files: kept, skipped, leftOut, links };
+  return { files: kept, skipped, leftOut, links, secretLinks };
 }
 
 /**
  * The identities of every secret under the root: files with a secret name,
- * and the files inside the root that secret-named links lead to. Every folder
- * but `.git` is searched, ignored ones included; links to folders are not
- * followed (whatever they reach is searched under its own name).
+ * and the files inside the root that links make secret (secret-links.ts). Every
+ * folder but `.git` is searched, ignored ones included; a link to a folder is
+ * searched only for what its name makes secret.
  */
 export async function secretIdentities(rules: RepoRules): Promise<Set<string>> {
   const ids = new Set<string>();
@@ -317,12 +325,15 @@ export async function secretIdentities(rules: RepoRules): Promise<Set<string>> {
         const rel = childPath(dir.rel, d.name);
         const real = realChild(dir.real, d.name);
         if (d.isDirectory()) { queue.push({ rel, real }); continue; }
-        if (!rules.isSecret(rel) || !(d.isFile() || d.isSymbolicLink())) continue;
-        try {
-          const st = await stat(real);
-          const target = d.isFile() ? real : await realpath(real);
-          if (st.isFile() && realRelative(rules.realRoot, target) !== null) ids.add(identityOf(st));
-        } catch { /* dangling or gone */ }
+        if (d.isSymbolicLink()) {
+          try {
+            const target = await realpath(real);
+            for (const t of await secretsThroughLink(rules, rel, target, (await stat(target)).isDirectory())) ids.add(t.id);
+          } catch { /* dangling or gone */ }
+          continue;
+        }
+        if (!d.isFile() || !rules.isSecret(rel)) continue;
+        try { ids.add(identityOf(await lstat(real))); } catch { /* gone */ }
       }
     }));
   }

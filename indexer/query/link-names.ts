@@ -49,13 +49,17 @@ export function followedPrefix(store: Store, rules: RepoRules, raw: string | und
   return { prefix: prefix === '' ? '.' : prefix, note: followedNote(`${clean}${slash}`, prefix === '' ? '' : prefix) };
 }
 
-/** Where `clean` leads, root-relative, when something is there inside the root; null when nothing is, or it leads out. */
+/**
+ * Where `clean` leads, root-relative, when something is there inside the root; null when nothing is, or it leads out.
+ * A secret, by name or as the file a secret name leads to, is refused as read_evidence refuses it: the note
+ * would otherwise name what is behind `.env -> settings.txt`.
+ */
 function realOf(rules: RepoRules, clean: string): string | null {
+  const isSecret = (p: string): boolean => rules.isSecret(p) || rules.isKnownSecretFile(p);
   try {
-    // No secret check here: a prefix reads nothing, and what it leads to is filtered as the index holds it.
-    return resolveCallerPath({ realRoot: rules.realRoot }, clean, { allowRoot: true }).real;
+    return resolveCallerPath({ realRoot: rules.realRoot, isSecret }, clean, { allowRoot: true }).real;
   } catch (err) {
-    if (err instanceof ToolError) return null;
+    if (err instanceof ToolError && err.code !== 'secret_denied') return null;
     throw err;
   }
 }
