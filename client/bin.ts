@@ -7,8 +7,8 @@
 // and importing a builtin builds its ES module facade (docs/performance/cli-start.md).
 // A Node without process.getBuiltinModule (before 20.16 and 22.3) cannot run the CLI at all: one line, not a TypeError.
 if (typeof process.getBuiltinModule !== 'function') {
-  const { SUPPORTED_NODE } = await import('../local/node-line.js');
-  process.stderr.write(`evidex: Node.js ${process.versions.node} cannot run evidex (it has no process.getBuiltinModule); evidex supports ${SUPPORTED_NODE}\n`);
+  const [{ SUPPORTED_NODE }, { human, stderr }] = await Promise.all([import('../local/node-line.js'), import('../local/human.js')]);
+  stderr().line(human`evidex: Node.js ${process.versions.node} cannot run evidex (it has no process.getBuiltinModule); evidex supports ${SUPPORTED_NODE}`);
   process.exit(1);
 }
 const module = process.getBuiltinModule('node:module');

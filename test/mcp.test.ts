@@ -203,8 +203,8 @@ test('the MCP SDK stays out of the CLI\'s and the daemon\'s load path (only `evi
   // dynamically, the compile cache's switch and the CLI (run.js).
   assert.equal([...staticImports(join(PROJECT_ROOT, 'dist', 'client', 'bin.js'))], []);
   const binText = readFileSync(join(PROJECT_ROOT, 'dist', 'client', 'bin.js'), 'utf8');
-  // (local/node-line.js only on a Node too old to run the CLI, to say which lines it supports.)
-  assert.equal([...binText.matchAll(/import\('([^']+)'\)/g)].map((m) => m[1]), ['../local/node-line.js', './code-cache.js', './run.js']);
+  // (local/node-line.js and local/human.js only on a Node too old to run the CLI, to say which lines it supports.)
+  assert.equal([...binText.matchAll(/import\('([^']+)'\)/g)].map((m) => m[1]), ['../local/node-line.js', '../local/human.js', './code-cache.js', './run.js']);
   // What each walk reaches: a module two imports away (the CLI's modules take Node's builtins from
   // process.getBuiltinModule, so no builtin shows it), or for the daemon the ws package.
   const deep = [['client/run.js', 'client/command.js'], ['client/code-cache.js', 'local/state-trust.js'], ['client/commands/search.js', 'local/root.js'], ['daemon/main.js', 'ws']];
